@@ -1,0 +1,40 @@
+"""Solitaire Arena's rules engine and wire protocol: pure, synchronous, no I/O.
+
+>>> from shared import new_game, IllegalMove
+>>> game = new_game("eight-off", 7)
+>>> move = game.legal_moves()[0]
+>>> game.play(move).move == move
+True
+>>> try:
+...     game.play("t1>t1")
+... except IllegalMove as exc:
+...     print(exc.reason)
+t1 cannot move onto itself
+"""
+
+from shared.cards import FULL_DECK, RANKS, SUITS
+from shared.deal import DEAL_VERSION, shuffled_deck
+from shared.engine import GAMES, from_position, new_game, replay
+from shared.errors import IllegalMove
+from shared.game import Game, MoveResult, Step
+from shared.moves import Move, parse_move
+from shared.render import render_view
+
+__all__ = [
+    "DEAL_VERSION",
+    "FULL_DECK",
+    "GAMES",
+    "RANKS",
+    "SUITS",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "MoveResult",
+    "Step",
+    "from_position",
+    "new_game",
+    "parse_move",
+    "render_view",
+    "replay",
+    "shuffled_deck",
+]

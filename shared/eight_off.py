@@ -1,0 +1,287 @@
+"""Eight Off, as GNOME Aisleriot plays it (RULES.md, "Eight Off").
+
+>>> from shared.deal import shuffled_deck
+>>> game = EightOff.deal(shuffled_deck("eight-off", 1))
+>>> [len(game.piles[t]) for t in TABLEAU], sum(len(game.piles[r]) for r in RESERVE)
+([6, 6, 6, 6, 6, 6, 6, 6], 4)
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Final, Self
+
+from shared.cards import ACE, KING, SUITS, VALUE
+from shared.errors import IllegalMove
+from shared.game import Game, MoveResult, Step, describe_top, pile_error
+from shared.moves import Move
+
+FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
+RESERVE: Final = ("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8")
+TABLEAU: Final = ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8")
+PILES: Final = (*FOUNDATIONS, *RESERVE, *TABLEAU)
+#: Auto-play scans reserve cells, then tableau piles, left to right.
+AUTOPLAY_SCAN: Final = (*RESERVE, *TABLEAU)
+_FOUNDATION_SET: Final = frozenset(FOUNDATIONS)
+_RESERVE_SET: Final = frozenset(RESERVE)
+_TABLEAU_SET: Final = frozenset(TABLEAU)
+#: 6 dealt cards with a run from Queen to Ace built on a King on top.
+_TABLEAU_MAX: Final = 18
+
+
+def _continues_run(lower: str, upper: str) -> bool:
+    """Whether ``upper`` lies correctly on ``lower`` in a same-suit descending run."""
+    return lower[1] == upper[1] and VALUE[lower] == VALUE[upper] + 1
+
+
+class EightOff(Game):
+    game_id = "eight-off"
+    pile_names = PILES
+
+    def __init__(self, piles: dict[str, list[str]], move_count: int = 0) -> None:
+        super().__init__(piles, move_count)
+        # Next value each suit needs on its foundation, and which foundation builds it.
+        self._need: dict[str, int] = dict.fromkeys(SUITS, ACE)
+        self._home: dict[str, str] = {}
+        for name in FOUNDATIONS:
+            pile = piles[name]
+            if pile:
+                self._need[pile[0][1]] = len(pile) + 1
+                self._home[pile[0][1]] = name
+
+    @classmethod
+    def deal(cls, deck: list[str]) -> Self:
+        """Deal 48 cards round by round across t1..t8, then the last 4 to r1..r4."""
+        piles: dict[str, list[str]] = {name: [] for name in PILES}
+        for i, card in enumerate(deck[:48]):
+            piles[TABLEAU[i % 8]].append(card)
+        for name, card in zip(RESERVE, deck[48:], strict=False):
+            piles[name].append(card)
+        return cls(piles)
+
+    # ----- rules -----------------------------------------------------------------
+
+    def _free_cells(self) -> int:
+        piles = self.piles
+        return sum(1 for name in RESERVE if not piles[name])
+
+    def _to_foundation(self, card: str, src: str, dst: str, steps: list[Step]) -> None:
+        self.piles[src].pop()
+        self.piles[dst].append(card)
+        suit = card[1]
+        self._need[suit] = VALUE[card] + 1
+        self._home[suit] = dst
+        steps.append(Step(card, src, dst))
+
+    def _leftmost_empty(self, names: tuple[str, ...]) -> str | None:
+        piles = self.piles
+        for name in names:
+            if not piles[name]:
+                return name
+        return None
+
+    def _autoplay(self, steps: list[Step]) -> None:
+        piles, need = self.piles, self._need
+        while True:
+            for name in AUTOPLAY_SCAN:
+                pile = piles[name]
+                if pile and VALUE[pile[-1]] == need[pile[-1][1]]:
+                    card = pile[-1]
+                    home = self._home.get(card[1]) or self._leftmost_empty(FOUNDATIONS)
+                    assert home is not None  # an unstarted suit always has an empty foundation
+                    self._to_foundation(card, name, home, steps)
+                    break
+            else:
+                return
+
+    def _check_names(self, move: Move) -> None:
+        if move.kind == "redeal":
+            raise IllegalMove("eight-off has no stock: there is nothing to redeal")
+        if move.kind == "deal":
+            raise IllegalMove("eight-off has no stock: every card is dealt at the start")
+        if move.kind == "remove":
+            raise IllegalMove(f"{move.src!r} is not an eight-off move: write A>B or A:k>B")
+        if move.src not in PILES:
+            raise pile_error(move.src, PILES, self.game_id)
+        if move.dst not in ("f", "r") and move.dst not in PILES:
+            raise pile_error(move.dst, PILES, self.game_id)
+
+    def _apply(self, move: Move) -> MoveResult:
+        src, dst, count = move.src, move.dst, move.count
+        piles = self.piles
+        if src in _FOUNDATION_SET:
+            raise IllegalMove("foundation cards never move again")
+        source = piles[src]
+        if not source:
+            raise IllegalMove(f"{src} is empty")
+        if count > 1:
+            self._check_run(src, source, count, dst)
+        card = source[-1]
+        if dst == "f":
+            dst = self._resolve_foundation(card)
+        elif dst == "r":
+            free = self._leftmost_empty(RESERVE)
+            if free is None:
+                raise IllegalMove("no reserve cell is free")
+            dst = free
+        if src == dst:
+            raise IllegalMove(f"{src} cannot move onto itself")
+        target = piles[dst]
+        steps: list[Step] = []
+        if dst in _RESERVE_SET:
+            if target:
+                raise IllegalMove(f"{dst} already holds {target[0]}: a reserve cell takes one card")
+        elif dst in _FOUNDATION_SET:
+            self._check_foundation(card, dst, target)
+        else:
+            self._check_tableau(source[-count], dst, target)
+        before = self.score
+        if dst in _FOUNDATION_SET:
+            self._to_foundation(card, src, dst, steps)
+        else:
+            moving = source[-count:]
+            del source[-count:]
+            target.extend(moving)
+            steps.extend(Step(c, src, dst) for c in moving)
+        self._autoplay(steps)
+        score = self.score
+        return MoveResult(
+            str(Move("move", src, dst, count)), tuple(steps), score - before, score, score == 52
+        )
+
+    def _check_run(self, src: str, source: list[str], count: int, dst: str) -> None:
+        if src not in _TABLEAU_SET:
+            raise IllegalMove("only a tableau pile moves a run of cards")
+        if count > len(source):
+            raise IllegalMove(f"{src} holds only {len(source)} card(s)")
+        if dst not in _TABLEAU_SET:
+            raise IllegalMove("a run moves only to a tableau pile; other moves take one card")
+        run = source[-count:]
+        for lower, upper in itertools.pairwise(run):
+            if not _continues_run(lower, upper):
+                raise IllegalMove(f"the top {count} cards of {src} are not a run down in suit")
+        free = self._free_cells()
+        if count > free + 1:
+            raise IllegalMove(f"a run of {count} needs {count - 1} free reserve cells; {free} are free")
+
+    def _resolve_foundation(self, card: str) -> str:
+        if VALUE[card] != self._need[card[1]]:
+            raise IllegalMove(f"{card} fits no foundation")
+        home = self._home.get(card[1]) or self._leftmost_empty(FOUNDATIONS)
+        assert home is not None
+        return home
+
+    def _check_foundation(self, card: str, dst: str, target: list[str]) -> None:
+        if not target:
+            if VALUE[card] != ACE:
+                raise IllegalMove(f"{dst} is empty: only an Ace starts a foundation")
+            return
+        top = target[-1]
+        if top[1] != card[1] or VALUE[card] != VALUE[top] + 1:
+            raise IllegalMove(f"{card} does not fit on {dst} (top {top})")
+
+    @staticmethod
+    def _check_tableau(bottom: str, dst: str, target: list[str]) -> None:
+        if not target:
+            if VALUE[bottom] != KING:
+                raise IllegalMove(f"{dst} is empty: only a King (or a run from a King) goes there")
+            return
+        if not _continues_run(target[-1], bottom):
+            raise IllegalMove(
+                f"{bottom} does not fit on {describe_top(dst, target)}: the tableau builds down in suit"
+            )
+
+    def legal_moves(self) -> list[str]:
+        piles, need = self.piles, self._need
+        moves: list[str] = []
+        free = [name for name in RESERVE if not piles[name]]
+        empty_foundations = [name for name in FOUNDATIONS if not piles[name]]
+        tops = [(name, piles[name][-1]) for name in TABLEAU if piles[name]]
+        empty_tableau = [name for name in TABLEAU if not piles[name]]
+        for src in AUTOPLAY_SCAN:
+            pile = piles[src]
+            if not pile:
+                continue
+            card = pile[-1]
+            value, suit = VALUE[card], card[1]
+            moves.extend(f"{src}>{r}" for r in free if r != src)
+            if value == need[suit]:
+                if value == ACE:
+                    moves.extend(f"{src}>{f}" for f in empty_foundations)
+                else:
+                    moves.append(f"{src}>{self._home[suit]}")
+            for dst, top in tops:
+                if dst != src and top[1] == suit and VALUE[top] == value + 1:
+                    moves.append(f"{src}>{dst}")
+            if value == KING:
+                moves.extend(f"{src}>{t}" for t in empty_tableau if t != src)
+            if src in _TABLEAU_SET:
+                self._run_moves(src, pile, len(free), tops, empty_tableau, moves)
+        moves.sort()
+        return moves
+
+    @staticmethod
+    def _run_moves(
+        src: str,
+        pile: list[str],
+        free: int,
+        tops: list[tuple[str, str]],
+        empty_tableau: list[str],
+        moves: list[str],
+    ) -> None:
+        longest = min(free + 1, len(pile))
+        k = 1
+        while k < longest and _continues_run(pile[-k - 1], pile[-k]):
+            k += 1
+            bottom = pile[-k]
+            for dst, top in tops:
+                if dst != src and _continues_run(top, bottom):
+                    moves.append(f"{src}:{k}>{dst}")
+            if VALUE[bottom] == KING:
+                moves.extend(f"{src}:{k}>{t}" for t in empty_tableau)
+
+    # ----- state -----------------------------------------------------------------
+
+    @property
+    def score(self) -> int:
+        p = self.piles
+        return len(p["f1"]) + len(p["f2"]) + len(p["f3"]) + len(p["f4"])
+
+    @property
+    def is_won(self) -> bool:
+        return self.score == 52
+
+    def view(self) -> dict[str, Any]:
+        p = self.piles
+        piles: dict[str, dict[str, Any]] = {}
+        for name in FOUNDATIONS:
+            piles[name] = {"count": len(p[name]), "cards": p[name][-1:]}
+        for name in (*RESERVE, *TABLEAU):
+            piles[name] = {"count": len(p[name]), "cards": list(p[name])}
+        return {
+            "game": self.game_id,
+            "piles": piles,
+            "score": self.score,
+            "won": self.is_won,
+            "move_count": self.move_count,
+        }
+
+    @classmethod
+    def _check_layout(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> None:
+        cls._check_total(piles, 52)
+        cls._check_max(piles, RESERVE, 1)
+        cls._check_max(piles, FOUNDATIONS, 13)
+        cls._check_max(piles, TABLEAU, _TABLEAU_MAX)
+        suits: set[str] = set()
+        for name in FOUNDATIONS:
+            pile = piles[name]
+            if not pile:
+                continue
+            if VALUE[pile[0]] != ACE:
+                raise ValueError(f"{name} starts with {pile[0]}, not an Ace")
+            if pile[0][1] in suits:
+                raise ValueError(f"two foundations build {pile[0][1]}")
+            suits.add(pile[0][1])
+            for lower, upper in itertools.pairwise(pile):
+                if upper[1] != lower[1] or VALUE[upper] != VALUE[lower] + 1:
+                    raise ValueError(f"{name} does not build up in suit at {upper}")

@@ -1,0 +1,22 @@
+"""The engine's one exception for rejected moves."""
+
+from __future__ import annotations
+
+
+class IllegalMove(ValueError):
+    """A move was malformed or breaks a rule; the game is left exactly as it was.
+
+    ``reason`` is readable by a player. ``move`` is the text that was rejected and
+    ``index`` its place in a move list when raised by :func:`shared.replay`.
+    """
+
+    def __init__(self, reason: str, move: str | None = None, index: int | None = None) -> None:
+        self.reason = reason
+        self.move = move
+        self.index = index
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        if self.index is not None:
+            return f"move {self.index} ({self.move!r}): {self.reason}"
+        return self.reason

@@ -1,0 +1,210 @@
+"""What every game shares: move results, the play/parse loop, positions and their checks."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Self
+
+from shared.cards import CARD_SET
+from shared.errors import IllegalMove
+from shared.moves import Move, parse_move
+
+#: Where a card goes when Treize removes it.
+REMOVED: Final = "removed"
+_PARSE_CACHE_LIMIT: Final = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One card moving: ``card`` is ``None`` when it moves face down (a redeal)."""
+
+    card: str | None
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """What an accepted move changed: the cards moved in order and the score change.
+
+    ``move`` is the canonical notation of the move (shorthands resolved).
+    """
+
+    move: str
+    steps: tuple[Step, ...]
+    score_delta: int
+    score: int
+    won: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "move": self.move,
+            "steps": [[s.card, s.src, s.dst] for s in self.steps],
+            "score_delta": self.score_delta,
+            "score": self.score,
+            "won": self.won,
+        }
+
+
+class Game(ABC):
+    """One game in progress; subclasses implement the rules of one game each."""
+
+    game_id: ClassVar[str]
+    pile_names: ClassVar[tuple[str, ...]]
+    _parse_cache: ClassVar[dict[str, Move]]
+
+    def __init__(self, piles: dict[str, list[str]], move_count: int = 0) -> None:
+        self.piles = piles
+        self.move_count = move_count
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._parse_cache = {}
+
+    # ----- playing -------------------------------------------------------------
+
+    def play(self, move: str) -> MoveResult:
+        """Apply ``move`` (notation of RULES.md) and return what changed.
+
+        Raises :class:`IllegalMove` with a readable reason, changing nothing, when the
+        move is malformed or breaks a rule.
+        """
+        parsed = self._parse_cache.get(move) if isinstance(move, str) else None
+        if parsed is None:
+            parsed = self._parse(move)
+        result = self._apply(parsed)
+        self.move_count += 1
+        return result
+
+    def _parse(self, text: str) -> Move:
+        parsed = parse_move(text)
+        self._check_names(parsed)
+        cache = self._parse_cache
+        if len(cache) >= _PARSE_CACHE_LIMIT:
+            cache.clear()
+        cache[text] = parsed
+        return parsed
+
+    def is_legal(self, move: str) -> bool:
+        """Whether ``move`` would be accepted now (the game is not changed)."""
+        probe = self.copy()
+        try:
+            probe.play(move)
+        except IllegalMove:
+            return False
+        return True
+
+    @abstractmethod
+    def _check_names(self, move: Move) -> None:
+        """Reject a parsed move that names piles this game does not have."""
+
+    @abstractmethod
+    def _apply(self, move: Move) -> MoveResult:
+        """Validate ``move`` completely, then apply it; nothing changes on rejection."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[str]:
+        """Every legal move in canonical notation, sorted."""
+
+    # ----- state ----------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def score(self) -> int:
+        """The game's score as Aisleriot counts it."""
+
+    @property
+    @abstractmethod
+    def is_won(self) -> bool:
+        """Whether the game is won."""
+
+    @abstractmethod
+    def view(self) -> dict[str, Any]:
+        """What the player sees: no face-down card, counts for hidden ones."""
+
+    def position(self) -> dict[str, Any]:
+        """The full-information position dict of RULES.md."""
+        return {"game": self.game_id, "piles": {n: list(self.piles[n]) for n in self.pile_names}}
+
+    def copy(self) -> Self:
+        """An independent copy of this game."""
+        clone = type(self).from_position(self.position())
+        clone.move_count = self.move_count
+        return clone
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.position() == other.position()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} score={self.score} moves={self.move_count}>"
+
+    # ----- positions --------------------------------------------------------------
+
+    @classmethod
+    def from_position(cls, data: dict[str, Any]) -> Self:
+        """Build a game from a position dict, rejecting a bad one with ``ValueError``."""
+        piles = cls._checked_piles(data)
+        cls._check_layout(piles, data)
+        return cls._from_checked(piles, data)
+
+    @classmethod
+    def _checked_piles(cls, data: dict[str, Any]) -> dict[str, list[str]]:
+        if not isinstance(data, dict):
+            raise ValueError("a position is a dict")
+        raw = data.get("piles")
+        if not isinstance(raw, dict):
+            raise ValueError("a position needs a 'piles' dict")
+        unknown = sorted(set(raw) - set(cls.pile_names), key=str)
+        if unknown:
+            raise ValueError(f"unknown pile {unknown[0]!r} for {cls.game_id}")
+        missing = [n for n in cls.pile_names if n not in raw]
+        if missing:
+            raise ValueError(f"pile {missing[0]!r} is missing")
+        seen: set[str] = set()
+        piles: dict[str, list[str]] = {}
+        for name in cls.pile_names:
+            cards = raw[name]
+            if not isinstance(cards, list):
+                raise ValueError(f"pile {name!r} must be a list of cards")
+            for card in cards:
+                if not isinstance(card, str) or card not in CARD_SET:
+                    raise ValueError(f"{card!r} in {name} is not a card")
+                if card in seen:
+                    raise ValueError(f"{card} appears twice")
+                seen.add(card)
+            piles[name] = list(cards)
+        return piles
+
+    @classmethod
+    @abstractmethod
+    def _check_layout(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> None:
+        """Game-specific checks: card count, pile sizes, foundation order."""
+
+    @classmethod
+    def _from_checked(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> Self:
+        return cls(piles)
+
+    @staticmethod
+    def _check_max(piles: dict[str, list[str]], names: tuple[str, ...], most: int) -> None:
+        for name in names:
+            if len(piles[name]) > most:
+                raise ValueError(f"{name} holds {len(piles[name])} cards; it can hold {most}")
+
+    @staticmethod
+    def _check_total(piles: dict[str, list[str]], expected: int) -> None:
+        total = sum(len(p) for p in piles.values())
+        if total != expected:
+            raise ValueError(f"the position holds {total} cards, not {expected}")
+
+
+def pile_error(name: str, valid: tuple[str, ...], game_id: str) -> IllegalMove:
+    """The rejection for a pile name the game does not have."""
+    return IllegalMove(f"{game_id} has no pile {name!r} (piles: {', '.join(valid)})")
+
+
+def describe_top(name: str, pile: list[str]) -> str:
+    """``"f2 (top 5H)"`` or ``"f2 (empty)"``, for reasons."""
+    return f"{name} (top {pile[-1]})" if pile else f"{name} (empty)"

@@ -1,0 +1,73 @@
+"""Move notation (RULES.md, "Move notation"): parsed once into a small value type.
+
+>>> parse_move("t3:2>f1")
+Move(kind='move', src='t3', dst='f1', count=2)
+>>> parse_move(" Waste>T3 ")
+Move(kind='move', src='waste', dst='t3', count=1)
+>>> parse_move("wt+p9")
+Move(kind='remove', src='wt', dst='p9', count=1)
+>>> str(parse_move("p25"))
+'p25'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from shared.errors import IllegalMove
+
+_TRANSFER: Final = re.compile(r"([a-z]+[0-9]*)(?::([0-9]+))?>([a-z]+[0-9]*)")
+_REMOVAL: Final = re.compile(r"([a-z]+[0-9]*)(?:\+([a-z]+[0-9]*))?")
+_MAX_MOVE_TEXT: Final = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A parsed move.
+
+    ``kind`` is ``"deal"``, ``"redeal"``, ``"move"`` (``count`` cards from ``src`` to
+    ``dst``) or ``"remove"`` (Treize: ``src`` alone, or ``src`` paired with ``dst``).
+    """
+
+    kind: str
+    src: str = ""
+    dst: str = ""
+    count: int = 1
+
+    def __str__(self) -> str:
+        if self.kind in ("deal", "redeal"):
+            return self.kind
+        if self.kind == "remove":
+            return f"{self.src}+{self.dst}" if self.dst else self.src
+        if self.count > 1:
+            return f"{self.src}:{self.count}>{self.dst}"
+        return f"{self.src}>{self.dst}"
+
+
+def parse_move(text: str) -> Move:
+    """Parse notation into a :class:`Move`; pile names are checked by each game."""
+    if not isinstance(text, str):
+        raise IllegalMove(f"a move is text, not {type(text).__name__}")
+    if len(text) > _MAX_MOVE_TEXT:
+        raise IllegalMove("that move is too long to be a move")
+    norm = text.strip().lower()
+    if norm in ("deal", "redeal"):
+        return Move(norm)
+    if ">" in norm:
+        match = _TRANSFER.fullmatch(norm)
+        if match is None:
+            raise IllegalMove(f"cannot read {text.strip()!r}: write a move as A>B or A:k>B")
+        src, count_text, dst = match.groups()
+        count = 1
+        if count_text is not None:
+            count = int(count_text)
+            if count < 2:
+                raise IllegalMove("a group move names 2 or more cards (A:k>B with k >= 2)")
+        return Move("move", src, dst, count)
+    match = _REMOVAL.fullmatch(norm)
+    if match is None or not norm:
+        raise IllegalMove(f"cannot read {text.strip()!r}: expected deal, redeal, A>B, A:k>B, X or X+Y")
+    first, second = match.groups()
+    return Move("remove", first, second or "")
