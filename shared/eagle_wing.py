@@ -252,15 +252,9 @@ class EagleWing(Game):
             "count": len(reserve),
             "cards": list(reserve) if len(reserve) == 1 else [],
         }
-        return {
-            "game": self.game_id,
-            "piles": piles,
-            "base_rank": RANKS[self.base - 1],
-            "redeals_left": MAX_REDEALS - self.redeals_used,
-            "score": self.score,
-            "won": self.is_won,
-            "move_count": self.move_count,
-        }
+        return self._view_of(
+            piles, base_rank=RANKS[self.base - 1], redeals_left=MAX_REDEALS - self.redeals_used
+        )
 
     # ----- positions ----------------------------------------------------------------
 
@@ -275,19 +269,8 @@ class EagleWing(Game):
         if not piles["f1"]:
             raise ValueError("f1 is empty: it holds the base card from the deal on")
         base = VALUE[piles["f1"][0]]
-        suits: set[str] = set()
-        for name in FOUNDATIONS:
-            pile = piles[name]
-            if not pile:
-                continue
-            if VALUE[pile[0]] != base:
-                raise ValueError(f"{name} starts with {pile[0]}, not the base rank {RANKS[base - 1]}")
-            if pile[0][1] in suits:
-                raise ValueError(f"two foundations build {pile[0][1]}")
-            suits.add(pile[0][1])
-            for lower, upper in itertools.pairwise(pile):
-                if upper[1] != lower[1] or VALUE[upper] != _next_value(VALUE[lower]):
-                    raise ValueError(f"{name} does not build up in suit at {upper}")
+        first = (base, f"the base rank {RANKS[base - 1]}")
+        cls._check_foundations(piles, FOUNDATIONS, first, _next_value)
         for name in TABLEAU:
             pile = piles[name]
             for lower, upper in itertools.pairwise(pile):

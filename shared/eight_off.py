@@ -258,13 +258,7 @@ class EightOff(Game):
             piles[name] = {"count": len(p[name]), "cards": p[name][-1:]}
         for name in (*RESERVE, *TABLEAU):
             piles[name] = {"count": len(p[name]), "cards": list(p[name])}
-        return {
-            "game": self.game_id,
-            "piles": piles,
-            "score": self.score,
-            "won": self.is_won,
-            "move_count": self.move_count,
-        }
+        return self._view_of(piles)
 
     @classmethod
     def _check_layout(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> None:
@@ -272,16 +266,4 @@ class EightOff(Game):
         cls._check_max(piles, RESERVE, 1)
         cls._check_max(piles, FOUNDATIONS, 13)
         cls._check_max(piles, TABLEAU, _TABLEAU_MAX)
-        suits: set[str] = set()
-        for name in FOUNDATIONS:
-            pile = piles[name]
-            if not pile:
-                continue
-            if VALUE[pile[0]] != ACE:
-                raise ValueError(f"{name} starts with {pile[0]}, not an Ace")
-            if pile[0][1] in suits:
-                raise ValueError(f"two foundations build {pile[0][1]}")
-            suits.add(pile[0][1])
-            for lower, upper in itertools.pairwise(pile):
-                if upper[1] != lower[1] or VALUE[upper] != VALUE[lower] + 1:
-                    raise ValueError(f"{name} does not build up in suit at {upper}")
+        cls._check_foundations(piles, FOUNDATIONS, (ACE, "an Ace"), lambda value: value + 1)

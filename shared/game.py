@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Self
 
-from shared.cards import CARD_SET
+from shared.cards import CARD_SET, VALUE
 from shared.errors import IllegalMove
 from shared.moves import Move, parse_move
 
@@ -123,6 +125,17 @@ class Game(ABC):
     def view(self) -> dict[str, Any]:
         """What the player sees: no face-down card, counts for hidden ones."""
 
+    def _view_of(self, piles: dict[str, dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        """The view dict around the visible ``piles``, with the fields every game shows."""
+        return {
+            "game": self.game_id,
+            "piles": piles,
+            **extra,
+            "score": self.score,
+            "won": self.is_won,
+            "move_count": self.move_count,
+        }
+
     def position(self) -> dict[str, Any]:
         """The full-information position dict of RULES.md."""
         return {"game": self.game_id, "piles": {n: list(self.piles[n]) for n in self.pile_names}}
@@ -192,6 +205,30 @@ class Game(ABC):
         for name in names:
             if len(piles[name]) > most:
                 raise ValueError(f"{name} holds {len(piles[name])} cards; it can hold {most}")
+
+    @staticmethod
+    def _check_foundations(
+        piles: dict[str, list[str]],
+        names: tuple[str, ...],
+        first: tuple[int, str],
+        follows: Callable[[int], int],
+    ) -> None:
+        """Each foundation starts with the ``first`` value (and its label for reasons),
+        builds up in one suit by ``follows``, and no two build the same suit."""
+        first_value, first_label = first
+        suits: set[str] = set()
+        for name in names:
+            pile = piles[name]
+            if not pile:
+                continue
+            if VALUE[pile[0]] != first_value:
+                raise ValueError(f"{name} starts with {pile[0]}, not {first_label}")
+            if pile[0][1] in suits:
+                raise ValueError(f"two foundations build {pile[0][1]}")
+            suits.add(pile[0][1])
+            for lower, upper in itertools.pairwise(pile):
+                if upper[1] != lower[1] or VALUE[upper] != follows(VALUE[lower]):
+                    raise ValueError(f"{name} does not build up in suit at {upper}")
 
     @staticmethod
     def _check_total(piles: dict[str, list[str]], expected: int) -> None:

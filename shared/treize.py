@@ -189,13 +189,7 @@ class Treize(Game):
         }
         for name in PYRAMID:
             piles[name] = {"count": len(p[name]), "cards": list(p[name])}
-        return {
-            "game": self.game_id,
-            "piles": piles,
-            "score": self.score,
-            "won": self.is_won,
-            "move_count": self.move_count,
-        }
+        return self._view_of(piles)
 
     @classmethod
     def _check_layout(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> None:
