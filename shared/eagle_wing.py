@@ -15,7 +15,7 @@ from typing import Any, Final, Self
 
 from shared.cards import RANKS, VALUE
 from shared.errors import IllegalMove
-from shared.game import Game, MoveResult, Step, describe_top, pile_error
+from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
 
 FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
@@ -35,7 +35,7 @@ def _next_value(value: int) -> int:
     return value % 13 + 1
 
 
-class EagleWing(Game):
+class EagleWing(FoundationGame):
     game_id = "eagle-wing"
     pile_names = PILES
 
@@ -222,15 +222,6 @@ class EagleWing(Game):
         return True
 
     # ----- state -----------------------------------------------------------------
-
-    @property
-    def score(self) -> int:
-        p = self.piles
-        return len(p["f1"]) + len(p["f2"]) + len(p["f3"]) + len(p["f4"])
-
-    @property
-    def is_won(self) -> bool:
-        return self.score == 52
 
     def position(self) -> dict[str, Any]:
         data = super().position()

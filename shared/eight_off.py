@@ -13,7 +13,7 @@ from typing import Any, Final, Self
 
 from shared.cards import ACE, KING, SUITS, VALUE
 from shared.errors import IllegalMove
-from shared.game import Game, MoveResult, Step, describe_top, pile_error
+from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
 
 FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
@@ -34,7 +34,7 @@ def _continues_run(lower: str, upper: str) -> bool:
     return lower[1] == upper[1] and VALUE[lower] == VALUE[upper] + 1
 
 
-class EightOff(Game):
+class EightOff(FoundationGame):
     game_id = "eight-off"
     pile_names = PILES
 
@@ -241,15 +241,6 @@ class EightOff(Game):
                 moves.extend(f"{src}:{k}>{t}" for t in empty_tableau)
 
     # ----- state -----------------------------------------------------------------
-
-    @property
-    def score(self) -> int:
-        p = self.piles
-        return len(p["f1"]) + len(p["f2"]) + len(p["f3"]) + len(p["f4"])
-
-    @property
-    def is_won(self) -> bool:
-        return self.score == 52
 
     def view(self) -> dict[str, Any]:
         p = self.piles

@@ -237,6 +237,19 @@ class Game(ABC):
             raise ValueError(f"the position holds {total} cards, not {expected}")
 
 
+class FoundationGame(Game):
+    """A game scored by the cards on ``f1``..``f4`` and won when all 52 are there."""
+
+    @property
+    def score(self) -> int:
+        p = self.piles
+        return len(p["f1"]) + len(p["f2"]) + len(p["f3"]) + len(p["f4"])
+
+    @property
+    def is_won(self) -> bool:
+        return self.score == 52
+
+
 def pile_error(name: str, valid: tuple[str, ...], game_id: str) -> IllegalMove:
     """The rejection for a pile name the game does not have."""
     return IllegalMove(f"{game_id} has no pile {name!r} (piles: {', '.join(valid)})")
