@@ -269,7 +269,9 @@ class EagleWing(FoundationGame):
                     raise ValueError(f"{name} does not build down in suit at {upper}")
             if not pile and piles["reserve"]:
                 raise ValueError(f"{name} is empty while the reserve still holds cards")
-        redeals = data.get("redeals_used", 0)
+        if "redeals_used" not in data:
+            raise ValueError("an eagle-wing position needs redeals_used (0, 1 or 2)")
+        redeals = data["redeals_used"]
         if not isinstance(redeals, int) or isinstance(redeals, bool) or not 0 <= redeals <= 2:
             raise ValueError(f"redeals_used must be 0, 1 or 2, not {redeals!r}")
 

@@ -261,3 +261,7 @@ def test_move_result_to_dict_is_plain_data() -> None:
     assert len(data["steps"]) == 30
     assert data["steps"][0] == [None, "waste", "stock"]
     assert data["score_delta"] == 0 and data["score"] == 1 and data["won"] is False
+
+
+def test_from_position_rejects_an_eagle_wing_position_without_redeals_used() -> None:
+    assert "redeals_used" in _bad("eagle-wing", lambda d: d.pop("redeals_used"))
