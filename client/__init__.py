@@ -1,0 +1,1 @@
+"""Clients of the race server: the async SDK and programs built on it."""

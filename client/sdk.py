@@ -1,0 +1,251 @@
+"""An async client for the Solitaire Arena protocol.
+
+>>> async def play() -> None:  # doctest: +SKIP
+...     async with await ArenaClient.connect("ws://127.0.0.1:8765") as client:
+...         await client.hello(name="ada")
+...         race = await client.create_race("eight-off", seats=2, time_limit=300)
+...         print(race.code)
+
+Replies are matched to requests by ``id``; events (progress, countdown, start, end)
+go to a queue read with :meth:`ArenaClient.next_event` or ``async for`` over
+:meth:`ArenaClient.events`. Error replies raise :class:`ArenaError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Callable
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from pydantic import BaseModel
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from shared.protocol import (
+    PROTOCOL_VERSION,
+    BoardState,
+    CancelQuickMatch,
+    CreateRace,
+    Error,
+    Finish,
+    GameName,
+    GetMoveLog,
+    GetRace,
+    GetResults,
+    Hello,
+    JoinRace,
+    LeaveRace,
+    ListRaces,
+    MakeMove,
+    MoveAck,
+    MoveLog,
+    Ok,
+    Ping,
+    Pong,
+    ProtocolError,
+    Queued,
+    QuickMatch,
+    Race,
+    RaceInfo,
+    RaceList,
+    RaceSummary,
+    Ready,
+    Results,
+    ServerMessage,
+    StartRace,
+    Welcome,
+    decode_server,
+    encode,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ArenaError(Exception):
+    """The server answered a request with an ``error``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ArenaClient:
+    """One connection to a server. ``binary`` picks msgpack frames (else JSON text)."""
+
+    def __init__(self, ws: ClientConnection, binary: bool = True) -> None:
+        self.ws = ws
+        self.binary = binary
+        self.player_id: str | None = None
+        self.token: str | None = None
+        self.name: str | None = None
+        self.seqs: dict[str, int] = {}
+        self.stray_errors: list[Error] = []
+        self._ids = itertools.count(1)
+        self._pending: dict[int | str, asyncio.Future[ServerMessage]] = {}
+        self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def connect(cls, url: str, binary: bool = True, **kwargs: Any) -> Self:
+        ws = await connect(url, compression=None, **kwargs)
+        return cls(ws, binary)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.ws.close()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._reader
+
+    # ----- plumbing -------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                try:
+                    message = decode_server(frame)
+                except ProtocolError:
+                    continue
+                request_id = getattr(message, "id", None)
+                future = self._pending.pop(request_id, None) if request_id is not None else None
+                if future is not None and not future.done():
+                    future.set_result(message)
+                else:
+                    if isinstance(message, Error):
+                        self.stray_errors.append(message)
+                    await self._events.put(message)
+        except ConnectionClosed:
+            pass
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("connection closed"))
+            self._pending.clear()
+            await self._events.put(None)
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        """Send a frame as is (for tests of bad input)."""
+        await self.ws.send(frame)
+
+    async def request(self, message: BaseModel, timeout: float = 10.0) -> ServerMessage:
+        """Send a request and wait for the reply with its id (an error raises)."""
+        request_id = getattr(message, "id")  # noqa: B009
+        future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        await self.ws.send(encode(message, self.binary))
+        reply = await asyncio.wait_for(future, timeout)
+        if isinstance(reply, Error):
+            raise ArenaError(reply.code.value, reply.message)
+        return reply
+
+    async def _expect(self, message: BaseModel, kind: type[M]) -> M:
+        reply = await self.request(message)
+        if not isinstance(reply, kind):
+            raise ArenaError("unexpected_reply", f"expected {kind.__name__}, got {reply!r}")
+        return reply
+
+    # ----- events ---------------------------------------------------------------------
+
+    async def next_event(self, timeout: float = 10.0) -> ServerMessage:
+        event = await asyncio.wait_for(self._events.get(), timeout)
+        if event is None:
+            raise ConnectionError("connection closed")
+        return event
+
+    async def wait_for(
+        self,
+        kind: type[M],
+        predicate: Callable[[M], bool] | None = None,
+        timeout: float = 10.0,
+    ) -> M:
+        """The next event of ``kind`` (matching ``predicate``); others are skipped."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            event = await self.next_event(max(0.0, deadline - loop.time()))
+            if isinstance(event, kind) and (predicate is None or predicate(event)):
+                return event
+
+    async def events(self) -> AsyncIterator[ServerMessage]:
+        """Every event until the connection closes."""
+        while True:
+            event = await self._events.get()
+            if event is None:
+                return
+            yield event
+
+    # ----- requests -------------------------------------------------------------------
+
+    async def hello(self, name: str | None = None, token: str | None = None) -> Welcome:
+        welcome = await self._expect(
+            Hello(id=self.next_id(), protocol=PROTOCOL_VERSION, name=name, token=token), Welcome
+        )
+        self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
+        return welcome
+
+    async def ping(self) -> Pong:
+        return await self._expect(Ping(id=self.next_id()), Pong)
+
+    async def create_race(self, game: GameName, seats: int = 2, time_limit: float = 600.0) -> RaceInfo:
+        message = CreateRace(id=self.next_id(), game=game, seats=seats, time_limit=time_limit)
+        return (await self._expect(message, Race)).race
+
+    async def join_race(self, code: str) -> RaceInfo:
+        return (await self._expect(JoinRace(id=self.next_id(), code=code), Race)).race
+
+    async def list_races(self, game: GameName | None = None) -> list[RaceInfo]:
+        return (await self._expect(ListRaces(id=self.next_id(), game=game), RaceList)).races
+
+    async def leave(self, race_id: str) -> None:
+        await self._expect(LeaveRace(id=self.next_id(), race_id=race_id), Ok)
+
+    async def ready(self, race_id: str, ready: bool = True) -> None:
+        await self._expect(Ready(id=self.next_id(), race_id=race_id, ready=ready), Ok)
+
+    async def start(self, race_id: str) -> None:
+        await self._expect(StartRace(id=self.next_id(), race_id=race_id), Ok)
+
+    async def get_race(self, race_id: str) -> RaceInfo:
+        race = (await self._expect(GetRace(id=self.next_id(), race_id=race_id), Race)).race
+        if race.board is not None:
+            self.seqs[race_id] = race.board.seq
+        return race
+
+    async def board(self, race_id: str) -> BoardState | None:
+        return (await self.get_race(race_id)).board
+
+    async def move(self, race_id: str, move: str, seq: int | None = None) -> MoveAck:
+        """Play ``move``; ``seq`` defaults to the next one this client knows of."""
+        next_seq = self.seqs.get(race_id, 0) + 1 if seq is None else seq
+        message = MakeMove(id=self.next_id(), race_id=race_id, seq=next_seq, move=move)
+        ack = await self._expect(message, MoveAck)
+        self.seqs[race_id] = max(self.seqs.get(race_id, 0), ack.seq)
+        return ack
+
+    async def finish(self, race_id: str) -> None:
+        await self._expect(Finish(id=self.next_id(), race_id=race_id), Ok)
+
+    async def results(self, race_id: str) -> RaceSummary:
+        return (await self._expect(GetResults(id=self.next_id(), race_id=race_id), Results)).summary
+
+    async def move_log(self, race_id: str) -> MoveLog:
+        return await self._expect(GetMoveLog(id=self.next_id(), race_id=race_id), MoveLog)
+
+    async def quick_match(self, game: GameName) -> Queued:
+        return await self._expect(QuickMatch(id=self.next_id(), game=game), Queued)
+
+    async def cancel_quick_match(self) -> None:
+        await self._expect(CancelQuickMatch(id=self.next_id()), Ok)

@@ -1,0 +1,1 @@
+"""The race server: connections, races, matchmaking, the clock, and the Redis store."""

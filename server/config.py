@@ -1,0 +1,80 @@
+"""Server settings: defaults, environment variables, and command-line overrides."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Final
+
+#: Environment variable of each setting.
+ENV_VARS: Final = {
+    "host": "SA_HOST",
+    "port": "SA_PORT",
+    "redis_url": "REDIS_URL",
+    "data_dir": "SA_DATA_DIR",
+    "countdown": "SA_COUNTDOWN",
+    "quick_match_time_limit": "SA_QUICK_MATCH_TIME_LIMIT",
+    "max_message_bytes": "SA_MAX_MESSAGE_BYTES",
+    "rate_limit": "SA_RATE_LIMIT",
+    "rate_burst": "SA_RATE_BURST",
+    "clock_tick": "SA_CLOCK_TICK",
+    "race_ttl": "SA_RACE_TTL",
+    "redis_fsync": "SA_REDIS_FSYNC",
+    "redis_max_connections": "SA_REDIS_MAX_CONNECTIONS",
+    "log_level": "SA_LOG_LEVEL",
+    "log_format": "SA_LOG_FORMAT",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a node can be told. Times are in seconds."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    #: Redis to use; empty: start a private redis-server in ``data_dir``.
+    redis_url: str = ""
+    data_dir: str = "./data"
+    #: Seconds between "everyone is ready" and the start of the race.
+    countdown: float = 3.0
+    quick_match_time_limit: float = 600.0
+    #: Largest frame accepted; a bigger one closes the connection with 1009.
+    max_message_bytes: int = 16 * 1024
+    #: Messages per second per connection, with bursts up to ``rate_burst``.
+    rate_limit: float = 50.0
+    rate_burst: int = 100
+    #: How often the clock looks for races due to start or end.
+    clock_tick: float = 0.05
+    #: How long a finished race stays in Redis (0: forever).
+    race_ttl: int = 7 * 24 * 3600
+    redis_fsync: str = "everysec"
+    #: Connections to Redis per node (requests wait for a free one).
+    redis_max_connections: int = 64
+    log_level: str = "INFO"
+    #: ``json`` (one object per line) or ``text``.
+    log_format: str = "json"
+    node_id: str = field(default_factory=lambda: secrets.token_hex(4))
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """Defaults, then environment variables, then non-None ``overrides``."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        types = {f.name: f.type for f in fields(cls)}
+        for name, var in ENV_VARS.items():
+            if var in env and env[var] != "":
+                values[name] = _convert(types[name], env[var], var)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return replace(cls(), **values)
+
+
+def _convert(kind: Any, raw: str, var: str) -> Any:
+    try:
+        if kind in ("int", int):
+            return int(raw)
+        if kind in ("float", float):
+            return float(raw)
+    except ValueError:
+        raise SystemExit(f"{var}={raw!r} is not a number") from None
+    return raw

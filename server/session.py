@@ -1,0 +1,58 @@
+"""One WebSocket connection: who is on it, how it likes its frames, and its rate limit."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from pydantic import BaseModel
+from websockets.asyncio.server import ServerConnection
+
+from shared.protocol import encode, encode_dict
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages per second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class Session:
+    """A connection's state. ``binary`` follows the last frame the client sent."""
+
+    def __init__(self, ws: ServerConnection, rate: float, burst: int) -> None:
+        self.ws = ws
+        self.binary = True
+        self.player_id: str | None = None
+        self.name: str | None = None
+        self.limiter = RateLimiter(rate, burst)
+        self.strikes = 0
+        self.queued_games: set[str] = set()
+        self.races: set[str] = set()
+        #: The close started by the server (rate limit), while the queue drains.
+        self.closing: asyncio.Task[None] | None = None
+
+    @property
+    def remote(self) -> str:
+        address: Any = self.ws.remote_address
+        return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
+
+    async def send(self, message: BaseModel) -> None:
+        await self.ws.send(encode(message, self.binary))
+
+    async def send_dict(self, data: dict[str, Any]) -> None:
+        await self.ws.send(encode_dict(data, self.binary))

@@ -1,0 +1,537 @@
+"""The store: the one module that owns every Redis key and Lua script.
+
+Keys of one race share the hash tag ``{race id}`` so a race never spans cluster slots:
+``race:{id}:meta`` (hash), ``race:{id}:racers`` (hash player -> seat JSON),
+``race:{id}:board:<player>`` (hash), ``race:{id}:log`` (stream of moves),
+``race:{id}:summary`` (JSON) and the pub/sub channel ``race:{id}:events``.
+Global keys: ``player:<id>`` (hash), ``token:<sha256>`` (player id; tokens themselves
+are never stored), ``player:<id>:races`` (set), ``code:<code>`` (race id),
+``races:open`` (sorted set), ``deadlines`` (sorted set of race id -> due ms),
+``queue:<game>`` (list) and the channel ``player:<id>:events``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
+
+from server import scripts
+
+_OPEN: Final = "races:open"
+_DEADLINES: Final = "deadlines"
+
+
+def _meta(race_id: str) -> str:
+    return f"race:{{{race_id}}}:meta"
+
+
+def _racers(race_id: str) -> str:
+    return f"race:{{{race_id}}}:racers"
+
+
+def _board(race_id: str, player_id: str) -> str:
+    return f"race:{{{race_id}}}:board:{player_id}"
+
+
+def _log(race_id: str) -> str:
+    return f"race:{{{race_id}}}:log"
+
+
+def _summary(race_id: str) -> str:
+    return f"race:{{{race_id}}}:summary"
+
+
+def race_channel(race_id: str) -> str:
+    """The pub/sub channel of one race's events."""
+    return f"race:{{{race_id}}}:events"
+
+
+def player_channel(player_id: str) -> str:
+    """The pub/sub channel of events for one player (quick match)."""
+    return f"player:{player_id}:events"
+
+
+def token_digest(token: str) -> str:
+    """What the store keeps of a token: its SHA-256, never the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    player_id: str
+    name: str
+    ready: bool
+    joined_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceMeta:
+    race_id: str
+    code: str
+    game: str
+    seats: int
+    time_limit: float
+    status: str
+    creator: str
+    seed: int
+    salt: str
+    commitment: str
+    created_at: int
+    starts_at: int | None
+    ends_at: int | None
+    ended_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRecord:
+    """A racer's stored board: the position dict plus counters."""
+
+    player_id: str
+    position: dict[str, Any]
+    seq: int
+    move_count: int
+    score: int
+    won: bool
+    finished: bool
+    score_at: int
+    finished_at: int
+    #: The ``result`` of the last accepted move (JSON), for a resent seq.
+    last_result: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOutcome:
+    """What the move script said: ``status`` is ``ok``, ``dup``, ``seq`` or an error word."""
+
+    status: str
+    current_seq: int | None = None
+    all_finished: bool = False
+
+
+class ScriptBatcher:
+    """Runs the script calls made in the same moment as one pipeline: one round trip.
+
+    Moves from many racers arrive together; sending their scripts in one pipeline
+    saves most of redis-py's per-command cost. At most ``max_inflight`` pipelines
+    run at once; calls made meanwhile wait and go together in the next one.
+    """
+
+    def __init__(self, client: Any, max_inflight: int = 2, max_batch: int = 256) -> None:
+        self.client = client
+        self.max_inflight = max_inflight
+        self.max_batch = max_batch
+        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]] = []
+        self._inflight = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def call(self, script: Any, keys: list[Any], args: list[Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending.append((script, keys, args, future))
+        self._kick()
+        return await future
+
+    def _kick(self) -> None:
+        while self._pending and self._inflight < self.max_inflight:
+            batch = self._pending[: self.max_batch]
+            del self._pending[: self.max_batch]
+            self._inflight += 1
+            task = asyncio.create_task(self._flush(batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _flush(self, batch: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]]) -> None:
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for script, keys, args, _future in batch:
+                    pipe.evalsha(script.sha, len(keys), *keys, *args)
+                results = await pipe.execute(raise_on_error=False)
+            for (script, keys, args, future), result in zip(batch, results, strict=True):
+                if isinstance(result, NoScriptError):
+                    # Redis lost its script cache (restart): this call did not run.
+                    try:
+                        result = await script(keys=keys, args=args)
+                    except Exception as exc:
+                        result = exc
+                if future.done():
+                    continue
+                if isinstance(result, Exception):
+                    future.set_exception(result)
+                else:
+                    future.set_result(result)
+        except Exception as exc:
+            for _script, _keys, _args, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+        finally:
+            self._inflight -= 1
+            self._kick()
+
+
+def _dumps(data: Any) -> str:
+    return orjson.dumps(data).decode()
+
+
+def _opt_int(value: str | None) -> int | None:
+    return int(value) if value not in (None, "", "0") else None
+
+
+class Store:
+    """Every Redis read and write of the server."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        # redis-py types replies as ``bytes | str``; this client decodes responses.
+        self.redis: Any = client
+        self._join = self.redis.register_script(scripts.JOIN)
+        self._ready = self.redis.register_script(scripts.READY)
+        self._leave = self.redis.register_script(scripts.LEAVE)
+        self._start = self.redis.register_script(scripts.START)
+        self._go = self.redis.register_script(scripts.GO)
+        self._move = self.redis.register_script(scripts.MOVE)
+        self._finish = self.redis.register_script(scripts.FINISH)
+        self._begin_end = self.redis.register_script(scripts.BEGIN_END)
+        self._complete_end = self.redis.register_script(scripts.COMPLETE_END)
+        self._match = self.redis.register_script(scripts.MATCH)
+        self._batcher = ScriptBatcher(self.redis)
+
+    async def load_scripts(self) -> None:
+        """Load every script once, so pipelined calls can use EVALSHA."""
+        for script in (
+            self._join,
+            self._ready,
+            self._leave,
+            self._start,
+            self._go,
+            self._move,
+            self._finish,
+            self._begin_end,
+            self._complete_end,
+            self._match,
+        ):
+            await self.redis.script_load(script.script)
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    # ----- players -----------------------------------------------------------------
+
+    async def create_player(self, player_id: str, name: str, token: str, now: int) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(f"player:{player_id}", mapping={"name": name, "created_at": now})
+            pipe.set(f"token:{token_digest(token)}", player_id)
+            await pipe.execute()
+
+    async def player_for_token(self, token: str) -> tuple[str, str] | None:
+        """(player id, name) of a token, or None."""
+        player_id = await self.redis.get(f"token:{token_digest(token)}")
+        if player_id is None:
+            return None
+        name = await self.redis.hget(f"player:{player_id}", "name")
+        return (player_id, name or "?") if name is not None else None
+
+    async def player_name(self, player_id: str) -> str | None:
+        name: str | None = await self.redis.hget(f"player:{player_id}", "name")
+        return name
+
+    async def player_races(self, player_id: str) -> list[str]:
+        races: set[str] = await self.redis.smembers(f"player:{player_id}:races")
+        return sorted(races)
+
+    async def add_player_race(self, player_id: str, race_id: str) -> None:
+        await self.redis.sadd(f"player:{player_id}:races", race_id)
+
+    async def remove_player_race(self, player_id: str, race_id: str) -> None:
+        await self.redis.srem(f"player:{player_id}:races", race_id)
+
+    # ----- races: setup ------------------------------------------------------------
+
+    async def create_race(self, meta: RaceMeta, seat: Seat) -> bool:
+        """Store a new race with its creator seated; False if the short code is taken."""
+        if not await self.redis.set(f"code:{meta.code}", meta.race_id, nx=True):
+            return False
+        fields = {
+            "race_id": meta.race_id,
+            "code": meta.code,
+            "game": meta.game,
+            "seats": meta.seats,
+            "time_limit": repr(meta.time_limit),
+            "status": meta.status,
+            "creator": meta.creator,
+            "seed": meta.seed,
+            "salt": meta.salt,
+            "commitment": meta.commitment,
+            "created_at": meta.created_at,
+        }
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(_meta(meta.race_id), mapping=fields)
+            pipe.hset(_racers(meta.race_id), seat.player_id, _seat_json(seat))
+            pipe.zadd(_OPEN, {meta.race_id: meta.created_at})
+            pipe.sadd(f"player:{seat.player_id}:races", meta.race_id)
+            await pipe.execute()
+        return True
+
+    async def race_for_code(self, code: str) -> str | None:
+        race_id: str | None = await self.redis.get(f"code:{code}")
+        return race_id
+
+    async def open_races(self, limit: int = 50) -> list[str]:
+        races: list[str] = await self.redis.zrange(_OPEN, 0, limit - 1)
+        return races
+
+    async def close_open_race(self, race_id: str) -> None:
+        await self.redis.zrem(_OPEN, race_id)
+
+    async def join(self, race_id: str, seat: Seat) -> str:
+        keys = [_meta(race_id), _racers(race_id)]
+        result: str = await self._join(keys=keys, args=[seat.player_id, _seat_json(seat)])
+        if result == "ok":
+            await self.add_player_race(seat.player_id, race_id)
+        return result
+
+    async def set_ready(self, race_id: str, player_id: str, ready: bool) -> str:
+        keys = [_meta(race_id), _racers(race_id)]
+        result: str = await self._ready(keys=keys, args=[player_id, "1" if ready else "0"])
+        return result
+
+    async def leave(self, race_id: str, player_id: str) -> str:
+        result: str = await self._leave(keys=[_meta(race_id), _racers(race_id)], args=[player_id])
+        if result in ("ok", "cancelled"):
+            await self.remove_player_race(player_id, race_id)
+        if result == "cancelled":
+            await self.close_open_race(race_id)
+        return result
+
+    async def start(
+        self,
+        race_id: str,
+        player_ids: list[str],
+        starts_at: int,
+        ends_at: int,
+        position: dict[str, Any],
+        score: int,
+        event: str,
+    ) -> str:
+        """Deal every board and begin the countdown; ``changed`` if the seats moved."""
+        keys = [_meta(race_id), _racers(race_id), *(_board(race_id, p) for p in player_ids)]
+        args: list[Any] = [
+            starts_at,
+            ends_at,
+            json.dumps(position, separators=(",", ":")),
+            score,
+            event,
+            race_channel(race_id),
+            *player_ids,
+        ]
+        result: str = await self._start(keys=keys, args=args)
+        if result == "ok":
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(_OPEN, race_id)
+                pipe.zadd(_DEADLINES, {race_id: starts_at})
+                await pipe.execute()
+        return result
+
+    async def go(self, race_id: str, now: int, event: str, ends_at: int) -> bool:
+        """Countdown over: the race runs, and its next deadline is its time limit."""
+        args: list[Any] = [now, event, race_channel(race_id)]
+        started = bool(await self._go(keys=[_meta(race_id)], args=args))
+        if started:
+            await self.redis.zadd(_DEADLINES, {race_id: ends_at})
+        return started
+
+    # ----- races: reading ----------------------------------------------------------
+
+    async def meta(self, race_id: str) -> RaceMeta | None:
+        raw: dict[str, str] = await self.redis.hgetall(_meta(race_id))
+        return _parse_meta(raw) if raw else None
+
+    async def seats(self, race_id: str) -> list[Seat]:
+        raw: dict[str, str] = await self.redis.hgetall(_racers(race_id))
+        seats = [_parse_seat(pid, value) for pid, value in raw.items()]
+        return sorted(seats, key=lambda s: (s.joined_at, s.player_id))
+
+    async def race(self, race_id: str) -> tuple[RaceMeta, list[Seat]] | None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(_meta(race_id))
+            pipe.hgetall(_racers(race_id))
+            raw_meta, raw_seats = await pipe.execute()
+        if not raw_meta:
+            return None
+        seats = [_parse_seat(pid, value) for pid, value in raw_seats.items()]
+        seats.sort(key=lambda s: (s.joined_at, s.player_id))
+        return _parse_meta(raw_meta), seats
+
+    async def board(self, race_id: str, player_id: str) -> BoardRecord | None:
+        raw: dict[str, str] = await self.redis.hgetall(_board(race_id, player_id))
+        return _parse_board(player_id, raw) if raw else None
+
+    async def boards(self, race_id: str, player_ids: list[str]) -> list[BoardRecord]:
+        if not player_ids:
+            return []
+        fields = ("seq", "move_count", "score", "won", "finished", "score_at", "finished_at")
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hmget(_board(race_id, player_id), fields)
+            rows = await pipe.execute()
+        records = []
+        for player_id, row in zip(player_ids, rows, strict=True):
+            if row[0] is None:
+                continue
+            records.append(_parse_board(player_id, dict(zip(fields, row, strict=True))))
+        return records
+
+    async def summary(self, race_id: str) -> str | None:
+        value: str | None = await self.redis.get(_summary(race_id))
+        return value
+
+    async def move_log(self, race_id: str) -> list[dict[str, str]]:
+        entries = await self.redis.xrange(_log(race_id))
+        return [dict(fields) for _entry_id, fields in entries]
+
+    # ----- races: playing ----------------------------------------------------------
+
+    async def apply_move(
+        self,
+        race_id: str,
+        player_id: str,
+        seq: int,
+        move: str,
+        position: dict[str, Any],
+        move_count: int,
+        score: int,
+        won: bool,
+        now: int,
+        result: str,
+        event: str,
+    ) -> MoveOutcome:
+        """The one atomic call per move: CAS on seq, store, log, publish."""
+        keys = [_meta(race_id), _board(race_id, player_id), _log(race_id)]
+        args: list[Any] = [
+            player_id,
+            seq,
+            move,
+            _dumps(position),
+            move_count,
+            score,
+            "1" if won else "0",
+            now,
+            result,
+            event,
+            race_channel(race_id),
+        ]
+        reply: list[str] = await self._batcher.call(self._move, keys, args)
+        return _outcome(reply)
+
+    async def finish(self, race_id: str, player_id: str, now: int, event: str) -> MoveOutcome:
+        keys = [_meta(race_id), _board(race_id, player_id)]
+        reply: list[str] = await self._finish(keys=keys, args=[now, event, race_channel(race_id)])
+        return _outcome(reply)
+
+    # ----- races: ending -----------------------------------------------------------
+
+    async def begin_end(self, race_id: str, now: int) -> bool:
+        return bool(await self._begin_end(keys=[_meta(race_id)], args=[now]))
+
+    async def complete_end(
+        self, race_id: str, code: str, player_ids: list[str], summary: str, event: str, ttl: int
+    ) -> bool:
+        keys = [_meta(race_id), _summary(race_id)]
+        done = bool(await self._complete_end(keys=keys, args=[summary, event, race_channel(race_id)]))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(_DEADLINES, race_id)
+            if ttl > 0:
+                race_keys = [_meta(race_id), _racers(race_id), _log(race_id), _summary(race_id)]
+                race_keys += [_board(race_id, p) for p in player_ids]
+                race_keys.append(f"code:{code}")
+                for key in race_keys:
+                    pipe.expire(key, ttl)
+            await pipe.execute()
+        return done
+
+    async def due_races(self, now: int, limit: int = 50) -> list[str]:
+        races: list[str] = await self.redis.zrangebyscore(_DEADLINES, "-inf", now, 0, limit)
+        return races
+
+    async def set_deadline(self, race_id: str, due: int) -> None:
+        await self.redis.zadd(_DEADLINES, {race_id: due})
+
+    async def drop_deadline(self, race_id: str) -> None:
+        await self.redis.zrem(_DEADLINES, race_id)
+
+    # ----- quick match -------------------------------------------------------------
+
+    async def match(self, game: str, player_id: str) -> str | None:
+        """The player waiting for ``game`` to pair with, or None (now queued)."""
+        other: str | None = await self._match(keys=[f"queue:{game}"], args=[player_id])
+        return other or None
+
+    async def unqueue(self, game: str, player_id: str) -> None:
+        await self.redis.lrem(f"queue:{game}", 0, player_id)
+
+    # ----- fan-out -----------------------------------------------------------------
+
+    async def publish_player(self, player_id: str, event: str) -> None:
+        await self.redis.publish(player_channel(player_id), event)
+
+    async def publish_race(self, race_id: str, event: str) -> None:
+        await self.redis.publish(race_channel(race_id), event)
+
+
+def _seat_json(seat: Seat) -> str:
+    return json.dumps({"name": seat.name, "ready": seat.ready, "joined_at": seat.joined_at})
+
+
+def _parse_seat(player_id: str, value: str) -> Seat:
+    data = json.loads(value)
+    return Seat(player_id, str(data["name"]), bool(data["ready"]), int(data["joined_at"]))
+
+
+def _parse_meta(raw: dict[str, str]) -> RaceMeta:
+    return RaceMeta(
+        race_id=raw["race_id"],
+        code=raw["code"],
+        game=raw["game"],
+        seats=int(raw["seats"]),
+        time_limit=float(raw["time_limit"]),
+        status=raw["status"],
+        creator=raw["creator"],
+        seed=int(raw["seed"]),
+        salt=raw["salt"],
+        commitment=raw["commitment"],
+        created_at=int(raw["created_at"]),
+        starts_at=_opt_int(raw.get("starts_at")),
+        ends_at=_opt_int(raw.get("ends_at")),
+        ended_at=_opt_int(raw.get("ended_at")),
+    )
+
+
+def _parse_board(player_id: str, raw: dict[str, Any]) -> BoardRecord:
+    position = orjson.loads(raw["position"]) if raw.get("position") else {}
+    return BoardRecord(
+        player_id=player_id,
+        position=position,
+        seq=int(raw["seq"]),
+        move_count=int(raw["move_count"]),
+        score=int(raw["score"]),
+        won=raw["won"] == "1",
+        finished=raw["finished"] == "1",
+        score_at=int(raw["score_at"]),
+        finished_at=int(raw["finished_at"]),
+        last_result=raw.get("ack"),
+    )
+
+
+def _outcome(reply: list[str]) -> MoveOutcome:
+    status = reply[0]
+    if status == "ok":
+        return MoveOutcome("ok", all_finished=int(reply[1]) >= int(reply[2]))
+    if status == "dup":
+        return MoveOutcome("dup")
+    if status == "seq":
+        return MoveOutcome("seq", current_seq=int(reply[1]))
+    return MoveOutcome(status)

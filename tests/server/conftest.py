@@ -1,0 +1,137 @@
+"""Fixtures: a real redis-server for the session, real nodes in-process or as processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.config import Settings
+from server.redis_embedded import EmbeddedRedis, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A deal of Eight Off with a short winning line (found by tests/server/solver.py).
+WINNABLE_SEED = 2
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    url = server.start()
+    yield url
+    server.stop()
+
+
+@pytest.fixture
+def clean_redis(redis_url: str) -> str:
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+    client.close()
+    return redis_url
+
+
+def node_settings(redis_url: str, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "redis_url": redis_url,
+        "port": 0,
+        "countdown": 0.15,
+        "clock_tick": 0.02,
+        "log_format": "text",
+        "log_level": "WARNING",
+    }
+    values.update(overrides)
+    return Settings.from_env({}, **values)
+
+
+@pytest.fixture
+async def arena(clean_redis: str) -> AsyncIterator[ArenaServer]:
+    node = ArenaServer(node_settings(clean_redis), seed_source=lambda: WINNABLE_SEED)
+    await node.start()
+    yield node
+    await node.stop()
+
+
+Connect = Callable[..., Awaitable[ArenaClient]]
+
+
+@pytest.fixture
+async def connect() -> AsyncIterator[Connect]:
+    """Open clients (closed at the end of the test): ``await connect(url, binary=True)``."""
+    clients: list[ArenaClient] = []
+
+    async def open_client(url: str, binary: bool = True, **kwargs: object) -> ArenaClient:
+        client = await ArenaClient.connect(url, binary=binary, **kwargs)
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        await client.close()
+
+
+@dataclass
+class NodeProcess:
+    """A real ``solitaire-arena serve`` process."""
+
+    process: subprocess.Popen[str]
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(10)
+
+    def terminate(self) -> int:
+        self.process.terminate()
+        return self.process.wait(15)
+
+
+def start_node(
+    port: int | None = None,
+    redis_url: str = "",
+    data_dir: str | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> NodeProcess:
+    """Start a server process and wait until it prints its address."""
+    port = port or free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SA_") and k != "REDIS_URL"}
+    env.update(
+        {
+            "SA_COUNTDOWN": "0.15",
+            "SA_CLOCK_TICK": "0.02",
+            "SA_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
+    )
+    env.update(extra_env or {})
+    args = [sys.executable, "-m", "server.cli", "serve", "--port", str(port)]
+    if redis_url:
+        args += ["--redis-url", redis_url]
+    if data_dir:
+        args += ["--data-dir", data_dir]
+    process = subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if "listening on" in line:
+            return NodeProcess(process, port)
+        if not line and process.poll() is not None:
+            break
+    process.kill()
+    raise RuntimeError("the server process did not start")

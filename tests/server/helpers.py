@@ -1,0 +1,42 @@
+"""Shared steps of the server tests: get two racers into a running race."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from client.sdk import ArenaClient
+from shared.protocol import GameName, RaceStarted
+
+
+@dataclass
+class RunningRace:
+    race_id: str
+    code: str
+    ada: ArenaClient
+    bob: ArenaClient
+    view: dict[str, Any]
+    commitment: str
+    ends_at: int
+
+
+async def start_race(
+    ada: ArenaClient,
+    bob: ArenaClient,
+    game: GameName = "eight-off",
+    time_limit: float = 30.0,
+) -> RunningRace:
+    """Both say hello, ada creates, bob joins, both ready; returns once both saw the start."""
+    if ada.player_id is None:
+        await ada.hello(name="ada")
+    if bob.player_id is None:
+        await bob.hello(name="bob")
+    race = await ada.create_race(game, seats=2, time_limit=time_limit)
+    await bob.join_race(race.code)
+    await ada.ready(race.race_id)
+    await bob.ready(race.race_id)
+    started = await ada.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    await bob.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    info = await ada.get_race(race.race_id)
+    assert info.commitment is not None
+    return RunningRace(race.race_id, race.code, ada, bob, started.view, info.commitment, started.ends_at)

@@ -1,0 +1,236 @@
+"""Bad input: each gets a typed error with a readable message, and nothing breaks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
+
+from client.sdk import ArenaClient, ArenaError
+from server.app import ArenaServer
+from server.config import Settings
+from shared import new_game
+from shared.protocol import Error, RaceEnded, decode_server
+from tests.server.conftest import WINNABLE_SEED, Connect, node_settings
+from tests.server.helpers import start_race
+
+
+async def raw_reply(client: ArenaClient, frame: bytes | str) -> Error:
+    """Send a frame as is and return the error it earns."""
+    await client.send_raw(frame)
+    event = await client.next_event()
+    assert isinstance(event, Error), event
+    return event
+
+
+async def assert_still_serving(client: ArenaClient) -> None:
+    assert (await client.ping()).server_time > 0
+
+
+async def test_malformed_msgpack_gets_malformed_and_the_connection_stays_open(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    client = await connect(arena.url)
+    error = await raw_reply(client, b"\xc1\xff\x00")
+    assert error.code == "malformed" and "msgpack" in error.message
+    error = await raw_reply(client, msgpack.packb([1, 2, 3]))
+    assert error.code == "malformed"
+    await assert_still_serving(client)
+
+
+async def test_malformed_json_is_answered_in_json(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send("{not json")
+        reply = await ws.recv()
+        assert isinstance(reply, str)
+        data = json.loads(reply)
+        assert data["type"] == "error" and data["code"] == "malformed"
+        await ws.send('{"type": "ping", "id": "p1"}')
+        assert json.loads(await ws.recv())["type"] == "pong"
+
+
+async def test_unknown_type_is_named_in_the_error(arena: ArenaServer, connect: Connect) -> None:
+    client = await connect(arena.url)
+    error = await raw_reply(client, msgpack.packb({"type": "teleport", "id": 7}))
+    assert error.code == "unknown_type" and error.id == 7 and "teleport" in error.message
+    await assert_still_serving(client)
+
+
+async def test_missing_and_mistyped_fields_are_invalid_messages(arena: ArenaServer, connect: Connect) -> None:
+    client = await connect(arena.url)
+    await client.hello(name="ada")
+    missing = await raw_reply(client, msgpack.packb({"type": "move", "id": 1, "race_id": "x"}))
+    assert missing.code == "invalid_message" and "seq" in missing.message and missing.id == 1
+    mistyped = {"type": "move", "id": 2, "race_id": "x", "seq": "one", "move": "deal"}
+    wrong = await raw_reply(client, msgpack.packb(mistyped))
+    assert wrong.code == "invalid_message" and "seq" in wrong.message
+    no_type = await raw_reply(client, json.dumps({"id": 3}))
+    assert no_type.code == "invalid_message"
+    extra = await raw_reply(client, json.dumps({"type": "ping", "id": 4, "x": 1}))
+    assert extra.code == "invalid_message"
+    await assert_still_serving(client)
+
+
+async def test_names_are_validated(arena: ArenaServer, connect: Connect) -> None:
+    client = await connect(arena.url)
+    for bad in ("", " ada", "a" * 25, "<script>", "ada\n", 42):
+        error = await raw_reply(client, json.dumps({"type": "hello", "id": 1, "name": bad}))
+        assert error.code == "invalid_message" and "name" in error.message
+    assert (await client.hello(name="Ada Lovelace-1")).name == "Ada Lovelace-1"
+
+
+async def test_requests_before_hello_and_unknown_tokens_are_refused(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    client = await connect(arena.url)
+    with pytest.raises(ArenaError) as caught:
+        await client.create_race("treize")
+    assert caught.value.code == "hello_required"
+    with pytest.raises(ArenaError) as bad_token:
+        await client.hello(token="x" * 43)
+    assert bad_token.value.code == "bad_token"
+    error = await raw_reply(client, json.dumps({"type": "hello", "id": 9, "protocol": 99, "name": "ada"}))
+    assert error.code == "unsupported_protocol"
+
+
+async def test_a_frame_over_the_size_limit_closes_with_1009(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None, max_size=None) as ws:
+        await ws.send(b"\x00" * (arena.settings.max_message_bytes + 1))
+        with pytest.raises(ConnectionClosed):
+            await ws.recv()
+        assert ws.close_code == 1009
+
+
+async def test_a_flood_is_rate_limited_then_closed_with_1008(clean_redis: str) -> None:
+    settings: Settings = node_settings(clean_redis, rate_limit=5.0, rate_burst=5)
+    node = ArenaServer(settings)
+    await node.start()
+    try:
+        async with ws_connect(node.url, compression=None) as ws:
+            for i in range(10):
+                await ws.send(msgpack.packb({"type": "ping", "id": i}))
+            replies = [decode_server(await ws.recv()) for _ in range(10)]
+            limited = [r for r in replies if isinstance(r, Error)]
+            assert limited and all(r.code == "rate_limited" for r in limited)
+            assert len(replies) - len(limited) >= 5
+            await asyncio.sleep(0.5)  # the bucket refills: served again
+            await ws.send(msgpack.packb({"type": "ping", "id": "again"}))
+            assert decode_server(await ws.recv()).type == "pong"
+            with pytest.raises(ConnectionClosed):
+                for i in range(200):
+                    await ws.send(msgpack.packb({"type": "ping", "id": i}))
+                while True:
+                    await ws.recv()
+            assert ws.close_code == 1008
+    finally:
+        await node.stop()
+
+
+async def test_moves_in_unknown_races_or_races_of_others_are_refused(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    eve = await connect(arena.url)
+    await eve.hello(name="eve")
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    with pytest.raises(ArenaError) as unknown:
+        await eve.move("no-such-race", move)
+    assert unknown.value.code == "race_not_found"
+    with pytest.raises(ArenaError) as other:
+        await eve.move(race.race_id, move)
+    assert other.value.code == "not_a_racer"
+    with pytest.raises(ArenaError) as finish:
+        await eve.finish(race.race_id)
+    assert finish.value.code == "not_a_racer"
+    board = await race.ada.board(race.race_id)
+    assert board is not None and board.seq == 0
+
+
+async def test_illegal_move_gets_the_engines_reason_and_changes_nothing(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    with pytest.raises(ArenaError) as caught:
+        await race.ada.move(race.race_id, "t1>t1", seq=1)
+    assert caught.value.code == "illegal_move"
+    assert caught.value.message == "t1 cannot move onto itself"
+    with pytest.raises(ArenaError) as nonsense:
+        await race.ada.move(race.race_id, "fly away", seq=1)
+    assert nonsense.value.code == "illegal_move"
+    board = await race.ada.board(race.race_id)
+    assert board is not None and board.seq == 0 and board.view == race.view
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    assert (await race.ada.move(race.race_id, move, seq=1)).seq == 1
+
+
+async def test_stale_and_future_seqs_are_refused_and_a_resent_seq_is_not_applied_twice(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    game = new_game("eight-off", WINNABLE_SEED)
+    first = game.legal_moves()[0]
+    game.play(first)
+    second = game.legal_moves()[0]
+    ack1 = await race.ada.move(race.race_id, first, seq=1)
+    again = await race.ada.move(race.race_id, first, seq=1)
+    assert again.seq == 1 and again.view == ack1.view and again.result == ack1.result
+    await race.ada.move(race.race_id, second, seq=2)
+    with pytest.raises(ArenaError) as stale:
+        await race.ada.move(race.race_id, first, seq=1)
+    assert stale.value.code == "stale_seq" and "3" in stale.value.message
+    with pytest.raises(ArenaError) as future:
+        await race.ada.move(race.race_id, second, seq=9)
+    assert future.value.code == "future_seq"
+    board = await race.ada.board(race.race_id)
+    assert board is not None and board.seq == 2 and board.view["move_count"] == 2
+
+
+async def test_moves_before_the_start_and_after_the_end_are_refused(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    created = await ada.create_race("eight-off")
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    with pytest.raises(ArenaError) as early:
+        await ada.move(created.race_id, move)
+    assert early.value.code == "race_not_started"
+    await bob.join_race(created.code)
+    await ada.ready(created.race_id)
+    await bob.ready(created.race_id)
+    race = await start_race_after_countdown(ada, created.race_id)
+    await ada.finish(race)
+    await bob.finish(race)
+    await ada.wait_for(RaceEnded)
+    with pytest.raises(ArenaError) as late:
+        await ada.move(race, move, seq=1)
+    assert late.value.code in ("race_over", "racer_finished")
+    with pytest.raises(ArenaError) as over:
+        await bob.move(race, "t1>t1", seq=1)
+    assert over.value.code in ("race_over", "racer_finished")
+    with pytest.raises(ArenaError) as twice:
+        await bob.finish(race)
+    assert twice.value.code == "race_over"
+
+
+async def start_race_after_countdown(client: ArenaClient, race_id: str) -> str:
+    from shared.protocol import RaceStarted
+
+    await client.wait_for(RaceStarted, lambda e: e.race_id == race_id)
+    return race_id
+
+
+async def test_the_server_survives_all_of_it_and_still_plays(arena: ArenaServer, connect: Connect) -> None:
+    client = await connect(arena.url)
+    for frame in (b"", b"\x80", "", "null", "[]", '{"type": 5}', b"\x91\x01"):
+        await client.send_raw(frame)
+        event = await client.next_event()
+        assert isinstance(event, Error)
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    assert (await race.bob.move(race.race_id, move)).seq == 1

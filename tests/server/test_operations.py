@@ -1,0 +1,167 @@
+"""Operations: HTTP endpoints, real server processes, SIGKILL and SIGTERM, two nodes."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import redis
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.config import Settings
+from shared.protocol import Progress, RaceEnded, RaceStarted
+from tests.server.conftest import Connect, start_node
+from tests.server.helpers import start_race
+
+
+def http_get(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["Content-Type"], exc.read().decode()
+
+
+async def test_healthz_and_metrics_are_served_on_the_websocket_port(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    base = f"http://127.0.0.1:{arena.port}"
+    status, _kind, body = await asyncio.to_thread(http_get, f"{base}/healthz")
+    assert (status, body) == (200, "ok\n")
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    await race.ada.move(race.race_id, "t4>f1")
+    status, kind, body = await asyncio.to_thread(http_get, f"{base}/metrics")
+    assert status == 200 and kind.startswith("text/plain")
+    assert "arena_connections 2.0" in body
+    assert 'arena_moves_total{result="accepted"} 1.0' in body
+    assert "arena_move_latency_seconds_bucket" in body
+    assert "arena_races_started_total 1.0" in body
+    assert "arena_races_subscribed 1.0" in body
+
+
+async def test_healthz_says_503_when_redis_is_gone(tmp_path: Path) -> None:
+    from server.redis_embedded import EmbeddedRedis
+
+    private = EmbeddedRedis(tmp_path / "r")
+    url = private.start()
+    node = ArenaServer(Settings.from_env({}, redis_url=url, port=0, log_level="CRITICAL"))
+    await node.start()
+    try:
+        private.stop()
+        status, _kind, body = await asyncio.to_thread(http_get, f"http://127.0.0.1:{node.port}/healthz")
+        assert status == 503 and "redis" in body
+    finally:
+        await node.stop()
+
+
+def test_embedded_redis_keeps_its_aof_in_the_data_dir(tmp_path: Path) -> None:
+    from server.redis_embedded import EmbeddedRedis
+
+    private = EmbeddedRedis(tmp_path / "data")
+    url = private.start()
+    client = redis.Redis.from_url(url)
+    assert client.config_get("appendonly")["appendonly"] == "yes"
+    client.set("k", "v")
+    client.close()
+    private.stop()
+    again = EmbeddedRedis(tmp_path / "data")
+    client = redis.Redis.from_url(again.start())
+    assert client.get("k") == b"v"
+    client.close()
+    again.stop()
+
+
+async def test_sigkill_mid_race_then_restart_resumes_at_the_acked_position(
+    tmp_path: Path,
+) -> None:
+    data_dir = str(tmp_path / "data")
+    node = await asyncio.to_thread(start_node, None, "", data_dir)
+    port = node.port
+    try:
+        ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        race = await start_race(ada, bob, "treize", time_limit=6.0)
+        acks = [await ada.move(race.race_id, "deal") for _ in range(3)]
+        await bob.move(race.race_id, "deal")
+        tokens = (ada.token, bob.token)
+        node.kill()
+        await ada.close()
+        await bob.close()
+
+        node = await asyncio.to_thread(start_node, port, "", data_dir)
+        ada2, bob2 = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        assert tokens[0] and tokens[1]
+        welcome = await ada2.hello(token=tokens[0])
+        assert welcome.races == [race.race_id]
+        await bob2.hello(token=tokens[1])
+        info = await ada2.get_race(race.race_id)
+        assert info.status == "running" and info.ends_at == race.ends_at
+        assert info.board is not None and info.board.seq == 3
+        assert info.board.view == acks[-1].view
+        bob_board = await bob2.board(race.race_id)
+        assert bob_board is not None and bob_board.seq == 1
+        ack = await ada2.move(race.race_id, "deal")
+        assert ack.seq == 4 and ack.view["piles"]["stock"]["count"] == 20
+        assert (await bob2.wait_for(Progress)).move_count == 4
+
+        ended = await ada2.wait_for(RaceEnded, timeout=10)  # the restarted clock ends it
+        assert race.ends_at <= ended.summary.ended_at <= race.ends_at + 2000
+        scores = {s.player_id: s.move_count for s in ended.summary.standings}
+        assert scores == {ada.player_id: 4, bob.player_id: 1}
+        await ada2.close()
+        await bob2.close()
+    finally:
+        node.kill()
+
+
+async def test_sigterm_shuts_down_gracefully(tmp_path: Path) -> None:
+    node = await asyncio.to_thread(start_node, None, "", str(tmp_path / "data"))
+    client = await ArenaClient.connect(node.url)
+    await client.hello(name="ada")
+    code = await asyncio.to_thread(node.terminate)
+    assert code == 0
+    await asyncio.wait_for(client.ws.wait_closed(), 5)
+    assert client.ws.close_code == 1001
+    await client.close()
+    assert not (tmp_path / "data" / "redis.pid").exists()  # its redis shut down cleanly
+
+
+async def test_two_nodes_on_one_redis_fan_progress_out_to_each_other(clean_redis: str) -> None:
+    one = await asyncio.to_thread(start_node, None, clean_redis)
+    two = await asyncio.to_thread(start_node, None, clean_redis)
+    try:
+        ada = await ArenaClient.connect(one.url)
+        bob = await ArenaClient.connect(two.url, binary=False)
+        await ada.hello(name="ada")
+        await bob.hello(name="bob")
+        race = await ada.create_race("treize", seats=2, time_limit=30)
+        await bob.join_race(race.code)
+        await ada.ready(race.race_id)
+        await bob.ready(race.race_id)
+        await ada.wait_for(RaceStarted)
+        await bob.wait_for(RaceStarted)
+        await ada.move(race.race_id, "deal")
+        seen_by_bob = await bob.wait_for(Progress)
+        assert seen_by_bob.player_id == ada.player_id and seen_by_bob.move_count == 1
+        await bob.move(race.race_id, "deal")
+        await bob.move(race.race_id, "deal")
+        seen_by_ada = await ada.wait_for(Progress, lambda p: p.move_count == 2)
+        assert seen_by_ada.player_id == bob.player_id
+        await ada.finish(race.race_id)
+        await bob.finish(race.race_id)
+        ended = [await c.wait_for(RaceEnded) for c in (ada, bob)]
+        assert ended[0].summary == ended[1].summary
+        await ada.close()
+        await bob.close()
+    finally:
+        one.kill()
+        two.kill()
+
+
+def test_settings_come_from_the_environment_and_the_command_line_wins() -> None:
+    env = {"SA_HOST": "0.0.0.0", "SA_PORT": "9000", "REDIS_URL": "redis://r:6379/0", "SA_COUNTDOWN": "1.5"}
+    settings = Settings.from_env(env, port=8000)
+    assert (settings.host, settings.port, settings.redis_url) == ("0.0.0.0", 8000, "redis://r:6379/0")
+    assert settings.countdown == 1.5

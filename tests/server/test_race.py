@@ -1,0 +1,279 @@
+"""Races end to end: real server, real Redis, real WebSocket connections."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import pytest
+
+from client.sdk import ArenaClient, ArenaError
+from server.app import ArenaServer
+from shared import new_game, replay
+from shared.protocol import (
+    MatchFound,
+    Progress,
+    RaceCountdown,
+    RaceEnded,
+    RaceStarted,
+    RaceUpdate,
+)
+from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.helpers import start_race
+from tests.server.solver import solve
+
+
+async def test_two_racers_get_the_same_deal_and_the_winner_ranks_first(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url, binary=False))
+    assert race.view == new_game("eight-off", WINNABLE_SEED).view()
+    bob_view = (await race.bob.get_race(race.race_id)).board
+    assert bob_view is not None and bob_view.view == race.view
+
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    await race.bob.move(race.race_id, line[0])  # bob makes one move, then gives up
+    for move in line[:-1]:
+        ack = await race.ada.move(race.race_id, move)
+        assert not ack.finished
+    last = await race.ada.move(race.race_id, line[-1])
+    assert last.finished and last.result["won"] and last.view["won"]
+
+    progress = await race.bob.wait_for(Progress, lambda p: p.finished)
+    assert progress.player_id == race.ada.player_id and progress.won
+    assert progress.cards_left == 0 and progress.move_count == len(line)
+    await race.bob.finish(race.race_id)
+
+    ended = await race.bob.wait_for(RaceEnded)
+    standings = ended.summary.standings
+    assert [s.player_id for s in standings] == [race.ada.player_id, race.bob.player_id]
+    assert standings[0].won and standings[0].time_ms is not None
+    assert standings[0].score == 52 and standings[1].score == 1
+    assert (await race.ada.results(race.race_id)) == ended.summary
+
+
+async def test_racers_see_progress_but_never_each_others_cards(arena: ArenaServer, connect: Connect) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    await race.ada.move(race.race_id, move)
+    progress = await race.bob.wait_for(Progress)
+    assert progress.player_id == race.ada.player_id and progress.move_count == 1
+    assert "view" not in progress.model_dump() and "piles" not in str(progress.model_dump())
+    info = await race.bob.get_race(race.race_id)
+    ada = next(r for r in info.racers if r.player_id == race.ada.player_id)
+    assert ada.move_count == 1
+    assert info.board is not None and info.board.seq == 0  # bob's own board only
+    assert info.seed is None and info.salt is None
+
+
+async def test_seed_is_committed_at_the_start_and_revealed_at_the_end_so_the_log_replays(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    created = await ada.create_race("eight-off")
+    assert created.commitment is None and created.seed is None
+    await bob.join_race(created.code)
+    await ada.ready(created.race_id)
+    await bob.ready(created.race_id)
+    countdown = await bob.wait_for(RaceCountdown)
+    await bob.wait_for(RaceStarted)
+    with pytest.raises(ArenaError) as early:
+        await bob.move_log(created.race_id)
+    assert early.value.code == "race_not_over"
+
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for move in line[:5]:
+        await ada.move(created.race_id, move)
+    for move in line[:3]:
+        await bob.move(created.race_id, move)
+    await ada.finish(created.race_id)
+    await bob.finish(created.race_id)
+    ended = await bob.wait_for(RaceEnded)
+
+    summary = ended.summary
+    digest = f"solitaire-arena:eight-off:{summary.seed}:{summary.salt}".encode()
+    assert hashlib.sha256(digest).hexdigest() == countdown.commitment == summary.commitment
+    log = await bob.move_log(created.race_id)
+    assert log.seed == summary.seed
+    for racer in (ada, bob):
+        moves = [m.move for m in log.moves if m.player_id == racer.player_id]
+        board = replay(log.game, log.seed, moves)
+        standing = next(s for s in summary.standings if s.player_id == racer.player_id)
+        assert board.score == standing.score and board.move_count == standing.move_count
+    info = await ada.get_race(created.race_id)
+    assert info.status == "finished" and info.seed == summary.seed
+
+
+async def test_time_limit_ends_the_race_with_nobody_sending_anything(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url), time_limit=0.4)
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    await race.bob.move(race.race_id, move)
+    ended = await race.ada.wait_for(RaceEnded, timeout=5)
+    assert ended.summary.ended_at >= race.ends_at
+    assert ended.summary.standings[0].player_id == race.bob.player_id
+    with pytest.raises(ArenaError) as late:
+        await race.ada.move(race.race_id, move)
+    assert late.value.code == "race_over"
+
+
+async def test_resume_after_disconnect_with_the_token(arena: ArenaServer, connect: Connect) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for move in line[:4]:
+        last = await race.ada.move(race.race_id, move)
+    token = race.ada.token
+    assert token is not None
+    await race.ada.close()
+
+    again = await connect(arena.url)
+    welcome = await again.hello(token=token)
+    assert welcome.resumed and welcome.player_id == race.ada.player_id
+    assert welcome.races == [race.race_id]
+    board = await again.board(race.race_id)
+    assert board is not None and board.seq == 4 and board.view == last.view
+    resent = await again.move(race.race_id, line[3], seq=4)  # the ack that was lost
+    assert resent.seq == 4 and resent.view == last.view
+    ack = await again.move(race.race_id, line[4])
+    assert ack.seq == 5
+    assert (await race.bob.wait_for(Progress, lambda p: p.move_count == 5)).score >= 0
+
+
+async def test_quick_match_pairs_two_waiting_players(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url, binary=False)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    assert (await ada.quick_match("treize")).game == "treize"
+    await bob.quick_match("treize")
+    found_ada = await ada.wait_for(MatchFound)
+    found_bob = await bob.wait_for(MatchFound)
+    assert found_ada.race.race_id == found_bob.race.race_id
+    assert {r.player_id for r in found_ada.race.racers} == {ada.player_id, bob.player_id}
+    assert found_ada.race.game == "treize" and found_ada.race.commitment
+    started = await ada.wait_for(RaceStarted)
+    await bob.wait_for(RaceStarted)
+    ack = await bob.move(started.race_id, "deal")
+    assert ack.seq == 1
+    progress = await ada.wait_for(Progress)
+    assert progress.player_id == bob.player_id
+
+
+async def test_list_join_by_code_leave_and_creator_start(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob, cyd = [await connect(arena.url) for _ in range(3)]
+    for client, name in ((ada, "ada"), (bob, "bob"), (cyd, "cyd")):
+        await client.hello(name=name)
+    race = await ada.create_race("eagle-wing", seats=3, time_limit=60)
+    listed = await cyd.list_races("eagle-wing")
+    assert [r.code for r in listed] == [race.code]
+    await bob.join_race(race.code.lower())
+    update = await ada.wait_for(RaceUpdate)
+    assert len(update.race.racers) == 2
+    await cyd.join_race(race.code)
+    await cyd.leave(race.race_id)
+    with pytest.raises(ArenaError) as not_creator:
+        await bob.start(race.race_id)
+    assert not_creator.value.code == "not_creator"
+    await ada.start(race.race_id)
+    await bob.wait_for(RaceStarted)
+    with pytest.raises(ArenaError) as closed:
+        await cyd.join_race(race.code)
+    assert closed.value.code == "race_not_open"
+    assert await cyd.list_races() == []
+
+
+async def test_a_full_race_turns_away_the_next_racer(arena: ArenaServer, connect: Connect) -> None:
+    clients: list[ArenaClient] = [await connect(arena.url) for _ in range(3)]
+    for i, client in enumerate(clients):
+        await client.hello(name=f"racer{i}")
+    race = await clients[0].create_race("treize", seats=2)
+    await clients[1].join_race(race.code)
+    with pytest.raises(ArenaError) as full:
+        await clients[2].join_race(race.code)
+    assert full.value.code == "race_full"
+
+
+async def test_winners_rank_by_time_then_others_by_score_then_who_got_there_first(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    clients = [await connect(arena.url) for _ in range(3)]
+    for i, client in enumerate(clients):
+        await client.hello(name=f"r{i}")
+    race = await clients[0].create_race("eight-off", seats=3)
+    for client in clients[1:]:
+        await client.join_race(race.code)
+    for client in clients:
+        await client.ready(race.race_id)
+    for client in clients:
+        await client.wait_for(RaceStarted)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    scoring = next(i for i in range(len(line)) if replay("eight-off", 2, line[: i + 1]).score)
+    # r2 reaches the first point before r1; both then stop at the same score.
+    for move in line[: scoring + 1]:
+        await clients[2].move(race.race_id, move)
+    await asyncio.sleep(0.01)
+    for move in line[: scoring + 1]:
+        await clients[1].move(race.race_id, move)
+    for move in line:
+        await clients[0].move(race.race_id, move)
+    await clients[1].finish(race.race_id)
+    await clients[2].finish(race.race_id)
+    ended = await clients[0].wait_for(RaceEnded)
+    order = [s.player_id for s in ended.summary.standings]
+    assert order == [clients[0].player_id, clients[2].player_id, clients[1].player_id]
+    assert [s.rank for s in ended.summary.standings] == [1, 2, 3]
+
+
+async def test_logs_name_races_and_players_but_never_tokens(
+    arena: ArenaServer, connect: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    from server.logs import JsonFormatter
+
+    caplog.set_level("INFO")
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    token = race.ada.token
+    assert token is not None
+    await race.ada.close()
+    again = await connect(arena.url)
+    await again.hello(token=token)
+    await again.finish(race.race_id)
+    lines = [JsonFormatter().format(record) for record in caplog.records]
+    assert any(race.race_id in line for line in lines)
+    assert any(str(race.ada.player_id) in line for line in lines)
+    assert not any(token in line for line in lines)
+
+
+async def test_leaving_the_queue_by_cancel_or_disconnect_means_no_match(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, cyd, dan = [await connect(arena.url) for _ in range(4)]
+    for client, name in ((ada, "ada"), (bob, "bob"), (cyd, "cyd"), (dan, "dan")):
+        await client.hello(name=name)
+    await ada.quick_match("eight-off")
+    await ada.close()
+    await asyncio.sleep(0.1)
+    await bob.quick_match("eight-off")
+    await bob.cancel_quick_match()
+    await cyd.quick_match("eight-off")
+    await dan.quick_match("eight-off")
+    found = await dan.wait_for(MatchFound)
+    assert {r.player_id for r in found.race.racers} == {cyd.player_id, dan.player_id}
+
+
+async def test_a_race_left_half_ended_by_a_crashed_node_is_finished_by_the_clock(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    assert arena.races is not None
+    store = arena.races.store
+    # What a node that died right after "stop accepting moves" leaves behind:
+    await store.set_deadline(race.race_id, 0)
+    assert await store.begin_end(race.race_id, 0)
+    ended = await race.bob.wait_for(RaceEnded, timeout=5)
+    assert {s.player_id for s in ended.summary.standings} == {race.ada.player_id, race.bob.player_id}
