@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench lint clean
+.PHONY: serve test bench bench-engine bench-load lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,15 @@ serve: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+# Both benchmarks: the engine alone, then the server under load (about a minute,
+# loopback only; it prints one table with the targets).
+bench: bench-engine bench-load
+
+bench-engine: $(STAMP)
 	$(PY) bench/engine.py
+
+bench-load: $(STAMP)
+	$(PY) bench/load.py --racers 1000 --seconds 10
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -3,21 +3,32 @@
     .venv/bin/python bench/load.py --racers 1000 --seconds 10
 
 Starts a private redis-server and a ``solitaire-arena serve`` process (loopback
-only), seats the racers two by two in Eight Off races, and lets each play random
-legal moves (one in flight per racer) for a fixed time. Then it starts a bare
-``websockets`` echo server process and drives it with the same client loop. Prints
-accepted moves/s, ack latency p50/p99, and the ratio to the echo baseline.
-Everything is bounded in time and stops by itself.
+only), seats the racers two by two in Eight Off races, and runs two scenarios
+against that one server process, each with every racer connected:
 
-All races start at the same instant, so the first ``--warmup`` seconds (default
-2; every racer's first move loads its board into the node's cache) are not counted.
-Options: ``--think S`` makes each racer pause 0.5-1.5 x S seconds after each ack
-(latency at a given load instead of flat out); ``--server-metrics`` prints the server's own move
-latency histogram; ``--redis-stats`` prints Redis command counts and latency events;
+- **flat out**: one move in flight per racer, sent as soon as the last ack came
+  back. Its moves/s is the server's capacity; its latency is mostly queueing.
+- **paced**: each racer thinks 0.5-1.5 x T seconds between moves, with T chosen so
+  the offered load is ``--load`` (default 0.5) of the flat-out capacity just
+  measured (or ``--think T``). Its p99 is the ack latency at a load the server
+  sustains, the figure the p99 target is about.
+
+Then it starts a bare ``websockets`` echo server process and drives it flat out with
+the same client code (the same connection options, event loop and request loop).
+Prints one table with the three runs, the ratio of the flat-out move rate to the echo
+rate, and the targets. Everything is bounded in time and stops by itself.
+
+All races of a scenario start at the same instant, so the first ``--warmup`` seconds
+(default 2; every racer's first move loads its board into the node's cache) are not
+counted. The client is kept lean so that it measures the server, not itself: it uses
+uvloop when installed (for the echo run too), and the two racers of a race share one
+precomputed script of random legal moves for their identical deal (random legal moves
+while they do not fill the reserve, otherwise a reserve card moved between empty cells:
+legal, and the same path as any other move), so move generation mostly happens before
+the clock runs. Options: ``--server-metrics`` prints the server's own move latency
+histogram; ``--redis-stats`` prints Redis command counts and latency events;
 ``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC`` sets the private
-Redis's appendfsync (default everysec). Racers keep a game going by playing random
-legal moves and, when those would fill the reserve, moving a reserve card between
-empty cells (legal, and it exercises the same path as any other move).
+Redis's appendfsync (default everysec).
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,10 +60,9 @@ from shared import Game, from_position  # noqa: E402
 
 _RANKS = "A23456789TJQK"
 _RESERVE = tuple(f"r{i}" for i in range(1, 9))
-#: Seconds between two moves of one racer (0: as fast as the acks come back).
-THINK = [0.0]
-#: Seconds after the start not counted: every racer's first move misses the board cache.
-WARMUP = [0.0]
+#: Moves per racer computed before the clock runs (more are computed when needed).
+_SCRIPT_AHEAD_FLAT = 100
+_SCRIPT_AHEAD_PACED = 30
 
 ECHO_SERVER = """
 import asyncio, sys
@@ -77,6 +88,46 @@ class Tally:
     rejected: int = 0
     #: Moves sent before this moment (the warm-up) are not counted.
     counting_from: float = 0.0
+    #: CPU seconds the server process used while moves were counted (None: unknown).
+    server_cpu: float | None = None
+    #: Races set up after the clock started (a game got stuck or won): per-race work
+    #: (create, join, ready, deal, end) the server did besides moves.
+    races: int = 0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    #: A racer's mean pause after each ack (0: flat out).
+    think: float
+    seconds: float
+    warmup: float
+
+
+def process_cpu(pid: int | None) -> float | None:
+    """CPU seconds (user + system) a process has used so far; None where /proc is not."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when installed (the server uses it too), for every run of the client."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
+def run_client(coro: Coroutine[Any, Any, tuple[Tally, float]]) -> tuple[Tally, float]:
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        return runner.run(coro)
 
 
 def board_from_view(view: dict[str, Any]) -> Game:
@@ -124,7 +175,37 @@ class Wire:
                     return dict(event)
 
 
-async def new_race(wires: list[Wire], time_limit: float) -> list[tuple[Wire, str, Game]]:
+def connect_options() -> dict[str, Any]:
+    """One set of connection options for the arena and the echo runs."""
+    return {"compression": None, "max_queue": None}
+
+
+class Script:
+    """The moves both racers of a race play on their identical deal, computed once.
+
+    Random legal moves that keep the game going: real moves while they do not fill the
+    reserve, otherwise a reserve card shuffled between empty cells (always legal).
+    """
+
+    def __init__(self, game: Game, rng: random.Random) -> None:
+        self.game = game
+        self.rng = rng
+        self.moves: list[str] = []
+        self.over = False
+
+    def move(self, index: int) -> str | None:
+        while len(self.moves) <= index and not self.over:
+            move = pick_move(self.game, self.rng)
+            if move is None:
+                self.over = True
+                break
+            if self.game.play(move).won:
+                self.over = True
+            self.moves.append(move)
+        return self.moves[index] if index < len(self.moves) else None
+
+
+async def new_race(wires: list[Wire], time_limit: float) -> tuple[str, Game]:
     """Seat both racers of a pair in a new race; returns once both saw the start."""
     race = (
         await wires[0].request(
@@ -134,11 +215,8 @@ async def new_race(wires: list[Wire], time_limit: float) -> list[tuple[Wire, str
     await wires[1].request({"type": "join_race", "code": race["code"]})
     for wire in wires:
         await wire.request({"type": "ready", "race_id": race["race_id"]})
-    seated = []
-    for wire in wires:
-        started = await wire.event("race_started")
-        seated.append((wire, race["race_id"], board_from_view(started["view"])))
-    return seated
+    views = [(await wire.event("race_started"))["view"] for wire in wires]
+    return race["race_id"], board_from_view(views[0])
 
 
 def pick_move(game: Game, rng: random.Random) -> str | None:
@@ -154,20 +232,18 @@ def pick_move(game: Game, rng: random.Random) -> str | None:
 
 
 async def play(
-    wire: Wire, race_id: str, game: Game, stop_at: float, tally: Tally, rng: random.Random
+    wire: Wire, race_id: str, script: Script, stop_at: float, tally: Tally, think: float, rng: random.Random
 ) -> None:
-    """Random legal moves until stuck (then give up), won, or out of time."""
+    """The script's moves until it runs out (then give up), won, or out of time."""
     seq = 0
-    pace = THINK[0]
-    if pace:
-        await asyncio.sleep(rng.random() * pace)  # spread the racers over the period
+    if think:
+        await asyncio.sleep(rng.random() * think)  # spread the racers over the period
     while time.perf_counter() < stop_at:
-        if pace:
-            await asyncio.sleep(pace * (0.5 + rng.random()))  # a racer thinks between moves
-        move = pick_move(game, rng)
+        if think:
+            await asyncio.sleep(think * (0.5 + rng.random()))  # a racer thinks between moves
+        move = script.move(seq)
         if move is None:
             break
-        game.play(move)
         seq += 1
         sent = time.perf_counter()
         reply = await wire.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
@@ -187,6 +263,7 @@ async def play(
 async def pair_loop(
     url: str,
     index: int,
+    scenario: Scenario,
     ready: asyncio.Event,
     clock: list[float],
     tally: Tally,
@@ -194,28 +271,35 @@ async def pair_loop(
     opened: list[Wire],
 ) -> None:
     """Two racers racing each other again and again until the time is up."""
-    wires = [Wire(await connect(url, compression=None, max_queue=None)) for _ in range(2)]
+    wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
     try:
         for i, wire in enumerate(wires):
             await wire.request({"type": "hello", "name": f"bot{index}-{i}"})
-        seated = await new_race(wires, 600)  # the first race is set up before the clock runs
+        rng = random.Random(index)
+        # The first race is set up, and its first moves computed, before the clock runs.
+        race_id, game = await new_race(wires, 600)
+        script = Script(game, random.Random(rng.random()))
+        script.move((_SCRIPT_AHEAD_PACED if scenario.think else _SCRIPT_AHEAD_FLAT) - 1)
         count[0] += 1
         await ready.wait()
-        rng = random.Random(index)
         while time.perf_counter() < clock[0]:
             await asyncio.gather(
-                *(play(w, r, g, clock[0], tally, random.Random(rng.random())) for w, r, g in seated)
+                *(
+                    play(wire, race_id, script, clock[0], tally, scenario.think, random.Random(rng.random()))
+                    for wire in wires
+                )
             )
             for wire in wires:
                 wire.events.clear()
             if time.perf_counter() < clock[0]:
-                seated = await new_race(wires, 600)
+                race_id, game = await new_race(wires, 600)
+                tally.races += 1
+                script = Script(game, random.Random(rng.random()))
     finally:
         opened.extend(wires)  # closed once every racer stopped, not during the run
 
 
-async def echo_loop(ws: ClientConnection, stop_at: float, tally: Tally) -> None:
-    wire = Wire(ws)
+async def echo_loop(wire: Wire, stop_at: float, tally: Tally) -> None:
     seq = 0
     while time.perf_counter() < stop_at:
         seq += 1
@@ -225,7 +309,9 @@ async def echo_loop(ws: ClientConnection, stop_at: float, tally: Tally) -> None:
         tally.latencies.append(time.perf_counter() - sent)
 
 
-async def run_server_bench(url: str, racers: int, seconds: float) -> tuple[Tally, float]:
+async def run_server_bench(
+    url: str, racers: int, scenario: Scenario, server_pid: int | None = None
+) -> tuple[Tally, float]:
     tally = Tally()
     ready = asyncio.Event()
     clock = [float("inf")]
@@ -234,31 +320,44 @@ async def run_server_bench(url: str, racers: int, seconds: float) -> tuple[Tally
     tasks = []
     for start in range(0, racers // 2, 50):  # connect in batches to bound the burst
         tasks += [
-            asyncio.create_task(pair_loop(url, i, ready, clock, tally, seated, opened))
+            asyncio.create_task(pair_loop(url, i, scenario, ready, clock, tally, seated, opened))
             for i in range(start, min(start + 50, racers // 2))
         ]
         await asyncio.sleep(0.05)
     setup_deadline = time.perf_counter() + 120
     while seated[0] < len(tasks) and time.perf_counter() < setup_deadline:
         await asyncio.sleep(0.1)
+    print(f"{scenario.name}: {seated[0] * 2} racers seated, racing", file=sys.stderr, flush=True)
     began = time.perf_counter()
-    tally.counting_from = began + WARMUP[0]
-    clock[0] = tally.counting_from + seconds
+    tally.counting_from = began + scenario.warmup
+    clock[0] = tally.counting_from + scenario.seconds
+    cpu: list[float | None] = []
+    loop = asyncio.get_running_loop()
+    for moment in (scenario.warmup, scenario.warmup + scenario.seconds):
+        loop.call_later(moment, lambda: cpu.append(process_cpu(server_pid)))
     ready.set()
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - tally.counting_from
+    if len(cpu) == 2 and cpu[0] is not None and cpu[1] is not None:
+        tally.server_cpu = cpu[1] - cpu[0]
     await asyncio.gather(*(wire.ws.close() for wire in opened))
     return tally, elapsed
 
 
-async def run_echo_bench(url: str, clients: int, seconds: float) -> tuple[Tally, float]:
-    sockets = [await connect(url, compression=None) for _ in range(clients)]
+async def run_echo_bench(
+    url: str, clients: int, seconds: float, server_pid: int | None = None
+) -> tuple[Tally, float]:
+    wires = [Wire(await connect(url, **connect_options())) for _ in range(clients)]
+    print("echo: racing", file=sys.stderr, flush=True)
     tally = Tally()
     began = time.perf_counter()
-    await asyncio.gather(*(echo_loop(ws, began + seconds, tally) for ws in sockets))
+    cpu = process_cpu(server_pid)
+    await asyncio.gather(*(echo_loop(wire, began + seconds, tally) for wire in wires))
     elapsed = time.perf_counter() - began
-    for ws in sockets:
-        await ws.close()
+    after = process_cpu(server_pid)
+    if cpu is not None and after is not None:
+        tally.server_cpu = after - cpu
+    await asyncio.gather(*(wire.ws.close() for wire in wires))
     return tally, elapsed
 
 
@@ -274,36 +373,87 @@ def wait_line(process: subprocess.Popen[str], needle: str, timeout: float = 30) 
     raise RuntimeError(f"process did not print {needle!r}")
 
 
-def row(name: str, tally: Tally, elapsed: float) -> dict[str, float]:
+@dataclass(frozen=True)
+class Row:
+    name: str
+    offered: str
+    rate: float
+    p50: float
+    p99: float
+    count: int
+    #: Server CPU microseconds per counted move ("-": not measured).
+    cpu_us: str
+
+
+def row(name: str, offered: str, tally: Tally, elapsed: float) -> Row:
     lat = sorted(tally.latencies) or [0.0]
-    return {
-        "name": name,  # type: ignore[dict-item]
-        "rate": tally.accepted / elapsed,
-        "p50": statistics.median(lat) * 1000,
-        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
-        "count": tally.accepted,
-        "rejected": tally.rejected,
-    }
+    return Row(
+        name=name,
+        offered=offered,
+        rate=tally.accepted / elapsed,
+        p50=statistics.median(lat) * 1000,
+        p99=lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
+        count=tally.accepted,
+        cpu_us=f"{tally.server_cpu / tally.accepted * 1e6:.0f}"
+        if tally.server_cpu is not None and tally.accepted
+        else "-",
+    )
+
+
+def print_report(
+    racers: int, seconds: float, warmup: float, rows: list[Row], rejected: int, races: tuple[int, int]
+) -> None:
+    flat, paced, echo = rows
+    print(f"\n{racers} connected racers in every run; {seconds:g} s measured per run "
+          f"(arena runs after {warmup:g} s warm-up); one server process, loopback\n")  # fmt: skip
+    head = ("run", "offered", "moves/s", "p50 ms", "p99 ms", "moves", "server CPU us/move")
+    print(f"| {head[0]:<34} | {head[1]:>13} | {head[2]:>8} | {head[3]:>7} | {head[4]:>7} "
+          f"| {head[5]:>7} | {head[6]:>18} |")  # fmt: skip
+    print(f"|{'-' * 36}|{'-' * 15}|{'-' * 10}|{'-' * 9}|{'-' * 9}|{'-' * 9}|{'-' * 20}|")
+    for r in rows:
+        print(f"| {r.name:<34} | {r.offered:>13} | {r.rate:>8.0f} | {r.p50:>7.2f} | {r.p99:>7.2f} "
+              f"| {r.count:>7} | {r.cpu_us:>18} |")  # fmt: skip
+    ratio = flat.rate / echo.rate if echo.rate else 0.0
+    print(f"\nratio to echo (flat out): {ratio:.2f}   (rejected moves: {rejected}; "
+          f"new races during the runs: {races[0]} flat out, {races[1]} paced)")  # fmt: skip
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    print(
+        "targets: "
+        f">= 5000 moves/s flat out: {flat.rate:.0f} {verdict(flat.rate >= 5000)}; "
+        f"p99 < 25 ms paced: {paced.p99:.1f} ms {verdict(paced.p99 < 25)}; "
+        f"ratio >= 0.3: {ratio:.2f} {verdict(ratio >= 0.3)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--racers", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds of each run")
     parser.add_argument(
-        "--think", type=float, default=0.0, help="a racer's mean pause after each ack (0: flat out)"
+        "--load",
+        type=float,
+        default=0.5,
+        help="paced run: offered load as a fraction of the flat-out moves/s (default 0.5)",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="paced run: a racer's mean pause after each ack (overrides --load)",
     )
     parser.add_argument("--server-metrics", action="store_true", help="print the server's move latency")
     parser.add_argument(
-        "--warmup", type=float, default=2.0, help="seconds of racing not counted at the start"
+        "--warmup", type=float, default=2.0, help="seconds of racing not counted at the start of a run"
     )
     parser.add_argument("--redis-stats", action="store_true", help="print Redis command counts")
     parser.add_argument("--server-log", help="write the server's log here")
     parser.add_argument("--profile", help="write a cProfile of the server process here")
     args = parser.parse_args(argv)
     racers = max(2, args.racers - args.racers % 2)
-    THINK[0] = max(0.0, args.think)
-    WARMUP[0] = min(max(0.0, args.warmup), 30.0)
+    warmup = min(max(0.0, args.warmup), 30.0)
     seconds = min(max(args.seconds, 1.0), 120.0)
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -330,13 +480,25 @@ def main(argv: list[str] | None = None) -> int:
              "--redis-url", redis_url],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log_file, text=True,
         )  # fmt: skip
+        url = f"ws://127.0.0.1:{port}"
         try:
             wait_line(node, "listening on")
-            arena, arena_time = asyncio.run(run_server_bench(f"ws://127.0.0.1:{port}", racers, seconds))
+            flat, flat_time = run_client(
+                run_server_bench(url, racers, Scenario("flat out", 0.0, seconds, warmup), node.pid)
+            )
+            capacity = flat.accepted / flat_time if flat_time else 0.0
+            if args.think > 0:
+                think = args.think
+            else:
+                think = racers / max(1.0, capacity * min(max(args.load, 0.05), 1.0))
+            think = min(think, 5.0)
+            paced, paced_time = run_client(
+                run_server_bench(url, racers, Scenario("paced", think, seconds, warmup), node.pid)
+            )
             if args.server_metrics:
                 import urllib.request
 
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+                with urllib.request.urlopen(f"http://{url[5:]}/metrics", timeout=5) as reply:
                     for line in reply.read().decode().splitlines():
                         if line.startswith("arena_move_latency_seconds_bucket"):
                             print(line)
@@ -363,23 +525,26 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     try:
         wait_line(echo, "ready")
-        baseline, echo_time = asyncio.run(run_echo_bench(f"ws://127.0.0.1:{echo_port}", racers, seconds))
+        baseline, echo_time = run_client(
+            run_echo_bench(f"ws://127.0.0.1:{echo_port}", racers, seconds, echo.pid)
+        )
     finally:
         echo.kill()
         echo.wait()
 
-    rows = [row("arena (server + redis)", arena, arena_time),
-            row("bare websockets echo", baseline, echo_time)]  # fmt: skip
-    pace = f"each racer thinks ~{THINK[0]:g} s between moves" if THINK[0] else "one move in flight per racer"
-    print(f"\n{racers} connected racers, {seconds:.0f} s after {WARMUP[0]:g} s warm-up, {pace}\n")
-    print(f"| {'run':<24} | {'moves/s':>9} | {'p50 ms':>7} | {'p99 ms':>7} | {'moves':>8} |")
-    print(f"|{'-' * 26}|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 10}|")
-    for r in rows:
-        print(f"| {r['name']:<24} | {r['rate']:>9.0f} | {r['p50']:>7.2f} | {r['p99']:>7.2f} "
-              f"| {r['count']:>8.0f} |")  # fmt: skip
-    ratio = rows[0]["rate"] / rows[1]["rate"] if rows[1]["rate"] else 0.0
-    print(f"\nratio to echo: {ratio:.2f}   (rejected moves: {arena.rejected})")
+    offered = racers / (think + paced_latency(paced))
+    rows = [
+        row("arena flat out (1 move in flight)", "max", flat, flat_time),
+        row(f"arena paced (think ~{think:.2f} s)", f"~{offered:.0f}/s", paced, paced_time),
+        row("bare websockets echo, flat out", "max", baseline, echo_time),
+    ]
+    print_report(racers, seconds, warmup, rows, flat.rejected + paced.rejected, (flat.races, paced.races))
     return 0
+
+
+def paced_latency(tally: Tally) -> float:
+    """The mean ack latency of a run, in seconds (part of a paced racer's cycle)."""
+    return statistics.fmean(tally.latencies) if tally.latencies else 0.0
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ class ArenaServer:
         self.clock: Clock | None = None
         self.fanout: Fanout | None = None
         self.races: Races | None = None
+        self.store: Store | None = None
 
     @property
     def port(self) -> int:
@@ -73,6 +74,7 @@ class ArenaServer:
         )
         self.redis = aioredis.Redis(connection_pool=pool)
         store = Store(self.redis)
+        self.store = store
         await store.ping()
         await store.load_scripts()
         self.fanout = Fanout(self.redis, settings.node_id)
@@ -118,6 +120,9 @@ class ArenaServer:
             await self.clock.stop()
         if self.fanout is not None:
             await self.fanout.stop()
+        if self.store is not None:
+            with contextlib.suppress(Exception):
+                await self.store.aclose()
         if self.redis is not None:
             with contextlib.suppress(Exception):
                 await self.redis.aclose()

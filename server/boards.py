@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from server.errors import ArenaError, not_a_racer, race_not_found, script_error
-from server.fanout import Fanout, envelope
+from server.fanout import Fanout, envelope, envelope_dict
 from server.metrics import Metrics
 from server.races import now_ms
 from server.store import MoveOutcome, Store
@@ -47,6 +47,7 @@ class Boards:
         self.fanout = fanout
         self.metrics = metrics
         self.end_race = end_race
+        self._accepted = metrics.moves.labels(result="accepted")
         self._cache: OrderedDict[tuple[str, str], CachedBoard] = OrderedDict()
 
     def forget_race(self, race_id: str) -> None:
@@ -87,7 +88,7 @@ class Boards:
         except ArenaError as exc:
             self.metrics.moves.labels(result=exc.code.value).inc()
             raise
-        self.metrics.moves.labels(result="accepted").inc()
+        self._accepted.inc()
         self.metrics.move_latency.observe(time.perf_counter() - started)
         return ack
 
@@ -131,17 +132,19 @@ class Boards:
             "view": game.view(),
             "finished": result.won,
         }
-        event = Progress(
-            race_id=race_id,
-            player_id=player_id,
-            score=result.score,
-            cards_left=_CARDS - result.score,
-            move_count=game.move_count,
-            finished=result.won,
-            won=result.won,
-        )
+        # The Progress event as a wire dict, built directly (the same fields, in order).
+        event: dict[str, Any] = {
+            "type": "progress",
+            "race_id": race_id,
+            "player_id": player_id,
+            "score": result.score,
+            "cards_left": _CARDS - result.score,
+            "move_count": game.move_count,
+            "finished": result.won,
+            "won": result.won,
+        }
         # Delivered here at once; other nodes get it through Redis pub/sub.
-        published = envelope(event, skip=player_id, origin=self.fanout.node_id)
+        published = envelope_dict(event, skip=player_id, origin=self.fanout.node_id)
         outcome = await self.store.apply_move(
             race_id,
             player_id,
@@ -160,7 +163,7 @@ class Boards:
             return await self._rejected(race_id, player_id, seq, outcome, request.id)
         board.seq = seq
         board.finished = result.won
-        self.fanout.deliver_race_event(race_id, published)
+        self.fanout.deliver_race_message(race_id, event, skip=player_id)
         if outcome.all_finished:
             self.end_race(race_id)
         ack["id"] = request.id

@@ -33,9 +33,14 @@ MatchHook = Callable[[Session, dict[str, Any]], Coroutine[Any, Any, None]]
 def envelope(message: BaseModel, skip: str = "", origin: str = "") -> str:
     """The published form of an event. ``origin`` (a node id) marks an event that node
     already delivered to its own sessions: it skips the copy Redis sends back."""
+    return envelope_dict(to_wire(message), skip, origin)
+
+
+def envelope_dict(msg: dict[str, Any], skip: str = "", origin: str = "") -> str:
+    """:func:`envelope` of a message already in its wire form (a JSON-ready dict)."""
     data: dict[str, Any] = {"o": origin} if origin else {}
     data["skip"] = skip
-    data["msg"] = to_wire(message)
+    data["msg"] = msg
     return orjson.dumps(data).decode()
 
 
@@ -165,9 +170,15 @@ class Fanout:
         """Deliver an event published with this node as origin to this node's sessions."""
         self._deliver(race_channel(race_id), payload)
 
+    def deliver_race_message(self, race_id: str, msg: dict[str, Any], skip: str = "") -> None:
+        """:meth:`deliver_race_event` of the message itself, as published with ``skip``
+        (saves parsing back the payload this node just built)."""
+        channel = race_channel(race_id)
+        if self._sessions.get(channel):
+            self._send(channel, msg, skip)
+
     def _deliver(self, channel: str, payload: str) -> None:
-        members = self._sessions.get(channel)
-        if not members:
+        if not self._sessions.get(channel):
             return
         try:
             data = orjson.loads(payload)
@@ -175,6 +186,12 @@ class Fanout:
             msg: dict[str, Any] = data["msg"]
         except (ValueError, KeyError, TypeError, AttributeError):
             log.warning("dropped an unreadable event", extra={"reason": channel})
+            return
+        self._send(channel, msg, skip)
+
+    def _send(self, channel: str, msg: dict[str, Any], skip: str) -> None:
+        members = self._sessions.get(channel)
+        if not members:
             return
         targets = [s for s in members if not skip or s.player_id != skip]
         if msg.get("type") == "match_found" and self.on_match is not None:

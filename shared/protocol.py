@@ -465,10 +465,15 @@ def to_wire(message: BaseModel) -> dict[str, Any]:
     return message.model_dump(mode="json", exclude_none=True)
 
 
+#: One packer for every frame (it resets itself after each message, even on an error):
+#: saves building a packer per message in ``msgpack.packb``.
+_PACKER: Final = msgpack.Packer(use_bin_type=True)
+
+
 def encode_dict(data: dict[str, Any], binary: bool) -> bytes | str:
     """Encode a JSON-ready dict: msgpack bytes, or compact JSON text."""
     if binary:
-        packed: bytes = msgpack.packb(data, use_bin_type=True)
+        packed: bytes = _PACKER.pack(data)
         return packed
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
