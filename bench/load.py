@@ -472,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
             "SA_COUNTDOWN": "0",
             "SA_CLOCK_TICK": "0.01",
             "SA_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("EXTRA_PATH")])]),
         }
         node = subprocess.Popen(
             [sys.executable, *(["-m", "cProfile", "-o", args.profile] if args.profile else []),

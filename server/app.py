@@ -77,7 +77,7 @@ class ArenaServer:
         self.store = store
         await store.ping()
         await store.load_scripts()
-        self.fanout = Fanout(self.redis, settings.node_id)
+        self.fanout = Fanout(self.redis, store, settings.node_id)
         fanout = self.fanout
         self.metrics.watch_races(lambda: fanout.race_count)
         races = Races(store, self.fanout, settings, self.metrics, self.seed_source)

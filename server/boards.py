@@ -123,15 +123,6 @@ class Boards:
         except IllegalMove as exc:
             raise await self._race_error_or(race_id, ArenaError(ErrorCode.ILLEGAL_MOVE, exc.reason)) from None
         game = board.game
-        # The MoveAck message as a wire dict, built directly: this is the hot path.
-        ack: dict[str, Any] = {
-            "type": "move_ack",
-            "race_id": race_id,
-            "seq": seq,
-            "result": result.to_dict(),
-            "view": game.view(),
-            "finished": result.won,
-        }
         # The Progress event as a wire dict, built directly (the same fields, in order).
         event: dict[str, Any] = {
             "type": "progress",
@@ -146,17 +137,7 @@ class Boards:
         # Delivered here at once; other nodes get it through Redis pub/sub.
         published = envelope_dict(event, skip=player_id, origin=self.fanout.node_id)
         outcome = await self.store.apply_move(
-            race_id,
-            player_id,
-            seq,
-            result.move,
-            game.position(),
-            game.move_count,
-            result.score,
-            result.won,
-            now_ms(),
-            orjson.dumps(ack["result"]).decode(),
-            published,
+            race_id, player_id, seq, game, result, now_ms(), published, self.fanout.node_id
         )
         if outcome.status != "ok":
             self._cache.pop((race_id, player_id), None)
@@ -166,7 +147,17 @@ class Boards:
         self.fanout.deliver_race_message(race_id, event, skip=player_id)
         if outcome.all_finished:
             self.end_race(race_id)
-        ack["id"] = request.id
+        # The MoveAck message as a wire dict, built directly (this is the hot path) and
+        # only now: the board is locked, so the view is the one the store just took.
+        ack: dict[str, Any] = {
+            "type": "move_ack",
+            "id": request.id,
+            "race_id": race_id,
+            "seq": seq,
+            "result": result.to_dict(),
+            "view": game.view(),
+            "finished": result.won,
+        }
         return ack
 
     async def _resent(

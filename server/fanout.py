@@ -1,7 +1,8 @@
 """Pub/sub fan-out: events published by any node reach this node's sessions.
 
 A node subscribes one Redis pub/sub connection to the channels of the races and
-players it has sessions for, and forwards each event to those sessions with
+players it has sessions for (and records in the store which races it follows, so a
+move is published only when another node wants it), and forwards each event to those sessions with
 ``websockets.broadcast`` (one encoding per frame format). An event is published as
 ``{"skip": <player id or "">, "msg": <message dict>}``: the ``skip`` player (the
 mover, for progress) does not get it.
@@ -21,7 +22,7 @@ from pydantic import BaseModel
 from websockets.asyncio.server import broadcast
 
 from server.session import Session
-from server.store import player_channel, race_channel
+from server.store import Store, player_channel, race_channel, race_of_channel
 from shared.protocol import encode_dict, to_wire
 
 log = logging.getLogger("arena.fanout")
@@ -45,13 +46,18 @@ def envelope_dict(msg: dict[str, Any], skip: str = "", origin: str = "") -> str:
 
 
 class Fanout:
-    def __init__(self, client: aioredis.Redis, node_id: str) -> None:
+    def __init__(self, client: aioredis.Redis, store: Store, node_id: str) -> None:
         self._pubsub: Any = client.pubsub()
+        self._store = store
         self.node_id = node_id
         self._node_channel = f"node:{node_id}:events"
         self._own_prefix = orjson.dumps({"o": node_id}).decode()[:-1] + ","
         self._sessions: dict[str, set[Session]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
+        #: Channels subscribed (and races followed); changed under ``_changing`` only,
+        #: so a drop and a new attach of one channel never interleave.
+        self._subscribed: set[str] = set()
+        self._changing = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self.on_match: MatchHook | None = None
         self.on_race_ended: Callable[[str], None] | None = None
@@ -119,18 +125,30 @@ class Fanout:
             await self._drop(channel)
 
     async def _attach(self, channel: str, session: Session) -> None:
-        members = self._sessions.setdefault(channel, set())
-        first = not members
-        members.add(session)
-        if first:
-            await self._subscribe(channel)
-            await self._wait_confirmed(channel)
+        self._sessions.setdefault(channel, set()).add(session)
+        async with self._changing:
+            if channel not in self._subscribed:
+                race_id = race_of_channel(channel)
+                if race_id is not None:
+                    # Before subscribing: from now on other nodes publish their racers' moves.
+                    await self._store.follow_race(race_id, self.node_id)
+                await self._subscribe(channel)
+                self._subscribed.add(channel)
+        await self._wait_confirmed(channel)
 
     async def _drop(self, channel: str) -> None:
         self._sessions.pop(channel, None)
-        self._confirmed.pop(channel, None)
-        with contextlib.suppress(Exception):
-            await self._pubsub.unsubscribe(channel)
+        async with self._changing:
+            if self._sessions.get(channel) or channel not in self._subscribed:
+                return  # a session attached again meanwhile, or already dropped
+            self._subscribed.discard(channel)
+            self._confirmed.pop(channel, None)
+            with contextlib.suppress(Exception):
+                await self._pubsub.unsubscribe(channel)
+            race_id = race_of_channel(channel)
+            if race_id is not None:
+                with contextlib.suppress(Exception):
+                    await self._store.unfollow_race(race_id, self.node_id)
 
     async def _subscribe(self, channel: str) -> None:
         self._confirmed.setdefault(channel, asyncio.Event())

@@ -86,9 +86,10 @@ redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
 """
 
-#: KEYS: meta, board, log. ARGV: player id, seq, move, position JSON, move_count, score,
-#: won ('1'/'0'), now, result JSON (kept as field 'ack' to answer a resent seq), event
-#: JSON, channel.
+#: KEYS: meta, board, log, nodes. ARGV: player id, seq, move, position JSON, move_count,
+#: score, won ('1'/'0'), now, result JSON (kept as field 'ack' to answer a resent seq),
+#: event JSON, channel, the calling node's id. The event is published only when a node
+#: other than the caller follows the race: the caller delivers it to its own sessions.
 #: The compare-and-set of one move. Returns {'ok', finished_count, racer_count},
 #: {'dup'}, {'seq', current seq}, or {error}.
 MOVE: Final = """
@@ -116,7 +117,9 @@ if ARGV[7] == '1' then
 end
 redis.call('XADD', KEYS[3], '*', 'player', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3],
   'at', ARGV[8])
-redis.call('PUBLISH', ARGV[11], ARGV[10])
+if redis.call('SCARD', KEYS[4]) > redis.call('SISMEMBER', KEYS[4], ARGV[12]) then
+  redis.call('PUBLISH', ARGV[11], ARGV[10])
+end
 return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
 """
 

@@ -3,7 +3,8 @@
 Keys of one race share the hash tag ``{race id}`` so a race never spans cluster slots:
 ``race:{id}:meta`` (hash), ``race:{id}:racers`` (hash player -> seat JSON),
 ``race:{id}:board:<player>`` (hash), ``race:{id}:log`` (stream of moves),
-``race:{id}:summary`` (JSON) and the pub/sub channel ``race:{id}:events``.
+``race:{id}:summary`` (JSON), ``race:{id}:nodes`` (set of the node ids following
+the race) and the pub/sub channel ``race:{id}:events``.
 Global keys: ``player:<id>`` (hash), ``token:<sha256>`` (player id; tokens themselves
 are never stored), ``player:<id>:races`` (set), ``code:<code>`` (race id),
 ``races:open`` (sorted set), ``deadlines`` (sorted set of race id -> due ms),
@@ -23,6 +24,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError, ResponseError
 
 from server import scripts
+from shared import Game, MoveResult
 
 _OPEN: Final = "races:open"
 _DEADLINES: Final = "deadlines"
@@ -48,9 +50,20 @@ def _summary(race_id: str) -> str:
     return f"race:{{{race_id}}}:summary"
 
 
+def _nodes(race_id: str) -> str:
+    return f"race:{{{race_id}}}:nodes"
+
+
 def race_channel(race_id: str) -> str:
     """The pub/sub channel of one race's events."""
     return f"race:{{{race_id}}}:events"
+
+
+def race_of_channel(channel: str) -> str | None:
+    """The race id of a :func:`race_channel` name (None for any other channel)."""
+    if channel.startswith("race:{") and channel.endswith("}:events"):
+        return channel[len("race:{") : -len("}:events")]
+    return None
 
 
 def player_channel(player_id: str) -> str:
@@ -489,34 +502,46 @@ class Store:
 
     # ----- races: playing ----------------------------------------------------------
 
+    async def follow_race(self, race_id: str, node_id: str) -> None:
+        """Mark ``node_id`` as one with sessions in the race (it wants its progress events)."""
+        await self.redis.sadd(_nodes(race_id), node_id)
+
+    async def unfollow_race(self, race_id: str, node_id: str) -> None:
+        await self.redis.srem(_nodes(race_id), node_id)
+
     async def apply_move(
         self,
         race_id: str,
         player_id: str,
         seq: int,
-        move: str,
-        position: dict[str, Any],
-        move_count: int,
-        score: int,
-        won: bool,
+        game: Game,
+        result: MoveResult,
         now: int,
-        result: str,
         event: str,
+        node_id: str,
     ) -> MoveOutcome:
-        """The one atomic call per move: CAS on seq, store, log, publish."""
-        keys = [_meta(race_id), _board(race_id, player_id), _log(race_id)]
+        """The one atomic call per move: CAS on seq, store, log, publish.
+
+        ``game`` is the board after the move. Everything sent is encoded before the
+        first await, so a move waiting on Redis holds strings, not the position's
+        lists and dicts: the garbage collector's young generation stays small. The
+        progress event is published only when a node other than ``node_id`` (the
+        mover's, which delivers it itself) follows the race.
+        """
+        keys = [_meta(race_id), _board(race_id, player_id), _log(race_id), _nodes(race_id)]
         args: list[Any] = [
             player_id,
             seq,
-            move,
-            _dumps(position),
-            move_count,
-            score,
-            "1" if won else "0",
+            result.move,
+            _dumps(game.position()),
+            game.move_count,
+            result.score,
+            "1" if result.won else "0",
             now,
-            result,
+            _dumps(result.to_dict()),
             event,
             race_channel(race_id),
+            node_id,
         ]
         reply: list[str] = await self._batcher.call(self._move, keys, args)
         return _outcome(reply)
@@ -540,6 +565,7 @@ class Store:
             pipe.zrem(_DEADLINES, race_id)
             if ttl > 0:
                 race_keys = [_meta(race_id), _racers(race_id), _log(race_id), _summary(race_id)]
+                race_keys.append(_nodes(race_id))
                 race_keys += [_board(race_id, p) for p in player_ids]
                 race_keys.append(f"code:{code}")
                 for key in race_keys:
