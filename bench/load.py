@@ -25,9 +25,10 @@ uvloop when installed (for the echo run too), and the two racers of a race share
 precomputed script of random legal moves for their identical deal (random legal moves
 while they do not fill the reserve, otherwise a reserve card moved between empty cells:
 legal, and the same path as any other move), so move generation mostly happens before
-the clock runs. Options: ``--server-metrics`` prints the server's own move latency
-histogram; ``--redis-stats`` prints Redis command counts and latency events;
-``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC`` sets the private
+the clock runs. The client pauses its own garbage collector while it measures (its
+pauses would otherwise count as server latency). Options: ``--server-metrics`` prints
+the server's own move latency histogram; ``--redis-stats`` prints Redis command counts
+and latency events; ``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC`` sets the private
 Redis's appendfsync (default everysec).
 """
 
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import itertools
 import os
 import random
@@ -44,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,7 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from server.cli import loop_factory  # noqa: E402
 from server.redis_embedded import EmbeddedRedis, free_port  # noqa: E402
 from shared import Game, from_position  # noqa: E402
 
@@ -115,19 +118,24 @@ def process_cpu(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop when installed (the server uses it too), for every run of the client."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-    return factory
-
-
 def run_client(coro: Coroutine[Any, Any, tuple[Tally, float]]) -> tuple[Tally, float]:
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         return runner.run(coro)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The client's own garbage collector off while it measures: its pauses (up to a
+    tenth of a second with a thousand racers) would count as server latency. What it
+    allocates in one bounded run is freed by reference counting or collected after."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def board_from_view(view: dict[str, Any]) -> Game:
@@ -335,8 +343,9 @@ async def run_server_bench(
     loop = asyncio.get_running_loop()
     for moment in (scenario.warmup, scenario.warmup + scenario.seconds):
         loop.call_later(moment, lambda: cpu.append(process_cpu(server_pid)))
-    ready.set()
-    await asyncio.gather(*tasks)
+    with collector_paused():
+        ready.set()
+        await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - tally.counting_from
     if len(cpu) == 2 and cpu[0] is not None and cpu[1] is not None:
         tally.server_cpu = cpu[1] - cpu[0]
@@ -352,7 +361,8 @@ async def run_echo_bench(
     tally = Tally()
     began = time.perf_counter()
     cpu = process_cpu(server_pid)
-    await asyncio.gather(*(echo_loop(wire, began + seconds, tally) for wire in wires))
+    with collector_paused():
+        await asyncio.gather(*(echo_loop(wire, began + seconds, tally) for wire in wires))
     elapsed = time.perf_counter() - began
     after = process_cpu(server_pid)
     if cpu is not None and after is not None:

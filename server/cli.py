@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's faster event loop when it is installed (Linux, macOS); else asyncio's."""
     try:
         import uvloop
@@ -61,12 +61,15 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()  # what startup allocated is never garbage: keep it out of collections
         print(f"solitaire-arena listening on {node.url}", flush=True)
 
-    # Each move allocates many small dicts and lists that die young; collecting the
-    # young generation less often measurably raises moves/s (bench/load.py).
-    gc.set_threshold(50_000, 20, 100)
+    # The collector's pauses are the server's latency tail (bench/load.py). A young
+    # generation of 5,000 objects keeps each pause to a few milliseconds (a move waiting
+    # on Redis holds few objects, but a burst of new connections brings many); a middle
+    # generation collected every 5 young ones keeps those short too; full collections,
+    # which walk every board and connection, wait for 1,000 middle ones.
+    gc.set_threshold(5_000, 5, 1_000)
 
     try:
-        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
             runner.run(ArenaServer(settings).run(ready))
     except KeyboardInterrupt:
         pass
