@@ -8,10 +8,12 @@ import urllib.request
 from pathlib import Path
 
 import redis
+import redis.asyncio
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.config import Settings
+from server.store import race_channel
 from shared.protocol import Progress, RaceEnded, RaceStarted
 from tests.server.conftest import Connect, start_node
 from tests.server.helpers import start_race
@@ -165,3 +167,35 @@ def test_settings_come_from_the_environment_and_the_command_line_wins() -> None:
     settings = Settings.from_env(env, port=8000)
     assert (settings.host, settings.port, settings.redis_url) == ("0.0.0.0", 8000, "redis://r:6379/0")
     assert settings.countdown == 1.5
+
+
+async def test_a_move_is_published_only_while_another_node_follows_the_race(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    assert arena.store is not None
+    listener = redis.asyncio.Redis.from_url(arena.settings.redis_url)
+    pubsub = listener.pubsub()
+    await pubsub.subscribe(race_channel(race.race_id))
+    await pubsub.get_message(timeout=1.0)  # the subscribe confirmation
+
+    async def published() -> list[str]:
+        seen = []
+        while (message := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)) is not None:
+            seen.append(message["data"].decode())
+        return seen
+
+    try:
+        await race.ada.move(race.race_id, "t4>f1")
+        assert await race.bob.wait_for(Progress)  # delivered by the node itself
+        assert await published() == []  # both racers on this node: nobody else to tell
+        await arena.store.follow_race(race.race_id, "another-node")
+        await race.ada.move(race.race_id, "t1>r5")
+        events = await published()
+        assert len(events) == 1 and '"type":"progress"' in events[0]
+        await arena.store.unfollow_race(race.race_id, "another-node")
+        await race.ada.move(race.race_id, "r5>r6")
+        assert await published() == []
+    finally:
+        await pubsub.aclose()
+        await listener.aclose()
