@@ -42,6 +42,7 @@ class ArenaServer:
         self.redis: aioredis.Redis | None = None
         self.server: Server | None = None
         self.clock: Clock | None = None
+        self.matchmaker: Matchmaker | None = None
         self.fanout: Fanout | None = None
         self.races: Races | None = None
         self.store: Store | None = None
@@ -86,10 +87,11 @@ class ArenaServer:
         boards = Boards(store, self.fanout, self.metrics, self.clock.end_soon)
         races.on_end = boards.forget_race
         self.fanout.on_race_ended = boards.forget_race
-        matchmaker = Matchmaker(store, races, settings.quick_match_time_limit)
-        handler = Handler(store, self.fanout, races, boards, matchmaker, self.metrics)
+        self.matchmaker = Matchmaker(store, races, settings.quick_match_time_limit)
+        handler = Handler(store, self.fanout, races, boards, self.matchmaker, self.metrics)
         await self.fanout.start()
         self.clock.start()
+        self.matchmaker.start()
 
         async def connection(ws: ServerConnection) -> None:
             await handler.serve(Session(ws, settings.rate_limit, settings.rate_burst))
@@ -118,6 +120,8 @@ class ArenaServer:
                 await asyncio.wait_for(self.server.wait_closed(), 10)
         if self.clock is not None:
             await self.clock.stop()
+        if self.matchmaker is not None:
+            await self.matchmaker.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

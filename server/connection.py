@@ -272,8 +272,10 @@ class Handler:
         """A quick match paired this session's player: follow the race, then tell them."""
         try:
             race = msg["race"]
-            await self.fanout.attach_race(race["race_id"], session)
             session.queued_games.discard(race["game"])
+            if session.player_id is not None:
+                self.matchmaker.matched(session.player_id, race["game"])
+            await self.fanout.attach_race(race["race_id"], session)
             await session.send_dict(msg)
         except ConnectionClosed:
             pass

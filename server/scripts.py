@@ -160,15 +160,24 @@ redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
 """
 
-#: KEYS: queue. ARGV: player id. Returns the waiting player paired with this one, or
-#: false after queueing this one.
+#: KEYS: queue (list, oldest first), leases (sorted set: player -> lease end ms).
+#: ARGV: player id, now ms, lease end ms. Returns the waiting player paired with this
+#: one, or false after queueing this one (or renewing its lease). A waiting player
+#: whose lease ran out (their node stopped renewing it: it died) is dropped, not paired.
 MATCH: Final = """
-local others = redis.call('LRANGE', KEYS[1], 0, -1)
-for _, other in ipairs(others) do
-  if other == ARGV[1] then return false end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+  return false
 end
-local other = redis.call('LPOP', KEYS[1])
-if other then return other end
+local now = tonumber(ARGV[2])
+while true do
+  local other = redis.call('LPOP', KEYS[1])
+  if not other then break end
+  local lease = redis.call('ZSCORE', KEYS[2], other)
+  redis.call('ZREM', KEYS[2], other)
+  if lease and tonumber(lease) >= now and other ~= ARGV[1] then return other end
+end
 redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return false
 """

@@ -8,7 +8,8 @@ the race) and the pub/sub channel ``race:{id}:events``.
 Global keys: ``player:<id>`` (hash), ``token:<sha256>`` (player id; tokens themselves
 are never stored), ``player:<id>:races`` (set), ``code:<code>`` (race id),
 ``races:open`` (sorted set), ``deadlines`` (sorted set of race id -> due ms),
-``queue:<game>`` (list) and the channel ``player:<id>:events``.
+``queue:{<game>}`` (list of waiting players) with ``queue:{<game>}:leases`` (sorted
+set of their lease ends) and the channel ``player:<id>:events``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ def _summary(race_id: str) -> str:
 
 def _nodes(race_id: str) -> str:
     return f"race:{{{race_id}}}:nodes"
+
+
+def _queue(game: str) -> str:
+    return f"queue:{{{game}}}"
+
+
+def _leases(game: str) -> str:
+    return f"queue:{{{game}}}:leases"
 
 
 def race_channel(race_id: str) -> str:
@@ -585,13 +594,25 @@ class Store:
 
     # ----- quick match -------------------------------------------------------------
 
-    async def match(self, game: str, player_id: str) -> str | None:
-        """The player waiting for ``game`` to pair with, or None (now queued)."""
-        other: str | None = await self._match(keys=[f"queue:{game}"], args=[player_id])
+    async def match(self, game: str, player_id: str, now: int, lease_until: int) -> str | None:
+        """The player waiting for ``game`` to pair with, or None (now queued until
+        ``lease_until`` unless the lease is renewed)."""
+        keys = [_queue(game), _leases(game)]
+        other: str | None = await self._match(keys=keys, args=[player_id, now, lease_until])
         return other or None
 
+    async def renew_queue_leases(self, entries: list[tuple[str, str]], lease_until: int) -> None:
+        """Extend the leases of waiting ``(game, player id)`` entries (gone ones stay gone)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game, player_id in entries:
+                pipe.zadd(_leases(game), {player_id: lease_until}, xx=True)
+            await pipe.execute()
+
     async def unqueue(self, game: str, player_id: str) -> None:
-        await self.redis.lrem(f"queue:{game}", 0, player_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrem(_queue(game), 0, player_id)
+            pipe.zrem(_leases(game), player_id)
+            await pipe.execute()
 
     # ----- fan-out -----------------------------------------------------------------
 

@@ -8,7 +8,9 @@ import hashlib
 import pytest
 
 from client.sdk import ArenaClient, ArenaError
+from server import matchmaking
 from server.app import ArenaServer
+from server.races import now_ms
 from shared import new_game, replay
 from shared.protocol import (
     MatchFound,
@@ -18,7 +20,7 @@ from shared.protocol import (
     RaceStarted,
     RaceUpdate,
 )
-from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.conftest import WINNABLE_SEED, Connect, node_settings
 from tests.server.helpers import start_race
 from tests.server.solver import solve
 
@@ -264,6 +266,44 @@ async def test_leaving_the_queue_by_cancel_or_disconnect_means_no_match(
     await dan.quick_match("eight-off")
     found = await dan.wait_for(MatchFound)
     assert {r.player_id for r in found.race.racers} == {cyd.player_id, dan.player_id}
+
+
+async def test_a_queued_player_whose_lease_ran_out_is_dropped_not_paired(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.store is not None
+    # What a node that died with a player in the queue leaves behind: a lease nobody renews.
+    now = now_ms()
+    await arena.store.match("treize", "p_ghost", now - 60_000, now - 30_000)
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    await ada.quick_match("treize")
+    await bob.quick_match("treize")
+    found = await ada.wait_for(MatchFound)
+    assert {r.player_id for r in found.race.racers} == {ada.player_id, bob.player_id}
+
+
+async def test_a_waiting_players_node_renews_their_lease_so_they_stay_matchable(
+    clean_redis: str, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matchmaking, "LEASE_MS", 300)
+    monkeypatch.setattr(matchmaking, "RENEW_EVERY", 0.05)
+    node = ArenaServer(node_settings(clean_redis))
+    await node.start()
+    try:
+        ada, bob = await connect(node.url), await connect(node.url)
+        await ada.hello(name="ada")
+        await bob.hello(name="bob")
+        await ada.quick_match("eight-off")
+        await asyncio.sleep(1.0)  # three leases long: only renewals keep ada in the queue
+        await bob.quick_match("eight-off")
+        found = await bob.wait_for(MatchFound)
+        assert {r.player_id for r in found.race.racers} == {ada.player_id, bob.player_id}
+        await ada.wait_for(MatchFound)
+        assert node.matchmaker is not None and not node.matchmaker.waiting
+    finally:
+        await node.stop()
 
 
 async def test_a_race_left_half_ended_by_a_crashed_node_is_finished_by_the_clock(
