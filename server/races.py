@@ -116,7 +116,7 @@ class Races:
         return race_id
 
     async def leave(self, player_id: str, race_id: str) -> None:
-        result = await self.store.leave(race_id, player_id)
+        result = await self.store.leave(race_id, player_id, self.settings.race_ttl)
         if result == "not_open":
             raise ArenaError(
                 ErrorCode.RACE_NOT_OPEN, "the race has started: send 'finish' to give up instead"

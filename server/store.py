@@ -55,6 +55,10 @@ def _nodes(race_id: str) -> str:
     return f"race:{{{race_id}}}:nodes"
 
 
+def _code(code: str) -> str:
+    return f"code:{code}"
+
+
 def _queue(game: str) -> str:
     return f"queue:{{{game}}}"
 
@@ -369,7 +373,7 @@ class Store:
 
     async def create_race(self, meta: RaceMeta, seat: Seat) -> bool:
         """Store a new race with its creator seated; False if the short code is taken."""
-        if not await self.redis.set(f"code:{meta.code}", meta.race_id, nx=True):
+        if not await self.redis.set(_code(meta.code), meta.race_id, nx=True):
             return False
         fields = {
             "race_id": meta.race_id,
@@ -393,7 +397,7 @@ class Store:
         return True
 
     async def race_for_code(self, code: str) -> str | None:
-        race_id: str | None = await self.redis.get(f"code:{code}")
+        race_id: str | None = await self.redis.get(_code(code))
         return race_id
 
     async def open_races(self, limit: int = 50) -> list[str]:
@@ -415,12 +419,22 @@ class Store:
         result: str = await self._ready(keys=keys, args=[player_id, "1" if ready else "0"])
         return result
 
-    async def leave(self, race_id: str, player_id: str) -> str:
+    async def leave(self, race_id: str, player_id: str, ttl: int) -> str:
+        """The player leaves an open race; the last one out cancels it, and then the
+        race's keys expire after ``ttl`` seconds (0: kept)."""
         result: str = await self._leave(keys=[_meta(race_id), _racers(race_id)], args=[player_id])
         if result in ("ok", "cancelled"):
             await self.remove_player_race(player_id, race_id)
         if result == "cancelled":
             await self.close_open_race(race_id)
+            code: str | None = await self.redis.hget(_meta(race_id), "code")
+            if ttl > 0:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for key in (_meta(race_id), _racers(race_id), _nodes(race_id)):
+                        pipe.expire(key, ttl)
+                    if code:
+                        pipe.expire(_code(code), ttl)
+                    await pipe.execute()
         return result
 
     async def start(
@@ -576,7 +590,7 @@ class Store:
                 race_keys = [_meta(race_id), _racers(race_id), _log(race_id), _summary(race_id)]
                 race_keys.append(_nodes(race_id))
                 race_keys += [_board(race_id, p) for p in player_ids]
-                race_keys.append(f"code:{code}")
+                race_keys.append(_code(code))
                 for key in race_keys:
                     pipe.expire(key, ttl)
             await pipe.execute()

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 
 import pytest
+import redis
 
 from client.sdk import ArenaClient, ArenaError
 from server import matchmaking
@@ -266,6 +267,33 @@ async def test_leaving_the_queue_by_cancel_or_disconnect_means_no_match(
     await dan.quick_match("eight-off")
     found = await dan.wait_for(MatchFound)
     assert {r.player_id for r in found.race.racers} == {cyd.player_id, dan.player_id}
+
+
+async def test_a_cancelled_race_and_a_finished_race_expire_after_the_race_ttl(
+    arena: ArenaServer, connect: Connect, clean_redis: str
+) -> None:
+    probe = redis.Redis.from_url(clean_redis)
+    week = arena.settings.race_ttl
+
+    def ttls(race_id: str, code: str) -> list[int]:
+        keys = [*probe.keys(f"race:{{{race_id}}}:*"), f"code:{code}"]
+        return [int(probe.ttl(key)) for key in keys]
+
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    lonely = await ada.create_race("treize", seats=2, time_limit=30)
+    assert all(ttl == -1 for ttl in ttls(lonely.race_id, lonely.code))  # open: kept
+    await ada.leave(lonely.race_id)
+    cancelled = ttls(lonely.race_id, lonely.code)
+    assert len(cancelled) >= 2 and all(0 < ttl <= week for ttl in cancelled)
+
+    race = await start_race(ada, await connect(arena.url))
+    await race.ada.finish(race.race_id)
+    await race.bob.finish(race.race_id)
+    await race.ada.wait_for(RaceEnded)
+    finished = ttls(race.race_id, race.code)
+    assert len(finished) >= 5 and all(0 < ttl <= week for ttl in finished)
+    probe.close()
 
 
 async def test_a_queued_player_whose_lease_ran_out_is_dropped_not_paired(
