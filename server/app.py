@@ -17,6 +17,7 @@ from server.config import Settings
 from server.connection import Handler
 from server.fanout import Fanout
 from server.http import http_routes
+from server.lobby import Lobby
 from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.races import Races, random_seed
@@ -43,6 +44,7 @@ class ArenaServer:
         self.server: Server | None = None
         self.clock: Clock | None = None
         self.matchmaker: Matchmaker | None = None
+        self.lobby: Lobby | None = None
         self.fanout: Fanout | None = None
         self.races: Races | None = None
         self.store: Store | None = None
@@ -88,7 +90,8 @@ class ArenaServer:
         races.on_end = boards.forget_race
         self.fanout.on_race_ended = boards.forget_race
         self.matchmaker = Matchmaker(store, races, settings.quick_match_time_limit)
-        handler = Handler(store, self.fanout, races, boards, self.matchmaker, self.metrics)
+        self.lobby = Lobby(store, races, self.fanout, settings.lobby_grace)
+        handler = Handler(store, self.fanout, races, boards, self.matchmaker, self.lobby, self.metrics)
         await self.fanout.start()
         self.clock.start()
         self.matchmaker.start()
@@ -122,6 +125,8 @@ class ArenaServer:
             await self.clock.stop()
         if self.matchmaker is not None:
             await self.matchmaker.stop()
+        if self.lobby is not None:
+            await self.lobby.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

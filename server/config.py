@@ -15,6 +15,7 @@ ENV_VARS: Final = {
     "data_dir": "SA_DATA_DIR",
     "countdown": "SA_COUNTDOWN",
     "quick_match_time_limit": "SA_QUICK_MATCH_TIME_LIMIT",
+    "lobby_grace": "SA_LOBBY_GRACE",
     "max_message_bytes": "SA_MAX_MESSAGE_BYTES",
     "rate_limit": "SA_RATE_LIMIT",
     "rate_burst": "SA_RATE_BURST",
@@ -39,6 +40,8 @@ class Settings:
     #: Seconds between "everyone is ready" and the start of the race.
     countdown: float = 3.0
     quick_match_time_limit: float = 600.0
+    #: Seconds a player who disconnected keeps their seat in a race not yet started.
+    lobby_grace: float = 30.0
     #: Largest frame accepted; a bigger one closes the connection with 1009.
     max_message_bytes: int = 16 * 1024
     #: Messages per second per connection, with bursts up to ``rate_burst``.

@@ -14,6 +14,7 @@ from websockets.frames import CloseCode
 from server.boards import Boards
 from server.errors import ArenaError
 from server.fanout import Fanout
+from server.lobby import Lobby
 from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.races import Races, now_ms
@@ -69,6 +70,7 @@ class Handler:
         races: Races,
         boards: Boards,
         matchmaker: Matchmaker,
+        lobby: Lobby,
         metrics: Metrics,
     ) -> None:
         self.store = store
@@ -76,6 +78,7 @@ class Handler:
         self.races = races
         self.boards = boards
         self.matchmaker = matchmaker
+        self.lobby = lobby
         self.metrics = metrics
         fanout.on_match = self.on_match
 
@@ -88,7 +91,10 @@ class Handler:
             pass
         finally:
             self.metrics.connections.dec()
+            followed = sorted(session.races)
             await self.fanout.detach(session)
+            if session.player_id is not None:
+                self.lobby.went_away(session.player_id, followed)
             if session.player_id is not None and session.queued_games:
                 await self.matchmaker.cancel(session.player_id, session.queued_games)
             log.info(
@@ -238,6 +244,7 @@ class Handler:
         else:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "hello needs a name (new) or a token")
         session.player_id, session.name = player_id, name
+        await self.store.mark_hello(player_id, now_ms())
         await self.fanout.attach_player(player_id, session)
         active = await self.active_races(player_id)
         for race_id in active:

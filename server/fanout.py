@@ -79,6 +79,10 @@ class Fanout:
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
 
+    def has_player(self, player_id: str) -> bool:
+        """Whether a session of ``player_id`` is connected to this node."""
+        return bool(self._sessions.get(player_channel(player_id)))
+
     @property
     def race_count(self) -> int:
         return sum(1 for c in self._sessions if c.startswith("race:"))

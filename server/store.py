@@ -355,6 +355,15 @@ class Store:
         name = await self.redis.hget(f"player:{player_id}", "name")
         return (player_id, name or "?") if name is not None else None
 
+    async def mark_hello(self, player_id: str, now: int) -> None:
+        """The player said hello (new or resumed) at ``now``."""
+        await self.redis.hset(f"player:{player_id}", "hello_at", now)
+
+    async def last_hello(self, player_id: str) -> int:
+        """When the player last said hello (ms; 0 if never recorded)."""
+        value: str | None = await self.redis.hget(f"player:{player_id}", "hello_at")
+        return int(value) if value else 0
+
     async def player_name(self, player_id: str) -> str | None:
         name: str | None = await self.redis.hget(f"player:{player_id}", "name")
         return name

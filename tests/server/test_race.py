@@ -269,6 +269,53 @@ async def test_leaving_the_queue_by_cancel_or_disconnect_means_no_match(
     assert {r.player_id for r in found.race.racers} == {cyd.player_id, dan.player_id}
 
 
+async def test_a_player_gone_past_the_lobby_grace_leaves_the_open_race(
+    clean_redis: str, connect: Connect
+) -> None:
+    node = ArenaServer(node_settings(clean_redis, lobby_grace=0.3))
+    await node.start()
+    try:
+        ada, bob, cyd = [await connect(node.url) for _ in range(3)]
+        for client, name in ((ada, "ada"), (bob, "bob"), (cyd, "cyd")):
+            await client.hello(name=name)
+        race = await ada.create_race("treize", seats=3, time_limit=60)
+        await bob.join_race(race.code)
+        await bob.close()
+        update = await ada.wait_for(RaceUpdate, lambda u: len(u.race.racers) == 1, timeout=5)
+        assert [r.player_id for r in update.race.racers] == [ada.player_id]
+        await ada.close()
+        await asyncio.sleep(0.8)
+        assert await cyd.list_races("treize") == []  # the last one gone: cancelled
+    finally:
+        await node.stop()
+
+
+async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
+    clean_redis: str, connect: Connect
+) -> None:
+    node = ArenaServer(node_settings(clean_redis, lobby_grace=0.5))
+    await node.start()
+    try:
+        ada, bob = await connect(node.url), await connect(node.url)
+        await ada.hello(name="ada")
+        welcome = await bob.hello(name="bob")
+        race = await ada.create_race("treize", seats=2, time_limit=60)
+        await bob.join_race(race.code)
+        await bob.close()
+        again = await connect(node.url)
+        await again.hello(token=welcome.token)
+        await again.close()  # a reconnect that closes again: the later hello still counts
+        await asyncio.sleep(0.3)
+        back = await connect(node.url)
+        await back.hello(token=welcome.token)
+        await asyncio.sleep(0.8)
+        info = await back.get_race(race.race_id)
+        assert {r.player_id for r in info.racers} == {ada.player_id, bob.player_id}
+        assert info.status == "open"
+    finally:
+        await node.stop()
+
+
 async def test_a_cancelled_race_and_a_finished_race_expire_after_the_race_ttl(
     arena: ArenaServer, connect: Connect, clean_redis: str
 ) -> None:
