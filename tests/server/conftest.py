@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -53,12 +54,21 @@ def node_settings(redis_url: str, **overrides: object) -> Settings:
     return Settings.from_env({}, **values)
 
 
+@contextlib.asynccontextmanager
+async def running_node(redis_url: str, **overrides: object) -> AsyncIterator[ArenaServer]:
+    """An in-process node on ``redis_url`` dealing :data:`WINNABLE_SEED`, stopped after."""
+    node = ArenaServer(node_settings(redis_url, **overrides), seed_source=lambda: WINNABLE_SEED)
+    await node.start()
+    try:
+        yield node
+    finally:
+        await node.stop()
+
+
 @pytest.fixture
 async def arena(clean_redis: str) -> AsyncIterator[ArenaServer]:
-    node = ArenaServer(node_settings(clean_redis), seed_source=lambda: WINNABLE_SEED)
-    await node.start()
-    yield node
-    await node.stop()
+    async with running_node(clean_redis) as node:
+        yield node
 
 
 Connect = Callable[..., Awaitable[ArenaClient]]

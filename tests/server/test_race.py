@@ -21,7 +21,7 @@ from shared.protocol import (
     RaceStarted,
     RaceUpdate,
 )
-from tests.server.conftest import WINNABLE_SEED, Connect, node_settings
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 from tests.server.solver import solve
 
@@ -272,9 +272,7 @@ async def test_leaving_the_queue_by_cancel_or_disconnect_means_no_match(
 async def test_a_player_gone_past_the_lobby_grace_leaves_the_open_race(
     clean_redis: str, connect: Connect
 ) -> None:
-    node = ArenaServer(node_settings(clean_redis, lobby_grace=0.3))
-    await node.start()
-    try:
+    async with running_node(clean_redis, lobby_grace=0.3) as node:
         ada, bob, cyd = [await connect(node.url) for _ in range(3)]
         for client, name in ((ada, "ada"), (bob, "bob"), (cyd, "cyd")):
             await client.hello(name=name)
@@ -286,16 +284,12 @@ async def test_a_player_gone_past_the_lobby_grace_leaves_the_open_race(
         await ada.close()
         await asyncio.sleep(0.8)
         assert await cyd.list_races("treize") == []  # the last one gone: cancelled
-    finally:
-        await node.stop()
 
 
 async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
     clean_redis: str, connect: Connect
 ) -> None:
-    node = ArenaServer(node_settings(clean_redis, lobby_grace=0.5))
-    await node.start()
-    try:
+    async with running_node(clean_redis, lobby_grace=0.5) as node:
         ada, bob = await connect(node.url), await connect(node.url)
         await ada.hello(name="ada")
         welcome = await bob.hello(name="bob")
@@ -312,8 +306,6 @@ async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
         info = await back.get_race(race.race_id)
         assert {r.player_id for r in info.racers} == {ada.player_id, bob.player_id}
         assert info.status == "open"
-    finally:
-        await node.stop()
 
 
 async def test_a_cancelled_race_and_a_finished_race_expire_after_the_race_ttl(
@@ -364,9 +356,7 @@ async def test_a_waiting_players_node_renews_their_lease_so_they_stay_matchable(
 ) -> None:
     monkeypatch.setattr(matchmaking, "LEASE_MS", 300)
     monkeypatch.setattr(matchmaking, "RENEW_EVERY", 0.05)
-    node = ArenaServer(node_settings(clean_redis))
-    await node.start()
-    try:
+    async with running_node(clean_redis) as node:
         ada, bob = await connect(node.url), await connect(node.url)
         await ada.hello(name="ada")
         await bob.hello(name="bob")
@@ -377,8 +367,6 @@ async def test_a_waiting_players_node_renews_their_lease_so_they_stay_matchable(
         assert {r.player_id for r in found.race.racers} == {ada.player_id, bob.player_id}
         await ada.wait_for(MatchFound)
         assert node.matchmaker is not None and not node.matchmaker.waiting
-    finally:
-        await node.stop()
 
 
 async def test_a_race_left_half_ended_by_a_crashed_node_is_finished_by_the_clock(
