@@ -1,9 +1,9 @@
 """Pub/sub fan-out: events published by any node reach this node's sessions.
 
 A node subscribes one Redis pub/sub connection to the channels of the races and
-players it has sessions for (and records in the store which races it follows, so a
-move is published only when another node wants it), and forwards each event to those sessions with
-``websockets.broadcast`` (one encoding per frame format). An event is published as
+players it has sessions for, and forwards each event to those sessions with
+``websockets.broadcast`` (one encoding per frame format). It also records in the store
+which races it follows, so that a move is published only when another node wants it. An event is published as
 ``{"skip": <player id or "">, "msg": <message dict>}``: the ``skip`` player (the
 mover, for progress) does not get it.
 """
@@ -188,13 +188,9 @@ class Fanout:
                 if not payload.startswith(self._own_prefix):
                     self._deliver(channel, payload)
 
-    def deliver_race_event(self, race_id: str, payload: str) -> None:
-        """Deliver an event published with this node as origin to this node's sessions."""
-        self._deliver(race_channel(race_id), payload)
-
     def deliver_race_message(self, race_id: str, msg: dict[str, Any], skip: str = "") -> None:
-        """:meth:`deliver_race_event` of the message itself, as published with ``skip``
-        (saves parsing back the payload this node just built)."""
+        """Deliver an event this node published (with itself as origin) to its own
+        sessions, from the message itself rather than the published payload."""
         channel = race_channel(race_id)
         if self._sessions.get(channel):
             self._send(channel, msg, skip)
