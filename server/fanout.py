@@ -3,9 +3,9 @@
 A node subscribes one Redis pub/sub connection to the channels of the races and
 players it has sessions for, and forwards each event to those sessions with
 ``websockets.broadcast`` (one encoding per frame format). It also records in the store
-which races it follows, so that a move is published only when another node wants it. An event is published as
-``{"skip": <player id or "">, "msg": <message dict>}``: the ``skip`` player (the
-mover, for progress) does not get it.
+which races it follows, so that a move is published only when another node wants it.
+An event is published as ``{"skip": <player id or "">, "msg": <message dict>}``: the
+``skip`` player (the mover, for progress) does not get it.
 """
 
 from __future__ import annotations
