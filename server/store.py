@@ -290,6 +290,16 @@ def _pack_exact(items: list[Any]) -> bytes:
     return b"".join(parts)
 
 
+def _expire_race(pipe: Any, race_id: str, code: str | None, player_ids: list[str], ttl: int) -> None:
+    """Queue on ``pipe`` the expiry of every key of a race (keys it never had are no-ops)."""
+    keys = [_meta(race_id), _racers(race_id), _log(race_id), _summary(race_id), _nodes(race_id)]
+    keys += [_board(race_id, p) for p in player_ids]
+    if code:
+        keys.append(_code(code))
+    for key in keys:
+        pipe.expire(key, ttl)
+
+
 def _dumps(data: Any) -> str:
     return orjson.dumps(data).decode()
 
@@ -436,13 +446,10 @@ class Store:
             await self.remove_player_race(player_id, race_id)
         if result == "cancelled":
             await self.close_open_race(race_id)
-            code: str | None = await self.redis.hget(_meta(race_id), "code")
             if ttl > 0:
+                code: str | None = await self.redis.hget(_meta(race_id), "code")
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    for key in (_meta(race_id), _racers(race_id), _nodes(race_id)):
-                        pipe.expire(key, ttl)
-                    if code:
-                        pipe.expire(_code(code), ttl)
+                    _expire_race(pipe, race_id, code, [], ttl)
                     await pipe.execute()
         return result
 
@@ -596,12 +603,7 @@ class Store:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrem(_DEADLINES, race_id)
             if ttl > 0:
-                race_keys = [_meta(race_id), _racers(race_id), _log(race_id), _summary(race_id)]
-                race_keys.append(_nodes(race_id))
-                race_keys += [_board(race_id, p) for p in player_ids]
-                race_keys.append(_code(code))
-                for key in race_keys:
-                    pipe.expire(key, ttl)
+                _expire_race(pipe, race_id, code, player_ids, ttl)
             await pipe.execute()
         return done
 
