@@ -28,8 +28,8 @@ legal, and the same path as any other move), so move generation mostly happens b
 the clock runs. The client pauses its own garbage collector while it measures (its
 pauses would otherwise count as server latency). Options: ``--server-metrics`` prints
 the server's own move latency histogram; ``--redis-stats`` prints Redis command counts
-and latency events; ``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC`` sets the private
-Redis's appendfsync (default everysec).
+and latency events; ``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC``
+sets the private Redis's appendfsync (default everysec).
 """
 
 from __future__ import annotations
@@ -189,11 +189,8 @@ def connect_options() -> dict[str, Any]:
 
 
 class Script:
-    """The moves both racers of a race play on their identical deal, computed once.
-
-    Random legal moves that keep the game going: real moves while they do not fill the
-    reserve, otherwise a reserve card shuffled between empty cells (always legal).
-    """
+    """The moves both racers of a race play on their identical deal, computed once
+    (by :func:`pick_move`) and extended as the racers need more."""
 
     def __init__(self, game: Game, rng: random.Random) -> None:
         self.game = game
@@ -482,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             "SA_COUNTDOWN": "0",
             "SA_CLOCK_TICK": "0.01",
             "SA_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("EXTRA_PATH")])]),
+            "PYTHONPATH": str(ROOT),
         }
         node = subprocess.Popen(
             [sys.executable, *(["-m", "cProfile", "-o", args.profile] if args.profile else []),
