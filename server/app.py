@@ -1,4 +1,8 @@
-"""A node: the WebSocket server wired to Redis, the fan-out, the clock and the handlers."""
+"""A node: the WebSocket server wired to Redis, the features, the clock and the fan-out.
+
+This module is the composition root: it builds every part, and registers each request's
+handler in :func:`routes` (one line per message class).
+"""
 
 from __future__ import annotations
 
@@ -7,47 +11,100 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from server.boards import Boards
-from server.clock import Clock
 from server.config import Settings
-from server.connection import Handler
-from server.fanout import Fanout
-from server.http import http_routes
-from server.lobby import Lobby
-from server.matchmaking import Matchmaker
+from server.features.lobby import Lobby, random_seed
+from server.features.presence import Presence
+from server.features.quick_match import QuickMatchmaker
+from server.features.racing import Racing
+from server.features.results import RaceResults
+from server.features.scheduler import RaceClock
 from server.metrics import Metrics
-from server.races import Races, random_seed
 from server.redis_embedded import EmbeddedRedis
-from server.session import Session
 from server.store import Store
+from server.timesource import SystemTime, TimeSource
+from server.transport.connection import ConnectionHandler
+from server.transport.fanout import Fanout
+from server.transport.http import http_routes
+from server.transport.router import Router
+from server.transport.session import Session
+from shared import protocol as p
 
 log = logging.getLogger("arena.app")
+
+
+@dataclass(frozen=True)
+class Features:
+    presence: Presence
+    lobby: Lobby
+    quick_match: QuickMatchmaker
+    racing: Racing
+    results: RaceResults
+    clock: RaceClock
+
+
+def routes(features: Features) -> Router:
+    """Every request class with its handler."""
+    router = Router()
+    router.add(p.Hello, features.presence.hello, public=True)
+    router.add(p.Ping, features.presence.ping, public=True)
+    router.add(p.CreateRace, features.lobby.create_race)
+    router.add(p.JoinRace, features.lobby.join_race)
+    router.add(p.ListRaces, features.lobby.list_races)
+    router.add(p.LeaveRace, features.lobby.leave_race)
+    router.add(p.Ready, features.lobby.ready)
+    router.add(p.StartRace, features.lobby.start_race)
+    router.add(p.GetRace, features.lobby.get_race)
+    router.add(p.MakeMove, features.racing.make_move)
+    router.add(p.Finish, features.racing.finish)
+    router.add(p.GetResults, features.results.get_results)
+    router.add(p.GetMoveLog, features.results.get_move_log)
+    router.add(p.QuickMatch, features.quick_match.quick_match)
+    router.add(p.CancelQuickMatch, features.quick_match.cancel_quick_match)
+    router.check()
+    return router
+
+
+def build_features(
+    store: Store, settings: Settings, time: TimeSource, metrics: Metrics, seed_source: Callable[[], int]
+) -> Features:
+    results = RaceResults(store, settings, time, metrics)
+    racing = Racing(store, settings.node_id, time, metrics, results)
+    lobby = Lobby(store, settings, time, metrics, seed_source)
+    quick_match = QuickMatchmaker(store, lobby, settings, time)
+    presence = Presence(store, lobby, quick_match, time)
+    clock = RaceClock(store, racing, results, time, settings.clock_tick)
+    return Features(presence, lobby, quick_match, racing, results, clock)
 
 
 class ArenaServer:
     """Start with :meth:`start`, stop with :meth:`stop` (or :meth:`run` until SIGTERM).
 
     ``seed_source`` picks each race's seed (secure random by default); tests pass
-    their own to race on a deal with a known winning line.
+    their own to race on a deal with a known winning line. ``time`` is the server's
+    clock (the system's by default).
     """
 
-    def __init__(self, settings: Settings, seed_source: Callable[[], int] = random_seed) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        seed_source: Callable[[], int] = random_seed,
+        time: TimeSource | None = None,
+    ) -> None:
         self.settings = settings
         self.seed_source = seed_source
+        self.time: TimeSource = time or SystemTime()
         self.metrics = Metrics()
         self.embedded: EmbeddedRedis | None = None
         self.redis: aioredis.Redis | None = None
         self.server: Server | None = None
-        self.clock: Clock | None = None
-        self.matchmaker: Matchmaker | None = None
-        self.lobby: Lobby | None = None
-        self.fanout: Fanout | None = None
-        self.races: Races | None = None
         self.store: Store | None = None
+        self.features: Features | None = None
+        self.fanout: Fanout | None = None
 
     @property
     def port(self) -> int:
@@ -63,7 +120,6 @@ class ArenaServer:
         settings = self.settings
         redis_url = settings.redis_url
         if not redis_url:
-            # Started from the event loop's thread: it must outlive only this process.
             self.embedded = EmbeddedRedis(settings.data_dir, settings.redis_fsync)
             redis_url = self.embedded.start()
         # A blocking pool: under load, requests wait for a free connection instead of
@@ -80,21 +136,16 @@ class ArenaServer:
         self.store = store
         await store.ping()
         await store.load_scripts()
-        self.fanout = Fanout(self.redis, store, settings.node_id)
-        fanout = self.fanout
+        features = build_features(store, settings, self.time, self.metrics, self.seed_source)
+        self.features = features
+        router = routes(features)
+        fanout = Fanout(self.redis, store.events, settings.node_id, features.racing, features.quick_match)
+        self.fanout = fanout
         self.metrics.watch_races(lambda: fanout.race_count)
-        races = Races(store, self.fanout, settings, self.metrics, self.seed_source)
-        self.races = races
-        self.clock = Clock(store, races, settings.clock_tick)
-        boards = Boards(store, self.fanout, self.metrics, self.clock.end_soon)
-        races.on_end = boards.forget_race
-        self.fanout.on_race_ended = boards.forget_race
-        self.matchmaker = Matchmaker(store, races, settings.quick_match_time_limit)
-        self.lobby = Lobby(store, races, self.fanout, settings.lobby_grace)
-        handler = Handler(store, self.fanout, races, boards, self.matchmaker, self.lobby, self.metrics)
-        await self.fanout.start()
-        self.clock.start()
-        self.matchmaker.start()
+        handler = ConnectionHandler(router, fanout, features.presence, self.metrics)
+        await fanout.start()
+        features.clock.start()
+        features.quick_match.start()
 
         async def connection(ws: ServerConnection) -> None:
             await handler.serve(Session(ws, settings.rate_limit, settings.rate_burst))
@@ -121,12 +172,11 @@ class ArenaServer:
             self.server.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 10)
-        if self.clock is not None:
-            await self.clock.stop()
-        if self.matchmaker is not None:
-            await self.matchmaker.stop()
-        if self.lobby is not None:
-            await self.lobby.stop()
+        if self.features is not None:
+            await self.features.clock.stop()
+            await self.features.quick_match.stop()
+            await self.features.lobby.stop()
+            await self.features.results.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

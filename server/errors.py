@@ -1,7 +1,10 @@
-"""The exception handlers raise; the connection turns it into an ``error`` message."""
+"""The exception handlers raise; the transport turns it into an ``error`` message."""
 
 from __future__ import annotations
 
+from typing import Final
+
+from server.store.records import Answer
 from shared.protocol import ErrorCode
 
 
@@ -22,18 +25,19 @@ def not_a_racer(race_id: str) -> ArenaError:
     return ArenaError(ErrorCode.NOT_A_RACER, f"you are not racing in race {race_id[:64]!r}")
 
 
-#: Store script answers that are errors, by word.
-SCRIPT_ERRORS: dict[str, tuple[ErrorCode, str]] = {
-    "not_found": (ErrorCode.RACE_NOT_FOUND, "there is no such race"),
-    "not_open": (ErrorCode.RACE_NOT_OPEN, "that race is no longer open: it has started or ended"),
-    "full": (ErrorCode.RACE_FULL, "every seat of that race is taken"),
-    "not_a_racer": (ErrorCode.NOT_A_RACER, "you are not racing in that race"),
-    "not_started": (ErrorCode.RACE_NOT_STARTED, "the race has not started yet: wait for it"),
-    "over": (ErrorCode.RACE_OVER, "the race is over: no more moves"),
-    "finished": (ErrorCode.RACER_FINISHED, "you have finished this race: no more moves"),
+#: The store's answers that are errors, with their wire code and message.
+_ANSWER_ERRORS: Final[dict[Answer, tuple[ErrorCode, str]]] = {
+    Answer.NOT_FOUND: (ErrorCode.RACE_NOT_FOUND, "there is no such race"),
+    Answer.NOT_OPEN: (ErrorCode.RACE_NOT_OPEN, "that race is no longer open: it has started or ended"),
+    Answer.FULL: (ErrorCode.RACE_FULL, "every seat of that race is taken"),
+    Answer.NOT_A_RACER: (ErrorCode.NOT_A_RACER, "you are not racing in that race"),
+    Answer.NOT_STARTED: (ErrorCode.RACE_NOT_STARTED, "the race has not started yet: wait for it"),
+    Answer.OVER: (ErrorCode.RACE_OVER, "the race is over: no more moves"),
+    Answer.FINISHED: (ErrorCode.RACER_FINISHED, "you have finished this race: no more moves"),
 }
 
 
-def script_error(word: str) -> ArenaError:
-    code, message = SCRIPT_ERRORS.get(word, (ErrorCode.INTERNAL_ERROR, f"store said {word!r}"))
+def answer_error(answer: Answer) -> ArenaError:
+    """The error for a store answer that refuses the request."""
+    code, message = _ANSWER_ERRORS.get(answer, (ErrorCode.INTERNAL_ERROR, f"store said {answer.value!r}"))
     return ArenaError(code, message)

@@ -142,9 +142,7 @@ class Game(ABC):
 
     def copy(self) -> Self:
         """An independent copy of this game."""
-        clone = type(self).from_position(self.position())
-        clone.move_count = self.move_count
-        return clone
+        return type(self).from_position(self.position(), move_count=self.move_count)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.position() == other.position()
@@ -157,11 +155,19 @@ class Game(ABC):
     # ----- positions --------------------------------------------------------------
 
     @classmethod
-    def from_position(cls, data: dict[str, Any]) -> Self:
-        """Build a game from a position dict, rejecting a bad one with ``ValueError``."""
+    def from_position(cls, data: dict[str, Any], move_count: int = 0) -> Self:
+        """Build a game from a position dict, rejecting a bad one with ``ValueError``.
+
+        ``move_count`` is the number of moves already played to reach it (a position does
+        not record it).
+        """
+        if isinstance(move_count, bool) or not isinstance(move_count, int) or move_count < 0:
+            raise ValueError(f"a move count is a whole number from 0, not {move_count!r}")
         piles = cls._checked_piles(data)
         cls._check_layout(piles, data)
-        return cls._from_checked(piles, data)
+        game = cls._from_checked(piles, data)
+        game.move_count = move_count
+        return game
 
     @classmethod
     def _checked_piles(cls, data: dict[str, Any]) -> dict[str, list[str]]:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from client.sdk import ArenaClient
-from shared.protocol import GameName, RaceStarted
+from shared.protocol import BoardView, GameName, RaceStarted
 
 
 @dataclass
@@ -15,7 +14,7 @@ class RunningRace:
     code: str
     ada: ArenaClient
     bob: ArenaClient
-    view: dict[str, Any]
+    view: BoardView
     commitment: str
     ends_at: int
 

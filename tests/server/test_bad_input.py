@@ -186,7 +186,7 @@ async def test_stale_and_future_seqs_are_refused_and_a_resent_seq_is_not_applied
         await race.ada.move(race.race_id, second, seq=9)
     assert future.value.code == "future_seq"
     board = await race.ada.board(race.race_id)
-    assert board is not None and board.seq == 2 and board.view["move_count"] == 2
+    assert board is not None and board.seq == 2 and board.view.move_count == 2
 
 
 async def test_moves_before_the_start_and_after_the_end_are_refused(

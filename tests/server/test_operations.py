@@ -13,7 +13,7 @@ import redis.asyncio
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.config import Settings
-from server.store import race_channel
+from server.store.keys import race_channel
 from shared.protocol import Progress, RaceEnded, RaceStarted
 from tests.server.conftest import Connect, start_node
 from tests.server.helpers import start_race
@@ -105,7 +105,7 @@ async def test_sigkill_mid_race_then_restart_resumes_at_the_acked_position(
         bob_board = await bob2.board(race.race_id)
         assert bob_board is not None and bob_board.seq == 1
         ack = await ada2.move(race.race_id, "deal")
-        assert ack.seq == 4 and ack.view["piles"]["stock"]["count"] == 20
+        assert ack.seq == 4 and ack.view.piles["stock"].count == 20
         assert (await bob2.wait_for(Progress)).move_count == 4
 
         ended = await ada2.wait_for(RaceEnded, timeout=10)  # the restarted clock ends it
@@ -189,11 +189,11 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
         await race.ada.move(race.race_id, "t4>f1")
         assert await race.bob.wait_for(Progress)  # delivered by the node itself
         assert await published() == []  # both racers on this node: nobody else to tell
-        await arena.store.follow_race(race.race_id, "another-node")
+        await arena.store.events.follow_race(race.race_id, "another-node")
         await race.ada.move(race.race_id, "t1>r5")
         events = await published()
         assert len(events) == 1 and '"type":"progress"' in events[0]
-        await arena.store.unfollow_race(race.race_id, "another-node")
+        await arena.store.events.unfollow_race(race.race_id, "another-node")
         await race.ada.move(race.race_id, "r5>r6")
         assert await published() == []
     finally:

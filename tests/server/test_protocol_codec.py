@@ -9,10 +9,13 @@ import pytest
 
 from shared.protocol import (
     PROTOCOL_VERSION,
+    BoardView,
     ErrorCode,
     Hello,
     MakeMove,
     MoveAck,
+    MoveSummary,
+    PileView,
     Progress,
     ProtocolError,
     decode_client,
@@ -40,7 +43,14 @@ def test_server_messages_decode_and_ignore_fields_they_do_not_know() -> None:
     data = json.loads(encode(event, binary=False))
     data["new_field"] = 1
     assert decode_server(json.dumps(data)) == event
-    ack = MoveAck(race_id="r", seq=1, result={"move": "deal"}, view={"piles": {}})
+    ack = MoveAck(
+        race_id="r",
+        seq=1,
+        result=MoveSummary(move="deal", steps=[("5H", "stock", "waste")], score_delta=0, score=0, won=False),
+        view=BoardView(
+            game="treize", piles={"waste": PileView(count=1, cards=["5H"])}, score=0, won=False, move_count=1
+        ),
+    )
     assert decode_server(encode(ack)) == ack
 
 

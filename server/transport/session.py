@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
 
+from server.features.context import Caller
 from shared.protocol import encode, encode_dict
 
 
@@ -37,22 +38,26 @@ class Session:
     def __init__(self, ws: ServerConnection, rate: float, burst: int) -> None:
         self.ws = ws
         self.binary = True
-        self.player_id: str | None = None
-        self.name: str | None = None
+        self.caller = Caller(identity=None, remote=_remote(ws))
         self.limiter = RateLimiter(rate, burst)
         self.strikes = 0
-        self.queued_games: set[str] = set()
+        #: The races whose events this connection gets.
         self.races: set[str] = set()
         #: The close started by the server (rate limit), while the queue drains.
         self.closing: asyncio.Task[None] | None = None
 
     @property
-    def remote(self) -> str:
-        address: Any = self.ws.remote_address
-        return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
+    def player_id(self) -> str | None:
+        identity = self.caller.identity
+        return identity.player_id if identity is not None else None
 
-    async def send(self, message: BaseModel) -> None:
-        await self.ws.send(encode(message, self.binary))
+    async def send(self, message: BaseModel | dict[str, Any]) -> None:
+        if isinstance(message, dict):
+            await self.ws.send(encode_dict(message, self.binary))
+        else:
+            await self.ws.send(encode(message, self.binary))
 
-    async def send_dict(self, data: dict[str, Any]) -> None:
-        await self.ws.send(encode_dict(data, self.binary))
+
+def _remote(ws: ServerConnection) -> str:
+    address: Any = ws.remote_address
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)

@@ -4,8 +4,7 @@ A node subscribes one Redis pub/sub connection to the channels of the races and
 players it has sessions for, and forwards each event to those sessions with
 ``websockets.broadcast`` (one encoding per frame format). It also records in the store
 which races it follows, so that a move is published only when another node wants it.
-An event is published as ``{"skip": <player id or "">, "msg": <message dict>}``: the
-``skip`` player (the mover, for progress) does not get it.
+What else an event does is its :class:`~server.features.events.EventKind`.
 """
 
 from __future__ import annotations
@@ -13,45 +12,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, assert_never
 
-import orjson
 import redis.asyncio as aioredis
-from pydantic import BaseModel
 from websockets.asyncio.server import broadcast
 
-from server.session import Session
-from server.store import Store, player_channel, race_channel, race_of_channel
-from shared.protocol import encode_dict, to_wire
+from server.background import Background
+from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
+from server.features.quick_match import QuickMatchmaker
+from server.features.racing import Racing
+from server.store import keys
+from server.store.events import EventStore
+from server.transport.session import Session
+from shared.protocol import MatchFound, encode_dict
 
 log = logging.getLogger("arena.fanout")
 
-#: Called for a ``match_found`` event before it is delivered to a player's sessions.
-MatchHook = Callable[[Session, dict[str, Any]], Coroutine[Any, Any, None]]
-
-
-def envelope(message: BaseModel, skip: str = "", origin: str = "") -> str:
-    """The published form of an event. ``origin`` (a node id) marks an event that node
-    already delivered to its own sessions: it skips the copy Redis sends back."""
-    return envelope_dict(to_wire(message), skip, origin)
-
-
-def envelope_dict(msg: dict[str, Any], skip: str = "", origin: str = "") -> str:
-    """:func:`envelope` of a message already in its wire form (a JSON-ready dict)."""
-    data: dict[str, Any] = {"o": origin} if origin else {}
-    data["skip"] = skip
-    data["msg"] = msg
-    return orjson.dumps(data).decode()
-
 
 class Fanout:
-    def __init__(self, client: aioredis.Redis, store: Store, node_id: str) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        events: EventStore,
+        node_id: str,
+        racing: Racing,
+        quick_match: QuickMatchmaker,
+    ) -> None:
         self._pubsub: Any = client.pubsub()
-        self._store = store
+        self._events = events
         self.node_id = node_id
-        self._node_channel = f"node:{node_id}:events"
-        self._own_prefix = orjson.dumps({"o": node_id}).decode()[:-1] + ","
+        self._racing = racing
+        self._quick_match = quick_match
+        self._node_channel = keys.node_channel(node_id)
+        self._own_prefix = own_prefix(node_id)
         self._sessions: dict[str, set[Session]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
         #: Channels subscribed (and races followed); changed under ``_changing`` only,
@@ -59,9 +52,7 @@ class Fanout:
         self._subscribed: set[str] = set()
         self._changing = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
-        self.on_match: MatchHook | None = None
-        self.on_race_ended: Callable[[str], None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = Background()
         self._stopping = False
 
     async def start(self) -> None:
@@ -76,66 +67,65 @@ class Fanout:
                 await asyncio.wait_for(asyncio.shield(self._task), 2.0)
             except (TimeoutError, asyncio.CancelledError):
                 self._task.cancel()
+        await self._background.stop()
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
 
-    def has_player(self, player_id: str) -> bool:
-        """Whether a session of ``player_id`` is connected to this node."""
-        return bool(self._sessions.get(player_channel(player_id)))
+    def sessions_of(self, player_id: str) -> int:
+        """How many sessions of ``player_id`` this node has."""
+        return len(self._sessions.get(keys.player_channel(player_id), ()))
 
     @property
     def race_count(self) -> int:
-        return sum(1 for c in self._sessions if c.startswith("race:"))
+        return sum(1 for c in self._sessions if keys.race_of_channel(c) is not None)
 
     # ----- subscriptions ------------------------------------------------------------
 
     async def attach_race(self, race_id: str, session: Session) -> None:
         session.races.add(race_id)
-        await self._attach(race_channel(race_id), session)
+        await self._attach(keys.race_channel(race_id), session)
 
     async def attach_player(self, player_id: str, session: Session) -> None:
-        await self._attach(player_channel(player_id), session)
+        await self._attach(keys.player_channel(player_id), session)
 
     async def detach(self, session: Session) -> None:
         """The connection closed: stop following its races and player."""
-        channels = [race_channel(r) for r in session.races]
+        channels = [keys.race_channel(r) for r in session.races]
         if session.player_id is not None:
-            channels.append(player_channel(session.player_id))
+            channels.append(keys.player_channel(session.player_id))
         session.races.clear()
         for channel in channels:
-            if session not in self._sessions.get(channel, ()):
-                continue
-            members = self._sessions[channel]
-            members.discard(session)
-            if not members:
-                await self._drop(channel)
+            await self._leave(channel, session)
 
     async def detach_race(self, race_id: str, session: Session) -> None:
         """The session's player left the race: stop sending it that race's events."""
         session.races.discard(race_id)
-        channel = race_channel(race_id)
-        members = self._sessions.get(channel)
-        if members is not None:
-            members.discard(session)
-            if not members:
-                await self._drop(channel)
+        await self._leave(keys.race_channel(race_id), session)
 
     async def drop_race(self, race_id: str) -> None:
         """The race is over: forget its sessions and its channel."""
-        channel = race_channel(race_id)
+        channel = keys.race_channel(race_id)
         for session in self._sessions.get(channel, ()):
             session.races.discard(race_id)
         if channel in self._sessions:
+            await self._drop(channel)
+
+    async def _leave(self, channel: str, session: Session) -> None:
+        members = self._sessions.get(channel)
+        if members is None or session not in members:
+            return
+        members.discard(session)
+        if not members:
             await self._drop(channel)
 
     async def _attach(self, channel: str, session: Session) -> None:
         self._sessions.setdefault(channel, set()).add(session)
         async with self._changing:
             if channel not in self._subscribed:
-                race_id = race_of_channel(channel)
+                race_id = keys.race_of_channel(channel)
                 if race_id is not None:
                     # Before subscribing: from now on other nodes publish their racers' moves.
-                    await self._store.follow_race(race_id, self.node_id)
+                    await self._events.follow_race(race_id, self.node_id)
                 await self._subscribe(channel)
                 self._subscribed.add(channel)
         await self._wait_confirmed(channel)
@@ -149,10 +139,10 @@ class Fanout:
             self._confirmed.pop(channel, None)
             with contextlib.suppress(Exception):
                 await self._pubsub.unsubscribe(channel)
-            race_id = race_of_channel(channel)
+            race_id = keys.race_of_channel(channel)
             if race_id is not None:
                 with contextlib.suppress(Exception):
-                    await self._store.unfollow_race(race_id, self.node_id)
+                    await self._events.unfollow_race(race_id, self.node_id)
 
     async def _subscribe(self, channel: str) -> None:
         self._confirmed.setdefault(channel, asyncio.Event())
@@ -180,58 +170,67 @@ class Fanout:
             kind = message.get("type")
             channel = _text(message.get("channel"))
             if kind == "subscribe":
-                event = self._confirmed.get(channel)
-                if event is not None:
-                    event.set()
+                confirmed = self._confirmed.get(channel)
+                if confirmed is not None:
+                    confirmed.set()
             elif kind == "message":
                 payload = _text(message.get("data"))
                 if not payload.startswith(self._own_prefix):
-                    self._deliver(channel, payload)
+                    self._received(channel, payload)
 
-    def deliver_race_message(self, race_id: str, msg: dict[str, Any], skip: str = "") -> None:
+    def deliver_local(self, event: LocalEvent) -> None:
         """Deliver an event this node published (with itself as origin) to its own
         sessions, from the message itself rather than the published payload."""
-        channel = race_channel(race_id)
+        channel = keys.race_channel(event.race_id)
         if self._sessions.get(channel):
-            self._send(channel, msg, skip)
+            self._broadcast(channel, event.msg, event.skip)
 
-    def _deliver(self, channel: str, payload: str) -> None:
+    def _received(self, channel: str, payload: str) -> None:
         if not self._sessions.get(channel):
             return
         try:
-            data = orjson.loads(payload)
-            skip: str = data.get("skip", "")
-            msg: dict[str, Any] = data["msg"]
-        except (ValueError, KeyError, TypeError, AttributeError):
+            event = unpack_event(payload)
+        except ValueError:
             log.warning("dropped an unreadable event", extra={"reason": channel})
             return
-        self._send(channel, msg, skip)
+        self._deliver(channel, event)
 
-    def _send(self, channel: str, msg: dict[str, Any], skip: str) -> None:
+    def _deliver(self, channel: str, event: Event) -> None:
+        match event.kind:
+            case EventKind.BROADCAST:
+                self._broadcast(channel, event.msg, event.skip)
+            case EventKind.MATCH_FOUND:
+                found = MatchFound.model_validate(event.msg)
+                for session in list(self._sessions.get(channel, ())):
+                    self._background.spawn(self._join_match(session, found, event.msg), "match delivery")
+            case EventKind.RACE_ENDED:
+                self._broadcast(channel, event.msg, event.skip)
+                race_id = keys.race_of_channel(channel)
+                if race_id is not None:
+                    self._racing.forget_race(race_id)
+                    self._background.spawn(self.drop_race(race_id), "dropping an ended race")
+            case unexpected:
+                assert_never(unexpected)
+
+    async def _join_match(self, session: Session, found: MatchFound, msg: dict[str, Any]) -> None:
+        """A quick match paired this session's player: follow the race, then tell them."""
+        if session.player_id is not None:
+            self._quick_match.matched(session.player_id, found.race.game)
+        await self.attach_race(found.race.race_id, session)
+        with contextlib.suppress(Exception):
+            await session.send(msg)
+
+    def _broadcast(self, channel: str, msg: dict[str, Any], skip: str) -> None:
         members = self._sessions.get(channel)
         if not members:
             return
         targets = [s for s in members if not skip or s.player_id != skip]
-        if msg.get("type") == "match_found" and self.on_match is not None:
-            for session in targets:
-                self._spawn(self.on_match(session, msg))
-            return
         binary = [s.ws for s in targets if s.binary]
         text = [s.ws for s in targets if not s.binary]
         if binary:
             broadcast(binary, encode_dict(msg, True))
         if text:
             broadcast(text, encode_dict(msg, False))
-        if msg.get("type") == "race_ended":
-            race_id = str(msg.get("race_id", ""))
-            if self.on_race_ended is not None:
-                self.on_race_ended(race_id)
-            self._spawn(self.drop_race(race_id))
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
 
 def _text(value: Any) -> str:

@@ -1,14 +1,32 @@
-"""The Lua scripts of the store. Each touches the keys of one race only (one hash tag).
+"""The Lua scripts of the store, each with its KEYS/ARGV contract.
 
-Only :mod:`server.store` uses these; every key they touch is passed in ``KEYS``.
+Each script touches the keys of one race (one hash tag) or of one queue, all passed in
+``KEYS``; Redis runs it atomically. Only the store's modules call them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
-#: KEYS: meta, racers. ARGV: player id, seat JSON.
-JOIN: Final = """
+
+@dataclass(frozen=True)
+class LuaScript:
+    """A script and its contract: the names of its KEYS and ARGV, and what it answers."""
+
+    name: str
+    keys: tuple[str, ...]
+    argv: tuple[str, ...]
+    answers: str
+    source: str
+
+
+JOIN: Final = LuaScript(
+    "join",
+    keys=("meta", "racers"),
+    argv=("player id", "seat JSON"),
+    answers="ok | already | not_found | not_open | full",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' then return 'not_open' end
@@ -17,16 +35,21 @@ local seats = tonumber(redis.call('HGET', KEYS[1], 'seats'))
 if redis.call('HLEN', KEYS[2]) >= seats then return 'full' end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 'ok'
-"""
+""",
+)
 
-#: KEYS: meta, racers. ARGV: player id, '1' or '0'.
-#: Returns 'ok', or 'all_ready' when every seat is taken by a ready racer.
-READY: Final = """
+READY: Final = LuaScript(
+    "ready",
+    keys=("meta", "racers"),
+    argv=("player id", "'1' ready or '0' not"),
+    answers="ok | all_ready (every seat taken by a ready racer, 2 or more) | not_found | "
+    "not_a_racer | not_open",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
-if status ~= 'open' then return 'not_open' end
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw then return 'not_a_racer' end
+if status ~= 'open' then return 'not_open' end
 local seat = cjson.decode(raw)
 seat['ready'] = (ARGV[2] == '1')
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(seat))
@@ -36,10 +59,15 @@ for _, value in ipairs(all) do
   if not cjson.decode(value)['ready'] then return 'ok' end
 end
 return 'all_ready'
-"""
+""",
+)
 
-#: KEYS: meta, racers. ARGV: player id. Returns 'ok', 'cancelled' (race now empty) or an error.
-LEAVE: Final = """
+LEAVE: Final = LuaScript(
+    "leave",
+    keys=("meta", "racers"),
+    argv=("player id",),
+    answers="ok | cancelled (the race is now empty) | not_found | not_open | not_a_racer",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' then return 'not_open' end
@@ -52,13 +80,15 @@ if redis.call('HGET', KEYS[1], 'creator') == ARGV[1] then
   redis.call('HSET', KEYS[1], 'creator', redis.call('HKEYS', KEYS[2])[1])
 end
 return 'ok'
-"""
+""",
+)
 
-#: KEYS: meta, racers, board of each racer (in ARGV order).
-#: ARGV: starts_at, ends_at, position JSON, initial score, event JSON, channel, player ids...
-#: Moves the race from open to countdown and deals every board, if the seats are still
-#: exactly the given players.
-START: Final = """
+START: Final = LuaScript(
+    "start",
+    keys=("meta", "racers", "board of each racer, in the order of the player ids"),
+    argv=("starts_at", "ends_at", "position JSON", "initial score", "event", "channel", "player ids..."),
+    answers="ok | changed (the seats are no longer exactly these players) | not_found | not_open",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' then return 'not_open' end
@@ -75,24 +105,46 @@ for i = 1, count do
 end
 redis.call('PUBLISH', ARGV[6], ARGV[5])
 return 'ok'
-"""
+""",
+)
 
-#: KEYS: meta. ARGV: now, event JSON, channel. Countdown over: the race runs.
-GO: Final = """
+GO: Final = LuaScript(
+    "go",
+    keys=("meta",),
+    argv=("now", "event", "channel"),
+    answers="1 when the countdown was over and the race now runs, else 0",
+    source="""
 if redis.call('HGET', KEYS[1], 'status') ~= 'countdown' then return 0 end
 if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'starts_at')) then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'running')
 redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
-"""
+""",
+)
 
-#: KEYS: meta, board, log, nodes. ARGV: player id, seq, move, position JSON, move_count,
-#: score, won ('1'/'0'), now, result JSON (kept as field 'ack' to answer a resent seq),
-#: event JSON, channel, the calling node's id. The event is published only when a node
-#: other than the caller follows the race: the caller delivers it to its own sessions.
-#: The compare-and-set of one move. Returns {'ok', finished_count, racer_count},
-#: {'dup'}, {'seq', current seq}, or {error}.
-MOVE: Final = """
+MOVE: Final = LuaScript(
+    "move",
+    keys=("meta", "board", "log", "nodes"),
+    argv=(
+        "player id",
+        "seq",
+        "canonical move",
+        "position JSON",
+        "move_count",
+        "score",
+        "won ('1' or '0')",
+        "now",
+        "result JSON (kept as 'ack' to answer a resent seq)",
+        "event",
+        "channel",
+        "the calling node's id",
+        "the move as sent (kept as 'sent')",
+    ),
+    answers="{ok, finished count, racer count} | {dup} | {seq, current seq} | {not_found} | "
+    "{not_started} | {over} | {not_a_racer} | {finished}. The compare-and-set of one move; the "
+    "event is published only when a node other than the caller follows the race (the "
+    "caller delivers it to its own sessions).",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found'} end
 if status == 'countdown' then return {'not_started'} end
@@ -108,7 +160,7 @@ if new_seq ~= seq + 1 then return {'seq', tostring(seq)} end
 if redis.call('HGET', KEYS[2], 'finished') == '1' then return {'finished'} end
 local old_score = redis.call('HGET', KEYS[2], 'score')
 redis.call('HSET', KEYS[2], 'seq', new_seq, 'position', ARGV[4], 'move_count', ARGV[5],
-  'score', ARGV[6], 'ack', ARGV[9])
+  'score', ARGV[6], 'ack', ARGV[9], 'sent', ARGV[13])
 if old_score ~= ARGV[6] then redis.call('HSET', KEYS[2], 'score_at', ARGV[8]) end
 local finished = redis.call('HGET', KEYS[1], 'finished_count')
 if ARGV[7] == '1' then
@@ -121,11 +173,16 @@ if redis.call('SCARD', KEYS[4]) > redis.call('SISMEMBER', KEYS[4], ARGV[12]) the
   redis.call('PUBLISH', ARGV[11], ARGV[10])
 end
 return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
-"""
+""",
+)
 
-#: KEYS: meta, board. ARGV: now, event JSON, channel.
-#: A racer gives up. Returns {'ok', finished_count, racer_count} or {error}.
-FINISH: Final = """
+FINISH: Final = LuaScript(
+    "finish",
+    keys=("meta", "board"),
+    argv=("now", "event", "channel"),
+    answers="{ok, finished count, racer count} | {not_found} | {not_started} | {over} | "
+    "{not_a_racer} | {finished}. A racer gives up.",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found'} end
 if status == 'countdown' then return {'not_started'} end
@@ -137,11 +194,16 @@ redis.call('HSET', KEYS[2], 'finished', 1, 'finished_at', ARGV[1])
 local finished = redis.call('HINCRBY', KEYS[1], 'finished_count', 1)
 redis.call('PUBLISH', ARGV[3], ARGV[2])
 return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
-"""
+""",
+)
 
-#: KEYS: meta. ARGV: now. Stops accepting moves: running (or countdown) -> ending.
-#: Returns 1 when the caller should complete the end (also after a crash mid-end).
-BEGIN_END: Final = """
+BEGIN_END: Final = LuaScript(
+    "begin_end",
+    keys=("meta",),
+    argv=("now",),
+    answers="1 when the caller should complete the end (also after a crash mid-end), else 0. "
+    "Stops accepting moves: running (or countdown) -> ending.",
+    source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'running' or status == 'countdown' then
   redis.call('HSET', KEYS[1], 'status', 'ending', 'ended_at', ARGV[1])
@@ -149,22 +211,31 @@ if status == 'running' or status == 'countdown' then
 end
 if status == 'ending' then return 1 end
 return 0
-"""
+""",
+)
 
-#: KEYS: meta, summary. ARGV: summary JSON, event JSON, channel.
-COMPLETE_END: Final = """
+COMPLETE_END: Final = LuaScript(
+    "complete_end",
+    keys=("meta", "summary"),
+    argv=("summary JSON", "event", "channel"),
+    answers="1 when this call finished the race, 0 when it was not ending",
+    source="""
 if redis.call('HGET', KEYS[1], 'status') ~= 'ending' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'finished')
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
-"""
+""",
+)
 
-#: KEYS: queue (list, oldest first), leases (sorted set: player -> lease end ms).
-#: ARGV: player id, now ms, lease end ms. Returns the waiting player paired with this
-#: one, or false after queueing this one (or renewing its lease). A waiting player
-#: whose lease ran out (their node stopped renewing it: it died) is dropped, not paired.
-MATCH: Final = """
+MATCH: Final = LuaScript(
+    "match",
+    keys=("queue (list, oldest first)", "leases (sorted set: player -> lease end ms)"),
+    argv=("player id", "now ms", "lease end ms"),
+    answers="the waiting player paired with this one, or false after queueing this one (or "
+    "renewing its lease). A waiting player whose lease ran out (their node stopped renewing "
+    "it: it died) is dropped, not paired.",
+    source="""
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
   return false
@@ -180,4 +251,7 @@ end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return false
-"""
+""",
+)
+
+ALL: Final = (JOIN, READY, LEAVE, START, GO, MOVE, FINISH, BEGIN_END, COMPLETE_END, MATCH)

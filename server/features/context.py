@@ -1,0 +1,57 @@
+"""What a handler is given (the caller) and what it gives back (a reply with effects)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from server.errors import ArenaError
+from server.features.events import LocalEvent
+from shared.protocol import ErrorCode, Request
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The player behind a connection, once it said hello."""
+
+    player_id: str
+    name: str
+
+
+@dataclass(slots=True)
+class Caller:
+    """Who sent a request: what a handler may know of the connection."""
+
+    identity: Identity | None
+    remote: str
+
+    @property
+    def player(self) -> Identity:
+        """The caller's identity; ``hello_required`` before hello."""
+        if self.identity is None:
+            raise ArenaError(ErrorCode.HELLO_REQUIRED, "say hello first")
+        return self.identity
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A handler's answer: the message for the caller, and what the transport must do.
+
+    ``message`` is a model, or a wire dict on the move path (built directly for speed).
+    ``follow``/``unfollow`` are races whose events the connection starts/stops getting;
+    ``identify`` ties the connection to a player (hello); ``local`` are events for this
+    node's other sessions, delivered before the reply is sent.
+    """
+
+    message: BaseModel | dict[str, Any]
+    follow: tuple[str, ...] = ()
+    unfollow: tuple[str, ...] = ()
+    identify: Identity | None = None
+    local: tuple[LocalEvent, ...] = ()
+
+
+M = TypeVar("M", bound=Request)
+Handler = Callable[[Caller, M], Awaitable[Reply]]

@@ -1,0 +1,76 @@
+"""Events between nodes, typed: what to do with one is its ``kind``, never its message type.
+
+An event travels over Redis pub/sub as JSON ``{"o": origin, "k": kind, "skip": player,
+"msg": message}``. ``origin`` (a node id, optional) marks an event that node already
+delivered to its own sessions: it skips the copy Redis sends back. The ``skip`` player
+(the mover, for progress) does not get it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from shared.protocol import to_wire
+
+
+class EventKind(StrEnum):
+    """What a node does with an event besides sending it to the channel's sessions."""
+
+    #: Send the message to the channel's sessions; nothing else.
+    BROADCAST = "b"
+    #: Quick match paired a player: their sessions follow the race before they are told.
+    MATCH_FOUND = "m"
+    #: The race is over: sessions stop following it and nodes drop what they cached of it.
+    RACE_ENDED = "e"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: EventKind
+    msg: dict[str, Any]
+    skip: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LocalEvent:
+    """A race event this node delivers to its own sessions itself (the mover's node)."""
+
+    race_id: str
+    msg: dict[str, Any]
+    skip: str = ""
+
+
+def pack_event(kind: EventKind, message: BaseModel | dict[str, Any], skip: str = "", origin: str = "") -> str:
+    """The published form of an event."""
+    msg = message if isinstance(message, dict) else to_wire(message)
+    data: dict[str, Any] = {"o": origin} if origin else {}
+    data["k"] = kind.value
+    data["skip"] = skip
+    data["msg"] = msg
+    return orjson.dumps(data).decode()
+
+
+def own_prefix(node_id: str) -> str:
+    """How every event this node packed with itself as origin begins."""
+    return orjson.dumps({"o": node_id}).decode()[:-1] + ","
+
+
+def unpack_event(payload: str) -> Event:
+    """An event from its published form; raises ``ValueError`` when unreadable.
+
+    >>> unpack_event(pack_event(EventKind.RACE_ENDED, {"type": "x"}, skip="p1"))
+    Event(kind=<EventKind.RACE_ENDED: 'e'>, msg={'type': 'x'}, skip='p1')
+    """
+    try:
+        data = orjson.loads(payload)
+        msg = data["msg"]
+        if not isinstance(msg, dict):
+            raise TypeError("msg")
+        return Event(EventKind(data["k"]), msg, str(data.get("skip", "")))
+    except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"unreadable event: {exc!r}") from None

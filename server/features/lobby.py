@@ -1,0 +1,303 @@
+"""The lobby: creating, joining, listing, leaving and starting races; reading one.
+
+Open races do not wait for players who went away: when a player's last connection on
+a node closes while they sit in a race that has not started, they get ``lobby_grace``
+seconds to come back (a dropped connection, a page reload). If they have not said
+hello anywhere since, they leave the race as if they had sent ``leave_race``; the last
+one out cancels it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+
+from server.background import Background
+from server.config import Settings
+from server.errors import ArenaError, answer_error, race_not_found
+from server.features.context import Caller, Identity, Reply
+from server.features.events import EventKind, pack_event
+from server.features.race_rules import commitment, race_window, racer_info
+from server.metrics import Metrics
+from server.store import Answer, BoardRecord, RaceMeta, RaceStatus, Seat, Store
+from server.timesource import TimeSource
+from shared import from_position, new_game
+from shared.protocol import (
+    BoardState,
+    BoardView,
+    CreateRace,
+    ErrorCode,
+    GameName,
+    GetRace,
+    JoinRace,
+    LeaveRace,
+    ListRaces,
+    Ok,
+    Race,
+    RaceCountdown,
+    RaceInfo,
+    RaceList,
+    RaceUpdate,
+    Ready,
+    StartRace,
+)
+
+log = logging.getLogger("arena.lobby")
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+_CODE_LENGTH = 6
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(_CODE_LENGTH))
+
+
+def random_seed() -> int:
+    return secrets.randbits(63)
+
+
+def board_state(record: BoardRecord) -> BoardState:
+    """A racer's own board as they may see it."""
+    game = from_position(record.position, move_count=record.move_count)
+    return BoardState(seq=record.seq, view=BoardView.model_validate(game.view()), finished=record.finished)
+
+
+class Lobby:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        time: TimeSource,
+        metrics: Metrics,
+        seed_source: Callable[[], int] = random_seed,
+    ) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.settings = settings
+        self.time = time
+        self.seed_source = seed_source
+        self.background = Background()
+
+    async def stop(self) -> None:
+        await self.background.stop()
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def create_race(self, caller: Caller, message: CreateRace) -> Reply:
+        meta = await self.create(caller.player, message.game, message.seats, message.time_limit)
+        info = await self.info(meta.race_id, caller.player.player_id)
+        return Reply(Race(id=message.id, race=info), follow=(meta.race_id,))
+
+    async def join_race(self, caller: Caller, message: JoinRace) -> Reply:
+        race_id = await self.join(caller.player, message.code)
+        info = await self.info(race_id, caller.player.player_id)
+        return Reply(Race(id=message.id, race=info), follow=(race_id,))
+
+    async def list_races(self, caller: Caller, message: ListRaces) -> Reply:
+        infos = [await self.info(r, None) for r in await self.store.races.open_races()]
+        infos = [i for i in infos if i.status == "open" and message.game in (None, i.game)]
+        return Reply(RaceList(id=message.id, races=infos))
+
+    async def leave_race(self, caller: Caller, message: LeaveRace) -> Reply:
+        await self.leave(caller.player.player_id, message.race_id)
+        return Reply(Ok(id=message.id), unfollow=(message.race_id,))
+
+    async def ready(self, caller: Caller, message: Ready) -> Reply:
+        race_id = message.race_id
+        answer = await self.store.races.set_ready(race_id, caller.player.player_id, message.ready)
+        if answer is Answer.ALL_READY:
+            await self.begin_countdown(race_id)
+        elif answer is Answer.OK:
+            await self.announce(race_id)
+        else:
+            raise answer_error(answer)
+        return Reply(Ok(id=message.id))
+
+    async def start_race(self, caller: Caller, message: StartRace) -> Reply:
+        meta = await self.store.races.meta(message.race_id)
+        if meta is None:
+            raise race_not_found(message.race_id)
+        if meta.creator != caller.player.player_id:
+            raise ArenaError(ErrorCode.NOT_CREATOR, "only the race's creator can start it")
+        await self.begin_countdown(message.race_id)
+        return Reply(Ok(id=message.id))
+
+    async def get_race(self, caller: Caller, message: GetRace) -> Reply:
+        player_id = caller.player.player_id
+        info = await self.info(message.race_id, player_id)
+        racing = any(r.player_id == player_id for r in info.racers)
+        follow = (message.race_id,) if racing and info.status not in ("finished", "cancelled") else ()
+        return Reply(Race(id=message.id, race=info), follow=follow)
+
+    # ----- setting races up ------------------------------------------------------------
+
+    async def create(
+        self, player: Identity, game: GameName, seats: int, time_limit: float, ready: bool = False
+    ) -> RaceMeta:
+        now = self.time.now_ms()
+        seed = self.seed_source()
+        salt = secrets.token_hex(16)
+        for _attempt in range(10):
+            meta = RaceMeta(
+                race_id=secrets.token_hex(6),
+                code=new_code(),
+                game=game,
+                seats=seats,
+                time_limit=time_limit,
+                status=RaceStatus.OPEN,
+                creator=player.player_id,
+                seed=seed,
+                salt=salt,
+                commitment=commitment(game, seed, salt),
+                created_at=now,
+                starts_at=None,
+                ends_at=None,
+                ended_at=None,
+            )
+            if await self.store.races.create(meta, Seat(player.player_id, player.name, ready, now)):
+                log.info("race created", extra={"race_id": meta.race_id, "player_id": player.player_id})
+                return meta
+        raise ArenaError(ErrorCode.INTERNAL_ERROR, "could not find a free race code")
+
+    async def join(self, player: Identity, code: str, ready: bool = False) -> str:
+        race_id = await self.store.races.race_for_code(code.strip().upper())
+        if race_id is None:
+            raise ArenaError(ErrorCode.RACE_NOT_FOUND, f"no race has the code {code[:12]!r}")
+        seat = Seat(player.player_id, player.name, ready, self.time.now_ms())
+        answer = await self.store.races.join(race_id, seat)
+        if answer not in (Answer.OK, Answer.ALREADY):
+            raise answer_error(answer)
+        log.info("racer joined", extra={"race_id": race_id, "player_id": player.player_id})
+        await self.announce(race_id)
+        return race_id
+
+    async def leave(self, player_id: str, race_id: str) -> None:
+        answer = await self.store.races.leave(race_id, player_id, self.settings.race_ttl)
+        if answer is Answer.NOT_OPEN:
+            raise ArenaError(
+                ErrorCode.RACE_NOT_OPEN, "the race has started: send 'finish' to give up instead"
+            )
+        if answer not in (Answer.OK, Answer.CANCELLED):
+            raise answer_error(answer)
+        log.info("racer left", extra={"race_id": race_id, "player_id": player_id})
+        if answer is Answer.OK:
+            await self.announce(race_id)
+
+    async def announce(self, race_id: str) -> None:
+        info = await self.info(race_id, None)
+        await self.store.events.publish_race(race_id, pack_event(EventKind.BROADCAST, RaceUpdate(race=info)))
+
+    async def active_races(self, player_id: str, statuses: tuple[RaceStatus, ...]) -> list[RaceMeta]:
+        """The player's races whose status is one of ``statuses``."""
+        metas = [await self.store.races.meta(r) for r in await self.store.players.races(player_id)]
+        return [m for m in metas if m is not None and m.status in statuses]
+
+    async def _refuse_racers_elsewhere(self, race_id: str, seats: list[Seat]) -> None:
+        """One running race per player: a racer already racing elsewhere blocks the start."""
+        for seat in seats:
+            busy = await self.active_races(seat.player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
+            if any(m.race_id != race_id for m in busy):
+                raise ArenaError(
+                    ErrorCode.ALREADY_RACING,
+                    f"{seat.name} is racing in another race: a player races one race at a time",
+                )
+
+    async def begin_countdown(self, race_id: str) -> None:
+        for _attempt in range(5):
+            race = await self.store.races.race(race_id)
+            if race is None:
+                raise race_not_found(race_id)
+            meta, seats = race
+            if meta.status is not RaceStatus.OPEN:
+                raise answer_error(Answer.NOT_OPEN)
+            if len(seats) < 2:
+                raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
+            await self._refuse_racers_elsewhere(race_id, seats)
+            game = new_game(meta.game, meta.seed)
+            now = self.time.now_ms()
+            starts_at, ends_at = race_window(now, self.settings.countdown, meta.time_limit)
+            event = RaceCountdown(
+                race_id=race_id,
+                starts_at=starts_at,
+                ends_at=ends_at,
+                commitment=meta.commitment,
+                server_time=now,
+            )
+            answer = await self.store.races.start_countdown(
+                race_id,
+                [s.player_id for s in seats],
+                starts_at,
+                ends_at,
+                dict(game.position()),
+                game.score,
+                pack_event(EventKind.BROADCAST, event),
+            )
+            if answer is Answer.OK:
+                self.metrics.races_started.inc()
+                log.info("race countdown", extra={"race_id": race_id})
+                return
+            if answer is not Answer.CHANGED:
+                raise answer_error(answer)
+        raise ArenaError(ErrorCode.RACE_NOT_OPEN, "the seats kept changing: try again")
+
+    # ----- reading ---------------------------------------------------------------------
+
+    async def info(self, race_id: str, viewer: str | None) -> RaceInfo:
+        """The race as ``viewer`` may see it: their own board only, the seed only at the end."""
+        race = await self.store.races.race(race_id)
+        if race is None:
+            raise race_not_found(race_id)
+        meta, seats = race
+        boards: dict[str, BoardRecord] = {}
+        if meta.status.is_dealt:
+            records = await self.store.boards.boards(race_id, [s.player_id for s in seats])
+            boards = {b.player_id: b for b in records}
+        board = None
+        if viewer is not None and viewer in boards and meta.status.is_started:
+            own = await self.store.boards.board(race_id, viewer)
+            if own is not None:
+                board = board_state(own)
+        over = meta.status is RaceStatus.FINISHED
+        return RaceInfo(
+            race_id=meta.race_id,
+            code=meta.code,
+            game=meta.game,
+            seats=meta.seats,
+            time_limit=meta.time_limit,
+            status=meta.status.value,
+            creator=meta.creator,
+            racers=[racer_info(s, boards.get(s.player_id)) for s in seats],
+            server_time=self.time.now_ms(),
+            starts_at=meta.starts_at,
+            ends_at=meta.ends_at,
+            commitment=meta.commitment if meta.status is not RaceStatus.OPEN else None,
+            board=board,
+            seed=meta.seed if over else None,
+            salt=meta.salt if over else None,
+        )
+
+    # ----- players who went away -------------------------------------------------------
+
+    def went_away(self, player_id: str, race_ids: list[str]) -> None:
+        """The player's last connection on this node closed; it followed ``race_ids``."""
+        if race_ids:
+            since = self.time.now_ms()
+            self.background.spawn(
+                self._leave_if_gone(player_id, race_ids, since), "freeing a gone player's seat"
+            )
+
+    async def _leave_if_gone(self, player_id: str, race_ids: list[str], since: int) -> None:
+        await asyncio.sleep(self.settings.lobby_grace)
+        if await self.store.players.last_hello(player_id) > since:
+            return  # back
+        for race_id in race_ids:
+            meta = await self.store.races.meta(race_id)
+            if meta is None or meta.status is not RaceStatus.OPEN:
+                continue
+            try:
+                await self.leave(player_id, race_id)
+            except ArenaError:
+                continue  # left, started or cancelled meanwhile
+            log.info("gone player left an open race", extra={"race_id": race_id, "player_id": player_id})

@@ -1,0 +1,88 @@
+"""Who is here: ``hello`` (a new guest or a resumed one), ``ping``, and going away."""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+
+from server.errors import ArenaError
+from server.features.context import Caller, Identity, Reply
+from server.features.lobby import Lobby
+from server.features.quick_match import QuickMatchmaker
+from server.store import RaceStatus, Store
+from server.timesource import TimeSource
+from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, Welcome
+
+log = logging.getLogger("arena.presence")
+
+#: The shape of every token the server hands out (``secrets.token_urlsafe(32)``).
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,128}")
+_ACTIVE = (RaceStatus.OPEN, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.ENDING)
+
+
+class Presence:
+    def __init__(self, store: Store, lobby: Lobby, quick_match: QuickMatchmaker, time: TimeSource) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.quick_match = quick_match
+        self.time = time
+
+    async def ping(self, caller: Caller, message: Ping) -> Reply:
+        return Reply(Pong(id=message.id, server_time=self.time.now_ms()))
+
+    async def hello(self, caller: Caller, message: Hello) -> Reply:
+        if message.protocol != PROTOCOL_VERSION:
+            raise ArenaError(
+                ErrorCode.UNSUPPORTED_PROTOCOL,
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {message.protocol}",
+            )
+        if caller.identity is not None:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
+        if message.token is not None and message.name is not None:
+            raise ArenaError(
+                ErrorCode.INVALID_MESSAGE,
+                "hello takes a name (a new player) or a token (to resume), not both",
+            )
+        if message.token is not None:
+            identity = await self._resume(message.token)
+            token = message.token
+        elif message.name is not None:
+            identity = Identity(f"p_{secrets.token_hex(8)}", message.name)
+            token = secrets.token_urlsafe(32)
+            await self.store.players.create(identity.player_id, identity.name, token, self.time.now_ms())
+        else:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "hello needs a name (new) or a token")
+        player_id = identity.player_id
+        await self.store.players.mark_hello(player_id, self.time.now_ms())
+        active = [m.race_id for m in await self.lobby.active_races(player_id, _ACTIVE)]
+        resumed = message.token is not None
+        log.info(
+            "hello",
+            extra={
+                "player_id": player_id,
+                "remote": caller.remote,
+                "status": "resumed" if resumed else "new",
+            },
+        )
+        welcome = Welcome(
+            id=message.id,
+            player_id=player_id,
+            name=identity.name,
+            token=token,
+            resumed=resumed,
+            races=sorted(active),
+            server_time=self.time.now_ms(),
+        )
+        return Reply(welcome, follow=tuple(sorted(active)), identify=identity)
+
+    async def _resume(self, token: str) -> Identity:
+        found = await self.store.players.for_token(token) if _TOKEN_SHAPE.fullmatch(token) else None
+        if found is None:
+            raise ArenaError(ErrorCode.BAD_TOKEN, "that token is unknown: say hello with a name")
+        return Identity(*found)
+
+    async def gone(self, player_id: str, followed: list[str]) -> None:
+        """The player's last connection on this node closed."""
+        self.lobby.went_away(player_id, followed)
+        await self.quick_match.cancel(player_id)

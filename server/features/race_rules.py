@@ -1,0 +1,106 @@
+"""The rules of a race that need no I/O: its clock's decisions, standings, commitments.
+
+Unit-tested without Redis (tests/server/features/test_race_rules.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+
+from server.store.records import BoardRecord, RaceMeta, RaceStatus, Seat
+from shared.protocol import RacerInfo, Standing
+
+CARDS = 52
+
+
+class ClockAction(Enum):
+    """What the clock does with a race whose deadline came."""
+
+    #: Nothing left to time (over, gone, or never started): forget the deadline.
+    DROP = "drop"
+    #: The countdown is over: the race runs.
+    GO = "go"
+    #: The time limit passed, or an end was interrupted: end it.
+    END = "end"
+    #: Running, not yet at its limit (a start interrupted before its limit was set).
+    RESCHEDULE = "reschedule"
+
+
+def clock_action(meta: RaceMeta | None, now: int) -> ClockAction:
+    """
+    >>> clock_action(None, 0)
+    <ClockAction.DROP: 'drop'>
+    """
+    if meta is None or meta.status.is_over or meta.status is RaceStatus.OPEN:
+        return ClockAction.DROP
+    if meta.status is RaceStatus.COUNTDOWN:
+        return ClockAction.GO
+    if meta.status is RaceStatus.ENDING or (meta.ends_at is not None and now >= meta.ends_at):
+        return ClockAction.END
+    return ClockAction.RESCHEDULE
+
+
+def race_window(now: int, countdown: float, time_limit: float) -> tuple[int, int]:
+    """(starts_at, ends_at) of a race whose countdown begins at ``now`` (ms).
+
+    >>> race_window(1_000, 3.0, 60.0)
+    (4000, 64000)
+    """
+    starts_at = now + int(countdown * 1000)
+    return starts_at, starts_at + int(time_limit * 1000)
+
+
+def commitment(game: str, seed: int, salt: str) -> str:
+    """SHA-256 hex of ``solitaire-arena:<game>:<seed>:<salt>``, announced at the start."""
+    return hashlib.sha256(f"solitaire-arena:{game}:{seed}:{salt}".encode()).hexdigest()
+
+
+def _result_key(board: BoardRecord, started_at: int) -> tuple[int, int, int]:
+    """Smaller is better; equal keys are equal results."""
+    if board.won:
+        return (0, board.finished_at - started_at, 0)
+    return (1, -board.score, board.score_at)
+
+
+def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> list[Standing]:
+    """Winners first by time to win; then by score; then by who reached that score first.
+    Equal results share a rank (1, 1, 3)."""
+    names = {s.player_id: s.name for s in seats}
+    ordered = sorted(boards, key=lambda b: (_result_key(b, started_at), b.player_id))
+    lines: list[Standing] = []
+    rank = 0
+    previous: tuple[int, int, int] | None = None
+    for place, board in enumerate(ordered, start=1):
+        key = _result_key(board, started_at)
+        if key != previous:
+            rank, previous = place, key
+        lines.append(
+            Standing(
+                rank=rank,
+                player_id=board.player_id,
+                name=names.get(board.player_id, "?"),
+                won=board.won,
+                score=board.score,
+                move_count=board.move_count,
+                time_ms=board.finished_at - started_at if board.won else None,
+                score_reached_ms=max(0, board.score_at - started_at),
+            )
+        )
+    return lines
+
+
+def racer_info(seat: Seat, board: BoardRecord | None) -> RacerInfo:
+    """What everyone may know of a racer: the seat, and the board's counters once dealt."""
+    if board is None:
+        return RacerInfo(player_id=seat.player_id, name=seat.name, ready=seat.ready)
+    return RacerInfo(
+        player_id=seat.player_id,
+        name=seat.name,
+        ready=seat.ready,
+        score=board.score,
+        cards_left=CARDS - board.score,
+        move_count=board.move_count,
+        finished=board.finished,
+        won=board.won,
+    )

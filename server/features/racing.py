@@ -1,0 +1,289 @@
+"""Racing: the start of a race, a move from its seq check to its ack, and giving up.
+
+A node caches the boards of its racers (the engine's ``Game`` and the last acked seq).
+The cache is only a shortcut: the store's compare-and-set on seq is the truth, and any
+disagreement drops the cache entry and reloads the board from Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
+from server.features.context import Caller, Reply
+from server.features.events import EventKind, LocalEvent, pack_event
+from server.features.race_rules import CARDS
+from server.features.results import RaceResults
+from server.metrics import Metrics
+from server.store import Answer, MoveOutcome, RaceMeta, RaceStatus, Store
+from server.timesource import TimeSource
+from shared import Game, IllegalMove, from_position, new_game, parse_move
+from shared.protocol import BoardView, ErrorCode, Finish, MakeMove, Ok, Progress, RaceStarted
+
+log = logging.getLogger("arena.racing")
+
+_CACHE_SIZE = 20_000
+
+
+@dataclass
+class CachedBoard:
+    game: Game
+    seq: int
+    finished: bool
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def _same_move(sent: str, stored_sent: str | None, stored_canonical: str) -> bool:
+    """Whether a resent move is the one its seq already holds (as sent, or canonical)."""
+    text = sent.strip().lower()
+    if stored_sent is not None and text == stored_sent.strip().lower():
+        return True
+    try:
+        return str(parse_move(text)) == stored_canonical
+    except IllegalMove:
+        return False
+
+
+class Racing:
+    def __init__(
+        self, store: Store, node_id: str, time: TimeSource, metrics: Metrics, results: RaceResults
+    ) -> None:
+        self.store = store
+        self.node_id = node_id
+        self.time = time
+        self.metrics = metrics
+        self.results = results
+        self._accepted = metrics.moves.labels(result="accepted")
+        self._cache: OrderedDict[tuple[str, str], CachedBoard] = OrderedDict()
+
+    def forget_race(self, race_id: str) -> None:
+        """The race ended: its boards need no cache."""
+        for key in [k for k in self._cache if k[0] == race_id]:
+            del self._cache[key]
+
+    # ----- the start -------------------------------------------------------------------
+
+    async def go(self, meta: RaceMeta) -> None:
+        """The countdown is over: moves are accepted from now on."""
+        assert meta.starts_at is not None and meta.ends_at is not None
+        view = BoardView.model_validate(new_game(meta.game, meta.seed).view())
+        event = RaceStarted(race_id=meta.race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
+        payload = pack_event(EventKind.BROADCAST, event)
+        if await self.store.races.go(meta.race_id, self.time.now_ms(), payload, meta.ends_at):
+            log.info("race started", extra={"race_id": meta.race_id})
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def make_move(self, caller: Caller, message: MakeMove) -> Reply:
+        """Apply one move; the ack (a wire dict) echoes the request id."""
+        started = time.perf_counter()
+        try:
+            reply = await self._move(caller.player.player_id, message)
+        except ArenaError as exc:
+            self.metrics.moves.labels(result=exc.code.value).inc()
+            raise
+        self._accepted.inc()
+        self.metrics.move_latency.observe(time.perf_counter() - started)
+        return reply
+
+    async def finish(self, caller: Caller, message: Finish) -> Reply:
+        """The racer gives up and keeps their score."""
+        player_id, race_id = caller.player.player_id, message.race_id
+        record = await self.store.boards.board(race_id, player_id)
+        if record is None:
+            await self._load(race_id, player_id)  # raises the right error
+            raise not_a_racer(race_id)
+        event = Progress(
+            race_id=race_id,
+            player_id=player_id,
+            score=record.score,
+            cards_left=CARDS - record.score,
+            move_count=record.move_count,
+            finished=True,
+            won=record.won,
+        )
+        outcome = await self.store.boards.finish(
+            race_id, player_id, self.time.now_ms(), pack_event(EventKind.BROADCAST, event, skip=player_id)
+        )
+        if outcome.answer is not Answer.OK:
+            raise answer_error(outcome.answer)
+        cached = self._cache.get((race_id, player_id))
+        if cached is not None:
+            cached.finished = True
+        log.info("racer finished", extra={"race_id": race_id, "player_id": player_id})
+        if outcome.all_finished:
+            self.results.end_soon(race_id)
+        return Reply(Ok(id=message.id))
+
+    # ----- moves -----------------------------------------------------------------------
+
+    async def _load(self, race_id: str, player_id: str) -> CachedBoard:
+        record = await self.store.boards.board(race_id, player_id)
+        if record is None:
+            meta = await self.store.races.meta(race_id)
+            if meta is None:
+                raise race_not_found(race_id)
+            if meta.status in (RaceStatus.OPEN, RaceStatus.CANCELLED):
+                seated = any(s.player_id == player_id for s in await self.store.races.seats(race_id))
+                if seated:
+                    raise answer_error(Answer.NOT_STARTED)
+            raise not_a_racer(race_id)
+        board = CachedBoard(
+            from_position(record.position, move_count=record.move_count), record.seq, record.finished
+        )
+        self._cache[(race_id, player_id)] = board
+        if len(self._cache) > _CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return board
+
+    async def _move(self, player_id: str, request: MakeMove) -> Reply:
+        race_id, seq = request.race_id, request.seq
+        board = self._cache.get((race_id, player_id))
+        if board is None or seq != board.seq + 1:
+            board = await self._load(race_id, player_id)
+        async with board.lock:
+            if self._cache.get((race_id, player_id)) is not board:
+                board = await self._load(race_id, player_id)
+            try:
+                return await self._locked_move(board, player_id, request)
+            except ArenaError:
+                raise
+            except BaseException:
+                # The engine may have applied a move the store never took: reload later.
+                self._cache.pop((race_id, player_id), None)
+                raise
+
+    async def _locked_move(self, board: CachedBoard, player_id: str, request: MakeMove) -> Reply:
+        race_id, seq = request.race_id, request.seq
+        if seq <= board.seq:
+            return Reply(await self._resent(race_id, player_id, request, board.seq))
+        if seq > board.seq + 1:
+            raise ArenaError(
+                ErrorCode.FUTURE_SEQ, f"seq {seq} is ahead: the next move's seq is {board.seq + 1}"
+            )
+        if board.finished:
+            raise await self._race_error_or(race_id, answer_error(Answer.FINISHED))
+        try:
+            result = board.game.play(request.move)
+        except IllegalMove as exc:
+            raise await self._race_error_or(race_id, ArenaError(ErrorCode.ILLEGAL_MOVE, exc.reason)) from None
+        game = board.game
+        # The Progress event as a wire dict, built directly (the same fields, in order).
+        event: dict[str, Any] = {
+            "type": "progress",
+            "race_id": race_id,
+            "player_id": player_id,
+            "score": result.score,
+            "cards_left": CARDS - result.score,
+            "move_count": game.move_count,
+            "finished": result.won,
+            "won": result.won,
+        }
+        result_dict = result.to_dict()
+        # Delivered by this node at once; other nodes get it through Redis pub/sub.
+        outcome = await self.store.boards.apply_move(
+            race_id,
+            player_id,
+            seq,
+            sent=request.move,
+            position=orjson.dumps(game.position()).decode(),
+            move_count=game.move_count,
+            result=orjson.dumps(result_dict).decode(),
+            move=result.move,
+            score=result.score,
+            won=result.won,
+            now=self.time.now_ms(),
+            event=pack_event(EventKind.BROADCAST, event, skip=player_id, origin=self.node_id),
+            node_id=self.node_id,
+        )
+        if outcome.answer is not Answer.OK:
+            self._cache.pop((race_id, player_id), None)
+            return Reply(await self._rejected(race_id, player_id, request, outcome))
+        board.seq = seq
+        board.finished = result.won
+        if outcome.all_finished:
+            self.results.end_soon(race_id)
+        # The MoveAck message as a wire dict, built directly (this is the hot path) and
+        # only now: the board is locked, so the view is the one the store just took.
+        ack: dict[str, Any] = {
+            "type": "move_ack",
+            "id": request.id,
+            "race_id": race_id,
+            "seq": seq,
+            "result": result_dict,
+            "view": game.view(),
+            "finished": result.won,
+        }
+        return Reply(ack, local=(LocalEvent(race_id, event, skip=player_id),))
+
+    async def _resent(self, race_id: str, player_id: str, request: MakeMove, current: int) -> dict[str, Any]:
+        """A seq already played: the last one is answered with its ack again, when it
+        carries the same move."""
+        if request.seq == current:
+            ack = await self._stored_ack(race_id, player_id, request)
+            if ack is not None:
+                return ack
+        raise ArenaError(
+            ErrorCode.STALE_SEQ, f"seq {request.seq} was already played: the next move's seq is {current + 1}"
+        )
+
+    async def _stored_ack(self, race_id: str, player_id: str, request: MakeMove) -> dict[str, Any] | None:
+        """The ack of the racer's last accepted move, again: the store keeps its result
+        next to the board, and the board is the view that ack carried. A different move
+        under that seq is refused with the move the seq holds."""
+        record = await self.store.boards.board(race_id, player_id)
+        if record is None or record.last_result is None:
+            return None
+        result = orjson.loads(record.last_result)
+        if not _same_move(request.move, record.last_move, result["move"]):
+            raise ArenaError(
+                ErrorCode.SEQ_CONFLICT,
+                f"seq {record.seq} already holds the move {result['move']!r}, not {request.move[:32]!r}: "
+                f"send a new move with seq {record.seq + 1}",
+            )
+        game = from_position(record.position, move_count=record.move_count)
+        return {
+            "type": "move_ack",
+            "id": request.id,
+            "race_id": race_id,
+            "seq": record.seq,
+            "result": result,
+            "view": game.view(),
+            "finished": record.won,
+        }
+
+    async def _rejected(
+        self, race_id: str, player_id: str, request: MakeMove, outcome: MoveOutcome
+    ) -> dict[str, Any]:
+        if outcome.answer is Answer.DUP:
+            ack = await self._stored_ack(race_id, player_id, request)
+            if ack is not None:
+                return ack
+        if outcome.answer is Answer.SEQ and outcome.current_seq is not None:
+            if request.seq <= outcome.current_seq:
+                return await self._resent(race_id, player_id, request, outcome.current_seq)
+            raise ArenaError(
+                ErrorCode.FUTURE_SEQ,
+                f"seq {request.seq} is ahead: the next move's seq is {outcome.current_seq + 1}",
+            )
+        raise answer_error(outcome.answer)
+
+    async def _race_error_or(self, race_id: str, error: ArenaError) -> ArenaError:
+        """A race that is over or not running explains a rejection better than the move."""
+        meta = await self.store.races.meta(race_id)
+        if meta is None:
+            return race_not_found(race_id)
+        if meta.status in (RaceStatus.ENDING, RaceStatus.FINISHED) or (
+            meta.ends_at and self.time.now_ms() > meta.ends_at
+        ):
+            return answer_error(Answer.OVER)
+        if meta.status is RaceStatus.COUNTDOWN:
+            return answer_error(Answer.NOT_STARTED)
+        return error

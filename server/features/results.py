@@ -1,0 +1,113 @@
+"""A race's end: ranking the racers, storing the results, revealing the seed; and reading
+results and move logs afterwards."""
+
+from __future__ import annotations
+
+import logging
+
+from server.background import Background
+from server.config import Settings
+from server.errors import ArenaError, race_not_found
+from server.features.context import Caller, Reply
+from server.features.events import EventKind, pack_event
+from server.features.race_rules import standings
+from server.metrics import Metrics
+from server.store import Store
+from server.timesource import TimeSource
+from shared.protocol import (
+    ErrorCode,
+    GetMoveLog,
+    GetResults,
+    LoggedMove,
+    MoveLog,
+    RaceEnded,
+    RaceSummary,
+    Results,
+)
+
+log = logging.getLogger("arena.results")
+
+
+class RaceResults:
+    def __init__(self, store: Store, settings: Settings, time: TimeSource, metrics: Metrics) -> None:
+        self.store = store
+        self.settings = settings
+        self.time = time
+        self.metrics = metrics
+        self.background = Background()
+
+    async def stop(self) -> None:
+        await self.background.stop()
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def get_results(self, caller: Caller, message: GetResults) -> Reply:
+        return Reply(Results(id=message.id, summary=await self.summary(message.race_id)))
+
+    async def get_move_log(self, caller: Caller, message: GetMoveLog) -> Reply:
+        summary = await self.summary(message.race_id)
+        moves = [
+            LoggedMove(player_id=m.player_id, seq=m.seq, move=m.move, at=m.at)
+            for m in await self.store.boards.move_log(message.race_id)
+        ]
+        return Reply(
+            MoveLog(
+                id=message.id,
+                race_id=message.race_id,
+                game=summary.game,
+                seed=summary.seed,
+                salt=summary.salt,
+                commitment=summary.commitment,
+                moves=moves,
+            )
+        )
+
+    # ----- the end ---------------------------------------------------------------------
+
+    def end_soon(self, race_id: str) -> None:
+        """End a race now, in the background (everyone finished)."""
+        self.background.spawn(self.end(race_id), f"ending race {race_id}")
+
+    async def end(self, race_id: str) -> None:
+        """End a race (time limit, or everyone finished): rank, store, reveal the seed."""
+        races = self.store.races
+        # Due now: if this node dies before the results are stored, any clock finishes it.
+        await self.store.deadlines.set(race_id, self.time.now_ms())
+        if not await races.begin_end(race_id, self.time.now_ms()):
+            return
+        race = await races.race(race_id)
+        if race is None:
+            return
+        meta, seats = race
+        player_ids = [s.player_id for s in seats]
+        boards = await self.store.boards.boards(race_id, player_ids)
+        started_at = meta.starts_at or meta.created_at
+        summary = RaceSummary(
+            race_id=race_id,
+            game=meta.game,
+            started_at=started_at,
+            ended_at=meta.ended_at or self.time.now_ms(),
+            seed=meta.seed,
+            salt=meta.salt,
+            commitment=meta.commitment,
+            standings=standings(seats, boards, started_at),
+        )
+        done = await races.complete_end(
+            race_id,
+            meta.code,
+            player_ids,
+            summary.model_dump_json(),
+            pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
+            self.settings.race_ttl,
+        )
+        if done:
+            self.metrics.races_finished.inc()
+            log.info("race ended", extra={"race_id": race_id})
+
+    async def summary(self, race_id: str) -> RaceSummary:
+        raw = await self.store.races.summary(race_id)
+        if raw is None:
+            if await self.store.races.meta(race_id) is None:
+                raise race_not_found(race_id)
+            raise ArenaError(ErrorCode.RACE_NOT_OVER, "the race has no results until it ends")
+        return RaceSummary.model_validate_json(raw)

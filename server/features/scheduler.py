@@ -1,0 +1,74 @@
+"""The race clock: starts races when their countdown ends and ends them at their time
+limit, even if nobody sends anything.
+
+Deadlines live in Redis, so a restarted node, or any other node, picks them up. Every
+node runs one; the store's status checks make a race start or end once however many
+clocks see it due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import assert_never
+
+from server.features.race_rules import ClockAction, clock_action
+from server.features.racing import Racing
+from server.features.results import RaceResults
+from server.store import Store
+from server.timesource import TimeSource
+
+log = logging.getLogger("arena.clock")
+
+
+class RaceClock:
+    def __init__(
+        self, store: Store, racing: Racing, results: RaceResults, time: TimeSource, tick: float
+    ) -> None:
+        self.store = store
+        self.racing = racing
+        self.results = results
+        self.time = time
+        self.tick = tick
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="race-clock")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.check()
+            except Exception:
+                log.exception("clock tick failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.tick)
+
+    async def check(self) -> None:
+        """Start or end every race that is due now."""
+        now = self.time.now_ms()
+        for race_id in await self.store.deadlines.due(now):
+            meta = await self.store.races.meta(race_id)
+            match clock_action(meta, now):
+                case ClockAction.DROP:
+                    await self.store.deadlines.drop(race_id)
+                case ClockAction.GO:
+                    assert meta is not None
+                    await self.racing.go(meta)
+                case ClockAction.END:
+                    await self.results.end(race_id)
+                case ClockAction.RESCHEDULE:
+                    assert meta is not None and meta.ends_at is not None
+                    await self.store.deadlines.set(race_id, meta.ends_at)
+                case unexpected:
+                    assert_never(unexpected)

@@ -1,0 +1,69 @@
+"""The store: the one package that owns every Redis key and Lua script.
+
+One module per domain (:mod:`~server.store.races`, :mod:`~server.store.boards`,
+:mod:`~server.store.players`, :mod:`~server.store.queues`,
+:mod:`~server.store.deadlines`, :mod:`~server.store.events`); key names are built in
+:mod:`server.store.keys` only; the scripts and their KEYS/ARGV contracts are in
+:mod:`server.store.scripts`; what is read comes back as the records of
+:mod:`server.store.records`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from server.store import scripts
+from server.store.boards import BoardStore
+from server.store.deadlines import DeadlineStore
+from server.store.events import EventStore
+from server.store.players import PlayerStore
+from server.store.queues import QueueStore
+from server.store.races import RaceStore
+from server.store.records import (
+    Answer,
+    BoardRecord,
+    LoggedMoveRecord,
+    MoveOutcome,
+    RaceMeta,
+    RaceStatus,
+    Seat,
+)
+
+__all__ = [
+    "Answer",
+    "BoardRecord",
+    "LoggedMoveRecord",
+    "MoveOutcome",
+    "RaceMeta",
+    "RaceStatus",
+    "Seat",
+    "Store",
+]
+
+
+class Store:
+    """Every Redis read and write of the server, by domain."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        # redis-py types replies as ``bytes | str``; this client decodes responses.
+        self.redis: Any = client
+        self.players = PlayerStore(client)
+        self.races = RaceStore(client)
+        self.boards = BoardStore(client)
+        self.queues = QueueStore(client)
+        self.deadlines = DeadlineStore(client)
+        self.events = EventStore(client)
+
+    async def load_scripts(self) -> None:
+        """Load every script once, so batched calls can use EVALSHA."""
+        for script in scripts.ALL:
+            await self.redis.script_load(script.source)
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def aclose(self) -> None:
+        """Close the store's own connections (the client's pool is the caller's)."""
+        await self.boards.aclose()

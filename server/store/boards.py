@@ -1,0 +1,129 @@
+"""Racers' boards: the one atomic call per move, giving up, reading boards and the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from server.store import keys, scripts
+from server.store.batch import ScriptBatcher
+from server.store.records import Answer, BoardRecord, LoggedMoveRecord, MoveOutcome
+
+_COUNTERS = ("seq", "move_count", "score", "won", "finished", "score_at", "finished_at")
+
+
+class BoardStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+        self._move = client.register_script(scripts.MOVE.source)
+        self._finish = client.register_script(scripts.FINISH.source)
+        self._batcher = ScriptBatcher(client)
+
+    async def aclose(self) -> None:
+        await self._batcher.aclose()
+
+    async def board(self, race_id: str, player_id: str) -> BoardRecord | None:
+        raw: dict[str, str] = await self.redis.hgetall(keys.race_board(race_id, player_id))
+        return _parse_board(player_id, raw) if raw else None
+
+    async def boards(self, race_id: str, player_ids: list[str]) -> list[BoardRecord]:
+        """The counters of these racers' boards (no positions), skipping missing ones."""
+        if not player_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hmget(keys.race_board(race_id, player_id), _COUNTERS)
+            rows = await pipe.execute()
+        return [
+            _parse_board(player_id, dict(zip(_COUNTERS, row, strict=True)))
+            for player_id, row in zip(player_ids, rows, strict=True)
+            if row[0] is not None
+        ]
+
+    async def move_log(self, race_id: str) -> list[LoggedMoveRecord]:
+        entries = await self.redis.xrange(keys.race_log(race_id))
+        return [
+            LoggedMoveRecord(f["player"], int(f["seq"]), f["move"], int(f["at"])) for _entry_id, f in entries
+        ]
+
+    async def apply_move(
+        self,
+        race_id: str,
+        player_id: str,
+        seq: int,
+        sent: str,
+        position: str,
+        move_count: int,
+        result: str,
+        move: str,
+        score: int,
+        won: bool,
+        now: int,
+        event: str,
+        node_id: str,
+    ) -> MoveOutcome:
+        """The one atomic call per move: CAS on seq, store, log, publish.
+
+        Everything is already encoded (``position``, ``result`` and ``event`` are JSON),
+        so a move waiting on Redis holds strings, not the position's lists and dicts:
+        the garbage collector's young generation stays small. The event is published
+        only when a node other than ``node_id`` (the mover's, which delivers it itself)
+        follows the race.
+        """
+        script_keys = [
+            keys.race_meta(race_id),
+            keys.race_board(race_id, player_id),
+            keys.race_log(race_id),
+            keys.race_nodes(race_id),
+        ]
+        args: list[Any] = [
+            player_id,
+            seq,
+            move,
+            position,
+            move_count,
+            score,
+            "1" if won else "0",
+            now,
+            result,
+            event,
+            keys.race_channel(race_id),
+            node_id,
+            sent,
+        ]
+        reply: list[str] = await self._batcher.call(self._move, script_keys, args)
+        return _outcome(reply)
+
+    async def finish(self, race_id: str, player_id: str, now: int, event: str) -> MoveOutcome:
+        reply: list[str] = await self._finish(
+            keys=[keys.race_meta(race_id), keys.race_board(race_id, player_id)],
+            args=[now, event, keys.race_channel(race_id)],
+        )
+        return _outcome(reply)
+
+
+def _parse_board(player_id: str, raw: dict[str, Any]) -> BoardRecord:
+    position = orjson.loads(raw["position"]) if raw.get("position") else {}
+    return BoardRecord(
+        player_id=player_id,
+        position=position,
+        seq=int(raw["seq"]),
+        move_count=int(raw["move_count"]),
+        score=int(raw["score"]),
+        won=raw["won"] == "1",
+        finished=raw["finished"] == "1",
+        score_at=int(raw["score_at"]),
+        finished_at=int(raw["finished_at"]),
+        last_result=raw.get("ack"),
+        last_move=raw.get("sent"),
+    )
+
+
+def _outcome(reply: list[str]) -> MoveOutcome:
+    answer = Answer(reply[0])
+    if answer is Answer.OK:
+        return MoveOutcome(answer, all_finished=int(reply[1]) >= int(reply[2]))
+    if answer is Answer.SEQ:
+        return MoveOutcome(answer, current_seq=int(reply[1]))
+    return MoveOutcome(answer)

@@ -1,0 +1,22 @@
+"""When the clock must look at a race next: its countdown's end, then its time limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.store import keys
+
+
+class DeadlineStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def due(self, now: int, limit: int = 50) -> list[str]:
+        races: list[str] = await self.redis.zrangebyscore(keys.DEADLINES, "-inf", now, 0, limit)
+        return races
+
+    async def set(self, race_id: str, due: int) -> None:
+        await self.redis.zadd(keys.DEADLINES, {race_id: due})
+
+    async def drop(self, race_id: str) -> None:
+        await self.redis.zrem(keys.DEADLINES, race_id)

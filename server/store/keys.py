@@ -1,0 +1,124 @@
+"""Every Redis key and pub/sub channel name of the service, built here and nowhere else.
+
+Keys of one race share the hash tag ``{race id}`` so a race never spans cluster slots;
+the two keys of a quick-match queue share ``{game}``.
+
+| key | type | what |
+|---|---|---|
+| ``race:{id}:meta`` | hash | the race's settings, status and times |
+| ``race:{id}:racers`` | hash | player id -> seat JSON |
+| ``race:{id}:board:<player>`` | hash | a racer's board, seq and counters |
+| ``race:{id}:log`` | stream | every accepted move |
+| ``race:{id}:summary`` | string | the results JSON |
+| ``race:{id}:nodes`` | set | ids of the nodes following the race |
+| ``code:<code>`` | string | race id of a short code |
+| ``races:open`` | sorted set | open races by creation time |
+| ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
+| ``player:<id>`` | hash | name, created_at, hello_at |
+| ``player:<id>:races`` | set | every race the player sat in |
+| ``player:<id>:queue`` | string | the game the player is queued for (expires with the lease) |
+| ``token:<sha256>`` | string | player id (the token itself is never stored) |
+| ``queue:{<game>}`` | list | waiting players, oldest first |
+| ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |
+
+Channels: ``race:{id}:events``, ``player:<id>:events``, ``node:<id>:events``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+OPEN_RACES: Final = "races:open"
+DEADLINES: Final = "deadlines"
+
+_RACE_CHANNEL_HEAD: Final = "race:{"
+_RACE_CHANNEL_TAIL: Final = "}:events"
+
+
+def race_meta(race_id: str) -> str:
+    return f"race:{{{race_id}}}:meta"
+
+
+def race_racers(race_id: str) -> str:
+    return f"race:{{{race_id}}}:racers"
+
+
+def race_board(race_id: str, player_id: str) -> str:
+    return f"race:{{{race_id}}}:board:{player_id}"
+
+
+def race_log(race_id: str) -> str:
+    return f"race:{{{race_id}}}:log"
+
+
+def race_summary(race_id: str) -> str:
+    return f"race:{{{race_id}}}:summary"
+
+
+def race_nodes(race_id: str) -> str:
+    return f"race:{{{race_id}}}:nodes"
+
+
+def race_code(code: str) -> str:
+    return f"code:{code}"
+
+
+def player(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+def player_races(player_id: str) -> str:
+    return f"player:{player_id}:races"
+
+
+def player_queue(player_id: str) -> str:
+    return f"player:{player_id}:queue"
+
+
+def token(digest: str) -> str:
+    return f"token:{digest}"
+
+
+def queue(game: str) -> str:
+    return f"queue:{{{game}}}"
+
+
+def queue_leases(game: str) -> str:
+    return f"queue:{{{game}}}:leases"
+
+
+def race_channel(race_id: str) -> str:
+    """The pub/sub channel of one race's events."""
+    return f"{_RACE_CHANNEL_HEAD}{race_id}{_RACE_CHANNEL_TAIL}"
+
+
+def race_of_channel(channel: str) -> str | None:
+    """The race id of a :func:`race_channel` name (None for any other channel).
+
+    >>> race_of_channel(race_channel("a1b2"))
+    'a1b2'
+    >>> race_of_channel(player_channel("p_1")) is None
+    True
+    """
+    if channel.startswith(_RACE_CHANNEL_HEAD) and channel.endswith(_RACE_CHANNEL_TAIL):
+        return channel[len(_RACE_CHANNEL_HEAD) : -len(_RACE_CHANNEL_TAIL)]
+    return None
+
+
+def player_channel(player_id: str) -> str:
+    """The pub/sub channel of events for one player (quick match)."""
+    return f"player:{player_id}:events"
+
+
+def node_channel(node_id: str) -> str:
+    """A node's own channel (it subscribes to it at start, to have a live subscription)."""
+    return f"node:{node_id}:events"
+
+
+def race_keys(race_id: str, code: str | None, player_ids: list[str]) -> list[str]:
+    """Every key a race may have, to expire them together."""
+    keys = [race_meta(race_id), race_racers(race_id), race_log(race_id), race_summary(race_id)]
+    keys += [race_nodes(race_id), *(race_board(race_id, p) for p in player_ids)]
+    if code:
+        keys.append(race_code(code))
+    return keys

@@ -1,0 +1,50 @@
+"""Players: identity, tokens (kept only as a SHA-256), hello times, their races."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from server.store import keys
+
+
+def token_digest(token: str) -> str:
+    """What the store keeps of a token: its SHA-256, never the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class PlayerStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def create(self, player_id: str, name: str, token: str, now: int) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(keys.player(player_id), mapping={"name": name, "created_at": now})
+            pipe.set(keys.token(token_digest(token)), player_id)
+            await pipe.execute()
+
+    async def for_token(self, token: str) -> tuple[str, str] | None:
+        """(player id, name) of a token, or None."""
+        player_id: str | None = await self.redis.get(keys.token(token_digest(token)))
+        if player_id is None:
+            return None
+        name: str | None = await self.redis.hget(keys.player(player_id), "name")
+        return (player_id, name) if name is not None else None
+
+    async def mark_hello(self, player_id: str, now: int) -> None:
+        """The player said hello (new or resumed) at ``now``."""
+        await self.redis.hset(keys.player(player_id), "hello_at", now)
+
+    async def last_hello(self, player_id: str) -> int:
+        """When the player last said hello (ms; 0 if never recorded)."""
+        value: str | None = await self.redis.hget(keys.player(player_id), "hello_at")
+        return int(value) if value else 0
+
+    async def name(self, player_id: str) -> str | None:
+        name: str | None = await self.redis.hget(keys.player(player_id), "name")
+        return name
+
+    async def races(self, player_id: str) -> list[str]:
+        """Every race the player sat in (open, running or over), sorted by id."""
+        races: set[str] = await self.redis.smembers(keys.player_races(player_id))
+        return sorted(races)

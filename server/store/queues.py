@@ -1,0 +1,56 @@
+"""Quick-match queues: one per game, with leases, and each player's one queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.store import keys, scripts
+
+
+class QueueStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+        self._match = client.register_script(scripts.MATCH.source)
+
+    async def claim(self, player_id: str, game: str, lease_ms: int) -> str | None:
+        """Mark the player as queued for ``game``. Returns the other game they are
+        already queued for (and changes nothing), or None."""
+        key = keys.player_queue(player_id)
+        if await self.redis.set(key, game, nx=True, px=lease_ms):
+            return None
+        current: str | None = await self.redis.get(key)
+        if current is None or current == game:
+            await self.redis.set(key, game, px=lease_ms)
+            return None
+        return current
+
+    async def queued_game(self, player_id: str) -> str | None:
+        game: str | None = await self.redis.get(keys.player_queue(player_id))
+        return game
+
+    async def match(self, game: str, player_id: str, now: int, lease_until: int) -> str | None:
+        """The player waiting for ``game`` to pair with, or None (now queued until
+        ``lease_until`` unless the lease is renewed)."""
+        other: str | None = await self._match(
+            keys=[keys.queue(game), keys.queue_leases(game)], args=[player_id, now, lease_until]
+        )
+        return other or None
+
+    async def renew(self, entries: list[tuple[str, str]], lease_until: int, lease_ms: int) -> None:
+        """Extend the leases of waiting ``(game, player id)`` entries (gone ones stay gone)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game, player_id in entries:
+                pipe.zadd(keys.queue_leases(game), {player_id: lease_until}, xx=True)
+                pipe.pexpire(keys.player_queue(player_id), lease_ms)
+            await pipe.execute()
+
+    async def release(self, player_ids: list[str]) -> None:
+        """The players left their queue (paired): they may queue again."""
+        await self.redis.delete(*(keys.player_queue(p) for p in player_ids))
+
+    async def unqueue(self, game: str, player_id: str) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrem(keys.queue(game), 0, player_id)
+            pipe.zrem(keys.queue_leases(game), player_id)
+            pipe.delete(keys.player_queue(player_id))
+            await pipe.execute()

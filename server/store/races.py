@@ -1,0 +1,221 @@
+"""Races: creation, seats, the countdown, the start, the end; codes and the open list."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+from server.store import keys, scripts
+from server.store.records import Answer, RaceMeta, RaceStatus, Seat
+
+
+class RaceStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+        self._join = client.register_script(scripts.JOIN.source)
+        self._ready = client.register_script(scripts.READY.source)
+        self._leave = client.register_script(scripts.LEAVE.source)
+        self._start = client.register_script(scripts.START.source)
+        self._go = client.register_script(scripts.GO.source)
+        self._begin_end = client.register_script(scripts.BEGIN_END.source)
+        self._complete_end = client.register_script(scripts.COMPLETE_END.source)
+
+    # ----- setup -----------------------------------------------------------------------
+
+    async def create(self, meta: RaceMeta, seat: Seat) -> bool:
+        """Store a new race with its creator seated; False if the short code is taken."""
+        if not await self.redis.set(keys.race_code(meta.code), meta.race_id, nx=True):
+            return False
+        fields = {
+            "race_id": meta.race_id,
+            "code": meta.code,
+            "game": meta.game,
+            "seats": meta.seats,
+            "time_limit": repr(meta.time_limit),
+            "status": meta.status.value,
+            "creator": meta.creator,
+            "seed": meta.seed,
+            "salt": meta.salt,
+            "commitment": meta.commitment,
+            "created_at": meta.created_at,
+        }
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
+            pipe.hset(keys.race_racers(meta.race_id), seat.player_id, _seat_json(seat))
+            pipe.zadd(keys.OPEN_RACES, {meta.race_id: meta.created_at})
+            pipe.sadd(keys.player_races(seat.player_id), meta.race_id)
+            await pipe.execute()
+        return True
+
+    async def race_for_code(self, code: str) -> str | None:
+        race_id: str | None = await self.redis.get(keys.race_code(code))
+        return race_id
+
+    async def open_races(self, limit: int = 50) -> list[str]:
+        races: list[str] = await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)
+        return races
+
+    async def join(self, race_id: str, seat: Seat) -> Answer:
+        reply = await self._join(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)],
+            args=[seat.player_id, _seat_json(seat)],
+        )
+        answer = Answer(reply)
+        if answer is Answer.OK:
+            await self.redis.sadd(keys.player_races(seat.player_id), race_id)
+        return answer
+
+    async def set_ready(self, race_id: str, player_id: str, ready: bool) -> Answer:
+        reply = await self._ready(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, "1" if ready else "0"]
+        )
+        return Answer(reply)
+
+    async def leave(self, race_id: str, player_id: str, ttl: int) -> Answer:
+        """The player leaves an open race; the last one out cancels it, and then the
+        race's keys expire after ``ttl`` seconds (0: kept)."""
+        reply = await self._leave(keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id])
+        answer = Answer(reply)
+        if answer in (Answer.OK, Answer.CANCELLED):
+            await self.redis.srem(keys.player_races(player_id), race_id)
+        if answer is Answer.CANCELLED:
+            await self.redis.zrem(keys.OPEN_RACES, race_id)
+            if ttl > 0:
+                code: str | None = await self.redis.hget(keys.race_meta(race_id), "code")
+                await self.expire(race_id, code, [], ttl)
+        return answer
+
+    async def start_countdown(
+        self,
+        race_id: str,
+        player_ids: list[str],
+        starts_at: int,
+        ends_at: int,
+        position: dict[str, Any],
+        score: int,
+        event: str,
+    ) -> Answer:
+        """Deal every board and begin the countdown; ``changed`` if the seats moved.
+
+        The deadline is written first: a node that dies right after the script still
+        leaves the race where every clock finds it (and a deadline of a race that stayed
+        open is dropped by the clock).
+        """
+        await self.redis.zadd(keys.DEADLINES, {race_id: starts_at})
+        board_keys = [keys.race_board(race_id, p) for p in player_ids]
+        args: list[Any] = [
+            starts_at,
+            ends_at,
+            json.dumps(position, separators=(",", ":")),
+            score,
+            event,
+            keys.race_channel(race_id),
+            *player_ids,
+        ]
+        reply = await self._start(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id), *board_keys], args=args
+        )
+        answer = Answer(reply)
+        if answer is Answer.OK:
+            await self.redis.zrem(keys.OPEN_RACES, race_id)
+        return answer
+
+    async def go(self, race_id: str, now: int, event: str, ends_at: int) -> bool:
+        """Countdown over: the race runs, and its next deadline is its time limit."""
+        started = bool(
+            await self._go(keys=[keys.race_meta(race_id)], args=[now, event, keys.race_channel(race_id)])
+        )
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(keys.OPEN_RACES, race_id)
+            if started:
+                pipe.zadd(keys.DEADLINES, {race_id: ends_at})
+            await pipe.execute()
+        return started
+
+    # ----- reading ---------------------------------------------------------------------
+
+    async def meta(self, race_id: str) -> RaceMeta | None:
+        raw: dict[str, str] = await self.redis.hgetall(keys.race_meta(race_id))
+        return _parse_meta(raw) if raw else None
+
+    async def seats(self, race_id: str) -> list[Seat]:
+        raw: dict[str, str] = await self.redis.hgetall(keys.race_racers(race_id))
+        return _sorted_seats(raw)
+
+    async def race(self, race_id: str) -> tuple[RaceMeta, list[Seat]] | None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(keys.race_meta(race_id))
+            pipe.hgetall(keys.race_racers(race_id))
+            raw_meta, raw_seats = await pipe.execute()
+        if not raw_meta:
+            return None
+        return _parse_meta(raw_meta), _sorted_seats(raw_seats)
+
+    async def summary(self, race_id: str) -> str | None:
+        value: str | None = await self.redis.get(keys.race_summary(race_id))
+        return value
+
+    # ----- ending ----------------------------------------------------------------------
+
+    async def begin_end(self, race_id: str, now: int) -> bool:
+        return bool(await self._begin_end(keys=[keys.race_meta(race_id)], args=[now]))
+
+    async def complete_end(
+        self, race_id: str, code: str, player_ids: list[str], summary: str, event: str, ttl: int
+    ) -> bool:
+        done = bool(
+            await self._complete_end(
+                keys=[keys.race_meta(race_id), keys.race_summary(race_id)],
+                args=[summary, event, keys.race_channel(race_id)],
+            )
+        )
+        await self.redis.zrem(keys.DEADLINES, race_id)
+        if ttl > 0:
+            await self.expire(race_id, code, player_ids, ttl)
+        return done
+
+    async def expire(self, race_id: str, code: str | None, player_ids: list[str], ttl: int) -> None:
+        """Every key of a race expires after ``ttl`` seconds (keys it never had are no-ops)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys.race_keys(race_id, code, player_ids):
+                pipe.expire(key, ttl)
+            await pipe.execute()
+
+
+def _seat_json(seat: Seat) -> str:
+    return json.dumps({"name": seat.name, "ready": seat.ready, "joined_at": seat.joined_at})
+
+
+def _sorted_seats(raw: dict[str, str]) -> list[Seat]:
+    seats = [_parse_seat(pid, value) for pid, value in raw.items()]
+    return sorted(seats, key=lambda s: (s.joined_at, s.player_id))
+
+
+def _parse_seat(player_id: str, value: str) -> Seat:
+    data = orjson.loads(value)
+    return Seat(player_id, str(data["name"]), bool(data["ready"]), int(data["joined_at"]))
+
+
+def _opt_int(value: str | None) -> int | None:
+    return int(value) if value not in (None, "", "0") else None
+
+
+def _parse_meta(raw: dict[str, str]) -> RaceMeta:
+    return RaceMeta(
+        race_id=raw["race_id"],
+        code=raw["code"],
+        game=raw["game"],  # type: ignore[arg-type]  # written from a GameName only
+        seats=int(raw["seats"]),
+        time_limit=float(raw["time_limit"]),
+        status=RaceStatus(raw["status"]),
+        creator=raw["creator"],
+        seed=int(raw["seed"]),
+        salt=raw["salt"],
+        commitment=raw["commitment"],
+        created_at=int(raw["created_at"]),
+        starts_at=_opt_int(raw.get("starts_at")),
+        ends_at=_opt_int(raw.get("ends_at")),
+        ended_at=_opt_int(raw.get("ended_at")),
+    )

@@ -1,0 +1,114 @@
+"""What the store reads and writes, as typed records; statuses and script answers as enums."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from shared.protocol import GameName
+
+
+class RaceStatus(StrEnum):
+    """A race's life: open -> countdown -> running -> ending -> finished; or cancelled."""
+
+    OPEN = "open"
+    COUNTDOWN = "countdown"
+    RUNNING = "running"
+    ENDING = "ending"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_over(self) -> bool:
+        return self in (RaceStatus.FINISHED, RaceStatus.CANCELLED)
+
+    @property
+    def is_dealt(self) -> bool:
+        """Whether the racers' boards exist (from the countdown on)."""
+        return self in (RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.ENDING, RaceStatus.FINISHED)
+
+    @property
+    def is_started(self) -> bool:
+        return self in (RaceStatus.RUNNING, RaceStatus.ENDING, RaceStatus.FINISHED)
+
+
+class Answer(StrEnum):
+    """The words the Lua scripts answer with."""
+
+    OK = "ok"
+    ALREADY = "already"
+    ALL_READY = "all_ready"
+    CANCELLED = "cancelled"
+    CHANGED = "changed"
+    DUP = "dup"
+    SEQ = "seq"
+    NOT_FOUND = "not_found"
+    NOT_OPEN = "not_open"
+    FULL = "full"
+    NOT_A_RACER = "not_a_racer"
+    NOT_STARTED = "not_started"
+    OVER = "over"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    player_id: str
+    name: str
+    ready: bool
+    joined_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceMeta:
+    race_id: str
+    code: str
+    game: GameName
+    seats: int
+    time_limit: float
+    status: RaceStatus
+    creator: str
+    seed: int
+    salt: str
+    commitment: str
+    created_at: int
+    starts_at: int | None
+    ends_at: int | None
+    ended_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRecord:
+    """A racer's stored board: the position dict plus counters."""
+
+    player_id: str
+    position: dict[str, Any]
+    seq: int
+    move_count: int
+    score: int
+    won: bool
+    finished: bool
+    score_at: int
+    finished_at: int
+    #: The ``result`` of the last accepted move (JSON), for a resent seq.
+    last_result: str | None = None
+    #: The last accepted move's text as the racer sent it.
+    last_move: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOutcome:
+    """What the move or finish script said."""
+
+    answer: Answer
+    current_seq: int | None = None
+    all_finished: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedMoveRecord:
+    player_id: str
+    seq: int
+    move: str
+    at: int

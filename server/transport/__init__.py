@@ -1,0 +1,2 @@
+"""Transport: connections and their sessions, the router from message class to handler,
+plain HTTP routes, and the fan-out of events to this node's sessions."""

@@ -1,0 +1,113 @@
+"""One connection's loop: decode each frame, check it, route it, apply what the handler
+asked for, and reply in kind."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+
+from server.errors import ArenaError
+from server.features.context import Reply
+from server.features.presence import Presence
+from server.metrics import Metrics
+from server.transport.fanout import Fanout
+from server.transport.router import Router
+from server.transport.session import Session
+from shared.protocol import Error, ErrorCode, ProtocolError, RequestId, decode_client
+
+log = logging.getLogger("arena.connection")
+
+#: Rate-limited messages in a row after which the connection is closed (1008).
+_MAX_STRIKES = 50
+
+
+class ConnectionHandler:
+    """Serves the messages of every connection of a node."""
+
+    def __init__(self, router: Router, fanout: Fanout, presence: Presence, metrics: Metrics) -> None:
+        self.router = router
+        self.fanout = fanout
+        self.presence = presence
+        self.metrics = metrics
+
+    async def serve(self, session: Session) -> None:
+        self.metrics.connections.inc()
+        try:
+            async for frame in session.ws:
+                await self.handle_frame(session, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.metrics.connections.dec()
+            followed = sorted(session.races)
+            await self.fanout.detach(session)
+            player_id = session.player_id
+            if player_id is not None and self.fanout.sessions_of(player_id) == 0:
+                try:
+                    await self.presence.gone(player_id, followed)
+                except Exception as exc:
+                    log.warning(
+                        "cleaning up after a player failed",
+                        extra={"player_id": player_id, "reason": repr(exc)},
+                    )
+            log.info("connection closed", extra={"player_id": player_id, "close_code": session.ws.close_code})
+
+    async def handle_frame(self, session: Session, frame: bytes | str) -> None:
+        if session.closing is not None:
+            return  # drain what was queued so the closing handshake can complete
+        session.binary = isinstance(frame, bytes)
+        if not session.limiter.allow():
+            session.strikes += 1
+            if session.strikes > _MAX_STRIKES:
+                log.warning(
+                    "closing a flooding connection",
+                    extra={"player_id": session.player_id, "remote": session.caller.remote},
+                )
+                session.closing = asyncio.create_task(
+                    session.ws.close(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
+                )
+                return
+            await self.send_error(session, None, ErrorCode.RATE_LIMITED, "too many messages: slow down")
+            return
+        session.strikes = 0
+        request_id: RequestId | None = None
+        try:
+            message = decode_client(frame)
+            request_id = message.id
+            reply = await self.router.route(session.caller, message)
+            await self.apply(session, reply)
+        except ProtocolError as exc:
+            await self.send_error(session, exc.request_id, exc.code, exc.message)
+        except ArenaError as exc:
+            await self.send_error(session, request_id, exc.code, exc.message)
+        except ConnectionClosed:
+            raise
+        except Exception:
+            log.exception(
+                "request failed", extra={"player_id": session.player_id, "remote": session.caller.remote}
+            )
+            await self.send_error(
+                session, request_id, ErrorCode.INTERNAL_ERROR, "the server failed on that request"
+            )
+
+    async def apply(self, session: Session, reply: Reply) -> None:
+        """Carry out what the handler asked for, then send its message."""
+        if reply.identify is not None:
+            session.caller.identity = reply.identify
+            await self.fanout.attach_player(reply.identify.player_id, session)
+        for race_id in reply.follow:
+            await self.fanout.attach_race(race_id, session)
+        for race_id in reply.unfollow:
+            await self.fanout.detach_race(race_id, session)
+        for event in reply.local:
+            self.fanout.deliver_local(event)
+        await session.send(reply.message)
+
+    async def send_error(
+        self, session: Session, request_id: RequestId | None, code: ErrorCode, message: str
+    ) -> None:
+        self.metrics.errors.labels(code=code.value).inc()
+        await session.send(Error(id=request_id, code=code, message=message))

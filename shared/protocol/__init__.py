@@ -1,0 +1,144 @@
+"""The wire protocol: every message as a pydantic model, and its msgpack/JSON codec.
+
+Pure and synchronous: no I/O. One module per feature (``session``, ``lobby``,
+``racing``, ``results``, ``quick_match``) holds its requests, replies and events;
+``messages`` joins them into one union per direction; ``codec`` reads and writes
+frames. A client message is a request carrying an ``id``; the server's reply (or
+error) echoes it. Events pushed by the server carry no ``id``.
+
+>>> frame = encode(Hello(id=1, name="ada"), binary=False)
+>>> frame
+'{"type":"hello","id":1,"protocol":1,"name":"ada"}'
+>>> decode_client(frame)
+Hello(type='hello', id=1, protocol=1, name='ada', token=None)
+>>> try:
+...     decode_client(b"\\xc1")
+... except ProtocolError as exc:
+...     print(exc.code.value, "-", exc.message)
+malformed - the binary frame is not valid msgpack
+"""
+
+from shared.protocol.base import (
+    NAME_MAX,
+    PROTOCOL_VERSION,
+    Error,
+    ErrorCode,
+    GameName,
+    Ok,
+    PlayerName,
+    ProtocolError,
+    RaceId,
+    Reply,
+    Request,
+    RequestId,
+    check_name,
+)
+from shared.protocol.codec import (
+    decode_client,
+    decode_server,
+    describe,
+    encode,
+    encode_dict,
+    load_frame,
+    parse_client,
+    to_wire,
+)
+from shared.protocol.lobby import (
+    BoardState,
+    CreateRace,
+    GetRace,
+    JoinRace,
+    LeaveRace,
+    ListRaces,
+    Race,
+    RaceCountdown,
+    RaceInfo,
+    RaceList,
+    RacerInfo,
+    RaceStatusName,
+    RaceUpdate,
+    Ready,
+    StartRace,
+)
+from shared.protocol.messages import CLIENT_ADAPTER, SERVER_ADAPTER, ClientMessage, ServerMessage
+from shared.protocol.quick_match import CancelQuickMatch, MatchFound, Queued, QuickMatch
+from shared.protocol.racing import Finish, MakeMove, MoveAck, Progress, RaceStarted
+from shared.protocol.results import (
+    GetMoveLog,
+    GetResults,
+    LoggedMove,
+    MoveLog,
+    RaceEnded,
+    RaceSummary,
+    Results,
+    Standing,
+)
+from shared.protocol.session import Hello, Ping, Pong, Welcome
+from shared.protocol.views import BoardView, MoveSummary, PileView
+
+__all__ = [
+    "CLIENT_ADAPTER",
+    "NAME_MAX",
+    "PROTOCOL_VERSION",
+    "SERVER_ADAPTER",
+    "BoardState",
+    "BoardView",
+    "CancelQuickMatch",
+    "ClientMessage",
+    "CreateRace",
+    "Error",
+    "ErrorCode",
+    "Finish",
+    "GameName",
+    "GetMoveLog",
+    "GetRace",
+    "GetResults",
+    "Hello",
+    "JoinRace",
+    "LeaveRace",
+    "ListRaces",
+    "LoggedMove",
+    "MakeMove",
+    "MatchFound",
+    "MoveAck",
+    "MoveLog",
+    "MoveSummary",
+    "Ok",
+    "PileView",
+    "Ping",
+    "PlayerName",
+    "Pong",
+    "Progress",
+    "ProtocolError",
+    "Queued",
+    "QuickMatch",
+    "Race",
+    "RaceCountdown",
+    "RaceEnded",
+    "RaceId",
+    "RaceInfo",
+    "RaceList",
+    "RaceStarted",
+    "RaceStatusName",
+    "RaceSummary",
+    "RaceUpdate",
+    "RacerInfo",
+    "Ready",
+    "Reply",
+    "Request",
+    "RequestId",
+    "Results",
+    "ServerMessage",
+    "Standing",
+    "StartRace",
+    "Welcome",
+    "check_name",
+    "decode_client",
+    "decode_server",
+    "describe",
+    "encode",
+    "encode_dict",
+    "load_frame",
+    "parse_client",
+    "to_wire",
+]

@@ -1,0 +1,113 @@
+"""What every protocol module shares: versions, ids, names, error codes, the two bases.
+
+A request (client to server) rejects unknown fields; a reply or event (server to
+client) ignores them, so an older client keeps working against a newer server.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from enum import StrEnum
+from typing import Annotated, Final, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+#: Bumped on any incompatible change; exchanged in ``hello``/``welcome``.
+PROTOCOL_VERSION: Final = 1
+
+GameName = Literal["eagle-wing", "treize", "eight-off"]
+RequestId = Annotated[int | str, Field(union_mode="left_to_right")]
+RaceId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+NAME_MAX: Final = 24
+_NAME_PUNCTUATION: Final = frozenset(" _.-")
+
+
+def check_name(name: str) -> str:
+    """A player name, NFC-normalized: letters (any script), digits, space and ``_ . -``,
+    starting with a letter or digit, not ending with a space.
+
+    >>> check_name("Zoe\\u0308")  # e + combining diaeresis composes to one letter
+    'Zoë'
+    >>> check_name(" ada")
+    Traceback (most recent call last):
+    ...
+    ValueError: a name starts with a letter or digit and uses only letters, digits, spaces, '_', '-' and '.'
+    """
+    name = unicodedata.normalize("NFC", name)
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ValueError(f"a name has 1 to {NAME_MAX} characters")
+    if (
+        not name[0].isalnum()
+        or name[-1] == " "
+        or any(not (c.isalnum() or c in _NAME_PUNCTUATION) for c in name)
+    ):
+        raise ValueError(
+            "a name starts with a letter or digit and uses only letters, digits, spaces, '_', '-' and '.'"
+        )
+    return name
+
+
+PlayerName = Annotated[str, AfterValidator(check_name)]
+
+
+class ErrorCode(StrEnum):
+    """The fixed set of error codes an ``error`` message may carry."""
+
+    MALFORMED = "malformed"
+    UNKNOWN_TYPE = "unknown_type"
+    INVALID_MESSAGE = "invalid_message"
+    UNSUPPORTED_PROTOCOL = "unsupported_protocol"
+    HELLO_REQUIRED = "hello_required"
+    BAD_TOKEN = "bad_token"
+    RATE_LIMITED = "rate_limited"
+    RACE_NOT_FOUND = "race_not_found"
+    NOT_A_RACER = "not_a_racer"
+    RACE_FULL = "race_full"
+    RACE_NOT_OPEN = "race_not_open"
+    RACE_NOT_STARTED = "race_not_started"
+    RACE_OVER = "race_over"
+    RACE_NOT_OVER = "race_not_over"
+    RACER_FINISHED = "racer_finished"
+    NOT_CREATOR = "not_creator"
+    NOT_ENOUGH_RACERS = "not_enough_racers"
+    ALREADY_QUEUED = "already_queued"
+    ALREADY_RACING = "already_racing"
+    ILLEGAL_MOVE = "illegal_move"
+    STALE_SEQ = "stale_seq"
+    SEQ_CONFLICT = "seq_conflict"
+    FUTURE_SEQ = "future_seq"
+    INTERNAL_ERROR = "internal_error"
+
+
+class ProtocolError(Exception):
+    """A frame that cannot become a message; carries the wire error code."""
+
+    def __init__(self, code: ErrorCode, message: str, request_id: int | str | None = None) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+class Request(BaseModel):
+    """A client message: unknown fields are rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Reply(BaseModel):
+    """A server message or part of one: unknown fields are ignored (newer servers)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Error(Reply):
+    type: Literal["error"] = "error"
+    id: RequestId | None = None
+    code: ErrorCode
+    message: str
+
+
+class Ok(Reply):
+    type: Literal["ok"] = "ok"
+    id: RequestId | None = None

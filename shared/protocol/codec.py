@@ -1,0 +1,96 @@
+"""Frames to messages and back: msgpack in binary frames, JSON in text frames."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import msgpack
+from pydantic import BaseModel, ValidationError
+
+from shared.protocol.base import ErrorCode, ProtocolError
+from shared.protocol.messages import CLIENT_ADAPTER, SERVER_ADAPTER, ClientMessage, ServerMessage
+
+
+def to_wire(message: BaseModel) -> dict[str, Any]:
+    """The JSON-ready dict of a message (``None`` fields left out)."""
+    return message.model_dump(mode="json", exclude_none=True)
+
+
+#: One packer for every frame (it resets itself after each message, even on an error):
+#: saves building a packer per message in ``msgpack.packb``.
+_PACKER: Final = msgpack.Packer(use_bin_type=True)
+
+
+def encode_dict(data: dict[str, Any], binary: bool) -> bytes | str:
+    """Encode a JSON-ready dict: msgpack bytes, or compact JSON text."""
+    if binary:
+        packed: bytes = _PACKER.pack(data)
+        return packed
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode(message: BaseModel, binary: bool = True) -> bytes | str:
+    """Encode a message for one frame: msgpack for binary frames, JSON for text."""
+    return encode_dict(to_wire(message), binary)
+
+
+def load_frame(frame: bytes | str) -> dict[str, Any]:
+    """The dict inside a frame; raises :class:`ProtocolError` (``malformed``)."""
+    try:
+        if isinstance(frame, str):
+            data = json.loads(frame)
+        else:
+            data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        kind = (
+            "text frame is not valid JSON" if isinstance(frame, str) else "binary frame is not valid msgpack"
+        )
+        raise ProtocolError(ErrorCode.MALFORMED, f"the {kind}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.MALFORMED, "a message is a map with a 'type' field")
+    return data
+
+
+def _request_id(data: dict[str, Any]) -> int | str | None:
+    value = data.get("id")
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+
+
+def describe(error: ValidationError) -> str:
+    """A short readable summary of a validation error."""
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(p) for p in item["loc"][1:]) or "message"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def parse_client(data: dict[str, Any]) -> ClientMessage:
+    """Validate a decoded dict as a client message (raises :class:`ProtocolError`)."""
+    request_id = _request_id(data)
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "a message needs a 'type' text field", request_id)
+    try:
+        return CLIENT_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        if any(e["type"] == "union_tag_invalid" for e in exc.errors()):
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", request_id
+            ) from None
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, describe(exc), request_id) from None
+
+
+def decode_client(frame: bytes | str) -> ClientMessage:
+    """A client frame to its message, or :class:`ProtocolError` with the code to send."""
+    return parse_client(load_frame(frame))
+
+
+def decode_server(frame: bytes | str) -> ServerMessage:
+    """A server frame to its message (used by clients); raises :class:`ProtocolError`."""
+    data = load_frame(frame)
+    try:
+        return SERVER_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, describe(exc), _request_id(data)) from None

@@ -1,0 +1,134 @@
+"""Setting a race up: create, join, list, leave, ready, start, look at one race."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shared.protocol.base import GameName, RaceId, Reply, Request, RequestId
+from shared.protocol.views import BoardView
+
+RaceStatusName = Literal["open", "countdown", "running", "ending", "finished", "cancelled"]
+
+
+class CreateRace(Request):
+    type: Literal["create_race"] = "create_race"
+    id: RequestId
+    game: GameName
+    seats: Annotated[int, Field(ge=2, le=8)] = 2
+    time_limit: Annotated[float, Field(gt=0, le=24 * 3600)] = 600.0
+
+
+class JoinRace(Request):
+    type: Literal["join_race"] = "join_race"
+    id: RequestId
+    code: Annotated[str, Field(min_length=4, max_length=12, pattern=r"^[A-Za-z0-9]+$")]
+
+
+class ListRaces(Request):
+    type: Literal["list_races"] = "list_races"
+    id: RequestId
+    game: GameName | None = None
+
+
+class LeaveRace(Request):
+    type: Literal["leave_race"] = "leave_race"
+    id: RequestId
+    race_id: RaceId
+
+
+class Ready(Request):
+    type: Literal["ready"] = "ready"
+    id: RequestId
+    race_id: RaceId
+    ready: bool = True
+
+
+class StartRace(Request):
+    type: Literal["start_race"] = "start_race"
+    id: RequestId
+    race_id: RaceId
+
+
+class GetRace(Request):
+    type: Literal["get_race"] = "get_race"
+    id: RequestId
+    race_id: RaceId
+
+
+class RacerInfo(Reply):
+    """What everyone may know about a racer: never their cards."""
+
+    player_id: str
+    name: str
+    ready: bool = False
+    score: int = 0
+    cards_left: int = 52
+    move_count: int = 0
+    finished: bool = False
+    won: bool = False
+
+
+class BoardState(Reply):
+    """The requesting racer's own board: the next seq to send is ``seq + 1``."""
+
+    seq: int
+    view: BoardView
+    finished: bool = False
+
+
+class RaceInfo(Reply):
+    """A race as the requester may see it; the seed appears only once the race is over."""
+
+    race_id: str
+    code: str
+    game: GameName
+    seats: int
+    time_limit: float
+    status: RaceStatusName
+    creator: str
+    racers: list[RacerInfo]
+    server_time: int
+    starts_at: int | None = None
+    ends_at: int | None = None
+    commitment: str | None = None
+    board: BoardState | None = None
+    seed: int | None = None
+    salt: str | None = None
+
+
+class Race(Reply):
+    """Reply carrying one race (create, join, get)."""
+
+    type: Literal["race"] = "race"
+    id: RequestId | None = None
+    race: RaceInfo
+
+
+class RaceList(Reply):
+    type: Literal["race_list"] = "race_list"
+    id: RequestId | None = None
+    races: list[RaceInfo]
+
+
+class RaceUpdate(Reply):
+    """Event: seats or readiness changed in a race that has not started."""
+
+    type: Literal["race_update"] = "race_update"
+    race: RaceInfo
+
+
+class RaceCountdown(Reply):
+    """Event: the race starts at ``starts_at`` (server ms); the seed's commitment is public."""
+
+    type: Literal["race_countdown"] = "race_countdown"
+    race_id: str
+    starts_at: int
+    ends_at: int
+    commitment: str
+    server_time: int
+
+
+Requests = CreateRace | JoinRace | ListRaces | LeaveRace | Ready | StartRace | GetRace
+Replies = Race | RaceList | RaceUpdate | RaceCountdown

@@ -1,0 +1,36 @@
+"""Quick match: one queue per game pairs waiting players into two-seat races."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from shared.protocol.base import GameName, Reply, Request, RequestId
+from shared.protocol.lobby import RaceInfo
+
+
+class QuickMatch(Request):
+    type: Literal["quick_match"] = "quick_match"
+    id: RequestId
+    game: GameName
+
+
+class CancelQuickMatch(Request):
+    type: Literal["cancel_quick_match"] = "cancel_quick_match"
+    id: RequestId
+
+
+class Queued(Reply):
+    type: Literal["queued"] = "queued"
+    id: RequestId | None = None
+    game: GameName
+
+
+class MatchFound(Reply):
+    """Event: quick match paired the player into a race."""
+
+    type: Literal["match_found"] = "match_found"
+    race: RaceInfo
+
+
+Requests = QuickMatch | CancelQuickMatch
+Replies = Queued | MatchFound

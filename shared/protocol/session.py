@@ -1,0 +1,52 @@
+"""Opening a session (``hello``/``welcome``) and measuring the clock (``ping``/``pong``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shared.protocol.base import PROTOCOL_VERSION, PlayerName, Reply, Request, RequestId
+
+#: A token is checked by the server (``bad_token``), not by its shape here: any text up
+#: to this length is read.
+TOKEN_MAX = 256
+
+
+class Hello(Request):
+    """Open a session: a new guest with ``name``, or resume one with ``token`` (not both)."""
+
+    type: Literal["hello"] = "hello"
+    id: RequestId
+    protocol: int = PROTOCOL_VERSION
+    name: PlayerName | None = None
+    token: Annotated[str, Field(max_length=TOKEN_MAX)] | None = None
+
+
+class Ping(Request):
+    type: Literal["ping"] = "ping"
+    id: RequestId
+
+
+class Welcome(Reply):
+    """Reply to ``hello``. ``token`` is secret: it resumes this player on any connection."""
+
+    type: Literal["welcome"] = "welcome"
+    id: RequestId | None = None
+    protocol: int = PROTOCOL_VERSION
+    player_id: str
+    name: str
+    token: str
+    resumed: bool = False
+    races: list[str] = Field(default_factory=list)
+    server_time: int
+
+
+class Pong(Reply):
+    type: Literal["pong"] = "pong"
+    id: RequestId | None = None
+    server_time: int
+
+
+Requests = Hello | Ping
+Replies = Welcome | Pong

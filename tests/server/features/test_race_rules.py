@@ -1,0 +1,79 @@
+"""The race's pure rules: standings (ties share a rank), the clock's decisions, commitments."""
+
+from __future__ import annotations
+
+import hashlib
+
+from server.features.race_rules import ClockAction, clock_action, commitment, race_window, standings
+from server.store import BoardRecord, RaceMeta, RaceStatus, Seat
+
+
+def board(player: str, score: int, score_at: int, won: bool = False, at: int = 0) -> BoardRecord:
+    return BoardRecord(player, {}, 1, 10, score, won, won, score_at, at)
+
+
+def seats(*players: str) -> list[Seat]:
+    return [Seat(p, p.upper(), True, 0) for p in players]
+
+
+def meta(status: RaceStatus, ends_at: int | None = 10_000) -> RaceMeta:
+    return RaceMeta(
+        "r1", "ABCDEF", "treize", 2, 10.0, status, "p1", 1, "s", "c", 0, 0 if ends_at else None, ends_at, None
+    )
+
+
+def test_the_faster_winner_ranks_above_the_slower_winner_and_everyone_else() -> None:
+    lines = standings(
+        seats("a", "b", "c"),
+        [board("a", 40, 500), board("b", 52, 900, True, 900), board("c", 52, 700, True, 700)],
+        started_at=100,
+    )
+    assert [line.player_id for line in lines] == ["c", "b", "a"]
+    assert lines[0].time_ms == 600 and lines[2].time_ms is None
+
+
+def test_equal_scores_go_to_who_reached_the_score_first() -> None:
+    lines = standings(
+        seats("a", "b", "c"), [board("a", 10, 300), board("b", 10, 200), board("c", 12, 900)], 0
+    )
+    assert [line.player_id for line in lines] == ["c", "b", "a"]
+    assert [line.rank for line in lines] == [1, 2, 3]
+
+
+def test_equal_results_share_a_rank_and_the_next_rank_skips() -> None:
+    lines = standings(
+        seats("a", "b", "c", "d"),
+        [board("a", 10, 300), board("b", 10, 300), board("c", 12, 900), board("d", 3, 100)],
+        0,
+    )
+    assert [(line.player_id, line.rank) for line in lines] == [("c", 1), ("a", 2), ("b", 2), ("d", 4)]
+
+
+def test_winners_with_the_same_time_share_first_place() -> None:
+    lines = standings(seats("a", "b"), [board("a", 52, 800, True, 800), board("b", 52, 800, True, 800)], 0)
+    assert [line.rank for line in lines] == [1, 1]
+
+
+def test_the_commitment_is_the_sha256_of_game_seed_and_salt() -> None:
+    expected = hashlib.sha256(b"solitaire-arena:treize:42:ab").hexdigest()
+    assert commitment("treize", 42, "ab") == expected
+
+
+def test_the_race_window_starts_after_the_countdown_and_lasts_the_time_limit() -> None:
+    assert race_window(1_000, 0.5, 2.0) == (1_500, 3_500)
+
+
+def test_the_clock_starts_a_race_in_countdown_and_ends_one_past_its_limit() -> None:
+    assert clock_action(meta(RaceStatus.COUNTDOWN), 0) is ClockAction.GO
+    assert clock_action(meta(RaceStatus.RUNNING), 10_000) is ClockAction.END
+    assert clock_action(meta(RaceStatus.ENDING), 0) is ClockAction.END
+
+
+def test_the_clock_reschedules_a_running_race_whose_limit_is_still_ahead() -> None:
+    assert clock_action(meta(RaceStatus.RUNNING), 9_999) is ClockAction.RESCHEDULE
+
+
+def test_the_clock_forgets_races_that_are_open_over_or_gone() -> None:
+    for status in (RaceStatus.OPEN, RaceStatus.FINISHED, RaceStatus.CANCELLED):
+        assert clock_action(meta(status), 0) is ClockAction.DROP
+    assert clock_action(None, 0) is ClockAction.DROP

@@ -1,0 +1,178 @@
+"""The store's Lua scripts and domain modules against a real Redis (no sockets, no node)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.store import Answer, RaceMeta, RaceStatus, Seat, Store, keys
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+async def store(clean_redis: str) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(clean_redis, decode_responses=True)
+    store = Store(client)
+    await store.load_scripts()
+    yield store
+    await store.aclose()
+    await client.aclose()
+
+
+def a_race(race_id: str = "r1", seats: int = 2, creator: str = "ada") -> RaceMeta:
+    return RaceMeta(
+        race_id, f"C{race_id.upper()}XX"[:6], "eight-off", seats, 60.0, RaceStatus.OPEN, creator,
+        7, "salt", "commit", 1_000, None, None, None,
+    )  # fmt: skip
+
+
+async def open_race(store: Store, *players: str, seats: int = 2) -> str:
+    meta = a_race(seats=seats, creator=players[0])
+    assert await store.races.create(meta, Seat(players[0], players[0], False, 1))
+    for index, player in enumerate(players[1:], start=2):
+        assert await store.races.join(meta.race_id, Seat(player, player, False, index)) is Answer.OK
+    return meta.race_id
+
+
+async def running_race(store: Store, *players: str) -> str:
+    race_id = await open_race(store, *players)
+    answer = await store.races.start_countdown(race_id, list(players), 2_000, 60_000, {"game": "x"}, 0, "{}")
+    assert answer is Answer.OK
+    assert await store.races.go(race_id, 2_000, "{}", 60_000)
+    return race_id
+
+
+async def move(
+    store: Store, race_id: str, player: str, seq: int, now: int = 3_000, won: bool = False
+) -> Answer:
+    outcome = await store.boards.apply_move(
+        race_id, player, seq, sent="T1>F1", position='{"game":"x"}', move_count=seq,
+        result='{"move":"t1>f1"}', move="t1>f1", score=seq, won=won, now=now, event="{}", node_id="n1",
+    )  # fmt: skip
+    return outcome.answer
+
+
+async def test_join_seats_a_player_once_and_refuses_a_full_race(store: Store) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    assert await store.races.join(race_id, Seat("bob", "bob", False, 5)) is Answer.ALREADY
+    assert await store.races.join(race_id, Seat("cy", "cy", False, 5)) is Answer.FULL
+    assert await store.races.join("nope", Seat("cy", "cy", False, 5)) is Answer.NOT_FOUND
+    assert await store.players.races("bob") == [race_id]
+
+
+async def test_ready_answers_all_ready_when_every_seat_is_ready(store: Store) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    assert await store.races.set_ready(race_id, "ada", True) is Answer.OK
+    assert await store.races.set_ready(race_id, "bob", True) is Answer.ALL_READY
+
+
+async def test_ready_from_a_non_racer_is_not_a_racer_even_once_the_race_runs(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    assert await store.races.set_ready(race_id, "eve", True) is Answer.NOT_A_RACER
+    assert await store.races.set_ready(race_id, "ada", True) is Answer.NOT_OPEN
+
+
+async def test_leave_passes_the_creator_on_and_the_last_one_out_cancels(store: Store) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    assert await store.races.leave(race_id, "ada", ttl=60) is Answer.OK
+    meta = await store.races.meta(race_id)
+    assert meta is not None and meta.creator == "bob"
+    assert await store.races.leave(race_id, "bob", ttl=60) is Answer.CANCELLED
+    meta = await store.races.meta(race_id)
+    assert meta is not None and meta.status is RaceStatus.CANCELLED
+    assert await store.races.open_races() == []
+    assert 0 < await store.redis.ttl(keys.race_meta(race_id)) <= 60
+
+
+async def test_start_deals_only_the_seated_players_and_writes_the_deadline_first(store: Store) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    changed = await store.races.start_countdown(race_id, ["ada", "cy"], 2_000, 9_000, {"game": "x"}, 0, "{}")
+    assert changed is Answer.CHANGED
+    # The deadline stays for the clock to drop (the race is still open): no race can be
+    # in countdown without one.
+    assert await store.deadlines.due(10_000) == [race_id]
+    assert (
+        await store.races.start_countdown(race_id, ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}")
+        is Answer.OK
+    )
+    meta = await store.races.meta(race_id)
+    assert meta is not None and meta.status is RaceStatus.COUNTDOWN and meta.ends_at == 9_000
+    board = await store.boards.board(race_id, "bob")
+    assert board is not None and board.seq == 0 and board.position == {"game": "x"}
+    assert await store.races.open_races() == []
+
+
+async def test_go_waits_for_the_countdown_then_sets_the_time_limit_as_deadline(store: Store) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    await store.races.start_countdown(race_id, ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}")
+    assert not await store.races.go(race_id, 1_999, "{}", 9_000)
+    assert await store.races.go(race_id, 2_000, "{}", 9_000)
+    assert await store.redis.zscore(keys.DEADLINES, race_id) == 9_000
+    assert not await store.races.go(race_id, 2_001, "{}", 9_000)
+
+
+async def test_the_move_script_compares_and_sets_the_seq(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    assert await move(store, race_id, "ada", 1) is Answer.OK
+    assert await move(store, race_id, "ada", 1) is Answer.DUP
+    assert await move(store, race_id, "ada", 3) is Answer.SEQ
+    assert await move(store, race_id, "eve", 1) is Answer.NOT_A_RACER
+    assert await move(store, race_id, "ada", 2, now=60_001) is Answer.OVER
+    board = await store.boards.board(race_id, "ada")
+    assert board is not None and board.seq == 1 and board.last_move == "T1>F1"
+    log = await store.boards.move_log(race_id)
+    assert [(m.player_id, m.seq, m.move, m.at) for m in log] == [("ada", 1, "t1>f1", 3_000)]
+
+
+async def test_a_won_move_finishes_the_racer_and_counts_toward_the_end(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    assert await move(store, race_id, "ada", 1, won=True) is Answer.OK
+    assert await move(store, race_id, "ada", 2) is Answer.FINISHED
+    outcome = await store.boards.finish(race_id, "bob", 4_000, "{}")
+    assert outcome.answer is Answer.OK and outcome.all_finished
+    assert (await store.boards.finish(race_id, "bob", 4_000, "{}")).answer is Answer.FINISHED
+
+
+async def test_a_move_is_published_only_when_another_node_follows(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(keys.race_channel(race_id))
+    await pubsub.get_message(timeout=1.0)
+    await store.events.follow_race(race_id, "n1")  # the mover's own node
+    await move(store, race_id, "ada", 1)
+    assert await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.2) is None
+    await store.events.follow_race(race_id, "n2")
+    await move(store, race_id, "ada", 2)
+    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+    assert message is not None and message["data"] == "{}"
+    await pubsub.aclose()
+
+
+async def test_the_end_runs_once_and_stores_the_summary(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    assert await store.races.begin_end(race_id, 5_000)
+    assert await store.races.begin_end(race_id, 5_001)  # a crash mid-end: any clock completes it
+    assert await store.races.complete_end(race_id, "CODE", ["ada", "bob"], json.dumps({"x": 1}), "{}", 60)
+    assert not await store.races.complete_end(race_id, "CODE", ["ada", "bob"], "{}", "{}", 60)
+    assert not await store.races.begin_end(race_id, 5_002)
+    assert await store.races.summary(race_id) == '{"x": 1}'
+    assert await store.deadlines.due(10**15) == []
+
+
+async def test_the_match_script_pairs_waiting_players_and_drops_expired_leases(store: Store) -> None:
+    assert await store.queues.match("treize", "ghost", 0, 100) is None  # its lease ends at 100
+    assert await store.queues.match("treize", "ada", 200, 30_200) is None  # ghost dropped
+    assert await store.queues.match("treize", "ada", 300, 30_300) is None  # a renewal, not a pair
+    assert await store.queues.match("treize", "bob", 400, 30_400) == "ada"
+
+
+async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
+    assert await store.queues.claim("ada", "treize", 30_000) is None
+    assert await store.queues.claim("ada", "treize", 30_000) is None  # the same queue again
+    assert await store.queues.claim("ada", "eight-off", 30_000) == "treize"
+    await store.queues.unqueue("treize", "ada")
+    assert await store.queues.claim("ada", "eight-off", 30_000) is None
