@@ -14,9 +14,9 @@ t1 cannot move onto itself
 
 from shared.cards import FULL_DECK, RANKS, SUITS
 from shared.deal import DEAL_VERSION, shuffled_deck
-from shared.engine import GAMES, from_position, new_game, replay
-from shared.errors import IllegalMove
-from shared.game import Game, MoveResult, Step
+from shared.engine import from_position, new_game, replay
+from shared.errors import BadNotation, IllegalMove, RuleViolation
+from shared.game import GAMES, Game, GameName, MoveResult, Step
 from shared.moves import Move, parse_move
 from shared.render import render_view
 
@@ -26,10 +26,13 @@ __all__ = [
     "GAMES",
     "RANKS",
     "SUITS",
+    "BadNotation",
     "Game",
+    "GameName",
     "IllegalMove",
     "Move",
     "MoveResult",
+    "RuleViolation",
     "Step",
     "from_position",
     "new_game",

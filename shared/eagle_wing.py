@@ -14,7 +14,7 @@ import itertools
 from typing import Any, Final, Self
 
 from shared.cards import RANKS, VALUE
-from shared.errors import IllegalMove
+from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
 
@@ -71,7 +71,7 @@ class EagleWing(FoundationGame):
 
     def _check_names(self, move: Move) -> None:
         if move.kind == "remove":
-            raise IllegalMove(f"{move.src!r} is not an eagle-wing move: write A>B, A:k>B or deal")
+            raise BadNotation(f"{move.src!r} is not an eagle-wing move: write A>B, A:k>B or deal")
         if move.kind != "move":
             return
         if move.src not in PILES:
@@ -92,7 +92,7 @@ class EagleWing(FoundationGame):
             reason = "the stock is empty"
             if self.piles["waste"] and self.redeals_used < MAX_REDEALS:
                 reason += ": redeal turns the waste back over"
-            raise IllegalMove(reason)
+            raise RuleViolation(reason)
         card = stock.pop()
         self.piles["waste"].append(card)
         return MoveResult("deal", (Step(card, "stock", "waste"),), 0, self.score, self.is_won)
@@ -100,11 +100,11 @@ class EagleWing(FoundationGame):
     def _redeal(self) -> MoveResult:
         stock, waste = self.piles["stock"], self.piles["waste"]
         if stock:
-            raise IllegalMove("redeal only when the stock is empty")
+            raise RuleViolation("redeal only when the stock is empty")
         if not waste:
-            raise IllegalMove("the waste is empty: there is nothing to redeal")
+            raise RuleViolation("the waste is empty: there is nothing to redeal")
         if self.redeals_used >= MAX_REDEALS:
-            raise IllegalMove("both redeals are used: three passes through the stock in all")
+            raise RuleViolation("both redeals are used: three passes through the stock in all")
         steps = tuple(Step(None, "waste", "stock") for _ in waste)
         waste.reverse()
         stock.extend(waste)
@@ -116,18 +116,18 @@ class EagleWing(FoundationGame):
         """The cards that would leave ``src``, top card first, or a rejection."""
         pile = self.piles[src]
         if src in _FOUNDATION_SET:
-            raise IllegalMove("foundation cards never move again")
+            raise RuleViolation("foundation cards never move again")
         if src == "stock":
-            raise IllegalMove("the stock is face down: deal turns its top card onto the waste")
+            raise RuleViolation("the stock is face down: deal turns its top card onto the waste")
         if not pile:
-            raise IllegalMove(f"{src} is empty")
+            raise RuleViolation(f"{src} is empty")
         if src == "reserve" and len(pile) > 1:
-            raise IllegalMove("the reserve's top card is face down: it plays only when it is the last card")
+            raise RuleViolation("the reserve's top card is face down: it plays only when it is the last card")
         if count > 1:
             if src not in _TABLEAU_SET:
-                raise IllegalMove("only a tableau pile moves cards as a group")
+                raise RuleViolation("only a tableau pile moves cards as a group")
             if count > len(pile):
-                raise IllegalMove(f"{src} holds only {len(pile)} card(s)")
+                raise RuleViolation(f"{src} holds only {len(pile)} card(s)")
         return pile[: -count - 1 : -1]
 
     def _resolve_foundation(self, card: str) -> str:
@@ -137,8 +137,8 @@ class EagleWing(FoundationGame):
             if self._fits_foundation(card, top):
                 return name
         if VALUE[card] == self.base:
-            raise IllegalMove(f"{card} needs an empty foundation and none is left")
-        raise IllegalMove(f"{card} fits no foundation")
+            raise RuleViolation(f"{card} needs an empty foundation and none is left")
+        raise RuleViolation(f"{card} fits no foundation")
 
     def _transfer(self, move: Move) -> MoveResult:
         src, dst, count = move.src, move.dst, move.count
@@ -146,29 +146,29 @@ class EagleWing(FoundationGame):
         if dst == "f":
             dst = self._resolve_foundation(moving[0])
         if src == dst:
-            raise IllegalMove(f"{src} cannot move onto itself")
+            raise RuleViolation(f"{src} cannot move onto itself")
         piles = self.piles
         target = piles[dst]
         if dst in _FOUNDATION_SET:
             top = target[-1] if target else None
             for card in moving:
                 if not self._fits_foundation(card, top):
-                    raise IllegalMove(self._foundation_reason(card, dst, top))
+                    raise RuleViolation(self._foundation_reason(card, dst, top))
                 top = card
             score_delta = count
         elif dst in _TABLEAU_SET:
             if count > 1:
-                raise IllegalMove("cards move to the tableau one at a time; groups go to a foundation")
+                raise RuleViolation("cards move to the tableau one at a time; groups go to a foundation")
             if len(target) >= TABLEAU_CAP:
-                raise IllegalMove(f"{dst} holds {TABLEAU_CAP} cards already")
+                raise RuleViolation(f"{dst} holds {TABLEAU_CAP} cards already")
             if not self._fits_tableau(moving[0], target):
-                raise IllegalMove(
+                raise RuleViolation(
                     f"{moving[0]} does not fit on {describe_top(dst, target)}: "
                     "the tableau builds down in suit"
                 )
             score_delta = 0
         else:
-            raise IllegalMove(f"cards cannot be moved to the {dst}")
+            raise RuleViolation(f"cards cannot be moved to the {dst}")
         source = piles[src]
         del source[-count:]
         target.extend(moving)

@@ -12,7 +12,7 @@ import itertools
 from typing import Any, Final, Self
 
 from shared.cards import ACE, KING, SUITS, VALUE
-from shared.errors import IllegalMove
+from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
 
@@ -96,11 +96,11 @@ class EightOff(FoundationGame):
 
     def _check_names(self, move: Move) -> None:
         if move.kind == "redeal":
-            raise IllegalMove("eight-off has no stock: there is nothing to redeal")
+            raise RuleViolation("eight-off has no stock: there is nothing to redeal")
         if move.kind == "deal":
-            raise IllegalMove("eight-off has no stock: every card is dealt at the start")
+            raise RuleViolation("eight-off has no stock: every card is dealt at the start")
         if move.kind == "remove":
-            raise IllegalMove(f"{move.src!r} is not an eight-off move: write A>B or A:k>B")
+            raise BadNotation(f"{move.src!r} is not an eight-off move: write A>B or A:k>B")
         if move.src not in PILES:
             raise pile_error(move.src, PILES, self.game_id)
         if move.dst not in ("f", "r") and move.dst not in PILES:
@@ -110,10 +110,10 @@ class EightOff(FoundationGame):
         src, dst, count = move.src, move.dst, move.count
         piles = self.piles
         if src in _FOUNDATION_SET:
-            raise IllegalMove("foundation cards never move again")
+            raise RuleViolation("foundation cards never move again")
         source = piles[src]
         if not source:
-            raise IllegalMove(f"{src} is empty")
+            raise RuleViolation(f"{src} is empty")
         if count > 1:
             self._check_run(src, source, count, dst)
         card = source[-1]
@@ -122,15 +122,15 @@ class EightOff(FoundationGame):
         elif dst == "r":
             free = self._leftmost_empty(RESERVE)
             if free is None:
-                raise IllegalMove("no reserve cell is free")
+                raise RuleViolation("no reserve cell is free")
             dst = free
         if src == dst:
-            raise IllegalMove(f"{src} cannot move onto itself")
+            raise RuleViolation(f"{src} cannot move onto itself")
         target = piles[dst]
         steps: list[Step] = []
         if dst in _RESERVE_SET:
             if target:
-                raise IllegalMove(f"{dst} already holds {target[0]}: a reserve cell takes one card")
+                raise RuleViolation(f"{dst} already holds {target[0]}: a reserve cell takes one card")
         elif dst in _FOUNDATION_SET:
             self._check_foundation(card, dst, target)
         else:
@@ -151,22 +151,22 @@ class EightOff(FoundationGame):
 
     def _check_run(self, src: str, source: list[str], count: int, dst: str) -> None:
         if src not in _TABLEAU_SET:
-            raise IllegalMove("only a tableau pile moves a run of cards")
+            raise RuleViolation("only a tableau pile moves a run of cards")
         if count > len(source):
-            raise IllegalMove(f"{src} holds only {len(source)} card(s)")
+            raise RuleViolation(f"{src} holds only {len(source)} card(s)")
         if dst not in _TABLEAU_SET:
-            raise IllegalMove("a run moves only to a tableau pile; other moves take one card")
+            raise RuleViolation("a run moves only to a tableau pile; other moves take one card")
         run = source[-count:]
         for lower, upper in itertools.pairwise(run):
             if not _continues_run(lower, upper):
-                raise IllegalMove(f"the top {count} cards of {src} are not a run down in suit")
+                raise RuleViolation(f"the top {count} cards of {src} are not a run down in suit")
         free = self._free_cells()
         if count > free + 1:
-            raise IllegalMove(f"a run of {count} needs {count - 1} free reserve cells; {free} are free")
+            raise RuleViolation(f"a run of {count} needs {count - 1} free reserve cells; {free} are free")
 
     def _resolve_foundation(self, card: str) -> str:
         if VALUE[card] != self._need[card[1]]:
-            raise IllegalMove(f"{card} fits no foundation")
+            raise RuleViolation(f"{card} fits no foundation")
         home = self._home.get(card[1]) or self._leftmost_empty(FOUNDATIONS)
         assert home is not None
         return home
@@ -174,20 +174,20 @@ class EightOff(FoundationGame):
     def _check_foundation(self, card: str, dst: str, target: list[str]) -> None:
         if not target:
             if VALUE[card] != ACE:
-                raise IllegalMove(f"{dst} is empty: only an Ace starts a foundation")
+                raise RuleViolation(f"{dst} is empty: only an Ace starts a foundation")
             return
         top = target[-1]
         if top[1] != card[1] or VALUE[card] != VALUE[top] + 1:
-            raise IllegalMove(f"{card} does not fit on {dst} (top {top})")
+            raise RuleViolation(f"{card} does not fit on {dst} (top {top})")
 
     @staticmethod
     def _check_tableau(bottom: str, dst: str, target: list[str]) -> None:
         if not target:
             if VALUE[bottom] != KING:
-                raise IllegalMove(f"{dst} is empty: only a King (or a run from a King) goes there")
+                raise RuleViolation(f"{dst} is empty: only a King (or a run from a King) goes there")
             return
         if not _continues_run(target[-1], bottom):
-            raise IllegalMove(
+            raise RuleViolation(
                 f"{bottom} does not fit on {describe_top(dst, target)}: the tableau builds down in suit"
             )
 

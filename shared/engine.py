@@ -10,27 +10,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any
 
+# The game modules register their classes in Game.registry when imported.
+import shared.eagle_wing
+import shared.eight_off
+import shared.treize  # noqa: F401
 from shared.deal import DEAL_VERSION, shuffled_deck
-from shared.eagle_wing import EagleWing
-from shared.eight_off import EightOff
 from shared.errors import IllegalMove
-from shared.game import Game
-from shared.treize import Treize
-
-GAMES: Final = ("eagle-wing", "treize", "eight-off")
-GAME_TYPES: Final[dict[str, type[EagleWing] | type[Treize] | type[EightOff]]] = {
-    "eagle-wing": EagleWing,
-    "treize": Treize,
-    "eight-off": EightOff,
-}
+from shared.game import GAMES, Game
 
 
-def _game_type(game: object) -> type[EagleWing] | type[Treize] | type[EightOff]:
-    if not isinstance(game, str) or game not in GAME_TYPES:
+def _game_type(game: object) -> type[Game]:
+    if not isinstance(game, str) or game not in Game.registry:
         raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return GAME_TYPES[game]
+    return Game.registry[game]
 
 
 def new_game(game: str, seed: int, deal_version: int = DEAL_VERSION) -> Game:
@@ -53,5 +47,5 @@ def replay(game: str, seed: int, moves: Iterable[str], deal_version: int = DEAL_
         try:
             board.play(move)
         except IllegalMove as exc:
-            raise IllegalMove(exc.reason, move=str(move), index=index) from None
+            raise type(exc)(exc.reason, move=str(move), index=index) from None
     return board

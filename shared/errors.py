@@ -1,4 +1,4 @@
-"""The engine's one exception for rejected moves."""
+"""The engine's exceptions for rejected moves: one base, two kinds."""
 
 from __future__ import annotations
 
@@ -20,3 +20,11 @@ class IllegalMove(ValueError):
         if self.index is not None:
             return f"move {self.index} ({self.move!r}): {self.reason}"
         return self.reason
+
+
+class BadNotation(IllegalMove):
+    """The text cannot be read as a move of this game: not notation, or a pile it lacks."""
+
+
+class RuleViolation(IllegalMove):
+    """A well-formed move that breaks a rule of the game in this position."""

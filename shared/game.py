@@ -6,11 +6,15 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Self
+from typing import Any, ClassVar, Final, Literal, Self, get_args
 
 from shared.cards import CARD_SET, VALUE
-from shared.errors import IllegalMove
+from shared.errors import BadNotation, IllegalMove
 from shared.moves import Move, parse_move
+
+#: The games, by id: the one list the engine, the protocol and the clients use.
+GameName = Literal["eagle-wing", "treize", "eight-off"]
+GAMES: Final[tuple[GameName, ...]] = get_args(GameName)
 
 #: Where a card goes when Treize removes it.
 REMOVED: Final = "removed"
@@ -52,9 +56,11 @@ class MoveResult:
 class Game(ABC):
     """One game in progress; subclasses implement the rules of one game each."""
 
-    game_id: ClassVar[str]
+    game_id: ClassVar[GameName]
     pile_names: ClassVar[tuple[str, ...]]
     _parse_cache: ClassVar[dict[str, Move]]
+    #: Every game class, by its ``game_id``: a class that declares one registers itself.
+    registry: ClassVar[dict[str, type[Game]]] = {}
 
     def __init__(self, piles: dict[str, list[str]], move_count: int = 0) -> None:
         self.piles = piles
@@ -63,6 +69,8 @@ class Game(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._parse_cache = {}
+        if "game_id" in cls.__dict__:
+            Game.registry[cls.game_id] = cls
 
     # ----- playing -------------------------------------------------------------
 
@@ -96,6 +104,11 @@ class Game(ABC):
         except IllegalMove:
             return False
         return True
+
+    @classmethod
+    @abstractmethod
+    def deal(cls, deck: list[str]) -> Self:
+        """Lay out a shuffled 52-card ``deck`` as the game's opening position."""
 
     @abstractmethod
     def _check_names(self, move: Move) -> None:
@@ -256,9 +269,9 @@ class FoundationGame(Game):
         return self.score == 52
 
 
-def pile_error(name: str, valid: tuple[str, ...], game_id: str) -> IllegalMove:
+def pile_error(name: str, valid: tuple[str, ...], game_id: str) -> BadNotation:
     """The rejection for a pile name the game does not have."""
-    return IllegalMove(f"{game_id} has no pile {name!r} (piles: {', '.join(valid)})")
+    return BadNotation(f"{game_id} has no pile {name!r} (piles: {', '.join(valid)})")
 
 
 def describe_top(name: str, pile: list[str]) -> str:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from shared.errors import IllegalMove
+from shared.errors import BadNotation
 
 _TRANSFER: Final = re.compile(r"([a-z]+[0-9]*)(?::([0-9]+))?>([a-z]+[0-9]*)")
 _REMOVAL: Final = re.compile(r"([a-z]+[0-9]*)(?:\+([a-z]+[0-9]*))?")
@@ -49,25 +49,25 @@ class Move:
 def parse_move(text: str) -> Move:
     """Parse notation into a :class:`Move`; pile names are checked by each game."""
     if not isinstance(text, str):
-        raise IllegalMove(f"a move is text, not {type(text).__name__}")
+        raise BadNotation(f"a move is text, not {type(text).__name__}")
     if len(text) > _MAX_MOVE_TEXT:
-        raise IllegalMove("that move is too long to be a move")
+        raise BadNotation("that move is too long to be a move")
     norm = text.strip().lower()
     if norm in ("deal", "redeal"):
         return Move(norm)
     if ">" in norm:
         match = _TRANSFER.fullmatch(norm)
         if match is None:
-            raise IllegalMove(f"cannot read {text.strip()!r}: write a move as A>B or A:k>B")
+            raise BadNotation(f"cannot read {text.strip()!r}: write a move as A>B or A:k>B")
         src, count_text, dst = match.groups()
         count = 1
         if count_text is not None:
             count = int(count_text)
             if count < 2:
-                raise IllegalMove("a group move names 2 or more cards (A:k>B with k >= 2)")
+                raise BadNotation("a group move names 2 or more cards (A:k>B with k >= 2)")
         return Move("move", src, dst, count)
     match = _REMOVAL.fullmatch(norm)
     if match is None or not norm:
-        raise IllegalMove(f"cannot read {text.strip()!r}: expected deal, redeal, A>B, A:k>B, X or X+Y")
+        raise BadNotation(f"cannot read {text.strip()!r}: expected deal, redeal, A>B, A:k>B, X or X+Y")
     first, second = match.groups()
     return Move("remove", first, second or "")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Final, Self
 
 from shared.cards import KING, VALUE
-from shared.errors import IllegalMove
+from shared.errors import BadNotation, IllegalMove, RuleViolation
 from shared.game import REMOVED, Game, MoveResult, Step, pile_error
 from shared.moves import Move
 
@@ -77,50 +77,50 @@ class Treize(Game):
             return waste[{"wb": 0, "wt": -1, "wu": -2}[name]]
         pile = piles[name]
         if not pile:
-            raise IllegalMove(f"{name} is already removed")
+            raise RuleViolation(f"{name} is already removed")
         cover = COVERED_BY.get(name)
         if cover is not None:
             blocking = [c for c in cover if piles[c]]
             if blocking:
-                raise IllegalMove(f"{name} ({pile[0]}) is covered by {' and '.join(blocking)}")
+                raise RuleViolation(f"{name} ({pile[0]}) is covered by {' and '.join(blocking)}")
         return pile[0]
 
     @staticmethod
     def _waste_error(name: str, size: int) -> IllegalMove:
         if size == 0:
-            return IllegalMove("the waste is empty")
+            return RuleViolation("the waste is empty")
         if name == "wt":
-            return IllegalMove("the waste holds one card: it is wb, not wt")
-        return IllegalMove(f"wu needs 3 or more cards on the waste; it holds {size}")
+            return RuleViolation("the waste holds one card: it is wb, not wt")
+        return RuleViolation(f"wu needs 3 or more cards on the waste; it holds {size}")
 
     # ----- moves -----------------------------------------------------------------
 
     def _check_names(self, move: Move) -> None:
         if move.kind == "redeal":
-            raise IllegalMove("treize has no redeal")
+            raise RuleViolation("treize has no redeal")
         if move.kind == "move":
-            raise IllegalMove("treize removes cards: a King alone (p25, wt) or a pair making 13 (p9+wt)")
+            raise BadNotation("treize removes cards: a King alone (p25, wt) or a pair making 13 (p9+wt)")
         if move.kind == "remove":
             for name in (move.src, move.dst):
                 if name and name not in _NAMES:
                     raise pile_error(name, ("p1..p28", "wb", "wu", "wt"), self.game_id)
             if move.src == move.dst:
-                raise IllegalMove(f"{move.src} cannot pair with itself")
+                raise RuleViolation(f"{move.src} cannot pair with itself")
 
     def _apply(self, move: Move) -> MoveResult:
         if move.kind == "deal":
             return self._deal_one()
         names = (move.src, move.dst) if move.dst else (move.src,)
         if "wu" in names and (len(names) == 1 or "wt" not in names):
-            raise IllegalMove("wu is available only to pair with wt")
+            raise RuleViolation("wu is available only to pair with wt")
         cards = [self._card_at(name) for name in names]
         if len(cards) == 1:
             if VALUE[cards[0]] != KING:
-                raise IllegalMove(f"{cards[0]} is not a King: only Kings are removed alone")
+                raise RuleViolation(f"{cards[0]} is not a King: only Kings are removed alone")
         else:
             total = VALUE[cards[0]] + VALUE[cards[1]]
             if total != 13:
-                raise IllegalMove(f"{cards[0]} and {cards[1]} make {total}, not 13")
+                raise RuleViolation(f"{cards[0]} and {cards[1]} make {total}, not 13")
         ordered = sorted(zip(names, cards, strict=True), key=lambda nc: _ORDER[nc[0]])
         self._remove([name for name, _ in ordered])
         self._present -= len(ordered)
@@ -144,7 +144,7 @@ class Treize(Game):
     def _deal_one(self) -> MoveResult:
         stock = self.piles["stock"]
         if not stock:
-            raise IllegalMove("the stock is empty, and treize has no redeal")
+            raise RuleViolation("the stock is empty, and treize has no redeal")
         card = stock.pop()
         self.piles["waste"].append(card)
         return MoveResult("deal", (Step(card, "stock", "waste"),), 0, self.score, self.is_won)

@@ -18,12 +18,12 @@ Hello(type='hello', id=1, protocol=1, name='ada', token=None)
 malformed - the binary frame is not valid msgpack
 """
 
+from shared.game import GameName
 from shared.protocol.base import (
     NAME_MAX,
     PROTOCOL_VERSION,
     Error,
     ErrorCode,
-    GameName,
     Ok,
     PlayerName,
     ProtocolError,

@@ -15,7 +15,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 #: Bumped on any incompatible change; exchanged in ``hello``/``welcome``.
 PROTOCOL_VERSION: Final = 1
 
-GameName = Literal["eagle-wing", "treize", "eight-off"]
 RequestId = Annotated[int | str, Field(union_mode="left_to_right")]
 RaceId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 NAME_MAX: Final = 24

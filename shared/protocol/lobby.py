@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from shared.protocol.base import GameName, RaceId, Reply, Request, RequestId
+from shared.game import GameName
+from shared.protocol.base import RaceId, Reply, Request, RequestId
 from shared.protocol.views import BoardView
 
 RaceStatusName = Literal["open", "countdown", "running", "ending", "finished", "cancelled"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.protocol.base import GameName, Reply, Request, RequestId
+from shared.game import GameName
+from shared.protocol.base import Reply, Request, RequestId
 from shared.protocol.lobby import RaceInfo
 
 

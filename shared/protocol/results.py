@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.protocol.base import GameName, RaceId, Reply, Request, RequestId
+from shared.game import GameName
+from shared.protocol.base import RaceId, Reply, Request, RequestId
 
 
 class GetResults(Request):

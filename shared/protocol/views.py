@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shared.protocol.base import GameName, Reply
+from shared.game import GameName
+from shared.protocol.base import Reply
 
 
 class PileView(Reply):

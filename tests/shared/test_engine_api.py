@@ -1,0 +1,75 @@
+"""The engine's registry of games, its two kinds of rejected move, and move counts."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+from shared import (
+    GAMES,
+    BadNotation,
+    Game,
+    GameName,
+    IllegalMove,
+    RuleViolation,
+    from_position,
+    new_game,
+    replay,
+)
+from shared.protocol import CreateRace
+
+#: Per game: a text that is no move of it, a pile it lacks, and a well-formed move it refuses.
+CASES = {
+    "eagle-wing": ("fly away", "t9>f1", "f1>t1"),
+    "treize": ("fly away", "q3", "p1"),
+    "eight-off": ("fly away", "t9>f1", "t1>t1"),
+}
+
+
+def test_the_registry_holds_exactly_the_games_of_game_name() -> None:
+    assert set(Game.registry) == set(GAMES) and typing.get_args(GameName) == GAMES
+    for game_id, kind in Game.registry.items():
+        assert kind.game_id == game_id and new_game(game_id, 1).game_id == game_id
+
+
+def test_the_protocol_accepts_every_registered_game_and_no_other() -> None:
+    for game_id in Game.registry:
+        assert CreateRace(id=1, game=game_id).game == game_id  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="game"):
+        CreateRace(id=1, game="klondike")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_unreadable_text_and_unknown_piles_are_bad_notation(game_id: str) -> None:
+    unreadable, unknown_pile, _ = CASES[game_id]
+    for text in (unreadable, unknown_pile):
+        with pytest.raises(BadNotation):
+            new_game(game_id, 3).play(text)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_well_formed_move_against_the_rules_is_a_rule_violation(game_id: str) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        new_game(game_id, 3).play(CASES[game_id][2])
+    assert isinstance(caught.value, IllegalMove)
+
+
+def test_replay_reraises_the_same_kind_with_the_index() -> None:
+    with pytest.raises(BadNotation) as bad:
+        replay("treize", 42, ["deal", "fly away"])
+    assert bad.value.index == 1
+    with pytest.raises(RuleViolation) as broken:
+        replay("eight-off", 3, ["t1>t1"])
+    assert broken.value.index == 0 and broken.value.move == "t1>t1"
+
+
+def test_from_position_takes_the_move_count_in_one_place() -> None:
+    game = new_game("eight-off", 5)
+    game.play(game.legal_moves()[0])
+    again = from_position(game.position(), move_count=game.move_count)
+    assert again.move_count == 1 and again.view() == game.view()
+    assert game.copy().move_count == 1
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="move count"):
+            from_position(game.position(), move_count=bad)  # type: ignore[arg-type]
