@@ -1,10 +1,12 @@
 """An async client for the Solitaire Arena protocol.
 
->>> async def play() -> None:  # doctest: +SKIP
-...     async with await ArenaClient.connect("ws://127.0.0.1:8765") as client:
-...         await client.hello(name="ada")
-...         race = await client.create_race("eight-off", seats=2, time_limit=300)
-...         print(race.code)
+    async def play() -> None:
+        async with await ArenaClient.connect("ws://127.0.0.1:8765") as client:
+            await client.hello(name="ada")
+            race = await client.create_race("eight-off", seats=2, time_limit=300)
+            print(race.code)
+
+(the README's example, run by the test suite, is the same as a whole script).
 
 Replies are matched to requests by ``id``; events (progress, countdown, start, end)
 go to a queue read with :meth:`ArenaClient.next_event` or ``async for`` over
@@ -145,8 +147,12 @@ class ArenaClient:
         request_id = getattr(message, "id")  # noqa: B009
         future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        await self.ws.send(encode(message, self.binary))
-        reply = await asyncio.wait_for(future, timeout)
+        try:
+            await self.ws.send(encode(message, self.binary))
+            reply = await asyncio.wait_for(future, timeout)
+        finally:
+            # Answered, timed out or failed to send: nothing waits for this id any more.
+            self._pending.pop(request_id, None)
         if isinstance(reply, Error):
             raise ArenaError(reply.code.value, reply.message)
         return reply

@@ -1,8 +1,4 @@
-"""``solitaire-arena serve``: run a node.
-
-Every option has an environment variable (see :data:`server.config.ENV_VARS`); an
-option given on the command line wins over the environment.
-"""
+"""``solitaire-arena``: the command line of Solitaire Arena."""
 
 from __future__ import annotations
 
@@ -10,27 +6,56 @@ import argparse
 import asyncio
 import gc
 import sys
+import textwrap
 from collections.abc import Callable
+from dataclasses import fields
 
 from server import logs
 from server.app import ArenaServer
-from server.config import Settings
+from server.config import ENV_VARS, HELP, Settings
+
+_DESCRIPTION = "Race other people on the same solitaire deal: Eagle Wing, Treize and Eight Off."
+_SERVE_DESCRIPTION = (
+    "Run a race server node. Without --redis-url it starts its own redis-server with "
+    "append-only persistence in --data-dir. Every option has an environment variable; "
+    "an option given on the command line wins over the environment."
+)
+_CHOICES = {"log_format": ("json", "text"), "redis_fsync": ("everysec", "always", "no")}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _environment_table() -> str:
+    width = max(len(v) for v in ENV_VARS.values())
+    lines = [f"  {var.ljust(width)}  {HELP[name]}" for name, var in ENV_VARS.items()]
+    return "environment variables:\n" + "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="solitaire-arena", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run a race server node")
-    serve.add_argument("--host", help="address to listen on (SA_HOST, default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (SA_PORT, default 8765; 0 picks one)")
-    serve.add_argument(
-        "--redis-url",
-        help="Redis to use (REDIS_URL); without it a private redis-server runs in --data-dir",
+    parser = argparse.ArgumentParser(prog="solitaire-arena", description=_DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="run a race server node",
+        description=textwrap.fill(_SERVE_DESCRIPTION, 80),
+        epilog=_environment_table(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    serve.add_argument("--data-dir", help="embedded Redis data directory (SA_DATA_DIR, ./data)")
-    serve.add_argument("--countdown", type=float, help="seconds before a race starts")
-    serve.add_argument("--log-level", help="DEBUG, INFO, WARNING (SA_LOG_LEVEL)")
-    serve.add_argument("--log-format", choices=("json", "text"), help="SA_LOG_FORMAT")
+    defaults = Settings()
+    kinds = {f.name: f.type for f in fields(Settings)}
+    for name, var in ENV_VARS.items():
+        default = getattr(defaults, name)
+        shown = repr(default) if default == "" else default
+        kind = {"int": int, "float": float}.get(str(kinds[name]), str)
+        serve.add_argument(
+            _flag(name),
+            dest=name,
+            type=kind,
+            choices=_CHOICES.get(name),
+            help=f"{HELP[name]} (env {var}, default {shown})",
+        )
     return parser
 
 
@@ -46,15 +71,11 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = Settings.from_env(
-        host=args.host,
-        port=args.port,
-        redis_url=args.redis_url,
-        data_dir=args.data_dir,
-        countdown=args.countdown,
-        log_level=args.log_level,
-        log_format=args.log_format,
-    )
+    try:
+        settings = Settings.from_env(**{name: getattr(args, name) for name in ENV_VARS})
+    except SystemExit as exc:
+        print(f"solitaire-arena: {exc}", file=sys.stderr)
+        return 2
     logs.configure(settings.log_level, settings.log_format)
 
     def ready(node: ArenaServer) -> None:
@@ -73,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(ArenaServer(settings).run(ready))
     except KeyboardInterrupt:
         pass
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -28,6 +28,27 @@ ENV_VARS: Final = {
 }
 
 
+#: What each setting means, for ``serve --help`` and the README.
+HELP: Final = {
+    "host": "address to listen on",
+    "port": "port for WebSocket and HTTP (/healthz, /metrics); 0 picks a free one",
+    "redis_url": "Redis to use; empty starts a private redis-server in the data directory",
+    "data_dir": "data directory of the embedded Redis",
+    "countdown": "seconds between 'all ready' and the start of a race",
+    "quick_match_time_limit": "time limit of quick-match races, in seconds",
+    "lobby_grace": "seconds a disconnected player keeps a seat in a race not yet started",
+    "max_message_bytes": "largest frame accepted; a bigger one closes the connection with 1009",
+    "rate_limit": "messages per second per connection",
+    "rate_burst": "burst of messages allowed above the rate",
+    "clock_tick": "seconds between the clock's looks for races to start or end",
+    "race_ttl": "seconds a finished or cancelled race stays in Redis (0: forever)",
+    "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
+    "redis_max_connections": "Redis connections per node",
+    "log_level": "DEBUG, INFO, WARNING or ERROR",
+    "log_format": "json (one object per line) or text",
+}
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a node can be told. Times are in seconds."""
