@@ -1,4 +1,4 @@
-"""Eagle Wing, as GNOME Aisleriot plays it (RULES.md, "Eagle Wing").
+"""Eagle Wing, as GNOME Aisleriot plays it (docs/rules.md, "Eagle Wing").
 
 >>> from shared.deal import shuffled_deck
 >>> game = EagleWing.deal(shuffled_deck("eagle-wing", 3))

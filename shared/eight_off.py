@@ -1,4 +1,4 @@
-"""Eight Off, as GNOME Aisleriot plays it (RULES.md, "Eight Off").
+"""Eight Off, as GNOME Aisleriot plays it (docs/rules.md, "Eight Off").
 
 >>> from shared.deal import shuffled_deck
 >>> game = EightOff.deal(shuffled_deck("eight-off", 1))

@@ -34,7 +34,7 @@ def new_game(game: str, seed: int, deal_version: int = DEAL_VERSION) -> Game:
 
 
 def from_position(data: dict[str, Any], move_count: int = 0) -> Game:
-    """A game from the position dict of RULES.md; a bad dict raises ``ValueError``."""
+    """A game from the position dict of docs/rules.md; a bad dict raises ``ValueError``."""
     if not isinstance(data, dict):
         raise ValueError("a position is a dict")
     return _game_type(data.get("game")).from_position(data, move_count=move_count)

@@ -75,7 +75,7 @@ class Game(ABC):
     # ----- playing -------------------------------------------------------------
 
     def play(self, move: str) -> MoveResult:
-        """Apply ``move`` (notation of RULES.md) and return what changed.
+        """Apply ``move`` (notation of docs/rules.md) and return what changed.
 
         Raises :class:`IllegalMove` with a readable reason, changing nothing, when the
         move is malformed or breaks a rule.
@@ -150,7 +150,7 @@ class Game(ABC):
         }
 
     def position(self) -> dict[str, Any]:
-        """The full-information position dict of RULES.md."""
+        """The full-information position dict of docs/rules.md."""
         return {"game": self.game_id, "piles": {n: list(self.piles[n]) for n in self.pile_names}}
 
     def copy(self) -> Self:

@@ -1,4 +1,4 @@
-"""Move notation (RULES.md, "Move notation"): parsed once into a small value type.
+"""Move notation (docs/rules.md, "Move notation"): parsed once into a small value type.
 
 >>> parse_move("t3:2>f1")
 Move(kind='move', src='t3', dst='f1', count=2)

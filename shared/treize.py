@@ -1,4 +1,4 @@
-"""Treize, as GNOME Aisleriot plays it (RULES.md, "Treize").
+"""Treize, as GNOME Aisleriot plays it (docs/rules.md, "Treize").
 
 >>> from shared.deal import shuffled_deck
 >>> game = Treize.deal(shuffled_deck("treize", 1))

@@ -1,6 +1,6 @@
-"""A second, deliberately simple reading of RULES.md, written without looking at the engine's
+"""A second, deliberately simple reading of docs/rules.md, written without looking at the engine's
 data structures: given a position dict and a move in explicit notation, the next position
-dict, or None when RULES.md forbids the move. The property tests compare it with the engine.
+dict, or None when docs/rules.md forbids the move. The property tests compare it with the engine.
 """
 
 from __future__ import annotations

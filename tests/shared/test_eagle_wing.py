@@ -1,4 +1,4 @@
-"""Eagle Wing, rule by rule (RULES.md, "Eagle Wing")."""
+"""Eagle Wing, rule by rule (docs/rules.md, "Eagle Wing")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Eight Off, rule by rule (RULES.md, "Eight Off")."""
+"""Eight Off, rule by rule (docs/rules.md, "Eight Off")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Move notation (RULES.md, "Move notation"): parsing, pile names, canonical forms, rejections."""
+"""Move notation (docs/rules.md, "Move notation"): parsing, pile names, canonical forms, rejections."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Positions (RULES.md): round trips and the checks of from_position."""
+"""Positions (docs/rules.md): round trips and the checks of from_position."""
 
 from __future__ import annotations
 

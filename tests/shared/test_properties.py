@@ -117,7 +117,7 @@ def check_candidates(game: Game, rng: random.Random, count: int) -> None:
             assert probe.move_count == game.move_count
             assert isinstance(exc.reason, str) and exc.reason.strip()
             assert norm not in legal, text
-            assert expected is None, f"{text} was rejected; RULES.md allows it"
+            assert expected is None, f"{text} was rejected; docs/rules.md allows it"
         else:
             assert result.move in legal, (text, result.move)
             if explicit:
@@ -313,9 +313,9 @@ def test_engine_agrees_with_a_second_reading_of_the_rules_on_every_move(game_id:
                     try:
                         result = probe.play(text)
                     except IllegalMove:
-                        assert expected is None, f"{text} was rejected; RULES.md allows it"
+                        assert expected is None, f"{text} was rejected; docs/rules.md allows it"
                         continue
-                    assert expected is not None, f"{text} was accepted; RULES.md forbids it"
+                    assert expected is not None, f"{text} was accepted; docs/rules.md forbids it"
                     assert probe.position() == expected, text
                     assert result.move == text or (game_id == "treize" and "+" in text)
                     accepted.append(result.move)

@@ -1,4 +1,4 @@
-"""Treize, rule by rule (RULES.md, "Treize")."""
+"""Treize, rule by rule (docs/rules.md, "Treize")."""
 
 from __future__ import annotations
 
