@@ -1,1 +1,1 @@
-"""The race server: connections, races, matchmaking, the clock, and the Redis store."""
+"""The race server: transport (connections, router, fan-out) → features → the Redis store."""
