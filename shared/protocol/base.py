@@ -89,9 +89,10 @@ class ProtocolError(Exception):
 
 
 class Request(BaseModel):
-    """A client message: unknown fields are rejected."""
+    """A client message: unknown fields are rejected, and so is a value of another type
+    (no ``"3"`` or ``3.0`` for an integer, no ``true`` for an id)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Reply(BaseModel):

@@ -6,6 +6,7 @@ import json
 from typing import Any, Final
 
 import msgpack
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from shared.protocol.base import ErrorCode, ProtocolError
@@ -39,7 +40,9 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
     """The dict inside a frame; raises :class:`ProtocolError` (``malformed``)."""
     try:
         if isinstance(frame, str):
-            data = json.loads(frame)
+            # orjson refuses what json would let through to fail later: lone surrogates
+            # (text no reply could carry), NaN and infinities, nesting past 1,024 levels.
+            data = orjson.loads(frame)
         else:
             data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):

@@ -10,6 +10,10 @@ from shared.game import GameName
 from shared.protocol.base import RaceId, Reply, Request, RequestId
 from shared.protocol.views import BoardView
 
+#: The shortest and longest race, in seconds.
+TIME_LIMIT_MIN = 1.0
+TIME_LIMIT_MAX = 24 * 3600.0
+
 RaceStatusName = Literal["open", "countdown", "running", "ending", "finished", "cancelled"]
 
 
@@ -18,7 +22,7 @@ class CreateRace(Request):
     id: RequestId
     game: GameName
     seats: Annotated[int, Field(ge=2, le=8)] = 2
-    time_limit: Annotated[float, Field(gt=0, le=24 * 3600)] = 600.0
+    time_limit: Annotated[float, Field(ge=TIME_LIMIT_MIN, le=TIME_LIMIT_MAX)] = 600.0
 
 
 class JoinRace(Request):

@@ -234,3 +234,58 @@ async def test_the_server_survives_all_of_it_and_still_plays(arena: ArenaServer,
     race = await start_race(await connect(arena.url), await connect(arena.url))
     move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
     assert (await race.bob.move(race.race_id, move)).seq == 1
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        ({"type": "create_race", "id": 1, "game": "treize", "seats": "3"}, "seats"),
+        ({"type": "create_race", "id": 1, "game": "treize", "seats": 3.0}, "seats"),
+        ({"type": "create_race", "id": 1, "game": "treize", "time_limit": 1e-300}, "time_limit"),
+        ({"type": "hello", "id": 1, "protocol": "1", "name": "ada"}, "protocol"),
+        ({"type": "ping", "id": True}, "id"),
+    ],
+)
+async def test_a_field_of_the_wrong_type_is_not_coerced(
+    arena: ArenaServer, connect: Connect, message: dict[str, object], field: str
+) -> None:
+    client = await connect(arena.url)
+    if message["type"] != "hello":
+        await client.hello(name="ada")
+    async with ws_connect(arena.url, compression=None) as ws:
+        if message["type"] != "hello":
+            await ws.send(json.dumps({"type": "hello", "id": 0, "token": client.token}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+        await ws.send(json.dumps(message))
+        reply = json.loads(await ws.recv())
+    assert reply["type"] == "error" and reply["code"] == "invalid_message" and field in reply["message"]
+
+
+async def test_a_lone_surrogate_is_malformed_and_the_move_never_runs(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    fields = f'"race_id": "{race.race_id}", "seq": 1, "move": "{move}"'
+    frame = '{"type": "move", "id": "\\ud800", ' + fields + "}"
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 0, "token": race.ada.token}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        await ws.send(frame)
+        reply = json.loads(await ws.recv())
+        assert reply == {"type": "error", "code": "malformed", "message": "the text frame is not valid JSON"}
+        await ws.send('{"type": "ping", "id": 2}')
+        assert json.loads(await ws.recv())["type"] == "pong"
+    board = await race.ada.board(race.race_id)
+    assert board is not None and board.seq == 0
+
+
+async def test_deeply_nested_json_is_malformed_without_a_traceback(
+    arena: ArenaServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        for _ in range(3):
+            await ws.send("[" * 5000)
+            reply = json.loads(await ws.recv())
+            assert reply["code"] == "malformed"
+    assert not [r for r in caplog.records if r.exc_info]

@@ -127,7 +127,7 @@ async def test_seed_is_committed_at_the_start_and_revealed_at_the_end_so_the_log
 async def test_time_limit_ends_the_race_with_nobody_sending_anything(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    race = await start_race(await connect(arena.url), await connect(arena.url), time_limit=0.4)
+    race = await start_race(await connect(arena.url), await connect(arena.url), time_limit=1.0)
     move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
     await race.bob.move(race.race_id, move)
     ended = await race.ada.wait_for(RaceEnded, timeout=5)
