@@ -121,9 +121,9 @@ def _parse_board(player_id: str, raw: dict[str, Any]) -> BoardRecord:
 
 
 def _outcome(reply: list[str]) -> MoveOutcome:
+    if reply[0] == "ok":  # the hot path: skip the enum lookup
+        return MoveOutcome(Answer.OK, all_finished=int(reply[1]) >= int(reply[2]))
     answer = Answer(reply[0])
-    if answer is Answer.OK:
-        return MoveOutcome(answer, all_finished=int(reply[1]) >= int(reply[2]))
     if answer is Answer.SEQ:
         return MoveOutcome(answer, current_seq=int(reply[1]))
     return MoveOutcome(answer)

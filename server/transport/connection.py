@@ -78,7 +78,11 @@ class ConnectionHandler:
             message = decode_client(frame)
             request_id = message.id
             reply = await self.router.route(session.caller, message)
-            await self.apply(session, reply)
+            if reply.identify is not None or reply.follow or reply.unfollow:
+                await self.subscribe(session, reply)
+            for event in reply.local:
+                self.fanout.deliver_local(event)
+            await session.send(reply.message)
         except ProtocolError as exc:
             await self.send_error(session, exc.request_id, exc.code, exc.message)
         except ArenaError as exc:
@@ -93,8 +97,8 @@ class ConnectionHandler:
                 session, request_id, ErrorCode.INTERNAL_ERROR, "the server failed on that request"
             )
 
-    async def apply(self, session: Session, reply: Reply) -> None:
-        """Carry out what the handler asked for, then send its message."""
+    async def subscribe(self, session: Session, reply: Reply) -> None:
+        """Tie the connection to a player and to races, as the handler asked."""
         if reply.identify is not None:
             session.caller.identity = reply.identify
             await self.fanout.attach_player(reply.identify.player_id, session)
@@ -102,9 +106,6 @@ class ConnectionHandler:
             await self.fanout.attach_race(race_id, session)
         for race_id in reply.unfollow:
             await self.fanout.detach_race(race_id, session)
-        for event in reply.local:
-            self.fanout.deliver_local(event)
-        await session.send(reply.message)
 
     async def send_error(
         self, session: Session, request_id: RequestId | None, code: ErrorCode, message: str

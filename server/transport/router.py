@@ -44,10 +44,12 @@ class Router:
         if missing:
             raise RuntimeError(f"no handler for {', '.join(missing)}")
 
-    async def route(self, caller: Caller, message: ClientMessage) -> Reply:
+    def route(self, caller: Caller, message: ClientMessage) -> Awaitable[Reply]:
+        """The handler's work for ``message`` (raises at once when it has none, or
+        when it needs a hello the caller has not said)."""
         handler = self._routes.get(type(message))
         if handler is None:
             raise ArenaError(ErrorCode.UNKNOWN_TYPE, f"no handler for {type(message).__name__}")
         if caller.identity is None and type(message) not in self._public:
             raise ArenaError(ErrorCode.HELLO_REQUIRED, "say hello first")
-        return await handler(caller, message)
+        return handler(caller, message)
