@@ -24,8 +24,9 @@ from server.features.racing import Racing
 from server.features.results import RaceResults
 from server.features.scheduler import RaceClock
 from server.metrics import Metrics
+from server.outage import StoreHealth
 from server.redis_embedded import EmbeddedRedis
-from server.store import Store
+from server.store import OUTAGE_ERRORS, Store
 from server.timesource import SystemTime, TimeSource
 from server.transport.connection import ConnectionHandler
 from server.transport.fanout import Fanout
@@ -70,14 +71,19 @@ def routes(features: Features) -> Router:
 
 
 def build_features(
-    store: Store, settings: Settings, time: TimeSource, metrics: Metrics, seed_source: Callable[[], int]
+    store: Store,
+    settings: Settings,
+    time: TimeSource,
+    metrics: Metrics,
+    seed_source: Callable[[], int],
+    health: StoreHealth,
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
     lobby = Lobby(store, settings, time, metrics, seed_source)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     presence = Presence(store, lobby, quick_match, time)
-    clock = RaceClock(store, racing, results, time, settings.clock_tick)
+    clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     return Features(presence, lobby, quick_match, racing, results, clock)
 
 
@@ -136,13 +142,14 @@ class ArenaServer:
         self.store = store
         await store.ping()
         await store.load_scripts()
-        features = build_features(store, settings, self.time, self.metrics, self.seed_source)
+        health = StoreHealth(self.metrics, OUTAGE_ERRORS)
+        features = build_features(store, settings, self.time, self.metrics, self.seed_source, health)
         self.features = features
         router = routes(features)
         fanout = Fanout(self.redis, store.events, settings.node_id, features.racing, features.quick_match)
         self.fanout = fanout
         self.metrics.watch_races(lambda: fanout.race_count)
-        handler = ConnectionHandler(router, fanout, features.presence, self.metrics)
+        handler = ConnectionHandler(router, fanout, features.presence, self.metrics, health)
         await fanout.start()
         features.clock.start()
         features.quick_match.start()

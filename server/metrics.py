@@ -28,6 +28,12 @@ class Metrics:
             registry=self.registry,
         )
         self.errors = Counter("arena_errors", "Error replies sent", ["code"], registry=self.registry)
+        self.store_outages = Counter(
+            "arena_redis_outages", "Times Redis became unreachable", registry=self.registry
+        )
+        self.store_errors = Counter(
+            "arena_redis_errors", "Calls that failed because Redis was unreachable", registry=self.registry
+        )
 
     def watch_races(self, count: Callable[[], int]) -> None:
         """Report the races followed by this node, read when /metrics is scraped."""

@@ -16,17 +16,28 @@ from typing import assert_never
 from server.features.race_rules import ClockAction, clock_action
 from server.features.racing import Racing
 from server.features.results import RaceResults
+from server.outage import StoreHealth
 from server.store import Store
 from server.timesource import TimeSource
 
 log = logging.getLogger("arena.clock")
 
+#: The longest wait between two looks at the deadlines while Redis is unreachable.
+_MAX_BACKOFF = 2.0
+
 
 class RaceClock:
     def __init__(
-        self, store: Store, racing: Racing, results: RaceResults, time: TimeSource, tick: float
+        self,
+        store: Store,
+        racing: Racing,
+        results: RaceResults,
+        time: TimeSource,
+        tick: float,
+        health: StoreHealth,
     ) -> None:
         self.store = store
+        self.health = health
         self.racing = racing
         self.results = results
         self.time = time
@@ -46,13 +57,22 @@ class RaceClock:
                 self._task.cancel()
 
     async def _run(self) -> None:
+        delay = self.tick
         while not self._stopping.is_set():
             try:
                 await self.check()
-            except Exception:
-                log.exception("clock tick failed")
+                self.health.succeeded()
+                delay = self.tick
+            except Exception as exc:
+                if not self.health.is_outage(exc):
+                    log.exception("clock tick failed")
+                    delay = self.tick
+                else:
+                    # Redis is away: look again less and less often, up to every 2 s.
+                    self.health.failed(exc)
+                    delay = min(max(delay, self.tick) * 2, _MAX_BACKOFF)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.tick)
+                await asyncio.wait_for(self._stopping.wait(), delay)
 
     async def check(self) -> None:
         """Start or end every race that is due now."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
+import redis.exceptions
 
 from server.store import scripts
 from server.store.boards import BoardStore
@@ -32,6 +33,7 @@ from server.store.records import (
 )
 
 __all__ = [
+    "OUTAGE_ERRORS",
     "Answer",
     "BoardRecord",
     "LoggedMoveRecord",
@@ -41,6 +43,16 @@ __all__ = [
     "Seat",
     "Store",
 ]
+
+
+#: What a call raises when Redis cannot be reached (down, restarting, network gone, or
+#: every pooled connection busy past the pool's timeout).
+OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.BusyLoadingError,
+    OSError,
+)
 
 
 class Store:

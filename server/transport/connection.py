@@ -13,6 +13,7 @@ from server.errors import ArenaError
 from server.features.context import Reply
 from server.features.presence import Presence
 from server.metrics import Metrics
+from server.outage import StoreHealth
 from server.transport.fanout import Fanout
 from server.transport.router import Router
 from server.transport.session import Session
@@ -20,6 +21,10 @@ from shared.protocol import Error, ErrorCode, ProtocolError, RequestId, decode_c
 
 log = logging.getLogger("arena.connection")
 
+_UNAVAILABLE = (
+    "the server cannot reach its store right now: retry shortly (a move may have been "
+    "stored anyway: resend it with the same seq)"
+)
 #: Rate-limited messages in a row after which the connection is closed (1008).
 _MAX_STRIKES = 50
 
@@ -27,7 +32,10 @@ _MAX_STRIKES = 50
 class ConnectionHandler:
     """Serves the messages of every connection of a node."""
 
-    def __init__(self, router: Router, fanout: Fanout, presence: Presence, metrics: Metrics) -> None:
+    def __init__(
+        self, router: Router, fanout: Fanout, presence: Presence, metrics: Metrics, health: StoreHealth
+    ) -> None:
+        self.health = health
         self.router = router
         self.fanout = fanout
         self.presence = presence
@@ -89,7 +97,11 @@ class ConnectionHandler:
             await self.send_error(session, request_id, exc.code, exc.message)
         except ConnectionClosed:
             raise
-        except Exception:
+        except Exception as exc:
+            if self.health.is_outage(exc):
+                self.health.failed(exc)
+                await self.send_error(session, request_id, ErrorCode.UNAVAILABLE, _UNAVAILABLE)
+                return
             log.exception(
                 "request failed", extra={"player_id": session.player_id, "remote": session.caller.remote}
             )

@@ -157,14 +157,20 @@ class Fanout:
     # ----- delivery -----------------------------------------------------------------
 
     async def _read(self) -> None:
+        failing = False
         while not self._stopping:
             try:
                 message = await self._pubsub.get_message(timeout=0.2)
             except Exception as exc:
                 if not self._stopping:
-                    log.warning("pub/sub read failed; retrying", extra={"reason": repr(exc)})
+                    if not failing:  # one line per outage, not one per retry
+                        log.warning("pub/sub read failed; retrying", extra={"reason": repr(exc)})
+                    failing = True
                     await asyncio.sleep(0.5)
                 continue
+            if failing:
+                failing = False
+                log.warning("pub/sub reads again")
             if message is None:
                 continue
             kind = message.get("type")

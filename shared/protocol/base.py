@@ -75,6 +75,7 @@ class ErrorCode(StrEnum):
     STALE_SEQ = "stale_seq"
     SEQ_CONFLICT = "seq_conflict"
     FUTURE_SEQ = "future_seq"
+    UNAVAILABLE = "unavailable"
     INTERNAL_ERROR = "internal_error"
 
 

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 import redis
 import redis.asyncio
 
-from client.sdk import ArenaClient
+from client.sdk import ArenaClient, ArenaError
 from server.app import ArenaServer
 from server.config import Settings
 from server.store.keys import race_channel
 from shared.protocol import Progress, RaceEnded, RaceStarted
-from tests.server.conftest import Connect, start_node
+from tests.server.conftest import Connect, running_node, start_node
 from tests.server.helpers import start_race
 
 
@@ -199,3 +201,35 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
     finally:
         await pubsub.aclose()
         await listener.aclose()
+
+
+async def test_a_redis_outage_answers_unavailable_and_logs_one_line_each_way(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from server.redis_embedded import EmbeddedRedis
+
+    private = EmbeddedRedis(tmp_path / "r")
+    url = private.start()
+    caplog.set_level(logging.WARNING)
+    async with running_node(url) as node:
+        client = await ArenaClient.connect(node.url)
+        await client.hello(name="ada")
+        private.stop()
+        for _ in range(3):
+            with pytest.raises(ArenaError) as caught:
+                await client.create_race("treize")
+            assert caught.value.code == "unavailable" and "retry" in caught.value.message
+        assert (await client.ping()).server_time > 0  # the connection is fine
+        await asyncio.sleep(1.0)  # the clock keeps trying (with back-off)
+        down = [r for r in caplog.records if r.getMessage().startswith("redis unreachable")]
+        assert len(down) == 1
+        assert not [r for r in caplog.records if r.exc_info]
+        metrics = node.metrics.render().decode()
+        assert "arena_redis_outages_total 1.0" in metrics
+        private.start()
+        await asyncio.sleep(2.5)  # the clock's next look, at most 2 s away, finds it back
+        assert [r for r in caplog.records if r.getMessage() == "redis is reachable again"]
+        race = await client.create_race("treize")
+        assert race.status == "open"
+        await client.close()
+    private.stop()
