@@ -212,8 +212,16 @@ class ArenaClient:
     async def join_race(self, code: str) -> RaceInfo:
         return (await self._expect(JoinRace(id=self.next_id(), code=code), Race)).race
 
-    async def list_races(self, game: GameName | None = None) -> list[RaceInfo]:
-        return (await self._expect(ListRaces(id=self.next_id(), game=game), RaceList)).races
+    async def list_races(
+        self, game: GameName | None = None, offset: int = 0, limit: int = 20
+    ) -> list[RaceInfo]:
+        """One page of open races (:meth:`race_page` also gives ``next_offset``)."""
+        return (await self.race_page(game, offset, limit)).races
+
+    async def race_page(self, game: GameName | None = None, offset: int = 0, limit: int = 20) -> RaceList:
+        """A page of open races with its ``next_offset`` (None on the last page)."""
+        message = ListRaces(id=self.next_id(), game=game, offset=offset, limit=limit)
+        return await self._expect(message, RaceList)
 
     async def leave(self, race_id: str) -> None:
         await self._expect(LeaveRace(id=self.next_id(), race_id=race_id), Ok)

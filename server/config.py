@@ -16,6 +16,7 @@ ENV_VARS: Final = {
     "countdown": "SA_COUNTDOWN",
     "quick_match_time_limit": "SA_QUICK_MATCH_TIME_LIMIT",
     "lobby_grace": "SA_LOBBY_GRACE",
+    "max_open_races": "SA_MAX_OPEN_RACES",
     "max_message_bytes": "SA_MAX_MESSAGE_BYTES",
     "rate_limit": "SA_RATE_LIMIT",
     "rate_burst": "SA_RATE_BURST",
@@ -37,6 +38,7 @@ HELP: Final = {
     "countdown": "seconds between 'all ready' and the start of a race",
     "quick_match_time_limit": "time limit of quick-match races, in seconds",
     "lobby_grace": "seconds a disconnected player keeps a seat in a race not yet started",
+    "max_open_races": "open races (not yet started) a player may sit in at once",
     "max_message_bytes": "largest frame accepted; a bigger one closes the connection with 1009",
     "rate_limit": "messages per second per connection",
     "rate_burst": "burst of messages allowed above the rate",
@@ -63,6 +65,8 @@ class Settings:
     quick_match_time_limit: float = 600.0
     #: Seconds a player who disconnected keeps their seat in a race not yet started.
     lobby_grace: float = 30.0
+    #: Races not yet started that one player may sit in at once.
+    max_open_races: int = 3
     #: Largest frame accepted; a bigger one closes the connection with 1009.
     max_message_bytes: int = 16 * 1024
     #: Messages per second per connection, with bursts up to ``rate_burst``.

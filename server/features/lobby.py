@@ -64,6 +64,31 @@ def board_state(record: BoardRecord) -> BoardState:
     return BoardState(seq=record.seq, view=BoardView.model_validate(game.view()), finished=record.finished)
 
 
+def race_info(
+    meta: RaceMeta, seats: list[Seat], boards: dict[str, BoardRecord], board: BoardState | None, now: int
+) -> RaceInfo:
+    """A race as a viewer may see it, from what the store holds: the viewer's own
+    ``board`` only, the commitment once the race left the lobby, the seed at the end."""
+    over = meta.status is RaceStatus.FINISHED
+    return RaceInfo(
+        race_id=meta.race_id,
+        code=meta.code,
+        game=meta.game,
+        seats=meta.seats,
+        time_limit=meta.time_limit,
+        status=meta.status.value,
+        creator=meta.creator,
+        racers=[racer_info(s, boards.get(s.player_id)) for s in seats],
+        server_time=now,
+        starts_at=meta.starts_at,
+        ends_at=meta.ends_at,
+        commitment=meta.commitment if meta.status is not RaceStatus.OPEN else None,
+        board=board,
+        seed=meta.seed if over else None,
+        salt=meta.salt if over else None,
+    )
+
+
 class Lobby:
     def __init__(
         self,
@@ -86,19 +111,23 @@ class Lobby:
     # ----- handlers --------------------------------------------------------------------
 
     async def create_race(self, caller: Caller, message: CreateRace) -> Reply:
+        await self._refuse_too_many_open(caller.player.player_id)
         meta = await self.create(caller.player, message.game, message.seats, message.time_limit)
         info = await self.info(meta.race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(meta.race_id,))
 
     async def join_race(self, caller: Caller, message: JoinRace) -> Reply:
+        await self._refuse_too_many_open(caller.player.player_id)
         race_id = await self.join(caller.player, message.code)
         info = await self.info(race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(race_id,))
 
     async def list_races(self, caller: Caller, message: ListRaces) -> Reply:
-        infos = [await self.info(r, None) for r in await self.store.races.open_races()]
-        infos = [i for i in infos if i.status == "open" and message.game in (None, i.game)]
-        return Reply(RaceList(id=message.id, races=infos))
+        page, more = await self.store.races.open_page(message.game, message.offset, message.limit)
+        now = self.time.now_ms()
+        infos = [race_info(meta, seats, {}, None, now) for meta, seats in page]
+        next_offset = message.offset + message.limit if more else None
+        return Reply(RaceList(id=message.id, races=infos, next_offset=next_offset))
 
     async def leave_race(self, caller: Caller, message: LeaveRace) -> Reply:
         await self.leave(caller.player.player_id, message.race_id)
@@ -191,8 +220,17 @@ class Lobby:
 
     async def active_races(self, player_id: str, statuses: tuple[RaceStatus, ...]) -> list[RaceMeta]:
         """The player's races whose status is one of ``statuses``."""
-        metas = [await self.store.races.meta(r) for r in await self.store.players.races(player_id)]
-        return [m for m in metas if m is not None and m.status in statuses]
+        metas = await self.store.races.metas(await self.store.players.races(player_id))
+        return [m for m in metas if m.status in statuses]
+
+    async def _refuse_too_many_open(self, player_id: str) -> None:
+        """A player sits in at most ``max_open_races`` races that have not started."""
+        most = self.settings.max_open_races
+        if len(await self.active_races(player_id, (RaceStatus.OPEN,))) >= most:
+            raise ArenaError(
+                ErrorCode.TOO_MANY_RACES,
+                f"you sit in {most} open races already: start or leave one before another",
+            )
 
     async def _refuse_racers_elsewhere(self, race_id: str, seats: list[Seat]) -> None:
         """One running race per player: a racer already racing elsewhere blocks the start."""
@@ -227,6 +265,7 @@ class Lobby:
             )
             answer = await self.store.races.start_countdown(
                 race_id,
+                meta.game,
                 [s.player_id for s in seats],
                 starts_at,
                 ends_at,
@@ -259,24 +298,7 @@ class Lobby:
             own = await self.store.boards.board(race_id, viewer)
             if own is not None:
                 board = board_state(own)
-        over = meta.status is RaceStatus.FINISHED
-        return RaceInfo(
-            race_id=meta.race_id,
-            code=meta.code,
-            game=meta.game,
-            seats=meta.seats,
-            time_limit=meta.time_limit,
-            status=meta.status.value,
-            creator=meta.creator,
-            racers=[racer_info(s, boards.get(s.player_id)) for s in seats],
-            server_time=self.time.now_ms(),
-            starts_at=meta.starts_at,
-            ends_at=meta.ends_at,
-            commitment=meta.commitment if meta.status is not RaceStatus.OPEN else None,
-            board=board,
-            seed=meta.seed if over else None,
-            salt=meta.salt if over else None,
-        )
+        return race_info(meta, seats, boards, board, self.time.now_ms())
 
     # ----- players who went away -------------------------------------------------------
 

@@ -76,7 +76,7 @@ class Racing:
         view = BoardView.model_validate(new_game(meta.game, meta.seed).view())
         event = RaceStarted(race_id=meta.race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
         payload = pack_event(EventKind.BROADCAST, event)
-        if await self.store.races.go(meta.race_id, self.time.now_ms(), payload, meta.ends_at):
+        if await self.store.races.go(meta.race_id, meta.game, self.time.now_ms(), payload, meta.ends_at):
             log.info("race started", extra={"race_id": meta.race_id})
 
     # ----- handlers --------------------------------------------------------------------

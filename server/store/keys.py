@@ -13,6 +13,7 @@ the two keys of a quick-match queue share ``{game}``.
 | ``race:{id}:nodes`` | set | ids of the nodes following the race |
 | ``code:<code>`` | string | race id of a short code |
 | ``races:open`` | sorted set | open races by creation time |
+| ``races:open:<game>`` | sorted set | open races of one game by creation time |
 | ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
 | ``player:<id>`` | hash | name, created_at, hello_at |
 | ``player:<id>:races`` | set | every race the player sat in |
@@ -33,6 +34,11 @@ DEADLINES: Final = "deadlines"
 
 _RACE_CHANNEL_HEAD: Final = "race:{"
 _RACE_CHANNEL_TAIL: Final = "}:events"
+
+
+def open_races(game: str) -> str:
+    """The open races of one game (:data:`OPEN_RACES` holds those of every game)."""
+    return f"{OPEN_RACES}:{game}"
 
 
 def race_meta(race_id: str) -> str:

@@ -45,6 +45,7 @@ class RaceStore:
             pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
             pipe.hset(keys.race_racers(meta.race_id), seat.player_id, _seat_json(seat))
             pipe.zadd(keys.OPEN_RACES, {meta.race_id: meta.created_at})
+            pipe.zadd(keys.open_races(meta.game), {meta.race_id: meta.created_at})
             pipe.sadd(keys.player_races(seat.player_id), meta.race_id)
             await pipe.execute()
         return True
@@ -56,6 +57,41 @@ class RaceStore:
     async def open_races(self, limit: int = 50) -> list[str]:
         races: list[str] = await self.redis.zrange(keys.OPEN_RACES, 0, limit - 1)
         return races
+
+    async def open_page(
+        self, game: str | None, offset: int, limit: int
+    ) -> tuple[list[tuple[RaceMeta, list[Seat]]], bool]:
+        """A page of open races (of ``game``, or of all), oldest first, and whether more
+        follow: two round trips whatever the page size."""
+        key = keys.OPEN_RACES if game is None else keys.open_races(game)
+        race_ids: list[str] = await self.redis.zrange(key, offset, offset + limit)  # one extra: more?
+        more = len(race_ids) > limit
+        race_ids = race_ids[:limit]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_id in race_ids:
+                pipe.hgetall(keys.race_meta(race_id))
+                pipe.hgetall(keys.race_racers(race_id))
+            replies = await pipe.execute()
+        page = [
+            (_parse_meta(raw_meta), _sorted_seats(raw_seats))
+            for raw_meta, raw_seats in zip(replies[::2], replies[1::2], strict=True)
+            if raw_meta
+        ]
+        return page, more
+
+    async def metas(self, race_ids: list[str]) -> list[RaceMeta]:
+        """The races that exist among ``race_ids``, in one round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_id in race_ids:
+                pipe.hgetall(keys.race_meta(race_id))
+            replies = await pipe.execute()
+        return [_parse_meta(raw) for raw in replies if raw]
+
+    @staticmethod
+    def _unlist(pipe: Any, race_id: str, game: str) -> None:
+        """Queue on ``pipe`` the removal of a race from the open lists."""
+        pipe.zrem(keys.OPEN_RACES, race_id)
+        pipe.zrem(keys.open_races(game), race_id)
 
     async def join(self, race_id: str, seat: Seat) -> Answer:
         reply = await self._join(
@@ -81,15 +117,18 @@ class RaceStore:
         if answer in (Answer.OK, Answer.CANCELLED):
             await self.redis.srem(keys.player_races(player_id), race_id)
         if answer is Answer.CANCELLED:
-            await self.redis.zrem(keys.OPEN_RACES, race_id)
+            code, game = await self.redis.hmget(keys.race_meta(race_id), ["code", "game"])
+            async with self.redis.pipeline(transaction=False) as pipe:
+                self._unlist(pipe, race_id, game or "")
+                await pipe.execute()
             if ttl > 0:
-                code: str | None = await self.redis.hget(keys.race_meta(race_id), "code")
                 await self.expire(race_id, code, [], ttl)
         return answer
 
     async def start_countdown(
         self,
         race_id: str,
+        game: str,
         player_ids: list[str],
         starts_at: int,
         ends_at: int,
@@ -119,16 +158,18 @@ class RaceStore:
         )
         answer = Answer(reply)
         if answer is Answer.OK:
-            await self.redis.zrem(keys.OPEN_RACES, race_id)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                self._unlist(pipe, race_id, game)
+                await pipe.execute()
         return answer
 
-    async def go(self, race_id: str, now: int, event: str, ends_at: int) -> bool:
+    async def go(self, race_id: str, game: str, now: int, event: str, ends_at: int) -> bool:
         """Countdown over: the race runs, and its next deadline is its time limit."""
         started = bool(
             await self._go(keys=[keys.race_meta(race_id)], args=[now, event, keys.race_channel(race_id)])
         )
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(keys.OPEN_RACES, race_id)
+            self._unlist(pipe, race_id, game)
             if started:
                 pipe.zadd(keys.DEADLINES, {race_id: ends_at})
             await pipe.execute()

@@ -44,6 +44,7 @@ from shared.protocol.codec import (
     to_wire,
 )
 from shared.protocol.lobby import (
+    LIST_LIMIT_MAX,
     BoardState,
     CreateRace,
     GetRace,
@@ -78,6 +79,7 @@ from shared.protocol.views import BoardView, MoveSummary, PileView
 
 __all__ = [
     "CLIENT_ADAPTER",
+    "LIST_LIMIT_MAX",
     "NAME_MAX",
     "PROTOCOL_VERSION",
     "SERVER_ADAPTER",

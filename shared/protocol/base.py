@@ -69,6 +69,7 @@ class ErrorCode(StrEnum):
     RACER_FINISHED = "racer_finished"
     NOT_CREATOR = "not_creator"
     NOT_ENOUGH_RACERS = "not_enough_racers"
+    TOO_MANY_RACES = "too_many_races"
     ALREADY_QUEUED = "already_queued"
     ALREADY_RACING = "already_racing"
     ILLEGAL_MOVE = "illegal_move"

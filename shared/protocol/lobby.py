@@ -31,10 +31,18 @@ class JoinRace(Request):
     code: Annotated[str, Field(min_length=4, max_length=12, pattern=r"^[A-Za-z0-9]+$")]
 
 
+#: The most open races one ``race_list`` carries.
+LIST_LIMIT_MAX = 50
+
+
 class ListRaces(Request):
+    """Open races, oldest first, a page at a time: ``offset`` races are skipped."""
+
     type: Literal["list_races"] = "list_races"
     id: RequestId
     game: GameName | None = None
+    offset: Annotated[int, Field(ge=0, le=100_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=LIST_LIMIT_MAX)] = 20
 
 
 class LeaveRace(Request):
@@ -112,9 +120,12 @@ class Race(Reply):
 
 
 class RaceList(Reply):
+    """A page of open races; ``next_offset`` asks for the next page (absent on the last)."""
+
     type: Literal["race_list"] = "race_list"
     id: RequestId | None = None
     races: list[RaceInfo]
+    next_offset: int | None = None
 
 
 class RaceUpdate(Reply):

@@ -152,6 +152,7 @@ async def test_a_start_interrupted_by_a_crash_is_finished_by_the_clock(
     now = arena.time.now_ms()
     await arena.store.races.start_countdown(
         race.race_id,
+        "treize",
         [ada.player_id or "", bob.player_id or ""],
         now,
         now + 30_000,

@@ -1,0 +1,86 @@
+"""The open-race list: capped per player, filtered before it is cut, paged, cheap."""
+
+from __future__ import annotations
+
+import json
+
+import redis.asyncio as aioredis
+from websockets.asyncio.client import connect as ws_connect
+
+from client.sdk import ArenaClient, ArenaError
+from server.app import ArenaServer
+from tests.server.conftest import Connect
+
+
+async def named(connect: Connect, url: str, name: str) -> ArenaClient:
+    client = await connect(url)
+    await client.hello(name=name)
+    return client
+
+
+async def test_a_player_sits_in_at_most_three_open_races(arena: ArenaServer, connect: Connect) -> None:
+    ada = await named(connect, arena.url, "ada")
+    for _ in range(3):
+        await ada.create_race("treize")
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 1, "token": ada.token}))
+        await ws.recv()
+        await ws.send(json.dumps({"type": "create_race", "id": 2, "game": "treize"}))
+        reply = json.loads(await ws.recv())
+    assert reply["type"] == "error" and reply["code"] == "too_many_races" and "3" in reply["message"]
+    bob = await named(connect, arena.url, "bob")
+    other = await bob.create_race("eight-off")
+    try:
+        await ada.join_race(other.code)
+        raise AssertionError("a fourth open race was joined")
+    except ArenaError as exc:
+        assert exc.code == "too_many_races"
+
+
+async def test_the_list_is_filtered_by_game_before_it_is_cut(arena: ArenaServer, connect: Connect) -> None:
+    for name in ("ada", "bob", "cy"):
+        player = await named(connect, arena.url, name)
+        for _ in range(3):
+            await player.create_race("treize")
+    dee = await named(connect, arena.url, "dee")
+    mine = await dee.create_race("eight-off")
+    listed = await dee.list_races("eight-off", limit=5)
+    assert [r.race_id for r in listed] == [mine.race_id]
+    assert len(await dee.list_races("treize", limit=50)) == 9
+
+
+async def test_the_list_comes_in_pages_oldest_first(arena: ArenaServer, connect: Connect) -> None:
+    created = []
+    for name in ("ada", "bob"):
+        player = await named(connect, arena.url, name)
+        for _ in range(3):
+            created.append((await player.create_race("eagle-wing")).race_id)
+    seen: list[str] = []
+    offset: int | None = 0
+    pages = 0
+    while offset is not None:
+        page = await player.race_page("eagle-wing", offset=offset, limit=4)
+        seen += [r.race_id for r in page.races]
+        offset, pages = page.next_offset, pages + 1
+    assert seen == created and pages == 2
+
+
+async def test_a_listing_reads_one_index_and_each_listed_race_once(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada = await named(connect, arena.url, "ada")
+    for _ in range(3):
+        await ada.create_race("treize")
+    client = aioredis.Redis.from_url(arena.settings.redis_url, decode_responses=True)
+
+    async def calls() -> dict[str, int]:
+        stats = await client.info("commandstats")
+        return {name: int(value["calls"]) for name, value in stats.items()}
+
+    before = await calls()
+    assert len(await ada.list_races()) == 3
+    after = await calls()
+    await client.aclose()
+    spent = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+    spent.pop("cmdstat_info", None)
+    assert spent == {"cmdstat_zrange": 1, "cmdstat_hgetall": 6}
