@@ -149,7 +149,9 @@ class ArenaServer:
         fanout = Fanout(self.redis, store.events, settings.node_id, features.racing, features.quick_match)
         self.fanout = fanout
         self.metrics.watch_races(lambda: fanout.race_count)
-        handler = ConnectionHandler(router, fanout, features.presence, self.metrics, health)
+        handler = ConnectionHandler(
+            router, fanout, features.presence, self.metrics, health, settings.hello_timeout
+        )
         await fanout.start()
         features.clock.start()
         features.quick_match.start()

@@ -18,6 +18,7 @@ ENV_VARS: Final = {
     "lobby_grace": "SA_LOBBY_GRACE",
     "max_open_races": "SA_MAX_OPEN_RACES",
     "max_message_bytes": "SA_MAX_MESSAGE_BYTES",
+    "hello_timeout": "SA_HELLO_TIMEOUT",
     "rate_limit": "SA_RATE_LIMIT",
     "rate_burst": "SA_RATE_BURST",
     "clock_tick": "SA_CLOCK_TICK",
@@ -40,6 +41,7 @@ HELP: Final = {
     "lobby_grace": "seconds a disconnected player keeps a seat in a race not yet started",
     "max_open_races": "open races (not yet started) a player may sit in at once",
     "max_message_bytes": "largest frame accepted; a bigger one closes the connection with 1009",
+    "hello_timeout": "seconds a new connection has to say hello before it is closed (1008)",
     "rate_limit": "messages per second per connection",
     "rate_burst": "burst of messages allowed above the rate",
     "clock_tick": "seconds between the clock's looks for races to start or end",
@@ -69,6 +71,8 @@ class Settings:
     max_open_races: int = 3
     #: Largest frame accepted; a bigger one closes the connection with 1009.
     max_message_bytes: int = 16 * 1024
+    #: Seconds a connection may stay without saying hello.
+    hello_timeout: float = 10.0
     #: Messages per second per connection, with bursts up to ``rate_burst``.
     rate_limit: float = 50.0
     rate_burst: int = 100

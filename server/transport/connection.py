@@ -25,6 +25,8 @@ _UNAVAILABLE = (
     "the server cannot reach its store right now: retry shortly (a move may have been "
     "stored anyway: resend it with the same seq)"
 )
+#: Seconds a connection shut for abuse gets to finish the closing handshake.
+_ABORT_GRACE = 1.0
 #: Rate-limited messages in a row after which the connection is closed (1008).
 _MAX_STRIKES = 50
 
@@ -33,9 +35,16 @@ class ConnectionHandler:
     """Serves the messages of every connection of a node."""
 
     def __init__(
-        self, router: Router, fanout: Fanout, presence: Presence, metrics: Metrics, health: StoreHealth
+        self,
+        router: Router,
+        fanout: Fanout,
+        presence: Presence,
+        metrics: Metrics,
+        health: StoreHealth,
+        hello_timeout: float,
     ) -> None:
         self.health = health
+        self.hello_timeout = hello_timeout
         self.router = router
         self.fanout = fanout
         self.presence = presence
@@ -43,12 +52,14 @@ class ConnectionHandler:
 
     async def serve(self, session: Session) -> None:
         self.metrics.connections.inc()
+        timer = asyncio.get_running_loop().call_later(self.hello_timeout, self._close_if_anonymous, session)
         try:
             async for frame in session.ws:
                 await self.handle_frame(session, frame)
         except ConnectionClosed:
             pass
         finally:
+            timer.cancel()
             self.metrics.connections.dec()
             followed = sorted(session.races)
             await self.fanout.detach(session)
@@ -63,6 +74,21 @@ class ConnectionHandler:
                     )
             log.info("connection closed", extra={"player_id": player_id, "close_code": session.ws.close_code})
 
+    def _close_if_anonymous(self, session: Session) -> None:
+        if session.caller.identity is None:
+            self._shut(session, f"say hello within {self.hello_timeout:g} s of connecting")
+
+    def _shut(self, session: Session, reason: str) -> None:
+        """Close with 1008, stop reading at once, and drop the connection after a short
+        grace whether or not the client answers the close: a client being shut out for
+        abuse costs nothing more."""
+        if session.closing is not None:
+            return
+        session.closing = asyncio.create_task(session.ws.close(CloseCode.POLICY_VIOLATION, reason))
+        transport = session.ws.transport
+        transport.pause_reading()
+        asyncio.get_running_loop().call_later(_ABORT_GRACE, transport.abort)
+
     async def handle_frame(self, session: Session, frame: bytes | str) -> None:
         if session.closing is not None:
             return  # drain what was queued so the closing handshake can complete
@@ -74,9 +100,7 @@ class ConnectionHandler:
                     "closing a flooding connection",
                     extra={"player_id": session.player_id, "remote": session.caller.remote},
                 )
-                session.closing = asyncio.create_task(
-                    session.ws.close(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
-                )
+                self._shut(session, "rate limit exceeded")
                 return
             await self.send_error(session, None, ErrorCode.RATE_LIMITED, "too many messages: slow down")
             return

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
 
 import msgpack
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 
 from client.sdk import ArenaClient, ArenaError
 from server.app import ArenaServer
@@ -289,3 +292,51 @@ async def test_deeply_nested_json_is_malformed_without_a_traceback(
             reply = json.loads(await ws.recv())
             assert reply["code"] == "malformed"
     assert not [r for r in caplog.records if r.exc_info]
+
+
+async def test_a_connection_that_never_says_hello_is_closed(clean_redis: str) -> None:
+    node = ArenaServer(node_settings(clean_redis, hello_timeout=0.3))
+    await node.start()
+    try:
+        async with (
+            ws_connect(node.url, compression=None) as idle,
+            ws_connect(node.url, compression=None) as ada,
+        ):
+            await ada.send(json.dumps({"type": "hello", "id": 1, "name": "ada"}))
+            assert json.loads(await ada.recv())["type"] == "welcome"
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(idle.recv(), 3)
+            assert idle.close_code == 1008 and "hello" in (idle.close_reason or "")
+            await ada.send(json.dumps({"type": "ping", "id": 2}))  # said hello: stays
+            assert json.loads(await ada.recv())["type"] == "pong"
+    finally:
+        await node.stop()
+
+
+async def test_a_flooder_that_ignores_the_close_is_dropped_within_seconds(clean_redis: str) -> None:
+    node = ArenaServer(node_settings(clean_redis, rate_limit=5.0, rate_burst=5))
+    await node.start()
+    try:
+        # A raw socket: after the handshake it only writes, so no close frame is ever answered.
+        reader, writer = await asyncio.open_connection("127.0.0.1", node.port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert b" 101 " in await reader.readuntil(b"\r\n\r\n")
+        frame = Frame(Opcode.BINARY, msgpack.packb({"type": "ping", "id": 1})).serialize(
+            mask=True, extensions=[]
+        )
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with pytest.raises(ConnectionError):
+            while loop.time() - started < 8:
+                writer.write(frame * 20)
+                await writer.drain()
+                await asyncio.sleep(0.01)
+        assert loop.time() - started < 5  # the strike rule, then at most a second's grace
+        writer.close()
+        assert "arena_connections 0.0" in node.metrics.render().decode()
+    finally:
+        await node.stop()
