@@ -27,8 +27,6 @@ _UNAVAILABLE = (
 )
 #: Seconds a connection shut for abuse gets to finish the closing handshake.
 _ABORT_GRACE = 1.0
-#: Rate-limited messages in a row after which the connection is closed (1008).
-_MAX_STRIKES = 50
 
 
 class ConnectionHandler:
@@ -94,8 +92,10 @@ class ConnectionHandler:
             return  # drain what was queued so the closing handshake can complete
         session.binary = isinstance(frame, bytes)
         if not session.limiter.allow():
-            session.strikes += 1
-            if session.strikes > _MAX_STRIKES:
+            # Every refused frame costs a strike, and strikes come back slowly whatever
+            # else the connection sends: flooding in bursts just under the rate does not
+            # reset them, so a connection's total work stays bounded.
+            if not session.strikes.allow():
                 log.warning(
                     "closing a flooding connection",
                     extra={"player_id": session.player_id, "remote": session.caller.remote},
@@ -104,7 +104,6 @@ class ConnectionHandler:
                 return
             await self.send_error(session, None, ErrorCode.RATE_LIMITED, "too many messages: slow down")
             return
-        session.strikes = 0
         request_id: RequestId | None = None
         try:
             message = decode_client(frame)

@@ -12,6 +12,9 @@ from websockets.asyncio.server import ServerConnection
 from server.features.context import Caller
 from shared.protocol import encode, encode_dict
 
+STRIKE_BURST = 50
+STRIKE_RATE = 0.5
+
 
 class RateLimiter:
     """A token bucket: ``rate`` messages per second, bursts up to ``burst``."""
@@ -40,7 +43,9 @@ class Session:
         self.binary = True
         self.caller = Caller(identity=None, remote=_remote(ws))
         self.limiter = RateLimiter(rate, burst)
-        self.strikes = 0
+        #: Rate-limited frames allowed: 50 at once, then one more every 2 s; past that the
+        #: connection is closed (1008).
+        self.strikes = RateLimiter(STRIKE_RATE, STRIKE_BURST)
         #: The races whose events this connection gets.
         self.races: set[str] = set()
         #: The close started by the server (rate limit), while the queue drains.

@@ -340,3 +340,22 @@ async def test_a_flooder_that_ignores_the_close_is_dropped_within_seconds(clean_
         assert "arena_connections 0.0" in node.metrics.render().decode()
     finally:
         await node.stop()
+
+
+async def test_flooding_in_bursts_just_under_the_strike_rule_is_still_closed(clean_redis: str) -> None:
+    node = ArenaServer(node_settings(clean_redis, rate_limit=50.0, rate_burst=100))
+    await node.start()
+    try:
+        async with ws_connect(node.url, compression=None, max_queue=None) as ws:
+            frame = msgpack.packb({"type": "ping", "id": 1})
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            with pytest.raises(ConnectionClosed):
+                while loop.time() - started < 15:  # 48 frames every 20 ms: 2,400 a second
+                    for _ in range(48):
+                        await ws.send(frame)
+                    await asyncio.sleep(0.02)
+            assert loop.time() - started < 5
+            assert ws.close_code == 1008
+    finally:
+        await node.stop()
