@@ -16,9 +16,11 @@ from shared.cards import FULL_DECK, RANKS, SUITS
 from shared.deal import DEAL_VERSION, shuffled_deck
 from shared.engine import from_position, new_game, replay
 from shared.errors import BadNotation, IllegalMove, RuleViolation
-from shared.game import GAMES, Game, GameName, MoveResult, Step
+from shared.game import Game, MoveResult, Step
+from shared.games import GAMES, GameName
 from shared.moves import Move, parse_move
 from shared.render import render_view
+from shared.views import GameView, MoveResultDict, PileView
 
 __all__ = [
     "DEAL_VERSION",
@@ -29,9 +31,12 @@ __all__ = [
     "BadNotation",
     "Game",
     "GameName",
+    "GameView",
     "IllegalMove",
     "Move",
     "MoveResult",
+    "MoveResultDict",
+    "PileView",
     "RuleViolation",
     "Step",
     "from_position",

@@ -17,6 +17,7 @@ from shared.cards import RANKS, VALUE
 from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
+from shared.views import GameView, PileView
 
 FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
 TABLEAU: Final = ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8")
@@ -228,9 +229,9 @@ class EagleWing(FoundationGame):
         data["redeals_used"] = self.redeals_used
         return data
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> GameView:
         p = self.piles
-        piles: dict[str, dict[str, Any]] = {
+        piles: dict[str, PileView] = {
             "stock": {"count": len(p["stock"]), "cards": []},
             "waste": {"count": len(p["waste"]), "cards": p["waste"][-1:]},
         }
@@ -243,9 +244,16 @@ class EagleWing(FoundationGame):
             "count": len(reserve),
             "cards": list(reserve) if len(reserve) == 1 else [],
         }
-        return self._view_of(
-            piles, base_rank=RANKS[self.base - 1], redeals_left=MAX_REDEALS - self.redeals_used
-        )
+        # Eagle Wing's own fields come between the piles and the score (the wire order).
+        return {
+            "game": self.game_id,
+            "piles": piles,
+            "base_rank": RANKS[self.base - 1],
+            "redeals_left": MAX_REDEALS - self.redeals_used,
+            "score": self.score,
+            "won": self.is_won,
+            "move_count": self.move_count,
+        }
 
     # ----- positions ----------------------------------------------------------------
 

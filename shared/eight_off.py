@@ -15,6 +15,7 @@ from shared.cards import ACE, KING, SUITS, VALUE
 from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
+from shared.views import GameView, PileView
 
 FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
 RESERVE: Final = ("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8")
@@ -242,9 +243,9 @@ class EightOff(FoundationGame):
 
     # ----- state -----------------------------------------------------------------
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> GameView:
         p = self.piles
-        piles: dict[str, dict[str, Any]] = {}
+        piles: dict[str, PileView] = {}
         for name in FOUNDATIONS:
             piles[name] = {"count": len(p[name]), "cards": p[name][-1:]}
         for name in (*RESERVE, *TABLEAU):

@@ -18,7 +18,8 @@ import shared.eight_off
 import shared.treize  # noqa: F401
 from shared.deal import DEAL_VERSION, shuffled_deck
 from shared.errors import IllegalMove
-from shared.game import GAMES, Game
+from shared.game import Game
+from shared.games import GAMES
 
 
 def _game_type(game: object) -> type[Game]:

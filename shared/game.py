@@ -6,15 +6,16 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Literal, Self, get_args
+from typing import Any, ClassVar, Final, Self
 
 from shared.cards import CARD_SET, VALUE
 from shared.errors import BadNotation, IllegalMove
-from shared.moves import Move, parse_move
 
-#: The games, by id: the one list the engine, the protocol and the clients use.
-GameName = Literal["eagle-wing", "treize", "eight-off"]
-GAMES: Final[tuple[GameName, ...]] = get_args(GameName)
+# Re-exported: the protocol and older callers import them from here.
+from shared.games import GAMES as GAMES
+from shared.games import GameName as GameName
+from shared.moves import Move, parse_move
+from shared.views import GameView, MoveResultDict, PileView
 
 #: Where a card goes when Treize removes it.
 REMOVED: Final = "removed"
@@ -43,7 +44,7 @@ class MoveResult:
     score: int
     won: bool
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MoveResultDict:
         return {
             "move": self.move,
             "steps": [[s.card, s.src, s.dst] for s in self.steps],
@@ -135,15 +136,14 @@ class Game(ABC):
         """Whether the game is won."""
 
     @abstractmethod
-    def view(self) -> dict[str, Any]:
+    def view(self) -> GameView:
         """What the player sees: no face-down card, counts for hidden ones."""
 
-    def _view_of(self, piles: dict[str, dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    def _view_of(self, piles: dict[str, PileView]) -> GameView:
         """The view dict around the visible ``piles``, with the fields every game shows."""
         return {
             "game": self.game_id,
             "piles": piles,
-            **extra,
             "score": self.score,
             "won": self.is_won,
             "move_count": self.move_count,

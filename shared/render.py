@@ -7,12 +7,13 @@ eight-off  score 0  moves 0
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 _EMPTY = "--"
 
 
-def _pile_text(pile: dict[str, Any]) -> str:
+def _pile_text(pile: Mapping[str, Any]) -> str:
     cards: list[str] = list(pile["cards"])
     hidden = int(pile["count"]) - len(cards)
     parts = []
@@ -22,7 +23,7 @@ def _pile_text(pile: dict[str, Any]) -> str:
     return " ".join(parts) if parts else _EMPTY
 
 
-def _header(view: dict[str, Any]) -> str:
+def _header(view: Mapping[str, Any]) -> str:
     words = [view["game"], f"score {view['score']}", f"moves {view['move_count']}"]
     if "base_rank" in view:
         words.append(f"base {view['base_rank']}")
@@ -33,13 +34,13 @@ def _header(view: dict[str, Any]) -> str:
     return "  ".join(words)
 
 
-def _lines(view: dict[str, Any], names: list[str]) -> list[str]:
+def _lines(view: Mapping[str, Any], names: list[str]) -> list[str]:
     piles = view["piles"]
     width = max(len(n) for n in names)
     return [f"{name:<{width}}  {_pile_text(piles[name])}" for name in names]
 
 
-def _pyramid(view: dict[str, Any]) -> list[str]:
+def _pyramid(view: Mapping[str, Any]) -> list[str]:
     piles = view["piles"]
     lines = []
     index = 1
@@ -53,8 +54,12 @@ def _pyramid(view: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_view(view: dict[str, Any]) -> str:
-    """The view as text: one line per pile; ``[n hidden]`` counts cards not shown."""
+def render_view(view: Mapping[str, Any]) -> str:
+    """The view as text: one line per pile; ``[n hidden]`` counts cards not shown.
+
+    ``view`` is a :class:`shared.GameView` (``Game.view()``), or the same dict as it
+    arrives from the wire.
+    """
     names = list(view["piles"])
     lines = [_header(view)]
     if view["game"] == "treize":

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any, Final, Self
 
 from shared.cards import KING, VALUE
-from shared.errors import BadNotation, IllegalMove, RuleViolation
+from shared.errors import BadNotation, RuleViolation
 from shared.game import REMOVED, Game, MoveResult, Step, pile_error
 from shared.moves import Move
+from shared.views import GameView, PileView
 
 ROWS: Final = 7
 PYRAMID: Final = tuple(f"p{i}" for i in range(1, 29))
@@ -86,7 +87,7 @@ class Treize(Game):
         return pile[0]
 
     @staticmethod
-    def _waste_error(name: str, size: int) -> IllegalMove:
+    def _waste_error(name: str, size: int) -> RuleViolation:
         if size == 0:
             return RuleViolation("the waste is empty")
         if name == "wt":
@@ -181,9 +182,9 @@ class Treize(Game):
     def is_won(self) -> bool:
         return self._present == 0
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> GameView:
         p = self.piles
-        piles: dict[str, dict[str, Any]] = {
+        piles: dict[str, PileView] = {
             "stock": {"count": len(p["stock"]), "cards": []},
             "waste": {"count": len(p["waste"]), "cards": list(p["waste"])},
         }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pathlib
+import subprocess
+import sys
 import typing
 
 import pytest
@@ -28,9 +31,36 @@ CASES = {
 
 
 def test_the_registry_holds_exactly_the_games_of_game_name() -> None:
-    assert set(Game.registry) == set(GAMES) and typing.get_args(GameName) == GAMES
+    assert GAMES == ("eagle-wing", "treize", "eight-off")
+    assert typing.get_args(GameName) == GAMES
+    assert sorted(Game.registry) == sorted(GAMES) and len(Game.registry) == len(GAMES)
     for game_id, kind in Game.registry.items():
+        assert issubclass(kind, Game) and kind.game_id in typing.get_args(GameName)
         assert kind.game_id == game_id and new_game(game_id, 1).game_id == game_id
+
+
+def test_only_a_class_that_declares_a_game_id_registers() -> None:
+    before = dict(Game.registry)
+    kind = Game.registry["eight-off"]
+
+    class Variant(kind):  # type: ignore[valid-type,misc]
+        """Inherits eight-off's game_id without declaring one: not a new game."""
+
+    assert Game.registry == before and Game.registry["eight-off"] is kind
+    assert Variant.game_id == "eight-off"
+
+
+def test_the_engine_and_its_types_import_without_pydantic() -> None:
+    code = (
+        "import sys\n"
+        "from shared import GAMES, GameName, GameView, MoveResultDict, PileView\n"
+        "from shared.games import GAMES as again\n"
+        "assert again is GAMES\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic was imported'\n"
+    )
+    root = pathlib.Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_protocol_accepts_every_registered_game_and_no_other() -> None:
