@@ -220,7 +220,13 @@ class Lobby:
 
     async def active_races(self, player_id: str, statuses: tuple[RaceStatus, ...]) -> list[RaceMeta]:
         """The player's races whose status is one of ``statuses``."""
-        metas = await self.store.races.metas(await self.store.players.races(player_id))
+        race_ids = await self.store.players.active_races(player_id)
+        metas = await self.store.races.metas(race_ids)
+        known = {m.race_id: m for m in metas}
+        # A race that ended without telling this set (its keys expired, or it was
+        # cancelled) is dropped from it here.
+        stale = [r for r in race_ids if r not in known or known[r].status.is_over]
+        await self.store.players.forget_active(player_id, stale)
         return [m for m in metas if m.status in statuses]
 
     async def _refuse_too_many_open(self, player_id: str) -> None:

@@ -17,6 +17,7 @@ the two keys of a quick-match queue share ``{game}``.
 | ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
 | ``player:<id>`` | hash | name, created_at, hello_at |
 | ``player:<id>:races`` | set | every race the player sat in |
+| ``player:<id>:active`` | set | the player's races that are not over (open, countdown, running) |
 | ``player:<id>:queue`` | string | the game the player is queued for (expires with the lease) |
 | ``token:<sha256>`` | string | player id (the token itself is never stored) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
@@ -75,6 +76,10 @@ def player(player_id: str) -> str:
 
 def player_races(player_id: str) -> str:
     return f"player:{player_id}:races"
+
+
+def player_active(player_id: str) -> str:
+    return f"player:{player_id}:active"
 
 
 def player_queue(player_id: str) -> str:

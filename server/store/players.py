@@ -44,6 +44,16 @@ class PlayerStore:
         name: str | None = await self.redis.hget(keys.player(player_id), "name")
         return name
 
+    async def active_races(self, player_id: str) -> list[str]:
+        """The player's races that are not over (a small set, whatever their history)."""
+        races: set[str] = await self.redis.smembers(keys.player_active(player_id))
+        return sorted(races)
+
+    async def forget_active(self, player_id: str, race_ids: list[str]) -> None:
+        """These races are over (or gone): no longer the player's active ones."""
+        if race_ids:
+            await self.redis.srem(keys.player_active(player_id), *race_ids)
+
     async def races(self, player_id: str) -> list[str]:
         """Every race the player sat in (open, running or over), sorted by id."""
         races: set[str] = await self.redis.smembers(keys.player_races(player_id))

@@ -47,6 +47,7 @@ class RaceStore:
             pipe.zadd(keys.OPEN_RACES, {meta.race_id: meta.created_at})
             pipe.zadd(keys.open_races(meta.game), {meta.race_id: meta.created_at})
             pipe.sadd(keys.player_races(seat.player_id), meta.race_id)
+            pipe.sadd(keys.player_active(seat.player_id), meta.race_id)
             await pipe.execute()
         return True
 
@@ -100,7 +101,10 @@ class RaceStore:
         )
         answer = Answer(reply)
         if answer is Answer.OK:
-            await self.redis.sadd(keys.player_races(seat.player_id), race_id)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.sadd(keys.player_races(seat.player_id), race_id)
+                pipe.sadd(keys.player_active(seat.player_id), race_id)
+                await pipe.execute()
         return answer
 
     async def set_ready(self, race_id: str, player_id: str, ready: bool) -> Answer:
@@ -115,7 +119,10 @@ class RaceStore:
         reply = await self._leave(keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id])
         answer = Answer(reply)
         if answer in (Answer.OK, Answer.CANCELLED):
-            await self.redis.srem(keys.player_races(player_id), race_id)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.srem(keys.player_races(player_id), race_id)
+                pipe.srem(keys.player_active(player_id), race_id)
+                await pipe.execute()
         if answer is Answer.CANCELLED:
             code, game = await self.redis.hmget(keys.race_meta(race_id), ["code", "game"])
             async with self.redis.pipeline(transaction=False) as pipe:
@@ -212,9 +219,14 @@ class RaceStore:
                 args=[summary, event, keys.race_channel(race_id)],
             )
         )
-        await self.redis.zrem(keys.DEADLINES, race_id)
-        if ttl > 0:
-            await self.expire(race_id, code, player_ids, ttl)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(keys.DEADLINES, race_id)
+            for player_id in player_ids:
+                pipe.srem(keys.player_active(player_id), race_id)
+            if ttl > 0:
+                for key in keys.race_keys(race_id, code, player_ids):
+                    pipe.expire(key, ttl)
+            await pipe.execute()
         return done
 
     async def expire(self, race_id: str, code: str | None, player_ids: list[str], ttl: int) -> None:
