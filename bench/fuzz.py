@@ -37,7 +37,11 @@ async def run(frames: int, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as data:
         redis = EmbeddedRedis(Path(data) / "redis")
         url = redis.start()
-        env = {"SA_RATE_LIMIT": "1000000", "SA_RATE_BURST": "1000000", "SA_MAX_OPEN_RACES": "100000"}
+        env = {
+            "SA_RATE_LIMIT": "1000000",
+            "SA_RATE_BURST": "1000000",
+            "SA_CONNECT_RATE": "0",
+        }
         node = await asyncio.to_thread(start_node, None, url, None, env)
         try:
             return await fuzz_node(node.url, frames, seed) | {"alive": node.process.poll() is None}

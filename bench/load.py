@@ -476,6 +476,10 @@ def main(argv: list[str] | None = None) -> int:
             **os.environ,
             "SA_RATE_LIMIT": "100000",
             "SA_RATE_BURST": "100000",
+            # Every simulated racer connects from 127.0.0.1: no per-address limits here.
+            "SA_MAX_CONNECTIONS_PER_ADDRESS": "0",
+            "SA_CONNECT_RATE": "0",
+            "SA_NEW_PLAYER_RATE": "0",
             "SA_COUNTDOWN": "0",
             "SA_CLOCK_TICK": "0.01",
             "SA_LOG_LEVEL": "WARNING",

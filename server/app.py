@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from server.admission import AddressLimits, Admission
 from server.config import Settings
 from server.features.lobby import Lobby, random_seed
 from server.features.presence import Presence
@@ -30,7 +31,7 @@ from server.store import OUTAGE_ERRORS, Store
 from server.timesource import SystemTime, TimeSource
 from server.transport.connection import ConnectionHandler
 from server.transport.fanout import Fanout
-from server.transport.http import http_routes
+from server.transport.http import client_address, http_routes
 from server.transport.router import Router
 from server.transport.session import Session
 from shared import protocol as p
@@ -77,14 +78,26 @@ def build_features(
     metrics: Metrics,
     seed_source: Callable[[], int],
     health: StoreHealth,
+    admission: Admission,
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
     lobby = Lobby(store, settings, time, metrics, seed_source)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
-    presence = Presence(store, lobby, quick_match, time)
+    presence = Presence(store, lobby, quick_match, time, admission, settings.guest_ttl, results)
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     return Features(presence, lobby, quick_match, racing, results, clock)
+
+
+def admission_for(settings: Settings) -> Admission:
+    limits = AddressLimits(
+        max_connections=settings.max_connections_per_address,
+        connect_rate=settings.connect_rate,
+        connect_burst=settings.connect_burst,
+        new_player_rate=settings.new_player_rate,
+        new_player_burst=settings.new_player_burst,
+    )
+    return Admission(limits, settings.trusted_proxies.split(","))
 
 
 class ArenaServer:
@@ -111,6 +124,7 @@ class ArenaServer:
         self.store: Store | None = None
         self.features: Features | None = None
         self.fanout: Fanout | None = None
+        self.admission = admission_for(settings)
 
     @property
     def port(self) -> int:
@@ -143,27 +157,38 @@ class ArenaServer:
         await store.ping()
         await store.load_scripts()
         health = StoreHealth(self.metrics, OUTAGE_ERRORS)
-        features = build_features(store, settings, self.time, self.metrics, self.seed_source, health)
+        features = build_features(
+            store, settings, self.time, self.metrics, self.seed_source, health, self.admission
+        )
         self.features = features
         router = routes(features)
-        fanout = Fanout(self.redis, store.events, settings.node_id, features.racing, features.quick_match)
+        fanout = Fanout(
+            self.redis,
+            store.events,
+            settings.node_id,
+            features.racing,
+            features.quick_match,
+            features.results,
+        )
         self.fanout = fanout
         self.metrics.watch_races(lambda: fanout.race_count)
+        admission = self.admission
         handler = ConnectionHandler(
-            router, fanout, features.presence, self.metrics, health, settings.hello_timeout
+            router, fanout, features.presence, self.metrics, health, settings.hello_timeout, admission
         )
         await fanout.start()
         features.clock.start()
         features.quick_match.start()
 
         async def connection(ws: ServerConnection) -> None:
-            await handler.serve(Session(ws, settings.rate_limit, settings.rate_burst))
+            address = client_address(ws, ws.request, admission)
+            await handler.serve(Session(ws, settings.rate_limit, settings.rate_burst, address))
 
         self.server = await serve(
             connection,
             settings.host,
             settings.port,
-            process_request=http_routes(store, self.metrics),
+            process_request=http_routes(store, self.metrics, admission),
             compression=None,
             max_size=settings.max_message_bytes,
             max_queue=64,

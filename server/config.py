@@ -21,6 +21,13 @@ ENV_VARS: Final = {
     "hello_timeout": "SA_HELLO_TIMEOUT",
     "rate_limit": "SA_RATE_LIMIT",
     "rate_burst": "SA_RATE_BURST",
+    "max_connections_per_address": "SA_MAX_CONNECTIONS_PER_ADDRESS",
+    "connect_rate": "SA_CONNECT_RATE",
+    "connect_burst": "SA_CONNECT_BURST",
+    "new_player_rate": "SA_NEW_PLAYER_RATE",
+    "new_player_burst": "SA_NEW_PLAYER_BURST",
+    "trusted_proxies": "SA_TRUSTED_PROXIES",
+    "guest_ttl": "SA_GUEST_TTL",
     "clock_tick": "SA_CLOCK_TICK",
     "race_ttl": "SA_RACE_TTL",
     "redis_fsync": "SA_REDIS_FSYNC",
@@ -44,6 +51,13 @@ HELP: Final = {
     "hello_timeout": "seconds a new connection has to say hello before it is closed (1008)",
     "rate_limit": "messages per second per connection",
     "rate_burst": "burst of messages allowed above the rate",
+    "max_connections_per_address": "open connections one address may hold on a node (0: no limit)",
+    "connect_rate": "new connections per second one address may open on a node (0: no limit)",
+    "connect_burst": "burst of new connections allowed above the connect rate",
+    "new_player_rate": "new guests per second one address may create on a node (0: no limit)",
+    "new_player_burst": "burst of new guests allowed above the new-player rate",
+    "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
+    "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "clock_tick": "seconds between the clock's looks for races to start or end",
     "race_ttl": "seconds a finished or cancelled race stays in Redis (0: forever)",
     "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
@@ -76,6 +90,18 @@ class Settings:
     #: Messages per second per connection, with bursts up to ``rate_burst``.
     rate_limit: float = 50.0
     rate_burst: int = 100
+    #: Per client address, on each node: open connections, new connections per second
+    #: (bursts up to ``connect_burst``) and new guests per second (bursts up to
+    #: ``new_player_burst``). 0 turns a limit off.
+    max_connections_per_address: int = 64
+    connect_rate: float = 5.0
+    connect_burst: int = 60
+    new_player_rate: float = 0.2
+    new_player_burst: int = 20
+    #: Proxies (comma-separated addresses) whose ``X-Forwarded-For`` names the client.
+    trusted_proxies: str = ""
+    #: Seconds an idle guest (no connection) is kept; their finished races stay readable.
+    guest_ttl: int = 30 * 24 * 3600
     #: How often the clock looks for races due to start or end.
     clock_tick: float = 0.05
     #: How long a finished race stays in Redis (0: forever).

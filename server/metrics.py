@@ -34,6 +34,18 @@ class Metrics:
         self.store_errors = Counter(
             "arena_redis_errors", "Calls that failed because Redis was unreachable", registry=self.registry
         )
+        self.refused_connections = Counter(
+            "arena_refused_connections",
+            "Connections refused (HTTP 429) by a per-address limit",
+            ["reason"],
+            registry=self.registry,
+        )
+        self.shut_connections = Counter(
+            "arena_shut_connections",
+            "Connections closed for abuse (1008)",
+            ["reason"],
+            registry=self.registry,
+        )
 
     def watch_races(self, count: Callable[[], int]) -> None:
         """Report the races followed by this node, read when /metrics is scraped."""

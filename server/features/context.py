@@ -27,6 +27,9 @@ class Caller:
 
     identity: Identity | None
     remote: str
+    #: The client's address (the proxy-named one behind a trusted proxy): per-address
+    #: limits count by it.
+    address: str = ""
 
     @property
     def player(self) -> Identity:
@@ -43,7 +46,8 @@ class Reply:
     ``message`` is a model, or a wire dict on the move path (built directly for speed).
     ``follow``/``unfollow`` are races whose events the connection starts/stops getting;
     ``identify`` ties the connection to a player (hello); ``local`` are events for this
-    node's other sessions, delivered before the reply is sent.
+    node's other sessions, delivered before the reply is sent; ``after`` are messages for
+    the caller alone, sent right after the reply.
     """
 
     message: BaseModel | dict[str, Any]
@@ -51,6 +55,7 @@ class Reply:
     unfollow: tuple[str, ...] = ()
     identify: Identity | None = None
     local: tuple[LocalEvent, ...] = ()
+    after: tuple[BaseModel, ...] = ()
 
 
 M = TypeVar("M", bound=Request)

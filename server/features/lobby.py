@@ -218,16 +218,19 @@ class Lobby:
         info = await self.info(race_id, None)
         await self.store.events.publish_race(race_id, pack_event(EventKind.BROADCAST, RaceUpdate(race=info)))
 
-    async def active_races(self, player_id: str, statuses: tuple[RaceStatus, ...]) -> list[RaceMeta]:
-        """The player's races whose status is one of ``statuses``."""
+    async def current_races(self, player_id: str) -> list[RaceMeta]:
+        """The player's races that are not over, and those that ended without the player
+        being told (they were away)."""
         race_ids = await self.store.players.active_races(player_id)
         metas = await self.store.races.metas(race_ids)
-        known = {m.race_id: m for m in metas}
-        # A race that ended without telling this set (its keys expired, or it was
-        # cancelled) is dropped from it here.
-        stale = [r for r in race_ids if r not in known or known[r].status.is_over]
-        await self.store.players.forget_active(player_id, stale)
-        return [m for m in metas if m.status in statuses]
+        known = {m.race_id for m in metas}
+        # A race whose keys expired before the player came back is dropped here.
+        await self.store.players.forget_active(player_id, [r for r in race_ids if r not in known])
+        return metas
+
+    async def active_races(self, player_id: str, statuses: tuple[RaceStatus, ...]) -> list[RaceMeta]:
+        """The player's races whose status is one of ``statuses``."""
+        return [m for m in await self.current_races(player_id) if m.status in statuses]
 
     async def _refuse_too_many_open(self, player_id: str) -> None:
         """A player sits in at most ``max_open_races`` races that have not started."""

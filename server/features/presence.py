@@ -6,10 +6,12 @@ import logging
 import re
 import secrets
 
+from server.admission import Admission
 from server.errors import ArenaError
 from server.features.context import Caller, Identity, Reply
 from server.features.lobby import Lobby
 from server.features.quick_match import QuickMatchmaker
+from server.features.results import RaceResults
 from server.store import RaceStatus, Store
 from server.timesource import TimeSource
 from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, Welcome
@@ -22,7 +24,19 @@ _ACTIVE = (RaceStatus.OPEN, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus
 
 
 class Presence:
-    def __init__(self, store: Store, lobby: Lobby, quick_match: QuickMatchmaker, time: TimeSource) -> None:
+    def __init__(
+        self,
+        store: Store,
+        lobby: Lobby,
+        quick_match: QuickMatchmaker,
+        time: TimeSource,
+        admission: Admission,
+        guest_ttl: int,
+        results: RaceResults,
+    ) -> None:
+        self.results = results
+        self.admission = admission
+        self.guest_ttl = guest_ttl
         self.store = store
         self.lobby = lobby
         self.quick_match = quick_match
@@ -48,15 +62,27 @@ class Presence:
             identity = await self._resume(message.token)
             token = message.token
         elif message.name is not None:
+            if not self.admission.allow_new_player(caller.address):
+                raise ArenaError(
+                    ErrorCode.RATE_LIMITED,
+                    "too many new players from your address: resume with your token, or try again later",
+                )
             identity = Identity(f"p_{secrets.token_hex(8)}", message.name)
             token = secrets.token_urlsafe(32)
-            await self.store.players.create(identity.player_id, identity.name, token, self.time.now_ms())
+            now = self.time.now_ms()
+            await self.store.players.create(identity.player_id, identity.name, token, now, self.guest_ttl)
         else:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "hello needs a name (new) or a token")
         player_id = identity.player_id
-        await self.store.players.mark_hello(player_id, self.time.now_ms())
-        active = [m.race_id for m in await self.lobby.active_races(player_id, _ACTIVE)]
         resumed = message.token is not None
+        await self.store.players.mark_hello(player_id, self.time.now_ms())
+        if resumed:
+            await self.store.players.keep(player_id, self.guest_ttl)
+        metas = await self.lobby.current_races(player_id)
+        active = [m.race_id for m in metas if m.status in _ACTIVE]
+        # Races that ended while the player was away: listed too, and their end follows
+        # the welcome.
+        missed = await self.results.news(player_id, [m for m in metas if m.status.is_over])
         log.info(
             "hello",
             extra={
@@ -71,10 +97,12 @@ class Presence:
             name=identity.name,
             token=token,
             resumed=resumed,
-            races=sorted(active),
+            races=sorted(active + [m.race_id for m in missed]),
             server_time=self.time.now_ms(),
         )
-        return Reply(welcome, follow=tuple(sorted(active)), identify=identity)
+        if missed:
+            await self.results.told_player(player_id, [m.race_id for m in missed])
+        return Reply(welcome, follow=tuple(sorted(active)), identify=identity, after=tuple(missed))
 
     async def _resume(self, token: str) -> Identity:
         found = await self.store.players.for_token(token) if _TOKEN_SHAPE.fullmatch(token) else None
@@ -86,3 +114,5 @@ class Presence:
         """The player's last connection on this node closed."""
         self.lobby.went_away(player_id, followed)
         await self.quick_match.cancel(player_id)
+        # Idle time counts from here: a guest kept past their last connection.
+        await self.store.players.keep(player_id, self.guest_ttl)

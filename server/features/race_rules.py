@@ -51,6 +51,26 @@ def race_window(now: int, countdown: float, time_limit: float) -> tuple[int, int
     return starts_at, starts_at + int(time_limit * 1000)
 
 
+def window_from_go(meta: RaceMeta, now: int) -> tuple[int, int] | None:
+    """(starts_at, ends_at) of a race whose countdown is over and which starts ``now``:
+    it gets its whole time limit however late its clock came. None when ``now`` is past
+    the window the race was announced with: nobody could play it, so it is void.
+
+    >>> meta = RaceMeta("r", "c", "treize", 2, 60.0, RaceStatus.COUNTDOWN, "p", 1, "s", "h", 0,
+    ...                 starts_at=3_000, ends_at=63_000, ended_at=None)
+    >>> window_from_go(meta, 3_020)
+    (3020, 63020)
+    >>> window_from_go(meta, 40_000)
+    (40000, 100000)
+    >>> window_from_go(meta, 63_000) is None
+    True
+    """
+    announced_end = meta.ends_at if meta.ends_at is not None else now + 1
+    if now >= announced_end:
+        return None
+    return now, now + int(meta.time_limit * 1000)
+
+
 def commitment(game: str, seed: int, salt: str) -> str:
     """SHA-256 hex of ``solitaire-arena:<game>:<seed>:<salt>``, announced at the start."""
     return hashlib.sha256(f"solitaire-arena:{game}:{seed}:{salt}".encode()).hexdigest()

@@ -19,7 +19,7 @@ import orjson
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
 from server.features.events import EventKind, LocalEvent, pack_event
-from server.features.race_rules import CARDS
+from server.features.race_rules import CARDS, window_from_go
 from server.features.results import RaceResults
 from server.metrics import Metrics
 from server.store import Answer, MoveOutcome, RaceMeta, RaceStatus, Store
@@ -71,13 +71,21 @@ class Racing:
     # ----- the start -------------------------------------------------------------------
 
     async def go(self, meta: RaceMeta) -> None:
-        """The countdown is over: moves are accepted from now on."""
-        assert meta.starts_at is not None and meta.ends_at is not None
+        """The countdown is over: moves are accepted from now on, for the whole time
+        limit. A race whose announced window passed before its clock came (the node was
+        down) is void instead."""
+        now = self.time.now_ms()
+        window = window_from_go(meta, now)
+        if window is None:
+            await self.results.void(meta, now)
+            return
+        starts_at, ends_at = window
         view = BoardView.model_validate(new_game(meta.game, meta.seed).view())
-        event = RaceStarted(race_id=meta.race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
+        event = RaceStarted(race_id=meta.race_id, starts_at=starts_at, ends_at=ends_at, view=view)
         payload = pack_event(EventKind.BROADCAST, event)
-        if await self.store.races.go(meta.race_id, meta.game, self.time.now_ms(), payload, meta.ends_at):
-            log.info("race started", extra={"race_id": meta.race_id})
+        if await self.store.races.go(meta.race_id, meta.game, now, payload, ends_at):
+            late = now - (meta.starts_at or now)
+            log.info("race started", extra={"race_id": meta.race_id, "late_ms": late})
 
     # ----- handlers --------------------------------------------------------------------
 

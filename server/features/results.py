@@ -12,7 +12,7 @@ from server.features.context import Caller, Reply
 from server.features.events import EventKind, pack_event
 from server.features.race_rules import standings
 from server.metrics import Metrics
-from server.store import Store
+from server.store import RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
 from shared.protocol import (
     ErrorCode,
@@ -20,12 +20,16 @@ from shared.protocol import (
     GetResults,
     LoggedMove,
     MoveLog,
+    RaceCancelled,
     RaceEnded,
     RaceSummary,
     Results,
 )
 
 log = logging.getLogger("arena.results")
+
+#: What racers of a race voided by downtime are told.
+MISSED = "the server was down for the whole time of this race: it is void and has no results"
 
 
 class RaceResults:
@@ -104,10 +108,54 @@ class RaceResults:
             self.metrics.races_finished.inc()
             log.info("race ended", extra={"race_id": race_id})
 
+    async def void(self, meta: RaceMeta, now: int) -> None:
+        """Cancel a race whose whole window passed before it could start: nobody could
+        play it, so it has no results and nobody's record counts it."""
+        seats = await self.store.races.seats(meta.race_id)
+        event = RaceCancelled(race_id=meta.race_id, reason="missed", message=MISSED)
+        voided = await self.store.races.void(
+            meta.race_id,
+            meta.code,
+            [s.player_id for s in seats],
+            now,
+            "missed",
+            pack_event(EventKind.RACE_ENDED, event),
+            self.settings.race_ttl,
+        )
+        if voided:
+            log.warning("race void: its window passed before it could start", extra={"race_id": meta.race_id})
+
+    async def told(self, race_id: str, player_ids: list[str]) -> None:
+        """These racers were sent the race's end (or cancellation): it is no longer
+        one to tell them about when they come back."""
+        for player_id in player_ids:
+            await self.store.players.forget_active(player_id, [race_id])
+
+    async def told_player(self, player_id: str, race_ids: list[str]) -> None:
+        """The player is being sent the end of each of ``race_ids``."""
+        await self.store.players.forget_active(player_id, race_ids)
+
+    async def news(self, player_id: str, metas: list[RaceMeta]) -> list[RaceEnded | RaceCancelled]:
+        """What a returning player missed: the end of each of their races in ``metas``
+        that is over (results, or why it was cancelled)."""
+        missed: list[RaceEnded | RaceCancelled] = []
+        for meta in metas:
+            if meta.status is RaceStatus.FINISHED:
+                raw = await self.store.races.summary(meta.race_id)
+                if raw is not None:
+                    summary = RaceSummary.model_validate_json(raw)
+                    missed.append(RaceEnded(race_id=meta.race_id, summary=summary))
+            elif meta.status is RaceStatus.CANCELLED and meta.cancel_reason == "missed":
+                missed.append(RaceCancelled(race_id=meta.race_id, reason="missed", message=MISSED))
+        return missed
+
     async def summary(self, race_id: str) -> RaceSummary:
         raw = await self.store.races.summary(race_id)
         if raw is None:
-            if await self.store.races.meta(race_id) is None:
+            meta = await self.store.races.meta(race_id)
+            if meta is None:
                 raise race_not_found(race_id)
+            if meta.status is RaceStatus.CANCELLED:
+                raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled: it has no results")
             raise ArenaError(ErrorCode.RACE_NOT_OVER, "the race has no results until it ends")
         return RaceSummary.model_validate_json(raw)

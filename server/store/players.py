@@ -17,10 +17,30 @@ class PlayerStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
 
-    async def create(self, player_id: str, name: str, token: str, now: int) -> None:
+    async def create(self, player_id: str, name: str, token: str, now: int, ttl: int) -> None:
+        """A new guest, kept ``ttl`` seconds (0: forever) unless :meth:`keep` is called."""
+        digest = token_digest(token)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(keys.player(player_id), mapping={"name": name, "created_at": now})
-            pipe.set(keys.token(token_digest(token)), player_id)
+            pipe.hset(keys.player(player_id), mapping={"name": name, "created_at": now, "token_sha": digest})
+            pipe.set(keys.token(digest), player_id)
+            if ttl > 0:
+                pipe.expire(keys.player(player_id), ttl)
+                pipe.expire(keys.token(digest), ttl)
+            await pipe.execute()
+
+    async def keep(self, player_id: str, ttl: int) -> None:
+        """The guest was just here: every key of theirs expires ``ttl`` seconds from now
+        (0: never)."""
+        digest: str | None = await self.redis.hget(keys.player(player_id), "token_sha")
+        names = [keys.player(player_id), keys.player_races(player_id), keys.player_active(player_id)]
+        if digest:
+            names.append(keys.token(digest))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                if ttl > 0:
+                    pipe.expire(name, ttl)
+                else:
+                    pipe.persist(name)
             await pipe.execute()
 
     async def for_token(self, token: str) -> tuple[str, str] | None:

@@ -21,6 +21,7 @@ class RaceStore:
         self._go = client.register_script(scripts.GO.source)
         self._begin_end = client.register_script(scripts.BEGIN_END.source)
         self._complete_end = client.register_script(scripts.COMPLETE_END.source)
+        self._void = client.register_script(scripts.VOID.source)
 
     # ----- setup -----------------------------------------------------------------------
 
@@ -171,9 +172,11 @@ class RaceStore:
         return answer
 
     async def go(self, race_id: str, game: str, now: int, event: str, ends_at: int) -> bool:
-        """Countdown over: the race runs, and its next deadline is its time limit."""
+        """Countdown over: the race runs from ``now`` to ``ends_at``, its next deadline."""
         started = bool(
-            await self._go(keys=[keys.race_meta(race_id)], args=[now, event, keys.race_channel(race_id)])
+            await self._go(
+                keys=[keys.race_meta(race_id)], args=[now, event, keys.race_channel(race_id), ends_at]
+            )
         )
         async with self.redis.pipeline(transaction=False) as pipe:
             self._unlist(pipe, race_id, game)
@@ -181,6 +184,20 @@ class RaceStore:
                 pipe.zadd(keys.DEADLINES, {race_id: ends_at})
             await pipe.execute()
         return started
+
+    async def void(
+        self, race_id: str, code: str, player_ids: list[str], now: int, reason: str, event: str, ttl: int
+    ) -> bool:
+        """A race still in countdown is cancelled (``reason``): it never runs, has no
+        results, and its keys expire after ``ttl`` seconds (0: kept)."""
+        voided = bool(
+            await self._void(
+                keys=[keys.race_meta(race_id)], args=[now, reason, event, keys.race_channel(race_id)]
+            )
+        )
+        if voided:
+            await self._untime(race_id, code, player_ids, ttl)
+        return voided
 
     # ----- reading ---------------------------------------------------------------------
 
@@ -219,15 +236,18 @@ class RaceStore:
                 args=[summary, event, keys.race_channel(race_id)],
             )
         )
+        await self._untime(race_id, code, player_ids, ttl)
+        return done
+
+    async def _untime(self, race_id: str, code: str, player_ids: list[str], ttl: int) -> None:
+        """An over race leaves the clock's deadlines, and its keys expire after ``ttl``
+        seconds (0: kept), in one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrem(keys.DEADLINES, race_id)
-            for player_id in player_ids:
-                pipe.srem(keys.player_active(player_id), race_id)
             if ttl > 0:
                 for key in keys.race_keys(race_id, code, player_ids):
                     pipe.expire(key, ttl)
             await pipe.execute()
-        return done
 
     async def expire(self, race_id: str, code: str | None, player_ids: list[str], ttl: int) -> None:
         """Every key of a race expires after ``ttl`` seconds (keys it never had are no-ops)."""
@@ -271,4 +291,5 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         starts_at=_opt_int(raw.get("starts_at")),
         ends_at=_opt_int(raw.get("ends_at")),
         ended_at=_opt_int(raw.get("ended_at")),
+        cancel_reason=raw.get("cancel_reason") or None,
     )

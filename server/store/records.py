@@ -76,6 +76,8 @@ class RaceMeta:
     starts_at: int | None
     ends_at: int | None
     ended_at: int | None
+    #: Why a cancelled race was cancelled (``missed``: its whole window passed unplayed).
+    cancel_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,13 +111,28 @@ return 'ok'
 GO: Final = LuaScript(
     "go",
     keys=("meta",),
-    argv=("now", "event", "channel"),
-    answers="1 when the countdown was over and the race now runs, else 0",
+    argv=("now", "event", "channel", "ends_at"),
+    answers="1 when the countdown was over and the race now runs, else 0. The race starts "
+    "now, however late its clock came: starts_at becomes now and ends_at now + time limit, "
+    "so nobody loses playing time to a node that was down across the start.",
     source="""
 if redis.call('HGET', KEYS[1], 'status') ~= 'countdown' then return 0 end
 if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'starts_at')) then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'running')
+redis.call('HSET', KEYS[1], 'status', 'running', 'starts_at', ARGV[1], 'ends_at', ARGV[4])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
+return 1
+""",
+)
+
+VOID: Final = LuaScript(
+    "void",
+    keys=("meta",),
+    argv=("now", "reason", "event", "channel"),
+    answers="1 when a race still in countdown is now cancelled (void), else 0",
+    source="""
+if redis.call('HGET', KEYS[1], 'status') ~= 'countdown' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancel_reason', ARGV[2], 'ended_at', ARGV[1])
+redis.call('PUBLISH', ARGV[4], ARGV[3])
 return 1
 """,
 )
@@ -202,11 +217,15 @@ BEGIN_END: Final = LuaScript(
     keys=("meta",),
     argv=("now",),
     answers="1 when the caller should complete the end (also after a crash mid-end), else 0. "
-    "Stops accepting moves: running (or countdown) -> ending.",
+    "Stops accepting moves: running (or countdown) -> ending. ended_at is now, or ends_at "
+    "when the clock comes late (no move is accepted after ends_at).",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'running' or status == 'countdown' then
-  redis.call('HSET', KEYS[1], 'status', 'ending', 'ended_at', ARGV[1])
+  local ended_at = tonumber(ARGV[1])
+  local ends_at = tonumber(redis.call('HGET', KEYS[1], 'ends_at'))
+  if ends_at and ends_at > 0 and ended_at > ends_at then ended_at = ends_at end
+  redis.call('HSET', KEYS[1], 'status', 'ending', 'ended_at', ended_at)
   return 1
 end
 if status == 'ending' then return 1 end
@@ -254,4 +273,4 @@ return false
 """,
 )
 
-ALL: Final = (JOIN, READY, LEAVE, START, GO, MOVE, FINISH, BEGIN_END, COMPLETE_END, MATCH)
+ALL: Final = (JOIN, READY, LEAVE, START, GO, VOID, MOVE, FINISH, BEGIN_END, COMPLETE_END, MATCH)

@@ -9,6 +9,7 @@ import logging
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
+from server.admission import Admission
 from server.errors import ArenaError
 from server.features.context import Reply
 from server.features.presence import Presence
@@ -40,7 +41,9 @@ class ConnectionHandler:
         metrics: Metrics,
         health: StoreHealth,
         hello_timeout: float,
+        admission: Admission,
     ) -> None:
+        self.admission = admission
         self.health = health
         self.hello_timeout = hello_timeout
         self.router = router
@@ -50,6 +53,7 @@ class ConnectionHandler:
 
     async def serve(self, session: Session) -> None:
         self.metrics.connections.inc()
+        self.admission.opened(session.address)
         timer = asyncio.get_running_loop().call_later(self.hello_timeout, self._close_if_anonymous, session)
         try:
             async for frame in session.ws:
@@ -59,6 +63,7 @@ class ConnectionHandler:
         finally:
             timer.cancel()
             self.metrics.connections.dec()
+            self.admission.closed(session.address)
             followed = sorted(session.races)
             await self.fanout.detach(session)
             player_id = session.player_id
@@ -74,14 +79,16 @@ class ConnectionHandler:
 
     def _close_if_anonymous(self, session: Session) -> None:
         if session.caller.identity is None:
-            self._shut(session, f"say hello within {self.hello_timeout:g} s of connecting")
+            self._shut(session, "no_hello", f"say hello within {self.hello_timeout:g} s of connecting")
 
-    def _shut(self, session: Session, reason: str) -> None:
+    def _shut(self, session: Session, label: str, reason: str) -> None:
         """Close with 1008, stop reading at once, and drop the connection after a short
         grace whether or not the client answers the close: a client being shut out for
         abuse costs nothing more."""
         if session.closing is not None:
             return
+        self.admission.punish(session.address)
+        self.metrics.shut_connections.labels(reason=label).inc()
         session.closing = asyncio.create_task(session.ws.close(CloseCode.POLICY_VIOLATION, reason))
         transport = session.ws.transport
         transport.pause_reading()
@@ -100,7 +107,7 @@ class ConnectionHandler:
                     "closing a flooding connection",
                     extra={"player_id": session.player_id, "remote": session.caller.remote},
                 )
-                self._shut(session, "rate limit exceeded")
+                self._shut(session, "flooding", "rate limit exceeded")
                 return
             await self.send_error(session, None, ErrorCode.RATE_LIMITED, "too many messages: slow down")
             return
@@ -114,6 +121,8 @@ class ConnectionHandler:
             for event in reply.local:
                 self.fanout.deliver_local(event)
             await session.send(reply.message)
+            for extra in reply.after:
+                await session.send(extra)
         except ProtocolError as exc:
             await self.send_error(session, exc.request_id, exc.code, exc.message)
         except ArenaError as exc:

@@ -21,6 +21,7 @@ from server.background import Background
 from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
+from server.features.results import RaceResults
 from server.store import keys
 from server.store.events import EventStore
 from server.transport.session import Session
@@ -37,7 +38,9 @@ class Fanout:
         node_id: str,
         racing: Racing,
         quick_match: QuickMatchmaker,
+        results: RaceResults,
     ) -> None:
+        self._results = results
         self._pubsub: Any = client.pubsub()
         self._events = events
         self.node_id = node_id
@@ -213,6 +216,8 @@ class Fanout:
                 self._broadcast(channel, event.msg, event.skip)
                 race_id = keys.race_of_channel(channel)
                 if race_id is not None:
+                    told = sorted({s.player_id for s in self._sessions.get(channel, ()) if s.player_id})
+                    self._background.spawn(self._results.told(race_id, told), "noting who saw the end")
                     self._racing.forget_race(race_id)
                     self._background.spawn(self.drop_race(race_id), "dropping an ended race")
             case unexpected:

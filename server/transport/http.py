@@ -11,13 +11,18 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from server.admission import Admission
 from server.metrics import Metrics
 from server.store import Store
+from server.transport.session import peer_host
 
 ProcessRequest = Callable[[ServerConnection, Request], Awaitable[Response | None]]
 
 
-def http_routes(store: Store, metrics: Metrics) -> ProcessRequest:
+def http_routes(store: Store, metrics: Metrics, admission: Admission) -> ProcessRequest:
+    """The HTTP routes, and the door to WebSocket: an address over its limits gets 429
+    before the handshake (it costs no session)."""
+
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
@@ -33,6 +38,19 @@ def http_routes(store: Store, metrics: Metrics) -> ProcessRequest:
             del response.headers["Content-Type"]
             response.headers["Content-Type"] = CONTENT_TYPE_LATEST
             return response
+        address = client_address(connection, request, admission)
+        refusal = admission.refuse_connection(address)
+        if refusal is not None:
+            metrics.refused_connections.labels(reason=refusal.name.lower()).inc()
+            response = connection.respond(429, refusal.value + "\n")
+            response.headers["Retry-After"] = "1"
+            return response
         return None
 
     return process_request
+
+
+def client_address(connection: ServerConnection, request: Request | None, admission: Admission) -> str:
+    """The address per-address limits count by (see :class:`Admission`)."""
+    forwarded = request.headers.get("X-Forwarded-For") if request is not None else None
+    return admission.client_address(peer_host(connection), forwarded)

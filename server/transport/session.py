@@ -3,45 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
 
 from server.features.context import Caller
+from server.ratelimit import RateLimiter
 from shared.protocol import encode, encode_dict
 
 STRIKE_BURST = 50
 STRIKE_RATE = 0.5
 
 
-class RateLimiter:
-    """A token bucket: ``rate`` messages per second, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
-
-
 class Session:
     """A connection's state. ``binary`` follows the last frame the client sent."""
 
-    def __init__(self, ws: ServerConnection, rate: float, burst: int) -> None:
+    def __init__(self, ws: ServerConnection, rate: float, burst: int, address: str = "") -> None:
         self.ws = ws
         self.binary = True
-        self.caller = Caller(identity=None, remote=_remote(ws))
+        self.caller = Caller(identity=None, remote=_remote(ws), address=address or peer_host(ws))
         self.limiter = RateLimiter(rate, burst)
         #: Rate-limited frames allowed: 50 at once, then one more every 2 s; past that the
         #: connection is closed (1008).
@@ -61,6 +42,16 @@ class Session:
             await self.ws.send(encode_dict(message, self.binary))
         else:
             await self.ws.send(encode(message, self.binary))
+
+    @property
+    def address(self) -> str:
+        return self.caller.address
+
+
+def peer_host(ws: ServerConnection) -> str:
+    """The socket peer's host (no port)."""
+    address: Any = ws.remote_address
+    return str(address[0]) if isinstance(address, tuple) else str(address)
 
 
 def _remote(ws: ServerConnection) -> str:

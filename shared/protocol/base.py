@@ -66,6 +66,7 @@ class ErrorCode(StrEnum):
     RACE_NOT_STARTED = "race_not_started"
     RACE_OVER = "race_over"
     RACE_NOT_OVER = "race_not_over"
+    RACE_CANCELLED = "race_cancelled"
     RACER_FINISHED = "racer_finished"
     NOT_CREATOR = "not_creator"
     NOT_ENOUGH_RACERS = "not_enough_racers"

@@ -76,5 +76,15 @@ class RaceEnded(Reply):
     summary: RaceSummary
 
 
+class RaceCancelled(Reply):
+    """Event: the race is void and has no results (``reason`` says why; the seed stays
+    secret: the deal was never played)."""
+
+    type: Literal["race_cancelled"] = "race_cancelled"
+    race_id: str
+    reason: Literal["missed"]
+    message: str
+
+
 Requests = GetResults | GetMoveLog
-Replies = Results | MoveLog | RaceEnded
+Replies = Results | MoveLog | RaceEnded | RaceCancelled

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
-from server.features.race_rules import ClockAction, clock_action, commitment, race_window, standings
+from server.features.race_rules import (
+    ClockAction,
+    clock_action,
+    commitment,
+    race_window,
+    standings,
+    window_from_go,
+)
 from server.store import BoardRecord, RaceMeta, RaceStatus, Seat
 
 
@@ -77,3 +84,22 @@ def test_the_clock_forgets_races_that_are_open_over_or_gone() -> None:
     for status in (RaceStatus.OPEN, RaceStatus.FINISHED, RaceStatus.CANCELLED):
         assert clock_action(meta(status), 0) is ClockAction.DROP
     assert clock_action(None, 0) is ClockAction.DROP
+
+
+def _countdown_meta(starts_at: int, ends_at: int, time_limit: float) -> RaceMeta:
+    return RaceMeta(
+        "r", "c", "treize", 2, time_limit, RaceStatus.COUNTDOWN, "p", 1, "s", "h", 0,
+        starts_at=starts_at, ends_at=ends_at, ended_at=None,
+    )  # fmt: skip
+
+
+def test_a_race_started_late_keeps_its_whole_time_limit() -> None:
+    meta = _countdown_meta(10_000, 70_000, 60.0)
+    assert window_from_go(meta, 10_000) == (10_000, 70_000)
+    assert window_from_go(meta, 69_999) == (69_999, 129_999)
+
+
+def test_a_race_whose_announced_window_passed_before_its_start_is_void() -> None:
+    meta = _countdown_meta(10_000, 70_000, 60.0)
+    assert window_from_go(meta, 70_000) is None
+    assert window_from_go(meta, 10**12) is None
