@@ -17,6 +17,7 @@ ENV_VARS: Final = {
     "quick_match_time_limit": "SA_QUICK_MATCH_TIME_LIMIT",
     "lobby_grace": "SA_LOBBY_GRACE",
     "max_open_races": "SA_MAX_OPEN_RACES",
+    "create_rate": "SA_CREATE_RATE",
     "max_message_bytes": "SA_MAX_MESSAGE_BYTES",
     "hello_timeout": "SA_HELLO_TIMEOUT",
     "rate_limit": "SA_RATE_LIMIT",
@@ -47,6 +48,7 @@ HELP: Final = {
     "quick_match_time_limit": "time limit of quick-match races, in seconds",
     "lobby_grace": "seconds a disconnected player keeps a seat in a race not yet started",
     "max_open_races": "open races (not yet started) a player may sit in at once",
+    "create_rate": "races a player may create per minute, on all nodes together (0: no limit)",
     "max_message_bytes": "largest frame accepted; a bigger one closes the connection with 1009",
     "hello_timeout": "seconds a new connection has to say hello before it is closed (1008)",
     "rate_limit": "messages per second per connection",
@@ -83,6 +85,8 @@ class Settings:
     lobby_grace: float = 30.0
     #: Races not yet started that one player may sit in at once.
     max_open_races: int = 3
+    #: Races one player may create per minute (0: no limit).
+    create_rate: int = 20
     #: Largest frame accepted; a bigger one closes the connection with 1009.
     max_message_bytes: int = 16 * 1024
     #: Seconds a connection may stay without saying hello.

@@ -112,6 +112,7 @@ class Lobby:
 
     async def create_race(self, caller: Caller, message: CreateRace) -> Reply:
         await self._refuse_too_many_open(caller.player.player_id)
+        await self._refuse_too_many_created(caller.player.player_id)
         meta = await self.create(caller.player, message.game, message.seats, message.time_limit)
         info = await self.info(meta.race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(meta.race_id,))
@@ -231,6 +232,16 @@ class Lobby:
     async def active_races(self, player_id: str, statuses: tuple[RaceStatus, ...]) -> list[RaceMeta]:
         """The player's races whose status is one of ``statuses``."""
         return [m for m in await self.current_races(player_id) if m.status in statuses]
+
+    async def _refuse_too_many_created(self, player_id: str) -> None:
+        """A player creates at most ``create_rate`` races a minute (on every node together):
+        creating and leaving in a loop would otherwise fill Redis with cancelled races."""
+        most = self.settings.create_rate
+        if most and await self.store.players.count_creation(player_id, self.time.now_ms()) > most:
+            raise ArenaError(
+                ErrorCode.RATE_LIMITED,
+                f"a player may create {most} races a minute: wait a little, or join one",
+            )
 
     async def _refuse_too_many_open(self, player_id: str) -> None:
         """A player sits in at most ``max_open_races`` races that have not started."""

@@ -18,6 +18,7 @@ the two keys of a quick-match queue share ``{game}``.
 | ``player:<id>`` | hash | name, created_at, hello_at |
 | ``player:<id>:races`` | set | every race the player sat in |
 | ``player:<id>:active`` | set | the player's races that are not over (open, countdown, running) |
+| ``player:<id>:created:<minute>`` | string | races the player created in that minute (expires) |
 | ``player:<id>:queue`` | string | the game the player is queued for (expires with the lease) |
 | ``token:<sha256>`` | string | player id (the token itself is never stored) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
@@ -80,6 +81,10 @@ def player_races(player_id: str) -> str:
 
 def player_active(player_id: str) -> str:
     return f"player:{player_id}:active"
+
+
+def player_created(player_id: str, minute: int) -> str:
+    return f"player:{player_id}:created:{minute}"
 
 
 def player_queue(player_id: str) -> str:

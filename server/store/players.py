@@ -64,6 +64,16 @@ class PlayerStore:
         name: str | None = await self.redis.hget(keys.player(player_id), "name")
         return name
 
+    async def count_creation(self, player_id: str, now: int) -> int:
+        """Count one race created by the player in the minute of ``now``; the count of
+        that minute so far."""
+        key = keys.player_created(player_id, now // 60_000)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, 120)
+            count, _ = await pipe.execute()
+        return int(count)
+
     async def active_races(self, player_id: str) -> list[str]:
         """The player's races that are not over (a small set, whatever their history)."""
         races: set[str] = await self.redis.smembers(keys.player_active(player_id))

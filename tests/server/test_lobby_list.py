@@ -9,7 +9,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from client.sdk import ArenaClient, ArenaError
 from server.app import ArenaServer
-from tests.server.conftest import Connect
+from tests.server.conftest import Connect, running_node
 
 
 async def named(connect: Connect, url: str, name: str) -> ArenaClient:
@@ -35,6 +35,28 @@ async def test_a_player_sits_in_at_most_three_open_races(arena: ArenaServer, con
         raise AssertionError("a fourth open race was joined")
     except ArenaError as exc:
         assert exc.code == "too_many_races"
+
+
+async def test_creating_and_leaving_in_a_loop_is_cut_at_the_creation_rate(clean_redis: str) -> None:
+    async with running_node(clean_redis, create_rate=5) as node, ws_connect(node.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 0, "name": "looper"}))
+        await ws.recv()
+        for n in range(5):
+            await ws.send(json.dumps({"type": "create_race", "id": n, "game": "treize"}))
+            created = json.loads(await ws.recv())
+            assert created["type"] == "race"
+            await ws.send(
+                json.dumps({"type": "leave_race", "id": f"l{n}", "race_id": created["race"]["race_id"]})
+            )
+            assert json.loads(await ws.recv())["type"] == "ok"
+        await ws.send(json.dumps({"type": "create_race", "id": 9, "game": "treize"}))
+        refused = json.loads(await ws.recv())
+        assert refused == {
+            "type": "error",
+            "id": 9,
+            "code": "rate_limited",
+            "message": "a player may create 5 races a minute: wait a little, or join one",
+        }
 
 
 async def test_the_list_is_filtered_by_game_before_it_is_cut(arena: ArenaServer, connect: Connect) -> None:
