@@ -26,7 +26,9 @@ precomputed script of random legal moves for their identical deal (random legal 
 while they do not fill the reserve, otherwise a reserve card moved between empty cells:
 legal, and the same path as any other move), so move generation mostly happens before
 the clock runs. The client pauses its own garbage collector while it measures (its
-pauses would otherwise count as server latency). Options: ``--server-metrics`` prints
+pauses would otherwise count as server latency). Options: ``--legal-moves`` adds a
+flat-out run whose racers ask for legal moves with every view (its CPU per move against
+the plain flat-out run is their cost); ``--server-metrics`` prints
 the server's own move latency histogram; ``--redis-stats`` prints Redis command counts
 and latency events; ``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC``
 sets the private Redis's appendfsync (default everysec).
@@ -105,6 +107,8 @@ class Scenario:
     think: float
     seconds: float
     warmup: float
+    #: Racers ask at hello for each view's legal moves.
+    legal_moves: bool = False
 
 
 def process_cpu(pid: int | None) -> float | None:
@@ -279,7 +283,8 @@ async def pair_loop(
     wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
     try:
         for i, wire in enumerate(wires):
-            await wire.request({"type": "hello", "name": f"bot{index}-{i}"})
+            hello = {"type": "hello", "name": f"bot{index}-{i}", "legal_moves": scenario.legal_moves}
+            await wire.request(hello)
         rng = random.Random(index)
         # The first race is set up, and its first moves computed, before the clock runs.
         race_id, game = await new_race(wires, 600)
@@ -453,6 +458,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--server-metrics", action="store_true", help="print the server's move latency")
     parser.add_argument(
+        "--legal-moves",
+        action="store_true",
+        help="also run flat out with racers that ask for legal moves (their cost per move)",
+    )
+    parser.add_argument(
         "--warmup", type=float, default=2.0, help="seconds of racing not counted at the start of a run"
     )
     parser.add_argument("--redis-stats", action="store_true", help="print Redis command counts")
@@ -498,6 +508,10 @@ def main(argv: list[str] | None = None) -> int:
                 run_server_bench(url, racers, Scenario("flat out", 0.0, seconds, warmup), node.pid)
             )
             capacity = flat.accepted / flat_time if flat_time else 0.0
+            with_legal = None
+            if args.legal_moves:
+                legal_scenario = Scenario("flat out, legal moves", 0.0, seconds, warmup, legal_moves=True)
+                with_legal = run_client(run_server_bench(url, racers, legal_scenario, node.pid))
             if args.think > 0:
                 think = args.think
             else:
@@ -546,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     offered = racers / (think + paced_latency(paced))
     rows = [
         row("arena flat out (1 move in flight)", "max", flat, flat_time),
+        *([row("arena flat out, legal moves in every ack", "max", *with_legal)] if with_legal else []),
         row(f"arena paced (think ~{think:.2f} s)", f"~{offered:.0f}/s", paced, paced_time),
         row("bare websockets echo, flat out", "max", baseline, echo_time),
     ]

@@ -195,10 +195,20 @@ class ArenaClient:
 
     # ----- requests -------------------------------------------------------------------
 
-    async def hello(self, name: str | None = None, token: str | None = None) -> Welcome:
-        welcome = await self._expect(
-            Hello(id=self.next_id(), protocol=PROTOCOL_VERSION, name=name, token=token), Welcome
+    async def hello(
+        self, name: str | None = None, token: str | None = None, legal_moves: bool = False, bot: bool = False
+    ) -> Welcome:
+        """A new guest (``name``) or a returning one (``token``). ``legal_moves`` asks for
+        each view's legal moves; ``bot`` marks a new guest as a program."""
+        hello = Hello(
+            id=self.next_id(),
+            protocol=PROTOCOL_VERSION,
+            name=name,
+            token=token,
+            legal_moves=legal_moves,
+            bot=bot,
         )
+        welcome = await self._expect(hello, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
         return welcome
 

@@ -19,6 +19,9 @@ class Identity:
 
     player_id: str
     name: str
+    bot: bool = False
+    #: The session asked for legal moves with its views.
+    legal_moves: bool = False
 
 
 @dataclass(slots=True)

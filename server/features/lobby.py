@@ -58,10 +58,13 @@ def random_seed() -> int:
     return secrets.randbits(63)
 
 
-def board_state(record: BoardRecord) -> BoardState:
-    """A racer's own board as they may see it."""
+def board_state(record: BoardRecord, legal: bool = False) -> BoardState:
+    """A racer's own board as they may see it (with its legal moves when asked)."""
     game = from_position(record.position, move_count=record.move_count)
-    return BoardState(seq=record.seq, view=BoardView.model_validate(game.view()), finished=record.finished)
+    view = BoardView.model_validate(game.view())
+    if legal:
+        view = view.model_copy(update={"legal_moves": game.legal_moves()})
+    return BoardState(seq=record.seq, view=view, finished=record.finished)
 
 
 def race_info(
@@ -156,7 +159,7 @@ class Lobby:
 
     async def get_race(self, caller: Caller, message: GetRace) -> Reply:
         player_id = caller.player.player_id
-        info = await self.info(message.race_id, player_id)
+        info = await self.info(message.race_id, player_id, caller.player.legal_moves)
         racing = any(r.player_id == player_id for r in info.racers)
         follow = (message.race_id,) if racing and info.status not in ("finished", "cancelled") else ()
         return Reply(Race(id=message.id, race=info), follow=follow)
@@ -186,7 +189,9 @@ class Lobby:
                 ends_at=None,
                 ended_at=None,
             )
-            if await self.store.races.create(meta, Seat(player.player_id, player.name, ready, now)):
+            if await self.store.races.create(
+                meta, Seat(player.player_id, player.name, ready, now, player.bot)
+            ):
                 log.info("race created", extra={"race_id": meta.race_id, "player_id": player.player_id})
                 return meta
         raise ArenaError(ErrorCode.INTERNAL_ERROR, "could not find a free race code")
@@ -195,7 +200,7 @@ class Lobby:
         race_id = await self.store.races.race_for_code(code.strip().upper())
         if race_id is None:
             raise ArenaError(ErrorCode.RACE_NOT_FOUND, f"no race has the code {code[:12]!r}")
-        seat = Seat(player.player_id, player.name, ready, self.time.now_ms())
+        seat = Seat(player.player_id, player.name, ready, self.time.now_ms(), player.bot)
         answer = await self.store.races.join(race_id, seat)
         if answer not in (Answer.OK, Answer.ALREADY):
             raise answer_error(answer)
@@ -303,7 +308,7 @@ class Lobby:
 
     # ----- reading ---------------------------------------------------------------------
 
-    async def info(self, race_id: str, viewer: str | None) -> RaceInfo:
+    async def info(self, race_id: str, viewer: str | None, legal: bool = False) -> RaceInfo:
         """The race as ``viewer`` may see it: their own board only, the seed only at the end."""
         race = await self.store.races.race(race_id)
         if race is None:
@@ -317,7 +322,7 @@ class Lobby:
         if viewer is not None and viewer in boards and meta.status.is_started:
             own = await self.store.boards.board(race_id, viewer)
             if own is not None:
-                board = board_state(own)
+                board = board_state(own, legal)
         return race_info(meta, seats, boards, board, self.time.now_ms())
 
     # ----- players who went away -------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import secrets
@@ -67,12 +68,16 @@ class Presence:
                     ErrorCode.RATE_LIMITED,
                     "too many new players from your address: resume with your token, or try again later",
                 )
-            identity = Identity(f"p_{secrets.token_hex(8)}", message.name)
+            identity = Identity(f"p_{secrets.token_hex(8)}", message.name, bot=message.bot)
             token = secrets.token_urlsafe(32)
             now = self.time.now_ms()
-            await self.store.players.create(identity.player_id, identity.name, token, now, self.guest_ttl)
+            await self.store.players.create(
+                identity.player_id, identity.name, token, now, self.guest_ttl, bot=identity.bot
+            )
         else:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "hello needs a name (new) or a token")
+        if message.legal_moves:
+            identity = dataclasses.replace(identity, legal_moves=True)
         player_id = identity.player_id
         resumed = message.token is not None
         await self.store.players.mark_hello(player_id, self.time.now_ms())
@@ -108,7 +113,8 @@ class Presence:
         found = await self.store.players.for_token(token) if _TOKEN_SHAPE.fullmatch(token) else None
         if found is None:
             raise ArenaError(ErrorCode.BAD_TOKEN, "that token is unknown: say hello with a name")
-        return Identity(*found)
+        player_id, name, bot = found
+        return Identity(player_id, name, bot=bot)
 
     async def gone(self, player_id: str, followed: list[str]) -> None:
         """The player's last connection on this node closed."""

@@ -82,8 +82,10 @@ class QuickMatchmaker:
             log.info("queued for quick match", extra={"player_id": player_id, "game": game})
             return None
         await self.store.queues.release([other, player_id])
-        other_name = await self.store.players.name(other) or "?"
-        meta = await self.lobby.create(Identity(other, other_name), game, 2, self.time_limit, ready=True)
+        other_name, other_bot = await self.store.players.profile(other) or ("?", False)
+        meta = await self.lobby.create(
+            Identity(other, other_name, bot=other_bot), game, 2, self.time_limit, ready=True
+        )
         await self.lobby.join(player, meta.code, ready=True)
         await self.lobby.begin_countdown(meta.race_id)
         log.info("quick match", extra={"race_id": meta.race_id, "player_id": player_id})

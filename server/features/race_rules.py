@@ -87,6 +87,7 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
     """Winners first by time to win; then by score; then by who reached that score first.
     Equal results share a rank (1, 1, 3)."""
     names = {s.player_id: s.name for s in seats}
+    bots = {s.player_id for s in seats if s.bot}
     ordered = sorted(boards, key=lambda b: (_result_key(b, started_at), b.player_id))
     lines: list[Standing] = []
     rank = 0
@@ -100,6 +101,7 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
                 rank=rank,
                 player_id=board.player_id,
                 name=names.get(board.player_id, "?"),
+                bot=board.player_id in bots,
                 won=board.won,
                 score=board.score,
                 move_count=board.move_count,
@@ -113,10 +115,11 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
 def racer_info(seat: Seat, board: BoardRecord | None) -> RacerInfo:
     """What everyone may know of a racer: the seat, and the board's counters once dealt."""
     if board is None:
-        return RacerInfo(player_id=seat.player_id, name=seat.name, ready=seat.ready)
+        return RacerInfo(player_id=seat.player_id, name=seat.name, bot=seat.bot, ready=seat.ready)
     return RacerInfo(
         player_id=seat.player_id,
         name=seat.name,
+        bot=seat.bot,
         ready=seat.ready,
         score=board.score,
         cards_left=CARDS - board.score,

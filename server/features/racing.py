@@ -51,6 +51,14 @@ def _same_move(sent: str, stored_sent: str | None, stored_canonical: str) -> boo
         return False
 
 
+def view_of(game: Game, legal: bool) -> dict[str, Any]:
+    """A board's view as a wire dict, with its legal moves when the session asked."""
+    view: dict[str, Any] = game.view()  # type: ignore[assignment]  # a fresh dict per call
+    if legal:
+        view["legal_moves"] = game.legal_moves()
+    return view
+
+
 class Racing:
     def __init__(
         self, store: Store, node_id: str, time: TimeSource, metrics: Metrics, results: RaceResults
@@ -80,7 +88,7 @@ class Racing:
             await self.results.void(meta, now)
             return
         starts_at, ends_at = window
-        view = BoardView.model_validate(new_game(meta.game, meta.seed).view())
+        view = BoardView.model_validate(view_of(new_game(meta.game, meta.seed), legal=True))
         event = RaceStarted(race_id=meta.race_id, starts_at=starts_at, ends_at=ends_at, view=view)
         payload = pack_event(EventKind.BROADCAST, event)
         if await self.store.races.go(meta.race_id, meta.game, now, payload, ends_at):
@@ -93,7 +101,7 @@ class Racing:
         """Apply one move; the ack (a wire dict) echoes the request id."""
         started = time.perf_counter()
         try:
-            reply = await self._move(caller.player.player_id, message)
+            reply = await self._move(caller.player.player_id, message, caller.player.legal_moves)
         except ArenaError as exc:
             self.metrics.moves.labels(result=exc.code.value).inc()
             raise
@@ -151,7 +159,7 @@ class Racing:
             self._cache.popitem(last=False)
         return board
 
-    async def _move(self, player_id: str, request: MakeMove) -> Reply:
+    async def _move(self, player_id: str, request: MakeMove, legal: bool) -> Reply:
         race_id, seq = request.race_id, request.seq
         board = self._cache.get((race_id, player_id))
         if board is None or seq != board.seq + 1:
@@ -160,7 +168,7 @@ class Racing:
             if self._cache.get((race_id, player_id)) is not board:
                 board = await self._load(race_id, player_id)
             try:
-                return await self._locked_move(board, player_id, request)
+                return await self._locked_move(board, player_id, request, legal)
             except ArenaError:
                 raise
             except BaseException:
@@ -168,10 +176,10 @@ class Racing:
                 self._cache.pop((race_id, player_id), None)
                 raise
 
-    async def _locked_move(self, board: CachedBoard, player_id: str, request: MakeMove) -> Reply:
+    async def _locked_move(self, board: CachedBoard, player_id: str, request: MakeMove, legal: bool) -> Reply:
         race_id, seq = request.race_id, request.seq
         if seq <= board.seq:
-            return Reply(await self._resent(race_id, player_id, request, board.seq))
+            return Reply(await self._resent(race_id, player_id, request, board.seq, legal))
         if seq > board.seq + 1:
             raise ArenaError(
                 ErrorCode.FUTURE_SEQ, f"seq {seq} is ahead: the next move's seq is {board.seq + 1}"
@@ -213,7 +221,7 @@ class Racing:
         )
         if outcome.answer is not Answer.OK:
             self._cache.pop((race_id, player_id), None)
-            return Reply(await self._rejected(race_id, player_id, request, outcome))
+            return Reply(await self._rejected(race_id, player_id, request, outcome, legal))
         board.seq = seq
         board.finished = result.won
         if outcome.all_finished:
@@ -226,23 +234,27 @@ class Racing:
             "race_id": race_id,
             "seq": seq,
             "result": result_dict,
-            "view": game.view(),
+            "view": view_of(game, legal),
             "finished": result.won,
         }
         return Reply(ack, local=(LocalEvent(race_id, event, skip=player_id),))
 
-    async def _resent(self, race_id: str, player_id: str, request: MakeMove, current: int) -> dict[str, Any]:
+    async def _resent(
+        self, race_id: str, player_id: str, request: MakeMove, current: int, legal: bool
+    ) -> dict[str, Any]:
         """A seq already played: the last one is answered with its ack again, when it
         carries the same move."""
         if request.seq == current:
-            ack = await self._stored_ack(race_id, player_id, request)
+            ack = await self._stored_ack(race_id, player_id, request, legal)
             if ack is not None:
                 return ack
         raise ArenaError(
             ErrorCode.STALE_SEQ, f"seq {request.seq} was already played: the next move's seq is {current + 1}"
         )
 
-    async def _stored_ack(self, race_id: str, player_id: str, request: MakeMove) -> dict[str, Any] | None:
+    async def _stored_ack(
+        self, race_id: str, player_id: str, request: MakeMove, legal: bool
+    ) -> dict[str, Any] | None:
         """The ack of the racer's last accepted move, again: the store keeps its result
         next to the board, and the board is the view that ack carried. A different move
         under that seq is refused with the move the seq holds."""
@@ -263,20 +275,20 @@ class Racing:
             "race_id": race_id,
             "seq": record.seq,
             "result": result,
-            "view": game.view(),
+            "view": view_of(game, legal),
             "finished": record.won,
         }
 
     async def _rejected(
-        self, race_id: str, player_id: str, request: MakeMove, outcome: MoveOutcome
+        self, race_id: str, player_id: str, request: MakeMove, outcome: MoveOutcome, legal: bool
     ) -> dict[str, Any]:
         if outcome.answer is Answer.DUP:
-            ack = await self._stored_ack(race_id, player_id, request)
+            ack = await self._stored_ack(race_id, player_id, request, legal)
             if ack is not None:
                 return ack
         if outcome.answer is Answer.SEQ and outcome.current_seq is not None:
             if request.seq <= outcome.current_seq:
-                return await self._resent(race_id, player_id, request, outcome.current_seq)
+                return await self._resent(race_id, player_id, request, outcome.current_seq, legal)
             raise ArenaError(
                 ErrorCode.FUTURE_SEQ,
                 f"seq {request.seq} is ahead: the next move's seq is {outcome.current_seq + 1}",

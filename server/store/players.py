@@ -17,11 +17,16 @@ class PlayerStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
 
-    async def create(self, player_id: str, name: str, token: str, now: int, ttl: int) -> None:
+    async def create(
+        self, player_id: str, name: str, token: str, now: int, ttl: int, bot: bool = False
+    ) -> None:
         """A new guest, kept ``ttl`` seconds (0: forever) unless :meth:`keep` is called."""
         digest = token_digest(token)
+        fields: dict[str, Any] = {"name": name, "created_at": now, "token_sha": digest}
+        if bot:
+            fields["bot"] = 1
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(keys.player(player_id), mapping={"name": name, "created_at": now, "token_sha": digest})
+            pipe.hset(keys.player(player_id), mapping=fields)
             pipe.set(keys.token(digest), player_id)
             if ttl > 0:
                 pipe.expire(keys.player(player_id), ttl)
@@ -43,13 +48,18 @@ class PlayerStore:
                     pipe.persist(name)
             await pipe.execute()
 
-    async def for_token(self, token: str) -> tuple[str, str] | None:
-        """(player id, name) of a token, or None."""
+    async def for_token(self, token: str) -> tuple[str, str, bool] | None:
+        """(player id, name, bot) of a token, or None."""
         player_id: str | None = await self.redis.get(keys.token(token_digest(token)))
         if player_id is None:
             return None
-        name: str | None = await self.redis.hget(keys.player(player_id), "name")
-        return (player_id, name) if name is not None else None
+        found = await self.profile(player_id)
+        return (player_id, *found) if found is not None else None
+
+    async def profile(self, player_id: str) -> tuple[str, bool] | None:
+        """(name, bot) of a player, or None."""
+        name, bot = await self.redis.hmget(keys.player(player_id), ["name", "bot"])
+        return (name, bot == "1") if name is not None else None
 
     async def mark_hello(self, player_id: str, now: int) -> None:
         """The player said hello (new or resumed) at ``now``."""

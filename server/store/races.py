@@ -258,7 +258,10 @@ class RaceStore:
 
 
 def _seat_json(seat: Seat) -> str:
-    return json.dumps({"name": seat.name, "ready": seat.ready, "joined_at": seat.joined_at})
+    data: dict[str, Any] = {"name": seat.name, "ready": seat.ready, "joined_at": seat.joined_at}
+    if seat.bot:
+        data["bot"] = True
+    return json.dumps(data)
 
 
 def _sorted_seats(raw: dict[str, str]) -> list[Seat]:
@@ -268,7 +271,13 @@ def _sorted_seats(raw: dict[str, str]) -> list[Seat]:
 
 def _parse_seat(player_id: str, value: str) -> Seat:
     data = orjson.loads(value)
-    return Seat(player_id, str(data["name"]), bool(data["ready"]), int(data["joined_at"]))
+    return Seat(
+        player_id,
+        str(data["name"]),
+        bool(data["ready"]),
+        int(data["joined_at"]),
+        bool(data.get("bot", False)),
+    )
 
 
 def _opt_int(value: str | None) -> int | None:

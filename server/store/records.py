@@ -58,6 +58,7 @@ class Seat:
     name: str
     ready: bool
     joined_at: int
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)

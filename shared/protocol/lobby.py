@@ -75,6 +75,7 @@ class RacerInfo(Reply):
 
     player_id: str
     name: str
+    bot: bool = False
     ready: bool = False
     score: int = 0
     cards_left: int = 52

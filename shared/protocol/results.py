@@ -26,6 +26,7 @@ class Standing(Reply):
     rank: int
     player_id: str
     name: str
+    bot: bool = False
     won: bool
     score: int
     move_count: int

@@ -21,6 +21,11 @@ class Hello(Request):
     protocol: int = PROTOCOL_VERSION
     name: PlayerName | None = None
     token: Annotated[str, Field(max_length=TOKEN_MAX)] | None = None
+    #: Send the board's legal moves (canonical notation) with every view this session
+    #: gets, for clients that do not run the rules themselves.
+    legal_moves: bool = False
+    #: A new guest that is a program: shown as a bot to everyone (kept on resume).
+    bot: bool = False
 
 
 class Ping(Request):

@@ -29,6 +29,9 @@ class BoardView(Reply):
     #: Eagle Wing only: the foundations' base rank and the redeals still allowed.
     base_rank: str | None = None
     redeals_left: int | None = None
+    #: Every legal move in canonical notation, sorted: in ``race_started`` always, and in
+    #: every other view of a session that asked for them at ``hello``.
+    legal_moves: list[str] | None = None
 
 
 class MoveSummary(Reply):

@@ -38,4 +38,7 @@ async def start_race(
     await bob.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
     info = await ada.get_race(race.race_id)
     assert info.commitment is not None
-    return RunningRace(race.race_id, race.code, ada, bob, started.view, info.commitment, started.ends_at)
+    # race_started carries the opening's legal moves; the racers' later views do not
+    # (they did not ask for them at hello).
+    opening = started.view.model_copy(update={"legal_moves": None})
+    return RunningRace(race.race_id, race.code, ada, bob, opening, info.commitment, started.ends_at)
