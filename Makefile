@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ bench-engine: $(STAMP)
 
 bench-load: $(STAMP)
 	$(PY) bench/load.py --racers 1000 --seconds 10
+
+# Honest racers' ack latency with no attackers, then while 50 hostile connections attack
+# (about 40 seconds, loopback only; one table with the target).
+bench-attack: $(STAMP)
+	$(PY) bench/attack.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

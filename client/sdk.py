@@ -10,7 +10,8 @@
 
 Replies are matched to requests by ``id``; events (progress, countdown, start, end)
 go to a queue read with :meth:`ArenaClient.next_event` or ``async for`` over
-:meth:`ArenaClient.events`. Error replies raise :class:`ArenaError`.
+:meth:`ArenaClient.events`. Error replies raise the :class:`~client.errors.ArenaError`
+subclass of their code (``IllegalMoveError``, ``RaceOverError``, …).
 """
 
 from __future__ import annotations
@@ -24,8 +25,18 @@ from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from client.credentials import Credential, TokenStore
+from client.errors import (
+    ArenaError as ArenaError,  # re-exported: ``from client.sdk import ArenaError`` keeps working
+)
+from client.errors import (
+    BadTokenError,
+    ConnectionLostError,
+    UnexpectedReplyError,
+    error_for,
+)
 from shared.protocol import (
     PROTOCOL_VERSION,
     BoardState,
@@ -65,36 +76,55 @@ from shared.protocol import (
 
 M = TypeVar("M", bound=BaseModel)
 
-
-class ArenaError(Exception):
-    """The server answered a request with an ``error``."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+#: Seconds a dropped connection is retried before the client gives up.
+RESUME_PATIENCE = 60.0
 
 
 class ArenaClient:
-    """One connection to a server. ``binary`` picks msgpack frames (else JSON text)."""
+    """One player's connection to a server. ``binary`` picks msgpack frames (else JSON).
 
-    def __init__(self, ws: ClientConnection, binary: bool = True) -> None:
+    With ``reconnect``, a connection that drops after ``hello`` is opened again (with a
+    growing pause, for up to :data:`RESUME_PATIENCE` seconds) and resumed with the token:
+    the new ``welcome`` arrives as an event, followed by the end of any race that ended
+    meanwhile; a move in flight is sent again with its seq (safe: the server acks it
+    once); other requests in flight raise :class:`ConnectionLostError`.
+    """
+
+    def __init__(
+        self,
+        ws: ClientConnection,
+        binary: bool = True,
+        url: str | None = None,
+        reconnect: bool = False,
+        options: dict[str, Any] | None = None,
+    ) -> None:
         self.ws = ws
         self.binary = binary
+        self.url = url
+        self.reconnect = reconnect and url is not None
         self.player_id: str | None = None
         self.token: str | None = None
         self.name: str | None = None
         self.seqs: dict[str, int] = {}
         self.stray_errors: list[Error] = []
+        #: How many times the connection was resumed.
+        self.resumes = 0
+        self._options = options or {}
+        self._legal_moves = False
+        self._closing = False
+        self._connected = asyncio.Event()
+        self._connected.set()
         self._ids = itertools.count(1)
         self._pending: dict[int | str, asyncio.Future[ServerMessage]] = {}
         self._events: asyncio.Queue[ServerMessage | None] = asyncio.Queue()
-        self._reader = asyncio.create_task(self._read())
+        self._reader = asyncio.create_task(self._read(ws))
+        self._resuming: asyncio.Task[None] | None = None
 
     @classmethod
-    async def connect(cls, url: str, binary: bool = True, **kwargs: Any) -> Self:
+    async def connect(cls, url: str, binary: bool = True, reconnect: bool = False, **kwargs: Any) -> Self:
+        """Open a connection (``kwargs`` go to ``websockets.connect``)."""
         ws = await connect(url, compression=None, **kwargs)
-        return cls(ws, binary)
+        return cls(ws, binary, url=url, reconnect=reconnect, options=kwargs)
 
     async def __aenter__(self) -> Self:
         return self
@@ -105,20 +135,30 @@ class ArenaClient:
         await self.close()
 
     async def close(self) -> None:
+        self._closing = True
+        if self._resuming is not None:
+            self._resuming.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._resuming
         await self.ws.close()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._reader
+        await self._events.put(None)
 
     # ----- plumbing -------------------------------------------------------------------
 
-    async def _read(self) -> None:
+    async def _read(self, ws: ClientConnection) -> None:
         try:
-            async for frame in self.ws:
+            async for frame in ws:
                 try:
                     message = decode_server(frame)
                 except ProtocolError:
                     continue
                 request_id = getattr(message, "id", None)
+                if request_id is None and isinstance(message, Error) and self._pending:
+                    # An error without an id answers a frame the server did not read (rate
+                    # limited): replies come in order, so it is the oldest request's.
+                    request_id = next(iter(self._pending))
                 future = self._pending.pop(request_id, None) if request_id is not None else None
                 if future is not None and not future.done():
                     future.set_result(message)
@@ -129,11 +169,44 @@ class ArenaClient:
         except ConnectionClosed:
             pass
         finally:
+            lost = ConnectionLostError("connection_lost", "the connection closed before the reply")
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(ConnectionError("connection closed"))
+                    future.set_exception(lost)
             self._pending.clear()
-            await self._events.put(None)
+            if self.reconnect and not self._closing and self.token is not None and ws is self.ws:
+                self._connected.clear()
+                self._resuming = asyncio.create_task(self._resume())
+            elif ws is self.ws:
+                await self._events.put(None)
+
+    async def _resume(self) -> None:
+        """Open the connection again and resume the player, or give up (events end)."""
+        assert self.url is not None and self.token is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RESUME_PATIENCE
+        pause = 0.1
+        while not self._closing and loop.time() < deadline:
+            try:
+                ws = await connect(self.url, compression=None, **self._options)
+            except (OSError, TimeoutError, InvalidHandshake):
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+                continue
+            self.ws = ws
+            self._reader = asyncio.create_task(self._read(ws))
+            hello = Hello(id=self.next_id(), token=self.token, legal_moves=self._legal_moves)
+            try:
+                welcome = await self._send_and_wait(hello, timeout=10.0)
+            except (ArenaError, TimeoutError, ConnectionClosed):
+                break
+            if not isinstance(welcome, Welcome):
+                break
+            self.resumes += 1
+            self._connected.set()
+            await self._events.put(welcome)
+            return
+        await self._events.put(None)
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -143,24 +216,37 @@ class ArenaClient:
         await self.ws.send(frame)
 
     async def request(self, message: BaseModel, timeout: float = 10.0) -> ServerMessage:
-        """Send a request and wait for the reply with its id (an error raises)."""
+        """Send a request and wait for the reply with its id; an ``error`` reply raises
+        its typed :class:`ArenaError`. While the connection is being resumed, the request
+        waits for it (within ``timeout``)."""
+        if not self._connected.is_set():
+            try:
+                await asyncio.wait_for(self._connected.wait(), timeout)
+            except TimeoutError:
+                raise ConnectionLostError("connection_lost", "the connection is down") from None
+        return await self._send_and_wait(message, timeout)
+
+    async def _send_and_wait(self, message: BaseModel, timeout: float) -> ServerMessage:
         request_id = getattr(message, "id")  # noqa: B009
         future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self.ws.send(encode(message, self.binary))
+            try:
+                await self.ws.send(encode(message, self.binary))
+            except ConnectionClosed:
+                raise ConnectionLostError("connection_lost", "the connection is closed") from None
             reply = await asyncio.wait_for(future, timeout)
         finally:
             # Answered, timed out or failed to send: nothing waits for this id any more.
             self._pending.pop(request_id, None)
         if isinstance(reply, Error):
-            raise ArenaError(reply.code.value, reply.message)
+            raise error_for(reply.code.value, reply.message)
         return reply
 
     async def _expect(self, message: BaseModel, kind: type[M]) -> M:
         reply = await self.request(message)
         if not isinstance(reply, kind):
-            raise ArenaError("unexpected_reply", f"expected {kind.__name__}, got {reply!r}")
+            raise UnexpectedReplyError("unexpected_reply", f"expected {kind.__name__}, got {reply!r}")
         return reply
 
     # ----- events ---------------------------------------------------------------------
@@ -210,6 +296,25 @@ class ArenaClient:
         )
         welcome = await self._expect(hello, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
+        self._legal_moves = legal_moves
+        return welcome
+
+    async def sign_in(
+        self, name: str, store: TokenStore | None = None, legal_moves: bool = False, bot: bool = False
+    ) -> Welcome:
+        """Resume ``name`` on this server with the token kept in ``store`` (the user's
+        credentials file by default), or, when there is none or it expired, say hello as
+        a new guest and keep its token."""
+        store = store or TokenStore()
+        server = self.url or ""
+        saved = store.get(server, name)
+        if saved is not None:
+            try:
+                return await self.hello(token=saved.token, legal_moves=legal_moves)
+            except BadTokenError:
+                store.forget(server, name)
+        welcome = await self.hello(name=name, legal_moves=legal_moves, bot=bot)
+        store.put(server, Credential(welcome.player_id, name, welcome.token))
         return welcome
 
     async def ping(self) -> Pong:
@@ -255,7 +360,13 @@ class ArenaClient:
         """Play ``move``; ``seq`` defaults to the next one this client knows of."""
         next_seq = self.seqs.get(race_id, 0) + 1 if seq is None else seq
         message = MakeMove(id=self.next_id(), race_id=race_id, seq=next_seq, move=move)
-        ack = await self._expect(message, MoveAck)
+        try:
+            ack = await self._expect(message, MoveAck)
+        except ConnectionLostError:
+            if not self.reconnect:
+                raise
+            # Resent with the same seq once the connection is resumed: acked once, applied once.
+            ack = await self._expect(message.model_copy(update={"id": self.next_id()}), MoveAck)
         self.seqs[race_id] = max(self.seqs.get(race_id, 0), ack.seq)
         return ack
 

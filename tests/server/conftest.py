@@ -7,38 +7,19 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
-import redis
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.config import Settings
-from server.redis_embedded import EmbeddedRedis, free_port
+from server.redis_embedded import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 #: A deal of Eight Off with a short winning line (found by tests/server/solver.py).
 WINNABLE_SEED = 2
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
-    url = server.start()
-    yield url
-    server.stop()
-
-
-@pytest.fixture
-def clean_redis(redis_url: str) -> str:
-    client = redis.Redis.from_url(redis_url)
-    client.flushall()
-    client.close()
-    return redis_url
 
 
 def node_settings(redis_url: str, **overrides: object) -> Settings:
@@ -65,28 +46,7 @@ async def running_node(redis_url: str, **overrides: object) -> AsyncIterator[Are
         await node.stop()
 
 
-@pytest.fixture
-async def arena(clean_redis: str) -> AsyncIterator[ArenaServer]:
-    async with running_node(clean_redis) as node:
-        yield node
-
-
 Connect = Callable[..., Awaitable[ArenaClient]]
-
-
-@pytest.fixture
-async def connect() -> AsyncIterator[Connect]:
-    """Open clients (closed at the end of the test): ``await connect(url, binary=True)``."""
-    clients: list[ArenaClient] = []
-
-    async def open_client(url: str, binary: bool = True, **kwargs: object) -> ArenaClient:
-        client = await ArenaClient.connect(url, binary=binary, **kwargs)
-        clients.append(client)
-        return client
-
-    yield open_client
-    for client in clients:
-        await client.close()
 
 
 @dataclass

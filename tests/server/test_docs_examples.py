@@ -50,7 +50,7 @@ def test_the_readme_has_runnable_examples() -> None:
 
 
 @pytest.mark.parametrize(("where", "info", "code"), BLOCKS, ids=[b[0] for b in BLOCKS])
-def test_the_code_block_runs(where: str, info: str, code: str, node: NodeProcess) -> None:
+def test_the_code_block_runs(where: str, info: str, code: str, node: NodeProcess, tmp_path: Path) -> None:
     if info == "no-run":
         pytest.skip("marked no-run: a fragment")
     if code.lstrip().startswith(">>>"):
@@ -59,7 +59,9 @@ def test_the_code_block_runs(where: str, info: str, code: str, node: NodeProcess
         runner.run(test)
         assert runner.failures == 0
         return
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Examples that keep a token write it here, not in the user's config folder.
+    config = str(tmp_path / "credentials.json")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": config}
     script = code.replace(DEFAULT_URL, node.url)
     result = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60

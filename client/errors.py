@@ -1,0 +1,249 @@
+"""Typed errors: one exception class per error code of the protocol.
+
+Every class is an :class:`ArenaError`; catch the base for any refusal, or one class for
+one reason::
+
+    try:
+        await client.move(race_id, "t1>f1")
+    except IllegalMoveError as refused:
+        print(refused.message)
+
+:data:`RETRYABLE` are the codes worth retrying later with the same request.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+from shared.protocol import ErrorCode
+
+
+class ArenaError(Exception):
+    """The server refused a request: ``code`` (an :class:`ErrorCode` value) says why and
+    ``message`` explains it in words."""
+
+    code_of_class: ClassVar[str] = ""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class UnexpectedReplyError(ArenaError):
+    """The server answered with a message of the wrong type (a client or server bug)."""
+
+    code_of_class = "unexpected_reply"
+
+
+class ConnectionLostError(ArenaError, ConnectionError):
+    """The connection dropped before the reply came, and could not be resumed in time."""
+
+    code_of_class = "connection_lost"
+
+
+class MalformedError(ArenaError):
+    """The frame was not msgpack or JSON, or not a map."""
+
+    code_of_class = ErrorCode.MALFORMED.value
+
+
+class UnknownTypeError(ArenaError):
+    """The request's type names no request."""
+
+    code_of_class = ErrorCode.UNKNOWN_TYPE.value
+
+
+class InvalidMessageError(ArenaError):
+    """A field was missing, mistyped or out of range (or a second hello)."""
+
+    code_of_class = ErrorCode.INVALID_MESSAGE.value
+
+
+class UnsupportedProtocolError(ArenaError):
+    """The server speaks another protocol version."""
+
+    code_of_class = ErrorCode.UNSUPPORTED_PROTOCOL.value
+
+
+class HelloRequiredError(ArenaError):
+    """The request came before hello."""
+
+    code_of_class = ErrorCode.HELLO_REQUIRED.value
+
+
+class BadTokenError(ArenaError):
+    """The token is unknown (or the guest expired): say hello with a name."""
+
+    code_of_class = ErrorCode.BAD_TOKEN.value
+
+
+class RateLimitedError(ArenaError):
+    """Too much, too fast: the request was dropped; slow down and retry."""
+
+    code_of_class = ErrorCode.RATE_LIMITED.value
+
+
+class RaceNotFoundError(ArenaError):
+    """No race has that id or code."""
+
+    code_of_class = ErrorCode.RACE_NOT_FOUND.value
+
+
+class NotARacerError(ArenaError):
+    """You do not race in that race."""
+
+    code_of_class = ErrorCode.NOT_A_RACER.value
+
+
+class RaceFullError(ArenaError):
+    """Every seat of the race is taken."""
+
+    code_of_class = ErrorCode.RACE_FULL.value
+
+
+class RaceNotOpenError(ArenaError):
+    """The race has left the lobby."""
+
+    code_of_class = ErrorCode.RACE_NOT_OPEN.value
+
+
+class RaceNotStartedError(ArenaError):
+    """The countdown is not over yet."""
+
+    code_of_class = ErrorCode.RACE_NOT_STARTED.value
+
+
+class RaceOverError(ArenaError):
+    """The race has ended, or its time limit passed."""
+
+    code_of_class = ErrorCode.RACE_OVER.value
+
+
+class RaceNotOverError(ArenaError):
+    """Results and move logs exist only after the end."""
+
+    code_of_class = ErrorCode.RACE_NOT_OVER.value
+
+
+class RaceCancelledError(ArenaError):
+    """The race was cancelled: it has no results."""
+
+    code_of_class = ErrorCode.RACE_CANCELLED.value
+
+
+class RacerFinishedError(ArenaError):
+    """You already won or gave up."""
+
+    code_of_class = ErrorCode.RACER_FINISHED.value
+
+
+class NotCreatorError(ArenaError):
+    """Only the race's creator may start it."""
+
+    code_of_class = ErrorCode.NOT_CREATOR.value
+
+
+class NotEnoughRacersError(ArenaError):
+    """A race needs two racers to start."""
+
+    code_of_class = ErrorCode.NOT_ENOUGH_RACERS.value
+
+
+class TooManyRacesError(ArenaError):
+    """You sit in too many races that have not started."""
+
+    code_of_class = ErrorCode.TOO_MANY_RACES.value
+
+
+class AlreadyQueuedError(ArenaError):
+    """You are queued for another game: cancel that first."""
+
+    code_of_class = ErrorCode.ALREADY_QUEUED.value
+
+
+class AlreadyRacingError(ArenaError):
+    """You (or a racer of that race) race elsewhere."""
+
+    code_of_class = ErrorCode.ALREADY_RACING.value
+
+
+class IllegalMoveError(ArenaError):
+    """The engine refused the move; the message is its reason."""
+
+    code_of_class = ErrorCode.ILLEGAL_MOVE.value
+
+
+class StaleSeqError(ArenaError):
+    """That seq was already played."""
+
+    code_of_class = ErrorCode.STALE_SEQ.value
+
+
+class SeqConflictError(ArenaError):
+    """The last seq was sent again with a different move."""
+
+    code_of_class = ErrorCode.SEQ_CONFLICT.value
+
+
+class FutureSeqError(ArenaError):
+    """The seq skips ahead of the next one."""
+
+    code_of_class = ErrorCode.FUTURE_SEQ.value
+
+
+class UnavailableError(ArenaError):
+    """The server cannot reach its store: retry shortly (a move with the same seq is safe)."""
+
+    code_of_class = ErrorCode.UNAVAILABLE.value
+
+
+class InternalErrorError(ArenaError):
+    """The server failed on the request (it may or may not have taken effect)."""
+
+    code_of_class = ErrorCode.INTERNAL_ERROR.value
+
+
+#: The exception class of each error code.
+ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
+    ErrorCode.MALFORMED: MalformedError,
+    ErrorCode.UNKNOWN_TYPE: UnknownTypeError,
+    ErrorCode.INVALID_MESSAGE: InvalidMessageError,
+    ErrorCode.UNSUPPORTED_PROTOCOL: UnsupportedProtocolError,
+    ErrorCode.HELLO_REQUIRED: HelloRequiredError,
+    ErrorCode.BAD_TOKEN: BadTokenError,
+    ErrorCode.RATE_LIMITED: RateLimitedError,
+    ErrorCode.RACE_NOT_FOUND: RaceNotFoundError,
+    ErrorCode.NOT_A_RACER: NotARacerError,
+    ErrorCode.RACE_FULL: RaceFullError,
+    ErrorCode.RACE_NOT_OPEN: RaceNotOpenError,
+    ErrorCode.RACE_NOT_STARTED: RaceNotStartedError,
+    ErrorCode.RACE_OVER: RaceOverError,
+    ErrorCode.RACE_NOT_OVER: RaceNotOverError,
+    ErrorCode.RACE_CANCELLED: RaceCancelledError,
+    ErrorCode.RACER_FINISHED: RacerFinishedError,
+    ErrorCode.NOT_CREATOR: NotCreatorError,
+    ErrorCode.NOT_ENOUGH_RACERS: NotEnoughRacersError,
+    ErrorCode.TOO_MANY_RACES: TooManyRacesError,
+    ErrorCode.ALREADY_QUEUED: AlreadyQueuedError,
+    ErrorCode.ALREADY_RACING: AlreadyRacingError,
+    ErrorCode.ILLEGAL_MOVE: IllegalMoveError,
+    ErrorCode.STALE_SEQ: StaleSeqError,
+    ErrorCode.SEQ_CONFLICT: SeqConflictError,
+    ErrorCode.FUTURE_SEQ: FutureSeqError,
+    ErrorCode.UNAVAILABLE: UnavailableError,
+    ErrorCode.INTERNAL_ERROR: InternalErrorError,
+}
+
+#: Codes after which the same request may succeed later.
+RETRYABLE: Final = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
+
+
+def error_for(code: str, message: str) -> ArenaError:
+    """The typed exception for an ``error`` reply (the base class for a code this client
+    does not know: a newer server may add some)."""
+    try:
+        kind = ERROR_CLASSES[ErrorCode(code)]
+    except ValueError:
+        kind = ArenaError
+    return kind(code, message)

@@ -1,0 +1,181 @@
+"""The SDK against real servers: typed errors for every code, resuming after a dropped
+connection, and the credentials file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import msgpack
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+from client.credentials import Credential, TokenStore
+from client.errors import (
+    ERROR_CLASSES,
+    ArenaError,
+    BadTokenError,
+    IllegalMoveError,
+    NotCreatorError,
+    RaceFullError,
+    RaceNotFoundError,
+    RaceNotOverError,
+    RateLimitedError,
+)
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from shared import new_game
+from shared.protocol import ErrorCode, Ping, Welcome
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
+from tests.server.helpers import start_race
+
+
+@pytest.fixture
+async def refusing_url() -> AsyncIterator[str]:
+    """A server that answers every request with the error code named by its id."""
+
+    async def refuse(ws: ServerConnection) -> None:
+        async for frame in ws:
+            request = msgpack.unpackb(frame)
+            error = {"type": "error", "id": request["id"], "code": request["id"], "message": "no"}
+            await ws.send(msgpack.packb(error))
+
+    async with serve(refuse, "127.0.0.1", 0) as server:
+        yield f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+
+
+async def test_every_error_code_raises_its_own_exception_class(refusing_url: str) -> None:
+    assert set(ERROR_CLASSES) == set(ErrorCode)
+    async with await ArenaClient.connect(refusing_url) as client:
+        for code in ErrorCode:
+            with pytest.raises(ArenaError) as refused:
+                await client.request(Ping(id=code.value))
+            assert type(refused.value) is ERROR_CLASSES[code]
+            assert refused.value.code == code.value == ERROR_CLASSES[code].code_of_class
+
+
+async def test_real_refusals_arrive_as_their_typed_exceptions(arena: ArenaServer, connect: Connect) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    with pytest.raises(IllegalMoveError) as illegal:
+        await race.ada.move(race.race_id, "t1>t1")
+    assert illegal.value.message
+    with pytest.raises(RaceNotFoundError):
+        await race.ada.get_race("000000000000")
+    with pytest.raises(RaceNotOverError):
+        await race.ada.results(race.race_id)
+    lobby = await race.ada.create_race("treize", seats=2)
+    carol = await connect(arena.url)
+    await carol.hello(name="carol")
+    with pytest.raises(NotCreatorError):
+        await race.bob.start(lobby.race_id)
+    await carol.join_race(lobby.code)
+    with pytest.raises(RaceFullError):
+        await race.bob.join_race(lobby.code)
+    stranger = await connect(arena.url)
+    with pytest.raises(BadTokenError):
+        await stranger.hello(token="x" * 43)
+
+
+async def test_a_dropped_connection_is_resumed_and_the_next_move_goes_through(arena: ArenaServer) -> None:
+    ada = await ArenaClient.connect(arena.url, reconnect=True)
+    bob = await ArenaClient.connect(arena.url)
+    race = await start_race(ada, bob)
+    line = new_game("eight-off", WINNABLE_SEED).legal_moves()
+    await ada.move(race.race_id, line[0])
+    ada.ws.transport.abort()  # the network drops
+    ack = await ada.move(race.race_id, new_game_after(line[0]).legal_moves()[0])
+    assert ack.seq == 2
+    welcome = await ada.wait_for(Welcome)
+    assert welcome.resumed and welcome.races == [race.race_id] and ada.resumes == 1
+    board = await bob.get_race(race.race_id)
+    assert {r.name: r.move_count for r in board.racers}["ada"] == 2
+    await ada.close()
+    await bob.close()
+
+
+async def test_a_move_in_flight_when_the_connection_drops_is_applied_once(arena: ArenaServer) -> None:
+    ada = await ArenaClient.connect(arena.url, reconnect=True)
+    bob = await ArenaClient.connect(arena.url)
+    race = await start_race(ada, bob)
+    first = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    moving = asyncio.create_task(ada.move(race.race_id, first))
+    await asyncio.sleep(0)  # sent, not yet acked
+    ada.ws.transport.abort()
+    ack = await moving
+    assert ack.seq == 1
+    info = await bob.get_race(race.race_id)
+    assert {r.name: r.move_count for r in info.racers}["ada"] == 1
+    await ada.close()
+    await bob.close()
+
+
+async def test_without_reconnect_a_drop_ends_the_events(arena: ArenaServer) -> None:
+    ada = await ArenaClient.connect(arena.url)
+    await ada.hello(name="ada")
+    ada.ws.transport.abort()
+    events = [event async for event in ada.events()]
+    assert events == []
+    await ada.close()
+
+
+def new_game_after(move: str):  # type: ignore[no-untyped-def]
+    game = new_game("eight-off", WINNABLE_SEED)
+    game.play(move)
+    return game
+
+
+async def test_sign_in_keeps_the_token_and_resumes_the_same_player_next_time(
+    arena: ArenaServer, tmp_path: Path
+) -> None:
+    store = TokenStore(tmp_path / "credentials.json")
+    async with await ArenaClient.connect(arena.url) as first:
+        welcome = await first.sign_in("ada", store)
+        assert not welcome.resumed
+    async with await ArenaClient.connect(arena.url) as second:
+        again = await second.sign_in("ada", store)
+        assert again.resumed and again.player_id == welcome.player_id
+
+
+async def test_sign_in_with_an_expired_token_starts_a_new_guest(arena: ArenaServer, tmp_path: Path) -> None:
+    store = TokenStore(tmp_path / "credentials.json")
+    store.put(arena.url, Credential("p_gone", "ada", "y" * 43))
+    async with await ArenaClient.connect(arena.url) as client:
+        welcome = await client.sign_in("ada", store)
+    assert not welcome.resumed and welcome.player_id != "p_gone"
+    saved = store.get(arena.url, "ada")
+    assert saved is not None and saved.player_id == welcome.player_id
+
+
+def test_credentials_are_kept_for_their_user_alone(tmp_path: Path) -> None:
+    store = TokenStore(tmp_path / "config" / "solitaire-arena" / "credentials.json")
+    store.put("ws://arena.example:8765/", Credential("p_1", "ada", "secret-token"))
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(store.path.parent.stat().st_mode) == 0o700
+    assert store.get("ws://arena.example:8765", "ada") == Credential("p_1", "ada", "secret-token")
+    assert store.get("ws://arena.example:8765", "bob") is None
+    assert store.get("ws://elsewhere:8765", "ada") is None
+    store.forget("ws://arena.example:8765", "ada")
+    assert store.get("ws://arena.example:8765", "ada") is None
+
+
+def test_a_damaged_credentials_file_reads_as_empty_and_is_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "credentials.json"
+    path.write_text("{not json")
+    store = TokenStore(path)
+    assert store.get("ws://a", "ada") is None
+    store.put("ws://a", Credential("p_1", "ada", "t"))
+    assert json.loads(path.read_text())["ws://a ada"]["token"] == "t"
+
+
+async def test_a_request_dropped_by_the_rate_limit_raises_rate_limited(clean_redis: str) -> None:
+    async with (
+        running_node(clean_redis, rate_limit=1.0, rate_burst=2) as node,
+        await ArenaClient.connect(node.url) as client,
+    ):
+        await client.ping()
+        await client.ping()
+        with pytest.raises(RateLimitedError):
+            await client.ping()

@@ -1,0 +1,53 @@
+"""Fixtures for every test package: a real redis-server for the session, an in-process
+node on it, and SDK clients closed after each test. (Helpers for starting nodes live in
+``tests/server/conftest.py``.)"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+import redis
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.redis_embedded import EmbeddedRedis
+from tests.server.conftest import Connect, running_node
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    url = server.start()
+    yield url
+    server.stop()
+
+
+@pytest.fixture
+def clean_redis(redis_url: str) -> str:
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+    client.close()
+    return redis_url
+
+
+@pytest.fixture
+async def arena(clean_redis: str) -> AsyncIterator[ArenaServer]:
+    async with running_node(clean_redis) as node:
+        yield node
+
+
+@pytest.fixture
+async def connect() -> AsyncIterator[Connect]:
+    """Open clients (closed at the end of the test): ``await connect(url, binary=True)``."""
+    clients: list[ArenaClient] = []
+
+    async def open_client(url: str, binary: bool = True, **kwargs: Any) -> ArenaClient:
+        client = await ArenaClient.connect(url, binary=binary, **kwargs)
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        await client.close()
