@@ -18,6 +18,13 @@ from server.ratelimit import RateLimiter
 
 #: Addresses tracked before idle ones are swept.
 _SWEEP_AT = 4096
+#: The longest ban, in seconds.
+BAN_MAX = 300.0
+#: Abuse older than this (seconds) no longer makes the next ban longer.
+_ABUSE_MEMORY = 3600.0
+#: After a refusal, the address's next attempts within this many seconds are dropped
+#: before their HTTP request is read (they already know why).
+_QUIET_AFTER_REFUSAL = 1.0
 
 
 class Refusal(Enum):
@@ -25,6 +32,7 @@ class Refusal(Enum):
 
     TOO_MANY_OPEN = "too many open connections from your address"
     TOO_FAST = "too many new connections from your address: slow down"
+    BANNED = "a connection from your address was closed for abuse: try again later"
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,9 @@ class AddressLimits:
     connect_burst: int
     new_player_rate: float
     new_player_burst: int
+    #: Seconds an address is refused after a connection of its was shut for abuse; it
+    #: doubles with each repeat within an hour, up to :data:`BAN_MAX` (0: no ban).
+    abuse_ban: float = 0.0
 
 
 @dataclass
@@ -44,6 +55,10 @@ class _Address:
     new_players: RateLimiter
     open: int = 0
     last_seen: float = field(default_factory=time.monotonic)
+    banned_until: float = 0.0
+    abuses: int = 0
+    last_abuse: float = float("-inf")
+    refused_at: float = float("-inf")
 
 
 class Admission:
@@ -74,11 +89,29 @@ class Admission:
         """Why ``address`` may not open another connection now, or None (it may; the
         attempt spends one of its connect tokens)."""
         state = self._state(address)
+        refusal = self._refusal(state)
+        if refusal is not None:
+            state.refused_at = time.monotonic()
+        return refusal
+
+    def _refusal(self, state: _Address) -> Refusal | None:
+        if state.banned_until > time.monotonic():
+            return Refusal.BANNED
         if self.limits.max_connections and state.open >= self.limits.max_connections:
             return Refusal.TOO_MANY_OPEN
         if self.limits.connect_rate and not state.connects.allow():
             return Refusal.TOO_FAST
         return None
+
+    def drop_silently(self, peer: str) -> bool:
+        """Whether a new TCP connection from ``peer`` should be dropped before its HTTP
+        request is even read: the address was refused (429, which said why and for how
+        long) within the last second. Never for a trusted proxy (its clients are told
+        apart only by their requests)."""
+        if peer in self.trusted_proxies:
+            return False
+        state = self._addresses.get(peer)
+        return state is not None and time.monotonic() - state.refused_at < _QUIET_AFTER_REFUSAL
 
     def opened(self, address: str) -> None:
         self._state(address).open += 1
@@ -88,9 +121,23 @@ class Admission:
         state.open = max(0, state.open - 1)
 
     def punish(self, address: str) -> None:
-        """A connection from ``address`` was shut for abuse: its reconnects wait for the
+        """A connection from ``address`` was shut for abuse: the address is banned for a
+        while (longer each time within an hour), then its reconnects wait for the
         connect rate to refill the whole bucket."""
-        self._state(address).connects.tokens = 0.0
+        state = self._state(address)
+        state.connects.tokens = 0.0
+        if not self.limits.abuse_ban:
+            return
+        now = time.monotonic()
+        state.abuses = state.abuses + 1 if now - state.last_abuse < _ABUSE_MEMORY else 1
+        state.last_abuse = now
+        ban = min(BAN_MAX, self.limits.abuse_ban * 2 ** min(state.abuses - 1, 20))
+        state.banned_until = max(state.banned_until, now + ban)
+
+    def ban_left(self, address: str) -> float:
+        """Seconds ``address`` stays banned (0 when it is not)."""
+        state = self._addresses.get(address)
+        return max(0.0, state.banned_until - time.monotonic()) if state is not None else 0.0
 
     def allow_new_player(self, address: str) -> bool:
         """May ``address`` create one more guest now? (Spends a token when it may.)"""
@@ -124,6 +171,13 @@ class Admission:
             limits.connect_burst / limits.connect_rate if limits.connect_rate else 0.0,
             limits.new_player_burst / limits.new_player_rate if limits.new_player_rate else 0.0,
         )
-        idle = [a for a, s in self._addresses.items() if s.open == 0 and now - s.last_seen >= refill]
+        idle = [
+            a
+            for a, s in self._addresses.items()
+            if s.open == 0
+            and now - s.last_seen >= refill
+            and s.banned_until < now
+            and now - s.last_abuse >= _ABUSE_MEMORY
+        ]
         for address in idle:
             del self._addresses[address]

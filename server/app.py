@@ -31,6 +31,7 @@ from server.store import OUTAGE_ERRORS, Store
 from server.timesource import SystemTime, TimeSource
 from server.transport.connection import ConnectionHandler
 from server.transport.fanout import Fanout
+from server.transport.gate import gated_connection
 from server.transport.http import client_address, http_routes
 from server.transport.router import Router
 from server.transport.session import Session
@@ -96,6 +97,7 @@ def admission_for(settings: Settings) -> Admission:
         connect_burst=settings.connect_burst,
         new_player_rate=settings.new_player_rate,
         new_player_burst=settings.new_player_burst,
+        abuse_ban=settings.abuse_ban,
     )
     return Admission(limits, settings.trusted_proxies.split(","))
 
@@ -189,6 +191,7 @@ class ArenaServer:
             settings.host,
             settings.port,
             process_request=http_routes(store, self.metrics, admission),
+            create_connection=gated_connection(admission, self.metrics),
             compression=None,
             max_size=settings.max_message_bytes,
             max_queue=64,

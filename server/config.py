@@ -28,6 +28,7 @@ ENV_VARS: Final = {
     "new_player_rate": "SA_NEW_PLAYER_RATE",
     "new_player_burst": "SA_NEW_PLAYER_BURST",
     "trusted_proxies": "SA_TRUSTED_PROXIES",
+    "abuse_ban": "SA_ABUSE_BAN",
     "guest_ttl": "SA_GUEST_TTL",
     "clock_tick": "SA_CLOCK_TICK",
     "race_ttl": "SA_RACE_TTL",
@@ -58,6 +59,8 @@ HELP: Final = {
     "connect_burst": "burst of new connections allowed above the connect rate",
     "new_player_rate": "new guests per second one address may create on a node (0: no limit)",
     "new_player_burst": "burst of new guests allowed above the new-player rate",
+    "abuse_ban": "seconds an address is refused after a connection of its was closed for abuse; "
+    "doubles with each repeat within an hour, up to 300 (0: no ban)",
     "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "clock_tick": "seconds between the clock's looks for races to start or end",
@@ -102,6 +105,8 @@ class Settings:
     connect_burst: int = 60
     new_player_rate: float = 0.2
     new_player_burst: int = 20
+    #: Seconds an address is refused after one of its connections was shut for abuse.
+    abuse_ban: float = 2.0
     #: Proxies (comma-separated addresses) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.

@@ -30,6 +30,10 @@ _UNAVAILABLE = (
 _ABORT_GRACE = 1.0
 
 
+def _stay_paused() -> None:
+    """Replaces websockets' resume-reading callback on a connection being shut."""
+
+
 class ConnectionHandler:
     """Serves the messages of every connection of a node."""
 
@@ -92,6 +96,9 @@ class ConnectionHandler:
         session.closing = asyncio.create_task(session.ws.close(CloseCode.POLICY_VIOLATION, reason))
         transport = session.ws.transport
         transport.pause_reading()
+        # websockets resumes reading once its queue of received frames drains; this
+        # connection must stay paused until it is dropped.
+        session.ws.recv_messages.resume = _stay_paused
         asyncio.get_running_loop().call_later(_ABORT_GRACE, transport.abort)
 
     async def handle_frame(self, session: Session, frame: bytes | str) -> None:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable
 
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -43,7 +44,7 @@ def http_routes(store: Store, metrics: Metrics, admission: Admission) -> Process
         if refusal is not None:
             metrics.refused_connections.labels(reason=refusal.name.lower()).inc()
             response = connection.respond(429, refusal.value + "\n")
-            response.headers["Retry-After"] = "1"
+            response.headers["Retry-After"] = str(max(1, math.ceil(admission.ban_left(address))))
             return response
         return None
 

@@ -14,7 +14,7 @@ import pytest
 import redis
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
 from client.sdk import ArenaClient
 from server.store import keys
@@ -62,8 +62,9 @@ async def test_an_address_over_its_open_connections_is_refused_with_429_and_othe
             assert await refused_status(node.url) == 429
             async with opened(node.url, OTHER) as other:  # another address is not affected
                 assert (await request(other, {"type": "ping", "id": 1}))["type"] == "pong"
-        # Closed connections give their places back.
-        await asyncio.sleep(0.1)
+        # Closed connections give their places back (after the second in which a
+        # refused address is dropped at the door).
+        await asyncio.sleep(1.1)
         async with opened(node.url) as again:
             assert (await request(again, {"type": "ping", "id": 2}))["type"] == "pong"
 
@@ -76,26 +77,54 @@ async def test_new_connections_beyond_the_connect_burst_are_refused_until_the_ra
             async with opened(node.url):
                 pass
         assert await refused_status(node.url) == 429
-        await asyncio.sleep(0.6)  # one token back at 2/s
+        await asyncio.sleep(1.1)  # tokens back at 2/s, and past the quiet second after a refusal
         async with opened(node.url) as ws:
             assert (await request(ws, {"type": "ping", "id": 1}))["type"] == "pong"
 
 
+async def flood_until_shut(url: str) -> None:
+    async with opened(url) as flooder:
+        with pytest.raises(ConnectionClosed) as closed:
+            for n in range(200):
+                await flooder.send(msgpack.packb({"type": "ping", "id": n}))
+            async for _ in flooder:
+                pass
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+
 async def test_a_connection_shut_for_flooding_empties_its_address_connect_burst(clean_redis: str) -> None:
-    async with running_node(
-        clean_redis, rate_limit=1.0, rate_burst=1, connect_rate=0.5, connect_burst=50
-    ) as node:
-        async with opened(node.url) as flooder:
-            with pytest.raises(ConnectionClosed) as closed:
-                for n in range(200):
-                    await flooder.send(msgpack.packb({"type": "ping", "id": n}))
-                async for _ in flooder:
-                    pass
-            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    settings: dict[str, object] = {"connect_rate": 0.5, "connect_burst": 50, "abuse_ban": 0}
+    async with running_node(clean_redis, rate_limit=1.0, rate_burst=1, **settings) as node:
+        await flood_until_shut(node.url)
         # The burst of 50 would have let this in; the flood spent it.
         assert await refused_status(node.url) == 429
         async with opened(node.url, OTHER) as other:
             assert (await request(other, {"type": "ping", "id": 1}))["type"] == "pong"
+
+
+async def test_an_address_whose_connection_was_shut_for_abuse_is_banned_then_let_back(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis, rate_limit=1.0, rate_burst=1, connect_rate=0, abuse_ban=3.0) as node:
+        await flood_until_shut(node.url)
+        with pytest.raises(InvalidStatus) as refused:
+            async with opened(node.url):
+                pass
+        response = refused.value.response
+        assert response.status_code == 429 and int(response.headers["Retry-After"]) >= 1
+        assert b"closed for abuse" in response.body
+        # Told once; hammering right after is dropped before any HTTP is read.
+        with pytest.raises(InvalidMessage):
+            async with opened(node.url):
+                pass
+        async with opened(node.url, OTHER) as other:
+            assert (await request(other, {"type": "ping", "id": 1}))["type"] == "pong"
+        await asyncio.sleep(node.admission.ban_left("127.0.0.1") + 0.1)
+        async with opened(node.url) as back:
+            assert (await request(back, {"type": "ping", "id": 2}))["type"] == "pong"
+        metrics = node.metrics.render().decode()
+        assert 'arena_refused_connections_total{reason="banned"} 1.0' in metrics
+        assert 'arena_refused_connections_total{reason="dropped"} 1.0' in metrics
 
 
 async def test_new_guests_beyond_the_burst_get_rate_limited_and_resuming_is_not_limited(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 
@@ -338,6 +339,58 @@ async def test_a_flooder_that_ignores_the_close_is_dropped_within_seconds(clean_
         assert loop.time() - started < 5  # the strike rule, then at most a second's grace
         writer.close()
         assert "arena_connections 0.0" in node.metrics.render().decode()
+    finally:
+        await node.stop()
+
+
+async def raw_websocket(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A hand-made WebSocket client: the handshake, then whatever bytes the test writes."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert b" 101 " in await reader.readuntil(b"\r\n\r\n")
+    return reader, writer
+
+
+async def test_a_connection_shut_for_flooding_is_not_read_any_more(clean_redis: str) -> None:
+    node = ArenaServer(node_settings(clean_redis, rate_limit=5.0, rate_burst=5))
+    await node.start()
+    try:
+        reader, writer = await raw_websocket(node.port)
+        padded = json.dumps({"type": "ping", "id": 1}).ljust(16_000)
+        chunk = Frame(Opcode.TEXT, padded.encode()).serialize(mask=True, extensions=[]) * 16
+        closed = asyncio.Event()
+
+        async def watch_for_the_close() -> None:
+            while data := await reader.read(65536):
+                if b"\x88" in data:  # a close frame from the server
+                    closed.set()
+
+        watcher = asyncio.create_task(watch_for_the_close())
+        # Many small frames in one write: websockets queues them all and pauses reading
+        # itself, so the shut comes while its own flow control would resume reading later.
+        small = Frame(Opcode.TEXT, b'{"type":"ping","id":2}').serialize(mask=True, extensions=[])
+        writer.write(small * 3000)
+        while not closed.is_set():
+            writer.write(chunk)
+            await writer.drain()
+            await asyncio.sleep(0)
+        # Shut: whatever is written now only fills the socket buffers (a few MB at most);
+        # a server still reading would take it in at hundreds of MB a second.
+        loop = asyncio.get_running_loop()
+        until = loop.time() + 0.5
+        taken = 0
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            while loop.time() < until:
+                writer.write(chunk)
+                await asyncio.wait_for(writer.drain(), max(0.001, until - loop.time()))
+                taken += len(chunk)
+        assert taken < 32 * 2**20, f"{taken / 2**20:.0f} MB read after the close"
+        watcher.cancel()
+        writer.transport.abort()
     finally:
         await node.stop()
 
