@@ -490,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
             "SA_MAX_CONNECTIONS_PER_ADDRESS": "0",
             "SA_CONNECT_RATE": "0",
             "SA_NEW_PLAYER_RATE": "0",
+            "SA_CREATE_RATE": "0",
             "SA_COUNTDOWN": "0",
             "SA_CLOCK_TICK": "0.01",
             "SA_LOG_LEVEL": "WARNING",
