@@ -1,0 +1,90 @@
+"""The side panels of the race screen: clock, racers' progress, ranking or results."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from client.tui.clock import ServerClock, format_remaining
+from client.tui.race_state import CARDS, Racer, RaceState
+
+BAR_WIDTH = 16
+
+
+def progress_bar(cards_left: int, width: int = BAR_WIDTH) -> str:
+    """Cards played as a bar: ``█`` for done, ``░`` for left.
+
+    >>> progress_bar(52, 4), progress_bar(26, 4), progress_bar(0, 4)
+    ('░░░░', '██░░', '████')
+    """
+    done = max(0, min(CARDS, CARDS - cards_left))
+    filled = round(width * done / CARDS)
+    return "█" * filled + "░" * (width - filled)
+
+
+def clock_text(state: RaceState, clock: ServerClock) -> str:
+    """What the clock says for the race now."""
+    if state.status == "cancelled":
+        return "race cancelled"
+    if state.over:
+        return "race over"
+    if state.status in ("open",):
+        return "waiting for racers"
+    if state.status == "countdown" and state.starts_at is not None and clock.until(state.starts_at) > 0:
+        return f"starts in {format_remaining(clock.until(state.starts_at))}"
+    if state.ends_at is not None:
+        return f"⏱ {format_remaining(clock.until(state.ends_at))} left"
+    return state.status
+
+
+def _flag(racer: Racer) -> str:
+    if racer.won:
+        return "won"
+    if racer.finished:
+        return "done"
+    return ""
+
+
+class ClockPanel(Static):
+    DEFAULT_CSS = "ClockPanel { height: 1; text-style: bold; }"
+
+    def show(self, state: RaceState, clock: ServerClock) -> None:
+        self.update(clock_text(state, clock))
+
+
+class RacersPanel(Static):
+    """Every racer's progress: a bar of cards played, cards left, score, moves."""
+
+    DEFAULT_CSS = "RacersPanel { height: auto; border-top: solid $primary; }"
+
+    def show(self, state: RaceState) -> None:
+        text = Text()
+        for racer in state.racers.values():
+            me = racer.player_id == state.me
+            name = f"{racer.name}{' (you)' if me else ''}{' [bot]' if racer.bot else ''}"
+            text.append(f"{name}\n", style="bold" if me else "")
+            text.append(progress_bar(racer.cards_left), style="green" if racer.won else "cyan")
+            text.append(f" {racer.cards_left:>2} left\n")
+            flag = _flag(racer)
+            text.append(f"  score {racer.score:>2}  moves {racer.move_count:>3}  {flag}\n", style="dim")
+        self.update(text)
+
+
+class RankingPanel(Static):
+    """The seats in order: live during the race, the results once it ended."""
+
+    DEFAULT_CSS = "RankingPanel { height: auto; border-top: solid $primary; }"
+
+    def show(self, state: RaceState) -> None:
+        title = "Results" if state.summary is not None else "Ranking"
+        text = Text(f"{title}\n", style="bold")
+        times = {}
+        if state.summary is not None:
+            times = {s.player_id: s.time_ms for s in state.summary.standings}
+        for rank, racer in state.ranking():
+            line = f"{rank}. {racer.name:<12} {racer.score:>2}"
+            time_ms = times.get(racer.player_id)
+            if racer.won:
+                line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
+            text.append(line + "\n", style="bold" if racer.player_id == state.me else "")
+        self.update(text)

@@ -1,0 +1,202 @@
+"""What the race screen knows about a race, updated from replies and events (pure).
+
+>>> from shared.protocol import Progress
+>>> state = RaceState(race_id="r1", me="p_a")
+>>> state.racers["p_b"] = Racer("p_b", "bob")
+>>> state.apply(Progress(race_id="r1", player_id="p_b", score=3, cards_left=49,
+...                      move_count=4, finished=False, won=False))
+True
+>>> [(rank, racer.name, racer.score) for rank, racer in state.ranking()]
+[(1, 'bob', 3)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Final
+
+from shared.protocol import (
+    BoardView,
+    MoveAck,
+    Progress,
+    RaceCancelled,
+    RaceCountdown,
+    RaceEnded,
+    RaceInfo,
+    RacerInfo,
+    RaceStarted,
+    RaceSummary,
+    RaceUpdate,
+    ServerMessage,
+)
+
+CARDS: Final = 52
+
+
+@dataclass(frozen=True, slots=True)
+class Racer:
+    """One racer's progress as everyone may see it."""
+
+    player_id: str
+    name: str
+    bot: bool = False
+    score: int = 0
+    cards_left: int = CARDS
+    move_count: int = 0
+    finished: bool = False
+    won: bool = False
+
+    @classmethod
+    def from_info(cls, info: RacerInfo) -> Racer:
+        return cls(
+            info.player_id,
+            info.name,
+            info.bot,
+            info.score,
+            info.cards_left,
+            info.move_count,
+            info.finished,
+            info.won,
+        )
+
+
+@dataclass
+class RaceState:
+    """The race as this racer follows it. ``status`` mirrors the server's race status."""
+
+    race_id: str
+    me: str | None
+    game: str | None = None
+    status: str = "open"
+    starts_at: int | None = None
+    ends_at: int | None = None
+    view: BoardView | None = None
+    seq: int = 0
+    racers: dict[str, Racer] = field(default_factory=dict)
+    #: Who won, in the order their wins became known (live ranking only).
+    winners: list[str] = field(default_factory=list)
+    summary: RaceSummary | None = None
+    cancelled: str | None = None
+    i_finished: bool = False
+
+    # ----- updates ------------------------------------------------------------------
+
+    def load(self, info: RaceInfo) -> None:
+        """Take in a whole race (``get_race``)."""
+        self.game = info.game
+        self.status = info.status
+        self.starts_at = info.starts_at
+        self.ends_at = info.ends_at
+        self.racers = {r.player_id: Racer.from_info(r) for r in info.racers}
+        for racer in self.racers.values():
+            self._note_win(racer)
+        if info.board is not None:
+            self.set_view(info.board.view)
+            self.seq = max(self.seq, info.board.seq)
+            self.i_finished = self.i_finished or info.board.finished
+
+    def set_view(self, view: BoardView) -> bool:
+        """Show ``view`` unless an older one (fewer moves) than the one shown."""
+        if self.view is not None and view.move_count < self.view.move_count:
+            return False
+        self.view = view
+        self.game = view.game
+        if self.me in self.racers:
+            mine = self.racers[self.me]
+            self.racers[self.me] = replace(
+                mine,
+                score=view.score,
+                cards_left=CARDS - view.score,
+                move_count=view.move_count,
+                won=view.won,
+                finished=mine.finished or view.won,
+            )
+            self._note_win(self.racers[self.me])
+        return True
+
+    def acked(self, ack: MoveAck) -> None:
+        self.seq = max(self.seq, ack.seq)
+        self.set_view(ack.view)
+        if ack.finished:
+            self.i_finished = True
+
+    def gave_up(self) -> None:
+        self.i_finished = True
+        if self.me in self.racers:
+            self.racers[self.me] = replace(self.racers[self.me], finished=True)
+
+    def apply(self, event: ServerMessage) -> bool:
+        """Take in an event; ``False`` if it is not about this race."""
+        if isinstance(event, RaceUpdate):
+            if event.race.race_id != self.race_id:
+                return False
+            self.load(event.race)
+            return True
+        if getattr(event, "race_id", None) != self.race_id:
+            return False
+        if isinstance(event, RaceCountdown):
+            self.status, self.starts_at, self.ends_at = "countdown", event.starts_at, event.ends_at
+        elif isinstance(event, RaceStarted):
+            self.status, self.starts_at, self.ends_at = "running", event.starts_at, event.ends_at
+            self.set_view(event.view)
+        elif isinstance(event, Progress):
+            known = self.racers.get(event.player_id, Racer(event.player_id, event.player_id))
+            self.racers[event.player_id] = replace(
+                known,
+                score=event.score,
+                cards_left=event.cards_left,
+                move_count=event.move_count,
+                finished=event.finished,
+                won=event.won,
+            )
+            self._note_win(self.racers[event.player_id])
+        elif isinstance(event, RaceEnded):
+            self.status, self.summary = "finished", event.summary
+        elif isinstance(event, RaceCancelled):
+            self.status, self.cancelled = "cancelled", event.message
+        else:
+            return False
+        return True
+
+    def _note_win(self, racer: Racer) -> None:
+        if racer.won and racer.player_id not in self.winners:
+            self.winners.append(racer.player_id)
+
+    # ----- reading ------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.status in ("finished", "cancelled")
+
+    def ranking(self) -> list[tuple[int, Racer]]:
+        """The seats as they stand: winners in the order they won, then by score
+        (equal scores share a rank); the final standings once the race ended."""
+        if self.summary is not None:
+            ranked = []
+            for standing in self.summary.standings:
+                known = self.racers.get(standing.player_id, Racer(standing.player_id, standing.name))
+                racer = replace(
+                    known,
+                    name=standing.name,
+                    score=standing.score,
+                    move_count=standing.move_count,
+                    won=standing.won,
+                    cards_left=CARDS - standing.score,
+                    finished=True,
+                )
+                ranked.append((standing.rank, racer))
+            return ranked
+
+        def key(racer: Racer) -> tuple[int, int]:
+            if racer.won and racer.player_id in self.winners:
+                return (0, self.winners.index(racer.player_id))
+            return (1, -racer.score)
+
+        ordered = sorted(self.racers.values(), key=key)
+        ranked = []
+        for index, racer in enumerate(ordered):
+            if index and key(racer) == key(ordered[index - 1]):
+                ranked.append((ranked[-1][0], racer))
+            else:
+                ranked.append((index + 1, racer))
+        return ranked

@@ -1,0 +1,416 @@
+"""The terminal UI: board drawing, local legal moves, picking, and whole races driven
+headless with textual's pilot against a real in-process server."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+
+from client.tui import RaceApp, ReplayApp
+from client.tui.board import BoardWidget, Direction, neighbour
+from client.tui.cards import card_text
+from client.tui.drawing import Marks, board_text, draw_board
+from client.tui.legal import legal_moves
+from client.tui.race import RaceScreen
+from client.tui.replay import ReplayScreen, Timeline
+from client.tui.selection import Pick, activate, targets
+from server.app import ArenaServer
+from shared import GAMES, Game, GameName, new_game, replay
+from shared.protocol import BoardView, LoggedMove, MoveLog
+from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.helpers import start_race
+from tests.server.solver import solve
+
+SIZE = (120, 44)
+
+
+def view_of(game: Game) -> BoardView:
+    return BoardView.model_validate(game.view())
+
+
+def lines_of(text: str) -> list[str]:
+    return text.splitlines()
+
+
+def line_with(text: str, word: str) -> int:
+    return next(i for i, line in enumerate(lines_of(text)) if word in line.split())
+
+
+async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting for the UI")
+        await pilot.pause(0.01)
+
+
+# ----- drawing ------------------------------------------------------------------------
+
+
+def test_eight_off_is_laid_out_as_in_aisleriot() -> None:
+    game = new_game("eight-off", WINNABLE_SEED)
+    text = board_text(view_of(game))
+    lines = lines_of(text)
+    # Foundations in a column on the left, reserve cells on top, tableau below them.
+    assert lines[0].split() == ["f1", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"]
+    assert lines[3].split() == ["f2", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"]
+    assert [line_with(text, f) for f in ("f1", "f2", "f3", "f4")] == [0, 3, 6, 9]
+    assert lines[3].index("t1") > lines[0].index("r1")
+    # Every card is face up: the 48 tableau cards and the 4 in the cells.
+    for name in ("r1", "r2", "r3", "r4", *(f"t{i}" for i in range(1, 9))):
+        for card in game.piles[name]:
+            assert f"[{card_text(card)}]" in text
+    # t1's six cards go down its column, bottom card first.
+    column = lines[3].index("t1") - 1
+    shown = [line[column : column + 5] for line in lines[4:10]]
+    assert shown == [f"[{card_text(c)}]" for c in game.piles["t1"]]
+
+
+def test_eagle_wing_hides_face_down_cards_and_shows_counts() -> None:
+    game = new_game("eagle-wing", 3)
+    game.play("deal")
+    text = board_text(view_of(game))
+    lines = lines_of(text)
+    assert lines[0].split() == ["stock", "waste", "f1", "f2", "f3", "f4"]
+    # The wings rise towards the trunk: t3 and t6 highest, t1 and t8 lowest, the
+    # reserve below them all.
+    rows = {name: line_with(text, name) for name in ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8")}
+    assert rows["t3"] == rows["t6"] < rows["t2"] == rows["t4"] == rows["t5"] == rows["t7"] < rows["t1"]
+    assert rows["t1"] == rows["t8"] < line_with(text, "reserve")
+    hidden = [*game.piles["stock"], *game.piles["reserve"], *game.piles["waste"][:-1]]
+    for card in hidden:
+        assert card_text(card) not in text
+    assert card_text(game.piles["waste"][-1]) in text
+    counts = lines[2].split()
+    assert counts[:2] == ["29", "1"]  # stock, waste
+    assert "13" in lines_of(text)[line_with(text, "reserve") + 2]
+
+
+def test_treize_pyramid_rows_and_the_waste_fan() -> None:
+    game = new_game("treize", 1)
+    for _ in range(4):
+        game.play("deal")
+    view = view_of(game)
+    text = board_text(view)
+    first = line_with(text, "p1")
+    for row, start in enumerate((1, 2, 4, 7, 11, 16, 22)):
+        names = [f"p{i}" for i in range(start, start + row + 1)]
+        assert lines_of(text)[first + 2 * row].split() == names
+    # Each row starts half a card to the left of the one above.
+    lefts = [lines_of(text)[first + 2 * row + 1].index("[") for row in range(7)]
+    assert lefts == [18, 15, 12, 9, 6, 3, 0]
+    waste = game.piles["waste"]
+    top_line = lines_of(text)[0].split()
+    assert top_line == ["stock", "wb", "wu", "wt"]
+    assert f"[{card_text(waste[0])}]" in lines_of(text)[1]
+    for card in waste[1:]:
+        assert card_text(card) in lines_of(text)[1]
+
+
+def test_highlights_mark_the_selection_and_its_targets() -> None:
+    game = new_game("eight-off", WINNABLE_SEED)
+    legal = game.legal_moves()
+    source = next(m.split(">")[0] for m in legal if m.startswith("t") and ">r" in m)
+    pick = Pick(source)
+    drawing = draw_board(view_of(game), Marks(pick, targets(legal, pick)))
+    top_hit = next(h for h in drawing.hits if h.pick == pick)
+    styles = {span.style for span in drawing.text.spans}
+    assert any("yellow" in str(style) for style in styles)
+    assert any("green" in str(style) for style in styles)
+    assert drawing.pick_at(top_hit.x + 2, top_hit.y) == pick
+
+
+# ----- legal moves and picking ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_legal_moves_worked_out_from_views_match_the_engine(game_name: GameName) -> None:
+    for seed in range(6):
+        game = new_game(game_name, seed)
+        rng = random.Random(seed)
+        for _ in range(120):
+            expected = game.legal_moves()
+            assert legal_moves(view_of(game)) == expected
+            if not expected:
+                break
+            game.play(rng.choice(expected))
+
+
+def test_a_view_with_legal_moves_is_taken_at_its_word() -> None:
+    view = view_of(new_game("treize", 1)).model_copy(update={"legal_moves": ["deal"]})
+    assert legal_moves(view) == ["deal"]
+
+
+def test_picking_cards_builds_moves() -> None:
+    legal = ["deal", "t1>f1", "t1>r5", "t3:2>t4", "t3>r5", "t3>t6"]
+    first = activate(legal, None, Pick("t3"))
+    assert first.selected == Pick("t3") and targets(legal, first.selected) == {"r5", "t6"}
+    # Enter on the selected pile again takes one more card, then drops the selection.
+    grown = activate(legal, first.selected, Pick("t3"))
+    assert grown.selected == Pick("t3", 2) and targets(legal, grown.selected) == {"t4"}
+    assert activate(legal, grown.selected, Pick("t4")).move == "t3:2>t4"
+    assert activate(legal, grown.selected, Pick("t3", 2)).selected is None
+    # A click lower in the column picks the group at once.
+    assert activate(legal, None, Pick("t3", 2)).selected == Pick("t3", 2)
+    # Another movable card replaces the selection; an unmovable one says why.
+    assert activate(legal, first.selected, Pick("t1")).selected == Pick("t1")
+    assert "nothing can move from t2" in activate(legal, None, Pick("t2")).note
+    assert activate(legal, None, Pick("stock")).move == "deal"
+    assert activate(["redeal"], None, Pick("stock")).move == "redeal"
+
+
+def test_picking_in_treize_pairs_and_removes_kings() -> None:
+    legal = ["deal", "p22+p25", "p23", "p24+wt"]
+    assert activate(legal, None, Pick("p23")).move == "p23"
+    chosen = activate(legal, None, Pick("wt")).selected
+    assert chosen == Pick("wt") and targets(legal, chosen) == {"p24"}
+    assert activate(legal, chosen, Pick("p24")).move == "p24+wt"
+    assert activate(legal, Pick("p25"), Pick("p22")).move == "p22+p25"
+
+
+def test_arrow_keys_find_the_nearest_pile() -> None:
+    drawing = draw_board(view_of(new_game("eight-off", WINNABLE_SEED)))
+    anchors = drawing.anchors
+    steps: list[tuple[str, Direction, str]] = [
+        ("r1", "right", "r2"),
+        ("r1", "left", "f1"),
+        ("r2", "down", "t1"),
+        ("t1", "up", "r2"),
+        ("t8", "right", "t8"),
+    ]
+    for start, direction, end in steps:
+        assert neighbour(anchors, start, direction) == end, (start, direction)
+
+
+# ----- replay -----------------------------------------------------------------------------
+
+
+def test_a_timeline_replays_like_shared_replay() -> None:
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    timeline = Timeline.play("eight-off", WINNABLE_SEED, "p_a", line)
+    assert timeline.error is None and timeline.last == len(line)
+    assert timeline.views[-1] == view_of(replay("eight-off", WINNABLE_SEED, line))
+    assert timeline.views[5] == view_of(replay("eight-off", WINNABLE_SEED, line[:5]))
+    broken = Timeline.play("eight-off", WINNABLE_SEED, "p_a", [line[0], "t1>t1"])
+    assert broken.last == 1 and broken.error is not None and "t1 cannot move onto itself" in broken.error
+
+
+def _log(game: GameName, seed: int, moves: dict[str, list[str]]) -> MoveLog:
+    logged = [
+        LoggedMove(player_id=player, seq=seq, move=move, at=1000 + seq)
+        for player, line in moves.items()
+        for seq, move in enumerate(line, start=1)
+    ]
+    return MoveLog(race_id="r1", game=game, seed=seed, salt="s", commitment="c", moves=logged)
+
+
+async def test_the_replay_screen_steps_through_each_racer() -> None:
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    other = new_game("eight-off", WINNABLE_SEED)
+    other_moves = []
+    for _ in range(3):
+        move = other.legal_moves()[-1]
+        other.play(move)
+        other_moves.append(move)
+    log = _log("eight-off", WINNABLE_SEED, {"p_a": line, "p_b": other_moves})
+    app = ReplayApp(log, {"p_a": "ada", "p_b": "bob"}, me="p_a")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.replay_screen
+        board = screen.query_one("#replay-board", BoardWidget)
+        assert board.plain == board_text(view_of(new_game("eight-off", WINNABLE_SEED)))
+        await pilot.press("right", "right")
+        assert board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, line[:2])))
+        await pilot.press("left")
+        assert board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, line[:1])))
+        await pilot.press("end")
+        final = replay("eight-off", WINNABLE_SEED, line)
+        assert final.is_won
+        assert board.view == view_of(final)
+        assert board.plain == board_text(view_of(final))
+        assert "WON" in str(screen.query_one("#replay-status").render())
+        await pilot.press("tab")  # bob
+        assert "racer bob (2/2)" in str(screen.query_one("#replay-title").render())
+        assert board.view == view_of(replay("eight-off", WINNABLE_SEED, other_moves))
+        await pilot.press("home")
+        assert board.view == view_of(new_game("eight-off", WINNABLE_SEED))
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+async def test_every_game_draws_in_the_app(game_name: GameName) -> None:
+    first = new_game(game_name, 4).legal_moves()[0]
+    app = ReplayApp(_log(game_name, 4, {"p_a": [first]}), {"p_a": "ada"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        board = app.replay_screen.query_one("#replay-board", BoardWidget)
+        assert board.plain == board_text(view_of(replay(game_name, 4, [first])))
+        assert board.size.width >= max(len(line) for line in board.plain.splitlines())
+
+
+# ----- whole races against a real server ---------------------------------------------------
+
+
+async def _type(pilot: Pilot[None], move: str) -> None:
+    await pilot.press(*move, "enter")
+
+
+async def _click(pilot: Pilot[None], board: BoardWidget, pick: Pick) -> None:
+    drawing = board.drawing
+    assert drawing is not None
+    hit = next(h for h in reversed(drawing.hits) if h.pick == pick)
+    # The middle of the card; the board has one cell of padding on the left.
+    assert await pilot.click("#board", offset=(1 + hit.x + hit.width // 2, hit.y))
+
+
+async def _go_to(pilot: Pilot[None], board: BoardWidget, name: str) -> None:
+    """Press arrow keys until the board's cursor is on ``name``."""
+    directions: list[Direction] = ["left", "right", "up", "down"]
+    for _ in range(40):
+        drawing = board.drawing
+        assert drawing is not None
+        if board.cursor == name:
+            return
+        target = drawing.anchors[name]
+        here = drawing.anchors.get(board.cursor or "", (-100, -100))
+        best = min(
+            directions,
+            key=lambda d: _distance(
+                drawing.anchors.get(neighbour(drawing.anchors, board.cursor, d) or "", here), target
+            ),
+        )
+        await pilot.press(best)
+    raise AssertionError(f"the cursor never reached {name}")
+
+
+def _distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return abs(a[0] - b[0]) + 3 * abs(a[1] - b[1])
+
+
+async def test_a_whole_race_played_in_the_tui(arena: ArenaServer, connect: Connect) -> None:
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    # The first move is played with the mouse and the second with the keyboard: both
+    # move one card.
+    assert all(":" not in move and ">" in move for move in line[:2])
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    race = await start_race(ada, bob)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        board = screen.query_one("#board", BoardWidget)
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        opening = board.plain
+        assert opening == board_text(race.view)
+        assert "ada (you)" in str(screen.query_one("#racers").render())
+        assert "left" in str(screen.query_one("#clock").render())
+
+        def played(count: int) -> Callable[[], bool]:
+            return lambda: screen.state.view is not None and screen.state.view.move_count == count
+
+        for index, move in enumerate(line):
+            if index == 0:
+                # The mouse: the card, then its target.
+                src, dst = move.split(">")
+                await _click(pilot, board, Pick(src))
+                assert board.selected == Pick(src)
+                assert dst in targets(board.legal, board.selected)
+                await _click(pilot, board, Pick(dst))
+            elif index == 1:
+                # The keyboard: tab to the board, arrows, enter on the card and its target.
+                src, dst = move.split(">")
+                screen.move_input.focus()
+                await pilot.press("tab")
+                assert board.has_focus
+                await _go_to(pilot, board, src)
+                await pilot.press("enter")
+                await _go_to(pilot, board, dst)
+                await pilot.press("enter")
+            elif index == 2:
+                # Typed key by key, with tab completing as far as the legal moves agree.
+                field = screen.move_input
+                field.focus()
+                source = move.split(">")[0].split(":")[0]
+                await pilot.press(*source)
+                assert move in str(screen.query_one("#hints").render())
+                await pilot.press("tab")
+                assert field.value.startswith(source) and move.startswith(field.value)
+                assert len(field.value) > len(source)
+                await pilot.press(*move[len(field.value) :], "enter")
+            elif index < 6:
+                await _type(pilot, move)
+            else:
+                # The rest pasted into the input (a key press costs the pilot ~50 ms).
+                screen.move_input.post_message(events.Paste(move))
+                await pilot.press("enter")
+            await wait_until(pilot, played(index + 1))
+            expected = view_of(replay("eight-off", WINNABLE_SEED, line[: index + 1]))
+            assert board.plain == board_text(expected), f"after {move}"
+            assert board.plain != opening
+        assert screen.state.view is not None and screen.state.view.won
+        assert "you won" in screen.status.last
+        lines = lines_of(board.plain)
+        for foundation in ("f1", "f2", "f3", "f4"):
+            assert lines[line_with(board.plain, foundation) + 2].split()[0] == "13"
+        assert "won" in str(screen.query_one("#racers").render())
+
+        # Bob gives up; the race ends and the results show.
+        await bob.finish(race.race_id)
+        await wait_until(pilot, lambda: screen.state.summary is not None)
+        ranking = str(screen.query_one("#ranking").render())
+        assert "Results" in ranking
+        assert ranking.index("1. ada") < ranking.index("2. bob")
+        assert "you placed 1st of 2" in screen.status.last
+        assert "race over" in str(screen.query_one("#clock").render())
+
+        # The replay opens on the same race and steps to the final position.
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        replay_screen = app.screen
+        assert isinstance(replay_screen, ReplayScreen)
+        await pilot.press("end")
+        final = replay("eight-off", WINNABLE_SEED, line)
+        replay_board = replay_screen.query_one("#replay-board", BoardWidget)
+        assert "racer ada (1/2)" in str(replay_screen.query_one("#replay-title").render())
+        assert replay_board.view == view_of(final)
+        assert replay_board.plain == board_text(view_of(final))
+        await pilot.press("escape")
+        assert isinstance(app.screen, RaceScreen)
+
+
+async def test_a_refused_move_shows_the_servers_reason(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off", seats=2, time_limit=30)
+    await bob.join_race(race.code)
+    # The app opens before the start: the deal arrives with race_started.
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: len(screen.state.racers) == 2)
+        assert screen.state.view is None
+        await ada.ready(race.race_id)
+        await bob.ready(race.race_id)
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        board = screen.query_one("#board", BoardWidget)
+        before = board.plain
+        assert screen.legal == new_game("eight-off", WINNABLE_SEED).legal_moves()
+        await _type(pilot, "t1>t1")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last == "✗ t1>t1: t1 cannot move onto itself"
+        await _type(pilot, "t9>f1")
+        await wait_until(pilot, lambda: "t9" in screen.status.last)
+        assert "eight-off has no pile 't9'" in screen.status.last
+        assert board.plain == before
+        assert screen.state.view is not None and screen.state.view.move_count == 0
+        # Bob's progress shows up in the racers panel.
+        await bob.move(race.race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+        await wait_until(pilot, lambda: screen.state.racers[bob.player_id or ""].move_count == 1)
+        assert "moves   1" in str(screen.query_one("#racers").render())
