@@ -10,11 +10,15 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import fields
 
+from client import cli as player_commands
 from server import logs
 from server.app import ArenaServer
 from server.config import ENV_VARS, HELP, Settings
 
-_DESCRIPTION = "Race other people on the same solitaire deal: Eagle Wing, Treize and Eight Off."
+_DESCRIPTION = (
+    "Race other people on the same solitaire deal: Eagle Wing, Treize and Eight Off. "
+    "'serve' runs a server; 'play' and 'replay' are for players."
+)
 _SERVE_DESCRIPTION = (
     "Run a race server node. Without --redis-url it starts its own redis-server with "
     "append-only persistence in --data-dir. Every option has an environment variable; "
@@ -56,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
             choices=_CHOICES.get(name),
             help=f"{HELP[name]} (env {var}, default {shown})",
         )
+    player_commands.add_commands(commands)
     return parser
 
 
@@ -71,6 +76,8 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "serve":
+        return player_commands.run(args)
     try:
         settings = Settings.from_env(**{name: getattr(args, name) for name in ENV_VARS})
     except SystemExit as exc:

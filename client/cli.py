@@ -1,0 +1,178 @@
+"""The player's commands of ``solitaire-arena``: ``play`` and ``replay`` (and ``bot`` once
+bots are wired). ``server/cli.py`` builds the command line and hands these over; this
+module uses the SDK and the terminal UI only.
+
+Every failure is one readable line on stderr and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from websockets.exceptions import InvalidHandshake, InvalidStatus
+
+from client.credentials import TokenStore
+from client.errors import ArenaError
+from client.sdk import ArenaClient
+from shared.games import GAMES
+from shared.protocol import MatchFound
+
+#: Where the commands connect unless told otherwise.
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
+#: Seconds ``play`` waits for a quick-match opponent by default.
+DEFAULT_WAIT = 300.0
+_GAME_NAMES = sorted(GAMES)
+
+
+def default_server() -> str:
+    return os.environ.get("SOLITAIRE_ARENA_SERVER", DEFAULT_SERVER)
+
+
+def default_name() -> str:
+    """The account's login name, trimmed to what the server accepts as a guest name."""
+    try:
+        login = getpass.getuser()
+    except (KeyError, OSError):
+        login = ""
+    cleaned = re.sub(r"[^\w .-]", "", login)[:24].strip(" ._-")
+    return cleaned or "player"
+
+
+def add_commands(commands: Any) -> None:
+    """Add the player's commands to the ``solitaire-arena`` sub-command parser."""
+    play = commands.add_parser(
+        "play",
+        help="race in the terminal: quick match, or create or join a race",
+        description=(
+            "Race in the terminal. By default you are quick-matched with the next player "
+            "who wants the same game; --create opens a race for friends (its code is "
+            "printed) and --join CODE sits in one. Your guest token is kept in your "
+            "credentials file, so the same --name resumes the same player."
+        ),
+    )
+    play.add_argument("game", nargs="?", default="eight-off", choices=_GAME_NAMES, help="default eight-off")
+    way = play.add_mutually_exclusive_group()
+    way.add_argument("--create", action="store_true", help="open a new race and print its code")
+    way.add_argument("--join", metavar="CODE", help="sit in the race with this code")
+    play.add_argument("--seats", type=int, default=2, help="seats of a created race (default 2)")
+    play.add_argument(
+        "--time-limit", type=float, default=600.0, help="seconds of a created race (default 600)"
+    )
+    play.add_argument(
+        "--wait", type=float, default=DEFAULT_WAIT, help="seconds to wait for an opponent (default 300)"
+    )
+    _common(play)
+
+    replay = commands.add_parser(
+        "replay",
+        help="step through a finished race, or print its move log",
+        description=(
+            "Step through a finished race in the terminal (every racer's moves from the "
+            "deal), or with --json print its results and move log for scripts."
+        ),
+    )
+    replay.add_argument("race", help="the race id")
+    replay.add_argument("--json", action="store_true", help="print results and moves as JSON and exit")
+    _common(replay)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=default_server(),
+        help=f"server address (env SOLITAIRE_ARENA_SERVER, default {DEFAULT_SERVER})",
+    )
+    parser.add_argument("--name", default=default_name(), help="your player name (default: your login)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one player command; its exit status."""
+    commands: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
+        "play": play,
+        "replay": replay,
+    }
+    try:
+        return asyncio.run(commands[args.command](args))
+    except KeyboardInterrupt:
+        return 130
+    except ArenaError as exc:
+        return fail(f"{exc.code}: {exc.message}")
+    except InvalidStatus as exc:
+        body = exc.response.body.decode(errors="replace").strip()
+        return fail(f"the server refused the connection ({exc.response.status_code}): {body}")
+    except (OSError, InvalidHandshake) as exc:
+        return fail(f"cannot reach {args.server}: {exc}")
+    except TimeoutError:
+        return fail("timed out waiting for the server")
+
+
+def fail(line: str) -> int:
+    print(f"solitaire-arena: {line}", file=sys.stderr)
+    return 1
+
+
+async def _signed_in(args: argparse.Namespace) -> ArenaClient:
+    client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
+    try:
+        await client.sign_in(args.name, TokenStore())
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+async def play(args: argparse.Namespace) -> int:
+    from client.tui.app import run_play  # textual loads only for the commands that draw
+
+    client = await _signed_in(args)
+    try:
+        if args.join:
+            race = await client.join_race(args.join.strip().upper())
+            race_id = race.race_id
+        elif args.create:
+            race = await client.create_race(args.game, seats=args.seats, time_limit=args.time_limit)
+            race_id = race.race_id
+            print(f"race {race.code} created: others join with  solitaire-arena play --join {race.code}")
+        else:
+            await client.quick_match(args.game)
+            print(f"waiting for someone to race at {args.game} (up to {args.wait:g} s)…", flush=True)
+            try:
+                found = await client.wait_for(MatchFound, timeout=args.wait)
+            except TimeoutError:
+                await client.cancel_quick_match()
+                return fail(f"nobody else wanted {args.game} within {args.wait:g} s; try again later")
+            race_id = found.race.race_id
+        if args.join or args.create:
+            await client.ready(race_id)
+        await run_play(client, race_id)
+    finally:
+        await client.close()
+    return 0
+
+
+async def replay(args: argparse.Namespace) -> int:
+    client = await _signed_in(args)
+    try:
+        log = await client.move_log(args.race)
+        summary = await client.results(args.race)
+        if args.json:
+            document = {
+                "summary": summary.model_dump(mode="json"),
+                "moves": [m.model_dump(mode="json") for m in log.moves],
+            }
+            print(json.dumps(document, indent=2))
+            return 0
+        from client.tui.app import run_replay
+
+        await run_replay(client, args.race)
+    finally:
+        await client.close()
+    return 0
