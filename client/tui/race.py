@@ -184,6 +184,10 @@ class RaceScreen(Screen[None]):
             return self._ending_note()
         if state.status == "running":
             return GO
+        if state.status == "open" and state.code:
+            seated = f"{len(state.racers)}/{state.seats} seated"
+            join = f"play --join {state.code}"
+            return f"{state.game} race {state.code}: {seated}, waiting for everyone to be ready ({join})"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:

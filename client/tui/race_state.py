@@ -67,6 +67,9 @@ class RaceState:
     race_id: str
     me: str | None
     game: str | None = None
+    #: The code others join with (``play --join CODE``).
+    code: str | None = None
+    seats: int = 0
     status: str = "open"
     starts_at: int | None = None
     ends_at: int | None = None
@@ -84,6 +87,8 @@ class RaceState:
     def load(self, info: RaceInfo) -> None:
         """Take in a whole race (``get_race``)."""
         self.game = info.game
+        self.code = info.code
+        self.seats = info.seats
         self.status = info.status
         self.starts_at = info.starts_at
         self.ends_at = info.ends_at

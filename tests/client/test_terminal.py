@@ -1,0 +1,82 @@
+"""``solitaire-arena play`` in a real terminal (tmux): the command draws the race, takes a
+typed move, and quits on ctrl+q."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client.sdk import ArenaClient
+from shared.protocol import Progress, RaceStarted
+from tests.server.conftest import NodeProcess, start_node
+
+ROOT = Path(__file__).resolve().parents[2]
+SESSION = f"arena-test-{os.getpid()}"
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux for a real terminal")
+
+
+@pytest.fixture(scope="module")
+def node(redis_url: str) -> Iterator[NodeProcess]:
+    process = start_node(redis_url=redis_url)
+    yield process
+    process.terminate()
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+
+
+async def screen_with(pattern: str, timeout: float = 15.0) -> re.Match[str]:
+    """Wait until the terminal shows ``pattern``; the match."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + timeout
+    while loop.time() < until:
+        found = re.search(pattern, tmux("capture-pane", "-p", "-t", SESSION))
+        if found:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"never on screen: {pattern}\n{tmux('capture-pane', '-p', '-t', SESSION)}")
+
+
+async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    env = (
+        f"PYTHONPATH={shlex.quote(str(ROOT))} SOLITAIRE_ARENA_CONFIG={shlex.quote(str(tmp_path / 'c.json'))}"
+    )
+    play = f"-m server.cli play eight-off --create --name ada --server {node.url}"
+    command = f"{env} {shlex.quote(sys.executable)} {play}"
+    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        bob = await ArenaClient.connect(node.url)
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        await bob.ready(race.race_id)
+        started = await bob.wait_for(RaceStarted, timeout=15)
+        await screen_with(r"t1 +t2 +t3")  # the Eight Off tableau is drawn
+        await screen_with(r"bob")  # the other racer's progress
+        move = (started.view.legal_moves or [])[0]
+        tmux("send-keys", "-t", SESSION, "-l", move)
+        tmux("send-keys", "-t", SESSION, "Enter")
+        progress = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        assert progress.move_count == 1
+        tmux("send-keys", "-t", SESSION, "C-q")
+        for _ in range(50):
+            if SESSION not in tmux("list-sessions"):
+                break
+            await asyncio.sleep(0.1)
+        assert SESSION not in tmux("list-sessions")  # the command exited
+        await bob.close()
+    finally:
+        tmux("kill-session", "-t", SESSION)
