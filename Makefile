@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ bench-engine: $(STAMP)
 
 bench-load: $(STAMP)
 	$(PY) bench/load.py --racers 1000 --seconds 10
+
+# Bot strategies offline (engine only): wins and mean score per game and strategy over
+# 30 seeded deals (about 30 seconds on one core; one markdown table).
+bench-bots: $(STAMP)
+	$(PY) bench/bots.py --seeds 30
 
 # Honest racers' ack latency with no attackers, then while 50 hostile connections attack
 # (about 40 seconds, loopback only; one table with the target).

@@ -1,6 +1,6 @@
-"""The player's commands of ``solitaire-arena``: ``play`` and ``replay`` (and ``bot`` once
-bots are wired). ``server/cli.py`` builds the command line and hands these over; this
-module uses the SDK and the terminal UI only.
+"""The player's commands of ``solitaire-arena``: ``play``, ``replay`` and ``bot``.
+``server/cli.py`` builds the command line and hands these over; this module uses the
+SDK, the terminal UI and the bots only.
 
 Every failure is one readable line on stderr and a non-zero exit status.
 """
@@ -12,6 +12,7 @@ import asyncio
 import getpass
 import json
 import os
+import random
 import re
 import sys
 from collections.abc import Callable, Coroutine
@@ -20,10 +21,10 @@ from typing import Any
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 
 from client.credentials import TokenStore
-from client.errors import ArenaError
+from client.errors import ArenaError, RateLimitedError
 from client.sdk import ArenaClient
 from shared.games import GAMES
-from shared.protocol import MatchFound
+from shared.protocol import MatchFound, RaceSummary
 
 #: Where the commands connect unless told otherwise.
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -83,6 +84,24 @@ def add_commands(commands: Any) -> None:
     replay.add_argument("--json", action="store_true", help="print results and moves as JSON and exit")
     _common(replay)
 
+    bot = commands.add_parser(
+        "bot",
+        help="run bots that wait in quick-match queues and race whoever comes",
+        description=(
+            "Run bots that queue for quick matches and race whoever comes, again and "
+            "again, until interrupted (or --races each). They are marked as bots, see only "
+            "what any racer sees, and print one line per race."
+        ),
+    )
+    bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
+    bot.add_argument(
+        "--strategy", choices=("random", "search"), default="search", help="how they choose (default search)"
+    )
+    bot.add_argument("--game", default="eight-off", choices=_GAME_NAMES, help="default eight-off")
+    bot.add_argument("--races", type=int, help="races per bot, then stop (default: until interrupted)")
+    bot.add_argument("--json", action="store_true", help="print each race's result as a JSON line")
+    bot.add_argument("--server", default=default_server(), help=f"server address (default {DEFAULT_SERVER})")
+
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -98,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     commands: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
         "play": play,
         "replay": replay,
+        "bot": bots,
     }
     try:
         return asyncio.run(commands[args.command](args))
@@ -176,3 +196,61 @@ async def replay(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     return 0
+
+
+async def bots(args: argparse.Namespace) -> int:
+    if args.count < 1:
+        return fail("--count must be at least 1")
+    store = TokenStore()
+    fleet = [asyncio.create_task(_run_bot(args, number, store)) for number in range(1, args.count + 1)]
+    try:
+        await asyncio.gather(*fleet)
+    finally:
+        for task in fleet:
+            task.cancel()
+        await asyncio.gather(*fleet, return_exceptions=True)
+    return 0
+
+
+async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> None:
+    from client.bots import Bot, RandomStrategy, SearchStrategy, Strategy
+
+    def new_strategy() -> Strategy:
+        seed = f"{number}-{random.random()}"
+        return SearchStrategy(seed=seed) if args.strategy == "search" else RandomStrategy(seed=seed)
+
+    client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
+    try:
+        bot = Bot(client, args.game, new_strategy, number=number, wait=float("inf"))
+        while True:
+            try:
+                await client.sign_in(bot.name, store, bot=True)
+                break
+            except RateLimitedError:  # new guests from one address come at a limited rate
+                await asyncio.sleep(5.0)
+        played = 0
+        while args.races is None or played < args.races:
+            summary = await bot.race()
+            played += 1
+            _report(bot.name, client.player_id, summary, args.json)
+    finally:
+        await client.close()
+
+
+def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_json: bool) -> None:
+    if summary is None:
+        line: dict[str, Any] = {"name": name, "cancelled": True}
+        print(json.dumps(line) if as_json else f"{name}: race cancelled", flush=True)
+        return
+    mine = next(s for s in summary.standings if s.player_id == player_id)
+    if as_json:
+        line = {"race_id": summary.race_id, "game": summary.game, **mine.model_dump(mode="json")}
+        print(json.dumps(line), flush=True)
+        return
+    result = (
+        f"won in {mine.time_ms / 1000:.1f} s"
+        if mine.won and mine.time_ms is not None
+        else f"{mine.score} cards home"
+    )
+    rank = f"rank {mine.rank}/{len(summary.standings)}"
+    print(f"{name}: race {summary.race_id} ({summary.game}) {rank}, {result}", flush=True)

@@ -107,3 +107,16 @@ def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
         assert flag in play.stdout
     replay = run("replay", "--help", config=tmp_path / "c.json")
     assert replay.returncode == 0 and "--json" in replay.stdout
+
+
+def test_two_bots_race_each_other_and_report_each_race(node: NodeProcess, tmp_path: Path) -> None:
+    result = run(
+        "bot", "--count", "2", "--races", "1", "--strategy", "random", "--game", "treize", "--json",
+        "--server", node.url, config=tmp_path / "c.json", timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(line["name"] for line in lines) == ["bot-random-1", "bot-random-2"]
+    assert len({line["race_id"] for line in lines}) == 1  # they raced each other
+    assert [(line["bot"], line["game"]) for line in lines] == [(True, "treize")] * 2
+    assert sorted(line["rank"] for line in lines) in ([1, 2], [1, 1])

@@ -7,10 +7,12 @@ that keeps the position valid and out of the way.
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
-from shared import FULL_DECK, RANKS, IllegalMove, from_position
+from shared import FULL_DECK, RANKS, IllegalMove, from_position, new_game
 from shared.game import Game
+from shared.knowledge import hidden_slots
 
 EW_PILES = ("stock", "waste", "f1", "f2", "f3", "f4", *(f"t{i}" for i in range(1, 9)), "reserve")
 TREIZE_PILES = ("stock", "waste", *(f"p{i}" for i in range(1, 29)))
@@ -152,3 +154,26 @@ def rejected(game: Game, move: str) -> str:
 
 def steps_of(result: Any) -> list[tuple[str | None, str, str]]:
     return [(s.card, s.src, s.dst) for s in result.steps]
+
+
+def played(game_id: str, seed: int, moves: int) -> Game:
+    """The deal of ``seed`` after up to ``moves`` random legal moves."""
+    rng = random.Random(seed)
+    game = new_game(game_id, seed)
+    for _ in range(moves):
+        legal = game.legal_moves()
+        if not legal or game.is_won:
+            break
+        game.play(rng.choice(legal))
+    return game
+
+
+def with_hidden_shuffled(game: Game, rng: random.Random) -> Game:
+    """Another game with the same view: the cards in hidden slots trade places."""
+    position = game.position()
+    slots = hidden_slots(game.view())
+    cards = [position["piles"][name][index] for name, index in slots]
+    rng.shuffle(cards)
+    for (name, index), card in zip(slots, cards, strict=True):
+        position["piles"][name][index] = card
+    return from_position(position, move_count=game.move_count)

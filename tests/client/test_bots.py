@@ -1,0 +1,196 @@
+"""Bots: strategies play only legal moves from what a racer sees, search beats random, and
+two bots race each other to the end on a real server (client.bots)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from client.bots import Bot, Memory, RandomStrategy, SearchStrategy, Strategy, distinct_moves
+from client.bots.offline import play_deal
+from client.sdk import ArenaClient
+from shared import GAMES, new_game
+from shared.knowledge import view_key
+from tests.server.conftest import running_node
+from tests.shared.enginekit import played, with_hidden_shuffled
+
+#: Small searches keep these tests quick; the strategy is the same.
+QUICK_SEARCH: dict[str, Any] = {"budget": 60, "samples": 2}
+
+
+class Checked:
+    """Wraps a strategy and fails the test if it ever picks a move that is not legal."""
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.choices = 0
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
+        move = self.inner.choose(view, legal)
+        assert move is None or move in legal, f"{self.name} chose {move!r}, not in {legal}"
+        self.choices += 1
+        return move
+
+
+class BlundersFirst:
+    """Plays a move the server must refuse first, then lets ``inner`` play."""
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.blundered = False
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
+        if not self.blundered:
+            self.blundered = True
+            return "t1>t1"
+        return self.inner.choose(view, legal)
+
+
+# ----- strategies offline ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_random_and_search_only_ever_choose_legal_moves(game_id: str) -> None:
+    for seed in (1, 2):
+        for strategy in (RandomStrategy(seed), SearchStrategy(seed, **QUICK_SEARCH)):
+            checked = Checked(strategy)
+            outcome = play_deal(game_id, seed, checked, max_moves=80)
+            assert checked.choices >= min(outcome.moves, 1)
+
+
+@pytest.mark.parametrize("game_id", ["eagle-wing", "treize"])
+def test_search_chooses_alike_for_games_that_differ_only_in_hidden_cards(game_id: str) -> None:
+    for seed in range(4):
+        real = played(game_id, seed, moves=seed * 7)
+        twin = with_hidden_shuffled(real, random.Random(seed))
+        assert twin.view() == real.view() and twin.position() != real.position()
+        choices = [
+            SearchStrategy(seed=seed, **QUICK_SEARCH).choose(game.view(), game.legal_moves())
+            for game in (real, twin)
+        ]
+        assert choices[0] == choices[1]
+
+
+def test_search_scores_higher_on_every_game_and_wins_more_than_random() -> None:
+    seeds = range(1000, 1004)
+    wins = {"search": 0, "random": 0}
+    for game_id in GAMES:
+        search = [play_deal(game_id, s, SearchStrategy(s), max_moves=300) for s in seeds]
+        rand = [play_deal(game_id, s, RandomStrategy(s), max_moves=300) for s in seeds]
+        assert sum(o.score for o in search) > sum(o.score for o in rand), game_id
+        wins["search"] += sum(o.won for o in search)
+        wins["random"] += sum(o.won for o in rand)
+    # Treize is rarely won by either in four deals; Eight Off almost always by search.
+    assert wins["search"] >= wins["random"] + 4, wins
+
+
+def test_search_never_returns_to_a_position_it_already_stood_on() -> None:
+    game = new_game("eight-off", 1001)
+    strategy = SearchStrategy(seed=1, **QUICK_SEARCH)
+    seen = {view_key(game.view())}
+    for _ in range(120):
+        move = strategy.choose(game.view(), game.legal_moves())
+        if move is None:
+            break
+        game.play(move)
+        key = view_key(game.view())
+        assert key not in seen, f"{move} went back to a position already played"
+        seen.add(key)
+
+
+def test_search_gives_up_when_the_score_stalls_for_its_patience() -> None:
+    strategy = SearchStrategy(seed=1, patience=3, **QUICK_SEARCH)
+    game = new_game("eagle-wing", 1001)
+    moves = 0
+    while (move := strategy.choose(game.view(), game.legal_moves())) is not None:
+        game.play(move)
+        moves += 1
+        assert moves < 200
+    assert not game.is_won and game.legal_moves()
+
+
+def test_distinct_moves_drop_moves_that_only_rename_piles() -> None:
+    view: dict[str, Any] = new_game("eight-off", 1).view()
+    legal = ["r1>r5", "r1>r6", "r1>t3", "t1:3>t4", "t2>r5", "t2>r6"]
+    view["piles"]["t4"] = {"count": 0, "cards": []}
+    view["piles"]["t1"] = {"count": 3, "cards": ["KS", "QS", "JS"]}
+    # r1 (one card) to an empty cell only renames it; a whole pile to an empty pile too;
+    # of the moves of one card to empty cells, only the first stays.
+    assert distinct_moves(view, legal) == ["r1>t3", "t2>r5"]
+
+
+def test_memory_remembers_the_eagle_wing_stock_after_a_redeal_and_only_true_cards() -> None:
+    game = new_game("eagle-wing", 8)
+    memory = Memory()
+    known_after_redeal = 0
+    while True:
+        memory.observe(game.view())
+        remembered = memory.remembered()
+        for (name, index), card in remembered.items():
+            assert game.piles[name][index] == card
+        if game.redeals_used == 1 and not game.piles["waste"]:
+            known_after_redeal = len(remembered)
+        legal = game.legal_moves()
+        if "redeal" in legal and game.redeals_used == 1:
+            break
+        game.play("deal" if "deal" in legal else "redeal")
+    # Right after the redeal the whole stock is known; after the second pass, the waste.
+    assert known_after_redeal == 30
+    assert len(memory.remembered()) == len(game.piles["waste"]) - 1 == 29
+
+
+def test_memory_knows_which_treize_cards_were_removed() -> None:
+    game = new_game("treize", 3)
+    memory = Memory()
+    removed: set[str] = set()
+    for _ in range(40):
+        memory.observe(game.view())
+        assert memory.out_of_play == removed
+        moves = [m for m in game.legal_moves() if m != "deal"] or game.legal_moves()
+        if not moves:
+            break
+        result = game.play(moves[0])
+        removed |= {step.card for step in result.steps if step.dst == "removed" and step.card}
+
+
+# ----- bots on a real server ---------------------------------------------------------------
+
+
+async def _race_two_bots(redis_url: str, first: Strategy, second: Strategy) -> None:
+    async with running_node(redis_url, quick_match_time_limit=30) as node:
+        clients = [await ArenaClient.connect(node.url) for _ in range(2)]
+        try:
+            bots = [
+                Bot(clients[0], "eight-off", lambda: first, number=1, max_moves=150, wait=10),
+                Bot(clients[1], "eight-off", lambda: second, number=2, max_moves=150, wait=10),
+            ]
+            for bot in bots:
+                await bot.hello()
+            summaries = await asyncio.wait_for(asyncio.gather(*(bot.race() for bot in bots)), 60)
+        finally:
+            for client in clients:
+                await client.close()
+    for summary in summaries:
+        assert summary is not None
+        names = sorted(standing.name for standing in summary.standings)
+        assert names == sorted(bot.name for bot in bots)
+        assert all(standing.bot for standing in summary.standings)
+    assert summaries[0] == summaries[1]
+
+
+async def test_two_bots_quick_match_race_and_both_are_in_the_standings(clean_redis: str) -> None:
+    search, rand = Checked(SearchStrategy(seed=1)), Checked(RandomStrategy(seed=1))
+    await _race_two_bots(clean_redis, search, rand)
+    assert search.choices > 0 and rand.choices > 0
+
+
+async def test_a_bot_refused_a_move_reads_its_board_again_and_plays_on(clean_redis: str) -> None:
+    blunderer = BlundersFirst(Checked(SearchStrategy(seed=2)))
+    await _race_two_bots(clean_redis, blunderer, RandomStrategy(seed=2))
+    assert blunderer.blundered and isinstance(blunderer.inner, Checked) and blunderer.inner.choices > 0
