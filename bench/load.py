@@ -26,7 +26,9 @@ precomputed script of random legal moves for their identical deal (random legal 
 while they do not fill the reserve, otherwise a reserve card moved between empty cells:
 legal, and the same path as any other move), so move generation mostly happens before
 the clock runs. The client pauses its own garbage collector while it measures (its
-pauses would otherwise count as server latency). Options: ``--legal-moves`` adds a
+pauses would otherwise count as server latency). Options: ``--bots N`` then runs N of
+the project's bots (``client/bots``, random strategy) racing each other by quick match
+and prints their races, moves/s and ack latency; ``--legal-moves`` adds a
 flat-out run whose racers ask for legal moves with every view (its CPU per move against
 the plain flat-out run is their cost); ``--server-metrics`` prints
 the server's own move latency histogram; ``--redis-stats`` prints Redis command counts
@@ -51,7 +53,7 @@ import time
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
@@ -59,9 +61,12 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from client.bots import Bot, RandomStrategy  # noqa: E402
+from client.sdk import ArenaClient  # noqa: E402
 from server.cli import loop_factory  # noqa: E402
 from server.redis_embedded import EmbeddedRedis, free_port  # noqa: E402
 from shared import Game, from_position  # noqa: E402
+from shared.protocol import MoveAck  # noqa: E402
 
 _RANKS = "A23456789TJQK"
 _RESERVE = tuple(f"r{i}" for i in range(1, 9))
@@ -122,7 +127,10 @@ def process_cpu(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_client(coro: Coroutine[Any, Any, tuple[Tally, float]]) -> tuple[Tally, float]:
+R = TypeVar("R")
+
+
+def run_client(coro: Coroutine[Any, Any, R]) -> R:
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         return runner.run(coro)
 
@@ -415,7 +423,7 @@ def row(name: str, offered: str, tally: Tally, elapsed: float) -> Row:
 def print_report(
     racers: int, seconds: float, warmup: float, rows: list[Row], rejected: int, races: tuple[int, int]
 ) -> None:
-    flat, paced, echo = rows
+    flat, paced, echo = rows[0], rows[-2], rows[-1]
     print(f"\n{racers} connected racers in every run; {seconds:g} s measured per run "
           f"(arena runs after {warmup:g} s warm-up); one server process, loopback\n")  # fmt: skip
     head = ("run", "offered", "moves/s", "p50 ms", "p99 ms", "moves", "server CPU us/move")
@@ -457,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
         help="paced run: a racer's mean pause after each ack (overrides --load)",
     )
     parser.add_argument("--server-metrics", action="store_true", help="print the server's move latency")
+    parser.add_argument(
+        "--bots", type=int, default=0, help="then run this many of the project's bots (client/bots) racing"
+    )
     parser.add_argument(
         "--legal-moves",
         action="store_true",
@@ -521,6 +532,16 @@ def main(argv: list[str] | None = None) -> int:
             paced, paced_time = run_client(
                 run_server_bench(url, racers, Scenario("paced", think, seconds, warmup), node.pid)
             )
+            if args.bots:
+                bot_races, bot_moves, bot_latencies = run_client(run_bots(url, args.bots, seconds))
+                ordered = sorted(bot_latencies) or [0.0]
+                p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+                print(
+                    f"bots: {args.bots} of the project's bots (random strategy) racing by quick match "
+                    f"for {seconds:g} s: {bot_races} races finished, {bot_moves / seconds:.0f} moves/s, "
+                    f"ack p50 {statistics.median(ordered) * 1000:.2f} ms, p99 {p99:.2f} ms",
+                    flush=True,
+                )
             if args.server_metrics:
                 import urllib.request
 
@@ -567,6 +588,44 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print_report(racers, seconds, warmup, rows, flat.rejected + paced.rejected, (flat.races, paced.races))
     return 0
+
+
+class TimedClient(ArenaClient):
+    """The SDK client, timing each move from send to ack."""
+
+    latencies: list[float]
+
+    async def move(self, race_id: str, move: str, seq: int | None = None) -> MoveAck:
+        started = time.perf_counter()
+        ack = await super().move(race_id, move, seq)
+        self.latencies.append(time.perf_counter() - started)
+        return ack
+
+
+async def run_bots(url: str, count: int, seconds: float) -> tuple[int, int, list[float]]:
+    """``count`` of the project's bots (random strategy) race each other by quick match
+    for ``seconds``: (races finished, moves acked, ack latencies)."""
+    clients = [await TimedClient.connect(url) for _ in range(count)]
+    summaries: list[int] = []
+    for number, client in enumerate(clients, start=1):
+        client.latencies = []
+        await client.hello(name=f"bot-random-{number}", bot=True)
+
+    async def race_on(number: int, client: TimedClient) -> None:
+        bot = Bot(client, "eight-off", lambda: RandomStrategy(seed=number), number=number, max_moves=200)
+        while True:
+            if await bot.race() is not None:
+                summaries.append(number)
+
+    tasks = [asyncio.create_task(race_on(n, c)) for n, c in enumerate(clients, start=1)]
+    await asyncio.sleep(seconds)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for client in clients:
+        await client.close()
+    latencies = [lat for client in clients for lat in client.latencies]
+    return len(summaries) // 2, len(latencies), latencies
 
 
 def paced_latency(tally: Tally) -> float:
