@@ -87,7 +87,8 @@ class Presence:
         active = [m.race_id for m in metas if m.status in _ACTIVE]
         # Races that ended while the player was away: listed too, and their end follows
         # the welcome.
-        missed = await self.results.news(player_id, [m for m in metas if m.status.is_over])
+        over = [m for m in metas if m.status.is_over]
+        missed = await self.results.news(over)
         log.info(
             "hello",
             extra={
@@ -105,8 +106,8 @@ class Presence:
             races=sorted(active + [m.race_id for m in missed]),
             server_time=self.time.now_ms(),
         )
-        if missed:
-            await self.results.told_player(player_id, [m.race_id for m in missed])
+        if over:
+            await self.results.told_player(player_id, [m.race_id for m in over])
         return Reply(welcome, follow=tuple(sorted(active)), identify=identity, after=tuple(missed))
 
     async def _resume(self, token: str) -> Identity:

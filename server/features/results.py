@@ -128,16 +128,15 @@ class RaceResults:
     async def told(self, race_id: str, player_ids: list[str]) -> None:
         """These racers were sent the race's end (or cancellation): it is no longer
         one to tell them about when they come back."""
-        for player_id in player_ids:
-            await self.store.players.forget_active(player_id, [race_id])
+        await self.store.players.forget_active_race(player_ids, race_id)
 
     async def told_player(self, player_id: str, race_ids: list[str]) -> None:
         """The player is being sent the end of each of ``race_ids``."""
         await self.store.players.forget_active(player_id, race_ids)
 
-    async def news(self, player_id: str, metas: list[RaceMeta]) -> list[RaceEnded | RaceCancelled]:
-        """What a returning player missed: the end of each of their races in ``metas``
-        that is over (results, or why it was cancelled)."""
+    async def news(self, metas: list[RaceMeta]) -> list[RaceEnded | RaceCancelled]:
+        """What a returning racer missed of ``metas`` (races that are over): each one's
+        results, or why it was cancelled."""
         missed: list[RaceEnded | RaceCancelled] = []
         for meta in metas:
             if meta.status is RaceStatus.FINISHED:

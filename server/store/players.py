@@ -94,6 +94,14 @@ class PlayerStore:
         if race_ids:
             await self.redis.srem(keys.player_active(player_id), *race_ids)
 
+    async def forget_active_race(self, player_ids: list[str], race_id: str) -> None:
+        """These players were told the race is over: one round trip for them all."""
+        if player_ids:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for player_id in player_ids:
+                    pipe.srem(keys.player_active(player_id), race_id)
+                await pipe.execute()
+
     async def races(self, player_id: str) -> list[str]:
         """Every race the player sat in (open, running or over), sorted by id."""
         races: set[str] = await self.redis.smembers(keys.player_races(player_id))

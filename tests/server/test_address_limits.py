@@ -19,6 +19,7 @@ from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatu
 from client.sdk import ArenaClient
 from server.store import keys
 from server.store.players import token_digest
+from server.transport.gate import HOLD_SECONDS
 from shared.protocol import RaceEnded
 from tests.server.conftest import running_node
 from tests.server.helpers import start_race
@@ -113,10 +114,13 @@ async def test_an_address_whose_connection_was_shut_for_abuse_is_banned_then_let
         response = refused.value.response
         assert response.status_code == 429 and int(response.headers["Retry-After"]) >= 1
         assert b"closed for abuse" in response.body
-        # Told once; hammering right after is dropped before any HTTP is read.
+        # Told once; hammering right after is held unread at the door, then dropped.
+        loop = asyncio.get_running_loop()
+        knocked = loop.time()
         with pytest.raises(InvalidMessage):
             async with opened(node.url):
                 pass
+        assert loop.time() - knocked >= HOLD_SECONDS - 0.1
         async with opened(node.url, OTHER) as other:
             assert (await request(other, {"type": "ping", "id": 1}))["type"] == "pong"
         await asyncio.sleep(node.admission.ban_left("127.0.0.1") + 0.1)
