@@ -174,11 +174,13 @@ class ArenaClient:
                 if not future.done():
                     future.set_exception(lost)
             self._pending.clear()
-            if self.reconnect and not self._closing and self.token is not None and ws is self.ws:
-                self._connected.clear()
-                self._resuming = asyncio.create_task(self._resume())
-            elif ws is self.ws:
-                await self._events.put(None)
+            # A connection opened by a resume under way is that resume's to retry.
+            if ws is self.ws and self._connected.is_set():
+                if self.reconnect and not self._closing and self.token is not None:
+                    self._connected.clear()
+                    self._resuming = asyncio.create_task(self._resume())
+                else:
+                    await self._events.put(None)
 
     async def _resume(self) -> None:
         """Open the connection again and resume the player, or give up (events end)."""
@@ -198,8 +200,14 @@ class ArenaClient:
             hello = Hello(id=self.next_id(), token=self.token, legal_moves=self._legal_moves)
             try:
                 welcome = await self._send_and_wait(hello, timeout=10.0)
+            except BadTokenError:
+                break  # the player is gone (an expired guest): nothing to resume
             except (ArenaError, TimeoutError, ConnectionClosed):
-                break
+                # A server still starting (``unavailable``), or a drop mid-hello: again.
+                await ws.close()
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+                continue
             if not isinstance(welcome, Welcome):
                 break
             self.resumes += 1

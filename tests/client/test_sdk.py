@@ -27,6 +27,7 @@ from client.errors import (
 )
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from server.redis_embedded import free_port
 from shared import new_game
 from shared.protocol import ErrorCode, Ping, Welcome
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
@@ -179,3 +180,21 @@ async def test_a_request_dropped_by_the_rate_limit_raises_rate_limited(clean_red
         await client.ping()
         with pytest.raises(RateLimitedError):
             await client.ping()
+
+
+async def test_a_client_resumes_across_a_server_restart_on_the_same_address(clean_redis: str) -> None:
+    port = free_port()
+    async with running_node(clean_redis, port=port) as first:
+        ada = await ArenaClient.connect(first.url, reconnect=True)
+        bob = await ArenaClient.connect(first.url)
+        race = await start_race(ada, bob, time_limit=120)
+        await ada.move(race.race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+        await bob.close()
+    # The node is down: ada's client keeps trying. A new node comes up on the same port.
+    async with running_node(clean_redis, port=port):
+        welcome = await ada.wait_for(Welcome, timeout=15)
+        assert welcome.resumed and welcome.races == [race.race_id]
+        board = await ada.board(race.race_id)
+        assert board is not None and board.seq == 1
+        assert ada.resumes == 1
+        await ada.close()
