@@ -35,6 +35,7 @@ from server.transport.gate import gated_connection
 from server.transport.http import client_address, http_routes
 from server.transport.router import Router
 from server.transport.session import Session
+from server.transport.web import WebFiles
 from shared import protocol as p
 
 log = logging.getLogger("arena.app")
@@ -190,7 +191,7 @@ class ArenaServer:
             connection,
             settings.host,
             settings.port,
-            process_request=http_routes(store, self.metrics, admission),
+            process_request=http_routes(store, self.metrics, admission, WebFiles()),
             create_connection=gated_connection(admission, self.metrics),
             compression=None,
             max_size=settings.max_message_bytes,

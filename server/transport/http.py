@@ -16,13 +16,15 @@ from server.admission import Admission
 from server.metrics import Metrics
 from server.store import Store
 from server.transport.session import peer_host
+from server.transport.web import WebFiles
 
 ProcessRequest = Callable[[ServerConnection, Request], Awaitable[Response | None]]
 
 
-def http_routes(store: Store, metrics: Metrics, admission: Admission) -> ProcessRequest:
-    """The HTTP routes, and the door to WebSocket: an address over its limits gets 429
-    before the handshake (it costs no session)."""
+def http_routes(store: Store, metrics: Metrics, admission: Admission, web: WebFiles) -> ProcessRequest:
+    """The HTTP routes (health, metrics, the browser client's files), and the door to
+    WebSocket: an address over its limits gets 429 before the handshake (it costs no
+    session)."""
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
@@ -39,6 +41,9 @@ def http_routes(store: Store, metrics: Metrics, admission: Admission) -> Process
             del response.headers["Content-Type"]
             response.headers["Content-Type"] = CONTENT_TYPE_LATEST
             return response
+        page = web.response(connection, request)
+        if page is not None:
+            return page
         address = client_address(connection, request, admission)
         refusal = admission.refuse_connection(address)
         if refusal is not None:

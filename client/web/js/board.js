@@ -1,0 +1,181 @@
+// A board drawn from the server's view, laid out as Aisleriot lays each game out, and
+// moves built by clicks from the legal moves the server sends (no rules here).
+
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const RANK_TEXT = { T: "10" };
+
+// Where each pile sits, in card slots (x) and rows (y); `fan` piles spread downwards.
+function layout(game) {
+  const slots = [];
+  const at = (pile, x, y, fan = false) => slots.push({ pile, x, y, fan });
+  if (game === "eight-off") {
+    for (let i = 0; i < 4; i++) at(`f${i + 1}`, 0, i * 1.5);
+    for (let i = 0; i < 8; i++) at(`r${i + 1}`, 2 + i, 0);
+    for (let i = 0; i < 8; i++) at(`t${i + 1}`, 2 + i, 1.6, true);
+  } else if (game === "eagle-wing") {
+    at("stock", 0, 0); at("waste", 1, 0);
+    for (let i = 0; i < 4; i++) at(`f${i + 1}`, 3 + i, 0);
+    const names = ["t1", "t2", "t3", "t4", "reserve", "t5", "t6", "t7", "t8"];
+    const drop = [2, 1, 0, 1, 3, 1, 0, 1, 2];
+    names.forEach((name, i) => at(name, i, 1.6 + drop[i] * 0.45, name !== "reserve"));
+  } else {
+    at("stock", 0, 0); at("waste", 1, 0);
+    let index = 1;
+    for (let row = 1; row <= 7; row++) {
+      for (let k = 0; k < row; k++) at(`p${index++}`, (7 - row) * 0.5 + k, 1.4 + (row - 1) * 0.62);
+    }
+  }
+  return slots;
+}
+
+function cardElement(code) {
+  const element = document.createElement("div");
+  if (!code) {
+    element.className = "card back";
+    element.setAttribute("aria-label", "face-down card");
+    return element;
+  }
+  const rank = RANK_TEXT[code[0]] ?? code[0];
+  const suit = code[1];
+  element.className = `card ${suit}`;
+  element.dataset.card = code;
+  element.setAttribute("aria-label", `${rank}${SUITS[suit]}`);
+  element.innerHTML = `<span class="corner">${rank}${SUITS[suit]}</span><span class="pip">${SUITS[suit]}</span>`;
+  return element;
+}
+
+// A legal move taken apart: where from (and how many cards), where to, or a pair.
+export function parseMove(move) {
+  if (move === "deal" || move === "redeal") return { move, from: "stock", to: null, count: 1 };
+  if (move.includes("+")) {
+    const [a, b] = move.split("+");
+    return { move, from: a, to: b, count: 1, pair: true };
+  }
+  if (!move.includes(">")) return { move, from: move, to: null, count: 1 };
+  const [source, to] = move.split(">");
+  const [from, count] = source.split(":");
+  return { move, from, to, count: count ? Number(count) : 1 };
+}
+
+export class Board {
+  constructor(container, onMove) {
+    this.container = container;
+    this.onMove = onMove;
+    this.view = null;
+    this.legal = [];
+    this.selected = null; // { name, count }
+  }
+
+  show(view) {
+    this.view = view;
+    this.legal = (view.legal_moves ?? []).map(parseMove);
+    this.selected = null;
+    this.draw();
+  }
+
+  // The clickable name of a card: Treize's waste has three (wb, wu, wt).
+  nameOf(pile, index, total) {
+    if (this.view.game === "treize" && pile === "waste") {
+      if (index === total - 1) return "wt";
+      if (index === total - 2) return "wu";
+      if (index === 0) return "wb";
+    }
+    return pile;
+  }
+
+  movesFrom(name) { return this.legal.filter((m) => m.from === name || (m.pair && m.to === name)); }
+
+  click(name, count) {
+    const alone = this.legal.find((m) => m.from === name && m.to === null && (m.move !== "deal" || name === "stock"));
+    if (!this.selected) {
+      if (alone && !this.legal.some((m) => m.from === name && m.to !== null)) return this.onMove(alone.move);
+      if (this.movesFrom(name).length) { this.selected = { name, count }; this.draw(); }
+      return;
+    }
+    const from = this.selected;
+    this.selected = null;
+    if (from.name === name) { if (alone) return this.onMove(alone.move); this.draw(); return; }
+    const candidates = this.legal.filter(
+      (m) => (m.from === from.name && m.to === name) || (m.pair && m.from === name && m.to === from.name),
+    );
+    const exact = candidates.find((m) => m.count === from.count) ?? candidates.find((m) => m.count === 1) ?? candidates[0];
+    if (exact) return this.onMove(exact.move);
+    if (this.movesFrom(name).length) this.selected = { name, count };
+    this.draw();
+  }
+
+  // Double-click: the card to a foundation, where that is legal.
+  home(name) {
+    const move = this.legal.find((m) => m.from === name && m.count === 1 && m.to && m.to.startsWith("f"));
+    if (move) this.onMove(move.move);
+  }
+
+  targets() {
+    if (!this.selected) return new Set();
+    const names = new Set();
+    for (const m of this.legal) {
+      if (m.from === this.selected.name && m.to) names.add(m.to);
+      if (m.pair && m.to === this.selected.name) names.add(m.from);
+    }
+    return names;
+  }
+
+  draw() {
+    const view = this.view;
+    this.container.replaceChildren();
+    if (!view) return;
+    const inner = document.createElement("div");
+    inner.className = "board-inner";
+    const style = getComputedStyle(document.documentElement);
+    const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
+    const w = parseFloat(style.getPropertyValue("--w")) * rem;
+    const h = parseFloat(style.getPropertyValue("--h")) * rem;
+    const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
+    const targets = this.targets();
+    let width = 0;
+    let height = 0;
+    for (const slot of layout(view.game)) {
+      const data = view.piles[slot.pile] ?? { count: 0, cards: [] };
+      const pileElement = document.createElement("div");
+      pileElement.className = "pile";
+      pileElement.dataset.pile = slot.pile;
+      pileElement.style.left = `${slot.x * step}px`;
+      pileElement.style.top = `${slot.y * (h + rem * 0.9) + rem}px`;
+      pileElement.setAttribute("role", "button");
+      pileElement.setAttribute("aria-label", `${slot.pile}, ${data.count} cards`);
+      pileElement.innerHTML = `<span class="label">${slot.pile}</span>`;
+      const hidden = data.count - data.cards.length;
+      const shown = slot.fan ? [...Array(hidden).fill(null), ...data.cards] : data.count ? [data.cards.at(-1) ?? null] : [];
+      const fanStep = slot.fan ? rem * 1.35 : 0;
+      const treizeWaste = view.game === "treize" && slot.pile === "waste";
+      const cards = treizeWaste ? data.cards : shown;
+      cards.forEach((code, index) => {
+        const element = cardElement(code);
+        const name = treizeWaste ? this.nameOf("waste", index, cards.length) : slot.pile;
+        const count = slot.fan ? cards.length - index : 1;
+        if (treizeWaste) element.style.left = `${index * rem * 0.9}px`;
+        element.style.top = `${index * fanStep}px`;
+        if (code) element.dataset.name = name;
+        if (this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count)) element.classList.add("selected");
+        element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
+        element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
+        pileElement.append(element);
+      });
+      if (!slot.fan && !treizeWaste && data.count > 1) {
+        const count = document.createElement("span");
+        count.className = "count";
+        count.textContent = String(data.count);
+        pileElement.append(count);
+      }
+      if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
+      pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
+      pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
+      inner.append(pileElement);
+      width = Math.max(width, slot.x * step + w + (treizeWaste ? rem * 0.9 * 8 : 0));
+      height = Math.max(height, slot.y * (h + rem * 0.9) + rem + h + Math.max(0, cards.length - 1) * fanStep);
+    }
+    inner.style.width = `${width}px`;
+    inner.style.height = `${height + rem}px`;
+    this.container.append(inner);
+  }
+}

@@ -1,0 +1,78 @@
+"""The browser client's files, served on the WebSocket port: ``GET /`` is the page,
+``GET /static/...`` its stylesheet and JavaScript modules (from ``client/web``).
+
+A request that asks for a WebSocket upgrade is never answered here, whatever its path,
+so every other client keeps connecting as before. Files are read once and kept in
+memory; nothing outside ``client/web`` can be named (no ``..``, no hidden files).
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import PurePosixPath
+from typing import Final
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+_TYPES: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+#: No script or style from elsewhere, and WebSocket connections to this same server only.
+_POLICY: Final = (
+    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+    "style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+class WebFiles:
+    """The page and its static files, by URL path."""
+
+    def __init__(self) -> None:
+        root = resources.files("client") / "web"
+        self._files: dict[str, tuple[bytes, str]] = {}
+        self._load(root, PurePosixPath("/static"))
+        index = self._files.get("/static/index.html")
+        if index is not None:
+            self._files["/"] = index
+
+    def _load(self, folder: resources.abc.Traversable, url: PurePosixPath) -> None:
+        for entry in folder.iterdir():
+            if not _SAFE_NAME.fullmatch(entry.name):
+                continue
+            if entry.is_dir():
+                self._load(entry, url / entry.name)
+                continue
+            kind = _TYPES.get(PurePosixPath(entry.name).suffix)
+            if kind is not None:
+                self._files[str(url / entry.name)] = (entry.read_bytes(), kind)
+
+    def response(self, connection: ServerConnection, request: Request) -> Response | None:
+        """The file ``request`` names, a 404 for any other plain GET, or None for a
+        WebSocket upgrade (the handshake goes on)."""
+        if "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        path = request.path.split("?", 1)[0]
+        found = self._files.get(path)
+        if found is None:
+            return connection.respond(404, "not found\n")
+        body, kind = found
+        response = connection.respond(200, "")
+        response.body = body
+        headers = response.headers
+        del headers["Content-Type"], headers["Content-Length"]
+        headers["Content-Type"] = kind
+        headers["Content-Length"] = str(len(body))
+        headers["Cache-Control"] = "no-cache"
+        headers["X-Content-Type-Options"] = "nosniff"
+        headers["Content-Security-Policy"] = _POLICY
+        return response
+
+    def total_bytes(self) -> int:
+        """What loading the page fetches at most (every file once)."""
+        return sum(len(body) for path, (body, _) in self._files.items() if path != "/")

@@ -1,0 +1,58 @@
+"""The browser client's files on the WebSocket port: what a browser gets, and that
+WebSocket clients on the same path are untouched."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+
+from server.app import ArenaServer
+from server.transport.web import WebFiles
+
+
+def get(url: str) -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return reply.status, dict(reply.headers), reply.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read()
+
+
+async def fetch(arena: ArenaServer, path: str) -> tuple[int, dict[str, str], bytes]:
+    return await asyncio.to_thread(get, arena.url.replace("ws://", "http://") + path)
+
+
+async def test_a_browser_gets_the_page_with_a_strict_content_policy(arena: ArenaServer) -> None:
+    status, headers, body = await fetch(arena, "/")
+    assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+    assert b'<script type="module" src="/static/js/app.js">' in body
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    for path, kind in (("/static/js/app.js", "text/javascript"), ("/static/style.css", "text/css")):
+        status, headers, body = await fetch(arena, path)
+        assert status == 200 and headers["Content-Type"].startswith(kind) and body
+
+
+@pytest.mark.parametrize(
+    "path", ["/nothing", "/static/../server/app.py", "/static/js/../../pyproject.toml", "/static/.hidden"]
+)
+async def test_anything_else_is_404_and_nothing_outside_the_web_folder_is_served(
+    arena: ArenaServer, path: str
+) -> None:
+    status, _, body = await fetch(arena, path)
+    assert status == 404 and b"import" not in body
+
+
+async def test_websocket_clients_on_the_same_path_are_untouched(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url + "/", compression=None) as ws:
+        await ws.send(json.dumps({"type": "ping", "id": 1}))
+        assert json.loads(await ws.recv())["type"] == "pong"
+
+
+def test_the_first_page_load_stays_under_200_kb() -> None:
+    assert WebFiles().total_bytes() < 200 * 1024

@@ -1,0 +1,159 @@
+"""The browser client against a real server and Redis, in real headless Chromium: two
+browsers race one deal to the end by clicking, on a desktop and a phone-sized screen."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.redis_embedded import free_port
+from shared import replay
+from tests.server.conftest import WINNABLE_SEED, running_node
+from tests.server.solver import solve
+from tests.web.conftest import shot_path
+
+#: Piles whose every face-up card the page shows (fanned); the others show their top card.
+FANNED = re.compile(r"t\d")
+
+
+async def open_page(browser: Browser, url: str, errors: list[str], **options: Any) -> Page:
+    context = await browser.new_context(**options)
+    page = await context.new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(url.replace("ws://", "http://") + "/")
+    return page
+
+
+async def shown(page: Page) -> dict[str, list[str]]:
+    """The cards the page shows, pile by pile."""
+    result: dict[str, list[str]] = await page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('.pile')].map((p) => [
+            p.dataset.pile, [...p.querySelectorAll('.card[data-card]')].map((c) => c.dataset.card)]))"""
+    )
+    return result
+
+
+def expected(view: dict[str, Any]) -> dict[str, list[str]]:
+    return {
+        name: list(pile["cards"]) if FANNED.fullmatch(name) else pile["cards"][-1:]
+        for name, pile in view["piles"].items()
+    }
+
+
+async def click_move(page: Page, move: str) -> None:
+    source, target = move.split(">")
+    pile, _, count = source.partition(":")
+    cards = page.locator(f'.pile[data-pile="{pile}"] .card[data-card]')
+    await cards.nth(await cards.count() - int(count or 1)).click()
+    await page.locator(f'.pile[data-pile="{target}"]').click(position={"x": 5, "y": 5})
+
+
+async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **options: Any) -> None:
+    errors: list[str] = []
+    ada = await open_page(browser, arena.url, errors, **options)
+    bob = await open_page(browser, arena.url, errors, **options)
+    await ada.fill("#name", "ada")
+    await ada.click("#create")
+    await expect(ada.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
+    assert code is not None
+    await bob.fill("#name", "bob")
+    await bob.fill("#code", code[1])
+    await bob.click("#join")
+    await expect(bob.locator("#status")).to_contain_text("share the code")
+    await ada.screenshot(path=shot_path(f"{tag}-lobby"))
+    await ada.click("#ready")
+    await bob.click("#ready")
+    await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    await ada.screenshot(path=shot_path(f"{tag}-start"))
+    for index, move in enumerate(line):
+        await click_move(ada, move)
+        want = expected(replay("eight-off", WINNABLE_SEED, line[: index + 1]).view())  # type: ignore[arg-type]
+        for _ in range(100):
+            if await shown(ada) == want:
+                break
+            await ada.wait_for_timeout(20)
+        assert await shown(ada) == want, f"after {move}: {await ada.locator('#refusal').inner_text()}"
+        if index == 10:
+            await ada.screenshot(path=shot_path(f"{tag}-mid-race"))
+    await expect(ada.locator("#status")).to_contain_text("You won")
+    await bob.click("#give-up")
+    await expect(ada.locator("#results")).to_contain_text("1.")
+    results = await ada.locator("#results").inner_text()
+    assert results.index("ada") < results.index("bob")
+    await expect(bob.locator("#results")).to_contain_text("Seed")
+    await ada.screenshot(path=shot_path(f"{tag}-results"), full_page=True)
+    assert errors == []
+
+
+async def test_two_browsers_race_one_deal_to_the_end_by_clicking(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    await race_to_the_end(browser, arena, "desktop", viewport={"width": 1280, "height": 900})
+
+
+async def test_a_phone_sized_screen_races_too_and_the_page_does_not_overflow(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+    await race_to_the_end(browser, arena, "phone", **phone)
+
+
+async def running_race_page(browser: Browser, url: str, errors: list[str]) -> tuple[Page, ArenaClient]:
+    """ada in a browser and bob through the SDK, in a race that has started."""
+    ada = await open_page(browser, url, errors)
+    await ada.fill("#name", "ada")
+    await ada.click("#create")
+    await expect(ada.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
+    assert code is not None
+    bob = await ArenaClient.connect(url, reconnect=True)
+    await bob.hello(name="bob")
+    await bob.ready((await bob.join_race(code[1])).race_id)
+    await ada.click("#ready")
+    await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    return ada, bob
+
+
+async def test_a_refused_move_shows_the_servers_reason(browser: Browser, arena: ArenaServer) -> None:
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    before = await shown(page)
+    await page.fill("#move", "t1>t1")
+    await page.press("#move", "Enter")
+    await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
+    assert await shown(page) == before
+    await page.screenshot(path=shot_path("refusal"))
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_page_resumes_by_itself_after_a_server_restart(browser: Browser, clean_redis: str) -> None:
+    errors: list[str] = []
+    port = free_port()
+    async with running_node(clean_redis, port=port) as first:
+        ada, bob = await running_race_page(browser, first.url, errors)
+    await expect(ada.locator("#link")).to_have_text("reconnecting…")
+    await ada.screenshot(path=shot_path("reconnecting"))
+    async with running_node(clean_redis, port=port):
+        await expect(ada.locator("#link")).to_have_text("", timeout=15_000)
+        line = solve("eight-off", WINNABLE_SEED)
+        assert line is not None
+        await click_move(ada, line[0])
+        want = expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
+        for _ in range(100):
+            if await shown(ada) == want:
+                break
+            await ada.wait_for_timeout(20)
+        assert await shown(ada) == want
+        await ada.screenshot(path=shot_path("resumed"))
+        await bob.close()
+    # The page logs the failed reconnection attempts while the server is down; nothing else.
+    assert [e for e in errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e] == []
