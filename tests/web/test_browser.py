@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 
 from client.sdk import ArenaClient
@@ -106,10 +107,13 @@ async def test_a_phone_sized_screen_races_too_and_the_page_does_not_overflow(
     await race_to_the_end(browser, arena, "phone", **phone)
 
 
-async def running_race_page(browser: Browser, url: str, errors: list[str]) -> tuple[Page, ArenaClient]:
+async def running_race_page(
+    browser: Browser, url: str, errors: list[str], game: str = "eight-off"
+) -> tuple[Page, ArenaClient]:
     """ada in a browser and bob through the SDK, in a race that has started."""
     ada = await open_page(browser, url, errors)
     await ada.fill("#name", "ada")
+    await ada.select_option("#game", game)
     await ada.click("#create")
     await expect(ada.locator("#status")).to_contain_text("share the code")
     code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
@@ -157,3 +161,37 @@ async def test_a_page_resumes_by_itself_after_a_server_restart(browser: Browser,
         await bob.close()
     # The page logs the failed reconnection attempts while the server is down; nothing else.
     assert [e for e in errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e] == []
+
+
+@pytest.mark.parametrize("game", ["treize", "eagle-wing"])
+async def test_each_game_is_drawn_with_every_face_up_card_and_plays_by_clicking(
+    browser: Browser, arena: ArenaServer, game: str
+) -> None:
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, game)
+    board = await bob.board((await bob.get_race(page_race_id(page.url))).race_id)
+    assert board is not None
+    view = board.view.model_dump()
+    faces = await shown(page)
+    for name, pile in view["piles"].items():
+        if name == "waste" or FANNED.fullmatch(name):
+            assert faces[name] == pile["cards"], name
+        else:
+            assert faces[name] == pile["cards"][-1:], name
+    await page.screenshot(path=shot_path(f"{game}-start"), full_page=True)
+    # A move by clicks: the stock deals (Treize and Eagle Wing both start with "deal").
+    await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
+    await expect(page.locator(".racer[data-player] >> nth=0")).to_contain_text("left")
+    for _ in range(100):
+        if (await shown(page))["waste"]:
+            break
+        await page.wait_for_timeout(20)
+    assert (await shown(page))["waste"], "the stock did not deal"
+    await bob.close()
+    assert errors == []
+
+
+def page_race_id(url: str) -> str:
+    found = re.search(r"#/race/([0-9a-f]+)$", url)
+    assert found is not None
+    return found[1]

@@ -125,7 +125,7 @@ export class Board {
     this.container.replaceChildren();
     if (!view) return;
     const inner = document.createElement("div");
-    inner.className = "board-inner";
+    inner.className = `board-inner game-${view.game}`;
     const style = getComputedStyle(document.documentElement);
     const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
     const w = parseFloat(style.getPropertyValue("--w")) * rem;
