@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ bench-bots: $(STAMP)
 # (about 40 seconds, loopback only; one table with the target).
 bench-attack: $(STAMP)
 	$(PY) bench/attack.py
+
+# A move's click-to-redraw time in headless Chromium, and the page's first load.
+bench-browser: $(STAMP)
+	$(PY) bench/browser.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

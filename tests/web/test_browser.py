@@ -195,3 +195,29 @@ def page_race_id(url: str) -> str:
     found = re.search(r"#/race/([0-9a-f]+)$", url)
     assert found is not None
     return found[1]
+
+
+async def test_four_colour_suits_can_be_switched_on_and_are_remembered(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    club = page.locator('.card[data-card$="C"]').first
+    diamond = page.locator('.card[data-card$="D"]').first
+    two_colours = (
+        await club.evaluate("e => getComputedStyle(e).color"),
+        await diamond.evaluate("e => getComputedStyle(e).color"),
+    )
+    await page.click("#colours")
+    await expect(page.locator("#colours")).to_have_attribute("aria-pressed", "true")
+    four = (
+        await club.evaluate("e => getComputedStyle(e).color"),
+        await diamond.evaluate("e => getComputedStyle(e).color"),
+    )
+    assert two_colours == ("rgb(27, 27, 27)", "rgb(192, 24, 43)")
+    assert four == ("rgb(26, 127, 46)", "rgb(31, 95, 196)")
+    await page.reload()
+    await expect(page.locator("#colours")).to_have_attribute("aria-pressed", "true")
+    await page.screenshot(path=shot_path("four-colour"))
+    await bob.close()
+    assert errors == []

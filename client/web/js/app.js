@@ -237,5 +237,15 @@ arena.on("welcome", (welcome) => { document.getElementById("who").textContent = 
 arena.on("connection", (event) => {
   document.getElementById("link").textContent = event.state === "lost" ? "reconnecting…" : "";
 });
+// Four-colour suits (clubs green, diamonds blue) for players who tell red from black badly.
+const COLOURS_KEY = "solitaire-arena.four-colour";
+const coloursButton = document.getElementById("colours");
+function setFourColour(on) {
+  document.body.classList.toggle("four-colour", on);
+  coloursButton.setAttribute("aria-pressed", String(on));
+  localStorage.setItem(COLOURS_KEY, on ? "1" : "0");
+}
+coloursButton.addEventListener("click", () => setFourColour(!document.body.classList.contains("four-colour")));
+setFourColour(localStorage.getItem(COLOURS_KEY) === "1");
 window.addEventListener("hashchange", route);
 route();
