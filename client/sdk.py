@@ -47,6 +47,7 @@ from shared.protocol import (
     GameName,
     GetMoveLog,
     GetRace,
+    GetReplay,
     GetResults,
     Hello,
     JoinRace,
@@ -66,6 +67,7 @@ from shared.protocol import (
     RaceList,
     RaceSummary,
     Ready,
+    Replay,
     Results,
     ServerMessage,
     StartRace,
@@ -386,6 +388,13 @@ class ArenaClient:
 
     async def move_log(self, race_id: str) -> MoveLog:
         return await self._expect(GetMoveLog(id=self.next_id(), race_id=race_id), MoveLog)
+
+    async def replay(self, race_id: str, player_id: str, offset: int = 0, limit: int = 100) -> Replay:
+        """A racer's views move by move in a race that ended (a page of them)."""
+        message = GetReplay(
+            id=self.next_id(), race_id=race_id, player_id=player_id, offset=offset, limit=limit
+        )
+        return await self._expect(message, Replay)
 
     async def quick_match(self, game: GameName) -> Queued:
         return await self._expect(QuickMatch(id=self.next_id(), game=game), Queued)

@@ -67,6 +67,7 @@ def routes(features: Features) -> Router:
     router.add(p.Finish, features.racing.finish)
     router.add(p.GetResults, features.results.get_results)
     router.add(p.GetMoveLog, features.results.get_move_log)
+    router.add(p.GetReplay, features.results.get_replay)
     router.add(p.QuickMatch, features.quick_match.quick_match)
     router.add(p.CancelQuickMatch, features.quick_match.cancel_quick_match)
     router.check()

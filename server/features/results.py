@@ -14,15 +14,19 @@ from server.features.race_rules import standings
 from server.metrics import Metrics
 from server.store import RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
+from shared import new_game
 from shared.protocol import (
+    BoardView,
     ErrorCode,
     GetMoveLog,
+    GetReplay,
     GetResults,
     LoggedMove,
     MoveLog,
     RaceCancelled,
     RaceEnded,
     RaceSummary,
+    Replay,
     Results,
 )
 
@@ -63,6 +67,37 @@ class RaceResults:
                 salt=summary.salt,
                 commitment=summary.commitment,
                 moves=moves,
+            )
+        )
+
+    async def get_replay(self, caller: Caller, message: GetReplay) -> Reply:
+        """A racer's views move by move, from the revealed seed and the move log."""
+        summary = await self.summary(message.race_id)  # only once the race is over
+        if all(s.player_id != message.player_id for s in summary.standings):
+            raise ArenaError(ErrorCode.NOT_A_RACER, f"{message.player_id} did not race in {message.race_id}")
+        moves = [
+            m.move
+            for m in await self.store.boards.move_log(message.race_id)
+            if m.player_id == message.player_id
+        ]
+        first, last = message.offset, min(len(moves) + 1, message.offset + message.limit)
+        game = new_game(summary.game, summary.seed)
+        views: list[BoardView] = []
+        for step in range(last):
+            if step > 0:
+                game.play(moves[step - 1])
+            if step >= first:
+                views.append(BoardView.model_validate(game.view()))
+        return Reply(
+            Replay(
+                id=message.id,
+                race_id=message.race_id,
+                player_id=message.player_id,
+                game=summary.game,
+                total=len(moves) + 1,
+                offset=first,
+                views=views,
+                moves=[moves[step - 1] if step else "" for step in range(first, max(first, last))],
             )
         )
 

@@ -66,12 +66,14 @@ from shared.protocol.quick_match import CancelQuickMatch, MatchFound, Queued, Qu
 from shared.protocol.racing import Finish, MakeMove, MoveAck, Progress, RaceStarted
 from shared.protocol.results import (
     GetMoveLog,
+    GetReplay,
     GetResults,
     LoggedMove,
     MoveLog,
     RaceCancelled,
     RaceEnded,
     RaceSummary,
+    Replay,
     Results,
     Standing,
 )
@@ -95,6 +97,7 @@ __all__ = [
     "GameName",
     "GetMoveLog",
     "GetRace",
+    "GetReplay",
     "GetResults",
     "Hello",
     "JoinRace",
@@ -128,6 +131,7 @@ __all__ = [
     "RaceUpdate",
     "RacerInfo",
     "Ready",
+    "Replay",
     "Reply",
     "Request",
     "RequestId",

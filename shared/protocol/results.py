@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from shared.game import GameName
 from shared.protocol.base import RaceId, Reply, Request, RequestId
+from shared.protocol.views import BoardView
+
+#: Most views one ``replay`` reply carries.
+REPLAY_LIMIT_MAX = 200
 
 
 class GetResults(Request):
@@ -18,6 +24,18 @@ class GetMoveLog(Request):
     type: Literal["get_move_log"] = "get_move_log"
     id: RequestId
     race_id: RaceId
+
+
+class GetReplay(Request):
+    """A racer's board after each of their moves in a race that ended (the deal first),
+    a page at a time: for clients that draw a replay without running the rules."""
+
+    type: Literal["get_replay"] = "get_replay"
+    id: RequestId
+    race_id: RaceId
+    player_id: Annotated[str, Field(min_length=1, max_length=64)]
+    offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=REPLAY_LIMIT_MAX)] = 100
 
 
 class Standing(Reply):
@@ -69,6 +87,22 @@ class MoveLog(Reply):
     moves: list[LoggedMove]
 
 
+class Replay(Reply):
+    """``views[i]`` is the board after ``offset + i`` of the racer's moves (0: the deal);
+    ``moves[i]`` is the move that led to it (empty for the deal). ``total`` counts every
+    view there is, so the last one is ``total - 1``."""
+
+    type: Literal["replay"] = "replay"
+    id: RequestId | None = None
+    race_id: str
+    player_id: str
+    game: GameName
+    total: int
+    offset: int
+    views: list[BoardView]
+    moves: list[str]
+
+
 class RaceEnded(Reply):
     """Event: the race is over; the seed is revealed and results are final."""
 
@@ -87,5 +121,5 @@ class RaceCancelled(Reply):
     message: str
 
 
-Requests = GetResults | GetMoveLog
-Replies = Results | MoveLog | RaceEnded | RaceCancelled
+Requests = GetResults | GetMoveLog | GetReplay
+Replies = Results | MoveLog | Replay | RaceEnded | RaceCancelled

@@ -399,3 +399,34 @@ async def test_a_race_left_half_ended_by_a_crashed_node_is_finished_by_the_clock
     assert await store.races.begin_end(race.race_id, 0)
     ended = await race.bob.wait_for(RaceEnded, timeout=5)
     assert {s.player_id for s in ended.summary.standings} == {race.ada.player_id, race.bob.player_id}
+
+
+async def test_get_replay_gives_a_racers_views_move_by_move_after_the_end(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    race = await start_race(await connect(arena.url), await connect(arena.url))
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for move in line[:3]:
+        await race.ada.move(race.race_id, move)
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 1, "token": race.bob.token}))
+        await ws.recv()
+        ask = {"type": "get_replay", "id": 2, "race_id": race.race_id, "player_id": race.ada.player_id}
+        await ws.send(json.dumps(ask))
+        early = json.loads(await ws.recv())
+        assert early["type"] == "error" and early["code"] == "race_not_over"
+        await race.ada.finish(race.race_id)
+        await race.bob.finish(race.race_id)
+        await race.ada.wait_for(RaceEnded)
+        await ws.send(json.dumps({**ask, "offset": 1, "limit": 2}))
+        page = json.loads(await ws.recv())
+        while page["type"] != "replay":
+            page = json.loads(await ws.recv())
+        assert (page["total"], page["offset"], page["moves"]) == (4, 1, line[:2])
+        assert page["views"] == [
+            json.loads(json.dumps(replay("eight-off", WINNABLE_SEED, line[:n]).view())) for n in (1, 2)
+        ]
+        await ws.send(json.dumps({**ask, "id": 3, "player_id": "p_nobody"}))
+        refused = json.loads(await ws.recv())
+        assert refused["code"] == "not_a_racer"

@@ -91,6 +91,15 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     assert results.index("ada") < results.index("bob")
     await expect(bob.locator("#results")).to_contain_text("Seed")
     await ada.screenshot(path=shot_path(f"{tag}-results"), full_page=True)
+    # The replay: the slider at the end shows the won board, and back at 0 the deal.
+    await ada.click("#replay-link")
+    await expect(ada.locator("#step-label")).to_contain_text(f"of {len(line)} moves")
+    await ada.locator("#step").fill(str(len(line)))
+    await expect(ada.locator("#step-label")).to_have_text(f"move {len(line)}/{len(line)}: {line[-1]}")
+    assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, line).view())  # type: ignore[arg-type]
+    await ada.screenshot(path=shot_path(f"{tag}-replay"), full_page=True)
+    await ada.locator("#step").fill("0")
+    assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, []).view())  # type: ignore[arg-type]
     assert errors == []
 
 

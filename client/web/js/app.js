@@ -185,7 +185,8 @@ function racePage(raceId) {
       element("table", {}, ...summary.standings.map((s) => element("tr", {},
         element("td", {}, `${s.rank}.`), element("td", {}, s.name),
         element("td", {}, s.won ? `won in ${(s.time_ms / 1000).toFixed(1)} s` : `${s.score} cards home`)))),
-      element("p", {}, `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`));
+      element("p", {}, `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`),
+      element("p", {}, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, "Replay this race")));
   }
 
   const stops = [
@@ -225,12 +226,61 @@ function racePage(raceId) {
   return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 
+// ----- replay --------------------------------------------------------------------------
+
+function replayPage(raceId) {
+  const error = element("p", { class: "error", role: "alert" });
+  const racerButtons = element("div", { class: "row", id: "racer-buttons" });
+  const slider = element("input", { id: "step", type: "range", min: "0", max: "0", value: "0", "aria-label": "move" });
+  const label = element("span", { id: "step-label", "aria-live": "polite" });
+  const boardBox = element("div", { class: "board", id: "board" });
+  const board = new Board(boardBox, () => {});
+  let views = [];
+  let moves = [];
+
+  function showStep() {
+    const step = Number(slider.value);
+    if (!views[step]) return;
+    board.show({ ...views[step], legal_moves: [] });
+    label.textContent = step === 0 ? `the deal (of ${views.length - 1} moves)` : `move ${step}/${views.length - 1}: ${moves[step]}`;
+  }
+
+  async function load(playerId) {
+    views = [];
+    moves = [];
+    let total = 1;
+    while (views.length < total) {
+      const page = await arena.request({ type: "get_replay", race_id: raceId, player_id: playerId, offset: views.length, limit: 200 });
+      total = page.total;
+      views.push(...page.views);
+      moves.push(...page.moves);
+    }
+    slider.max = String(views.length - 1);
+    slider.value = "0";
+    showStep();
+  }
+
+  slider.addEventListener("input", showStep);
+  app.replaceChildren(element("h1", {}, "Replay"), racerButtons,
+    element("div", { class: "row" }, slider, label), boardBox, error);
+  signIn()
+    .then(() => arena.request({ type: "get_results", race_id: raceId }))
+    .then(async ({ summary }) => {
+      racerButtons.replaceChildren(...summary.standings.map((s) =>
+        element("button", { onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id }, `${s.rank}. ${s.name}`)));
+      await load(summary.standings[0].player_id);
+    })
+    .catch((failure) => showError(error, failure));
+  return () => {};
+}
+
 // ----- routing -------------------------------------------------------------------------
 
 function route() {
   leavePage();
-  const match = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
-  leavePage = match ? racePage(match[1]) : lobbyPage();
+  const race = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
+  const replay = location.hash.match(/^#\/replay\/([0-9a-f]+)$/);
+  leavePage = race ? racePage(race[1]) : replay ? replayPage(replay[1]) : lobbyPage();
 }
 
 arena.on("welcome", (welcome) => { document.getElementById("who").textContent = `${welcome.name}`; });
