@@ -230,3 +230,25 @@ async def test_four_colour_suits_can_be_switched_on_and_are_remembered(
     await page.screenshot(path=shot_path("four-colour"))
     await bob.close()
     assert errors == []
+
+
+async def test_a_card_dragged_onto_a_pile_is_moved_there(browser: Browser, arena: ArenaServer) -> None:
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for index, move in enumerate(line[:3]):
+        source, target = move.split(">")
+        pile, _, count = source.partition(":")
+        cards = page.locator(f'.pile[data-pile="{pile}"] .card[data-card]')
+        card = cards.nth(await cards.count() - int(count or 1))
+        await card.drag_to(page.locator(f'.pile[data-pile="{target}"]'), target_position={"x": 10, "y": 10})
+        want = expected(replay("eight-off", WINNABLE_SEED, line[: index + 1]).view())  # type: ignore[arg-type]
+        for _ in range(100):
+            if await shown(page) == want:
+                break
+            await page.wait_for_timeout(20)
+        assert await shown(page) == want, f"after dragging {move}"
+    await page.screenshot(path=shot_path("dragged"))
+    await bob.close()
+    assert errors == []

@@ -104,6 +104,21 @@ export class Board {
     this.draw();
   }
 
+  // Drag and drop: pressed on a card, released over another pile, the move between them.
+  startDrag(event, name, count) {
+    const from = { x: event.clientX, y: event.clientY };
+    const release = (up) => {
+      document.removeEventListener("pointerup", release);
+      const moved = Math.hypot(up.clientX - from.x, up.clientY - from.y) > 8;
+      const pile = document.elementFromPoint(up.clientX, up.clientY)?.closest(".pile");
+      const target = pile?.dataset.pile;
+      if (!moved || !target || target === name) return; // a click, handled as one
+      this.selected = { name, count };
+      this.click(target, 1);
+    };
+    document.addEventListener("pointerup", release);
+  }
+
   // Double-click: the card to a foundation, where that is legal.
   home(name) {
     const move = this.legal.find((m) => m.from === name && m.count === 1 && m.to && m.to.startsWith("f"));
@@ -158,6 +173,7 @@ export class Board {
         if (code) element.dataset.name = name;
         if (this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count)) element.classList.add("selected");
         element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
+        element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
         element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
         pileElement.append(element);
       });
