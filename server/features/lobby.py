@@ -19,7 +19,7 @@ from server.config import Settings
 from server.errors import ArenaError, answer_error, race_not_found
 from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
-from server.features.race_rules import commitment, race_window, racer_info
+from server.features.race_rules import commitment, race_window, racer_info, view_of
 from server.metrics import Metrics
 from server.store import Answer, BoardRecord, RaceMeta, RaceStatus, Seat, Store
 from server.timesource import TimeSource
@@ -61,9 +61,7 @@ def random_seed() -> int:
 def board_state(record: BoardRecord, legal: bool = False) -> BoardState:
     """A racer's own board as they may see it (with its legal moves when asked)."""
     game = from_position(record.position, move_count=record.move_count)
-    view = BoardView.model_validate(game.view())
-    if legal:
-        view = view.model_copy(update={"legal_moves": game.legal_moves()})
+    view = BoardView.model_validate(view_of(game, legal))
     return BoardState(seq=record.seq, view=view, finished=record.finished)
 
 

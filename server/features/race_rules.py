@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 from enum import Enum
+from typing import Any
 
 from server.store.records import BoardRecord, RaceMeta, RaceStatus, Seat
+from shared import Game
 from shared.protocol import RacerInfo, Standing
 
 CARDS = 52
@@ -39,6 +41,14 @@ def clock_action(meta: RaceMeta | None, now: int) -> ClockAction:
     if meta.status is RaceStatus.ENDING or (meta.ends_at is not None and now >= meta.ends_at):
         return ClockAction.END
     return ClockAction.RESCHEDULE
+
+
+def view_of(game: Game, legal: bool) -> dict[str, Any]:
+    """A board's view as a wire dict, with its legal moves when the session asked."""
+    view: dict[str, Any] = game.view()  # type: ignore[assignment]  # a fresh dict per call
+    if legal:
+        view["legal_moves"] = game.legal_moves()
+    return view
 
 
 def race_window(now: int, countdown: float, time_limit: float) -> tuple[int, int]:

@@ -19,7 +19,7 @@ import orjson
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
 from server.features.events import EventKind, LocalEvent, pack_event
-from server.features.race_rules import CARDS, window_from_go
+from server.features.race_rules import CARDS, view_of, window_from_go
 from server.features.results import RaceResults
 from server.metrics import Metrics
 from server.store import Answer, MoveOutcome, RaceMeta, RaceStatus, Store
@@ -49,14 +49,6 @@ def _same_move(sent: str, stored_sent: str | None, stored_canonical: str) -> boo
         return str(parse_move(text)) == stored_canonical
     except IllegalMove:
         return False
-
-
-def view_of(game: Game, legal: bool) -> dict[str, Any]:
-    """A board's view as a wire dict, with its legal moves when the session asked."""
-    view: dict[str, Any] = game.view()  # type: ignore[assignment]  # a fresh dict per call
-    if legal:
-        view["legal_moves"] = game.legal_moves()
-    return view
 
 
 class Racing:

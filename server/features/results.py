@@ -36,6 +36,11 @@ log = logging.getLogger("arena.results")
 MISSED = "the server was down for the whole time of this race: it is void and has no results"
 
 
+def missed_race(race_id: str) -> RaceCancelled:
+    """The event of a race voided because its whole window passed unplayed."""
+    return RaceCancelled(race_id=race_id, reason="missed", message=MISSED)
+
+
 class RaceResults:
     def __init__(self, store: Store, settings: Settings, time: TimeSource, metrics: Metrics) -> None:
         self.store = store
@@ -147,7 +152,7 @@ class RaceResults:
         """Cancel a race whose whole window passed before it could start: nobody could
         play it, so it has no results and nobody's record counts it."""
         seats = await self.store.races.seats(meta.race_id)
-        event = RaceCancelled(race_id=meta.race_id, reason="missed", message=MISSED)
+        event = missed_race(meta.race_id)
         voided = await self.store.races.void(
             meta.race_id,
             meta.code,
@@ -180,7 +185,7 @@ class RaceResults:
                     summary = RaceSummary.model_validate_json(raw)
                     missed.append(RaceEnded(race_id=meta.race_id, summary=summary))
             elif meta.status is RaceStatus.CANCELLED and meta.cancel_reason == "missed":
-                missed.append(RaceCancelled(race_id=meta.race_id, reason="missed", message=MISSED))
+                missed.append(missed_race(meta.race_id))
         return missed
 
     async def summary(self, race_id: str) -> RaceSummary:
