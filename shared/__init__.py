@@ -16,7 +16,7 @@ from shared.cards import FULL_DECK, RANKS, SUITS
 from shared.deal import DEAL_VERSION, shuffled_deck
 from shared.engine import from_position, new_game, replay
 from shared.errors import BadNotation, IllegalMove, RuleViolation
-from shared.game import Game, MoveResult, Step
+from shared.game import Game, MoveResult, Step, UndoRule
 from shared.games import GAMES, GameName
 from shared.moves import Move, parse_move
 from shared.render import render_view
@@ -39,6 +39,7 @@ __all__ = [
     "PileView",
     "RuleViolation",
     "Step",
+    "UndoRule",
     "from_position",
     "new_game",
     "parse_move",

@@ -188,6 +188,21 @@ class EagleWing(FoundationGame):
             return f"{dst} is empty: only a {RANKS[self.base - 1]} (the base rank) starts a foundation"
         return f"{card} does not fit on {dst} (top {top})"
 
+    # ----- undo ------------------------------------------------------------------
+
+    def _extras(self) -> tuple[int, ...]:
+        return (self.redeals_used,)
+
+    def _set_extras(self, extras: tuple[int, ...]) -> None:
+        (self.redeals_used,) = extras
+
+    def _reveals(self, result: MoveResult) -> bool:
+        """A deal turns up the stock's face-down top card. An auto-fill from a reserve
+        still holding cards moved its face-down top card (the last card alone is face up)."""
+        if result.move == "deal":
+            return True
+        return bool(self.piles["reserve"]) and any(step.src == "reserve" for step in result.steps)
+
     def legal_moves(self) -> list[str]:
         piles = self.piles
         moves: list[str] = []

@@ -41,9 +41,13 @@ class EightOff(FoundationGame):
 
     def __init__(self, piles: dict[str, list[str]], move_count: int = 0) -> None:
         super().__init__(piles, move_count)
+        self._derive()
+
+    def _derive(self) -> None:
         # Next value each suit needs on its foundation, and which foundation builds it.
         self._need: dict[str, int] = dict.fromkeys(SUITS, ACE)
         self._home: dict[str, str] = {}
+        piles = self.piles
         for name in FOUNDATIONS:
             pile = piles[name]
             if pile:

@@ -18,7 +18,7 @@ import shared.eight_off
 import shared.treize  # noqa: F401
 from shared.deal import DEAL_VERSION, shuffled_deck
 from shared.errors import IllegalMove
-from shared.game import Game
+from shared.game import Game, UndoRule
 from shared.games import GAMES
 
 
@@ -28,10 +28,14 @@ def _game_type(game: object) -> type[Game]:
     return Game.registry[game]
 
 
-def new_game(game: str, seed: int, deal_version: int = DEAL_VERSION) -> Game:
+def new_game(
+    game: str, seed: int, deal_version: int = DEAL_VERSION, undo_rule: UndoRule = UndoRule.UNLIMITED
+) -> Game:
     """The deal of ``game`` for ``seed``: the same on every platform and Python version."""
     kind = _game_type(game)
-    return kind.deal(shuffled_deck(game, seed, deal_version))
+    board = kind.deal(shuffled_deck(game, seed, deal_version))
+    board.undo_rule = undo_rule
+    return board
 
 
 def from_position(data: dict[str, Any], move_count: int = 0) -> Game:
@@ -41,9 +45,16 @@ def from_position(data: dict[str, Any], move_count: int = 0) -> Game:
     return _game_type(data.get("game")).from_position(data, move_count=move_count)
 
 
-def replay(game: str, seed: int, moves: Iterable[str], deal_version: int = DEAL_VERSION) -> Game:
-    """Re-deal and play ``moves`` in order; the first bad move raises with its index."""
-    board = new_game(game, seed, deal_version)
+def replay(
+    game: str,
+    seed: int,
+    moves: Iterable[str],
+    deal_version: int = DEAL_VERSION,
+    undo_rule: UndoRule = UndoRule.UNLIMITED,
+) -> Game:
+    """Re-deal and play ``moves`` in order (``undo`` among them takes the previous move
+    back); the first bad move raises with its index."""
+    board = new_game(game, seed, deal_version, undo_rule)
     for index, move in enumerate(moves):
         try:
             board.play(move)

@@ -6,10 +6,11 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, Final, Self
 
 from shared.cards import CARD_SET, VALUE
-from shared.errors import BadNotation, IllegalMove
+from shared.errors import BadNotation, IllegalMove, RuleViolation
 
 # Re-exported: the protocol and older callers import them from here.
 from shared.games import GAMES as GAMES
@@ -54,8 +55,38 @@ class MoveResult:
         }
 
 
+class UndoRule(StrEnum):
+    """How far back ``undo`` may go (docs/rules.md, "Undo").
+
+    - ``unlimited``: every move, back to the deal, as Aisleriot allows (solo practice);
+    - ``keep_reveals``: never take back a move that turned up a card nobody had seen
+      (races and daily attempts: a racer may not peek and put the card back), nor,
+      therefore, anything played before it.
+    """
+
+    UNLIMITED = "unlimited"
+    KEEP_REVEALS = "keep_reveals"
+
+
+@dataclass(frozen=True, slots=True)
+class _Undo:
+    """What taking one move back needs: the piles it changed as they were before it, the
+    game's own counters then, and the move itself."""
+
+    piles: dict[str, tuple[str, ...]]
+    extras: tuple[int, ...]
+    move_count: int
+    result: MoveResult
+    revealed: bool
+
+
 class Game(ABC):
-    """One game in progress; subclasses implement the rules of one game each."""
+    """One game in progress; subclasses implement the rules of one game each.
+
+    Every accepted move is pushed on a stack, so ``undo`` (or ``play("undo")``) restores
+    the exact position, score and move count before it, as python-chess's ``pop`` does.
+    ``undo_rule`` says how far back that may go.
+    """
 
     game_id: ClassVar[GameName]
     pile_names: ClassVar[tuple[str, ...]]
@@ -66,6 +97,11 @@ class Game(ABC):
     def __init__(self, piles: dict[str, list[str]], move_count: int = 0) -> None:
         self.piles = piles
         self.move_count = move_count
+        self.undo_rule = UndoRule.UNLIMITED
+        self._history: list[_Undo] = []
+        #: Every pile as a tuple, kept in step with ``piles`` once a move was played: an
+        #: undo record shares these tuples instead of copying whole piles.
+        self._frozen: dict[str, tuple[str, ...]] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -84,13 +120,92 @@ class Game(ABC):
         parsed = self._parse_cache.get(move) if isinstance(move, str) else None
         if parsed is None:
             parsed = self._parse(move)
+        if parsed.kind == "undo":
+            return self.undo()
+        frozen = self._frozen if self._frozen is not None else self._freeze()
+        extras, move_count = self._extras(), self.move_count
         result = self._apply(parsed)
+        before: dict[str, tuple[str, ...]] = {}
+        for step in result.steps:
+            for name in (step.src, step.dst):
+                pile = self._pile_of(name)
+                if pile is not None and pile not in before:
+                    before[pile] = frozen[pile]
+                    frozen[pile] = tuple(self.piles[pile])
+        self._history.append(_Undo(before, extras, move_count, result, self._reveals(result)))
         self.move_count += 1
         return result
 
+    def _freeze(self) -> dict[str, tuple[str, ...]]:
+        """Every pile as a tuple, kept from now on in step with the piles."""
+        self._frozen = {name: tuple(cards) for name, cards in self.piles.items()}
+        return self._frozen
+
+    # ----- undo ---------------------------------------------------------------------
+
+    def can_undo(self) -> bool:
+        """Whether ``undo`` would be accepted now."""
+        return self._undo_refusal() is None
+
+    def undo(self) -> MoveResult:
+        """Take back the last move: the position, score and move count are exactly those
+        before it. Its result reports the move ``undo``, the steps of the move taken back
+        in reverse (each card going back where it came from) and the score change.
+
+        Raises :class:`RuleViolation`, changing nothing, when there is nothing to take back
+        or ``undo_rule`` forbids it.
+        """
+        refusal = self._undo_refusal()
+        if refusal is not None:
+            raise RuleViolation(refusal)
+        record = self._history.pop()
+        frozen = self._frozen
+        assert frozen is not None  # a move was played, so the piles are frozen
+        for name, cards in record.piles.items():
+            self.piles[name][:] = cards
+            frozen[name] = cards
+        self._set_extras(record.extras)
+        self._derive()
+        self.move_count = record.move_count
+        undone = record.result
+        steps = tuple(Step(s.card, s.dst, s.src) for s in reversed(undone.steps))
+        return MoveResult("undo", steps, -undone.score_delta, self.score, self.is_won)
+
+    def _undo_refusal(self) -> str | None:
+        if not self._history:
+            return "there is no move to undo"
+        last = self._history[-1]
+        if last.revealed and self.undo_rule is UndoRule.KEEP_REVEALS:
+            return (
+                f"{last.result.move} turned up a card nobody had seen, so it stays: "
+                "in a race a move that reveals a card cannot be undone"
+            )
+        return None
+
+    def _reveals(self, result: MoveResult) -> bool:
+        """Whether ``result`` (just applied) turned up a card that was face down."""
+        return False
+
+    def _pile_of(self, name: str) -> str | None:
+        """The pile a step's place belongs to, or None for a place off the board."""
+        return name if name in self.piles else None
+
+    def _extras(self) -> tuple[int, ...]:
+        """The game's own counters that a move may change (none by default)."""
+        return ()
+
+    def _set_extras(self, extras: tuple[int, ...]) -> None:
+        """Set the counters :meth:`_extras` returned."""
+        return None
+
+    def _derive(self) -> None:
+        """Recompute whatever the game derives from its piles (after an undo)."""
+        return None
+
     def _parse(self, text: str) -> Move:
         parsed = parse_move(text)
-        self._check_names(parsed)
+        if parsed.kind != "undo":
+            self._check_names(parsed)
         cache = self._parse_cache
         if len(cache) >= _PARSE_CACHE_LIMIT:
             cache.clear()
@@ -154,8 +269,12 @@ class Game(ABC):
         return {"game": self.game_id, "piles": {n: list(self.piles[n]) for n in self.pile_names}}
 
     def copy(self) -> Self:
-        """An independent copy of this game."""
-        return type(self).from_position(self.position(), move_count=self.move_count)
+        """An independent copy of this game, with the same moves to undo."""
+        clone = type(self).from_position(self.position(), move_count=self.move_count)
+        clone.undo_rule = self.undo_rule
+        clone._history = list(self._history)
+        clone._frozen = dict(self._frozen if self._frozen is not None else self._freeze())
+        return clone
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.position() == other.position()

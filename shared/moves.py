@@ -21,13 +21,15 @@ from shared.errors import BadNotation
 _TRANSFER: Final = re.compile(r"([a-z]+[0-9]*)(?::([0-9]+))?>([a-z]+[0-9]*)")
 _REMOVAL: Final = re.compile(r"([a-z]+[0-9]*)(?:\+([a-z]+[0-9]*))?")
 _MAX_MOVE_TEXT: Final = 32
+#: The moves written as one word.
+_WORDS: Final = ("deal", "redeal", "undo")
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
     """A parsed move.
 
-    ``kind`` is ``"deal"``, ``"redeal"``, ``"move"`` (``count`` cards from ``src`` to
+    ``kind`` is ``"deal"``, ``"redeal"``, ``"undo"``, ``"move"`` (``count`` cards from ``src`` to
     ``dst``) or ``"remove"`` (Treize: ``src`` alone, or ``src`` paired with ``dst``).
     """
 
@@ -37,7 +39,7 @@ class Move:
     count: int = 1
 
     def __str__(self) -> str:
-        if self.kind in ("deal", "redeal"):
+        if self.kind in _WORDS:
             return self.kind
         if self.kind == "remove":
             return f"{self.src}+{self.dst}" if self.dst else self.src
@@ -53,7 +55,7 @@ def parse_move(text: str) -> Move:
     if len(text) > _MAX_MOVE_TEXT:
         raise BadNotation("that move is too long to be a move")
     norm = text.strip().lower()
-    if norm in ("deal", "redeal"):
+    if norm in _WORDS:
         return Move(norm)
     if ">" in norm:
         match = _TRANSFER.fullmatch(norm)
@@ -68,6 +70,6 @@ def parse_move(text: str) -> Move:
         return Move("move", src, dst, count)
     match = _REMOVAL.fullmatch(norm)
     if match is None or not norm:
-        raise BadNotation(f"cannot read {text.strip()!r}: expected deal, redeal, A>B, A:k>B, X or X+Y")
+        raise BadNotation(f"cannot read {text.strip()!r}: expected deal, redeal, undo, A>B, A:k>B, X or X+Y")
     first, second = match.groups()
     return Move("remove", first, second or "")

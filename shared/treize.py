@@ -47,7 +47,10 @@ class Treize(Game):
 
     def __init__(self, piles: dict[str, list[str]], move_count: int = 0) -> None:
         super().__init__(piles, move_count)
-        self._present = sum(len(pile) for pile in piles.values())
+        self._derive()
+
+    def _derive(self) -> None:
+        self._present = sum(len(pile) for pile in self.piles.values())
 
     @classmethod
     def deal(cls, deck: list[str]) -> Self:
@@ -149,6 +152,12 @@ class Treize(Game):
         card = stock.pop()
         self.piles["waste"].append(card)
         return MoveResult("deal", (Step(card, "stock", "waste"),), 0, self.score, self.is_won)
+
+    def _pile_of(self, name: str) -> str | None:
+        return "waste" if name in WASTE_NAMES else super()._pile_of(name)
+
+    def _reveals(self, result: MoveResult) -> bool:
+        return result.move == "deal"  # the stock's top card was face down
 
     def legal_moves(self) -> list[str]:
         piles = self.piles
