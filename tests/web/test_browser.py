@@ -50,7 +50,8 @@ async def click_move(page: Page, move: str) -> None:
     source, target = move.split(">")
     pile, _, count = source.partition(":")
     cards = page.locator(f'.pile[data-pile="{pile}"] .card[data-card]')
-    await cards.nth(await cards.count() - int(count or 1)).click()
+    # Near the top edge: all a fanned card shows of itself when others lie on it.
+    await cards.nth(await cards.count() - int(count or 1)).click(position={"x": 10, "y": 5})
     await page.locator(f'.pile[data-pile="{target}"]').click(position={"x": 5, "y": 5})
 
 
@@ -83,7 +84,7 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
             await ada.wait_for_timeout(20)
         assert await shown(ada) == want, f"after {move}: {await ada.locator('#refusal').inner_text()}"
         if index == 10:
-            await ada.screenshot(path=shot_path(f"{tag}-mid-race"))
+            await ada.screenshot(path=shot_path(f"{tag}-mid-race"), animations="disabled")  # no glide
     await expect(ada.locator("#status")).to_contain_text("You won")
     await bob.click("#give-up")
     await expect(ada.locator("#results")).to_contain_text("1.")
@@ -242,7 +243,11 @@ async def test_a_card_dragged_onto_a_pile_is_moved_there(browser: Browser, arena
         pile, _, count = source.partition(":")
         cards = page.locator(f'.pile[data-pile="{pile}"] .card[data-card]')
         card = cards.nth(await cards.count() - int(count or 1))
-        await card.drag_to(page.locator(f'.pile[data-pile="{target}"]'), target_position={"x": 10, "y": 10})
+        await card.drag_to(
+            page.locator(f'.pile[data-pile="{target}"]'),
+            source_position={"x": 10, "y": 5},
+            target_position={"x": 10, "y": 10},
+        )
         want = expected(replay("eight-off", WINNABLE_SEED, line[: index + 1]).view())  # type: ignore[arg-type]
         for _ in range(100):
             if await shown(page) == want:
@@ -250,5 +255,94 @@ async def test_a_card_dragged_onto_a_pile_is_moved_there(browser: Browser, arena
             await page.wait_for_timeout(20)
         assert await shown(page) == want, f"after dragging {move}"
     await page.screenshot(path=shot_path("dragged"))
+    await bob.close()
+    assert errors == []
+
+
+async def test_the_animation_switch_is_on_remembered_and_starts_off_under_reduced_motion(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    switch = page.locator("#motion")
+    await expect(page.locator("#create")).to_be_visible()  # app.js has run: the switch is set
+    await expect(switch).to_have_accessible_name("Animations")
+    await expect(switch).to_have_attribute("aria-pressed", "true")
+    await switch.click()
+    await expect(switch).to_have_attribute("aria-pressed", "false")
+    await page.reload()
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(switch).to_have_attribute("aria-pressed", "false")
+    await switch.click()
+    await page.reload()
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(switch).to_have_attribute("aria-pressed", "true")
+    # A system asking for reduced motion: off at every load, though it can be switched on.
+    reduced = await open_page(browser, arena.url, errors, reduced_motion="reduce")
+    await expect(reduced.locator("#create")).to_be_visible()
+    await expect(reduced.locator("#motion")).to_have_attribute("aria-pressed", "false")
+    await reduced.screenshot(path=shot_path("reduced-motion"))
+    await reduced.click("#motion")
+    await expect(reduced.locator("#motion")).to_have_attribute("aria-pressed", "true")
+    await reduced.reload()
+    await expect(reduced.locator("#create")).to_be_visible()
+    await expect(reduced.locator("#motion")).to_have_attribute("aria-pressed", "false")
+    assert errors == []
+
+
+#: Clicks the source card and the target pile, waits for the board to be redrawn with the
+#: ack (no card selected any more), and resolves with the animations running right then.
+GLIDING_MOVE = """async ([source, count, target]) => {
+  const board = document.getElementById('board');
+  const cards = document.querySelectorAll(`.pile[data-pile="${source}"] .card[data-card]`);
+  cards[cards.length - count].click();
+  const drawn = new Promise((resolve) => {
+    const watch = new MutationObserver(() => {
+      if (!board.querySelector('.card.selected')) { watch.disconnect(); resolve(); }
+    });
+    watch.observe(board, { childList: true, subtree: true });
+  });
+  document.querySelector(`.pile[data-pile="${target}"]`).click();
+  await drawn;
+  return document.getAnimations().map((a) => ({
+    card: a.effect.target.dataset.card ?? null, pile: a.effect.target.closest('.pile').dataset.pile,
+    from: a.effect.getKeyframes()[0].transform, ms: a.effect.getTiming().duration }));
+}"""
+
+
+async def test_a_moved_card_glides_from_its_old_place_unless_animations_are_off(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    await page.evaluate(
+        """() => { window.violations = [];
+          document.addEventListener('securitypolicyviolation',
+            (e) => window.violations.push(e.violatedDirective)); }"""
+    )
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    first = replay("eight-off", WINNABLE_SEED, []).play(line[0])
+    source, target = line[0].split(">")
+    pile, _, count = source.partition(":")
+    glides = await page.evaluate(GLIDING_MOVE, [pile, int(count or 1), target])
+    # The board is already redrawn as the ack says, while the moved card glides to it from
+    # where it was (the animation is the transform only, from the old place to none).
+    assert await shown(page) == expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
+    moved = first.steps[0]
+    ours = [g for g in glides if g["card"] == moved.card]
+    assert len(ours) == 1, glides
+    assert ours[0]["pile"] == moved.dst and ours[0]["ms"] == 140, glides
+    assert re.fullmatch(r"translate\(-?[\d.]+px, -?[\d.]+px\)", ours[0]["from"]), glides
+    assert ours[0]["from"] != "translate(0px, 0px)"
+    assert {g["card"] for g in glides} <= {step.card for step in first.steps}
+    # Switched off: the next move is drawn with no animation at all.
+    await page.click("#motion")
+    await expect(page.locator("#motion")).to_have_attribute("aria-pressed", "false")
+    source, target = line[1].split(">")
+    pile, _, count = source.partition(":")
+    assert await page.evaluate(GLIDING_MOVE, [pile, int(count or 1), target]) == []
+    assert await shown(page) == expected(replay("eight-off", WINNABLE_SEED, line[:2]).view())  # type: ignore[arg-type]
+    assert await page.evaluate("() => window.violations") == []  # the CSP allows element.animate
     await bob.close()
     assert errors == []

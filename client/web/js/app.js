@@ -1,7 +1,7 @@
 // The pages: the lobby (#/) and a race (#/race/<id>), with its results at the end.
 
 import { Arena } from "./arena.js";
-import { Board } from "./board.js";
+import { Board, setAnimations } from "./board.js";
 
 const NAME_KEY = "solitaire-arena.name";
 const GAMES = [["eight-off", "Eight Off"], ["eagle-wing", "Eagle Wing"], ["treize", "Treize"]];
@@ -130,7 +130,7 @@ function racePage(raceId) {
       try {
         const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
         seq = ack.seq;
-        board.show(ack.view);
+        board.show(ack.view, ack.result.steps);
         const me = race?.racers.find((r) => r.player_id === arena.player?.player_id);
         if (me) {
           Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
@@ -234,7 +234,7 @@ function replayPage(raceId) {
   const slider = element("input", { id: "step", type: "range", min: "0", max: "0", value: "0", "aria-label": "move" });
   const label = element("span", { id: "step-label", "aria-live": "polite" });
   const boardBox = element("div", { class: "board", id: "board" });
-  const board = new Board(boardBox, () => {});
+  const board = new Board(boardBox); // shown, not played
   let views = [];
   let moves = [];
 
@@ -297,5 +297,22 @@ function setFourColour(on) {
 }
 coloursButton.addEventListener("click", () => setFourColour(!document.body.classList.contains("four-colour")));
 setFourColour(localStorage.getItem(COLOURS_KEY) === "1");
+// Moved cards glide to their new place: on unless switched off (remembered), and off
+// whenever the system asks for reduced motion (the switch can still turn them on).
+const MOTION_KEY = "solitaire-arena.animations";
+const motionButton = document.getElementById("motion");
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+function setMotion(on) {
+  setAnimations(on);
+  motionButton.setAttribute("aria-pressed", String(on));
+}
+function chosenMotion() { return !reducedMotion.matches && localStorage.getItem(MOTION_KEY) !== "0"; }
+motionButton.addEventListener("click", () => {
+  const on = motionButton.getAttribute("aria-pressed") !== "true";
+  localStorage.setItem(MOTION_KEY, on ? "1" : "0");
+  setMotion(on);
+});
+reducedMotion.addEventListener("change", () => setMotion(chosenMotion()));
+setMotion(chosenMotion());
 window.addEventListener("hashchange", route);
 route();

@@ -2,7 +2,15 @@
 // moves built by clicks from the legal moves the server sends (no rules here).
 
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const RANK_TEXT = { T: "10" };
+const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+// How long a moved card glides from its old place to its new one.
+const GLIDE_MS = 140;
+let animations = true;
+
+// Moved cards glide to their new place (the page's switch, off under reduced motion).
+export function setAnimations(on) { animations = on; }
 
 // Where each pile sits, in card slots (x) and rows (y); `fan` piles spread downwards.
 function layout(game) {
@@ -28,8 +36,10 @@ function layout(game) {
   return slots;
 }
 
-function cardElement(code) {
+// A card: a button where the board is played, a picture where it is only shown.
+function cardElement(code, role) {
   const element = document.createElement("div");
+  element.setAttribute("role", role);
   if (!code) {
     element.className = "card back";
     element.setAttribute("aria-label", "face-down card");
@@ -39,7 +49,7 @@ function cardElement(code) {
   const suit = code[1];
   element.className = `card ${suit}`;
   element.dataset.card = code;
-  element.setAttribute("aria-label", `${rank}${SUITS[suit]}`);
+  element.setAttribute("aria-label", `${RANK_NAMES[code[0]] ?? rank} of ${SUIT_NAMES[suit]}`);
   element.innerHTML = `<span class="corner">${rank}${SUITS[suit]}</span><span class="pip">${SUITS[suit]}</span>`;
   return element;
 }
@@ -58,19 +68,46 @@ export function parseMove(move) {
 }
 
 export class Board {
-  constructor(container, onMove) {
+  // `onMove(move)` plays a move built by clicks; without it the board is only shown.
+  constructor(container, onMove = null) {
     this.container = container;
     this.onMove = onMove;
     this.view = null;
     this.legal = [];
     this.selected = null; // { name, count }
+    this.places = null; // where draw() put each card: { cards, tops } (see draw)
   }
 
-  show(view) {
+  // The board as `view` shows it; `steps` ([card, from, to], from a move's ack) glide.
+  show(view, steps = null) {
+    const before = this.places;
     this.view = view;
     this.legal = (view.legal_moves ?? []).map(parseMove);
     this.selected = null;
     this.draw();
+    if (steps && animations && before) this.glide(before, steps);
+  }
+
+  // FLIP: each moved card is drawn at its new place already and animated there from its
+  // old one (transform only: no layout, and no delay to the redraw or to input). Places
+  // are draw()'s own arithmetic, so nothing is measured and no layout is forced.
+  glide(before, steps) {
+    const moving = new Map();
+    for (const [card, from, to] of steps) {
+      const now = card ? this.places.cards.get(card) : this.places.tops.get(to);
+      if (!now?.element || moving.has(now.element)) continue; // covered, or removed (Treize)
+      const then = (card && before.cards.get(card)) ?? before.tops.get(from);
+      if (then) moving.set(now.element, [then, now]);
+    }
+    for (const [element, [then, now]] of moving) {
+      const dx = then.x - now.x;
+      const dy = then.y - now.y;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      element.animate(
+        [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 10 }, { transform: "none", zIndex: 10 }],
+        { duration: GLIDE_MS, easing: "ease-out" },
+      );
+    }
   }
 
   // The clickable name of a card: Treize's waste has three (wb, wu, wt).
@@ -147,34 +184,47 @@ export class Board {
     const h = parseFloat(style.getPropertyValue("--h")) * rem;
     const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
     const targets = this.targets();
+    // Each card's place in the board (face-up ones by card, and each pile's top card).
+    const places = { cards: new Map(), tops: new Map() };
     let width = 0;
     let height = 0;
     for (const slot of layout(view.game)) {
       const data = view.piles[slot.pile] ?? { count: 0, cards: [] };
       const pileElement = document.createElement("div");
+      const left = slot.x * step;
+      const top = slot.y * (h + rem * 0.9) + rem;
       pileElement.className = "pile";
       pileElement.dataset.pile = slot.pile;
-      pileElement.style.left = `${slot.x * step}px`;
-      pileElement.style.top = `${slot.y * (h + rem * 0.9) + rem}px`;
-      pileElement.setAttribute("role", "button");
-      pileElement.setAttribute("aria-label", `${slot.pile}, ${data.count} cards`);
+      pileElement.style.left = `${left}px`;
+      pileElement.style.top = `${top}px`;
+      // A pile with cards groups its cards (each a button); an empty one is the button.
+      pileElement.setAttribute("role", data.count || !this.onMove ? "group" : "button");
+      pileElement.setAttribute("aria-label", data.count ? `${slot.pile}, ${data.count} card${data.count === 1 ? "" : "s"}` : `${slot.pile}, empty`);
       pileElement.innerHTML = `<span class="label">${slot.pile}</span>`;
       const hidden = data.count - data.cards.length;
       const shown = slot.fan ? [...Array(hidden).fill(null), ...data.cards] : data.count ? [data.cards.at(-1) ?? null] : [];
       const fanStep = slot.fan ? rem * 1.35 : 0;
       const treizeWaste = view.game === "treize" && slot.pile === "waste";
       const cards = treizeWaste ? data.cards : shown;
+      places.tops.set(slot.pile, { element: null, x: left, y: top });
       cards.forEach((code, index) => {
-        const element = cardElement(code);
+        const element = cardElement(code, this.onMove ? "button" : "img");
         const name = treizeWaste ? this.nameOf("waste", index, cards.length) : slot.pile;
         const count = slot.fan ? cards.length - index : 1;
-        if (treizeWaste) element.style.left = `${index * rem * 0.9}px`;
+        const x = treizeWaste ? index * rem * 0.9 : 0;
+        if (treizeWaste) element.style.left = `${x}px`;
         element.style.top = `${index * fanStep}px`;
         if (code) element.dataset.name = name;
-        if (this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count)) element.classList.add("selected");
-        element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
-        element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
-        element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
+        const lifted = this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count);
+        if (lifted) element.classList.add("selected");
+        const place = { element, x: left + x, y: top + index * fanStep - (lifted ? rem * 0.2 : 0) };
+        if (code) places.cards.set(code, place);
+        places.tops.set(slot.pile, place);
+        if (this.onMove) {
+          element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
+          element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
+          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
+        }
         pileElement.append(element);
       });
       if (!slot.fan && !treizeWaste && data.count > 1) {
@@ -184,7 +234,7 @@ export class Board {
         pileElement.append(count);
       }
       if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
-      pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
+      if (this.onMove) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
       width = Math.max(width, slot.x * step + w + (treizeWaste ? rem * 0.9 * 8 : 0));
@@ -193,5 +243,6 @@ export class Board {
     inner.style.width = `${width}px`;
     inner.style.height = `${height + rem}px`;
     this.container.append(inner);
+    this.places = places;
   }
 }

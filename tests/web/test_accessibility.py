@@ -1,0 +1,232 @@
+"""Accessibility audit in real headless Chromium: on every page the app has (the lobby,
+a race of each game, its results and its replay) every control has an accessible name,
+and no page logs an error.
+
+A control is anything a user can operate: a link, button, field or list, any element
+with a widget role, and any element with a click, pointer or key listener whatever its
+tag (found through Chromium's DevTools protocol, so a clickable ``div`` cannot hide).
+Its name is checked twice: from the attributes that give one (``aria-label``,
+``aria-labelledby``, a ``label``, the text of a button or link), and as Chromium's own
+accessibility tree computes it."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.async_api import Browser, Page, expect
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from tests.server.conftest import WINNABLE_SEED
+from tests.server.solver import solve
+from tests.web.conftest import shot_path
+from tests.web.test_browser import click_move, open_page
+
+#: Events that make an element operable: an element listening for one is a control.
+OPERATING_EVENTS = frozenset(
+    {"click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
+    | {"keydown", "keyup", "keypress"}
+)
+
+#: Roles of Chromium's accessibility tree that are controls (a select is a combobox).
+CONTROL_ROLES = frozenset(
+    {"button", "link", "textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider"}
+    | {"checkbox", "switch", "radio", "tab", "menuitem", "menuitemcheckbox", "menuitemradio"}
+)
+
+#: In the page: every control, those without a name, and those inside another control.
+#: Controls are found by tag, by role, by the board's card and pile classes, and by the
+#: mark mark_operable() puts on every element with an operating listener. A name comes
+#: from aria-label, aria-labelledby or a label, or from the text inside where ARIA takes
+#: names from content (buttons, links and the like): a field's or a group's text never
+#: names it. An element with no role at all (a bare div or span) cannot be named: ARIA
+#: forbids naming a generic element, so a clickable one needs a role first. A control
+#: inside a button or link is lost to screen readers (their content is presentational).
+CONTROL_AUDIT = """() => {
+  const controls = 'a[href], button, input, select, textarea, summary, [contenteditable], '
+    + '[tabindex]:not([tabindex="-1"]), [role="button"], [role="link"], [role="checkbox"], '
+    + '[role="switch"], [role="radio"], [role="slider"], [role="spinbutton"], [role="tab"], '
+    + '[role="textbox"], [role="combobox"], [role^="menuitem"], [role="option"], '
+    + '.card, .pile, [data-audit-operable]';
+  const wrappers = 'a[href], button, summary, [role="button"], [role="link"], [role="checkbox"], '
+    + '[role="switch"], [role="radio"], [role="tab"], [role^="menuitem"], [role="option"]';
+  const fromContent = new Set(['button', 'link', 'checkbox', 'switch', 'radio', 'tab', 'option',
+    'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem']);
+  const words = (text) => (text ?? '').replace(/\\s+/g, ' ').trim();
+  const role = (el) => el.getAttribute('role')
+    ?? (el.matches('a[href]') ? 'link' : el.matches('button, summary') ? 'button' : '');
+  const named = (el) => {
+    if (!role(el) && !el.matches('input, select, textarea, img')) return false; // generic
+    if (words(el.getAttribute('aria-label'))) return true;
+    const by = (el.getAttribute('aria-labelledby') ?? '').split(/\\s+/).filter(Boolean);
+    if (by.some((id) => words(document.getElementById(id)?.textContent))) return true;
+    if ([...(el.labels ?? [])].some((label) => words(label.textContent))) return true;
+    if (el.matches('input[type="button"], input[type="submit"], input[type="reset"]')) {
+      return !!words(el.value);
+    }
+    if (el.matches('img[alt]')) return !!words(el.alt);
+    return fromContent.has(role(el)) && !!words(el.textContent);
+  };
+  const found = [...document.querySelectorAll(controls)];
+  return {
+    checked: found.length,
+    unnamed: found.filter((el) => !named(el)).map((el) => el.outerHTML),
+    nested: found.filter((el) => el.parentElement?.closest(wrappers)).map((el) => el.outerHTML),
+  };
+}"""
+
+
+async def mark_operable(page: Page) -> int:
+    """Marks (``data-audit-operable``) every element in the body that listens for a click,
+    pointer or key event, asking Chromium for each element's listeners; how many."""
+    cdp = await page.context.new_cdp_session(page)
+    marked = 0
+    try:
+        found = await cdp.send("Runtime.evaluate", {"expression": "[...document.body.querySelectorAll('*')]"})
+        elements = await cdp.send(
+            "Runtime.getProperties", {"objectId": found["result"]["objectId"], "ownProperties": True}
+        )
+        for entry in elements["result"]:
+            handle = entry.get("value", {}).get("objectId")
+            if not entry["name"].isdigit() or handle is None:
+                continue
+            listeners = await cdp.send("DOMDebugger.getEventListeners", {"objectId": handle})
+            if any(listener["type"] in OPERATING_EVENTS for listener in listeners["listeners"]):
+                marked += 1
+                await cdp.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": handle,
+                        "functionDeclaration": "function () { this.dataset.auditOperable = ''; }",
+                    },
+                )
+    finally:
+        await cdp.detach()
+    return marked
+
+
+async def unnamed_in_accessibility_tree(page: Page) -> list[str]:
+    """The controls in Chromium's accessibility tree that it gives no name, as HTML."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        tree = await cdp.send("Accessibility.getFullAXTree")
+        unnamed: list[str] = []
+        for node in tree["nodes"]:
+            role = node.get("role", {}).get("value")
+            name = str(node.get("name", {}).get("value", "")).strip()
+            if node.get("ignored") or role not in CONTROL_ROLES or name:
+                continue
+            html = f"<{role} without a DOM node>"
+            if "backendDOMNodeId" in node:
+                resolved = await cdp.send("DOM.resolveNode", {"backendNodeId": node["backendDOMNodeId"]})
+                described = await cdp.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": resolved["object"]["objectId"],
+                        "functionDeclaration": "function () { return this.outerHTML; }",
+                        "returnByValue": True,
+                    },
+                )
+                html = described["result"]["value"]
+            unnamed.append(f"{role}: {html}")
+        return unnamed
+    finally:
+        await cdp.detach()
+
+
+async def audit(page: Page, where: str, at_least: int) -> None:
+    """Every control on ``page`` has an accessible name; at least ``at_least`` were seen."""
+    await mark_operable(page)
+    found = await page.evaluate(CONTROL_AUDIT)
+    assert found["unnamed"] == [], f"{where}: controls without an accessible name:\n" + "\n".join(
+        found["unnamed"]
+    )
+    assert found["nested"] == [], f"{where}: controls inside a button or link:\n" + "\n".join(found["nested"])
+    assert found["checked"] >= at_least, f"{where}: only {found['checked']} controls seen"
+    unnamed = await unnamed_in_accessibility_tree(page)
+    assert unnamed == [], f"{where}: Chromium's accessibility tree has unnamed controls:\n" + "\n".join(
+        unnamed
+    )
+
+
+async def test_the_audit_finds_a_control_without_a_name(browser: Browser, arena: ArenaServer) -> None:
+    """The audit can fail: unnamed controls of every kind are listed, named ones are not."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#create")).to_be_visible()
+    await page.evaluate(
+        """() => {
+          const add = (html) => { const box = document.createElement('div'); box.innerHTML = html;
+            const el = box.firstElementChild; document.getElementById('app').append(el); return el; };
+          const clickable = (html) => add(html).addEventListener('click', () => {});
+          add('<button class="bad"></button>');
+          add('<input class="bad">');
+          add('<a class="bad" href="#/"><span></span></a>');
+          clickable('<div class="bad">text is no name for a generic element</div>');
+          clickable('<span class="bad" aria-label="nor is a label without a role"></span>');
+          add('<div class="bad" role="button"></div>');
+          add('<button aria-label="fine"></button>');
+          clickable('<div role="button">fine too</div>');
+          add('<div role="button" aria-label="fine"><a class="inside" href="#/">but a link in it</a></div>');
+        }"""
+    )
+    await mark_operable(page)
+    found = await page.evaluate(CONTROL_AUDIT)
+    assert len(found["unnamed"]) == 6 and all('class="bad"' in html for html in found["unnamed"]), found
+    assert len(found["nested"]) == 1 and 'class="inside"' in found["nested"][0], found
+    in_tree = await unnamed_in_accessibility_tree(page)
+    assert len(in_tree) == 4 and all('class="bad"' in html for html in in_tree), in_tree  # not the div
+    assert errors == []
+
+
+async def test_every_control_on_every_page_has_an_accessible_name(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    # An open race of someone else's, so that the lobby lists one with its Join button.
+    cy = await ArenaClient.connect(arena.url)
+    await cy.hello(name="cy")
+    await cy.create_race("eight-off", seats=3)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    page = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 900})
+    await expect(page.locator("#create")).to_be_visible()
+    await audit(page, "the lobby", at_least=12)
+    await page.fill("#name", "ada")
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for game in ("eight-off", "eagle-wing", "treize"):
+        await page.select_option("#game", game)
+        await page.click("#create")
+        await expect(page.locator("#status")).to_contain_text("share the code")
+        await audit(page, f"{game}: an open race", at_least=5)
+        code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+        assert code is not None
+        race_id = (await bob.join_race(code[1])).race_id
+        await bob.ready(race_id)
+        await page.click("#ready")
+        await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+        # One move by clicks (it glides), then a card selected: its targets are drawn too.
+        if game == "eight-off":
+            await click_move(page, line[0])
+            await expect(page.locator("#board .pile.target")).to_have_count(0)
+        else:
+            await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
+            await expect(page.locator('.pile[data-pile="waste"] .card[data-card]').first).to_be_visible()
+        await page.locator("#board .card[data-card]").last.click()
+        await audit(page, f"{game}: the race under way", at_least=30)
+        await page.screenshot(path=shot_path(f"audit-{game}-race"), animations="disabled")
+        await page.click("#give-up")
+        await bob.finish(race_id)
+        await expect(page.locator("#results")).to_contain_text("Seed")
+        await audit(page, f"{game}: the results", at_least=5)
+        await page.click("#replay-link")
+        await expect(page.locator("#step-label")).to_contain_text("moves)")
+        await audit(page, f"{game}: the replay", at_least=30)
+        await page.screenshot(path=shot_path(f"audit-{game}-replay"), full_page=True)
+        await page.click("header .brand")
+        await expect(page.locator('#app button[aria-label^="join "]')).to_have_count(1)
+        await audit(page, "the lobby, signed in", at_least=13)
+    await bob.close()
+    await cy.close()
+    assert errors == []
