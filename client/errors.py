@@ -174,6 +174,25 @@ class IllegalMoveError(ArenaError):
     code_of_class = ErrorCode.ILLEGAL_MOVE.value
 
 
+class HintsOffError(ArenaError):
+    """The race does not allow hints (its ``hints`` setting is off)."""
+
+    code_of_class = ErrorCode.HINTS_OFF.value
+
+
+class RematchNotOpenError(ArenaError):
+    """No rematch offer is open to answer: none was made, it was decided, it expired, or
+    you answered it already."""
+
+    code_of_class = ErrorCode.REMATCH_NOT_OPEN.value
+
+
+class RematchExistsError(ArenaError):
+    """A rematch of that race is already offered or started."""
+
+    code_of_class = ErrorCode.REMATCH_EXISTS.value
+
+
 class StaleSeqError(ArenaError):
     """That seq was already played."""
 
@@ -228,6 +247,9 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.ALREADY_QUEUED: AlreadyQueuedError,
     ErrorCode.ALREADY_RACING: AlreadyRacingError,
     ErrorCode.ILLEGAL_MOVE: IllegalMoveError,
+    ErrorCode.HINTS_OFF: HintsOffError,
+    ErrorCode.REMATCH_NOT_OPEN: RematchNotOpenError,
+    ErrorCode.REMATCH_EXISTS: RematchExistsError,
     ErrorCode.STALE_SEQ: StaleSeqError,
     ErrorCode.SEQ_CONFLICT: SeqConflictError,
     ErrorCode.FUTURE_SEQ: FutureSeqError,

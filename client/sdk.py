@@ -39,23 +39,27 @@ from client.errors import (
 )
 from shared.protocol import (
     PROTOCOL_VERSION,
+    AnswerRematch,
     BoardState,
     CancelQuickMatch,
     CreateRace,
     Error,
     Finish,
     GameName,
+    GetHint,
     GetMoveLog,
     GetRace,
     GetReplay,
     GetResults,
     Hello,
+    Hint,
     JoinRace,
     LeaveRace,
     ListRaces,
     MakeMove,
     MoveAck,
     MoveLog,
+    OfferRematch,
     Ok,
     Ping,
     Pong,
@@ -67,6 +71,8 @@ from shared.protocol import (
     RaceList,
     RaceSummary,
     Ready,
+    Rematch,
+    RematchInfo,
     Replay,
     Results,
     ServerMessage,
@@ -330,8 +336,11 @@ class ArenaClient:
     async def ping(self) -> Pong:
         return await self._expect(Ping(id=self.next_id()), Pong)
 
-    async def create_race(self, game: GameName, seats: int = 2, time_limit: float = 600.0) -> RaceInfo:
-        message = CreateRace(id=self.next_id(), game=game, seats=seats, time_limit=time_limit)
+    async def create_race(
+        self, game: GameName, seats: int = 2, time_limit: float = 600.0, hints: bool = True
+    ) -> RaceInfo:
+        """A new race, the caller seated; ``hints`` lets its racers ask for hints."""
+        message = CreateRace(id=self.next_id(), game=game, seats=seats, time_limit=time_limit, hints=hints)
         return (await self._expect(message, Race)).race
 
     async def join_race(self, code: str) -> RaceInfo:
@@ -379,6 +388,25 @@ class ArenaClient:
             ack = await self._expect(message.model_copy(update={"id": self.next_id()}), MoveAck)
         self.seqs[race_id] = max(self.seqs.get(race_id, 0), ack.seq)
         return ack
+
+    async def undo(self, race_id: str) -> MoveAck:
+        """Take the last move back: the move ``undo``, with the next seq like any move. A
+        move that turned up a hidden card stays (``illegal_move``, docs/rules.md "Undo")."""
+        return await self.move(race_id, "undo")
+
+    async def hint(self, race_id: str) -> Hint:
+        """A good next move for this racer's board (``hints_off`` where the race forbids)."""
+        return await self._expect(GetHint(id=self.next_id(), race_id=race_id), Hint)
+
+    async def offer_rematch(self, race_id: str) -> RematchInfo:
+        """Offer the racers of ``race_id`` (ended) a rematch on a new deal."""
+        return (await self._expect(OfferRematch(id=self.next_id(), race_id=race_id), Rematch)).rematch
+
+    async def answer_rematch(self, race_id: str, accept: bool) -> RematchInfo:
+        """Accept or decline the rematch offered after ``race_id``; once every answer is in,
+        a ``rematch_started`` event seats the accepted racers in the new race."""
+        message = AnswerRematch(id=self.next_id(), race_id=race_id, accept=accept)
+        return (await self._expect(message, Rematch)).rematch
 
     async def finish(self, race_id: str) -> None:
         await self._expect(Finish(id=self.next_id(), race_id=race_id), Ok)

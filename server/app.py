@@ -18,10 +18,12 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from server.admission import AddressLimits, Admission
 from server.config import Settings
+from server.features.hints import Hints
 from server.features.lobby import Lobby, random_seed
 from server.features.presence import Presence
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
+from server.features.rematch import Rematches
 from server.features.results import RaceResults
 from server.features.scheduler import RaceClock
 from server.metrics import Metrics
@@ -49,6 +51,8 @@ class Features:
     racing: Racing
     results: RaceResults
     clock: RaceClock
+    hints: Hints
+    rematches: Rematches
 
 
 def routes(features: Features) -> Router:
@@ -70,6 +74,9 @@ def routes(features: Features) -> Router:
     router.add(p.GetReplay, features.results.get_replay)
     router.add(p.QuickMatch, features.quick_match.quick_match)
     router.add(p.CancelQuickMatch, features.quick_match.cancel_quick_match)
+    router.add(p.GetHint, features.hints.get_hint)
+    router.add(p.OfferRematch, features.rematches.offer_rematch)
+    router.add(p.AnswerRematch, features.rematches.answer_rematch)
     router.check()
     return router
 
@@ -89,7 +96,9 @@ def build_features(
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     presence = Presence(store, lobby, quick_match, time, admission, settings.guest_ttl, results)
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
-    return Features(presence, lobby, quick_match, racing, results, clock)
+    hints = Hints(store, time)
+    rematches = Rematches(store, lobby, settings, time)
+    return Features(presence, lobby, quick_match, racing, results, clock, hints, rematches)
 
 
 def admission_for(settings: Settings) -> Admission:
@@ -216,6 +225,7 @@ class ArenaServer:
             await self.features.quick_match.stop()
             await self.features.lobby.stop()
             await self.features.results.stop()
+            await self.features.rematches.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

@@ -2,7 +2,7 @@
 
 The strategy gets only what a racer would: the view and the legal moves.
 
->>> from client.bots.strategy import RandomStrategy
+>>> from shared.strategies.strategy import RandomStrategy
 >>> outcome = play_deal("treize", 7, RandomStrategy(seed=7), max_moves=20)
 >>> outcome.moves <= 20 and 0 <= outcome.score <= 52
 True
@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from client.bots.strategy import Strategy
 from shared import new_game
+from shared.strategies.strategy import Strategy
 
 
 @dataclass(frozen=True, slots=True)

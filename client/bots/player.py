@@ -18,7 +18,6 @@ import contextlib
 from collections.abc import Callable
 from typing import Final
 
-from client.bots.strategy import Strategy
 from client.errors import (
     FutureSeqError,
     IllegalMoveError,
@@ -41,6 +40,7 @@ from shared.protocol import (
     RaceSummary,
     Welcome,
 )
+from shared.strategies.strategy import Strategy
 
 #: Refusals after which the board is read again from the server.
 _OUT_OF_STEP: Final = (IllegalMoveError, StaleSeqError, FutureSeqError, SeqConflictError)

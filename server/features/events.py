@@ -27,6 +27,9 @@ class EventKind(StrEnum):
     MATCH_FOUND = "m"
     #: The race is over: sessions stop following it and nodes drop what they cached of it.
     RACE_ENDED = "e"
+    #: A player was seated in a race by others (a rematch): their sessions follow the
+    #: message's ``race`` before they are told.
+    SEATED = "s"
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ def random_seed() -> int:
 def board_state(record: BoardRecord, legal: bool = False) -> BoardState:
     """A racer's own board as they may see it (with its legal moves when asked)."""
     game = from_position(record.position, move_count=record.move_count)
-    view = BoardView.model_validate(view_of(game, legal))
+    view = BoardView.model_validate(view_of(game, legal, record.can_undo))
     return BoardState(seq=record.seq, view=view, finished=record.finished)
 
 
@@ -77,6 +77,7 @@ def race_info(
         game=meta.game,
         seats=meta.seats,
         time_limit=meta.time_limit,
+        hints=meta.hints,
         status=meta.status.value,
         creator=meta.creator,
         racers=[racer_info(s, boards.get(s.player_id)) for s in seats],
@@ -114,7 +115,9 @@ class Lobby:
     async def create_race(self, caller: Caller, message: CreateRace) -> Reply:
         await self._refuse_too_many_open(caller.player.player_id)
         await self._refuse_too_many_created(caller.player.player_id)
-        meta = await self.create(caller.player, message.game, message.seats, message.time_limit)
+        meta = await self.create(
+            caller.player, message.game, message.seats, message.time_limit, hints=message.hints
+        )
         info = await self.info(meta.race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(meta.race_id,))
 
@@ -165,7 +168,13 @@ class Lobby:
     # ----- setting races up ------------------------------------------------------------
 
     async def create(
-        self, player: Identity, game: GameName, seats: int, time_limit: float, ready: bool = False
+        self,
+        player: Identity,
+        game: GameName,
+        seats: int,
+        time_limit: float,
+        ready: bool = False,
+        hints: bool = False,
     ) -> RaceMeta:
         now = self.time.now_ms()
         seed = self.seed_source()
@@ -186,6 +195,7 @@ class Lobby:
                 starts_at=None,
                 ends_at=None,
                 ended_at=None,
+                hints=hints,
             )
             if await self.store.races.create(
                 meta, Seat(player.player_id, player.name, ready, now, player.bot)

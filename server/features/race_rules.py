@@ -43,11 +43,14 @@ def clock_action(meta: RaceMeta | None, now: int) -> ClockAction:
     return ClockAction.RESCHEDULE
 
 
-def view_of(game: Game, legal: bool) -> dict[str, Any]:
-    """A board's view as a wire dict, with its legal moves when the session asked."""
+def view_of(game: Game, legal: bool, can_undo: bool | None = None) -> dict[str, Any]:
+    """A board's view as a wire dict, with its legal moves and whether it can undo when
+    the session asked. ``can_undo`` is what the store says of a game loaded from a
+    position alone (it has no moves to take back, though the racer may have)."""
     view: dict[str, Any] = game.view()  # type: ignore[assignment]  # a fresh dict per call
     if legal:
         view["legal_moves"] = game.legal_moves()
+        view["can_undo"] = game.can_undo() if can_undo is None else can_undo
     return view
 
 

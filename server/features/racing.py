@@ -24,7 +24,7 @@ from server.features.results import RaceResults
 from server.metrics import Metrics
 from server.store import Answer, MoveOutcome, RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
-from shared import Game, IllegalMove, from_position, new_game, parse_move
+from shared import Game, IllegalMove, UndoRule, from_position, new_game, parse_move, replay
 from shared.protocol import BoardView, ErrorCode, Finish, MakeMove, Ok, Progress, RaceStarted
 
 log = logging.getLogger("arena.racing")
@@ -143,13 +143,34 @@ class Racing:
                 if seated:
                     raise answer_error(Answer.NOT_STARTED)
             raise not_a_racer(race_id)
-        board = CachedBoard(
-            from_position(record.position, move_count=record.move_count), record.seq, record.finished
-        )
+        game = from_position(record.position, move_count=record.move_count)
+        game.undo_rule = UndoRule.KEEP_REVEALS
+        if record.can_undo:
+            game = await self._with_history(race_id, player_id, game)
+        board = CachedBoard(game, record.seq, record.finished)
         self._cache[(race_id, player_id)] = board
         if len(self._cache) > _CACHE_SIZE:
             self._cache.popitem(last=False)
         return board
+
+    async def _with_history(self, race_id: str, player_id: str, game: Game) -> Game:
+        """``game`` (loaded from its position) with the moves it may take back: replayed
+        from the seed and the racer's log. A log that does not lead to the stored position
+        (it never should) leaves the position alone, without undo."""
+        meta = await self.store.races.meta(race_id)
+        if meta is None:
+            return game
+        moves = [m.move for m in await self.store.boards.move_log(race_id) if m.player_id == player_id]
+        try:
+            rebuilt = replay(meta.game, meta.seed, moves, undo_rule=UndoRule.KEEP_REVEALS)
+        except IllegalMove as exc:
+            problem = exc.reason
+        else:
+            if rebuilt.position() == game.position() and rebuilt.move_count == game.move_count:
+                return rebuilt
+            problem = "it leads to another position"
+        log.error("a racer's log does not rebuild their board", extra={"race_id": race_id, "reason": problem})
+        return game
 
     async def _move(self, player_id: str, request: MakeMove, legal: bool) -> Reply:
         race_id, seq = request.race_id, request.seq
@@ -210,6 +231,7 @@ class Racing:
             now=self.time.now_ms(),
             event=pack_event(EventKind.BROADCAST, event, skip=player_id, origin=self.node_id),
             node_id=self.node_id,
+            can_undo=game.can_undo(),
         )
         if outcome.answer is not Answer.OK:
             self._cache.pop((race_id, player_id), None)
@@ -267,7 +289,7 @@ class Racing:
             "race_id": race_id,
             "seq": record.seq,
             "result": result,
-            "view": view_of(game, legal),
+            "view": view_of(game, legal, record.can_undo),
             "finished": record.won,
         }
 

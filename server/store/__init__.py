@@ -2,7 +2,8 @@
 
 One module per domain (:mod:`~server.store.races`, :mod:`~server.store.boards`,
 :mod:`~server.store.players`, :mod:`~server.store.queues`,
-:mod:`~server.store.deadlines`, :mod:`~server.store.events`); key names are built in
+:mod:`~server.store.deadlines`, :mod:`~server.store.events`,
+:mod:`~server.store.rematches`); key names are built in
 :mod:`server.store.keys` only; the scripts and their KEYS/ARGV contracts are in
 :mod:`server.store.scripts`; what is read comes back as the records of
 :mod:`server.store.records`.
@@ -29,8 +30,10 @@ from server.store.records import (
     MoveOutcome,
     RaceMeta,
     RaceStatus,
+    RematchRecord,
     Seat,
 )
+from server.store.rematches import RematchStore
 
 __all__ = [
     "OUTAGE_ERRORS",
@@ -40,6 +43,7 @@ __all__ = [
     "MoveOutcome",
     "RaceMeta",
     "RaceStatus",
+    "RematchRecord",
     "Seat",
     "Store",
 ]
@@ -67,6 +71,7 @@ class Store:
         self.queues = QueueStore(client)
         self.deadlines = DeadlineStore(client)
         self.events = EventStore(client)
+        self.rematches = RematchStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""

@@ -62,6 +62,7 @@ class BoardStore:
         now: int,
         event: str,
         node_id: str,
+        can_undo: bool = False,
     ) -> MoveOutcome:
         """The one atomic call per move: CAS on seq, store, log, publish.
 
@@ -91,6 +92,7 @@ class BoardStore:
             keys.race_channel(race_id),
             node_id,
             sent,
+            "1" if can_undo else "0",
         ]
         reply: list[str] = await self._batcher.call(self._move, script_keys, args)
         return _outcome(reply)
@@ -117,6 +119,7 @@ def _parse_board(player_id: str, raw: dict[str, Any]) -> BoardRecord:
         finished_at=int(raw["finished_at"]),
         last_result=raw.get("ack"),
         last_move=raw.get("sent"),
+        can_undo=raw.get("can_undo") == "1",
     )
 
 

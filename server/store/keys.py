@@ -11,6 +11,7 @@ the two keys of a quick-match queue share ``{game}``.
 | ``race:{id}:log`` | stream | every accepted move |
 | ``race:{id}:summary`` | string | the results JSON |
 | ``race:{id}:nodes`` | set | ids of the nodes following the race |
+| ``race:{id}:rematch`` | hash | a rematch offer after the race: status, times, ``a:<player>`` answers |
 | ``code:<code>`` | string | race id of a short code |
 | ``races:open`` | sorted set | open races by creation time |
 | ``races:open:<game>`` | sorted set | open races of one game by creation time |
@@ -65,6 +66,10 @@ def race_summary(race_id: str) -> str:
 
 def race_nodes(race_id: str) -> str:
     return f"race:{{{race_id}}}:nodes"
+
+
+def race_rematch(race_id: str) -> str:
+    return f"race:{{{race_id}}}:rematch"
 
 
 def race_code(code: str) -> str:
@@ -134,7 +139,7 @@ def node_channel(node_id: str) -> str:
 def race_keys(race_id: str, code: str | None, player_ids: list[str]) -> list[str]:
     """Every key a race may have, to expire them together."""
     keys = [race_meta(race_id), race_racers(race_id), race_log(race_id), race_summary(race_id)]
-    keys += [race_nodes(race_id), *(race_board(race_id, p) for p in player_ids)]
+    keys += [race_nodes(race_id), race_rematch(race_id), *(race_board(race_id, p) for p in player_ids)]
     if code:
         keys.append(race_code(code))
     return keys

@@ -41,6 +41,7 @@ class RaceStore:
             "salt": meta.salt,
             "commitment": meta.commitment,
             "created_at": meta.created_at,
+            "hints": "1" if meta.hints else "0",
         }
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
@@ -301,4 +302,5 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         ends_at=_opt_int(raw.get("ends_at")),
         ended_at=_opt_int(raw.get("ended_at")),
         cancel_reason=raw.get("cancel_reason") or None,
+        hints=raw.get("hints") == "1",
     )

@@ -79,6 +79,8 @@ class RaceMeta:
     ended_at: int | None
     #: Why a cancelled race was cancelled (``missed``: its whole window passed unplayed).
     cancel_reason: str | None = None
+    #: Whether racers may ask for hints.
+    hints: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,8 @@ class BoardRecord:
     last_result: str | None = None
     #: The last accepted move's text as the racer sent it.
     last_move: str | None = None
+    #: Whether the racer may undo their last move now (docs/rules.md, "Undo").
+    can_undo: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,3 +119,18 @@ class LoggedMoveRecord:
     seq: int
     move: str
     at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchRecord:
+    """A rematch offer as stored: ``answers`` maps each invited racer to ``offered``,
+    ``pending``, ``accepted`` or ``declined``; ``status`` is ``open``, ``starting``,
+    ``started``, ``declined``, ``expired`` or ``failed``."""
+
+    race_id: str
+    offered_by: str
+    status: str
+    expires_at: int
+    answers: dict[str, str]
+    new_race_id: str | None = None
+    reason: str | None = None

@@ -154,6 +154,7 @@ MOVE: Final = LuaScript(
         "channel",
         "the calling node's id",
         "the move as sent (kept as 'sent')",
+        "whether 'undo' is allowed after it ('1' or '0', kept as 'can_undo')",
     ),
     answers="{ok, finished count, racer count} | {dup} | {seq, current seq} | {not_found} | "
     "{not_started} | {over} | {not_a_racer} | {finished}. The compare-and-set of one move; the "
@@ -175,7 +176,7 @@ if new_seq ~= seq + 1 then return {'seq', tostring(seq)} end
 if redis.call('HGET', KEYS[2], 'finished') == '1' then return {'finished'} end
 local old_score = redis.call('HGET', KEYS[2], 'score')
 redis.call('HSET', KEYS[2], 'seq', new_seq, 'position', ARGV[4], 'move_count', ARGV[5],
-  'score', ARGV[6], 'ack', ARGV[9], 'sent', ARGV[13])
+  'score', ARGV[6], 'ack', ARGV[9], 'sent', ARGV[13], 'can_undo', ARGV[14])
 if old_score ~= ARGV[6] then redis.call('HSET', KEYS[2], 'score_at', ARGV[8]) end
 local finished = redis.call('HGET', KEYS[1], 'finished_count')
 if ARGV[7] == '1' then
@@ -273,4 +274,102 @@ return false
 """,
 )
 
-ALL: Final = (JOIN, READY, LEAVE, START, GO, VOID, MOVE, FINISH, BEGIN_END, COMPLETE_END, MATCH)
+#: Lua that counts a rematch's answers and decides it: ``start`` (someone besides the
+#: offerer accepted: the status becomes ``starting``), else ``declined`` (every answer
+#: is in) or ``expired`` (``final``, the wait is over); ``ok`` while answers are pending.
+_REMATCH_DECIDE: Final = """
+local function decide(final)
+  local fields = redis.call('HGETALL', KEYS[1])
+  local pending, accepted = 0, 0
+  for i = 1, #fields, 2 do
+    if string.sub(fields[i], 1, 2) == 'a:' then
+      if fields[i + 1] == 'pending' then pending = pending + 1 end
+      if fields[i + 1] == 'accepted' then accepted = accepted + 1 end
+    end
+  end
+  if pending > 0 and not final then return 'ok' end
+  if accepted > 0 then
+    redis.call('HSET', KEYS[1], 'status', 'starting')
+    return 'start'
+  end
+  local ended = 'declined'
+  if pending > 0 then ended = 'expired' end
+  redis.call('HSET', KEYS[1], 'status', ended)
+  return ended
+end
+"""
+
+REMATCH_OFFER: Final = LuaScript(
+    "rematch_offer",
+    keys=("rematch",),
+    argv=("offerer", "now", "expires_at", "ttl seconds (0: none)", "racer ids..."),
+    answers="ok | exists. A new offer replaces one that was declined, expired or failed "
+    "(or is open past its time); never one that is open or started.",
+    source="""
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'starting' or status == 'started' then return 'exists' end
+if status == 'open' and tonumber(ARGV[2]) <= tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then
+  return 'exists'
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'offered_by', ARGV[1], 'status', 'open', 'expires_at', ARGV[3])
+for i = 5, #ARGV do
+  local answer = 'pending'
+  if ARGV[i] == ARGV[1] then answer = 'offered' end
+  redis.call('HSET', KEYS[1], 'a:' .. ARGV[i], answer)
+end
+if tonumber(ARGV[4]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+return 'ok'
+""",
+)
+
+REMATCH_ANSWER: Final = LuaScript(
+    "rematch_answer",
+    keys=("rematch",),
+    argv=("player id", "'accepted' or 'declined'", "now"),
+    answers="ok | start | declined | none (no offer) | closed (decided) | late (past its "
+    "time) | not_invited | answered. The last answer decides the offer.",
+    source=_REMATCH_DECIDE
+    + """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 'none' end
+if status ~= 'open' then return 'closed' end
+if tonumber(ARGV[3]) > tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then return 'late' end
+local current = redis.call('HGET', KEYS[1], 'a:' .. ARGV[1])
+if not current then return 'not_invited' end
+if current ~= 'pending' then return 'answered' end
+redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], ARGV[2])
+return decide(false)
+""",
+)
+
+REMATCH_EXPIRE: Final = LuaScript(
+    "rematch_expire",
+    keys=("rematch",),
+    argv=("now",),
+    answers="start | expired | declined | no (not open, or not yet time). The wait is over: "
+    "those who accepted race.",
+    source=_REMATCH_DECIDE
+    + """
+if redis.call('HGET', KEYS[1], 'status') ~= 'open' then return 'no' end
+if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then return 'no' end
+return decide(true)
+""",
+)
+
+ALL: Final = (
+    JOIN,
+    READY,
+    LEAVE,
+    START,
+    GO,
+    VOID,
+    MOVE,
+    FINISH,
+    BEGIN_END,
+    COMPLETE_END,
+    MATCH,
+    REMATCH_OFFER,
+    REMATCH_ANSWER,
+    REMATCH_EXPIRE,
+)

@@ -25,7 +25,7 @@ from server.features.results import RaceResults
 from server.store import keys
 from server.store.events import EventStore
 from server.transport.session import Session
-from shared.protocol import MatchFound, encode_dict
+from shared.protocol import RaceInfo, encode_dict
 
 log = logging.getLogger("arena.fanout")
 
@@ -208,10 +208,11 @@ class Fanout:
         match event.kind:
             case EventKind.BROADCAST:
                 self._broadcast(channel, event.msg, event.skip)
-            case EventKind.MATCH_FOUND:
-                found = MatchFound.model_validate(event.msg)
+            case EventKind.MATCH_FOUND | EventKind.SEATED:
+                race = RaceInfo.model_validate(event.msg["race"])
+                matched = event.kind is EventKind.MATCH_FOUND
                 for session in list(self._sessions.get(channel, ())):
-                    self._background.spawn(self._join_match(session, found, event.msg), "match delivery")
+                    self._background.spawn(self._seat(session, race, event.msg, matched), "seating delivery")
             case EventKind.RACE_ENDED:
                 self._broadcast(channel, event.msg, event.skip)
                 race_id = keys.race_of_channel(channel)
@@ -223,11 +224,12 @@ class Fanout:
             case unexpected:
                 assert_never(unexpected)
 
-    async def _join_match(self, session: Session, found: MatchFound, msg: dict[str, Any]) -> None:
-        """A quick match paired this session's player: follow the race, then tell them."""
-        if session.player_id is not None:
-            self._quick_match.matched(session.player_id, found.race.game)
-        await self.attach_race(found.race.race_id, session)
+    async def _seat(self, session: Session, race: RaceInfo, msg: dict[str, Any], matched: bool) -> None:
+        """This session's player was seated in ``race`` (by a quick match when
+        ``matched``, else a rematch): follow the race, then tell them."""
+        if matched and session.player_id is not None:
+            self._quick_match.matched(session.player_id, race.game)
+        await self.attach_race(race.race_id, session)
         with contextlib.suppress(Exception):
             await session.send(msg)
 

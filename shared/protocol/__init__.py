@@ -1,7 +1,7 @@
 """The wire protocol: every message as a pydantic model, and its msgpack/JSON codec.
 
 Pure and synchronous: no I/O. One module per feature (``session``, ``lobby``,
-``racing``, ``results``, ``quick_match``) holds its requests, replies and events;
+``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``) holds its requests, replies and events;
 ``messages`` joins them into one union per direction; ``codec`` reads and writes
 frames. A client message is a request carrying an ``id``; the server's reply (or
 error) echoes it. Events pushed by the server carry no ``id``.
@@ -19,6 +19,7 @@ malformed - the binary frame is not valid msgpack
 """
 
 from shared.game import GameName
+from shared.protocol.assists import GetHint, Hint
 from shared.protocol.base import (
     NAME_MAX,
     PROTOCOL_VERSION,
@@ -64,6 +65,16 @@ from shared.protocol.lobby import (
 from shared.protocol.messages import CLIENT_ADAPTER, SERVER_ADAPTER, ClientMessage, ServerMessage
 from shared.protocol.quick_match import CancelQuickMatch, MatchFound, Queued, QuickMatch
 from shared.protocol.racing import Finish, MakeMove, MoveAck, Progress, RaceStarted
+from shared.protocol.rematch import (
+    REMATCH_WAIT,
+    AnswerRematch,
+    OfferRematch,
+    Rematch,
+    RematchInfo,
+    RematchRacer,
+    RematchStarted,
+    RematchUpdate,
+)
 from shared.protocol.results import (
     GetMoveLog,
     GetReplay,
@@ -85,7 +96,9 @@ __all__ = [
     "LIST_LIMIT_MAX",
     "NAME_MAX",
     "PROTOCOL_VERSION",
+    "REMATCH_WAIT",
     "SERVER_ADAPTER",
+    "AnswerRematch",
     "BoardState",
     "BoardView",
     "CancelQuickMatch",
@@ -95,11 +108,13 @@ __all__ = [
     "ErrorCode",
     "Finish",
     "GameName",
+    "GetHint",
     "GetMoveLog",
     "GetRace",
     "GetReplay",
     "GetResults",
     "Hello",
+    "Hint",
     "JoinRace",
     "LeaveRace",
     "ListRaces",
@@ -109,6 +124,7 @@ __all__ = [
     "MoveAck",
     "MoveLog",
     "MoveSummary",
+    "OfferRematch",
     "Ok",
     "PileView",
     "Ping",
@@ -131,6 +147,11 @@ __all__ = [
     "RaceUpdate",
     "RacerInfo",
     "Ready",
+    "Rematch",
+    "RematchInfo",
+    "RematchRacer",
+    "RematchStarted",
+    "RematchUpdate",
     "Replay",
     "Reply",
     "Request",

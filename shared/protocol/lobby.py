@@ -23,6 +23,8 @@ class CreateRace(Request):
     game: GameName
     seats: Annotated[int, Field(ge=2, le=8)] = 2
     time_limit: Annotated[float, Field(ge=TIME_LIMIT_MIN, le=TIME_LIMIT_MAX)] = 600.0
+    #: Whether racers may ask for hints (``get_hint``): a casual race allows them.
+    hints: bool = True
 
 
 class JoinRace(Request):
@@ -104,6 +106,8 @@ class RaceInfo(Reply):
     creator: str
     racers: list[RacerInfo]
     server_time: int
+    #: Whether ``get_hint`` is allowed in this race (every racer sees the setting).
+    hints: bool = False
     starts_at: int | None = None
     ends_at: int | None = None
     commitment: str | None = None

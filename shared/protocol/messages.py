@@ -10,15 +10,29 @@ from typing import Annotated, Final
 
 from pydantic import Field, TypeAdapter
 
-from shared.protocol import lobby, quick_match, racing, results, session
+from shared.protocol import assists, lobby, quick_match, racing, rematch, results, session
 from shared.protocol.base import Error, Ok
 
 ClientMessage = Annotated[
-    session.Requests | lobby.Requests | racing.Requests | results.Requests | quick_match.Requests,
+    session.Requests
+    | lobby.Requests
+    | racing.Requests
+    | results.Requests
+    | quick_match.Requests
+    | assists.Requests
+    | rematch.Requests,
     Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
-    Error | Ok | session.Replies | lobby.Replies | racing.Replies | results.Replies | quick_match.Replies,
+    Error
+    | Ok
+    | session.Replies
+    | lobby.Replies
+    | racing.Replies
+    | results.Replies
+    | quick_match.Replies
+    | assists.Replies
+    | rematch.Replies,
     Field(discriminator="type"),
 ]
 

@@ -32,6 +32,9 @@ class BoardView(Reply):
     #: Every legal move in canonical notation, sorted: in ``race_started`` always, and in
     #: every other view of a session that asked for them at ``hello``.
     legal_moves: list[str] | None = None
+    #: Whether the move ``undo`` would be accepted now (docs/rules.md, "Undo"): sent with
+    #: ``legal_moves``.
+    can_undo: bool | None = None
 
 
 class MoveSummary(Reply):

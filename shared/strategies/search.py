@@ -2,7 +2,7 @@
 
 :class:`SearchStrategy` never sees a hidden card: it deals games that show the racer's
 view (:func:`shared.knowledge.sample_game`, hidden cards guessed from the unseen ones)
-and searches those, scoring positions with :mod:`client.bots.heuristics`.
+and searches those, scoring positions with :mod:`shared.strategies.heuristics`.
 
 - **Nothing hidden** (Eight Off, Treize once the stock is out): one exact game, searched
   best first for ``budget`` positions; each first move is worth the best position found
@@ -11,7 +11,7 @@ and searches those, scoring positions with :mod:`client.bots.heuristics`.
   ``depth`` moves deep (the ``width`` best-looking moves of each position); a move is
   worth its total over the samples. A deep search of one guess would plan around cards
   the racer cannot know. The guesses use what earlier views showed too
-  (:class:`client.bots.memory.Memory`: the Eagle Wing waste's order, Treize's removed cards).
+  (:class:`shared.strategies.memory.Memory`: the Eagle Wing waste's order, Treize's removed cards).
 
 Loops: the positions the racer has stood on are remembered (by :func:`shared.knowledge.view_key`,
 which ignores the order of interchangeable piles), and a move back to one is never
@@ -33,11 +33,11 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from client.bots.heuristics import evaluate
-from client.bots.memory import Memory
-from client.bots.strategy import distinct_moves
 from shared import Game, GameView
 from shared.knowledge import hidden_count, rebuild, sample_game, view_key
+from shared.strategies.heuristics import evaluate
+from shared.strategies.memory import Memory
+from shared.strategies.strategy import distinct_moves
 
 #: How much a gain is worth less for each move it takes to reach it.
 STEP_COST: Final = 0.5

@@ -40,5 +40,5 @@ async def start_race(
     assert info.commitment is not None
     # race_started carries the opening's legal moves; the racers' later views do not
     # (they did not ask for them at hello).
-    opening = started.view.model_copy(update={"legal_moves": None})
+    opening = started.view.model_copy(update={"legal_moves": None, "can_undo": None})
     return RunningRace(race.race_id, race.code, ada, bob, opening, info.commitment, started.ends_at)

@@ -1,0 +1,173 @@
+"""Rematch: after a race ends, a racer offers the same racers, game and settings on a new
+deal. Each other racer accepts or declines; when every answer is in (or the wait of
+``REMATCH_WAIT`` seconds is over), those who accepted and the offerer are seated in a new
+race whose countdown begins at once. With nobody accepting, the offer is declined (or
+expired).
+
+Offers and answers are decided by Lua in Redis, so two nodes never start the same
+rematch. Every step is told to each invited racer on their player channel; the racers of
+the new race get ``rematch_started`` after their sessions follow it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from server.background import Background
+from server.config import Settings
+from server.errors import ArenaError, not_a_racer, race_not_found
+from server.features.context import Caller, Identity, Reply
+from server.features.events import EventKind, pack_event
+from server.features.lobby import Lobby
+from server.store import RaceStatus, RematchRecord, Seat, Store
+from server.timesource import TimeSource
+from shared.protocol import (
+    REMATCH_WAIT,
+    AnswerRematch,
+    ErrorCode,
+    OfferRematch,
+    Rematch,
+    RematchInfo,
+    RematchRacer,
+    RematchStarted,
+    RematchUpdate,
+)
+
+log = logging.getLogger("arena.rematch")
+
+#: What a refused answer's script word means for the racer.
+_CLOSED = {
+    "none": "nobody has offered a rematch of this race",
+    "closed": "that rematch offer is already decided",
+    "late": "that rematch offer expired",
+    "answered": "you already answered that rematch offer",
+}
+
+
+class Rematches:
+    def __init__(self, store: Store, lobby: Lobby, settings: Settings, time: TimeSource) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.settings = settings
+        self.time = time
+        self.wait = REMATCH_WAIT
+        self.background = Background()
+
+    async def stop(self) -> None:
+        await self.background.stop()
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def offer_rematch(self, caller: Caller, message: OfferRematch) -> Reply:
+        race_id, player_id = message.race_id, caller.player.player_id
+        seats = await self._seats_of_ended(race_id)
+        if all(s.player_id != player_id for s in seats):
+            raise not_a_racer(race_id)
+        now = self.time.now_ms()
+        expires_at = now + int(self.wait * 1000)
+        ttl = max(self.settings.race_ttl, int(self.wait) + 60) if self.settings.race_ttl else 0
+        racers = [s.player_id for s in seats]
+        if not await self.store.rematches.offer(race_id, player_id, racers, now, expires_at, ttl):
+            raise ArenaError(ErrorCode.REMATCH_EXISTS, "a rematch of this race is already offered or started")
+        log.info("rematch offered", extra={"race_id": race_id, "player_id": player_id})
+        self.background.spawn(self._expire_later(race_id), "expiring a rematch offer")
+        info = await self._told(race_id, seats)
+        return Reply(Rematch(id=message.id, rematch=info))
+
+    async def answer_rematch(self, caller: Caller, message: AnswerRematch) -> Reply:
+        race_id, player_id = message.race_id, caller.player.player_id
+        word = await self.store.rematches.answer(race_id, player_id, message.accept, self.time.now_ms())
+        if word == "late":
+            await self._decide_expired(race_id)
+        if word == "not_invited":
+            raise not_a_racer(race_id)
+        if word in _CLOSED:
+            raise ArenaError(ErrorCode.REMATCH_NOT_OPEN, _CLOSED[word])
+        seats = await self.store.races.seats(race_id)
+        if word == "start":
+            await self._start(race_id, seats)
+        info = await self._told(race_id, seats)
+        return Reply(Rematch(id=message.id, rematch=info))
+
+    # ----- deciding --------------------------------------------------------------------
+
+    async def _seats_of_ended(self, race_id: str) -> list[Seat]:
+        race = await self.store.races.race(race_id)
+        if race is None:
+            raise race_not_found(race_id)
+        meta, seats = race
+        if meta.status is RaceStatus.CANCELLED:
+            raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled: there is nothing to rematch")
+        if meta.status is not RaceStatus.FINISHED:
+            raise ArenaError(ErrorCode.RACE_NOT_OVER, "a rematch is offered once the race has ended")
+        return seats
+
+    async def _expire_later(self, race_id: str) -> None:
+        await asyncio.sleep(self.wait + 0.05)
+        await self._decide_expired(race_id)
+
+    async def _decide_expired(self, race_id: str) -> None:
+        word = await self.store.rematches.expire(race_id, self.time.now_ms())
+        if word == "no":
+            return
+        seats = await self.store.races.seats(race_id)
+        if word == "start":
+            await self._start(race_id, seats)
+        await self._told(race_id, seats)
+
+    async def _start(self, race_id: str, seats: list[Seat]) -> None:
+        """Seat the offerer and everyone who accepted in a new race and count it down."""
+        record = await self.store.rematches.get(race_id)
+        meta = await self.store.races.meta(race_id)
+        if record is None or meta is None:
+            return
+        by_id = {s.player_id: s for s in seats}
+        players = [record.offered_by] + [p for p, a in record.answers.items() if a == "accepted"]
+        identities = [Identity(p, by_id[p].name, bot=by_id[p].bot) for p in players if p in by_id]
+        try:
+            new = await self.lobby.create(
+                identities[0], meta.game, len(identities), meta.time_limit, ready=True, hints=meta.hints
+            )
+            for identity in identities[1:]:
+                await self.lobby.join(identity, new.code, ready=True)
+            await self.lobby.begin_countdown(new.race_id)
+        except ArenaError as exc:
+            await self.store.rematches.failed(race_id, exc.message)
+            log.info("rematch could not start", extra={"race_id": race_id, "reason": exc.message})
+            return
+        await self.store.rematches.started(race_id, new.race_id)
+        log.info("rematch started", extra={"race_id": race_id, "new_race_id": new.race_id})
+        for identity in identities:
+            info = await self.lobby.info(new.race_id, identity.player_id)
+            event = RematchStarted(race_id=race_id, race=info)
+            await self.store.events.publish_player(identity.player_id, pack_event(EventKind.SEATED, event))
+
+    async def _told(self, race_id: str, seats: list[Seat]) -> RematchInfo:
+        """The offer as it stands, sent to every racer it invited."""
+        record = await self.store.rematches.get(race_id)
+        if record is None:
+            raise ArenaError(ErrorCode.REMATCH_NOT_OPEN, _CLOSED["none"])
+        info = rematch_info(record, seats)
+        payload = pack_event(EventKind.BROADCAST, RematchUpdate(rematch=info))
+        for player_id in record.answers:
+            await self.store.events.publish_player(player_id, payload)
+        return info
+
+
+def rematch_info(record: RematchRecord, seats: list[Seat]) -> RematchInfo:
+    """The wire form of an offer (``starting`` shows as ``open`` until the race exists)."""
+    names = {s.player_id: s.name for s in seats}
+    status = "open" if record.status == "starting" else record.status
+    return RematchInfo(
+        race_id=record.race_id,
+        offered_by=record.offered_by,
+        status=status,  # type: ignore[arg-type]  # the store writes only these words
+        expires_at=record.expires_at,
+        racers=[
+            RematchRacer(player_id=p, name=names.get(p, "?"), answer=a)  # type: ignore[arg-type]
+            for p, a in record.answers.items()
+        ],
+        new_race_id=record.new_race_id,
+        reason=record.reason,
+    )

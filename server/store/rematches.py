@@ -1,0 +1,61 @@
+"""Rematch offers: one per ended race, its answers decided atomically by Lua."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.store import keys, scripts
+from server.store.records import RematchRecord
+
+
+class RematchStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+        self._offer = client.register_script(scripts.REMATCH_OFFER.source)
+        self._answer = client.register_script(scripts.REMATCH_ANSWER.source)
+        self._expire = client.register_script(scripts.REMATCH_EXPIRE.source)
+
+    async def offer(
+        self, race_id: str, offerer: str, racers: list[str], now: int, expires_at: int, ttl: int
+    ) -> bool:
+        """Open an offer to ``racers`` (the offerer among them); False when one is open
+        or started already."""
+        answer: str = await self._offer(
+            keys=[keys.race_rematch(race_id)], args=[offerer, now, expires_at, ttl, *racers]
+        )
+        return answer == "ok"
+
+    async def answer(self, race_id: str, player_id: str, accept: bool, now: int) -> str:
+        """The script's word (see :data:`scripts.REMATCH_ANSWER`)."""
+        word: str = await self._answer(
+            keys=[keys.race_rematch(race_id)], args=[player_id, "accepted" if accept else "declined", now]
+        )
+        return word
+
+    async def expire(self, race_id: str, now: int) -> str:
+        """Decide an offer whose wait is over (see :data:`scripts.REMATCH_EXPIRE`)."""
+        word: str = await self._expire(keys=[keys.race_rematch(race_id)], args=[now])
+        return word
+
+    async def started(self, race_id: str, new_race_id: str) -> None:
+        await self.redis.hset(
+            keys.race_rematch(race_id), mapping={"status": "started", "new_race_id": new_race_id}
+        )
+
+    async def failed(self, race_id: str, reason: str) -> None:
+        await self.redis.hset(keys.race_rematch(race_id), mapping={"status": "failed", "reason": reason})
+
+    async def get(self, race_id: str) -> RematchRecord | None:
+        raw: dict[str, str] = await self.redis.hgetall(keys.race_rematch(race_id))
+        if not raw:
+            return None
+        answers = {field[2:]: value for field, value in raw.items() if field.startswith("a:")}
+        return RematchRecord(
+            race_id=race_id,
+            offered_by=raw["offered_by"],
+            status=raw["status"],
+            expires_at=int(raw["expires_at"]),
+            answers=answers,
+            new_race_id=raw.get("new_race_id") or None,
+            reason=raw.get("reason") or None,
+        )

@@ -1,0 +1,75 @@
+"""A rematch: after a race ends, one racer offers the same racers, game and settings on a
+new deal; the others accept or decline, and those who accepted go to a countdown."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from shared.protocol.base import RaceId, Reply, Request, RequestId
+from shared.protocol.lobby import RaceInfo
+
+#: How long an offer waits for answers, in seconds.
+REMATCH_WAIT = 30.0
+
+RematchStatus = Literal["open", "started", "declined", "expired", "failed"]
+RematchAnswer = Literal["offered", "pending", "accepted", "declined"]
+
+
+class OfferRematch(Request):
+    type: Literal["offer_rematch"] = "offer_rematch"
+    id: RequestId
+    race_id: RaceId
+
+
+class AnswerRematch(Request):
+    type: Literal["answer_rematch"] = "answer_rematch"
+    id: RequestId
+    race_id: RaceId
+    accept: bool
+
+
+class RematchRacer(Reply):
+    player_id: str
+    name: str
+    answer: RematchAnswer
+
+
+class RematchInfo(Reply):
+    """An offer and its answers. ``race_id`` is the race that ended; once ``started``,
+    ``new_race_id`` is the rematch; ``reason`` says why a ``failed`` one could not start."""
+
+    race_id: str
+    offered_by: str
+    status: RematchStatus
+    expires_at: int
+    racers: list[RematchRacer]
+    new_race_id: str | None = None
+    reason: str | None = None
+
+
+class Rematch(Reply):
+    """Reply to an offer or an answer: the offer as it now stands."""
+
+    type: Literal["rematch"] = "rematch"
+    id: RequestId | None = None
+    rematch: RematchInfo
+
+
+class RematchUpdate(Reply):
+    """Event, to every racer invited: the offer was made, answered, declined or expired."""
+
+    type: Literal["rematch_update"] = "rematch_update"
+    rematch: RematchInfo
+
+
+class RematchStarted(Reply):
+    """Event, to each racer who accepted (and the offerer): they are seated in ``race``,
+    whose countdown has begun; their sessions already follow it."""
+
+    type: Literal["rematch_started"] = "rematch_started"
+    race_id: str
+    race: RaceInfo
+
+
+Requests = OfferRematch | AnswerRematch
+Replies = Rematch | RematchUpdate | RematchStarted

@@ -1,0 +1,15 @@
+"""Choosing moves from what a racer sees, never from a hidden card: the bots' strategies
+(pure, so the server can run them too) and the hint built on them.
+
+- :class:`RandomStrategy`: a random legal move;
+- :class:`SearchStrategy`: lookahead over determinized games (hidden cards guessed);
+- :class:`Memory`: what a racer who watched every move remembers beyond the view;
+- :func:`hint`: a good next move for a view, the same for the same view.
+"""
+
+from shared.strategies.hint import hint
+from shared.strategies.memory import Memory
+from shared.strategies.search import SearchStrategy
+from shared.strategies.strategy import RandomStrategy, Strategy, distinct_moves
+
+__all__ = ["Memory", "RandomStrategy", "SearchStrategy", "Strategy", "distinct_moves", "hint"]

@@ -1,0 +1,278 @@
+"""Undo in a race, hints and rematch: checked on the raw frames of real connections."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import redis.asyncio as aioredis
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+
+from server.app import ArenaServer
+from shared import UndoRule, new_game, replay
+from tests.server.conftest import WINNABLE_SEED
+
+Frame = dict[str, Any]
+
+
+class Racer:
+    """A raw JSON connection that keeps every event it receives while waiting for replies."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.events: list[Frame] = []
+        self._next = 100
+
+    async def request(self, message: Frame) -> Frame:
+        self._next += 1
+        message = {"id": self._next, **message}
+        await self.ws.send(json.dumps(message))
+        while True:
+            data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), 5))
+            if data.get("id") == message["id"]:
+                return data
+            self.events.append(data)
+
+    async def event(self, kind: str, timeout: float = 5.0) -> Frame:
+        for index, frame in enumerate(self.events):
+            if frame["type"] == kind:
+                return self.events.pop(index)
+        while True:
+            data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            if data["type"] == kind:
+                return data
+            self.events.append(data)
+
+
+async def racers(url: str, *names: str) -> list[Racer]:
+    out = []
+    for name in names:
+        racer = Racer(await ws_connect(url, compression=None))
+        welcome = await racer.request({"type": "hello", "name": name, "legal_moves": True})
+        assert welcome["type"] == "welcome"
+        racer.player_id = welcome["player_id"]  # type: ignore[attr-defined]
+        out.append(racer)
+    return out
+
+
+async def running(ada: Racer, bob: Racer, game: str = "eight-off", **settings: Any) -> str:
+    created = await ada.request({"type": "create_race", "game": game, **settings})
+    race_id: str = created["race"]["race_id"]
+    await bob.request({"type": "join_race", "code": created["race"]["code"]})
+    await ada.request({"type": "ready", "race_id": race_id})
+    await bob.request({"type": "ready", "race_id": race_id})
+    await ada.event("race_started")
+    await bob.event("race_started")
+    return race_id
+
+
+async def close(*connections: Racer) -> None:
+    for racer in connections:
+        await racer.ws.close()
+
+
+@contextlib.asynccontextmanager
+async def two_racers(url: str) -> AsyncIterator[tuple[Racer, Racer]]:
+    """ada and bob, said hello (asking for legal moves), closed after."""
+    ada, bob = await racers(url, "ada", "bob")
+    try:
+        yield ada, bob
+    finally:
+        await close(ada, bob)
+
+
+# ----- undo ---------------------------------------------------------------------------
+
+
+async def test_an_undo_is_a_move_with_the_next_seq_logged_and_replayed(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob)
+        game = new_game("eight-off", WINNABLE_SEED)
+        opening = game.view()
+        first = game.legal_moves()[0]
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": first})
+        assert ack["view"]["can_undo"] is True
+        undone = await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "UNDO"})
+        assert undone["type"] == "move_ack" and undone["seq"] == 2
+        assert undone["result"]["move"] == "undo"
+        assert {k: undone["view"][k] for k in opening} == opening  # the deal again, move_count 0
+        assert undone["view"]["can_undo"] is False
+        progress = await bob.event("progress")
+        assert progress["player_id"] == ada.player_id and progress["move_count"] == 1  # type: ignore[attr-defined]
+        progress = await bob.event("progress")
+        assert progress["move_count"] == 0
+        nothing = await ada.request({"type": "move", "race_id": race_id, "seq": 3, "move": "undo"})
+        assert nothing["type"] == "error" and nothing["code"] == "illegal_move"
+        assert nothing["message"] == "there is no move to undo"
+        board = await ada.request({"type": "get_race", "race_id": race_id})
+        assert board["race"]["board"]["seq"] == 2 and board["race"]["board"]["view"]["can_undo"] is False
+        await ada.request({"type": "finish", "race_id": race_id})
+        await bob.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+        log = await ada.request({"type": "get_move_log", "race_id": race_id})
+        assert [m["move"] for m in log["moves"]] == [first, "undo"]
+        replayed = await ada.request(
+            {"type": "get_replay", "race_id": race_id, "player_id": ada.player_id}  # type: ignore[attr-defined]
+        )
+        assert replayed["moves"] == ["", first, "undo"]
+        assert replayed["views"][2] == replayed["views"][0]
+
+
+async def test_in_a_race_a_deal_that_turned_up_a_card_cannot_be_undone(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob, game="treize")
+        dealt = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": "deal"})
+        assert dealt["view"]["can_undo"] is False
+        refused = await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "undo"})
+        assert refused["type"] == "error" and refused["code"] == "illegal_move"
+        assert "turned up a card nobody had seen" in refused["message"]
+        board = await ada.request({"type": "get_race", "race_id": race_id})
+        assert board["race"]["board"]["seq"] == 1  # the refused undo took no seq
+
+
+async def test_undo_works_after_the_node_lost_its_cached_board(clean_redis: str, arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob)
+        game = new_game("eight-off", WINNABLE_SEED, undo_rule=UndoRule.KEEP_REVEALS)
+        moves = []
+        for seq in range(1, 4):
+            move = game.legal_moves()[0]
+            game.play(move)
+            moves.append(move)
+            await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+        arena.features.racing.forget_race(race_id)  # type: ignore[union-attr]
+        for seq in (4, 5):
+            ack = await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": "undo"})
+            game.undo()
+            assert ack["type"] == "move_ack" and ack["view"]["piles"] == json.loads(
+                json.dumps(game.view()["piles"])
+            )
+        expected = replay("eight-off", WINNABLE_SEED, [*moves, "undo", "undo"])
+        client = aioredis.from_url(clean_redis, decode_responses=True)
+        try:
+            keys = [k async for k in client.scan_iter(f"race:{{{race_id}}}:board:*")]
+            stored = [json.loads(await client.hget(k, "position")) for k in keys]
+        finally:
+            await client.aclose()
+        assert expected.position() in stored
+
+
+# ----- hints ----------------------------------------------------------------------------
+
+
+async def test_a_hint_is_a_legal_move_in_a_race_that_allows_hints(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob, hints=True)
+        info = await ada.request({"type": "get_race", "race_id": race_id})
+        assert info["race"]["hints"] is True
+        hint = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert hint["type"] == "hint" and hint["seq"] == 0
+        assert hint["move"] in new_game("eight-off", WINNABLE_SEED).legal_moves()
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": hint["move"]})
+        assert ack["type"] == "move_ack"
+
+
+async def test_hints_are_refused_in_a_race_whose_setting_is_off(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob, hints=False)
+        info = await bob.request({"type": "get_race", "race_id": race_id})
+        assert info["race"]["hints"] is False  # every racer sees the setting
+        refused = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert refused["type"] == "error" and refused["code"] == "hints_off"
+        assert "hints are off in this race" in refused["message"]
+
+
+async def test_quick_matches_have_no_hints(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        await ada.request({"type": "quick_match", "game": "treize"})
+        await bob.request({"type": "quick_match", "game": "treize"})
+        found = await ada.event("match_found")
+        assert found["race"]["hints"] is False
+        await ada.event("race_started")
+        refused = await ada.request({"type": "get_hint", "race_id": found["race"]["race_id"]})
+        assert refused["code"] == "hints_off"
+
+
+# ----- rematch --------------------------------------------------------------------------
+
+
+async def ended(ada: Racer, bob: Racer, **settings: Any) -> str:
+    race_id = await running(ada, bob, **settings)
+    await ada.request({"type": "finish", "race_id": race_id})
+    await bob.request({"type": "finish", "race_id": race_id})
+    await ada.event("race_ended")
+    await bob.event("race_ended")
+    return race_id
+
+
+async def test_a_rematch_accepted_seats_both_racers_in_a_new_deal_counting_down(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob, time_limit=45.0, hints=False)
+        early = await ada.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert early["type"] == "error" and early["code"] == "rematch_not_open"
+        offered = await ada.request({"type": "offer_rematch", "race_id": race_id})
+        assert offered["type"] == "rematch" and offered["rematch"]["status"] == "open"
+        answers = {r["player_id"]: r["answer"] for r in offered["rematch"]["racers"]}
+        assert answers == {ada.player_id: "offered", bob.player_id: "pending"}  # type: ignore[attr-defined]
+        told = await bob.event("rematch_update")
+        assert told["rematch"]["offered_by"] == ada.player_id  # type: ignore[attr-defined]
+        again = await bob.request({"type": "offer_rematch", "race_id": race_id})
+        assert again["type"] == "error" and again["code"] == "rematch_exists"
+        accepted = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert accepted["rematch"]["status"] == "started"
+        new_race = accepted["rematch"]["new_race_id"]
+        for racer in (ada, bob):
+            started = await racer.event("rematch_started")
+            assert started["race_id"] == race_id and started["race"]["race_id"] == new_race
+            race = started["race"]
+            assert race["status"] == "countdown" and race["game"] == "eight-off"
+            assert race["time_limit"] == 45.0 and race["hints"] is False and len(race["racers"]) == 2
+            go = await racer.event("race_started")  # the session follows the new race
+            assert go["race_id"] == new_race
+        twice = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": False})
+        assert twice["code"] == "rematch_not_open"
+
+
+async def test_a_declined_rematch_starts_nothing(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob)
+        await bob.request({"type": "offer_rematch", "race_id": race_id})
+        declined = await ada.request({"type": "answer_rematch", "race_id": race_id, "accept": False})
+        assert declined["rematch"]["status"] == "declined" and "new_race_id" not in declined["rematch"]
+        update = await bob.event("rematch_update")
+        while update["rematch"]["status"] != "declined":
+            update = await bob.event("rematch_update")
+        assert not any(e["type"] == "rematch_started" for e in ada.events + bob.events)
+
+
+async def test_a_rematch_is_offered_only_after_the_end_and_only_by_a_racer(arena: ArenaServer) -> None:
+    ada, bob, eve = await racers(arena.url, "ada", "bob", "eve")
+    try:
+        race_id = await running(ada, bob)
+        early = await ada.request({"type": "offer_rematch", "race_id": race_id})
+        assert early["type"] == "error" and early["code"] == "race_not_over"
+        await ada.request({"type": "finish", "race_id": race_id})
+        await bob.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+        stranger = await eve.request({"type": "offer_rematch", "race_id": race_id})
+        assert stranger["type"] == "error" and stranger["code"] == "not_a_racer"
+    finally:
+        await close(ada, bob, eve)
+
+
+async def test_an_unanswered_rematch_expires(arena: ArenaServer) -> None:
+    assert arena.features is not None
+    arena.features.rematches.wait = 0.3
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob)
+        await ada.request({"type": "offer_rematch", "race_id": race_id})
+        update = await ada.event("rematch_update")
+        while update["rematch"]["status"] == "open":
+            update = await ada.event("rematch_update")
+        assert update["rematch"]["status"] == "expired"
+        late = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert late["code"] == "rematch_not_open"
