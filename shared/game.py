@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Final, Self
+from typing import Any, ClassVar, Final, NamedTuple, Self
 
 from shared.cards import CARD_SET, VALUE
 from shared.errors import BadNotation, IllegalMove, RuleViolation
@@ -68,10 +68,9 @@ class UndoRule(StrEnum):
     KEEP_REVEALS = "keep_reveals"
 
 
-@dataclass(frozen=True, slots=True)
-class _Undo:
+class _Undo(NamedTuple):
     """What taking one move back needs: the piles it changed as they were before it, the
-    game's own counters then, and the move itself."""
+    game's own counters then, and the move itself. (A named tuple: one is built per move.)"""
 
     piles: dict[str, tuple[str, ...]]
     extras: tuple[int, ...]
@@ -90,6 +89,8 @@ class Game(ABC):
 
     game_id: ClassVar[GameName]
     pile_names: ClassVar[tuple[str, ...]]
+    #: The pile each place a step names belongs to (a place off the board has none).
+    _step_piles: ClassVar[dict[str, str]]
     _parse_cache: ClassVar[dict[str, Move]]
     #: Every game class, by its ``game_id``: a class that declares one registers itself.
     registry: ClassVar[dict[str, type[Game]]] = {}
@@ -106,6 +107,8 @@ class Game(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._parse_cache = {}
+        if "pile_names" in cls.__dict__:
+            cls._step_piles = {name: name for name in cls.pile_names} | cls._step_aliases()
         if "game_id" in cls.__dict__:
             Game.registry[cls.game_id] = cls
 
@@ -126,12 +129,12 @@ class Game(ABC):
         extras, move_count = self._extras(), self.move_count
         result = self._apply(parsed)
         before: dict[str, tuple[str, ...]] = {}
+        piles, pile_of = self.piles, self._step_piles
         for step in result.steps:
-            for name in (step.src, step.dst):
-                pile = self._pile_of(name)
+            for pile in (pile_of.get(step.src), pile_of.get(step.dst)):
                 if pile is not None and pile not in before:
                     before[pile] = frozen[pile]
-                    frozen[pile] = tuple(self.piles[pile])
+                    frozen[pile] = tuple(piles[pile])
         self._history.append(_Undo(before, extras, move_count, result, self._reveals(result)))
         self.move_count += 1
         return result
@@ -186,9 +189,10 @@ class Game(ABC):
         """Whether ``result`` (just applied) turned up a card that was face down."""
         return False
 
-    def _pile_of(self, name: str) -> str | None:
-        """The pile a step's place belongs to, or None for a place off the board."""
-        return name if name in self.piles else None
+    @classmethod
+    def _step_aliases(cls) -> dict[str, str]:
+        """Places steps name that are part of a pile (Treize's ``wt`` is in the waste)."""
+        return {}
 
     def _extras(self) -> tuple[int, ...]:
         """The game's own counters that a move may change (none by default)."""

@@ -153,8 +153,9 @@ class Treize(Game):
         self.piles["waste"].append(card)
         return MoveResult("deal", (Step(card, "stock", "waste"),), 0, self.score, self.is_won)
 
-    def _pile_of(self, name: str) -> str | None:
-        return "waste" if name in WASTE_NAMES else super()._pile_of(name)
+    @classmethod
+    def _step_aliases(cls) -> dict[str, str]:
+        return dict.fromkeys(WASTE_NAMES, "waste")
 
     def _reveals(self, result: MoveResult) -> bool:
         return result.move == "deal"  # the stock's top card was face down
