@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ bench-attack: $(STAMP)
 # A move's click-to-redraw time in headless Chromium, and the page's first load.
 bench-browser: $(STAMP)
 	$(PY) bench/browser.py
+
+# Undo's cost in the engine, a hint's search time, and hints' effect on move latency.
+bench-assists: $(STAMP)
+	$(PY) bench/assists.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

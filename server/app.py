@@ -226,6 +226,7 @@ class ArenaServer:
             await self.features.lobby.stop()
             await self.features.results.stop()
             await self.features.rematches.stop()
+            self.features.hints.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

@@ -1,30 +1,51 @@
 """Hints: a good next move for a racer's own board, where the race allows them.
 
 The search (:func:`shared.strategies.hint`, the bots' own) reads the racer's view only,
-never a hidden card. It takes up to about a tenth of a second, so it runs in a worker
-thread, at most ``workers`` at once per node: moves keep flowing meanwhile.
+never a hidden card. It is pure Python and takes up to about a tenth of a second, so it
+runs in a worker process: in a thread it would hold the interpreter lock and stall every
+other racer's moves. One racer has one hint in flight and at most one per
+:data:`HINT_COOLDOWN`; beyond :data:`MAX_QUEUED` hints waiting, the node says it is busy.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Final
 
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
 from server.store import Answer, RaceStatus, Store
 from server.timesource import TimeSource
-from shared import from_position
+from shared import GameView, from_position
 from shared.protocol import ErrorCode, GetHint, Hint
 from shared.strategies import hint
 
-HINTS_OFF = "hints are off in this race (its creator chose so; quick matches never have them)"
+log = logging.getLogger("arena.hints")
+
+HINTS_OFF: Final = "hints are off in this race (its creator chose so; quick matches never have them)"
+#: Seconds between two hints of one racer.
+HINT_COOLDOWN: Final = 1.0
+#: Hints waiting for the worker before the node refuses more.
+MAX_QUEUED: Final = 16
 
 
 class Hints:
-    def __init__(self, store: Store, time: TimeSource, workers: int = 1) -> None:
+    def __init__(self, store: Store, time: TimeSource) -> None:
         self.store = store
         self.time = time
-        self._workers = asyncio.Semaphore(workers)
+        self._pool: ProcessPoolExecutor | None = None
+        self._queued = 0
+        self._last: dict[str, float] = {}
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     async def get_hint(self, caller: Caller, message: GetHint) -> Reply:
         race_id, player_id = message.race_id, caller.player.player_id
@@ -42,7 +63,32 @@ class Hints:
             raise answer_error(Answer.OVER)
         if record.finished:
             raise answer_error(Answer.FINISHED)
+        self._pace(player_id)
         game = from_position(record.position, move_count=record.move_count)
-        async with self._workers:
-            move = await asyncio.to_thread(hint, game.view(), game.legal_moves())
+        move = await self._search(game.view(), game.legal_moves())
         return Reply(Hint(id=message.id, race_id=race_id, seq=record.seq, move=move))
+
+    def _pace(self, player_id: str) -> None:
+        now = time.monotonic()
+        last = self._last.get(player_id)
+        if last is not None and now - last < HINT_COOLDOWN:
+            raise ArenaError(ErrorCode.RATE_LIMITED, f"one hint per {HINT_COOLDOWN:g} s: ask again soon")
+        if self._queued >= MAX_QUEUED:
+            raise ArenaError(ErrorCode.UNAVAILABLE, "hints are busy on this server: ask again shortly")
+        self._last[player_id] = now
+        if len(self._last) > 100_000:
+            self._last = {p: t for p, t in self._last.items() if now - t < HINT_COOLDOWN}
+
+    async def _search(self, view: GameView, legal: list[str]) -> str | None:
+        if self._pool is None:
+            # spawn: a fresh interpreter, not a fork of this one and its event loop's threads.
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        self._queued += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, hint, view, legal)
+        except BrokenProcessPool:
+            log.error("the hint worker died; starting a new one")
+            self._pool = None
+            raise ArenaError(ErrorCode.UNAVAILABLE, "the hint search failed: ask again") from None
+        finally:
+            self._queued -= 1

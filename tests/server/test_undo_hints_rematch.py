@@ -172,6 +172,9 @@ async def test_a_hint_is_a_legal_move_in_a_race_that_allows_hints(arena: ArenaSe
         hint = await ada.request({"type": "get_hint", "race_id": race_id})
         assert hint["type"] == "hint" and hint["seq"] == 0
         assert hint["move"] in new_game("eight-off", WINNABLE_SEED).legal_moves()
+        again = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert again["type"] == "error" and again["code"] == "rate_limited"
+        assert again["message"] == "one hint per 1 s: ask again soon"
         ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": hint["move"]})
         assert ack["type"] == "move_ack"
 
