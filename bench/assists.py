@@ -114,7 +114,8 @@ async def pair(url: str) -> tuple[ArenaClient, ArenaClient, str, BoardView]:
 
 
 async def racer(client: ArenaClient, race_id: str, view: BoardView, until: float, seed: int) -> list[float]:
-    rng, latencies, count = random.Random(seed), [], 0
+    rng, count = random.Random(seed), 0
+    latencies: list[float] = []
     while time.perf_counter() < until:
         count += 1
         legal = view.legal_moves or []
@@ -132,7 +133,7 @@ async def racer(client: ArenaClient, race_id: str, view: BoardView, until: float
 
 async def hinter(client: ArenaClient, race_id: str, until: float) -> list[float]:
     """Ask for a hint as often as a racer may (once per HINT_COOLDOWN)."""
-    latencies = []
+    latencies: list[float] = []
     while time.perf_counter() < until:
         started = time.perf_counter()
         try:
