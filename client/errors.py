@@ -193,6 +193,36 @@ class RematchExistsError(ArenaError):
     code_of_class = ErrorCode.REMATCH_EXISTS.value
 
 
+class BadUsernameError(ArenaError):
+    """The username is not one (its length, characters or mixed scripts); the message says why."""
+
+    code_of_class = ErrorCode.BAD_USERNAME.value
+
+
+class UsernameTakenError(ArenaError):
+    """An account has that username, or one too like it."""
+
+    code_of_class = ErrorCode.USERNAME_TAKEN.value
+
+
+class AlreadyRegisteredError(ArenaError):
+    """The player has an account already."""
+
+    code_of_class = ErrorCode.ALREADY_REGISTERED.value
+
+
+class BadLoginError(ArenaError):
+    """Wrong username or password (or, changing it, the old password)."""
+
+    code_of_class = ErrorCode.BAD_LOGIN.value
+
+
+class NotRegisteredError(ArenaError):
+    """That needs an account, and the player is a guest."""
+
+    code_of_class = ErrorCode.NOT_REGISTERED.value
+
+
 class StaleSeqError(ArenaError):
     """That seq was already played."""
 
@@ -250,6 +280,11 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.HINTS_OFF: HintsOffError,
     ErrorCode.REMATCH_NOT_OPEN: RematchNotOpenError,
     ErrorCode.REMATCH_EXISTS: RematchExistsError,
+    ErrorCode.BAD_USERNAME: BadUsernameError,
+    ErrorCode.USERNAME_TAKEN: UsernameTakenError,
+    ErrorCode.ALREADY_REGISTERED: AlreadyRegisteredError,
+    ErrorCode.BAD_LOGIN: BadLoginError,
+    ErrorCode.NOT_REGISTERED: NotRegisteredError,
     ErrorCode.STALE_SEQ: StaleSeqError,
     ErrorCode.SEQ_CONFLICT: SeqConflictError,
     ErrorCode.FUTURE_SEQ: FutureSeqError,

@@ -39,9 +39,11 @@ from client.errors import (
 )
 from shared.protocol import (
     PROTOCOL_VERSION,
+    Account,
     AnswerRematch,
     BoardState,
     CancelQuickMatch,
+    ChangePassword,
     CreateRace,
     Error,
     Finish,
@@ -56,6 +58,8 @@ from shared.protocol import (
     JoinRace,
     LeaveRace,
     ListRaces,
+    Login,
+    Logout,
     MakeMove,
     MoveAck,
     MoveLog,
@@ -71,6 +75,7 @@ from shared.protocol import (
     RaceList,
     RaceSummary,
     Ready,
+    Register,
     Rematch,
     RematchInfo,
     Replay,
@@ -332,6 +337,39 @@ class ArenaClient:
         welcome = await self.hello(name=name, legal_moves=legal_moves, bot=bot)
         store.put(server, Credential(welcome.player_id, name, welcome.token))
         return welcome
+
+    async def register(self, username: str, password: str) -> Account:
+        """Make this guest an account (after :meth:`hello`): the player, their races and
+        token stay; the name becomes ``username``."""
+        account = await self._expect(
+            Register(id=self.next_id(), username=username, password=password), Account
+        )
+        self.name = account.username
+        return account
+
+    async def login(self, username: str, password: str, legal_moves: bool = False) -> Welcome:
+        """Instead of :meth:`hello`: the account's player here, with a new token for this
+        device (kept in ``token``, and used to resume after a dropped connection)."""
+        message = Login(id=self.next_id(), username=username, password=password, legal_moves=legal_moves)
+        welcome = await self._expect(message, Welcome)
+        self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
+        self._legal_moves = legal_moves
+        return welcome
+
+    async def logout(self) -> None:
+        """Revoke this connection's token; the server then closes the connection."""
+        self._closing = True  # the close that follows is no drop to resume from
+        try:
+            await self._expect(Logout(id=self.next_id()), Ok)
+        except BaseException:
+            self._closing = False
+            raise
+        self.token = None
+
+    async def change_password(self, old_password: str, new_password: str) -> None:
+        """A new password; every other device's token stops working (this one keeps it)."""
+        message = ChangePassword(id=self.next_id(), old_password=old_password, new_password=new_password)
+        await self._expect(message, Ok)
 
     async def ping(self) -> Pong:
         return await self._expect(Ping(id=self.next_id()), Pong)

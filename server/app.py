@@ -18,6 +18,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from server.admission import AddressLimits, Admission
 from server.config import Settings
+from server.features.accounts import Accounts
 from server.features.hints import Hints
 from server.features.lobby import Lobby, random_seed
 from server.features.presence import Presence
@@ -53,6 +54,7 @@ class Features:
     clock: RaceClock
     hints: Hints
     rematches: Rematches
+    accounts: Accounts
 
 
 def routes(features: Features) -> Router:
@@ -77,6 +79,10 @@ def routes(features: Features) -> Router:
     router.add(p.GetHint, features.hints.get_hint)
     router.add(p.OfferRematch, features.rematches.offer_rematch)
     router.add(p.AnswerRematch, features.rematches.answer_rematch)
+    router.add(p.Register, features.accounts.register)
+    router.add(p.Login, features.accounts.login, public=True)
+    router.add(p.Logout, features.accounts.logout)
+    router.add(p.ChangePassword, features.accounts.change_password)
     router.check()
     return router
 
@@ -98,7 +104,8 @@ def build_features(
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     hints = Hints(store, time)
     rematches = Rematches(store, lobby, settings, time)
-    return Features(presence, lobby, quick_match, racing, results, clock, hints, rematches)
+    accounts = Accounts(store, presence)
+    return Features(presence, lobby, quick_match, racing, results, clock, hints, rematches, accounts)
 
 
 def admission_for(settings: Settings) -> Admission:
@@ -227,6 +234,7 @@ class ArenaServer:
             await self.features.results.stop()
             await self.features.rematches.stop()
             self.features.hints.stop()
+            self.features.accounts.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

@@ -22,6 +22,10 @@ class Identity:
     bot: bool = False
     #: The session asked for legal moves with its views.
     legal_moves: bool = False
+    #: The player has an account (a username and password), not only a guest's token.
+    account: bool = False
+    #: The SHA-256 of the token this connection said hello or logged in with.
+    token_sha: str = ""
 
 
 @dataclass(slots=True)
@@ -50,7 +54,7 @@ class Reply:
     ``follow``/``unfollow`` are races whose events the connection starts/stops getting;
     ``identify`` ties the connection to a player (hello); ``local`` are events for this
     node's other sessions, delivered before the reply is sent; ``after`` are messages for
-    the caller alone, sent right after the reply.
+    the caller alone, sent right after the reply; ``close`` ends the connection after it.
     """
 
     message: BaseModel | dict[str, Any]
@@ -59,6 +63,8 @@ class Reply:
     identify: Identity | None = None
     local: tuple[LocalEvent, ...] = ()
     after: tuple[BaseModel, ...] = ()
+    #: Close the connection after the reply, with this reason (logout).
+    close: str | None = None
 
 
 M = TypeVar("M", bound=Request)

@@ -14,8 +14,9 @@ from server.features.lobby import Lobby
 from server.features.quick_match import QuickMatchmaker
 from server.features.results import RaceResults
 from server.store import RaceStatus, Store
+from server.store.players import token_digest
 from server.timesource import TimeSource
-from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, Welcome
+from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, RequestId, Welcome
 
 log = logging.getLogger("arena.presence")
 
@@ -68,8 +69,10 @@ class Presence:
                     ErrorCode.RATE_LIMITED,
                     "too many new players from your address: resume with your token, or try again later",
                 )
-            identity = Identity(f"p_{secrets.token_hex(8)}", message.name, bot=message.bot)
             token = secrets.token_urlsafe(32)
+            identity = Identity(
+                f"p_{secrets.token_hex(8)}", message.name, bot=message.bot, token_sha=token_digest(token)
+            )
             now = self.time.now_ms()
             await self.store.players.create(
                 identity.player_id, identity.name, token, now, self.guest_ttl, bot=identity.bot
@@ -78,8 +81,14 @@ class Presence:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "hello needs a name (new) or a token")
         if message.legal_moves:
             identity = dataclasses.replace(identity, legal_moves=True)
+        return await self.welcome(caller, message.id, identity, token, resumed=message.token is not None)
+
+    async def welcome(
+        self, caller: Caller, request_id: RequestId, identity: Identity, token: str, resumed: bool
+    ) -> Reply:
+        """The ``welcome`` of a player on this connection (hello or login): their races,
+        and the end of those that ended while they were away."""
         player_id = identity.player_id
-        resumed = message.token is not None
         await self.store.players.mark_hello(player_id, self.time.now_ms())
         if resumed:
             await self.store.players.keep(player_id, self.guest_ttl)
@@ -98,24 +107,30 @@ class Presence:
             },
         )
         welcome = Welcome(
-            id=message.id,
+            id=request_id,
             player_id=player_id,
             name=identity.name,
             token=token,
             resumed=resumed,
             races=sorted(active + [m.race_id for m in missed]),
             server_time=self.time.now_ms(),
+            username=identity.name if identity.account else None,
         )
         if over:
             await self.results.told_player(player_id, [m.race_id for m in over])
         return Reply(welcome, follow=tuple(sorted(active)), identify=identity, after=tuple(missed))
+
+    async def identity_of(self, player_id: str, name: str, bot: bool, token: str) -> Identity:
+        """The identity of a player who proved who they are with ``token`` (or a login)."""
+        account = await self.store.accounts.username(player_id) is not None
+        return Identity(player_id, name, bot=bot, account=account, token_sha=token_digest(token))
 
     async def _resume(self, token: str) -> Identity:
         found = await self.store.players.for_token(token) if _TOKEN_SHAPE.fullmatch(token) else None
         if found is None:
             raise ArenaError(ErrorCode.BAD_TOKEN, "that token is unknown: say hello with a name")
         player_id, name, bot = found
-        return Identity(player_id, name, bot=bot)
+        return await self.identity_of(player_id, name, bot, token)
 
     async def gone(self, player_id: str, followed: list[str]) -> None:
         """The player's last connection on this node closed."""

@@ -3,7 +3,7 @@
 One module per domain (:mod:`~server.store.races`, :mod:`~server.store.boards`,
 :mod:`~server.store.players`, :mod:`~server.store.queues`,
 :mod:`~server.store.deadlines`, :mod:`~server.store.events`,
-:mod:`~server.store.rematches`); key names are built in
+:mod:`~server.store.rematches`, :mod:`~server.store.accounts`); key names are built in
 :mod:`server.store.keys` only; the scripts and their KEYS/ARGV contracts are in
 :mod:`server.store.scripts`; what is read comes back as the records of
 :mod:`server.store.records`.
@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 
 from server.store import scripts
+from server.store.accounts import AccountStore
 from server.store.boards import BoardStore
 from server.store.deadlines import DeadlineStore
 from server.store.events import EventStore
@@ -72,6 +73,7 @@ class Store:
         self.deadlines = DeadlineStore(client)
         self.events = EventStore(client)
         self.rematches = RematchStore(client)
+        self.accounts = AccountStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""

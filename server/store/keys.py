@@ -22,6 +22,9 @@ the two keys of a quick-match queue share ``{game}``.
 | ``player:<id>:created:<minute>`` | string | races the player created in that minute (expires) |
 | ``player:<id>:queue`` | string | the game the player is queued for (expires with the lease) |
 | ``token:<sha256>`` | string | player id (the token itself is never stored) |
+| ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
+| ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them) |
+| ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
 | ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |
 
@@ -94,6 +97,18 @@ def player_created(player_id: str, minute: int) -> str:
 
 def player_queue(player_id: str) -> str:
     return f"player:{player_id}:queue"
+
+
+def account(skeleton: str) -> str:
+    return f"account:{skeleton}"
+
+
+def player_tokens(player_id: str) -> str:
+    return f"player:{player_id}:tokens"
+
+
+def login_failures(player_id: str) -> str:
+    return f"player:{player_id}:login_failures"
 
 
 def token(digest: str) -> str:

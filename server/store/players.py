@@ -35,11 +35,13 @@ class PlayerStore:
 
     async def keep(self, player_id: str, ttl: int) -> None:
         """The guest was just here: every key of theirs expires ``ttl`` seconds from now
-        (0: never)."""
-        digest: str | None = await self.redis.hget(keys.player(player_id), "token_sha")
+        (0: never). An account's keys never expire."""
+        digest, username = await self.redis.hmget(keys.player(player_id), ["token_sha", "username"])
         names = [keys.player(player_id), keys.player_races(player_id), keys.player_active(player_id)]
         if digest:
             names.append(keys.token(digest))
+        if username:
+            ttl = 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for name in names:
                 if ttl > 0:

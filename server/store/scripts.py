@@ -357,6 +357,23 @@ return decide(true)
 """,
 )
 
+REGISTER: Final = LuaScript(
+    "register",
+    keys=("account name", "player", "player tokens"),
+    argv=("player id", "username", "password hash"),
+    answers="ok | no_player | registered | taken. A guest becomes an account: the name is "
+    "claimed, the password stored, the guest's token listed among the account's.",
+    source="""
+if redis.call('EXISTS', KEYS[2]) == 0 then return 'no_player' end
+if redis.call('HEXISTS', KEYS[2], 'username') == 1 then return 'registered' end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 'taken' end
+redis.call('HSET', KEYS[2], 'username', ARGV[2], 'name', ARGV[2], 'password', ARGV[3])
+local sha = redis.call('HGET', KEYS[2], 'token_sha')
+if sha then redis.call('SADD', KEYS[3], sha) end
+return 'ok'
+""",
+)
+
 ALL: Final = (
     JOIN,
     READY,
@@ -372,4 +389,5 @@ ALL: Final = (
     REMATCH_OFFER,
     REMATCH_ANSWER,
     REMATCH_EXPIRE,
+    REGISTER,
 )

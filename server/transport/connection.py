@@ -130,6 +130,8 @@ class ConnectionHandler:
             await session.send(reply.message)
             for extra in reply.after:
                 await session.send(extra)
+            if reply.close is not None:
+                session.closing = asyncio.create_task(session.ws.close(CloseCode.NORMAL_CLOSURE, reply.close))
         except ProtocolError as exc:
             await self.send_error(session, exc.request_id, exc.code, exc.message)
         except ArenaError as exc:

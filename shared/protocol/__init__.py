@@ -1,7 +1,8 @@
 """The wire protocol: every message as a pydantic model, and its msgpack/JSON codec.
 
 Pure and synchronous: no I/O. One module per feature (``session``, ``lobby``,
-``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``) holds its requests, replies and events;
+``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``, ``accounts``) holds
+its requests, replies and events;
 ``messages`` joins them into one union per direction; ``codec`` reads and writes
 frames. A client message is a request carrying an ``id``; the server's reply (or
 error) echoes it. Events pushed by the server carry no ``id``.
@@ -19,6 +20,15 @@ malformed - the binary frame is not valid msgpack
 """
 
 from shared.game import GameName
+from shared.protocol.accounts import (
+    PASSWORD_MAX,
+    PASSWORD_MIN,
+    Account,
+    ChangePassword,
+    Login,
+    Logout,
+    Register,
+)
 from shared.protocol.assists import GetHint, Hint
 from shared.protocol.base import (
     NAME_MAX,
@@ -95,13 +105,17 @@ __all__ = [
     "CLIENT_ADAPTER",
     "LIST_LIMIT_MAX",
     "NAME_MAX",
+    "PASSWORD_MAX",
+    "PASSWORD_MIN",
     "PROTOCOL_VERSION",
     "REMATCH_WAIT",
     "SERVER_ADAPTER",
+    "Account",
     "AnswerRematch",
     "BoardState",
     "BoardView",
     "CancelQuickMatch",
+    "ChangePassword",
     "ClientMessage",
     "CreateRace",
     "Error",
@@ -119,6 +133,8 @@ __all__ = [
     "LeaveRace",
     "ListRaces",
     "LoggedMove",
+    "Login",
+    "Logout",
     "MakeMove",
     "MatchFound",
     "MoveAck",
@@ -147,6 +163,7 @@ __all__ = [
     "RaceUpdate",
     "RacerInfo",
     "Ready",
+    "Register",
     "Rematch",
     "RematchInfo",
     "RematchRacer",

@@ -10,7 +10,7 @@ from typing import Annotated, Final
 
 from pydantic import Field, TypeAdapter
 
-from shared.protocol import assists, lobby, quick_match, racing, rematch, results, session
+from shared.protocol import accounts, assists, lobby, quick_match, racing, rematch, results, session
 from shared.protocol.base import Error, Ok
 
 ClientMessage = Annotated[
@@ -20,7 +20,8 @@ ClientMessage = Annotated[
     | results.Requests
     | quick_match.Requests
     | assists.Requests
-    | rematch.Requests,
+    | rematch.Requests
+    | accounts.Requests,
     Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
@@ -32,7 +33,8 @@ ServerMessage = Annotated[
     | results.Replies
     | quick_match.Replies
     | assists.Replies
-    | rematch.Replies,
+    | rematch.Replies
+    | accounts.Replies,
     Field(discriminator="type"),
 ]
 

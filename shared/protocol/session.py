@@ -45,6 +45,8 @@ class Welcome(Reply):
     resumed: bool = False
     races: list[str] = Field(default_factory=list)
     server_time: int
+    #: The account's username when the player has one (absent for a guest).
+    username: str | None = None
 
 
 class Pong(Reply):

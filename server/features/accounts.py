@@ -1,0 +1,153 @@
+"""Accounts: ``register`` (a guest claims a username), ``login`` (instead of hello, on any
+device), ``logout`` and ``change_password``.
+
+Password hashes (scrypt, :mod:`server.passwords`) run in one worker thread: OpenSSL
+releases the interpreter lock while hashing, so moves go on meanwhile, and one thread
+leaves the other core to the event loop. Beyond :data:`MAX_QUEUED` hashes waiting, the
+node answers ``unavailable``. Wrong passwords are limited per account
+(:data:`ACCOUNT_FAILURES` in 15 minutes) and per connection (:data:`CONNECTION_FAILURES`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Final, TypeVar
+
+from server.errors import ArenaError
+from server.features.context import Caller, Reply
+from server.features.presence import Presence
+from server.passwords import dummy_hash, hash_password, verify_password
+from server.store import Store
+from server.store.accounts import FAILURE_WINDOW
+from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register
+from shared.usernames import check_username, username_key
+
+log = logging.getLogger("arena.accounts")
+
+ACCOUNT_FAILURES: Final = 5
+CONNECTION_FAILURES: Final = 5
+MAX_QUEUED: Final = 32
+_CONNECTIONS_KEPT: Final = 10_000
+BAD_LOGIN: Final = "wrong username or password"
+
+T = TypeVar("T")
+
+
+class Accounts:
+    def __init__(self, store: Store, presence: Presence) -> None:
+        self.store = store
+        self.presence = presence
+        self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password")
+        self._queued = 0
+        #: Wrong passwords per connection (by its remote address and port).
+        self._connection_failures: OrderedDict[str, int] = OrderedDict()
+
+    def stop(self) -> None:
+        self._hasher.shutdown(wait=False, cancel_futures=True)
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def register(self, caller: Caller, message: Register) -> Reply:
+        identity = caller.player
+        try:
+            username = check_username(message.username)
+        except ValueError as exc:
+            raise ArenaError(ErrorCode.BAD_USERNAME, str(exc)) from None
+        hashed = await self._hashing(hash_password, message.password)
+        word = await self.store.accounts.register(
+            identity.player_id, username, username_key(username), hashed
+        )
+        if word == "taken":
+            raise ArenaError(
+                ErrorCode.USERNAME_TAKEN, f"{username!r} is taken, or too like a name that is: choose another"
+            )
+        if word == "registered":
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, "you already have an account: log in with it")
+        if word != "ok":
+            raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
+        await self.store.players.keep(identity.player_id, 0)
+        log.info("registered", extra={"player_id": identity.player_id})
+        account = dataclasses.replace(identity, name=username, account=True)
+        reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
+        return Reply(reply, identify=account)
+
+    async def login(self, caller: Caller, message: Login) -> Reply:
+        if caller.identity is not None:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
+        if self._connection_failures.get(caller.remote, 0) >= CONNECTION_FAILURES:
+            raise ArenaError(ErrorCode.RATE_LIMITED, "too many wrong passwords on this connection")
+        found = await self.store.accounts.find(username_key(message.username))
+        if found is None:
+            await self._hashing(verify_password, message.password, dummy_hash())  # the same time
+            self._failed_here(caller.remote)
+            raise ArenaError(ErrorCode.BAD_LOGIN, BAD_LOGIN)
+        player_id, stored, bot = found
+        await self._check_password(caller, player_id, message.password, stored, BAD_LOGIN)
+        token = secrets.token_urlsafe(32)
+        await self.store.accounts.add_token(player_id, token)
+        username = await self.store.accounts.username(player_id) or message.username
+        identity = dataclasses.replace(
+            await self.presence.identity_of(player_id, username, bot, token),
+            legal_moves=message.legal_moves,
+        )
+        log.info("logged in", extra={"player_id": player_id, "remote": caller.remote})
+        return await self.presence.welcome(caller, message.id, identity, token, resumed=True)
+
+    async def logout(self, caller: Caller, message: Logout) -> Reply:
+        identity = caller.player
+        await self.store.accounts.revoke(identity.player_id, [identity.token_sha])
+        log.info("logged out", extra={"player_id": identity.player_id})
+        return Reply(Ok(id=message.id), close="logged out")
+
+    async def change_password(self, caller: Caller, message: ChangePassword) -> Reply:
+        identity = caller.player
+        stored = await self.store.accounts.password_hash(identity.player_id) if identity.account else None
+        if stored is None:
+            raise ArenaError(ErrorCode.NOT_REGISTERED, "a guest has no password: register first")
+        wrong = "the old password is wrong"
+        await self._check_password(caller, identity.player_id, message.old_password, stored, wrong)
+        await self.store.accounts.set_password(
+            identity.player_id, await self._hashing(hash_password, message.new_password)
+        )
+        others = [d for d in await self.store.accounts.tokens(identity.player_id) if d != identity.token_sha]
+        await self.store.accounts.revoke(identity.player_id, others)
+        log.info("password changed", extra={"player_id": identity.player_id, "revoked": len(others)})
+        return Reply(Ok(id=message.id))
+
+    # ----- passwords -------------------------------------------------------------------
+
+    async def _check_password(
+        self, caller: Caller, player_id: str, password: str, stored: str, wrong: str
+    ) -> None:
+        if await self.store.accounts.failures(player_id) >= ACCOUNT_FAILURES:
+            minutes = FAILURE_WINDOW // 60
+            raise ArenaError(
+                ErrorCode.RATE_LIMITED,
+                f"too many wrong passwords for this account: try again in {minutes} minutes",
+            )
+        if not await self._hashing(verify_password, password, stored):
+            await self.store.accounts.failed(player_id)
+            self._failed_here(caller.remote)
+            raise ArenaError(ErrorCode.BAD_LOGIN, wrong)
+        await self.store.accounts.succeeded(player_id)
+
+    def _failed_here(self, remote: str) -> None:
+        failures = self._connection_failures
+        failures[remote] = failures.pop(remote, 0) + 1
+        while len(failures) > _CONNECTIONS_KEPT:
+            failures.popitem(last=False)
+
+    async def _hashing(self, work: Callable[..., T], *args: str) -> T:
+        if self._queued >= MAX_QUEUED:
+            raise ArenaError(ErrorCode.UNAVAILABLE, "too many logins at once: try again in a moment")
+        self._queued += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._hasher, work, *args)
+        finally:
+            self._queued -= 1

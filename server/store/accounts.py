@@ -1,0 +1,81 @@
+"""Accounts: usernames (unique by skeleton), password hashes, the tokens of each account
+and the count of wrong passwords."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.store import keys, scripts
+from server.store.players import token_digest
+
+#: How long wrong passwords are remembered, seconds.
+FAILURE_WINDOW = 15 * 60
+
+
+class AccountStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+        self._register = client.register_script(scripts.REGISTER.source)
+
+    async def register(self, player_id: str, username: str, skeleton: str, password_hash: str) -> str:
+        """``ok``, ``registered`` (already an account), ``taken`` or ``no_player``."""
+        word: str = await self._register(
+            keys=[keys.account(skeleton), keys.player(player_id), keys.player_tokens(player_id)],
+            args=[player_id, username, password_hash],
+        )
+        return word
+
+    async def find(self, skeleton: str) -> tuple[str, str, bool] | None:
+        """(player id, password hash, bot) of the account with that skeleton, or None."""
+        player_id: str | None = await self.redis.get(keys.account(skeleton))
+        if player_id is None:
+            return None
+        stored, bot = await self.redis.hmget(keys.player(player_id), ["password", "bot"])
+        return (player_id, stored, bot == "1") if stored else None
+
+    async def username(self, player_id: str) -> str | None:
+        name: str | None = await self.redis.hget(keys.player(player_id), "username")
+        return name
+
+    async def password_hash(self, player_id: str) -> str | None:
+        stored: str | None = await self.redis.hget(keys.player(player_id), "password")
+        return stored
+
+    async def set_password(self, player_id: str, password_hash: str) -> None:
+        await self.redis.hset(keys.player(player_id), "password", password_hash)
+
+    async def add_token(self, player_id: str, token: str) -> None:
+        """A new token for the account (a login on some device); it never expires."""
+        digest = token_digest(token)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(keys.token(digest), player_id)
+            pipe.sadd(keys.player_tokens(player_id), digest)
+            await pipe.execute()
+
+    async def revoke(self, player_id: str, digests: list[str]) -> None:
+        if not digests:
+            return
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(*(keys.token(d) for d in digests))
+            pipe.srem(keys.player_tokens(player_id), *digests)
+            await pipe.execute()
+
+    async def tokens(self, player_id: str) -> list[str]:
+        """The digests of every token of the account."""
+        digests: set[str] = await self.redis.smembers(keys.player_tokens(player_id))
+        return sorted(digests)
+
+    async def failures(self, player_id: str) -> int:
+        value: str | None = await self.redis.get(keys.login_failures(player_id))
+        return int(value) if value else 0
+
+    async def failed(self, player_id: str) -> int:
+        """Count one wrong password; the count within the window."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(keys.login_failures(player_id))
+            pipe.expire(keys.login_failures(player_id), FAILURE_WINDOW)
+            count, _ = await pipe.execute()
+        return int(count)
+
+    async def succeeded(self, player_id: str) -> None:
+        await self.redis.delete(keys.login_failures(player_id))

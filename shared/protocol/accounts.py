@@ -1,0 +1,70 @@
+"""Accounts: a guest claims a username with a password; anyone logs in with them on any
+device and gets a token, as ``hello`` gives; logging out revokes that token; a new
+password revokes every other one."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shared.protocol.base import Reply, Request, RequestId
+
+#: Password lengths accepted (characters).
+PASSWORD_MIN = 8
+PASSWORD_MAX = 128
+
+Password = Annotated[str, Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)]
+Username = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Register(Request):
+    """The sender (a guest, after hello) becomes an account named ``username``; their
+    races, token and player id stay theirs."""
+
+    type: Literal["register"] = "register"
+    id: RequestId
+    username: Username
+    password: Password
+
+
+class Login(Request):
+    """Instead of ``hello``: the account's player on this connection, and a new token for
+    this device. Answered by ``welcome``."""
+
+    type: Literal["login"] = "login"
+    id: RequestId
+    username: Username
+    password: Annotated[str, Field(min_length=1, max_length=PASSWORD_MAX)]
+    legal_moves: bool = False
+
+
+class Logout(Request):
+    """Revoke the token this connection said hello (or logged in) with; the server closes
+    the connection after ``ok``."""
+
+    type: Literal["logout"] = "logout"
+    id: RequestId
+
+
+class ChangePassword(Request):
+    """A new password; every token of the account but this connection's is revoked."""
+
+    type: Literal["change_password"] = "change_password"
+    id: RequestId
+    old_password: Annotated[str, Field(min_length=1, max_length=PASSWORD_MAX)]
+    new_password: Password
+
+
+class Account(Reply):
+    """Reply to ``register``: the account as it now is."""
+
+    type: Literal["account"] = "account"
+    id: RequestId | None = None
+    player_id: str
+    username: str
+    bot: bool = False
+
+
+Requests = Register | Login | Logout | ChangePassword
+Replies = Account

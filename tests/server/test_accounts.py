@@ -1,0 +1,252 @@
+"""Accounts: register, login on another connection, wrong passwords, look-alike names,
+logout and password changes; checked on raw frames of real connections."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
+
+from server.app import ArenaServer
+from server.passwords import verify_password
+
+Frame = dict[str, Any]
+PASSWORD = "correct horse battery"
+
+
+async def ask(ws: ClientConnection, message: Frame) -> Frame:
+    await ws.send(json.dumps(message))
+    while True:
+        data: Frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        if data.get("id") == message["id"]:
+            return data
+
+
+async def guest(url: str, name: str) -> tuple[ClientConnection, Frame]:
+    ws = await ws_connect(url, compression=None)
+    return ws, await ask(ws, {"type": "hello", "id": "h", "name": name})
+
+
+async def registered(url: str, username: str) -> tuple[ClientConnection, Frame]:
+    ws, welcome = await guest(url, "someone")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": username, "password": PASSWORD})
+    assert reply["type"] == "account", reply
+    return ws, welcome
+
+
+async def login(url: str, username: str, password: str = PASSWORD) -> tuple[ClientConnection, Frame]:
+    ws = await ws_connect(url, compression=None)
+    return ws, await ask(ws, {"type": "login", "id": "l", "username": username, "password": password})
+
+
+async def test_a_guest_registers_and_logs_in_on_another_connection_as_the_same_player(
+    arena: ArenaServer,
+) -> None:
+    ws, welcome = await guest(arena.url, "ada")
+    created = await ask(ws, {"type": "create_race", "id": 1, "game": "treize"})
+    reply = await ask(ws, {"type": "register", "id": 2, "username": "Ada_L", "password": PASSWORD})
+    assert reply == {
+        "type": "account",
+        "id": 2,
+        "player_id": welcome["player_id"],
+        "username": "Ada_L",
+        "bot": False,
+    }
+    other, logged_in = await login(arena.url, "ada_l")  # any case
+    assert logged_in["type"] == "welcome"
+    assert logged_in["player_id"] == welcome["player_id"] and logged_in["username"] == "Ada_L"
+    assert logged_in["name"] == "Ada_L" and logged_in["token"] != welcome["token"]
+    assert created["race"]["race_id"] in logged_in["races"]  # the guest's races stay theirs
+    # The new token resumes on a third connection, like any token.
+    third = await ws_connect(arena.url, compression=None)
+    resumed = await ask(third, {"type": "hello", "id": 1, "token": logged_in["token"]})
+    assert resumed["player_id"] == welcome["player_id"] and resumed["username"] == "Ada_L"
+    for conn in (ws, other, third):
+        await conn.close()
+
+
+async def test_the_password_is_stored_only_as_an_scrypt_hash(arena: ArenaServer, clean_redis: str) -> None:
+    import redis.asyncio as aioredis
+
+    ws, welcome = await registered(arena.url, "hashed_one")
+    client = aioredis.from_url(clean_redis, decode_responses=True)
+    try:
+        stored = await client.hget(f"player:{welcome['player_id']}", "password")
+        everything = [await client.dump(k) async for k in client.scan_iter("*")]
+    finally:
+        await client.aclose()
+    assert stored.startswith("scrypt$14$8$1$") and verify_password(PASSWORD, stored)
+    assert not any(PASSWORD.encode() in (blob or b"") for blob in everything)
+    await ws.close()
+
+
+async def test_a_wrong_password_and_an_unknown_name_get_the_same_refusal(arena: ArenaServer) -> None:
+    ws, _ = await registered(arena.url, "bob_b")
+    wrong, refused = await login(arena.url, "bob_b", "not the password")
+    assert refused == {
+        "type": "error",
+        "id": "l",
+        "code": "bad_login",
+        "message": "wrong username or password",
+    }
+    unknown, nobody = await login(arena.url, "nobody_here")
+    assert nobody == {
+        "type": "error",
+        "id": "l",
+        "code": "bad_login",
+        "message": "wrong username or password",
+    }
+    for conn in (ws, wrong, unknown):
+        await conn.close()
+
+
+async def test_wrong_passwords_are_limited_per_account(arena: ArenaServer) -> None:
+    ws, _ = await registered(arena.url, "carol")
+    for attempt in range(5):
+        conn, refused = await login(arena.url, "carol", f"guess number {attempt}")
+        assert refused["code"] == "bad_login"
+        await conn.close()
+    conn, locked = await login(arena.url, "carol")  # even the right password waits now
+    assert locked["code"] == "rate_limited"
+    assert locked["message"] == "too many wrong passwords for this account: try again in 15 minutes"
+    await conn.close()
+    await ws.close()
+
+
+async def test_wrong_passwords_are_limited_per_connection(arena: ArenaServer) -> None:
+    for name in ("dave1", "dave2", "dave3", "dave4", "dave5", "dave6"):
+        conn, _ = await registered(arena.url, name)
+        await conn.close()
+    ws = await ws_connect(arena.url, compression=None)
+    for index, name in enumerate(("dave1", "dave2", "dave3", "dave4", "dave5")):
+        refused = await ask(ws, {"type": "login", "id": index, "username": name, "password": "nope nope"})
+        assert refused["code"] == "bad_login"
+    blocked = await ask(ws, {"type": "login", "id": 9, "username": "dave6", "password": PASSWORD})
+    assert (
+        blocked["code"] == "rate_limited"
+        and blocked["message"] == "too many wrong passwords on this connection"
+    )
+    await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("erin_x", "ERIN_X"),  # case
+        ("erin_x", "erin-x"),  # - and _ read alike
+        ("erin_x", "er1n_x"),  # 1 and i read alike
+        ("bob_b", "b0b_b"),  # 0 and o
+        ("zoe_b", "zo\u0308e_b"),  # accents: a decomposed e with its diaeresis
+        ("paypa_x", "\u0440\u0430\u0443\u0440\u0430_\u0445"),  # all Cyrillic look-alikes
+    ],
+)
+async def test_a_username_too_like_a_taken_one_is_refused(
+    arena: ArenaServer, first: str, second: str
+) -> None:
+    taken, _ = await registered(arena.url, first)
+    ws, _ = await guest(arena.url, "imitator")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": second, "password": PASSWORD})
+    assert reply["type"] == "error" and reply["code"] == "username_taken", (second, reply)
+    await taken.close()
+    await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("username", "reason"),
+    [
+        ("ab", "a username has 3 to 20 characters"),
+        ("ada lovelace", "a username has letters, digits, _ and - only, not ' '"),
+        ("ad\u0430m", "a username uses one script, not cyrillic and latin mixed"),
+        ("12345", "a username needs at least one letter"),
+    ],
+)
+async def test_a_bad_username_is_refused_with_its_reason(
+    arena: ArenaServer, username: str, reason: str
+) -> None:
+    ws, _ = await guest(arena.url, "frank")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": username, "password": PASSWORD})
+    assert reply == {"type": "error", "id": 1, "code": "bad_username", "message": reason}
+    await ws.close()
+
+
+async def test_registering_twice_is_refused(arena: ArenaServer) -> None:
+    ws, _ = await registered(arena.url, "gina")
+    again = await ask(ws, {"type": "register", "id": 2, "username": "gina2", "password": PASSWORD})
+    assert again["code"] == "already_registered"
+    await ws.close()
+
+
+async def test_logout_revokes_that_token_and_closes_the_connection(arena: ArenaServer) -> None:
+    first, _ = await registered(arena.url, "henry")
+    phone, on_phone = await login(arena.url, "henry")
+    laptop, on_laptop = await login(arena.url, "henry")
+    assert await ask(phone, {"type": "logout", "id": 5}) == {"type": "ok", "id": 5}
+    with pytest.raises(ConnectionClosed):
+        await asyncio.wait_for(phone.recv(), 5)
+    assert phone.close_code == 1000 and phone.close_reason == "logged out"
+    again = await ws_connect(arena.url, compression=None)
+    revoked = await ask(again, {"type": "hello", "id": 1, "token": on_phone["token"]})
+    assert revoked["code"] == "bad_token"
+    still = await ws_connect(arena.url, compression=None)
+    assert (await ask(still, {"type": "hello", "id": 1, "token": on_laptop["token"]}))["type"] == "welcome"
+    for conn in (first, laptop, again, still):
+        await conn.close()
+
+
+async def test_a_new_password_revokes_every_other_token(arena: ArenaServer) -> None:
+    first, _ = await registered(arena.url, "iris")
+    phone, on_phone = await login(arena.url, "iris")
+    laptop, on_laptop = await login(arena.url, "iris")
+    wrong = await ask(
+        laptop, {"type": "change_password", "id": 1, "old_password": "nope", "new_password": "new secret!"}
+    )
+    assert wrong["code"] == "bad_login" and wrong["message"] == "the old password is wrong"
+    changed = await ask(
+        laptop, {"type": "change_password", "id": 2, "old_password": PASSWORD, "new_password": "new secret!"}
+    )
+    assert changed == {"type": "ok", "id": 2}
+    check = await ws_connect(arena.url, compression=None)
+    assert (await ask(check, {"type": "hello", "id": 1, "token": on_phone["token"]}))["code"] == "bad_token"
+    check2 = await ws_connect(arena.url, compression=None)
+    assert (await ask(check2, {"type": "hello", "id": 1, "token": on_laptop["token"]}))["type"] == "welcome"
+    old, refused = await login(arena.url, "iris")
+    assert refused["code"] == "bad_login"
+    new, accepted = await login(arena.url, "iris", "new secret!")
+    assert accepted["type"] == "welcome"
+    for conn in (first, phone, laptop, check, check2, old, new):
+        await conn.close()
+
+
+async def test_a_guest_has_no_password_to_change(arena: ArenaServer) -> None:
+    ws, _ = await guest(arena.url, "jack")
+    reply = await ask(
+        ws, {"type": "change_password", "id": 1, "old_password": "x", "new_password": "whatever1"}
+    )
+    assert reply == {
+        "type": "error",
+        "id": 1,
+        "code": "not_registered",
+        "message": "a guest has no password: register first",
+    }
+    await ws.close()
+
+
+async def test_a_short_password_is_refused_before_any_hashing(arena: ArenaServer) -> None:
+    ws, _ = await guest(arena.url, "kate")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": "kate_k", "password": "short"})
+    assert reply["type"] == "error" and reply["code"] == "invalid_message" and "password" in reply["message"]
+    await ws.close()
+
+
+async def test_login_on_a_connection_that_said_hello_is_refused(arena: ArenaServer) -> None:
+    first, _ = await registered(arena.url, "leo_l")
+    ws, _ = await guest(arena.url, "leo")
+    reply = await ask(ws, {"type": "login", "id": 1, "username": "leo_l", "password": PASSWORD})
+    assert reply["code"] == "invalid_message" and reply["message"] == "this connection already said hello"
+    await first.close()
+    await ws.close()
