@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ bench-browser: $(STAMP)
 # Undo's cost in the engine, a hint's search time, and hints' effect on move latency.
 bench-assists: $(STAMP)
 	$(PY) bench/assists.py
+
+# A password hash's cost, logins/s, and move latency during a login flood.
+bench-accounts: $(STAMP)
+	$(PY) bench/accounts.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,8 +1,8 @@
 """Password hashes: scrypt (memory-hard) with a per-account salt; checked in constant time.
 
 A stored hash reads ``scrypt$<log2 n>$<r>$<p>$<salt hex>$<hash hex>``, so parameters can
-grow later without breaking old hashes. With n = 2**14, r = 8, p = 1 one hash takes
-16 MiB and about 50 ms of one core (``make bench-accounts``). These are blocking calls:
+grow later without breaking old hashes. With n = 2**15, r = 8, p = 1 one hash takes
+32 MiB and about 60 ms of one core (``make bench-accounts``). These are blocking calls:
 the server runs them in a worker thread (OpenSSL's scrypt releases the interpreter lock).
 
 >>> stored = hash_password("correct horse")
@@ -18,7 +18,7 @@ import hmac
 import secrets
 from typing import Final
 
-LOG2_N: Final = 14
+LOG2_N: Final = 15
 R: Final = 8
 P: Final = 1
 _SALT_BYTES: Final = 16

@@ -80,7 +80,7 @@ async def test_the_password_is_stored_only_as_an_scrypt_hash(arena: ArenaServer,
         everything = [await client.dump(k) async for k in client.scan_iter("*")]
     finally:
         await client.aclose()
-    assert stored.startswith("scrypt$14$8$1$") and verify_password(PASSWORD, stored)
+    assert stored.startswith("scrypt$15$8$1$") and verify_password(PASSWORD, stored)
     assert not any(PASSWORD.encode() in (blob or b"") for blob in everything)
     await ws.close()
 
