@@ -1,6 +1,6 @@
 """Accessibility audit in real headless Chromium: on every page the app has (the lobby,
-a race of each game, its results and its replay) every control has an accessible name,
-and no page logs an error.
+a race of each game, its results with and without a rematch offered, and its replay)
+every control has an accessible name, and no page logs an error.
 
 A control is anything a user can operate: a link, button, field or list, any element
 with a widget role, and any element with a click, pointer or key listener whatever its
@@ -219,7 +219,14 @@ async def test_every_control_on_every_page_has_an_accessible_name(
         await page.click("#give-up")
         await bob.finish(race_id)
         await expect(page.locator("#results")).to_contain_text("Seed")
+        await expect(page.locator("#offer-rematch")).to_be_visible()
         await audit(page, f"{game}: the results", at_least=5)
+        # bob offers a rematch: the page shows it with its Accept and Decline buttons.
+        await bob.offer_rematch(race_id)
+        await expect(page.locator("#accept-rematch")).to_be_visible()
+        await audit(page, f"{game}: the results with a rematch offered", at_least=6)
+        if game == "eight-off":
+            await page.screenshot(path=shot_path("audit-rematch-offered"), full_page=True)
         await page.click("#replay-link")
         await expect(page.locator("#step-label")).to_contain_text("moves)")
         await audit(page, f"{game}: the replay", at_least=30)

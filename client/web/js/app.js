@@ -8,6 +8,10 @@ const GAMES = [["eight-off", "Eight Off"], ["eagle-wing", "Eagle Wing"], ["treiz
 const app = document.getElementById("app");
 const arena = new Arena(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`);
 let leavePage = () => {};
+let routed = null; // the hash the page on screen shows
+let arriving = null; // a race an event handed over (RaceInfo), shown at once by its page
+// The order a race's status goes in: a reply that raced an event never takes it back.
+const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, cancelled: 4 };
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -29,6 +33,15 @@ function showError(target, error) {
   target.textContent = error ? (error.reason ?? error.message ?? String(error)) : "";
 }
 
+// Go to a race the server seated us in (match_found, rematch_started): its page is shown
+// at once with the race as the event gave it, so no countdown or start event is missed
+// while the page waits for get_race.
+function enterRace(info) {
+  arriving = info;
+  location.hash = `#/race/${info.race_id}`;
+  route();
+}
+
 async function signIn() {
   if (arena.player) return arena.player;
   const saved = localStorage.getItem(NAME_KEY);
@@ -44,6 +57,7 @@ function lobbyPage() {
   const gameSelect = element("select", { id: "game", "aria-label": "game" }, ...GAMES.map(([id, title]) => element("option", { value: id }, title)));
   const seats = element("input", { id: "seats", type: "number", min: "2", max: "8", value: "2", "aria-label": "seats" });
   const code = element("input", { id: "code", "aria-label": "race code", maxlength: "6", placeholder: "CODE" });
+  const hints = element("input", { id: "hints", type: "checkbox", checked: "" });
   const openList = element("tbody");
 
   async function ensureSignedIn() {
@@ -92,15 +106,16 @@ function lobbyPage() {
     element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick)),
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, seats,
+        element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("button", { id: "create", onclick: () => act(async () => {
-          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600 });
+          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, hints: hints.checked });
           location.hash = `#/race/${reply.race.race_id}`;
         }) }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value)) }, "Join by code"))),
     error,
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
   );
-  const stopMatch = arena.on("match_found", (event) => { location.hash = `#/race/${event.race.race_id}`; });
+  const stopMatch = arena.on("match_found", (event) => enterRace(event.race));
   const timer = setInterval(refresh, 3000);
   signIn().then(refresh).catch((failure) => showError(error, failure));
   return () => { clearInterval(timer); stopMatch(); };
@@ -108,21 +123,65 @@ function lobbyPage() {
 
 // ----- race ----------------------------------------------------------------------------
 
-function racePage(raceId) {
+// What a racer's answer to a rematch offer reads as.
+const ANSWERS = { offered: "offered", pending: "not answered yet", accepted: "accepted", declined: "declined" };
+
+function statusText(info) {
+  return {
+    open: `Race ${info.code}: share the code; everyone presses Ready`,
+    countdown: "Get ready…",
+    running: "Go!",
+    finished: "The race is over",
+    cancelled: "This race was cancelled",
+  }[info.status] ?? info.status;
+}
+
+function clockText(seconds) {
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+// `arrived`: the race as the event that sent us here gave it (shown before get_race answers).
+function racePage(raceId, arrived = null) {
   const status = element("p", { id: "status", role: "status" });
   const clock = element("span", { class: "clock", id: "clock" });
+  const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
   const moveInput = element("input", { id: "move", "aria-label": "move in notation", placeholder: "t3>f1", autocomplete: "off" });
+  const undoButton = element("button", { id: "undo", type: "button", "aria-keyshortcuts": "u", title: "take the last move back (key u)" }, "Undo");
+  const hintButton = element("button", { id: "hint", type: "button", "aria-keyshortcuts": "h", title: "suggest a move (key h)" }, "Hint");
   const results = element("section", { id: "results" });
+  const rematchBox = element("section", { id: "rematch" });
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
   const giveUp = element("button", { id: "give-up" }, "Give up");
   let race = null;
   let seq = 0;
   let offset = 0;
   let sending = Promise.resolve();
+  let hinting = false; // the status line shows a hint
+  let rematch = null; // the latest word on a rematch of this race (RematchInfo)
+  let rematchClock = null; // the time its offer has left, kept by tick()
   const board = new Board(boardBox, (move) => play(move));
+
+  const mine = () => race?.racers.find((r) => r.player_id === arena.player?.player_id);
+  const playing = () => race?.status === "running" && !mine()?.finished;
+
+  function showBoard(view, steps = null) {
+    board.show(view, steps);
+    controls();
+  }
+
+  // Undo, Hint, the move box and Give up: while this racer plays. Undo is enabled when
+  // the view says the server would take it; Hint is there when the race allows hints.
+  function controls() {
+    const on = playing();
+    giveUp.hidden = !on;
+    moveInput.hidden = !on;
+    undoButton.hidden = !on;
+    undoButton.disabled = !(on && board.view?.can_undo === true);
+    hintButton.hidden = !(on && race.hints === true);
+  }
 
   function play(move) {
     sending = sending.then(async () => {
@@ -130,12 +189,12 @@ function racePage(raceId) {
       try {
         const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
         seq = ack.seq;
-        board.show(ack.view, ack.result.steps);
-        const me = race?.racers.find((r) => r.player_id === arena.player?.player_id);
-        if (me) {
-          Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
-          drawRacers();
-        }
+        const me = mine();
+        if (me) Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
+        showBoard(ack.view, ack.result.steps);
+        drawRacers();
+        if (hinting && race) status.textContent = statusText(race);
+        hinting = false;
         if (ack.finished) status.textContent = "You won! Waiting for the others…";
       } catch (failure) {
         showError(error, failure);
@@ -143,6 +202,31 @@ function racePage(raceId) {
       }
     });
     return sending;
+  }
+
+  // A hint for the board as it is once the moves sent so far are in: its cards and target
+  // outlined, the move in notation in the status line; a refusal shows the server's word.
+  async function askHint() {
+    await sending;
+    showError(error, null);
+    try {
+      const reply = await arena.request({ type: "get_hint", race_id: raceId });
+      if (reply.seq !== seq) return; // a move went in meanwhile: the hint was for a board gone
+      board.hint(reply.move ?? null);
+      status.textContent = reply.move ? `Hint: ${reply.move}` : "Hint: no move is left";
+      hinting = true;
+    } catch (failure) {
+      showError(error, failure);
+    }
+  }
+
+  // Keys u (undo) and h (hint) while racing, unless a text field has the focus.
+  function shortcut(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || !playing()) return;
+    if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
+    const key = event.key.toLowerCase();
+    if (key === "u") { event.preventDefault(); play("undo"); }
+    if (key === "h") { event.preventDefault(); askHint(); }
   }
 
   function drawRacers() {
@@ -154,30 +238,39 @@ function racePage(raceId) {
       element("span", {}, r.finished ? (r.won ? "won" : "gave up") : r.ready || race.status !== "open" ? `${r.cards_left} left` : "not ready"))));
   }
 
-  function load(info) {
+  // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
+  function load(info, fresh = true) {
     race = info;
-    offset = info.server_time - Date.now();
+    if (fresh && info.server_time) offset = info.server_time - Date.now();
     readyButton.hidden = info.status !== "open";
-    giveUp.hidden = info.status !== "running";
-    status.textContent = {
-      open: `Race ${info.code}: share the code; everyone presses Ready`,
-      countdown: "Get ready…",
-      running: "Go!",
-      finished: "The race is over",
-      cancelled: "This race was cancelled",
-    }[info.status] ?? info.status;
-    if (info.board) { seq = info.board.seq; board.show(info.board.view); }
-    moveInput.hidden = info.status !== "running";
+    status.textContent = statusText(info);
+    hinting = false;
+    hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
+    if (info.board) {
+      seq = info.board.seq;
+      board.show(info.board.view);
+      delete info.board; // shown: a later redraw of this race must not take it back
+    }
     drawRacers();
+    controls();
+    drawRematch();
     tick();
   }
 
+  // A get_race reply: events may have moved the race on since the server answered.
+  function fetched(info) {
+    if (race && STAGES[info.status] < STAGES[race.status]) return false;
+    load(info);
+    return true;
+  }
+
   function tick() {
-    if (!race || !race.ends_at) { clock.textContent = ""; return; }
     const now = Date.now() + offset;
+    if (rematchClock && rematch) rematchClock.textContent = clockText(Math.max(0, Math.ceil((rematch.expires_at - now) / 1000)));
+    if (!race || !race.ends_at) { clock.textContent = ""; return; }
     const target = race.status === "countdown" ? race.starts_at : race.ends_at;
     const left = Math.max(0, Math.round((target - now) / 1000));
-    clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${clockText(left)}`;
   }
 
   function showResults(summary) {
@@ -189,41 +282,130 @@ function racePage(raceId) {
       element("p", {}, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, "Replay this race")));
   }
 
+  // ----- rematch: offered here once the race is over; rematch_started (app-wide) goes on
+
+  // How far an offer has got: a word that arrives late (a reply and an event cross) never
+  // replaces a newer one. A new offer follows only a decided one, so a different offer
+  // replaces a decided one, or an open one that it outlasts.
+  const decided = (info) => (info.status === "open" ? 0 : 1000) + info.racers.filter((r) => r.answer !== "pending").length;
+  function takeRematch(info) {
+    if (info.race_id !== raceId) return;
+    if (rematch) {
+      const same = info.offered_by === rematch.offered_by && info.expires_at === rematch.expires_at;
+      if (same && decided(info) < decided(rematch)) return;
+      if (!same && rematch.status === "open" && info.expires_at < rematch.expires_at) return;
+    }
+    rematch = info;
+    drawRematch();
+  }
+
+  async function askRematch(message) {
+    showError(error, null);
+    try {
+      takeRematch((await arena.request({ ...message, race_id: raceId })).rematch);
+    } catch (failure) {
+      showError(error, failure);
+    }
+  }
+
+  function drawRematch() {
+    rematchClock = null;
+    if (race?.status !== "finished") { rematchBox.replaceChildren(); return; }
+    const offer = element("button", { id: "offer-rematch", type: "button", onclick: () => askRematch({ type: "offer_rematch" }) }, "Offer rematch");
+    if (!rematch) {
+      delete rematchBox.dataset.status;
+      rematchBox.replaceChildren(element("h2", {}, "Rematch"), element("p", {}, "The same racers on a new deal: everyone asked has 30 seconds to accept."), offer);
+      return;
+    }
+    const me = arena.player?.player_id;
+    const myAnswer = rematch.racers.find((r) => r.player_id === me)?.answer;
+    const by = rematch.offered_by === me ? "You" : rematch.racers.find((r) => r.player_id === rematch.offered_by)?.name ?? "Someone";
+    const line = element("p", { id: "rematch-status" });
+    if (rematch.status === "open") {
+      rematchClock = element("span", { id: "rematch-clock", "aria-live": "off" });
+      line.append(`${by} offered a rematch: waiting for answers, `, rematchClock, " left.");
+    } else {
+      line.textContent = `${by} offered a rematch: ` + ({
+        started: myAnswer === "declined" ? "it started without you." : "it is starting…",
+        declined: "declined, nobody accepted.",
+        expired: "expired, nobody answered in time.",
+        failed: `it could not start: ${rematch.reason ?? "no reason given"}.`,
+      }[rematch.status] ?? rematch.status);
+    }
+    const answers = element("ul", { id: "rematch-racers" }, ...rematch.racers.map((r) =>
+      element("li", { "data-player": r.player_id, class: `answer-${r.answer}` },
+        `${r.name}${r.player_id === me ? " (you)" : ""}: ${ANSWERS[r.answer] ?? r.answer}`)));
+    const buttons = element("div", { class: "row" });
+    if (rematch.status === "open" && myAnswer === "pending") {
+      buttons.append(
+        element("button", { id: "accept-rematch", type: "button", class: "primary", onclick: () => askRematch({ type: "answer_rematch", accept: true }) }, "Accept"),
+        element("button", { id: "decline-rematch", type: "button", onclick: () => askRematch({ type: "answer_rematch", accept: false }) }, "Decline"));
+    }
+    if (rematch.status === "started" && rematch.new_race_id && myAnswer !== "declined") {
+      buttons.append(element("a", { href: `#/race/${rematch.new_race_id}`, id: "rematch-link" }, "Go to the rematch"));
+    }
+    if (["declined", "expired", "failed"].includes(rematch.status)) buttons.append(offer);
+    rematchBox.dataset.status = rematch.status;
+    rematchBox.replaceChildren(element("h2", {}, "Rematch"), line, answers, buttons);
+    tick();
+  }
+
   const stops = [
     arena.on("race_update", (e) => { if (e.race.race_id === raceId) load(e.race); }),
-    arena.on("race_countdown", (e) => { if (e.race_id === raceId && race) { race.status = "countdown"; race.starts_at = e.starts_at; race.ends_at = e.ends_at; offset = e.server_time - Date.now(); load(race); } }),
-    arena.on("race_started", (e) => { if (e.race_id === raceId && race) { race.status = "running"; race.starts_at = e.starts_at; race.ends_at = e.ends_at; load(race); if (!seq) board.show(e.view); } }),
+    arena.on("race_countdown", (e) => {
+      if (e.race_id !== raceId || !race) return;
+      Object.assign(race, { status: "countdown", starts_at: e.starts_at, ends_at: e.ends_at });
+      offset = e.server_time - Date.now();
+      load(race, false);
+    }),
+    arena.on("race_started", (e) => {
+      if (e.race_id !== raceId || !race) return;
+      Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
+      load(race, false);
+      if (!seq) showBoard(e.view);
+    }),
     arena.on("progress", (e) => {
       if (e.race_id !== raceId || !race) return;
       const r = race.racers.find((x) => x.player_id === e.player_id);
       if (r) Object.assign(r, { score: e.score, cards_left: e.cards_left, move_count: e.move_count, finished: e.finished, won: e.won });
       drawRacers();
     }),
-    arena.on("race_ended", (e) => { if (e.race_id === raceId) { race.status = "finished"; load(race); showResults(e.summary); } }),
+    arena.on("race_ended", (e) => { if (e.race_id === raceId && race) { race.status = "finished"; load(race, false); showResults(e.summary); } }),
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
-    arena.on("welcome", async () => { load((await arena.request({ type: "get_race", race_id: raceId })).race); }),
+    arena.on("rematch_update", (e) => takeRematch(e.rematch)),
+    arena.on("welcome", async () => {
+      try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { showError(error, failure); }
+    }),
   ];
   readyButton.addEventListener("click", async () => {
     try { await arena.request({ type: "ready", race_id: raceId, ready: true }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
   });
   giveUp.addEventListener("click", async () => {
-    try { await arena.request({ type: "finish", race_id: raceId }); giveUp.hidden = true; } catch (failure) { showError(error, failure); }
+    try {
+      await arena.request({ type: "finish", race_id: raceId });
+      const me = mine();
+      if (me) { me.finished = true; drawRacers(); }
+      controls();
+    } catch (failure) { showError(error, failure); }
   });
+  undoButton.addEventListener("click", () => play("undo"));
+  hintButton.addEventListener("click", () => askHint());
   moveInput.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && moveInput.value.trim()) { play(moveInput.value.trim()); moveInput.value = ""; }
   });
+  document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, readyButton, giveUp)),
-    racers, boardBox, element("div", { class: "row" }, moveInput), error, results);
+    element("section", {}, element("div", { class: "row" }, status, clock, hintsSetting, readyButton, giveUp)),
+    racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
+  if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
   signIn()
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
-      load(reply.race);
-      if (reply.race.status === "finished") showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
+      if (fetched(reply.race) && reply.race.status === "finished") showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
     })
     .catch((failure) => showError(error, failure));
-  return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
+  return () => { clearInterval(timer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
 // ----- replay --------------------------------------------------------------------------
@@ -277,12 +459,19 @@ function replayPage(raceId) {
 // ----- routing -------------------------------------------------------------------------
 
 function route() {
+  if (location.hash === routed) return; // enterRace() routed already
+  routed = location.hash;
   leavePage();
   const race = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
   const replay = location.hash.match(/^#\/replay\/([0-9a-f]+)$/);
-  leavePage = race ? racePage(race[1]) : replay ? replayPage(replay[1]) : lobbyPage();
+  const arrived = race && arriving?.race_id === race[1] ? arriving : null;
+  arriving = null;
+  leavePage = race ? racePage(race[1], arrived) : replay ? replayPage(replay[1]) : lobbyPage();
 }
 
+// A rematch seated us in a new race: whatever page is on screen, to its countdown, as a
+// quick match's match_found does.
+arena.on("rematch_started", (event) => enterRace(event.race));
 arena.on("welcome", (welcome) => { document.getElementById("who").textContent = `${welcome.name}`; });
 arena.on("connection", (event) => {
   document.getElementById("link").textContent = event.state === "lost" ? "reconnecting…" : "";

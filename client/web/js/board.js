@@ -75,6 +75,7 @@ export class Board {
     this.view = null;
     this.legal = [];
     this.selected = null; // { name, count }
+    this.hinted = null; // a suggested move (parsed), outlined until the next view
     this.places = null; // where draw() put each card: { cards, tops } (see draw)
   }
 
@@ -84,8 +85,16 @@ export class Board {
     this.view = view;
     this.legal = (view.legal_moves ?? []).map(parseMove);
     this.selected = null;
+    this.hinted = null;
     this.draw();
     if (steps && animations && before) this.glide(before, steps);
+  }
+
+  // A hint: the cards `move` takes are outlined, and so is the pile they go to (the same
+  // outline as a selected card's legal targets), until the next view is shown.
+  hint(move) {
+    this.hinted = move ? parseMove(move) : null;
+    this.draw();
   }
 
   // FLIP: each moved card is drawn at its new place already and animated there from its
@@ -184,6 +193,7 @@ export class Board {
     const h = parseFloat(style.getPropertyValue("--h")) * rem;
     const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
     const targets = this.targets();
+    const hint = this.hinted;
     // Each card's place in the board (face-up ones by card, and each pile's top card).
     const places = { cards: new Map(), tops: new Map() };
     let width = 0;
@@ -217,6 +227,8 @@ export class Board {
         if (code) element.dataset.name = name;
         const lifted = this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count);
         if (lifted) element.classList.add("selected");
+        // The hinted cards: the k moved from the source (a fan's top k), or both of a pair.
+        if (hint && ((name === hint.from && count <= hint.count) || (hint.pair && name === hint.to))) element.classList.add("hinted");
         const place = { element, x: left + x, y: top + index * fanStep - (lifted ? rem * 0.2 : 0) };
         if (code) places.cards.set(code, place);
         places.tops.set(slot.pile, place);
@@ -234,6 +246,8 @@ export class Board {
         pileElement.append(count);
       }
       if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
+      // A hinted move's target pile, or its source when that is empty (a redeal's stock).
+      if (hint && ((!hint.pair && hint.to === slot.pile) || (hint.from === slot.pile && !cards.length))) pileElement.classList.add("target");
       if (this.onMove) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
