@@ -20,8 +20,9 @@ from server.errors import ArenaError, answer_error, race_not_found
 from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.race_rules import commitment, race_window, racer_info, view_of
+from server.features.ratings import current, provisional
 from server.metrics import Metrics
-from server.store import Answer, BoardRecord, RaceMeta, RaceStatus, Seat, Store
+from server.store import Answer, BoardRecord, PlayerRating, RaceMeta, RaceStatus, Seat, Store
 from server.timesource import TimeSource
 from shared import from_position, new_game
 from shared.protocol import (
@@ -39,6 +40,7 @@ from shared.protocol import (
     RaceCountdown,
     RaceInfo,
     RaceList,
+    RacerInfo,
     RaceUpdate,
     Ready,
     StartRace,
@@ -66,10 +68,19 @@ def board_state(record: BoardRecord, legal: bool = False) -> BoardState:
 
 
 def race_info(
-    meta: RaceMeta, seats: list[Seat], boards: dict[str, BoardRecord], board: BoardState | None, now: int
+    meta: RaceMeta,
+    seats: list[Seat],
+    boards: dict[str, BoardRecord],
+    board: BoardState | None,
+    now: int,
+    ratings: dict[str, PlayerRating | None] | None = None,
 ) -> RaceInfo:
     """A race as a viewer may see it, from what the store holds: the viewer's own
-    ``board`` only, the commitment once the race left the lobby, the seed at the end."""
+    ``board`` only, the commitment once the race left the lobby, the seed at the end, and
+    each racer's rating in the game when ``ratings`` has it."""
+    racers = [racer_info(s, boards.get(s.player_id)) for s in seats]
+    if ratings:
+        racers = [_rated(r, ratings.get(r.player_id), now) for r in racers]
     over = meta.status is RaceStatus.FINISHED
     return RaceInfo(
         race_id=meta.race_id,
@@ -78,9 +89,10 @@ def race_info(
         seats=meta.seats,
         time_limit=meta.time_limit,
         hints=meta.hints,
+        rated=meta.rated,
         status=meta.status.value,
         creator=meta.creator,
-        racers=[racer_info(s, boards.get(s.player_id)) for s in seats],
+        racers=racers,
         server_time=now,
         starts_at=meta.starts_at,
         ends_at=meta.ends_at,
@@ -89,6 +101,16 @@ def race_info(
         seed=meta.seed if over else None,
         salt=meta.salt if over else None,
     )
+
+
+RATED_FOR_ACCOUNTS = "rated races are for accounts: register or log in first"
+
+
+def _rated(racer: RacerInfo, stored: PlayerRating | None, now: int) -> RacerInfo:
+    if stored is None:
+        return racer
+    rating = current(stored, now)
+    return racer.model_copy(update={"rating": round(rating.rating), "provisional": provisional(rating.rd)})
 
 
 class Lobby:
@@ -115,8 +137,11 @@ class Lobby:
     async def create_race(self, caller: Caller, message: CreateRace) -> Reply:
         await self._refuse_too_many_open(caller.player.player_id)
         await self._refuse_too_many_created(caller.player.player_id)
+        if message.rated and message.hints:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "a rated race has no hints")
+        hints = not message.rated if message.hints is None else message.hints
         meta = await self.create(
-            caller.player, message.game, message.seats, message.time_limit, hints=message.hints
+            caller.player, message.game, message.seats, message.time_limit, hints=hints, rated=message.rated
         )
         info = await self.info(meta.race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(meta.race_id,))
@@ -175,7 +200,10 @@ class Lobby:
         time_limit: float,
         ready: bool = False,
         hints: bool = False,
+        rated: bool = False,
     ) -> RaceMeta:
+        if rated and not player.account:
+            raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
         now = self.time.now_ms()
         seed = self.seed_source()
         salt = secrets.token_hex(16)
@@ -195,7 +223,8 @@ class Lobby:
                 starts_at=None,
                 ends_at=None,
                 ended_at=None,
-                hints=hints,
+                hints=hints and not rated,
+                rated=rated,
             )
             if await self.store.races.create(
                 meta, Seat(player.player_id, player.name, ready, now, player.bot)
@@ -208,6 +237,10 @@ class Lobby:
         race_id = await self.store.races.race_for_code(code.strip().upper())
         if race_id is None:
             raise ArenaError(ErrorCode.RACE_NOT_FOUND, f"no race has the code {code[:12]!r}")
+        if not player.account:
+            meta = await self.store.races.meta(race_id)
+            if meta is not None and meta.rated:
+                raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
         seat = Seat(player.player_id, player.name, ready, self.time.now_ms(), player.bot)
         answer = await self.store.races.join(race_id, seat)
         if answer not in (Answer.OK, Answer.ALREADY):
@@ -331,7 +364,8 @@ class Lobby:
             own = await self.store.boards.board(race_id, viewer)
             if own is not None:
                 board = board_state(own, legal)
-        return race_info(meta, seats, boards, board, self.time.now_ms())
+        ratings = await self.store.ratings.ratings(meta.game, [s.player_id for s in seats])
+        return race_info(meta, seats, boards, board, self.time.now_ms(), ratings)
 
     # ----- players who went away -------------------------------------------------------
 

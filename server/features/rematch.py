@@ -124,10 +124,22 @@ class Rematches:
             return
         by_id = {s.player_id: s for s in seats}
         players = [record.offered_by] + [p for p, a in record.answers.items() if a == "accepted"]
-        identities = [Identity(p, by_id[p].name, bot=by_id[p].bot) for p in players if p in by_id]
+        identities = [
+            Identity(
+                p, by_id[p].name, bot=by_id[p].bot, account=await self.store.accounts.username(p) is not None
+            )
+            for p in players
+            if p in by_id
+        ]
         try:
             new = await self.lobby.create(
-                identities[0], meta.game, len(identities), meta.time_limit, ready=True, hints=meta.hints
+                identities[0],
+                meta.game,
+                len(identities),
+                meta.time_limit,
+                ready=True,
+                hints=meta.hints,
+                rated=meta.rated,
             )
             for identity in identities[1:]:
                 await self.lobby.join(identity, new.code, ready=True)

@@ -11,6 +11,7 @@ from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
 from server.features.events import EventKind, pack_event
 from server.features.race_rules import standings
+from server.features.ratings import new_ratings, racer_records, with_ratings
 from server.metrics import Metrics
 from server.store import RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
@@ -31,6 +32,9 @@ from shared.protocol import (
 )
 
 log = logging.getLogger("arena.results")
+
+#: Times an end computes ratings again when a racer's rating changed meanwhile.
+_STALE_RETRIES = 5
 
 #: What racers of a race voided by downtime are told.
 MISSED = "the server was down for the whole time of this race: it is void and has no results"
@@ -126,27 +130,40 @@ class RaceResults:
         player_ids = [s.player_id for s in seats]
         boards = await self.store.boards.boards(race_id, player_ids)
         started_at = meta.starts_at or meta.created_at
-        summary = RaceSummary(
-            race_id=race_id,
-            game=meta.game,
-            started_at=started_at,
-            ended_at=meta.ended_at or self.time.now_ms(),
-            seed=meta.seed,
-            salt=meta.salt,
-            commitment=meta.commitment,
-            standings=standings(seats, boards, started_at),
-        )
-        done = await races.complete_end(
-            race_id,
-            meta.code,
-            player_ids,
-            summary.model_dump_json(),
-            pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
-            self.settings.race_ttl,
-        )
-        if done:
-            self.metrics.races_finished.inc()
-            log.info("race ended", extra={"race_id": race_id})
+        ended_at = meta.ended_at or self.time.now_ms()
+        ranked = standings(seats, boards, started_at)
+        for _attempt in range(_STALE_RETRIES):
+            stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
+            after = new_ratings(ranked, stored, ended_at) if meta.rated else {}
+            lines = with_ratings(ranked, stored, after, ended_at) if meta.rated else ranked
+            summary = RaceSummary(
+                race_id=race_id,
+                game=meta.game,
+                started_at=started_at,
+                ended_at=ended_at,
+                seed=meta.seed,
+                salt=meta.salt,
+                commitment=meta.commitment,
+                rated=meta.rated,
+                standings=lines,
+            )
+            racers = racer_records(
+                meta, lines, stored, after, set(player_ids) if meta.rated else set(), ended_at
+            )
+            answer = await races.complete_end(
+                meta,
+                player_ids,
+                summary.model_dump_json(),
+                pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
+                self.settings.race_ttl,
+                racers,
+            )
+            if answer == 1:
+                self.metrics.races_finished.inc()
+                log.info("race ended", extra={"race_id": race_id, "rated": meta.rated})
+            if answer >= 0:
+                return
+        log.error("a racer's rating kept changing while the race ended", extra={"race_id": race_id})
 
     async def void(self, meta: RaceMeta, now: int) -> None:
         """Cancel a race whose whole window passed before it could start: nobody could

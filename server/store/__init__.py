@@ -3,7 +3,8 @@
 One module per domain (:mod:`~server.store.races`, :mod:`~server.store.boards`,
 :mod:`~server.store.players`, :mod:`~server.store.queues`,
 :mod:`~server.store.deadlines`, :mod:`~server.store.events`,
-:mod:`~server.store.rematches`, :mod:`~server.store.accounts`); key names are built in
+:mod:`~server.store.rematches`, :mod:`~server.store.accounts`,
+:mod:`~server.store.ratings`); key names are built in
 :mod:`server.store.keys` only; the scripts and their KEYS/ARGV contracts are in
 :mod:`server.store.scripts`; what is read comes back as the records of
 :mod:`server.store.records`.
@@ -24,12 +25,15 @@ from server.store.events import EventStore
 from server.store.players import PlayerStore
 from server.store.queues import QueueStore
 from server.store.races import RaceStore
+from server.store.ratings import RatingStore
 from server.store.records import (
     Answer,
     BoardRecord,
     LoggedMoveRecord,
     MoveOutcome,
+    PlayerRating,
     RaceMeta,
+    RacerRecord,
     RaceStatus,
     RematchRecord,
     Seat,
@@ -42,8 +46,10 @@ __all__ = [
     "BoardRecord",
     "LoggedMoveRecord",
     "MoveOutcome",
+    "PlayerRating",
     "RaceMeta",
     "RaceStatus",
+    "RacerRecord",
     "RematchRecord",
     "Seat",
     "Store",
@@ -74,6 +80,7 @@ class Store:
         self.events = EventStore(client)
         self.rematches = RematchStore(client)
         self.accounts = AccountStore(client)
+        self.ratings = RatingStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""

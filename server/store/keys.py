@@ -22,6 +22,11 @@ the two keys of a quick-match queue share ``{game}``.
 | ``player:<id>:created:<minute>`` | string | races the player created in that minute (expires) |
 | ``player:<id>:queue`` | string | the game the player is queued for (expires with the lease) |
 | ``token:<sha256>`` | string | player id (the token itself is never stored) |
+| ``player:<id>:rating:<game>`` | hash | Glicko-2 rating, rd, volatility, games, last_at |
+| ``player:<id>:rating_history:<game>`` | list | ratings after the latest rated races, newest first |
+| ``player:<id>:stats:<game>`` | hash | races, wins, best_ms |
+| ``player:<id>:recent`` | list | the latest races, JSON, newest first |
+| ``leaderboard:<game>`` | sorted set | player -> rating, non-provisional accounts only |
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them) |
 | ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
@@ -97,6 +102,26 @@ def player_created(player_id: str, minute: int) -> str:
 
 def player_queue(player_id: str) -> str:
     return f"player:{player_id}:queue"
+
+
+def player_rating(player_id: str, game: str) -> str:
+    return f"player:{player_id}:rating:{game}"
+
+
+def player_rating_history(player_id: str, game: str) -> str:
+    return f"player:{player_id}:rating_history:{game}"
+
+
+def player_stats(player_id: str, game: str) -> str:
+    return f"player:{player_id}:stats:{game}"
+
+
+def player_recent(player_id: str) -> str:
+    return f"player:{player_id}:recent"
+
+
+def leaderboard(game: str) -> str:
+    return f"leaderboard:{game}"
 
 
 def account(skeleton: str) -> str:

@@ -6,6 +6,7 @@ import hashlib
 from typing import Any
 
 from server.store import keys
+from shared.games import GAMES
 
 
 def token_digest(token: str) -> str:
@@ -38,6 +39,7 @@ class PlayerStore:
         (0: never). An account's keys never expire."""
         digest, username = await self.redis.hmget(keys.player(player_id), ["token_sha", "username"])
         names = [keys.player(player_id), keys.player_races(player_id), keys.player_active(player_id)]
+        names += [keys.player_recent(player_id), *(keys.player_stats(player_id, game) for game in GAMES)]
         if digest:
             names.append(keys.token(digest))
         if username:

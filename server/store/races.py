@@ -8,7 +8,11 @@ from typing import Any
 import orjson
 
 from server.store import keys, scripts
-from server.store.records import Answer, RaceMeta, RaceStatus, Seat
+from server.store.records import Answer, RaceMeta, RacerRecord, RaceStatus, Seat
+
+#: Ratings after rated races kept per player and game, and recent races kept per player.
+HISTORY = 50
+RECENT = 30
 
 
 class RaceStore:
@@ -42,6 +46,7 @@ class RaceStore:
             "commitment": meta.commitment,
             "created_at": meta.created_at,
             "hints": "1" if meta.hints else "0",
+            "rated": "1" if meta.rated else "0",
         }
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
@@ -229,16 +234,43 @@ class RaceStore:
         return bool(await self._begin_end(keys=[keys.race_meta(race_id)], args=[now]))
 
     async def complete_end(
-        self, race_id: str, code: str, player_ids: list[str], summary: str, event: str, ttl: int
-    ) -> bool:
-        done = bool(
+        self,
+        meta: RaceMeta,
+        player_ids: list[str],
+        summary: str,
+        event: str,
+        ttl: int,
+        racers: list[RacerRecord],
+    ) -> int:
+        """End the race and write what it changed for each racer, in one atomic call: 1
+        when this call ended it, 0 when it was not ending, -1 when a rating changed since
+        ``racers`` were computed (nothing is written)."""
+        race_id, game = meta.race_id, meta.game
+        script_keys = [keys.race_meta(race_id), keys.race_summary(race_id), keys.leaderboard(game)]
+        for racer in racers:
+            script_keys += [
+                keys.player_rating(racer.player_id, game),
+                keys.player_rating_history(racer.player_id, game),
+                keys.player_stats(racer.player_id, game),
+                keys.player_recent(racer.player_id),
+            ]
+        payload = [_racer_json(r) for r in racers]
+        answer = int(
             await self._complete_end(
-                keys=[keys.race_meta(race_id), keys.race_summary(race_id)],
-                args=[summary, event, keys.race_channel(race_id)],
+                keys=script_keys,
+                args=[
+                    summary,
+                    event,
+                    keys.race_channel(race_id),
+                    orjson.dumps(payload).decode(),
+                    HISTORY,
+                    RECENT,
+                ],
             )
         )
-        await self._untime(race_id, code, player_ids, ttl)
-        return done
+        if answer >= 0:
+            await self._untime(race_id, meta.code, player_ids, ttl)
+        return answer
 
     async def _untime(self, race_id: str, code: str, player_ids: list[str], ttl: int) -> None:
         """An over race leaves the clock's deadlines, and its keys expire after ``ttl``
@@ -303,4 +335,25 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         ended_at=_opt_int(raw.get("ended_at")),
         cancel_reason=raw.get("cancel_reason") or None,
         hints=raw.get("hints") == "1",
+        rated=raw.get("rated") == "1",
     )
+
+
+def _racer_json(racer: RacerRecord) -> dict[str, Any]:
+    """A racer's part of the end as the script reads it (no nulls: Lua sees those as true)."""
+    data: dict[str, Any] = {"player_id": racer.player_id, "won": racer.won, "recent": racer.recent}
+    if racer.time_ms is not None:
+        data["time_ms"] = racer.time_ms
+    if racer.rating is not None:
+        r = racer.rating
+        data["rating"] = {
+            "rating": r.rating,
+            "rd": r.rd,
+            "volatility": r.volatility,
+            "games": r.games,
+            "last_at": r.last_at,
+        }
+        data["expect"] = racer.expect
+        data["listed"] = racer.listed
+        data["history"] = racer.history
+    return data

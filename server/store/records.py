@@ -81,6 +81,8 @@ class RaceMeta:
     cancel_reason: str | None = None
     #: Whether racers may ask for hints.
     hints: bool = False
+    #: Whether the race changes its racers' ratings.
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,3 +136,31 @@ class RematchRecord:
     answers: dict[str, str]
     new_race_id: str | None = None
     reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """A player's Glicko-2 rating in one game, as stored; ``games`` counts the rated races
+    that changed it (and versions it: an update expects the count it was computed from)."""
+
+    rating: float
+    rd: float
+    volatility: float
+    games: int
+    last_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RacerRecord:
+    """What a race's end writes for one racer, in the same atomic call that ends it: the
+    new rating (rated races) expected to replace the one with ``games`` = ``expect``, and
+    the race in the racer's counts and recent races."""
+
+    player_id: str
+    won: bool
+    time_ms: int | None
+    recent: str
+    rating: PlayerRating | None = None
+    expect: int = 0
+    listed: bool = False
+    history: str = ""

@@ -236,14 +236,60 @@ return 0
 
 COMPLETE_END: Final = LuaScript(
     "complete_end",
-    keys=("meta", "summary"),
-    argv=("summary JSON", "event", "channel"),
-    answers="1 when this call finished the race, 0 when it was not ending",
+    keys=(
+        "meta",
+        "summary",
+        "leaderboard of the game",
+        "then per racer: rating, rating history, stats of the game, recent races",
+    ),
+    argv=(
+        "summary JSON",
+        "event",
+        "channel",
+        "racers JSON (RacerRecord fields)",
+        "history kept",
+        "recent kept",
+    ),
+    answers="1 when this call finished the race, 0 when it was not ending, -1 when a racer's "
+    "rating changed since the new ones were computed (nothing written: compute again). The "
+    "race ends, and its ratings, counts and recent races are written, in one step: once.",
     source="""
 if redis.call('HGET', KEYS[1], 'status') ~= 'ending' then return 0 end
+local racers = cjson.decode(ARGV[4])
+for i, racer in ipairs(racers) do
+  if racer.rating then
+    local games = tonumber(redis.call('HGET', KEYS[3 + (i - 1) * 4 + 1], 'games') or '0')
+    if games ~= racer.expect then return -1 end
+  end
+end
 redis.call('HSET', KEYS[1], 'status', 'finished')
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
+for i, racer in ipairs(racers) do
+  local base = 3 + (i - 1) * 4
+  local r = racer.rating
+  if r then
+    redis.call('HSET', KEYS[base + 1], 'rating', r.rating, 'rd', r.rd, 'volatility', r.volatility,
+      'games', r.games, 'last_at', r.last_at)
+    if racer.listed then
+      redis.call('ZADD', KEYS[3], r.rating, racer.player_id)
+    else
+      redis.call('ZREM', KEYS[3], racer.player_id)
+    end
+    redis.call('LPUSH', KEYS[base + 2], racer.history)
+    redis.call('LTRIM', KEYS[base + 2], 0, tonumber(ARGV[5]) - 1)
+  end
+  redis.call('HINCRBY', KEYS[base + 3], 'races', 1)
+  if racer.won then
+    redis.call('HINCRBY', KEYS[base + 3], 'wins', 1)
+    local best = redis.call('HGET', KEYS[base + 3], 'best_ms')
+    if racer.time_ms and (not best or tonumber(best) > racer.time_ms) then
+      redis.call('HSET', KEYS[base + 3], 'best_ms', racer.time_ms)
+    end
+  end
+  redis.call('LPUSH', KEYS[base + 4], racer.recent)
+  redis.call('LTRIM', KEYS[base + 4], 0, tonumber(ARGV[6]) - 1)
+end
 return 1
 """,
 )

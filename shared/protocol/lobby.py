@@ -23,8 +23,11 @@ class CreateRace(Request):
     game: GameName
     seats: Annotated[int, Field(ge=2, le=8)] = 2
     time_limit: Annotated[float, Field(ge=TIME_LIMIT_MIN, le=TIME_LIMIT_MAX)] = 600.0
-    #: Whether racers may ask for hints (``get_hint``): a casual race allows them.
-    hints: bool = True
+    #: Whether racers may ask for hints (``get_hint``): by default a casual race allows
+    #: them and a rated one does not (a rated race never has them).
+    hints: bool | None = None
+    #: A rated race changes its racers' ratings; only accounts may race it.
+    rated: bool = False
 
 
 class JoinRace(Request):
@@ -84,6 +87,10 @@ class RacerInfo(Reply):
     move_count: int = 0
     finished: bool = False
     won: bool = False
+    #: The racer's rating in the race's game (accounts only), and whether it is still
+    #: provisional (shown with a ``?``).
+    rating: int | None = None
+    provisional: bool = False
 
 
 class BoardState(Reply):
@@ -108,6 +115,8 @@ class RaceInfo(Reply):
     server_time: int
     #: Whether ``get_hint`` is allowed in this race (every racer sees the setting).
     hints: bool = False
+    #: Whether the race changes its racers' ratings.
+    rated: bool = False
     starts_at: int | None = None
     ends_at: int | None = None
     commitment: str | None = None

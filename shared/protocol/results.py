@@ -50,6 +50,9 @@ class Standing(Reply):
     move_count: int
     time_ms: int | None = None
     score_reached_ms: int | None = None
+    #: In a rated race: the racer's rating after it, and the change it made.
+    rating: int | None = None
+    rating_change: int | None = None
 
 
 class RaceSummary(Reply):
@@ -60,6 +63,8 @@ class RaceSummary(Reply):
     seed: int
     salt: str
     commitment: str
+    #: Whether the race changed its racers' ratings (each standing then has them).
+    rated: bool = False
     standings: list[Standing]
 
 

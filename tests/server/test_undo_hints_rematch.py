@@ -2,61 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import redis.asyncio as aioredis
-from websockets.asyncio.client import ClientConnection
-from websockets.asyncio.client import connect as ws_connect
 
 from server.app import ArenaServer
 from shared import UndoRule, new_game, replay
 from tests.server.conftest import WINNABLE_SEED
+from tests.server.rawclient import Racer, racers
 
 Frame = dict[str, Any]
-
-
-class Racer:
-    """A raw JSON connection that keeps every event it receives while waiting for replies."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self.events: list[Frame] = []
-        self._next = 100
-
-    async def request(self, message: Frame) -> Frame:
-        self._next += 1
-        message = {"id": self._next, **message}
-        await self.ws.send(json.dumps(message))
-        while True:
-            data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), 5))
-            if data.get("id") == message["id"]:
-                return data
-            self.events.append(data)
-
-    async def event(self, kind: str, timeout: float = 5.0) -> Frame:
-        for index, frame in enumerate(self.events):
-            if frame["type"] == kind:
-                return self.events.pop(index)
-        while True:
-            data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
-            if data["type"] == kind:
-                return data
-            self.events.append(data)
-
-
-async def racers(url: str, *names: str) -> list[Racer]:
-    out = []
-    for name in names:
-        racer = Racer(await ws_connect(url, compression=None))
-        welcome = await racer.request({"type": "hello", "name": name, "legal_moves": True})
-        assert welcome["type"] == "welcome"
-        racer.player_id = welcome["player_id"]  # type: ignore[attr-defined]
-        out.append(racer)
-    return out
 
 
 async def running(ada: Racer, bob: Racer, game: str = "eight-off", **settings: Any) -> str:
@@ -102,7 +60,7 @@ async def test_an_undo_is_a_move_with_the_next_seq_logged_and_replayed(arena: Ar
         assert {k: undone["view"][k] for k in opening} == opening  # the deal again, move_count 0
         assert undone["view"]["can_undo"] is False
         progress = await bob.event("progress")
-        assert progress["player_id"] == ada.player_id and progress["move_count"] == 1  # type: ignore[attr-defined]
+        assert progress["player_id"] == ada.player_id and progress["move_count"] == 1
         progress = await bob.event("progress")
         assert progress["move_count"] == 0
         nothing = await ada.request({"type": "move", "race_id": race_id, "seq": 3, "move": "undo"})
@@ -115,9 +73,7 @@ async def test_an_undo_is_a_move_with_the_next_seq_logged_and_replayed(arena: Ar
         await ada.event("race_ended")
         log = await ada.request({"type": "get_move_log", "race_id": race_id})
         assert [m["move"] for m in log["moves"]] == [first, "undo"]
-        replayed = await ada.request(
-            {"type": "get_replay", "race_id": race_id, "player_id": ada.player_id}  # type: ignore[attr-defined]
-        )
+        replayed = await ada.request({"type": "get_replay", "race_id": race_id, "player_id": ada.player_id})
         assert replayed["moves"] == ["", first, "undo"]
         assert replayed["views"][2] == replayed["views"][0]
 
@@ -220,9 +176,9 @@ async def test_a_rematch_accepted_seats_both_racers_in_a_new_deal_counting_down(
         offered = await ada.request({"type": "offer_rematch", "race_id": race_id})
         assert offered["type"] == "rematch" and offered["rematch"]["status"] == "open"
         answers = {r["player_id"]: r["answer"] for r in offered["rematch"]["racers"]}
-        assert answers == {ada.player_id: "offered", bob.player_id: "pending"}  # type: ignore[attr-defined]
+        assert answers == {ada.player_id: "offered", bob.player_id: "pending"}
         told = await bob.event("rematch_update")
-        assert told["rematch"]["offered_by"] == ada.player_id  # type: ignore[attr-defined]
+        assert told["rematch"]["offered_by"] == ada.player_id
         again = await bob.request({"type": "offer_rematch", "race_id": race_id})
         assert again["type"] == "error" and again["code"] == "rematch_exists"
         accepted = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})

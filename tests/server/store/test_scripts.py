@@ -164,8 +164,10 @@ async def test_the_end_runs_once_and_stores_the_summary(store: Store) -> None:
     race_id = await running_race(store, "ada", "bob")
     assert await store.races.begin_end(race_id, 5_000)
     assert await store.races.begin_end(race_id, 5_001)  # a crash mid-end: any clock completes it
-    assert await store.races.complete_end(race_id, "CODE", ["ada", "bob"], json.dumps({"x": 1}), "{}", 60)
-    assert not await store.races.complete_end(race_id, "CODE", ["ada", "bob"], "{}", "{}", 60)
+    meta = await store.races.meta(race_id)
+    assert meta is not None
+    assert await store.races.complete_end(meta, ["ada", "bob"], json.dumps({"x": 1}), "{}", 60, []) == 1
+    assert await store.races.complete_end(meta, ["ada", "bob"], "{}", "{}", 60, []) == 0
     assert not await store.races.begin_end(race_id, 5_002)
     assert await store.races.summary(race_id) == '{"x": 1}'
     assert await store.deadlines.due(10**15) == []

@@ -1,0 +1,75 @@
+"""Ratings, leaderboards and what a profile shows: read here; written only at a race's
+end, by the script that ends it (:meth:`server.store.races.RaceStore.complete_end`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from server.store import keys
+from server.store.records import PlayerRating
+
+
+def _rating(raw: dict[str, str] | list[str | None]) -> PlayerRating | None:
+    values = raw if isinstance(raw, list) else [raw.get(f) for f in _FIELDS]
+    if values[0] is None:
+        return None
+    rating, rd, volatility, games, last_at = values
+    return PlayerRating(float(rating), float(rd), float(volatility), int(games or 0), int(last_at or 0))  # type: ignore[arg-type]
+
+
+_FIELDS = ["rating", "rd", "volatility", "games", "last_at"]
+
+
+class RatingStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def ratings(self, game: str, player_ids: list[str]) -> dict[str, PlayerRating | None]:
+        """Each player's rating in ``game`` (None before their first rated race)."""
+        if not player_ids:
+            return {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hmget(keys.player_rating(player_id, game), _FIELDS)
+            rows = await pipe.execute()
+        return {p: _rating(row) for p, row in zip(player_ids, rows, strict=True)}
+
+    async def all_games(self, player_id: str, games: tuple[str, ...]) -> dict[str, PlayerRating | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game in games:
+                pipe.hmget(keys.player_rating(player_id, game), _FIELDS)
+            rows = await pipe.execute()
+        return {g: _rating(row) for g, row in zip(games, rows, strict=True)}
+
+    async def history(self, player_id: str, game: str, count: int) -> list[dict[str, Any]]:
+        raw: list[str] = await self.redis.lrange(keys.player_rating_history(player_id, game), 0, count - 1)
+        return [orjson.loads(entry) for entry in raw]
+
+    async def stats(self, player_id: str, games: tuple[str, ...]) -> dict[str, dict[str, int]]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game in games:
+                pipe.hgetall(keys.player_stats(player_id, game))
+            rows = await pipe.execute()
+        return {g: {k: int(v) for k, v in row.items()} for g, row in zip(games, rows, strict=True)}
+
+    async def recent(self, player_id: str, count: int) -> list[dict[str, Any]]:
+        raw: list[str] = await self.redis.lrange(keys.player_recent(player_id), 0, count - 1)
+        return [orjson.loads(entry) for entry in raw]
+
+    async def top(self, game: str, offset: int, count: int) -> list[tuple[str, float]]:
+        """A page of the leaderboard, best first: (player id, rating)."""
+        rows: list[tuple[str, float]] = await self.redis.zrevrange(
+            keys.leaderboard(game), offset, offset + count - 1, withscores=True
+        )
+        return rows
+
+    async def rank(self, game: str, player_id: str) -> int | None:
+        """The player's place on the leaderboard (1 is first), or None when not on it."""
+        place: int | None = await self.redis.zrevrank(keys.leaderboard(game), player_id)
+        return None if place is None else place + 1
+
+    async def listed(self, game: str) -> int:
+        count: int = await self.redis.zcard(keys.leaderboard(game))
+        return count

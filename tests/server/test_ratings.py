@@ -1,0 +1,198 @@
+"""Rated races: only accounts race them, their end updates Glicko-2 ratings pairwise by
+the final ranking, exactly once however many nodes end them; casual races change none.
+Checked on raw frames and on what Redis holds."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.app import ArenaServer
+from server.features.glicko2 import Rating, pairwise_results, rate
+from shared import new_game
+from tests.server.conftest import WINNABLE_SEED, running_node
+from tests.server.rawclient import Racer, racers
+from tests.server.solver import solve
+
+PASSWORD = "a long password"
+
+
+async def accounts(url: str, *names: str) -> list[Racer]:
+    out = await racers(url, *names)
+    for racer, name in zip(out, names, strict=True):
+        reply = await racer.request({"type": "register", "username": f"{name}_acct", "password": PASSWORD})
+        assert reply["type"] == "account"
+    return out
+
+
+async def close(*connections: Racer) -> None:
+    for racer in connections:
+        await racer.ws.close()
+
+
+async def seated(creator: Racer, others: list[Racer], **settings: Any) -> str:
+    created = await creator.request(
+        {"type": "create_race", "game": "eight-off", "seats": 1 + len(others), **settings}
+    )
+    assert created["type"] == "race", created
+    race_id: str = created["race"]["race_id"]
+    for other in others:
+        joined = await other.request({"type": "join_race", "code": created["race"]["code"]})
+        assert joined["type"] == "race", joined
+    for racer in (creator, *others):
+        await racer.request({"type": "ready", "race_id": race_id})
+    for racer in (creator, *others):
+        await racer.event("race_started")
+    return race_id
+
+
+def foundation_moves(cards: int) -> list[str]:
+    """The start of deal 2's winning line that takes at least ``cards`` cards home."""
+    winning = solve("eight-off", WINNABLE_SEED)
+    assert winning is not None
+    game, line = new_game("eight-off", WINNABLE_SEED), []
+    for move in winning:
+        if game.score >= cards:
+            break
+        game.play(move)
+        line.append(move)
+    return line
+
+
+async def play(racer: Racer, race_id: str, moves: list[str]) -> None:
+    for seq, move in enumerate(moves, start=1):
+        ack = await racer.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+        assert ack["type"] == "move_ack", ack
+
+
+async def stored_rating(redis_url: str, player_id: str, game: str = "eight-off") -> dict[str, str]:
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        return await client.hgetall(f"player:{player_id}:rating:{game}")
+    finally:
+        await client.aclose()
+
+
+async def test_guests_cannot_create_or_join_a_rated_race(arena: ArenaServer) -> None:
+    guest, member = await racers(arena.url, "guest", "member")
+    await member.request({"type": "register", "username": "member_acct", "password": PASSWORD})
+    refused = await guest.request({"type": "create_race", "game": "treize", "rated": True})
+    assert refused == {
+        "type": "error",
+        "id": refused["id"],
+        "code": "not_registered",
+        "message": "rated races are for accounts: register or log in first",
+    }
+    created = await member.request({"type": "create_race", "game": "treize", "rated": True})
+    assert created["race"]["rated"] is True and created["race"]["hints"] is False
+    join = await guest.request({"type": "join_race", "code": created["race"]["code"]})
+    assert join["code"] == "not_registered"
+    hinted = await member.request({"type": "create_race", "game": "treize", "rated": True, "hints": True})
+    assert hinted["code"] == "invalid_message" and hinted["message"] == "a rated race has no hints"
+    await close(guest, member)
+
+
+async def test_a_rated_race_of_two_updates_both_by_the_glicko2_numbers(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(2))
+    await ada.request({"type": "finish", "race_id": race_id})
+    await bob.request({"type": "finish", "race_id": race_id})
+    ended = await ada.event("race_ended")
+    winner, loser = rate(Rating(), [(Rating(), 1.0)]), rate(Rating(), [(Rating(), 0.0)])
+    lines = {s["player_id"]: s for s in ended["summary"]["standings"]}
+    assert ended["summary"]["rated"] is True
+    assert lines[ada.player_id]["rank"] == 1 and lines[bob.player_id]["rank"] == 2
+    assert lines[ada.player_id]["rating"] == round(winner.rating)
+    assert lines[ada.player_id]["rating_change"] == round(winner.rating) - 1500
+    assert lines[bob.player_id]["rating"] == round(loser.rating)
+    stored = await stored_rating(clean_redis, ada.player_id)
+    assert float(stored["rating"]) == pytest.approx(winner.rating)
+    assert float(stored["rd"]) == pytest.approx(winner.rd) and stored["games"] == "1"
+    # The rating shows beside the name, provisional after one race.
+    again = await ada.request({"type": "create_race", "game": "eight-off", "rated": True})
+    racer = again["race"]["racers"][0]
+    assert racer["rating"] == round(winner.rating) and racer["provisional"] is True
+    await close(ada, bob)
+
+
+async def test_a_three_racer_rated_race_is_two_games_for_each(arena: ArenaServer, clean_redis: str) -> None:
+    ada, bob, cyd = await accounts(arena.url, "ada", "bob", "cyd")
+    race_id = await seated(ada, [bob, cyd], rated=True)
+    line = foundation_moves(3)
+    await play(ada, race_id, line)  # 3 cards home: first
+    await play(cyd, race_id, line[:1])  # 1 card home: second
+    for racer in (ada, bob, cyd):
+        await racer.request({"type": "finish", "race_id": race_id})
+    ended = await bob.event("race_ended")
+    ranks = {s["player_id"]: s["rank"] for s in ended["summary"]["standings"]}
+    order = [ada.player_id, cyd.player_id, bob.player_id]
+    assert [ranks[p] for p in order] == [1, 2, 3]
+    games = pairwise_results([1, 2, 3])
+    for index, player_id in enumerate(order):
+        expected = rate(Rating(), [(Rating(), score) for _other, score in games[index]])
+        stored = await stored_rating(clean_redis, player_id)
+        assert float(stored["rating"]) == pytest.approx(expected.rating), player_id
+        assert float(stored["rd"]) == pytest.approx(expected.rd)
+    await close(ada, bob, cyd)
+
+
+async def test_a_casual_race_changes_no_rating(arena: ArenaServer, clean_redis: str) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob])
+    await play(ada, race_id, foundation_moves(1))
+    await ada.request({"type": "finish", "race_id": race_id})
+    await bob.request({"type": "finish", "race_id": race_id})
+    ended = await ada.event("race_ended")
+    assert ended["summary"]["rated"] is False
+    assert all("rating" not in s for s in ended["summary"]["standings"])
+    assert await stored_rating(clean_redis, ada.player_id) == {}
+    await close(ada, bob)
+
+
+async def test_a_race_ended_by_two_nodes_at_once_is_rated_once(arena: ArenaServer, clean_redis: str) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(1))
+    async with running_node(clean_redis) as other:
+        assert arena.features is not None and other.features is not None
+        await asyncio.gather(
+            arena.features.results.end(race_id),
+            other.features.results.end(race_id),
+            arena.features.results.end(race_id),
+        )
+    for racer in (ada, bob):
+        stored = await stored_rating(clean_redis, racer.player_id)
+        assert stored["games"] == "1"
+    expected = rate(Rating(), [(Rating(), 1.0)])
+    assert float((await stored_rating(clean_redis, ada.player_id))["rating"]) == pytest.approx(
+        expected.rating
+    )
+    await close(ada, bob)
+
+
+async def test_an_end_cut_short_by_a_dead_node_is_finished_by_another_and_rated_once(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    assert arena.store is not None and arena.features is not None
+    # This node began the end and died before completing it: the race is left 'ending',
+    # due now on the clock's list (as end() leaves it), and this node's clock is gone.
+    await arena.features.clock.stop()
+    now = arena.time.now_ms()
+    await arena.store.deadlines.set(race_id, now)
+    assert await arena.store.races.begin_end(race_id, now)
+    async with running_node(clean_redis) as other:  # its clock finds the race due
+        ended = await ada.event("race_ended", timeout=5)
+        assert ended["race_id"] == race_id
+        assert other.features is not None
+        await other.features.results.end(race_id)  # once more: nothing changes
+    for racer in (ada, bob):
+        assert (await stored_rating(clean_redis, racer.player_id))["games"] == "1"
+    await close(ada, bob)
