@@ -56,7 +56,12 @@ def add_commands(commands: Any) -> None:
             "Race in the terminal. By default you are quick-matched with the next player "
             "who wants the same game; --create opens a race for friends (its code is "
             "printed) and --join CODE sits in one. Your guest token is kept in your "
-            "credentials file, so the same --name resumes the same player."
+            "credentials file, so the same --name resumes the same player. In the race, "
+            "type a move in the notation, or 'undo' (key u) to take the last one back, "
+            "or 'hint' (key h) for a suggested move where the race allows hints (races "
+            "you create do unless --no-hints; quick matches never do). After the end, "
+            "'rematch' (key r) offers the same racers a new deal, and 'yes'/'no' (keys "
+            "y/n) answer someone else's offer; ctrl+g gives up, ctrl+r replays, ctrl+q quits."
         ),
     )
     play.add_argument("game", nargs="?", default="eight-off", choices=_GAME_NAMES, help="default eight-off")
@@ -66,6 +71,12 @@ def add_commands(commands: Any) -> None:
     play.add_argument("--seats", type=int, default=2, help="seats of a created race (default 2)")
     play.add_argument(
         "--time-limit", type=float, default=600.0, help="seconds of a created race (default 600)"
+    )
+    play.add_argument(
+        "--no-hints",
+        dest="hints",
+        action="store_false",
+        help="a created race allows no hints for anyone (default: hints allowed)",
     )
     play.add_argument(
         "--wait", type=float, default=DEFAULT_WAIT, help="seconds to wait for an opponent (default 300)"
@@ -139,10 +150,10 @@ def fail(line: str) -> int:
     return 1
 
 
-async def _signed_in(args: argparse.Namespace) -> ArenaClient:
+async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> ArenaClient:
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
-        await client.sign_in(args.name, TokenStore())
+        await client.sign_in(args.name, TokenStore(), legal_moves=legal_moves)
     except BaseException:
         await client.close()
         raise
@@ -152,15 +163,22 @@ async def _signed_in(args: argparse.Namespace) -> ArenaClient:
 async def play(args: argparse.Namespace) -> int:
     from client.tui.app import run_play  # textual loads only for the commands that draw
 
-    client = await _signed_in(args)
+    if not args.hints and not args.create:
+        return fail("--no-hints is for --create: a joined race has its own setting, a quick match none")
+    # With legal moves, every view also says whether an undo would be accepted (key u).
+    client = await _signed_in(args, legal_moves=True)
     try:
         if args.join:
             race = await client.join_race(args.join.strip().upper())
             race_id = race.race_id
         elif args.create:
-            race = await client.create_race(args.game, seats=args.seats, time_limit=args.time_limit)
+            race = await client.create_race(
+                args.game, seats=args.seats, time_limit=args.time_limit, hints=args.hints
+            )
             race_id = race.race_id
-            print(f"race {race.code} created: others join with  solitaire-arena play --join {race.code}")
+            join = f"solitaire-arena play --join {race.code}"
+            hints = "hints on" if race.hints else "hints off"
+            print(f"race {race.code} created ({hints}): others join with  {join}")
         else:
             await client.quick_match(args.game)
             print(f"waiting for someone to race at {args.game} (up to {args.wait:g} s)…", flush=True)

@@ -3,8 +3,9 @@
 Click a card (or move the cursor with the arrow keys and press enter) to select it,
 then click its target: legal targets light up. Clicking a card lower in a column
 selects it with the cards above it (a group move); enter on the selected pile again
-takes one more card. The stock deals. The widget does not play anything itself: it
-posts :class:`BoardWidget.MoveChosen` and :class:`BoardWidget.Note` messages.
+takes one more card. The stock deals. A hinted move is lit up in magenta until the board
+changes. The widget does not play anything itself: it posts
+:class:`BoardWidget.MoveChosen` and :class:`BoardWidget.Note` messages.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from textual.widget import Widget
 
 from client.tui.drawing import Drawing, Marks, draw_board
 from client.tui.layout import board_size
-from client.tui.selection import Pick, activate, targets
+from client.tui.selection import Pick, activate, hinted, targets
 from shared.protocol import BoardView
 
 Direction = Literal["left", "right", "up", "down"]
@@ -92,12 +93,15 @@ class BoardWidget(Widget, can_focus=True):
         self.legal: list[str] = []
         self.selected: Pick | None = None
         self.cursor: str | None = None
+        #: A move to light up (a hint), in notation.
+        self.hint: str | None = None
         self._drawing: Drawing | None = None
 
     # ----- state ------------------------------------------------------------------
 
-    def show(self, view: BoardView, legal: Sequence[str] = ()) -> None:
-        """Draw ``view``; ``legal`` are its legal moves (for highlights and picking)."""
+    def show(self, view: BoardView, legal: Sequence[str] = (), hint: str | None = None) -> None:
+        """Draw ``view``; ``legal`` are its legal moves (for highlights and picking),
+        ``hint`` a move to light up."""
         if self.view is None or view.move_count != self.view.move_count or view.game != self.view.game:
             self.selected = None
         if self.view is None or view.game != self.view.game:
@@ -107,12 +111,21 @@ class BoardWidget(Widget, can_focus=True):
             self.styles.height = height
         self.view = view
         self.legal = list(legal)
+        self.hint = hint
+        self._redraw()
+
+    def reset(self) -> None:
+        """Forget the board (a new race, before its deal)."""
+        self.view = None
+        self.legal = []
+        self.selected = self.hint = None
         self._redraw()
 
     @property
     def marks(self) -> Marks:
         cursor = self.cursor if self.has_focus else None
-        return Marks(self.selected, targets(self.legal, self.selected), cursor)
+        hint, hint_to = hinted(self.hint)
+        return Marks(self.selected, targets(self.legal, self.selected), cursor, hint, hint_to)
 
     @property
     def drawing(self) -> Drawing | None:

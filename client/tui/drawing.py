@@ -1,7 +1,7 @@
 """Drawing a board view into styled terminal cells, with what each cell picks.
 
 Pure (rich text, no widget): :func:`draw_board` turns a :class:`BoardView` and the
-:class:`Marks` (selection, legal targets, keyboard cursor) into a :class:`Drawing`: the
+:class:`Marks` (selection, legal targets, keyboard cursor, a hinted move) into a :class:`Drawing`: the
 styled text, the cells a click may land on, and each pile's anchor for arrow keys.
 Face-down cards are drawn as backs (``[▒▒▒]``) and never named; counted piles print
 how many cards they hold under the card.
@@ -32,16 +32,25 @@ STYLE_COUNT: Final = Style.parse("bright_black")
 STYLE_SELECTED_BG: Final = Style.parse("on yellow")
 STYLE_TARGET_BG: Final = Style.parse("on green")
 STYLE_TARGET_LABEL: Final = Style.parse("bold black on green")
+STYLE_HINT_BG: Final = Style.parse("on magenta")
+STYLE_HINT_LABEL: Final = Style.parse("bold bright_white on magenta")
 STYLE_CURSOR: Final = Style.parse("bold reverse")
 
 
 @dataclass(frozen=True, slots=True)
 class Marks:
-    """What to highlight: the selected card(s), where they may go, the keyboard cursor."""
+    """What to highlight: the selected card(s), where they may go, the keyboard cursor,
+    and a hint: the card(s) its move takes (``hint``) and where they go (``hint_to``)."""
 
     selected: Pick | None = None
     targets: frozenset[str] = frozenset()
     cursor: str | None = None
+    hint: tuple[Pick, ...] = ()
+    hint_to: frozenset[str] = frozenset()
+
+    def hinted(self, name: str, depth: int = 1) -> bool:
+        """Whether the card ``depth`` from the top of pile ``name`` is one a hint takes."""
+        return any(h.name == name and depth <= h.depth for h in self.hint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +118,12 @@ class _Canvas:
         return out
 
 
-def _card_style(card: str, selected: bool, target: bool) -> Style:
+def _card_style(card: str, selected: bool, target: bool, hint: bool = False) -> Style:
     style = STYLE_RED if is_red(card) else STYLE_BLACK
     if selected:
         return style + STYLE_SELECTED_BG
+    if hint:
+        return style + STYLE_HINT_BG
     if target:
         return style + STYLE_TARGET_BG
     return style
@@ -131,17 +142,20 @@ class _Painter:
         self.canvas.put(x, slot.y, slot.name, self._label_style(slot.name))
 
     def card(self, x: int, y: int, card: str, pick: Pick | None, top: bool) -> None:
-        selected = target = False
+        selected = target = hint = False
         if pick is not None:
             chosen = self.marks.selected
             selected = chosen is not None and chosen.name == pick.name and pick.depth <= chosen.depth
             target = top and pick.name in self.marks.targets
-        self.canvas.put(x, y, f"[{card_text(card)}]", _card_style(card, selected, target))
+            hint = self.marks.hinted(pick.name, pick.depth) or (top and pick.name in self.marks.hint_to)
+        self.canvas.put(x, y, f"[{card_text(card)}]", _card_style(card, selected, target, hint))
         if pick is not None:
             self.drawing.hits.append(Hit(x, y, CARD_WIDTH, pick))
 
     def blank(self, x: int, y: int, text: str, name: str | None, style: Style) -> None:
-        if name is not None and name in self.marks.targets:
+        if name is not None and (self.marks.hinted(name) or name in self.marks.hint_to):
+            style = STYLE_HINT_LABEL
+        elif name is not None and name in self.marks.targets:
             style = STYLE_TARGET_LABEL
         self.canvas.put(x, y, text, style)
         if name is not None:
@@ -210,7 +224,10 @@ class _Painter:
             name = {1: "wt", 2: "wu"}.get(from_top)
             cell = x + index * FAN_STEP
             style = _card_style(
-                card, self._is_selected(name), name is not None and name in self.marks.targets
+                card,
+                self._is_selected(name),
+                name is not None and name in self.marks.targets,
+                name is not None and self.marks.hinted(name),
             )
             self.canvas.put(cell, slot.y + 1, card_text(card), style)
             if name is not None:
@@ -226,6 +243,8 @@ class _Painter:
     def _label_style(self, name: str) -> Style:
         if name == self.marks.cursor:
             return STYLE_CURSOR
+        if self.marks.hinted(name) or name in self.marks.hint_to:
+            return STYLE_HINT_LABEL
         if name in self.marks.targets:
             return STYLE_TARGET_LABEL
         return STYLE_LABEL

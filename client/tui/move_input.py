@@ -1,16 +1,30 @@
-"""The move input: type notation; completion and a list of legal moves help."""
+"""The move input: type notation; completion and a list of legal moves help.
+
+It also takes the race screen's commands: typed as words (``undo``, ``hint``,
+``rematch``, ``yes``/``accept``, ``no``/``decline``), or as one key (``u``, ``h``,
+``r``, ``y``, ``n``) pressed while the field is empty and the command is available. No
+move in the notation starts with one of those letters except ``u`` (``undo``) and ``r``
+(``r1>t2``, ``redeal``): a one-key command is only taken when the screen offers it, and
+after one the rest of its word typed next is dropped, so typing ``undo`` in full still
+undoes once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Final
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 #: Legal moves listed under the input at most.
 SHOWN_MOVES = 24
+#: The one-key commands and the word each stands for.
+COMMAND_WORDS: Final = {"u": "undo", "h": "hint", "r": "rematch", "y": "yes", "n": "no"}
+#: What the field says while the racer plays.
+PLAYING_PLACEHOLDER: Final = "type a move (t3>f1, t2:3>t5, deal, p9+wt), undo or hint; tab completes"
 
 
 def matching(legal: Sequence[str], typed: str) -> list[str]:
@@ -75,17 +89,57 @@ class MoveInput(Input):
 
     Tab completes as far as the legal moves agree (the right arrow at the end takes the
     greyed suggestion); tab with nothing to complete moves on to the board.
+
+    ``command_key(key)`` says whether a key is one of the screen's commands: ``True``
+    while it applies, ``None`` while it is shown but does not apply, ``False`` when it is
+    not a command now. Pressed in the empty field, a command that applies is not typed
+    but goes on to the screen's binding; the field leaves every shown command key to the
+    screen's bindings, so that the footer shows them while it has the focus.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", "complete", show=False)]
 
     def __init__(self, *, id: str | None = None) -> None:
         self.legal_suggester = LegalMoveSuggester()
-        super().__init__(
-            placeholder="type a move (t3>f1, t2:3>t5, deal, p9+wt); tab completes",
-            suggester=self.legal_suggester,
-            id=id,
-        )
+        self.command_key: Callable[[str], bool | None] = lambda key: False
+        #: The rest of the word of the last one-key command, dropped if typed next.
+        self.rest = ""
+        super().__init__(placeholder=PLAYING_PLACEHOLDER, suggester=self.legal_suggester, id=id)
+
+    def expect_rest(self, word: str) -> None:
+        """A one-key command of ``word`` was taken: drop the rest of it if typed next."""
+        self.rest = word[1:]
+
+    def _dropped(self, character: str) -> bool:
+        if self.rest and not self.value and character.lower() == self.rest[0]:
+            self.rest = self.rest[1:]
+            return True
+        self.rest = ""
+        return False
+
+    async def _on_key(self, event: events.Key) -> None:
+        character = event.character if event.is_printable else None
+        if character is None:
+            self.rest = ""
+            return
+        if self._dropped(character):
+            event.stop()
+            event.prevent_default()
+        elif not self.value and self.command_key(event.key) is True:
+            # Not typed: it bubbles up to the screen's binding. The rest of the word is
+            # armed now, not by the binding: keys typed in a burst are here before it runs.
+            self.expect_rest(COMMAND_WORDS.get(event.key, ""))
+            event.prevent_default()
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if self.command_key(key) is not False:
+            return False  # the screen's binding stays in the chain (and in the footer)
+        return super().check_consume_key(key, character)
+
+    def feed(self, character: str) -> None:
+        """Type ``character`` here as if pressed in the field (keys typed on the board)."""
+        if not self._dropped(character):
+            self.insert_text_at_cursor(character)
 
     def action_complete(self) -> None:
         found = matching(self.legal_suggester.legal, self.value) if self.value.strip() else []

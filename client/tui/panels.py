@@ -1,4 +1,5 @@
-"""The side panels of the race screen: clock, racers' progress, ranking or results."""
+"""The side panels of the race screen: the race and its hint setting, clock, racers'
+progress, ranking or results, and a rematch once the race ended."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from client.tui.clock import ServerClock, format_remaining
-from client.tui.race_state import CARDS, Racer, RaceState
+from client.tui.race_state import CARDS, Racer, RaceState, rematch_note
 
 BAR_WIDTH = 16
 
@@ -43,6 +44,29 @@ def _flag(racer: Racer) -> str:
     if racer.finished:
         return "done"
     return ""
+
+
+def race_text(state: RaceState) -> str:
+    """The game, the race's code and its hint setting.
+
+    >>> state = RaceState(race_id="r1", me="p_a", game="treize", code="K7QX2M", hints=True)
+    >>> print(race_text(state))
+    treize  race K7QX2M
+    hints on: h shows one
+    >>> state.hints = False
+    >>> race_text(state).splitlines()[1]
+    'hints off in this race'
+    """
+    first = f"{state.game or 'race'}  race {state.code}" if state.code else state.game or "race"
+    hints = "hints on: h shows one" if state.hints else "hints off in this race"
+    return f"{first}\n{hints}"
+
+
+class RaceInfoPanel(Static):
+    DEFAULT_CSS = "RaceInfoPanel { height: auto; color: $text-muted; }"
+
+    def show(self, state: RaceState) -> None:
+        self.update(race_text(state))
 
 
 class ClockPanel(Static):
@@ -87,4 +111,30 @@ class RankingPanel(Static):
             if racer.won:
                 line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
             text.append(line + "\n", style="bold" if racer.player_id == state.me else "")
+        self.update(text)
+
+
+class RematchPanel(Static):
+    """After the end: how to offer a rematch, or the offer and everyone's answer."""
+
+    DEFAULT_CSS = "RematchPanel { height: auto; border-top: solid $primary; }"
+
+    def show(self, state: RaceState, clock: ServerClock) -> None:
+        self.display = state.status == "finished"
+        if not self.display:
+            return
+        text = Text("Rematch\n", style="bold")
+        rematch = state.rematch
+        if rematch is None:
+            text.append("r offers one: same racers, new deal\n")
+            self.update(text)
+            return
+        text.append(rematch_note(rematch, state.me) + "\n")
+        for racer in rematch.racers:
+            name = f"{racer.name}{' (you)' if racer.player_id == state.me else ''}"
+            text.append(f"  {name:<16} {racer.answer}\n", style="dim")
+        if rematch.status == "open":
+            text.append(f"  {format_remaining(clock.until(rematch.expires_at))} to answer\n", style="dim")
+        elif state.can_offer_rematch:
+            text.append("r offers another\n")
         self.update(text)

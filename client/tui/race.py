@@ -2,14 +2,22 @@
 
 It follows the race's events in a worker (``ArenaClient.events()``) and plays the
 racer's moves one at a time through the SDK; a refused move shows the server's reason
-on the status line. Once the race is over the results replace the live ranking and
-ctrl+r opens the replay.
+on the status line. ``u`` (or the move ``undo``) takes the last move back while the
+server says it can; ``h`` (or ``hint``) asks for a hint where the race allows them and
+lights the move up on the board. Once the race is over the results replace the live
+ranking, ctrl+r opens the replay, ``r`` (or ``rematch``) offers the same racers a new
+deal and ``y``/``n`` answer someone else's offer; when a rematch starts the screen
+follows the new race.
+
+The one-key commands are bindings shown in the footer only while they apply; in the
+move field they act only while it is empty (see :mod:`client.tui.move_input`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar, Final
+from collections.abc import Awaitable
+from typing import ClassVar, Final, TypeVar
 
 from rich.text import Text
 from textual import events
@@ -24,15 +32,61 @@ from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, local_ms
 from client.tui.legal import legal_moves
-from client.tui.move_input import MoveHints, MoveInput
-from client.tui.panels import ClockPanel, RacersPanel, RankingPanel
-from client.tui.race_state import RaceState
+from client.tui.move_input import COMMAND_WORDS, PLAYING_PLACEHOLDER, MoveHints, MoveInput
+from client.tui.panels import ClockPanel, RaceInfoPanel, RacersPanel, RankingPanel, RematchPanel
+from client.tui.race_state import RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from shared.protocol import RaceEnded, RaceStarted, Welcome
+from shared.protocol import (
+    Hint,
+    MoveSummary,
+    RaceEnded,
+    RaceInfo,
+    RaceStarted,
+    RematchInfo,
+    RematchStarted,
+    RematchUpdate,
+    Welcome,
+)
+
+T = TypeVar("T")
 
 GO: Final = "go! type a move, or pick a card and its target on the board"
 #: Errors after which the client's idea of its board is out of date: fetch it again.
 RESYNC_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "unavailable", "internal_error"})
+#: The one-key commands: the action each runs (``COMMAND_WORDS``: the word that does the same).
+KEY_ACTIONS: Final = {
+    "u": "undo",
+    "h": "hint",
+    "r": "offer_rematch",
+    "y": "answer_rematch",
+    "n": "answer_rematch",
+}
+#: Words typed in the move field that are commands, not moves (``undo`` is a move).
+TYPED_COMMANDS: Final = {
+    "hint": "hint",
+    "rematch": "rematch",
+    "yes": "accept",
+    "y": "accept",
+    "accept": "accept",
+    "no": "decline",
+    "n": "decline",
+    "decline": "decline",
+}
+AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
+
+
+def undo_note(result: MoveSummary) -> str:
+    """What an undo took back, from its steps (each card going back where it came from).
+
+    >>> undo_note(MoveSummary(move="undo", steps=[("AS", "f1", "t4")], score_delta=-1, score=0, won=False))
+    '✓ undo: AS f1>t4  -1 (score 0)'
+    """
+    shown = ", ".join(f"{card or 'a card'} {src}>{dst}" for card, src, dst in result.steps[:4])
+    more = f" (+{len(result.steps) - 4})" if len(result.steps) > 4 else ""
+    note = f"✓ undo: {shown}{more}" if shown else "✓ undo"
+    if result.score_delta:
+        note += f"  {result.score_delta:+d} (score {result.score})"
+    return note
 
 
 def ordinal(n: int) -> str:
@@ -69,9 +123,16 @@ class RaceScreen(Screen[None]):
     #hints { padding: 0 2; }
     """
 
+    # The footer shows a key only while it applies (``check_action``); ``u`` is shown
+    # dimmed while the racer plays but the server says an undo would be refused.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "give_up", "give up"),
         Binding("ctrl+r", "replay", "replay (after the end)"),
+        Binding("u", "undo", "undo"),
+        Binding("h", "hint", "hint"),
+        Binding("r", "offer_rematch", "rematch"),
+        Binding("y", "answer_rematch(True)", "accept rematch"),
+        Binding("n", "answer_rematch(False)", "decline rematch"),
         Binding("escape", "clear", "clear", show=False),
     ]
 
@@ -82,16 +143,21 @@ class RaceScreen(Screen[None]):
         self.state = RaceState(race_id=race_id, me=client.player_id)
         self.clock = ServerClock()
         self.legal: list[str] = []
+        #: The last hint, shown while the board is still the one it was for.
+        self.hint: Hint | None = None
         self._moves = asyncio.Lock()
+        self._keys: tuple[bool | None, ...] = ()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with BoardArea(id="board-area"):
                 yield BoardWidget(id="board")
             with Vertical(id="side"):
+                yield RaceInfoPanel(id="race-info")
                 yield ClockPanel(id="clock")
                 yield RacersPanel(id="racers")
                 yield RankingPanel(id="ranking")
+                yield RematchPanel(id="rematch")
         yield MoveInput(id="move")
         yield MoveHints(id="hints")
         yield StatusLine("connecting…", id="status")
@@ -112,32 +178,83 @@ class RaceScreen(Screen[None]):
         return self.query_one("#move", MoveInput)
 
     def on_mount(self) -> None:
+        self.move_input.command_key = self.command_key
         self.move_input.focus()
         self.set_interval(0.25, self._tick)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
     def _tick(self) -> None:
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
+        self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
 
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
         view = self.state.view
         if view is not None:
             self.legal = legal_moves(view) if self.playing else []
-            self.board.show(view, self.legal)
-            self.move_input.set_legal(self.legal)
-            self.query_one("#hints", MoveHints).show(self.legal, self.move_input.value, self.playing)
+            self.board.show(view, self.legal, hint=self.hinted_move)
+        else:
+            self.legal = []
+            if self.board.view is not None:
+                self.board.reset()
+        self.move_input.set_legal(self.legal)
+        self._show_move_hints(self.move_input.value)
+        self.query_one("#race-info", RaceInfoPanel).show(self.state)
         self.query_one("#racers", RacersPanel).show(self.state)
         self.query_one("#ranking", RankingPanel).show(self.state)
-        self.move_input.disabled = not self.playing
-        if self.playing and self.focused is None:
+        self.move_input.disabled = not self.typing
+        self.move_input.placeholder = (
+            AFTER_THE_END if self.state.status == "finished" else PLAYING_PLACEHOLDER
+        )
+        if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
+        keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y"))
+        if keys != self._keys:
+            self._keys = keys
+            self.refresh_bindings()  # the footer shows the keys that apply now
+
+    def _show_move_hints(self, typed: str) -> None:
+        self.query_one("#hints", MoveHints).show(self.legal, typed, self.playing)
 
     @property
     def playing(self) -> bool:
         """Whether this racer may still move."""
         return self.state.status == "running" and not self.state.i_finished
+
+    @property
+    def typing(self) -> bool:
+        """Whether the move field takes anything: moves while playing, the rematch
+        commands once the race ended."""
+        return self.playing or self.state.status == "finished"
+
+    @property
+    def hinted_move(self) -> str | None:
+        """The last hint's move while the board is the one it was asked for."""
+        hint = self.hint
+        if hint is None or hint.race_id != self.race_id or hint.seq != self.state.seq or not self.playing:
+            return None
+        return hint.move
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which one-key commands apply now (``False`` hides a key, ``None`` dims it)."""
+        if action == "undo":
+            if not self.playing:
+                return False
+            return True if self.state.can_undo else None
+        if action == "hint":
+            return self.playing and self.state.hints
+        if action == "offer_rematch":
+            return self.state.can_offer_rematch
+        if action == "answer_rematch":
+            return self.state.rematch_asks_me
+        return True
+
+    def command_key(self, key: str) -> bool | None:
+        """Whether ``key`` is a one-key command that applies now: ``True``; ``None`` when
+        it is shown but does not apply; ``False`` when it is not shown."""
+        action = KEY_ACTIONS.get(key)
+        return False if action is None else self.check_action(action, ())
 
     # ----- following the race -----------------------------------------------------
 
@@ -162,10 +279,16 @@ class RaceScreen(Screen[None]):
                 await self._resync()
                 self.status.say("reconnected")
                 continue
+            if isinstance(event, RematchStarted):
+                if event.race_id == self.race_id:
+                    await self._follow_rematch(event.race)
+                continue
             if not self.state.apply(event):
                 continue
             self.redraw()
-            if isinstance(event, RaceEnded):
+            if isinstance(event, RematchUpdate):
+                self.status.say(rematch_note(event.rematch, self.state.me))
+            elif isinstance(event, RaceEnded):
                 self.status.say(self._ending_note())
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
@@ -193,11 +316,28 @@ class RaceScreen(Screen[None]):
     def _ending_note(self) -> str:
         if self.state.cancelled:
             return f"race cancelled: {self.state.cancelled}"
+        keys = "r rematch, ctrl+r replay, ctrl+q quit"
         for rank, racer in self.state.ranking():
             if racer.player_id == self.state.me:
                 total = len(self.state.ranking())
-                return f"race over: you placed {ordinal(rank)} of {total}. ctrl+r replay, ctrl+q quit"
-        return "race over. ctrl+r replay, ctrl+q quit"
+                return f"race over: you placed {ordinal(rank)} of {total}. {keys}"
+        return f"race over. {keys}"
+
+    async def _follow_rematch(self, race: RaceInfo) -> None:
+        """A rematch of this race started with this racer seated: follow the new race."""
+        old = self.race_id
+        self.race_id = race.race_id
+        self.state = RaceState(race_id=race.race_id, me=self.client.player_id)
+        self.state.load(race)
+        self.hint = None
+        self.board.reset()
+        self.move_input.value = ""
+        self.redraw()
+        self.status.say(f"rematch of race {old}: {self.state.game} race {race.race_id}, counting down")
+        # The session follows the new race already; in case its start went by unseen:
+        await self._resync()
+        if self.state.status == "running":
+            self.status.say(GO)
 
     # ----- playing -----------------------------------------------------------------
 
@@ -220,12 +360,16 @@ class RaceScreen(Screen[None]):
             except (ConnectionError, TimeoutError) as exc:
                 self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)
                 return
+        if ack.race_id != self.race_id:
+            return  # acked after the screen moved on to a rematch
         self.state.acked(ack)
         self.redraw()
         result = ack.result
         note = f"✓ {result.move}"
         if result.score_delta:
-            note += f"  +{result.score_delta} (score {result.score})"
+            note += f"  {result.score_delta:+d} (score {result.score})"
+        if result.move == "undo":
+            note = undo_note(result)
         if ack.finished:
             note = f"✓ {result.move}  you won in {ack.view.move_count} moves! waiting for the others…"
         self.status.say(note)
@@ -237,20 +381,37 @@ class RaceScreen(Screen[None]):
             return
         self.redraw()
 
+    async def submit(self, text: str) -> None:
+        """What was typed in the move field: a command word, else a move."""
+        command = TYPED_COMMANDS.get(text.strip().lower())
+        if command == "hint":
+            await self.ask_hint()
+        elif command == "rematch":
+            await self.offer_rematch()
+        elif command in ("accept", "decline"):
+            await self.answer_rematch(command == "accept")
+        else:
+            await self.play(text)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.value = ""
-        self.run_worker(self.play(event.value), group="moves", exit_on_error=False)
+        self.run_worker(self.submit(event.value), group="moves", exit_on_error=False)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.query_one("#hints", MoveHints).show(self.legal, event.value, self.playing)
+        self._show_move_hints(event.value)
 
     def on_key(self, event: events.Key) -> None:
-        # Typing while the board has the focus goes to the move input.
+        # Typing while the board has the focus goes to the move input, except a one-key
+        # command, which goes on to its binding.
         typed = event.character or ""
-        if event.is_printable and typed.strip() and self.board.has_focus and self.playing:
-            self.move_input.focus()
-            self.move_input.insert_text_at_cursor(typed)
-            event.stop()
+        if not (event.is_printable and typed.strip() and self.board.has_focus and self.typing):
+            return
+        if not self.move_input.value and self.command_key(event.key) is True:
+            self.move_input.expect_rest(COMMAND_WORDS[event.key])  # on to the binding
+            return
+        self.move_input.focus()
+        self.move_input.feed(typed)
+        event.stop()
 
     def on_board_widget_move_chosen(self, event: BoardWidget.MoveChosen) -> None:
         self.run_worker(self.play(event.move), group="moves", exit_on_error=False)
@@ -263,6 +424,62 @@ class RaceScreen(Screen[None]):
     def action_clear(self) -> None:
         self.board.action_clear()
         self.move_input.value = ""
+
+    def action_undo(self) -> None:
+        self.run_worker(self.play("undo"), group="moves", exit_on_error=False)
+
+    def action_hint(self) -> None:
+        self.run_worker(self.ask_hint(), group="hints", exit_on_error=False)
+
+    def action_offer_rematch(self) -> None:
+        self.run_worker(self.offer_rematch(), group="rematch", exit_on_error=False)
+
+    def action_answer_rematch(self, accept: bool) -> None:
+        self.run_worker(self.answer_rematch(accept), group="rematch", exit_on_error=False)
+
+    async def _asked(self, what: str, call: Awaitable[T]) -> T | None:
+        """The reply to ``call``, or None after saying on the status line why there is none."""
+        try:
+            return await call
+        except ArenaError as exc:
+            self.status.say(f"✗ {what}: {exc.message}", error=True)
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"✗ {what}: connection problem ({exc})", error=True)
+        return None
+
+    async def ask_hint(self) -> None:
+        """Ask the server for a hint; it is shown and lit up until the board changes."""
+        race_id = self.race_id
+        self.status.say("looking for a hint…")
+        hint = await self._asked("hint", self.client.hint(race_id))
+        if hint is None or race_id != self.race_id:
+            return
+        if hint.move is None:
+            self.status.say("hint: no move is left; ctrl+g gives up")
+            return
+        if hint.seq != self.state.seq:
+            self.status.say(f"hint for an earlier position ({hint.move}): press h again")
+            return
+        self.hint = hint
+        self.redraw()
+        self.status.say(f"hint: {hint.move}  (lit up on the board)")
+
+    async def offer_rematch(self) -> None:
+        rematch = await self._asked("rematch", self.client.offer_rematch(self.race_id))
+        if rematch is not None:
+            self._rematch_answered(rematch)
+
+    async def answer_rematch(self, accept: bool) -> None:
+        rematch = await self._asked("rematch", self.client.answer_rematch(self.race_id, accept))
+        if rematch is not None:
+            self._rematch_answered(rematch)
+
+    def _rematch_answered(self, rematch: RematchInfo) -> None:
+        if rematch.race_id != self.race_id:
+            return  # the rematch started meanwhile and the screen follows it
+        self.state.rematch = rematch
+        self.redraw()
+        self.status.say(rematch_note(rematch, self.state.me))
 
     async def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:

@@ -8,6 +8,18 @@
 True
 >>> [(rank, racer.name, racer.score) for rank, racer in state.ranking()]
 [(1, 'bob', 3)]
+
+Views are ordered by ``seq``, not by move count: an undo's view has fewer moves than the
+one before it and still replaces it.
+
+>>> from shared.protocol import BoardView
+>>> view = BoardView(game="treize", piles={}, score=0, won=False, move_count=0)
+>>> state.set_view(view.model_copy(update={"move_count": 1, "can_undo": True}), seq=1)
+True
+>>> state.set_view(view, seq=2), state.view.move_count, state.can_undo
+(True, 0, False)
+>>> state.set_view(view.model_copy(update={"move_count": 1}), seq=1)  # an older one
+False
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ from shared.protocol import (
     RaceStarted,
     RaceSummary,
     RaceUpdate,
+    RematchInfo,
+    RematchUpdate,
     ServerMessage,
 )
 
@@ -71,6 +85,8 @@ class RaceState:
     code: str | None = None
     seats: int = 0
     status: str = "open"
+    #: Whether the race allows hints (its ``hints`` setting).
+    hints: bool = False
     starts_at: int | None = None
     ends_at: int | None = None
     view: BoardView | None = None
@@ -81,6 +97,8 @@ class RaceState:
     summary: RaceSummary | None = None
     cancelled: str | None = None
     i_finished: bool = False
+    #: The rematch offer of this race once someone made one (after the end).
+    rematch: RematchInfo | None = None
 
     # ----- updates ------------------------------------------------------------------
 
@@ -89,6 +107,7 @@ class RaceState:
         self.game = info.game
         self.code = info.code
         self.seats = info.seats
+        self.hints = info.hints
         self.status = info.status
         self.starts_at = info.starts_at
         self.ends_at = info.ends_at
@@ -96,14 +115,14 @@ class RaceState:
         for racer in self.racers.values():
             self._note_win(racer)
         if info.board is not None:
-            self.set_view(info.board.view)
-            self.seq = max(self.seq, info.board.seq)
+            self.set_view(info.board.view, info.board.seq)
             self.i_finished = self.i_finished or info.board.finished
 
-    def set_view(self, view: BoardView) -> bool:
-        """Show ``view`` unless an older one (fewer moves) than the one shown."""
-        if self.view is not None and view.move_count < self.view.move_count:
+    def set_view(self, view: BoardView, seq: int) -> bool:
+        """Show ``view``, the board after move ``seq``, unless the one shown is newer."""
+        if self.view is not None and seq < self.seq:
             return False
+        self.seq = seq
         self.view = view
         self.game = view.game
         if self.me in self.racers:
@@ -120,8 +139,7 @@ class RaceState:
         return True
 
     def acked(self, ack: MoveAck) -> None:
-        self.seq = max(self.seq, ack.seq)
-        self.set_view(ack.view)
+        self.set_view(ack.view, ack.seq)
         if ack.finished:
             self.i_finished = True
 
@@ -132,6 +150,11 @@ class RaceState:
 
     def apply(self, event: ServerMessage) -> bool:
         """Take in an event; ``False`` if it is not about this race."""
+        if isinstance(event, RematchUpdate):
+            if event.rematch.race_id != self.race_id:
+                return False
+            self.rematch = event.rematch
+            return True
         if isinstance(event, RaceUpdate):
             if event.race.race_id != self.race_id:
                 return False
@@ -143,7 +166,7 @@ class RaceState:
             self.status, self.starts_at, self.ends_at = "countdown", event.starts_at, event.ends_at
         elif isinstance(event, RaceStarted):
             self.status, self.starts_at, self.ends_at = "running", event.starts_at, event.ends_at
-            self.set_view(event.view)
+            self.set_view(event.view, 0)
         elif isinstance(event, Progress):
             known = self.racers.get(event.player_id, Racer(event.player_id, event.player_id))
             self.racers[event.player_id] = replace(
@@ -172,6 +195,31 @@ class RaceState:
     @property
     def over(self) -> bool:
         return self.status in ("finished", "cancelled")
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether the server said the move ``undo`` would be accepted now (only sessions
+        that asked for legal moves at hello are told)."""
+        return self.view is not None and bool(self.view.can_undo)
+
+    @property
+    def my_answer(self) -> str | None:
+        """This racer's answer to the rematch offer (``pending`` while it waits for it)."""
+        if self.rematch is None:
+            return None
+        return next((r.answer for r in self.rematch.racers if r.player_id == self.me), None)
+
+    @property
+    def rematch_asks_me(self) -> bool:
+        """An open rematch offer waits for this racer's answer."""
+        return self.rematch is not None and self.rematch.status == "open" and self.my_answer == "pending"
+
+    @property
+    def can_offer_rematch(self) -> bool:
+        """The race ended and no offer of it is open or started."""
+        if self.status != "finished":
+            return False
+        return self.rematch is None or self.rematch.status in ("declined", "expired", "failed")
 
     def ranking(self) -> list[tuple[int, Racer]]:
         """The seats as they stand: winners in the order they won, then by score
@@ -205,3 +253,43 @@ class RaceState:
             else:
                 ranked.append((index + 1, racer))
         return ranked
+
+
+def rematch_note(rematch: RematchInfo, me: str | None) -> str:
+    """One line on where a rematch offer stands, for this racer.
+
+    >>> from shared.protocol import RematchRacer
+    >>> offer = RematchInfo(race_id="r1", offered_by="p_b", status="open", expires_at=0, racers=[
+    ...     RematchRacer(player_id="p_b", name="bob", answer="offered"),
+    ...     RematchRacer(player_id="p_a", name="ada", answer="pending")])
+    >>> rematch_note(offer, "p_a")
+    'bob offers a rematch: y accepts, n declines'
+    >>> rematch_note(offer, "p_b")
+    'rematch offered: waiting for ada'
+    >>> rematch_note(offer.model_copy(update={"status": "failed", "reason": "ada races elsewhere"}), "p_b")
+    'no rematch: ada races elsewhere'
+    >>> declined = offer.racers[1].model_copy(update={"answer": "declined"})
+    >>> rematch_note(offer.model_copy(update={"status": "started", "racers": [declined]}), "p_a")
+    'the others started a rematch without you'
+    """
+    names = {r.player_id: r.name for r in rematch.racers}
+    offerer = "you" if rematch.offered_by == me else names.get(rematch.offered_by, "someone")
+    mine = next((r.answer for r in rematch.racers if r.player_id == me), None)
+    if rematch.status == "started":
+        return "the others started a rematch without you" if mine == "declined" else "rematch starting…"
+    if rematch.status == "declined":
+        whose = "your" if offerer == "you" else f"{offerer}'s"
+        return f"no rematch: nobody accepted {whose} offer"
+    if rematch.status == "expired":
+        return "no rematch: the offer expired unanswered"
+    if rematch.status == "failed":
+        return f"no rematch: {rematch.reason or 'it could not start'}"
+    waiting = [r.name for r in rematch.racers if r.answer == "pending"]
+    if mine == "pending":
+        return f"{offerer} offers a rematch: y accepts, n declines"
+    if mine == "declined":
+        return "you declined the rematch"
+    who = ", ".join(waiting) or "the others"
+    if offerer == "you":
+        return f"rematch offered: waiting for {who}"
+    return f"you accepted {offerer}'s rematch: waiting for {who}"

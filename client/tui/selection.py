@@ -14,6 +14,13 @@ takes (``t3`` depth 2 is the top two cards of ``t3``).
 'deal'
 >>> activate(["p1+p2", "p7"], None, Pick("p7")).move
 'p7'
+
+A hint lights up the card(s) its move takes and where they go:
+
+>>> hinted("t2:2>t4")
+((Pick(name='t2', depth=2),), frozenset({'t4'}))
+>>> [pick.name for pick in hinted("p22+wt")[0]], hinted("deal")[0]
+(['p22', 'wt'], (Pick(name='stock', depth=1),))
 """
 
 from __future__ import annotations
@@ -151,3 +158,19 @@ def _describe(pick: Pick) -> str:
     if pick.depth == 1:
         return f"{pick.name} selected: pick where it goes"
     return f"top {pick.depth} cards of {pick.name} selected: pick where they go"
+
+
+def hinted(move: str | None) -> tuple[tuple[Pick, ...], frozenset[str]]:
+    """The cards a (hinted) move takes and the piles they go to; nothing for ``None``
+    or notation that cannot be read."""
+    parsed = _parsed(move) if move else None
+    if parsed is None:
+        return (), frozenset()
+    if parsed.kind in ("deal", "redeal"):
+        return (Pick("stock"),), frozenset()
+    if parsed.kind == "move":
+        return (Pick(parsed.src, parsed.count),), frozenset({parsed.dst})
+    if parsed.kind == "remove":
+        pair = (Pick(parsed.dst),) if parsed.dst else ()
+        return (Pick(parsed.src), *pair), frozenset()
+    return (), frozenset()

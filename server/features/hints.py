@@ -39,6 +39,7 @@ class Hints:
         self.store = store
         self.time = time
         self._pool: ProcessPoolExecutor | None = None
+        self._in_thread = False
         self._queued = 0
         self._last: dict[str, float] = {}
 
@@ -80,15 +81,25 @@ class Hints:
             self._last = {p: t for p, t in self._last.items() if now - t < HINT_COOLDOWN}
 
     async def _search(self, view: GameView, legal: list[str]) -> str | None:
-        if self._pool is None:
-            # spawn: a fresh interpreter, not a fork of this one and its event loop's threads.
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         self._queued += 1
         try:
+            if self._in_thread:
+                return await asyncio.to_thread(hint, view, legal)
+            if self._pool is None:
+                # spawn: a fresh interpreter, not a fork of this one and its loop's threads.
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
             return await asyncio.get_running_loop().run_in_executor(self._pool, hint, view, legal)
         except BrokenProcessPool:
             log.error("the hint worker died; starting a new one")
             self._pool = None
             raise ArenaError(ErrorCode.UNAVAILABLE, "the hint search failed: ask again") from None
+        except (OSError, ValueError) as exc:
+            # No worker process can start here (e.g. standard error is not a real file, as
+            # when the server runs inside a terminal UI): search in a thread from now on.
+            log.warning("no hint worker process: hints run in a thread", extra={"reason": repr(exc)})
+            self._pool, self._in_thread = None, True
+            return await asyncio.to_thread(hint, view, legal)
         finally:
             self._queued -= 1

@@ -81,6 +81,15 @@ def test_joining_an_unknown_code_is_one_line(node: NodeProcess, tmp_path: Path) 
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
 
 
+def test_no_hints_is_only_for_a_race_being_created(node: NodeProcess, tmp_path: Path) -> None:
+    for way in (["--join", "ABCDEF"], []):
+        result = run("play", *way, "--no-hints", "--server", node.url, config=tmp_path / "c.json")
+        assert one_error_line(result) == (
+            "solitaire-arena: --no-hints is for --create: a joined race has its own setting, "
+            "a quick match none"
+        )
+
+
 def test_a_quick_match_nobody_answers_gives_up_after_wait(node: NodeProcess, tmp_path: Path) -> None:
     result = run("play", "treize", "--wait", "0.5", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result) == (
@@ -103,8 +112,11 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
 def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
     play = run("play", "--help", config=tmp_path / "c.json")
     assert play.returncode == 0
-    for flag in ("--create", "--join CODE", "--server", "--name", "--wait", "eight-off"):
+    for flag in ("--create", "--join CODE", "--server", "--name", "--wait", "eight-off", "--no-hints"):
         assert flag in play.stdout
+    words = " ".join(play.stdout.split())  # argparse wraps the description
+    for command in ("'undo' (key u)", "'hint' (key h)", "'rematch' (key r)", "'yes'/'no' (keys y/n)"):
+        assert command in words
     replay = run("replay", "--help", config=tmp_path / "c.json")
     assert replay.returncode == 0 and "--json" in replay.stdout
 

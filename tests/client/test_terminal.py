@@ -1,5 +1,6 @@
 """``solitaire-arena play`` in a real terminal (tmux): the command draws the race, takes a
-typed move, and quits on ctrl+q."""
+typed move, ``undo`` and ``hint``, creates races with or without hints, and quits on
+ctrl+q."""
 
 from __future__ import annotations
 
@@ -48,15 +49,34 @@ async def screen_with(pattern: str, timeout: float = 15.0) -> re.Match[str]:
     raise AssertionError(f"never on screen: {pattern}\n{tmux('capture-pane', '-p', '-t', SESSION)}")
 
 
-async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
-    node: NodeProcess, tmp_path: Path
-) -> None:
+def start_play(node: NodeProcess, tmp_path: Path, *options: str) -> None:
+    """``solitaire-arena play eight-off --create --name ada`` (and ``options``) in tmux."""
     env = (
         f"PYTHONPATH={shlex.quote(str(ROOT))} SOLITAIRE_ARENA_CONFIG={shlex.quote(str(tmp_path / 'c.json'))}"
     )
-    play = f"-m server.cli play eight-off --create --name ada --server {node.url}"
+    play = f"-m server.cli play eight-off --create --name ada --server {node.url} {' '.join(options)}"
     command = f"{env} {shlex.quote(sys.executable)} {play}"
     tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command)
+
+
+def type_line(text: str) -> None:
+    tmux("send-keys", "-t", SESSION, "-l", text)
+    tmux("send-keys", "-t", SESSION, "Enter")
+
+
+async def quit_play() -> None:
+    tmux("send-keys", "-t", SESSION, "C-q")
+    for _ in range(50):
+        if SESSION not in tmux("list-sessions"):
+            break
+        await asyncio.sleep(0.1)
+    assert SESSION not in tmux("list-sessions")  # the command exited
+
+
+async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    start_play(node, tmp_path)
     try:
         code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
         bob = await ArenaClient.connect(node.url)
@@ -67,16 +87,64 @@ async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
         await screen_with(r"t1 +t2 +t3")  # the Eight Off tableau is drawn
         await screen_with(r"bob")  # the other racer's progress
         move = (started.view.legal_moves or [])[0]
-        tmux("send-keys", "-t", SESSION, "-l", move)
-        tmux("send-keys", "-t", SESSION, "Enter")
+        type_line(move)
         progress = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
         assert progress.move_count == 1
-        tmux("send-keys", "-t", SESSION, "C-q")
-        for _ in range(50):
-            if SESSION not in tmux("list-sessions"):
-                break
-            await asyncio.sleep(0.1)
-        assert SESSION not in tmux("list-sessions")  # the command exited
+        await quit_play()
         await bob.close()
     finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+async def test_play_takes_a_move_then_undo_and_hint_typed_in_the_terminal(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    start_play(node, tmp_path)
+    bob = await ArenaClient.connect(node.url)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        assert race.hints  # a created race allows hints unless told otherwise
+        await bob.ready(race.race_id)
+        started = await bob.wait_for(RaceStarted, timeout=15)
+        legal = started.view.legal_moves or []
+        await screen_with(r"hints on: h shows one")
+        await screen_with(r"t1 +t2 +t3")
+
+        type_line(legal[0])
+        await screen_with(re.escape(f"✓ {legal[0]}"))
+        moved = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        assert moved.move_count == 1
+
+        type_line("undo")
+        await screen_with(r"✓ undo: ")
+        undone = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        assert undone.move_count == 0 and undone.score == 0
+
+        type_line("hint")
+        hinted = (await screen_with(r"hint: (\S+)  \(lit up on the board\)"))[1]
+        assert hinted in legal  # back at the deal: a move of the deal
+        shown = tmux("capture-pane", "-p", "-t", SESSION)
+        assert "✗" not in shown  # the word undo took one move back, and nothing was refused
+        # ada's own progress (the racers panel): back to no move.
+        assert re.search(r"ada \(you\)[^\n]*\n[^\n]*\n[^\n]*score +0 +moves +0", shown), shown
+        await quit_play()
+    finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)
+
+
+async def test_play_create_no_hints_makes_a_race_without_hints(node: NodeProcess, tmp_path: Path) -> None:
+    start_play(node, tmp_path, "--no-hints")
+    bob = await ArenaClient.connect(node.url)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        assert race.hints is False
+        await screen_with(r"hints off in this race")
+        await quit_play()
+    finally:
+        await bob.close()
         tmux("kill-session", "-t", SESSION)

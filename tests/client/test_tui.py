@@ -1,5 +1,6 @@
 """The terminal UI: board drawing, local legal moves, picking, and whole races driven
-headless with textual's pilot against a real in-process server."""
+headless with textual's pilot against a real in-process server (undo, hints and
+rematches included)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,27 @@ from textual import events
 from textual.pilot import Pilot
 
 from client.bots import Bot, RandomStrategy
+from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp
 from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
-from client.tui.drawing import Marks, board_text, draw_board
+from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
 from client.tui.race import RaceScreen
+from client.tui.race_state import RaceState
 from client.tui.replay import ReplayScreen, Timeline
-from client.tui.selection import Pick, activate, targets
+from client.tui.selection import Pick, activate, hinted, targets
 from server.app import ArenaServer
 from shared import GAMES, Game, GameName, new_game, replay
-from shared.protocol import BoardView, LoggedMove, MoveLog
+from shared.protocol import (
+    BoardView,
+    LoggedMove,
+    MoveLog,
+    Progress,
+    RaceStarted,
+    RematchStarted,
+    RematchUpdate,
+)
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.helpers import start_race
 from tests.server.solver import solve
@@ -420,3 +431,256 @@ async def test_a_refused_move_shows_the_servers_reason(arena: ArenaServer, conne
         await bob.move(race.race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
         await wait_until(pilot, lambda: screen.state.racers[bob.player_id or ""].move_count == 1)
         assert "moves   1" in str(screen.query_one("#racers").render())
+
+
+# ----- undo, hints and rematch ---------------------------------------------------------------
+
+
+def styles_at(drawing: Drawing, x: int, y: int) -> str:
+    """The styles drawn on cell (``x``, ``y``) of a drawing, as text."""
+    line = drawing.text.split("\n")[y]
+    return " ".join(str(span.style) for span in line.spans if span.start <= x < span.end)
+
+
+def cells_of(drawing: Drawing, pick: Pick) -> list[tuple[int, int]]:
+    """Where the card(s) ``pick`` names are drawn (not the pile's label)."""
+    hits = [h for h in drawing.hits if h.pick == pick]
+    top = max(h.y for h in hits)
+    return [(h.x + 1, h.y) for h in hits if h.y == top]
+
+
+def test_a_hint_is_lit_up_on_the_cards_it_moves_and_where_they_go() -> None:
+    game = new_game("eight-off", WINNABLE_SEED)
+    move = next(m for m in game.legal_moves() if m.startswith("t") and ">t" in m)
+    src, dst = move.split(">")
+    hint, hint_to = hinted(move)
+    drawing = draw_board(view_of(game), Marks(hint=hint, hint_to=hint_to))
+    for pick in (Pick(src), Pick(dst)):
+        for x, y in cells_of(drawing, pick):
+            assert "on magenta" in styles_at(drawing, x, y), pick
+    # The card under the hinted one, and the other piles, are not lit up.
+    for x, y in [*cells_of(drawing, Pick(src, 2)), *cells_of(drawing, Pick("t8"))]:
+        assert "magenta" not in styles_at(drawing, x, y)
+    assert "magenta" not in str([span.style for span in draw_board(view_of(game)).text.spans])
+
+
+def test_an_undo_view_replaces_the_newer_looking_one() -> None:
+    game = new_game("eight-off", WINNABLE_SEED)
+    state = RaceState(race_id="r1", me="p_a")
+    opening = view_of(game)
+    game.play(game.legal_moves()[0])
+    assert state.set_view(view_of(game), seq=1)
+    game.undo()
+    assert state.set_view(view_of(game), seq=2)  # one move fewer, but later
+    assert state.view == opening and state.seq == 2
+    assert not state.set_view(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])), seq=1)
+    assert state.view == opening
+
+
+async def _race(
+    arena: ArenaServer, connect: Connect, hints: bool = True
+) -> tuple[ArenaClient, ArenaClient, str]:
+    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off, seed 2."""
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada", legal_moves=True)
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off", seats=2, time_limit=60, hints=hints)
+    await bob.join_race(race.code)
+    await ada.ready(race.race_id)
+    await bob.ready(race.race_id)
+    await ada.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    await bob.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    return ada, bob, race.race_id
+
+
+def footer_keys(app: RaceApp) -> dict[str, tuple[str, bool]]:
+    """The keys the footer shows: key -> (description, enabled; False is drawn dimmed)."""
+    shown = {}
+    for key in app.screen.query("FooterKey"):
+        name, description = getattr(key, "key"), getattr(key, "description")  # noqa: B009
+        shown[name] = (description, not key.has_class("-disabled"))
+    return shown
+
+
+def rendered(screen: RaceScreen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+OPENING = board_text(view_of(new_game("eight-off", WINNABLE_SEED)))
+
+
+async def test_u_and_the_word_undo_take_the_last_move_back(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    game = new_game("eight-off", WINNABLE_SEED)
+    first = game.legal_moves()[0]
+    game.play(first)
+    steps = game.play("undo").to_dict()["steps"]
+    undone = "✓ undo: " + ", ".join(f"{card} {src}>{dst}" for card, src, dst in steps)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        board = screen.board
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert board.plain == OPENING
+        # Nothing to take back at the deal: the key is shown dimmed.
+        await wait_until(pilot, lambda: "u" in footer_keys(app))
+        assert footer_keys(app)["u"] == ("undo", False)
+
+        await _type(pilot, first)
+        await wait_until(pilot, lambda: screen.state.seq == 1)
+        assert board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, [first])))
+        await wait_until(pilot, lambda: footer_keys(app).get("u") == ("undo", True))
+        await pilot.press("u")
+        await wait_until(pilot, lambda: screen.state.seq == 2)
+        assert board.plain == OPENING
+        assert screen.status.last.startswith(undone)
+        assert screen.move_input.value == ""
+        seen = await bob.wait_for(Progress, lambda p: p.player_id == ada.player_id and p.move_count == 0)
+        assert seen.score == 0
+        await wait_until(pilot, lambda: footer_keys(app).get("u") == ("undo", False))
+
+        # Typed in full with nothing to take back: the move goes out and is refused.
+        await _type(pilot, "undo")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last == "✗ undo: there is no move to undo"
+        assert screen.state.seq == 2 and board.plain == OPENING
+
+        # Typed in full while it applies: u takes the move back, the rest of the word is
+        # dropped, and the enter sends nothing more.
+        await _type(pilot, first)
+        await wait_until(pilot, lambda: screen.state.seq == 3 and screen.command_key("u") is True)
+        await _type(pilot, "undo")
+        await wait_until(pilot, lambda: screen.state.seq == 4)
+        await pilot.pause(0.2)
+        assert screen.move_input.value == ""
+        assert board.plain == OPENING
+        assert screen.status.last.startswith(undone)
+        assert ada.seqs[race_id] == 4 and screen.state.seq == 4
+
+
+async def test_h_shows_a_hint_and_lights_it_up(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob, race_id = await _race(arena, connect, hints=True)
+    legal = new_game("eight-off", WINNABLE_SEED).legal_moves()
+    # The server starts its hint worker process on the first hint. Here it shares the
+    # test's process with the app, whose stand-in stderr has no file descriptor for
+    # multiprocessing to hand over: start the worker first (bob asks; ada's own hint
+    # pacing is untouched).
+    assert (await bob.hint(race_id)).move in legal
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        board = screen.board
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert "hints on" in rendered(screen, "#race-info")
+        await wait_until(pilot, lambda: footer_keys(app).get("h") == ("hint", True))
+        await pilot.press("h")
+        await wait_until(pilot, lambda: screen.status.last.startswith("hint: "))
+        move = screen.status.last.split()[1]
+        assert move in legal
+        assert screen.move_input.value == ""  # the key was not typed
+        assert board.hint == move
+        drawing = board.drawing
+        assert drawing is not None
+        picks, _ = hinted(move)
+        for x, y in cells_of(drawing, picks[0]):
+            assert "on magenta" in styles_at(drawing, x, y)
+        # Once the board changes the hint is gone.
+        await _type(pilot, move)
+        await wait_until(pilot, lambda: screen.state.seq == 1)
+        assert board.hint is None and board.drawing is not None
+        assert "magenta" not in str([span.style for span in board.drawing.text.spans])
+
+
+async def test_a_race_without_hints_says_so_and_shows_the_refusal(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _, race_id = await _race(arena, connect, hints=False)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await wait_until(pilot, lambda: "u" in footer_keys(app))
+        assert "hints off in this race" in rendered(screen, "#race-info")
+        assert "h" not in footer_keys(app) and screen.command_key("h") is False
+        # h is typed like any letter, and the word asks the server, which refuses.
+        await _type(pilot, "hint")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last.startswith("✗ hint: hints are off in this race")
+        assert screen.board.hint is None and screen.state.seq == 0
+
+
+async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
+    await pilot.press("ctrl+g")  # ada gives up in the terminal
+    await wait_until(pilot, lambda: screen.state.i_finished)
+    await bob.finish(race_id)
+    await wait_until(pilot, lambda: screen.state.summary is not None)
+
+
+async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert "r" not in footer_keys(app)  # not before the end
+        await _both_finish(pilot, screen, bob, race_id)
+        assert "r rematch" in screen.status.last
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("rematch", True))
+        assert "r offers one" in rendered(screen, "#rematch")
+        await pilot.press("r")
+        offer = await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+        assert offer.rematch.offered_by == ada.player_id and offer.rematch.status == "open"
+        await wait_until(pilot, lambda: screen.status.last == "rematch offered: waiting for bob")
+        assert "bob" in rendered(screen, "#rematch") and "pending" in rendered(screen, "#rematch")
+        assert "r" not in footer_keys(app)  # one offer at a time
+
+        answered = await bob.answer_rematch(race_id, accept=True)
+        assert answered.status == "started" and answered.new_race_id is not None
+        await wait_until(pilot, lambda: screen.race_id == answered.new_race_id)
+        await wait_until(pilot, lambda: screen.state.status == "running" and screen.state.view is not None)
+        assert screen.board.plain == OPENING  # the test server deals seed 2 again
+        assert screen.state.summary is None and "Ranking" in rendered(screen, "#ranking")
+        assert not screen.query_one("#rematch").display
+        # Moves now go to the new race.
+        move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+        await _type(pilot, move)
+        seen = await bob.wait_for(Progress, lambda p: p.race_id == answered.new_race_id)
+        assert seen.player_id == ada.player_id and seen.move_count == 1
+        await wait_until(pilot, lambda: screen.state.seq == 1)
+
+
+async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+
+        await bob.offer_rematch(race_id)
+        offered = "bob offers a rematch: y accepts, n declines"
+        await wait_until(pilot, lambda: screen.status.last == offered)
+        assert offered in rendered(screen, "#rematch")
+        await wait_until(pilot, lambda: {"y", "n"} <= set(footer_keys(app)))
+        assert footer_keys(app)["y"] == ("accept rematch", True) and "r" not in footer_keys(app)
+        await pilot.press("n")
+        declined = await bob.wait_for(RematchUpdate, lambda u: u.rematch.status == "declined")
+        assert {r.name: r.answer for r in declined.rematch.racers} == {"bob": "offered", "ada": "declined"}
+        await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted bob's offer")
+        assert screen.race_id == race_id
+        await wait_until(pilot, lambda: "y" not in footer_keys(app) and "r" in footer_keys(app))
+
+        await bob.offer_rematch(race_id)  # again: this time ada accepts
+        await wait_until(pilot, lambda: screen.status.last == offered)
+        await wait_until(pilot, lambda: "y" in footer_keys(app))
+        await pilot.press("y")
+        started = await bob.wait_for(RematchStarted)
+        assert started.race_id == race_id
+        await wait_until(pilot, lambda: screen.race_id == started.race.race_id)
+        await wait_until(pilot, lambda: screen.state.status == "running" and screen.state.view is not None)
+        assert screen.board.plain == OPENING
+        assert screen.status.last.startswith("go!")

@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.app import ArenaServer
@@ -235,3 +236,16 @@ async def test_an_unanswered_rematch_expires(arena: ArenaServer) -> None:
         assert update["rematch"]["status"] == "expired"
         late = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
         assert late["code"] == "rematch_not_open"
+
+
+async def test_hints_still_work_where_no_worker_process_can_start(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise OSError("no process may start here")
+
+    monkeypatch.setattr("server.features.hints.ProcessPoolExecutor", no_process)
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob, hints=True)
+        hint = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert hint["type"] == "hint" and hint["move"] in new_game("eight-off", WINNABLE_SEED).legal_moves()
