@@ -223,6 +223,12 @@ class NotRegisteredError(ArenaError):
     code_of_class = ErrorCode.NOT_REGISTERED.value
 
 
+class PlayerNotFoundError(ArenaError):
+    """No player has that id, or no account that username."""
+
+    code_of_class = ErrorCode.PLAYER_NOT_FOUND.value
+
+
 class StaleSeqError(ArenaError):
     """That seq was already played."""
 
@@ -285,6 +291,7 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.ALREADY_REGISTERED: AlreadyRegisteredError,
     ErrorCode.BAD_LOGIN: BadLoginError,
     ErrorCode.NOT_REGISTERED: NotRegisteredError,
+    ErrorCode.PLAYER_NOT_FOUND: PlayerNotFoundError,
     ErrorCode.STALE_SEQ: StaleSeqError,
     ErrorCode.SEQ_CONFLICT: SeqConflictError,
     ErrorCode.FUTURE_SEQ: FutureSeqError,

@@ -49,13 +49,16 @@ from shared.protocol import (
     Finish,
     GameName,
     GetHint,
+    GetLeaderboard,
     GetMoveLog,
+    GetProfile,
     GetRace,
     GetReplay,
     GetResults,
     Hello,
     Hint,
     JoinRace,
+    Leaderboard,
     LeaveRace,
     ListRaces,
     Login,
@@ -66,7 +69,9 @@ from shared.protocol import (
     OfferRematch,
     Ok,
     Ping,
+    PlayerProfile,
     Pong,
+    Profile,
     ProtocolError,
     Queued,
     QuickMatch,
@@ -370,6 +375,16 @@ class ArenaClient:
         """A new password; every other device's token stops working (this one keeps it)."""
         message = ChangePassword(id=self.next_id(), old_password=old_password, new_password=new_password)
         await self._expect(message, Ok)
+
+    async def leaderboard(self, game: GameName, offset: int = 0, limit: int = 100) -> Leaderboard:
+        """A page of ``game``'s leaderboard, best first, with this player's own place."""
+        message = GetLeaderboard(id=self.next_id(), game=game, offset=offset, limit=limit)
+        return await self._expect(message, Leaderboard)
+
+    async def profile(self, player_id: str | None = None, username: str | None = None) -> PlayerProfile:
+        """A player's profile by id or username; this player's own with neither."""
+        message = GetProfile(id=self.next_id(), player_id=player_id, username=username)
+        return (await self._expect(message, Profile)).profile
 
     async def ping(self) -> Pong:
         return await self._expect(Ping(id=self.next_id()), Pong)

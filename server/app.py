@@ -22,6 +22,7 @@ from server.features.accounts import Accounts
 from server.features.hints import Hints
 from server.features.lobby import Lobby, random_seed
 from server.features.presence import Presence
+from server.features.profiles import Profiles
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
 from server.features.rematch import Rematches
@@ -55,6 +56,7 @@ class Features:
     hints: Hints
     rematches: Rematches
     accounts: Accounts
+    profiles: Profiles
 
 
 def routes(features: Features) -> Router:
@@ -83,6 +85,8 @@ def routes(features: Features) -> Router:
     router.add(p.Login, features.accounts.login, public=True)
     router.add(p.Logout, features.accounts.logout)
     router.add(p.ChangePassword, features.accounts.change_password)
+    router.add(p.GetLeaderboard, features.profiles.get_leaderboard)
+    router.add(p.GetProfile, features.profiles.get_profile)
     router.check()
     return router
 
@@ -105,7 +109,10 @@ def build_features(
     hints = Hints(store, time)
     rematches = Rematches(store, lobby, settings, time)
     accounts = Accounts(store, presence)
-    return Features(presence, lobby, quick_match, racing, results, clock, hints, rematches, accounts)
+    profiles = Profiles(store, time)
+    return Features(
+        presence, lobby, quick_match, racing, results, clock, hints, rematches, accounts, profiles
+    )
 
 
 def admission_for(settings: Settings) -> Admission:

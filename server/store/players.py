@@ -65,6 +65,18 @@ class PlayerStore:
         name, bot = await self.redis.hmget(keys.player(player_id), ["name", "bot"])
         return (name, bot == "1") if name is not None else None
 
+    async def profiles(self, player_ids: list[str]) -> dict[str, tuple[str, bool]]:
+        """(name, bot) of each player that exists, in one round trip."""
+        if not player_ids:
+            return {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hmget(keys.player(player_id), ["name", "bot"])
+            rows = await pipe.execute()
+        return {
+            p: (name, bot == "1") for p, (name, bot) in zip(player_ids, rows, strict=True) if name is not None
+        }
+
     async def mark_hello(self, player_id: str, now: int) -> None:
         """The player said hello (new or resumed) at ``now``."""
         await self.redis.hset(keys.player(player_id), "hello_at", now)

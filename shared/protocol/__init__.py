@@ -1,7 +1,7 @@
 """The wire protocol: every message as a pydantic model, and its msgpack/JSON codec.
 
 Pure and synchronous: no I/O. One module per feature (``session``, ``lobby``,
-``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``, ``accounts``) holds
+``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``, ``accounts``, ``profiles``) holds
 its requests, replies and events;
 ``messages`` joins them into one union per direction; ``codec`` reads and writes
 frames. A client message is a request carrying an ``id``; the server's reply (or
@@ -73,6 +73,19 @@ from shared.protocol.lobby import (
     StartRace,
 )
 from shared.protocol.messages import CLIENT_ADAPTER, SERVER_ADAPTER, ClientMessage, ServerMessage
+from shared.protocol.profiles import (
+    LEADERBOARD_LIMIT_MAX,
+    GameRating,
+    GameStats,
+    GetLeaderboard,
+    GetProfile,
+    Leaderboard,
+    LeaderboardEntry,
+    PlayerProfile,
+    Profile,
+    RatingPoint,
+    RecentRace,
+)
 from shared.protocol.quick_match import CancelQuickMatch, MatchFound, Queued, QuickMatch
 from shared.protocol.racing import Finish, MakeMove, MoveAck, Progress, RaceStarted
 from shared.protocol.rematch import (
@@ -103,6 +116,7 @@ from shared.protocol.views import BoardView, MoveSummary, PileView
 
 __all__ = [
     "CLIENT_ADAPTER",
+    "LEADERBOARD_LIMIT_MAX",
     "LIST_LIMIT_MAX",
     "NAME_MAX",
     "PASSWORD_MAX",
@@ -122,14 +136,20 @@ __all__ = [
     "ErrorCode",
     "Finish",
     "GameName",
+    "GameRating",
+    "GameStats",
     "GetHint",
+    "GetLeaderboard",
     "GetMoveLog",
+    "GetProfile",
     "GetRace",
     "GetReplay",
     "GetResults",
     "Hello",
     "Hint",
     "JoinRace",
+    "Leaderboard",
+    "LeaderboardEntry",
     "LeaveRace",
     "ListRaces",
     "LoggedMove",
@@ -145,7 +165,9 @@ __all__ = [
     "PileView",
     "Ping",
     "PlayerName",
+    "PlayerProfile",
     "Pong",
+    "Profile",
     "Progress",
     "ProtocolError",
     "Queued",
@@ -162,7 +184,9 @@ __all__ = [
     "RaceSummary",
     "RaceUpdate",
     "RacerInfo",
+    "RatingPoint",
     "Ready",
+    "RecentRace",
     "Register",
     "Rematch",
     "RematchInfo",

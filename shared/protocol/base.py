@@ -80,6 +80,7 @@ class ErrorCode(StrEnum):
     ALREADY_REGISTERED = "already_registered"
     BAD_LOGIN = "bad_login"
     NOT_REGISTERED = "not_registered"
+    PLAYER_NOT_FOUND = "player_not_found"
     REMATCH_NOT_OPEN = "rematch_not_open"
     REMATCH_EXISTS = "rematch_exists"
     STALE_SEQ = "stale_seq"

@@ -10,7 +10,7 @@ from typing import Annotated, Final
 
 from pydantic import Field, TypeAdapter
 
-from shared.protocol import accounts, assists, lobby, quick_match, racing, rematch, results, session
+from shared.protocol import accounts, assists, lobby, profiles, quick_match, racing, rematch, results, session
 from shared.protocol.base import Error, Ok
 
 ClientMessage = Annotated[
@@ -21,7 +21,8 @@ ClientMessage = Annotated[
     | quick_match.Requests
     | assists.Requests
     | rematch.Requests
-    | accounts.Requests,
+    | accounts.Requests
+    | profiles.Requests,
     Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
@@ -34,7 +35,8 @@ ServerMessage = Annotated[
     | quick_match.Replies
     | assists.Replies
     | rematch.Replies
-    | accounts.Replies,
+    | accounts.Replies
+    | profiles.Replies,
     Field(discriminator="type"),
 ]
 

@@ -1,0 +1,158 @@
+"""Leaderboards and profiles: reads only (a race's end writes what they show).
+
+A leaderboard page is the sorted set's range (O(log n + page)) with each player's name
+and rating; the pages a busy front page asks for are kept :data:`PAGE_CACHE_SECONDS`, so
+a flood of readers costs Redis one read per page per node in that time. The reader's own
+place is one ``ZREVRANK`` (O(log n)).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from server.errors import ArenaError
+from server.features.context import Caller, Reply
+from server.features.ratings import current, provisional
+from server.store import Store
+from server.timesource import TimeSource
+from shared.games import GAMES
+from shared.protocol import (
+    ErrorCode,
+    GameName,
+    GameRating,
+    GameStats,
+    GetLeaderboard,
+    GetProfile,
+    Leaderboard,
+    LeaderboardEntry,
+    PlayerProfile,
+    Profile,
+    RatingPoint,
+    RecentRace,
+)
+from shared.usernames import username_key
+
+PAGE_CACHE_SECONDS: Final = 2.0
+HISTORY_SHOWN: Final = 20
+RECENT_SHOWN: Final = 20
+_CACHE_MAX: Final = 256
+
+
+class Profiles:
+    def __init__(self, store: Store, time: TimeSource) -> None:
+        self.store = store
+        self.time = time
+        self._pages: dict[tuple[str, int, int], tuple[float, int, list[LeaderboardEntry]]] = {}
+
+    async def get_leaderboard(self, caller: Caller, message: GetLeaderboard) -> Reply:
+        total, entries = await self._page(message.game, message.offset, message.limit)
+        me = await self._entry(message.game, caller.player.player_id)
+        more = message.offset + len(entries) < total
+        return Reply(
+            Leaderboard(
+                id=message.id,
+                game=message.game,
+                total=total,
+                entries=entries,
+                me=me,
+                next_offset=message.offset + message.limit if more else None,
+            )
+        )
+
+    async def get_profile(self, caller: Caller, message: GetProfile) -> Reply:
+        player_id = message.player_id
+        if message.username is not None:
+            found = await self.store.accounts.find(username_key(message.username))
+            if found is None:
+                raise ArenaError(ErrorCode.PLAYER_NOT_FOUND, f"no account is named {message.username[:64]!r}")
+            player_id = found[0]
+        player_id = player_id or caller.player.player_id
+        return Reply(Profile(id=message.id, profile=await self.profile(player_id)))
+
+    async def profile(self, player_id: str) -> PlayerProfile:
+        found = await self.store.players.profile(player_id)
+        if found is None:
+            raise ArenaError(ErrorCode.PLAYER_NOT_FOUND, f"there is no player {player_id[:64]!r}")
+        name, bot = found
+        now = self.time.now_ms()
+        ratings = []
+        for game, stored in (await self.store.ratings.all_games(player_id, GAMES)).items():
+            if stored is None:
+                continue
+            rating = current(stored, now)
+            history = await self.store.ratings.history(player_id, game, HISTORY_SHOWN)
+            ratings.append(
+                GameRating.model_validate(
+                    {
+                        "game": game,
+                        "rating": round(rating.rating),
+                        "rd": round(rating.rd),
+                        "provisional": provisional(rating.rd),
+                        "games": stored.games,
+                        "history": [RatingPoint.model_validate(point) for point in history],
+                    }
+                )
+            )
+        stats = [
+            GameStats.model_validate({"game": game, **row})
+            for game, row in (await self.store.ratings.stats(player_id, GAMES)).items()
+            if row
+        ]
+        recent = [
+            RecentRace.model_validate(entry)
+            for entry in await self.store.ratings.recent(player_id, RECENT_SHOWN)
+        ]
+        return PlayerProfile(
+            player_id=player_id,
+            name=name,
+            username=await self.store.accounts.username(player_id),
+            bot=bot,
+            ratings=ratings,
+            stats=stats,
+            recent=recent,
+        )
+
+    async def _page(self, game: GameName, offset: int, limit: int) -> tuple[int, list[LeaderboardEntry]]:
+        key = (game, offset, limit)
+        cached = self._pages.get(key)
+        if cached is not None and time.monotonic() - cached[0] < PAGE_CACHE_SECONDS:
+            return cached[1], cached[2]
+        rows = await self.store.ratings.top(game, offset, limit)
+        total = await self.store.ratings.listed(game)
+        entries = await self._entries(game, [(offset + i + 1, pid) for i, (pid, _score) in enumerate(rows)])
+        if len(self._pages) >= _CACHE_MAX:
+            self._pages.clear()
+        self._pages[key] = (time.monotonic(), total, entries)
+        return total, entries
+
+    async def _entry(self, game: GameName, player_id: str) -> LeaderboardEntry | None:
+        rank = await self.store.ratings.rank(game, player_id)
+        if rank is None:
+            return None
+        entries = await self._entries(game, [(rank, player_id)])
+        return entries[0] if entries else None
+
+    async def _entries(self, game: GameName, ranked: list[tuple[int, str]]) -> list[LeaderboardEntry]:
+        ids = [pid for _rank, pid in ranked]
+        names = await self.store.players.profiles(ids)
+        ratings = await self.store.ratings.ratings(game, ids)
+        now = self.time.now_ms()
+        entries = []
+        for rank, pid in ranked:
+            stored, who = ratings.get(pid), names.get(pid)
+            if stored is None or who is None:
+                continue
+            rating = current(stored, now)
+            entries.append(
+                LeaderboardEntry(
+                    rank=rank,
+                    player_id=pid,
+                    name=who[0],
+                    bot=who[1],
+                    rating=round(rating.rating),
+                    rd=round(rating.rd),
+                    games=stored.games,
+                )
+            )
+        return entries

@@ -1,0 +1,118 @@
+"""Leaderboards and profiles, on raw frames: order, the reader's own rank, provisional
+ratings kept off, and a profile after a few races."""
+
+from __future__ import annotations
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.app import ArenaServer
+from server.features.glicko2 import Rating, rate
+from tests.server.rawclient import racers
+from tests.server.test_ratings import accounts, close, foundation_moves, play, seated
+
+
+async def seed_ratings(redis_url: str, players: dict[str, tuple[str, float, float]], now: int) -> None:
+    """Accounts with settled ratings in eight off, written as a race's end writes them."""
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        for player_id, (name, rating, rd) in players.items():
+            await client.hset(f"player:{player_id}", mapping={"name": name, "username": name})
+            await client.hset(
+                f"player:{player_id}:rating:eight-off",
+                mapping={"rating": rating, "rd": rd, "volatility": 0.06, "games": 30, "last_at": now},
+            )
+            await client.zadd("leaderboard:eight-off", {player_id: rating})
+    finally:
+        await client.aclose()
+
+
+async def test_the_leaderboard_is_best_first_with_pages_and_my_own_rank(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    (me,) = await accounts(arena.url, "reader")
+    now = arena.time.now_ms()
+    field = {f"p_{i:02d}": (f"player{i:02d}", 1400.0 + 10 * i, 60.0) for i in range(30)}
+    field[me.player_id] = ("reader_acct", 1655.0, 70.0)
+    await seed_ratings(clean_redis, field, now)
+    first = await me.request({"type": "get_leaderboard", "game": "eight-off", "limit": 10})
+    assert first["type"] == "leaderboard" and first["total"] == 31 and first["next_offset"] == 10
+    assert [e["rank"] for e in first["entries"]] == list(range(1, 11))
+    assert [e["name"] for e in first["entries"][:3]] == ["player29", "player28", "player27"]
+    top = {"rank": 1, "player_id": "p_29", "name": "player29", "bot": False, "rating": 1690, "rd": 60}
+    assert first["entries"][0] == {**top, "games": 30}
+    # 1655 comes after 1690, 1680, 1670 and 1660: fifth place.
+    assert first["me"]["rank"] == 5 and first["me"]["rating"] == 1655
+    assert [e["name"] for e in first["entries"]][4] == "reader_acct"
+    last = await me.request({"type": "get_leaderboard", "game": "eight-off", "offset": 30, "limit": 10})
+    assert [e["name"] for e in last["entries"]] == ["player00"] and "next_offset" not in last
+    empty = await me.request({"type": "get_leaderboard", "game": "treize"})
+    assert empty["total"] == 0 and empty["entries"] == [] and "me" not in empty
+    await close(me)
+
+
+async def test_provisional_ratings_stay_off_the_leaderboard(arena: ArenaServer) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(1))
+    await ada.request({"type": "finish", "race_id": race_id})
+    await bob.request({"type": "finish", "race_id": race_id})
+    await ada.event("race_ended")
+    board = await ada.request({"type": "get_leaderboard", "game": "eight-off"})
+    assert board["total"] == 0 and "me" not in board
+    await close(ada, bob)
+
+
+async def test_a_profile_after_a_few_races(arena: ArenaServer) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    rated = await seated(ada, [bob], rated=True)
+    await play(ada, rated, foundation_moves(2))
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": rated})
+    await ada.event("race_ended")
+    casual = await seated(bob, [ada])
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": casual})
+    await ada.event("race_ended")
+    reply = await bob.request({"type": "get_profile", "username": "ADA_ACCT"})
+    profile = reply["profile"]
+    assert (
+        profile["player_id"] == ada.player_id
+        and profile["username"] == "ada_acct"
+        and profile["bot"] is False
+    )
+    winner = rate(Rating(), [(Rating(), 1.0)])
+    (rating,) = profile["ratings"]
+    assert rating["game"] == "eight-off" and rating["rating"] == round(winner.rating)
+    assert rating["rd"] == round(winner.rd) and rating["provisional"] is True and rating["games"] == 1
+    assert [p["race_id"] for p in rating["history"]] == [rated]
+    assert profile["stats"] == [{"game": "eight-off", "races": 2, "wins": 0}]
+    assert [r["race_id"] for r in profile["recent"]] == [casual, rated]
+    assert profile["recent"][1]["rated"] is True and profile["recent"][1]["rank"] == 1
+    assert profile["recent"][1]["rating_change"] == round(winner.rating) - 1500
+    assert "rating_change" not in profile["recent"][0]
+    own = await ada.request({"type": "get_profile"})
+    assert own["profile"]["player_id"] == ada.player_id
+    await close(ada, bob)
+
+
+async def test_a_guest_has_a_profile_without_a_username_and_no_one_else_is_found(arena: ArenaServer) -> None:
+    (guest,) = await racers(arena.url, "wanderer")
+    reply = await guest.request({"type": "get_profile"})
+    assert reply["profile"]["name"] == "wanderer" and "username" not in reply["profile"]
+    assert reply["profile"]["ratings"] == [] and reply["profile"]["recent"] == []
+    missing = await guest.request({"type": "get_profile", "username": "nobody_at_all"})
+    assert (
+        missing["code"] == "player_not_found" and missing["message"] == "no account is named 'nobody_at_all'"
+    )
+    unknown = await guest.request({"type": "get_profile", "player_id": "p_0000"})
+    assert unknown["code"] == "player_not_found"
+    await close(guest)
+
+
+@pytest.mark.parametrize("limit", [0, 101])
+async def test_a_leaderboard_page_is_1_to_100_long(arena: ArenaServer, limit: int) -> None:
+    (reader,) = await racers(arena.url, "reader")
+    reply = await reader.request({"type": "get_leaderboard", "game": "treize", "limit": limit})
+    assert reply["code"] == "invalid_message"
+    await close(reader)
