@@ -1,4 +1,6 @@
-"""Quick match: one queue per game pairs waiting players into two-seat races.
+"""Quick match: per game, a rated queue for accounts (paired by rating, the accepted gap
+widening with the wait) and a casual queue for guests pair waiting players into
+two-seat races.
 
 A player waits in at most one queue, and not while racing. A queued player holds a
 lease that their node renews while they wait. When a node dies, its waiting players'
@@ -11,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import Final
 
 from server.config import Settings
 from server.errors import ArenaError
 from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
+from server.features.ratings import current
 from server.store import RaceStatus, Store
 from server.timesource import TimeSource
 from shared.protocol import CancelQuickMatch, ErrorCode, GameName, MatchFound, Ok, Queued, QuickMatch
@@ -29,18 +33,29 @@ LEASE_MS = 30_000
 RENEW_EVERY = LEASE_MS / 1000 / 3
 
 
+#: The rating gap two accounts may have to pair at once, the gap added for each second the
+#: longer waiting of the two has waited, and the wait after which anyone pairs (ms).
+RATED_GAP: Final = 100.0
+RATED_WIDEN: Final = 50.0
+RATED_ANYONE_MS: Final = 10_000
+#: How often a node tries again to pair its waiting accounts (the gap widens meanwhile).
+SWEEP_EVERY: Final = 1.0
+
+
 class QuickMatchmaker:
     def __init__(self, store: Store, lobby: Lobby, settings: Settings, time: TimeSource) -> None:
         self.store = store
         self.lobby = lobby
         self.time_limit = settings.quick_match_time_limit
         self.time = time
-        #: ``(game, player id)`` of the players this node keeps in a queue.
-        self.waiting: set[tuple[str, str]] = set()
+        #: ``(game, player id)`` of the players this node keeps in a queue, with the
+        #: rating they wait with (None: a guest in the casual queue).
+        self.waiting: dict[tuple[str, str], float | None] = {}
+        self.curve: tuple[float, float, int] = (RATED_GAP, RATED_WIDEN, RATED_ANYONE_MS)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._renew_leases(), name="quick-match-leases")
+        self._task = asyncio.create_task(self._keep_waiting(), name="quick-match-leases")
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -52,7 +67,7 @@ class QuickMatchmaker:
 
     async def quick_match(self, caller: Caller, message: QuickMatch) -> Reply:
         await self.enqueue(caller.player, message.game)
-        return Reply(Queued(id=message.id, game=message.game))
+        return Reply(Queued(id=message.id, game=message.game, rated=caller.player.account))
 
     async def cancel_quick_match(self, caller: Caller, message: CancelQuickMatch) -> Reply:
         await self.cancel(caller.player.player_id)
@@ -61,7 +76,8 @@ class QuickMatchmaker:
     # ----- queues ----------------------------------------------------------------------
 
     async def enqueue(self, player: Identity, game: GameName) -> str | None:
-        """Queue the player, or pair them with a waiting one; the race id when paired."""
+        """Queue the player, or pair them with a waiting one; the race id when paired.
+        Accounts wait in the game's rated queue and pair by rating; guests in the casual one."""
         player_id = player.player_id
         racing = await self.lobby.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
         if racing:
@@ -76,20 +92,42 @@ class QuickMatchmaker:
                 f"you are queued for {other_game}: cancel that quick match before queueing for {game}",
             )
         now = self.time.now_ms()
-        other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
+        rating: float | None = None
+        if player.account:
+            stored = (await self.store.ratings.ratings(game, [player_id]))[player_id]
+            rating = current(stored, now).rating
+            other = await self.store.queues.match_rated(
+                game, player_id, rating, now, now + LEASE_MS, self.curve
+            )
+        else:
+            other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
         if other is None:
-            self.waiting.add((game, player_id))
-            log.info("queued for quick match", extra={"player_id": player_id, "game": game})
+            self.waiting[(game, player_id)] = rating
+            log.info(
+                "queued for quick match",
+                extra={"player_id": player_id, "game": game, "rated": player.account},
+            )
             return None
-        await self.store.queues.release([other, player_id])
+        return await self._pair(game, other, player, rated=player.account)
+
+    async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str:
+        """Seat ``other`` (who waited) and ``player`` in a new race and count it down."""
+        await self.store.queues.release([other, player.player_id])
         other_name, other_bot = await self.store.players.profile(other) or ("?", False)
         meta = await self.lobby.create(
-            Identity(other, other_name, bot=other_bot), game, 2, self.time_limit, ready=True
+            Identity(other, other_name, bot=other_bot, account=rated),
+            game,
+            2,
+            self.time_limit,
+            ready=True,
+            rated=rated,
         )
         await self.lobby.join(player, meta.code, ready=True)
         await self.lobby.begin_countdown(meta.race_id)
-        log.info("quick match", extra={"race_id": meta.race_id, "player_id": player_id})
-        for racer in (other, player_id):
+        log.info(
+            "quick match", extra={"race_id": meta.race_id, "player_id": player.player_id, "rated": rated}
+        )
+        for racer in (other, player.player_id):
             info = await self.lobby.info(meta.race_id, racer)
             await self.store.events.publish_player(
                 racer, pack_event(EventKind.MATCH_FOUND, MatchFound(race=info))
@@ -98,24 +136,44 @@ class QuickMatchmaker:
 
     def matched(self, player_id: str, game: str) -> None:
         """A player of this node was paired (by any node): no lease to renew."""
-        self.waiting.discard((game, player_id))
+        self.waiting.pop((game, player_id), None)
 
     async def cancel(self, player_id: str) -> None:
         """The player leaves the queue they wait in, if any."""
         game = await self.store.queues.queued_game(player_id)
         for entry in [w for w in self.waiting if w[1] == player_id]:
-            self.waiting.discard(entry)
+            self.waiting.pop(entry, None)
             await self.store.queues.unqueue(entry[0], player_id)
         if game is not None:
             await self.store.queues.unqueue(game, player_id)
 
-    async def _renew_leases(self) -> None:
+    async def _keep_waiting(self) -> None:
+        """Every second, try again to pair this node's waiting accounts (their allowed gap
+        has widened); every :data:`RENEW_EVERY` seconds, renew every waiting lease."""
+        renewed = self.time.now_ms()
         while True:
-            await asyncio.sleep(RENEW_EVERY)
-            if not self.waiting:
-                continue
+            await asyncio.sleep(min(SWEEP_EVERY, RENEW_EVERY))
             try:
-                await self.store.queues.renew(sorted(self.waiting), self.time.now_ms() + LEASE_MS, LEASE_MS)
+                await self._sweep()
+                if self.waiting and self.time.now_ms() - renewed >= RENEW_EVERY * 1000:
+                    renewed = self.time.now_ms()
+                    entries = sorted((g, p, r is not None) for (g, p), r in self.waiting.items())
+                    await self.store.queues.renew(entries, renewed + LEASE_MS, LEASE_MS)
             except Exception as exc:
                 # The next round tries again, well before the leases run out.
-                log.warning("renewing quick-match leases failed", extra={"reason": repr(exc)})
+                log.warning("keeping quick-match players waiting failed", extra={"reason": repr(exc)})
+
+    async def _sweep(self) -> None:
+        for (game, player_id), rating in list(self.waiting.items()):
+            if rating is None or (game, player_id) not in self.waiting:
+                continue
+            now = self.time.now_ms()
+            other = await self.store.queues.match_rated(
+                game, player_id, rating, now, now + LEASE_MS, self.curve
+            )
+            if other is None:
+                continue
+            self.waiting.pop((game, player_id), None)
+            name, bot = await self.store.players.profile(player_id) or ("?", False)
+            identity = Identity(player_id, name, bot=bot, account=True)
+            await self._pair(game, other, identity, rated=True)  # type: ignore[arg-type]  # a GameName key

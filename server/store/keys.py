@@ -32,6 +32,9 @@ the two keys of a quick-match queue share ``{game}``.
 | ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
 | ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |
+| ``queue:{<game>}:rated`` | sorted set | accounts waiting for a rated match -> their rating |
+| ``queue:{<game>}:rated:since`` | hash | player -> ms they began to wait |
+| ``queue:{<game>}:rated:leases`` | sorted set | player -> lease end ms |
 
 Channels: ``race:{id}:events``, ``player:<id>:events``, ``node:<id>:events``.
 """
@@ -146,6 +149,18 @@ def queue(game: str) -> str:
 
 def queue_leases(game: str) -> str:
     return f"queue:{{{game}}}:leases"
+
+
+def rated_pool(game: str) -> str:
+    return f"queue:{{{game}}}:rated"
+
+
+def rated_since(game: str) -> str:
+    return f"queue:{{{game}}}:rated:since"
+
+
+def rated_leases(game: str) -> str:
+    return f"queue:{{{game}}}:rated:leases"
 
 
 def race_channel(race_id: str) -> str:

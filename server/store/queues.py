@@ -11,6 +11,7 @@ class QueueStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
         self._match = client.register_script(scripts.MATCH.source)
+        self._match_rated = client.register_script(scripts.MATCH_RATED.source)
 
     async def claim(self, player_id: str, game: str, lease_ms: int) -> str | None:
         """Mark the player as queued for ``game``. Returns the other game they are
@@ -36,11 +37,32 @@ class QueueStore:
         )
         return other or None
 
-    async def renew(self, entries: list[tuple[str, str]], lease_until: int, lease_ms: int) -> None:
-        """Extend the leases of waiting ``(game, player id)`` entries (gone ones stay gone)."""
+    async def match_rated(
+        self,
+        game: str,
+        player_id: str,
+        rating: float,
+        now: int,
+        lease_until: int,
+        curve: tuple[float, float, int],
+    ) -> str | None:
+        """The account waiting for a rated ``game`` to pair with (see
+        :data:`scripts.MATCH_RATED`; ``curve`` is the gap at first, the gap added per
+        second and the wait after which any gap goes), or None: waiting until ``lease_until``."""
+        base, widen, anyone = curve
+        other: str | None = await self._match_rated(
+            keys=[keys.rated_pool(game), keys.rated_since(game), keys.rated_leases(game)],
+            args=[player_id, rating, now, lease_until, base, widen, anyone],
+        )
+        return other or None
+
+    async def renew(self, entries: list[tuple[str, str, bool]], lease_until: int, lease_ms: int) -> None:
+        """Extend the leases of waiting ``(game, player id, rated)`` entries (gone ones
+        stay gone)."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            for game, player_id in entries:
-                pipe.zadd(keys.queue_leases(game), {player_id: lease_until}, xx=True)
+            for game, player_id, rated in entries:
+                leases = keys.rated_leases(game) if rated else keys.queue_leases(game)
+                pipe.zadd(leases, {player_id: lease_until}, xx=True)
                 pipe.pexpire(keys.player_queue(player_id), lease_ms)
             await pipe.execute()
 
@@ -52,5 +74,8 @@ class QueueStore:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.lrem(keys.queue(game), 0, player_id)
             pipe.zrem(keys.queue_leases(game), player_id)
+            pipe.zrem(keys.rated_pool(game), player_id)
+            pipe.hdel(keys.rated_since(game), player_id)
+            pipe.zrem(keys.rated_leases(game), player_id)
             pipe.delete(keys.player_queue(player_id))
             await pipe.execute()

@@ -320,6 +320,59 @@ return false
 """,
 )
 
+MATCH_RATED: Final = LuaScript(
+    "match_rated",
+    keys=("pool (sorted set: player -> rating)", "since (hash: player -> ms)", "leases (sorted set)"),
+    argv=(
+        "player id",
+        "rating",
+        "now ms",
+        "lease end ms",
+        "gap at first",
+        "gap added per second",
+        "ms after which any gap goes",
+    ),
+    answers="the waiting player paired with this one, or false (this one waits, its lease renewed). "
+    "Two players pair when their ratings differ by no more than the gap allowed for the longer "
+    "wait of the two; of those, the nearest in rating. A player whose lease ran out is dropped.",
+    source="""
+local me, rating, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local base, widen, anyone = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if not redis.call('ZSCORE', KEYS[1], me) then
+  redis.call('ZADD', KEYS[1], rating, me)
+  redis.call('HSET', KEYS[2], me, now)
+end
+redis.call('ZADD', KEYS[3], ARGV[4], me)
+local my_wait = now - tonumber(redis.call('HGET', KEYS[2], me) or now)
+local best, best_gap = nil, nil
+local pool = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 1, #pool, 2 do
+  local other = pool[i]
+  if other ~= me then
+    local lease = tonumber(redis.call('ZSCORE', KEYS[3], other) or '0')
+    if lease < now then
+      redis.call('ZREM', KEYS[1], other)
+      redis.call('HDEL', KEYS[2], other)
+      redis.call('ZREM', KEYS[3], other)
+    else
+      local wait = math.max(my_wait, now - tonumber(redis.call('HGET', KEYS[2], other) or now))
+      local gap = math.abs(tonumber(pool[i + 1]) - rating)
+      if (wait >= anyone or gap <= base + widen * wait / 1000) and (not best or gap < best_gap) then
+        best, best_gap = other, gap
+      end
+    end
+  end
+end
+if not best then return false end
+for _, player in ipairs({me, best}) do
+  redis.call('ZREM', KEYS[1], player)
+  redis.call('HDEL', KEYS[2], player)
+  redis.call('ZREM', KEYS[3], player)
+end
+return best
+""",
+)
+
 #: Lua that counts a rematch's answers and decides it: ``start`` (someone besides the
 #: offerer accepted: the status becomes ``starting``), else ``declined`` (every answer
 #: is in) or ``expired`` (``final``, the wait is over); ``ok`` while answers are pending.
@@ -432,6 +485,7 @@ ALL: Final = (
     BEGIN_END,
     COMPLETE_END,
     MATCH,
+    MATCH_RATED,
     REMATCH_OFFER,
     REMATCH_ANSWER,
     REMATCH_EXPIRE,

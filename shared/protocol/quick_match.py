@@ -21,9 +21,12 @@ class CancelQuickMatch(Request):
 
 
 class Queued(Reply):
+    """The player waits: in the rated queue (an account) or the casual one (a guest)."""
+
     type: Literal["queued"] = "queued"
     id: RequestId | None = None
     game: GameName
+    rated: bool = False
 
 
 class MatchFound(Reply):
