@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,10 @@ bench-assists: $(STAMP)
 # A password hash's cost, logins/s, and move latency during a login flood.
 bench-accounts: $(STAMP)
 	$(PY) bench/accounts.py
+
+# Leaderboard reads with 100,000 rated players, and the time to end and rate an 8-racer race.
+bench-ratings: $(STAMP)
+	$(PY) bench/ratings.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

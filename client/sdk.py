@@ -390,10 +390,18 @@ class ArenaClient:
         return await self._expect(Ping(id=self.next_id()), Pong)
 
     async def create_race(
-        self, game: GameName, seats: int = 2, time_limit: float = 600.0, hints: bool = True
+        self,
+        game: GameName,
+        seats: int = 2,
+        time_limit: float = 600.0,
+        hints: bool | None = None,
+        rated: bool = False,
     ) -> RaceInfo:
-        """A new race, the caller seated; ``hints`` lets its racers ask for hints."""
-        message = CreateRace(id=self.next_id(), game=game, seats=seats, time_limit=time_limit, hints=hints)
+        """A new race, the caller seated. ``rated`` (accounts only) changes its racers'
+        ratings; ``hints`` lets its racers ask for hints (by default: in a casual race)."""
+        message = CreateRace(
+            id=self.next_id(), game=game, seats=seats, time_limit=time_limit, hints=hints, rated=rated
+        )
         return (await self._expect(message, Race)).race
 
     async def join_race(self, code: str) -> RaceInfo:
