@@ -196,3 +196,11 @@ async def test_an_end_cut_short_by_a_dead_node_is_finished_by_another_and_rated_
     for racer in (ada, bob):
         assert (await stored_rating(clean_redis, racer.player_id))["games"] == "1"
     await close(ada, bob)
+
+
+async def test_hints_are_refused_in_a_rated_race(arena: ArenaServer) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    refused = await ada.request({"type": "get_hint", "race_id": race_id})
+    assert refused["type"] == "error" and refused["code"] == "hints_off"
+    await close(ada, bob)
