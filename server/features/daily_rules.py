@@ -1,0 +1,85 @@
+"""The rules of the daily challenges that need no I/O: which deal a day has, when a day
+begins and ends, how a day's board orders attempts, and the tournament's points.
+
+A day's deal for a game is the first *candidate* the solver proves winnable. Candidate
+``k``'s seed is the first 63 bits of HMAC-SHA256 under the server's daily secret of
+``solitaire-arena:daily:v1:<game>:<YYYY-MM-DD>:<k>``: nobody without the secret can
+compute it ahead, and every node derives the same one.
+
+>>> day = dt.date(2026, 11, 23)
+>>> candidate_seed(b"k", "treize", day, 0) == candidate_seed(b"k", "treize", day, 0)
+True
+>>> candidate_seed(b"k", "treize", day, 0) != candidate_seed(b"other", "treize", day, 0)
+True
+>>> day_of(day_start(day)), day_of(day_start(day) + DAY_MS - 1)
+(datetime.date(2026, 11, 23), datetime.date(2026, 11, 23))
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+from typing import Final
+
+DAILY_VERSION: Final = 1
+DAY_MS: Final = 86_400_000
+_EPOCH: Final = dt.date(1970, 1, 1)
+
+#: Points for the places 1 to 10 of a game's daily board (Formula 1's scale); every other
+#: finished scored attempt gets 1 point, so showing up counts.
+PLACE_POINTS: Final = (25, 18, 15, 12, 10, 8, 6, 4, 2, 1)
+TAKING_PART: Final = 1
+
+#: A board score: lower is better. Winners come first, by time to win; then everyone else
+#: by cards home (more is better), then by when they reached that score (sooner is better).
+_LOSS_BASE: Final = 10**13
+_PER_CARD: Final = 10**10
+
+
+def candidate_seed(secret: bytes, game: str, day: dt.date, candidate: int) -> int:
+    message = f"solitaire-arena:daily:v{DAILY_VERSION}:{game}:{day.isoformat()}:{candidate}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def day_of(ms: int) -> dt.date:
+    """The UTC day of a server time (ms since the epoch)."""
+    return _EPOCH + dt.timedelta(days=ms // DAY_MS)
+
+
+def day_start(day: dt.date) -> int:
+    """When ``day`` opens: 00:00 UTC, in ms since the epoch."""
+    return (day - _EPOCH).days * DAY_MS
+
+
+def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> int:
+    """The sorted-set score of an attempt on its day's board (lower ranks higher).
+
+    >>> board_score(True, 90_000, 52, 90_000) < board_score(True, 95_000, 52, 95_000)
+    True
+    >>> board_score(True, 10**9, 52, 10**9) < board_score(False, None, 51, 1_000)
+    True
+    >>> board_score(False, None, 30, 5_000) < board_score(False, None, 30, 6_000)
+    True
+    >>> board_score(False, None, 30, 6_000) < board_score(False, None, 29, 1)
+    True
+    """
+    if won and time_ms is not None:
+        return max(0, time_ms)
+    return _LOSS_BASE + (52 - score) * _PER_CARD + min(max(0, reached_ms), _PER_CARD - 1)
+
+
+def points(rank: int) -> int:
+    """Tournament points for a place on a game's daily board.
+
+    >>> [points(r) for r in (1, 2, 10, 11, 500)]
+    [25, 18, 1, 1, 1]
+    """
+    return PLACE_POINTS[rank - 1] if rank <= len(PLACE_POINTS) else TAKING_PART
+
+
+def iso_week(day: dt.date) -> str:
+    """The ISO week a day belongs to, as the weekly table names it (``2026-W48``)."""
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
