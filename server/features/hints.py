@@ -2,25 +2,21 @@
 
 The search (:func:`shared.strategies.hint`, the bots' own) reads the racer's view only,
 never a hidden card. It is pure Python and takes up to about a tenth of a second, so it
-runs in a worker process: in a thread it would hold the interpreter lock and stall every
-other racer's moves. One racer has one hint in flight and at most one per
+runs in a :class:`~server.worker.Worker` process. One racer has one hint in flight and at most one per
 :data:`HINT_COOLDOWN`; beyond :data:`MAX_QUEUED` hints waiting, the node says it is busy.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
 from server.store import Answer, RaceStatus, Store
 from server.timesource import TimeSource
+from server.worker import Worker, WorkerDied
 from shared import GameView, from_position
 from shared.protocol import ErrorCode, GetHint, Hint
 from shared.strategies import hint
@@ -38,15 +34,12 @@ class Hints:
     def __init__(self, store: Store, time: TimeSource) -> None:
         self.store = store
         self.time = time
-        self._pool: ProcessPoolExecutor | None = None
-        self._in_thread = False
+        self._worker = Worker("hints")
         self._queued = 0
         self._last: dict[str, float] = {}
 
     def stop(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self._worker.stop()
 
     async def get_hint(self, caller: Caller, message: GetHint) -> Reply:
         race_id, player_id = message.race_id, caller.player.player_id
@@ -83,23 +76,8 @@ class Hints:
     async def _search(self, view: GameView, legal: list[str]) -> str | None:
         self._queued += 1
         try:
-            if self._in_thread:
-                return await asyncio.to_thread(hint, view, legal)
-            if self._pool is None:
-                # spawn: a fresh interpreter, not a fork of this one and its loop's threads.
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                )
-            return await asyncio.get_running_loop().run_in_executor(self._pool, hint, view, legal)
-        except BrokenProcessPool:
-            log.error("the hint worker died; starting a new one")
-            self._pool = None
+            return await self._worker.run(hint, view, legal)
+        except WorkerDied:
             raise ArenaError(ErrorCode.UNAVAILABLE, "the hint search failed: ask again") from None
-        except (OSError, ValueError) as exc:
-            # No worker process can start here (e.g. standard error is not a real file, as
-            # when the server runs inside a terminal UI): search in a thread from now on.
-            log.warning("no hint worker process: hints run in a thread", extra={"reason": repr(exc)})
-            self._pool, self._in_thread = None, True
-            return await asyncio.to_thread(hint, view, legal)
         finally:
             self._queued -= 1

@@ -244,7 +244,7 @@ async def test_hints_still_work_where_no_worker_process_can_start(
     def no_process(*args: object, **kwargs: object) -> None:
         raise OSError("no process may start here")
 
-    monkeypatch.setattr("server.features.hints.ProcessPoolExecutor", no_process)
+    monkeypatch.setattr("server.worker.ProcessPoolExecutor", no_process)
     async with two_racers(arena.url) as (ada, bob):
         race_id = await running(ada, bob, hints=True)
         hint = await ada.request({"type": "get_hint", "race_id": race_id})

@@ -1,0 +1,60 @@
+"""CPU-heavy pure Python (a hint's search, a daily deal's solver) off the event loop.
+
+A :class:`Worker` runs calls in one process of its own, spawned on first use: in a
+thread, pure Python would hold the interpreter lock and stall every racer's moves. Where
+no process can start (standard error is not a real file, as when the server runs inside
+a terminal UI), it runs them in a thread instead, and says so once in the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+log = logging.getLogger("arena.worker")
+
+T = TypeVar("T")
+
+
+class WorkerDied(RuntimeError):
+    """The worker process died during the call (a new one starts for the next)."""
+
+
+class Worker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._pool: ProcessPoolExecutor | None = None
+        self._in_thread = False
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in the worker; ``work`` must be importable (a module's function)."""
+        if self._in_thread:
+            return await asyncio.to_thread(work, *args)
+        try:
+            if self._pool is None:
+                # spawn: a fresh interpreter, not a fork of this one and its loop's threads.
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
+            return await asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
+        except BrokenProcessPool:
+            log.error("a worker process died; a new one starts next time", extra={"worker": self.name})
+            self._pool = None
+            raise WorkerDied(self.name) from None
+        except (OSError, ValueError) as exc:
+            log.warning(
+                "no worker process can start: running in a thread",
+                extra={"worker": self.name, "reason": repr(exc)},
+            )
+            self._pool, self._in_thread = None, True
+            return await asyncio.to_thread(work, *args)
