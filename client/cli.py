@@ -1,6 +1,11 @@
-"""The player's commands of ``solitaire-arena``: ``play``, ``replay`` and ``bot``.
+"""The player's commands of ``solitaire-arena``: ``play``, ``replay``, ``bot``, the
+account's ``register``, ``login`` and ``logout``, and ``profile`` and ``leaderboard``.
 ``server/cli.py`` builds the command line and hands these over; this module uses the
 SDK, the terminal UI and the bots only.
+
+Who plays: ``--name NAME`` picks the player saved under that name in the credentials file
+(a guest, created on first use, or an account's username); without it, the account
+logged in on the server (``register`` or ``login``), else a guest named after your login.
 
 Every failure is one readable line on stderr and a non-zero exit status.
 """
@@ -16,21 +21,36 @@ import random
 import re
 import sys
 from collections.abc import Callable, Coroutine
+from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-from client.credentials import TokenStore
-from client.errors import ArenaError, RateLimitedError
+from client.credentials import Credential, TokenStore
+from client.errors import ArenaError, BadTokenError, RateLimitedError
 from client.sdk import ArenaClient
 from shared.games import GAMES
-from shared.protocol import MatchFound, RaceSummary
+from shared.protocol import (
+    Leaderboard,
+    MatchFound,
+    PlayerProfile,
+    RaceSummary,
+)
+from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
+from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
 
 #: Where the commands connect unless told otherwise.
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 #: Seconds ``play`` waits for a quick-match opponent by default.
 DEFAULT_WAIT = 300.0
 _GAME_NAMES = sorted(GAMES)
+#: Rows ``leaderboard`` prints unless told otherwise.
+DEFAULT_LIMIT = 20
+
+
+class CommandError(Exception):
+    """A refusal of the command itself: its one line goes to stderr."""
 
 
 def default_server() -> str:
@@ -54,12 +74,16 @@ def add_commands(commands: Any) -> None:
         help="race in the terminal: quick match, or create or join a race",
         description=(
             "Race in the terminal. By default you are quick-matched with the next player "
-            "who wants the same game; --create opens a race for friends (its code is "
-            "printed) and --join CODE sits in one. Your guest token is kept in your "
-            "credentials file, so the same --name resumes the same player. In the race, "
+            "who wants the same game (rated and paired by rating when you play as an "
+            "account, casual for a guest); --create opens a race for friends (its code is "
+            "printed; --rated makes it change its racers' ratings, accounts only) and "
+            "--join CODE sits in one. You play as the account you logged in with "
+            "(register, login), else as a guest whose token is kept in your credentials "
+            "file, so the same --name resumes the same player. In the race, "
             "type a move in the notation, or 'undo' (key u) to take the last one back, "
-            "or 'hint' (key h) for a suggested move where the race allows hints (races "
-            "you create do unless --no-hints; quick matches never do). After the end, "
+            "or 'hint' (key h) for a suggested move where the race allows hints (casual "
+            "races you create do unless --no-hints; quick matches and rated races never "
+            "do). After the end, "
             "'rematch' (key r) offers the same racers a new deal, and 'yes'/'no' (keys "
             "y/n) answer someone else's offer; ctrl+g gives up, ctrl+r replays, ctrl+q quits."
         ),
@@ -73,10 +97,15 @@ def add_commands(commands: Any) -> None:
         "--time-limit", type=float, default=600.0, help="seconds of a created race (default 600)"
     )
     play.add_argument(
+        "--rated",
+        action="store_true",
+        help="a created race changes its racers' ratings; accounts only, no hints (default: casual)",
+    )
+    play.add_argument(
         "--no-hints",
         dest="hints",
         action="store_false",
-        help="a created race allows no hints for anyone (default: hints allowed)",
+        help="a created race allows no hints for anyone (default: hints allowed in a casual race)",
     )
     play.add_argument(
         "--wait", type=float, default=DEFAULT_WAIT, help="seconds to wait for an opponent (default 300)"
@@ -94,6 +123,83 @@ def add_commands(commands: Any) -> None:
     replay.add_argument("race", help="the race id")
     replay.add_argument("--json", action="store_true", help="print results and moves as JSON and exit")
     _common(replay)
+
+    register = commands.add_parser(
+        "register",
+        help="make your saved guest an account with a username and password",
+        description=(
+            "Turn the guest saved for --name (default: your login) on this server into an "
+            "account: its player, races and token stay, its name becomes the username. "
+            "The credentials file then keeps the token under the username, and play, "
+            "replay, profile and leaderboard use this account. A username has 3-20 "
+            "letters and digits of one script, '_' and '-'; a password 8-128 characters. "
+            "Both are asked for (the password twice, not shown) unless given by "
+            "--username and --password-stdin."
+        ),
+    )
+    _credentials(register)
+    _common(register, name_help="the guest to register (default: your login)")
+
+    login = commands.add_parser(
+        "login",
+        help="log in to your account on this server and keep its token",
+        description=(
+            "Log in with your username and password (asked for unless given by --username "
+            "and --password-stdin). The new token is kept in your credentials file, and "
+            "play, replay, profile and leaderboard then use this account on this server, "
+            "on this device, until logout."
+        ),
+    )
+    _credentials(login)
+    login.add_argument("--server", default=default_server(), help=_SERVER_HELP)
+
+    logout = commands.add_parser(
+        "logout",
+        help="revoke the token of the account logged in here and forget it",
+        description=(
+            "Log the account out on this server: the server revokes the token saved here "
+            "(other devices keep theirs) and the credentials file forgets it. The commands "
+            "then play as a guest until the next login."
+        ),
+    )
+    logout.add_argument("--server", default=default_server(), help=_SERVER_HELP)
+    logout.add_argument(
+        "--name", help="the saved account to log out (default: the one logged in on the server)"
+    )
+
+    profile = commands.add_parser(
+        "profile",
+        help="a player's ratings, race counts and latest races",
+        description=(
+            "Print a player's profile: name, username (or guest), bot mark, each game's "
+            "rating ('1500?' while provisional) with the rated races behind it, races, wins "
+            "and fastest win per game, and the latest races with their ids (for replay). "
+            "Your own without USERNAME."
+        ),
+    )
+    profile.add_argument("username", nargs="?", metavar="USERNAME", help="an account's username")
+    profile.add_argument("--id", dest="player_id", metavar="PLAYER_ID", help="a player by id (guests too)")
+    _common(profile)
+
+    leaderboard = commands.add_parser(
+        "leaderboard",
+        help="a game's best rated accounts",
+        description=(
+            "Print a page of a game's leaderboard: accounts with a settled rating, best "
+            "first (rank, name, rating, rated races), and your own place when you are on it."
+        ),
+    )
+    leaderboard.add_argument(
+        "game", nargs="?", default="eight-off", choices=_GAME_NAMES, help="default eight-off"
+    )
+    leaderboard.add_argument("--offset", type=int, default=0, help="skip this many places (default 0)")
+    leaderboard.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"places to print, 1-{LEADERBOARD_LIMIT_MAX} (default {DEFAULT_LIMIT})",
+    )
+    _common(leaderboard)
 
     bot = commands.add_parser(
         "bot",
@@ -114,13 +220,25 @@ def add_commands(commands: Any) -> None:
     bot.add_argument("--server", default=default_server(), help=f"server address (default {DEFAULT_SERVER})")
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+_SERVER_HELP = f"server address (env SOLITAIRE_ARENA_SERVER, default {DEFAULT_SERVER})"
+_NAME_HELP = (
+    "the saved guest or account to act as (default: the account logged in here, else a guest "
+    "named after your login)"
+)
+
+
+def _common(parser: argparse.ArgumentParser, name_help: str = _NAME_HELP) -> None:
+    parser.add_argument("--server", default=default_server(), help=_SERVER_HELP)
+    parser.add_argument("--name", help=name_help)
+
+
+def _credentials(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--username", help="the account's username (default: asked for)")
     parser.add_argument(
-        "--server",
-        default=default_server(),
-        help=f"server address (env SOLITAIRE_ARENA_SERVER, default {DEFAULT_SERVER})",
+        "--password-stdin",
+        action="store_true",
+        help="read the password from the first line of stdin, for scripts (default: asked for)",
     )
-    parser.add_argument("--name", default=default_name(), help="your player name (default: your login)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,13 +247,24 @@ def run(args: argparse.Namespace) -> int:
         "play": play,
         "replay": replay,
         "bot": bots,
+        "register": register,
+        "login": login,
+        "logout": logout,
+        "profile": profile,
+        "leaderboard": leaderboard,
     }
     try:
         return asyncio.run(commands[args.command](args))
     except KeyboardInterrupt:
         return 130
+    except CommandError as exc:
+        return fail(str(exc))
     except ArenaError as exc:
         return fail(f"{exc.code}: {exc.message}")
+    except ValidationError as exc:  # a value the protocol cannot carry, refused before sending
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        return fail(f"{where}: {error['msg']}" if where else error["msg"])
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
         return fail(f"the server refused the connection ({exc.response.status_code}): {body}")
@@ -150,10 +279,36 @@ def fail(line: str) -> int:
     return 1
 
 
+def _player(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credential | None]:
+    """Who the command plays as: the name, and the account's credential when it is one."""
+    if args.name:
+        saved = store.get(args.server, args.name)
+        return args.name, saved if saved is not None and saved.account else None
+    account = store.account(args.server)
+    if account is not None:
+        return account.name, account
+    return default_name(), None
+
+
 async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> ArenaClient:
+    """A connection that said hello as the player :func:`_player` picks: an account with
+    its saved token (an account whose token no longer works is an error, never a guest of
+    the same name), or a guest resumed or created by ``sign_in``."""
+    store = TokenStore()
+    name, account = _player(args, store)
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
-        await client.sign_in(args.name, TokenStore(), legal_moves=legal_moves)
+        if account is None:
+            await client.sign_in(name, store, legal_moves=legal_moves)
+        else:
+            try:
+                await client.hello(token=account.token, legal_moves=legal_moves)
+            except BadTokenError:
+                store.forget(args.server, account.name)
+                raise CommandError(
+                    f"the saved login of {account.name} no longer works (logged out, or the "
+                    "password changed on another device): solitaire-arena login"
+                ) from None
     except BaseException:
         await client.close()
         raise
@@ -165,6 +320,11 @@ async def play(args: argparse.Namespace) -> int:
 
     if not args.hints and not args.create:
         return fail("--no-hints is for --create: a joined race has its own setting, a quick match none")
+    if args.rated and not args.create:
+        return fail(
+            "--rated is for --create: a joined race has its own setting, and a quick match "
+            "is rated for accounts"
+        )
     # With legal moves, every view also says whether an undo would be accepted (key u).
     client = await _signed_in(args, legal_moves=True)
     try:
@@ -172,16 +332,19 @@ async def play(args: argparse.Namespace) -> int:
             race = await client.join_race(args.join.strip().upper())
             race_id = race.race_id
         elif args.create:
+            # A rated race never has hints: leave the setting to the server's default (off).
+            hints = None if args.rated else args.hints
             race = await client.create_race(
-                args.game, seats=args.seats, time_limit=args.time_limit, hints=args.hints
+                args.game, seats=args.seats, time_limit=args.time_limit, hints=hints, rated=args.rated
             )
             race_id = race.race_id
             join = f"solitaire-arena play --join {race.code}"
-            hints = "hints on" if race.hints else "hints off"
-            print(f"race {race.code} created ({hints}): others join with  {join}")
+            setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
+            print(f"race {race.code} created ({setting}): others join with  {join}")
         else:
-            await client.quick_match(args.game)
-            print(f"waiting for someone to race at {args.game} (up to {args.wait:g} s)…", flush=True)
+            queued = await client.quick_match(args.game)
+            kind = "rated" if queued.rated else "casual"
+            print(f"waiting for someone to race at {args.game} ({kind}, up to {args.wait:g} s)…", flush=True)
             try:
                 found = await client.wait_for(MatchFound, timeout=args.wait)
             except TimeoutError:
@@ -214,6 +377,263 @@ async def replay(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     return 0
+
+
+# ----- accounts -------------------------------------------------------------------------
+
+
+def _ask_username(args: argparse.Namespace) -> str:
+    username: str | None = args.username
+    if username is None:
+        if args.password_stdin:
+            raise CommandError("--password-stdin needs --username")
+        try:
+            username = input("username: ")
+        except EOFError:
+            username = ""
+    username = username.strip()
+    if not username:
+        raise CommandError("no username given")
+    return username
+
+
+def _terminal() -> bool:
+    """Whether there is a terminal to ask for a password on (where ``getpass`` asks)."""
+    try:
+        with open("/dev/tty"):
+            return True
+    except OSError:
+        return sys.stdin.isatty()
+
+
+def _ask_password(args: argparse.Namespace, new: bool) -> str:
+    """The password: stdin's first line with ``--password-stdin``, else asked for without
+    echo (a ``new`` one twice, and checked for length before it is sent)."""
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    elif not _terminal():
+        raise CommandError("no terminal to ask for the password on: give it with --password-stdin")
+    else:
+        try:
+            password = getpass.getpass("password: ")
+            if new and password and getpass.getpass("password again: ") != password:
+                raise CommandError("the two passwords differ")
+        except EOFError:
+            password = ""
+    if not password:
+        raise CommandError("no password given")
+    if new and not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise CommandError(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+    return password
+
+
+async def register(args: argparse.Namespace) -> int:
+    store = TokenStore()
+    name = args.name or default_name()
+    saved = store.get(args.server, name)
+    if saved is not None and saved.account:
+        raise CommandError(f"{name} is an account already; register turns a guest into one")
+    username = _ask_username(args)
+    password = _ask_password(args, new=True)
+    client = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        await client.sign_in(name, store)
+        account = await client.register(username, password)
+        token = client.token
+    finally:
+        await client.close()
+    assert token is not None
+    # The guest's token is now the account's: keep it under the username only.
+    store.forget(args.server, name)
+    store.set_account(args.server, Credential(account.player_id, account.username, token, account=True))
+    print(
+        f"{name} is now the account {account.username} (player {account.player_id}) on {args.server}; "
+        "play, replay, profile and leaderboard use it"
+    )
+    return 0
+
+
+async def login(args: argparse.Namespace) -> int:
+    username = _ask_username(args)
+    password = _ask_password(args, new=False)
+    client = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        welcome = await client.login(username, password)
+    finally:
+        await client.close()
+    name = welcome.username or welcome.name
+    TokenStore().set_account(args.server, Credential(welcome.player_id, name, welcome.token, account=True))
+    print(
+        f"logged in as {name} (player {welcome.player_id}) on {args.server}; "
+        "play, replay, profile and leaderboard use this account"
+    )
+    return 0
+
+
+async def logout(args: argparse.Namespace) -> int:
+    store = TokenStore()
+    saved = store.get(args.server, args.name) if args.name else store.account(args.server)
+    if saved is None or not saved.account:
+        who = f"no account named {args.name}" if args.name else "no account"
+        raise CommandError(f"{who} is logged in on {args.server} here")
+    client = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        try:
+            await client.hello(token=saved.token)
+        except BadTokenError:
+            store.forget(args.server, saved.name)
+            print(f"{saved.name} was logged out already; the token kept here is forgotten")
+            return 0
+        await client.logout()
+    finally:
+        await client.close()
+    store.forget(args.server, saved.name)
+    print(f"logged out {saved.name} on {args.server}: the token kept here no longer works")
+    return 0
+
+
+# ----- profiles and leaderboards -------------------------------------------------------------
+
+
+async def profile(args: argparse.Namespace) -> int:
+    if args.username and args.player_id:
+        raise CommandError("give a USERNAME or --id, not both")
+    client = await _signed_in(args)
+    try:
+        found = await client.profile(player_id=args.player_id, username=args.username)
+    finally:
+        await client.close()
+    print(profile_text(found))
+    return 0
+
+
+async def leaderboard(args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= LEADERBOARD_LIMIT_MAX:
+        raise CommandError(f"--limit is 1 to {LEADERBOARD_LIMIT_MAX}")
+    if args.offset < 0:
+        raise CommandError("--offset is 0 or more")
+    client = await _signed_in(args)
+    try:
+        board = await client.leaderboard(args.game, offset=args.offset, limit=args.limit)
+    finally:
+        await client.close()
+    print(leaderboard_text(board))
+    return 0
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:.1f} s"
+
+
+def _ordinal(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+def profile_text(found: PlayerProfile) -> str:
+    """A profile as ``profile`` prints it.
+
+    >>> from shared.protocol.profiles import GameRating, GameStats, RecentRace
+    >>> print(profile_text(PlayerProfile(
+    ...     player_id="p_1", name="ada_acct", username="ada_acct",
+    ...     ratings=[GameRating(game="eight-off", rating=1662, rd=290, provisional=True, games=1),
+    ...              GameRating(game="treize", rating=1612, rd=60, provisional=False, games=30)],
+    ...     stats=[GameStats(game="eight-off", races=2, wins=1, best_ms=95012)],
+    ...     recent=[RecentRace(race_id="7468094893ca", game="eight-off", rated=True, rank=1,
+    ...                        racers=2, won=True, score=52, time_ms=95012,
+    ...                        ended_at=0, rating_change=162)])))  # doctest: +ELLIPSIS
+    ada_acct  account ada_acct
+    player p_1
+    ratings
+      eight-off   1662?  1 rated race
+      treize      1612   30 rated races
+    races
+      eight-off   2 races, 1 win, best 95.0 s
+    latest races
+      7468094893ca  eight-off   rated   1st of 2  won in 95.0 s   +162  19...
+    >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
+    zoe  guest [bot]
+    player p_2
+    ratings
+      none (rated races are for accounts)
+    races
+      none yet
+    """
+    who = f"account {found.username}" if found.username else "guest"
+    lines = [f"{found.name}  {who}{' [bot]' if found.bot else ''}", f"player {found.player_id}", "ratings"]
+    for rating in found.ratings:
+        shown = f"{rating.rating}{'?' if rating.provisional else ''}"
+        lines.append(f"  {rating.game:<10}  {shown:<5}  {_plural(rating.games, 'rated race')}")
+    if not found.ratings:
+        lines.append("  none yet" if found.username else "  none (rated races are for accounts)")
+    lines.append("races")
+    for stats in found.stats:
+        line = f"  {stats.game:<10}  {_plural(stats.races, 'race')}, {_plural(stats.wins, 'win')}"
+        if stats.best_ms is not None:
+            line += f", best {_seconds(stats.best_ms)}"
+        lines.append(line)
+    if not found.stats:
+        lines.append("  none yet")
+    if found.recent:
+        lines.append("latest races")
+    for race in found.recent:
+        result = (
+            f"won in {_seconds(race.time_ms)}"
+            if race.won and race.time_ms is not None
+            else ("won" if race.won else _plural(race.score, "card") + " home")
+        )
+        change = f"{race.rating_change:+d}" if race.rating_change is not None else ""
+        when = datetime.fromtimestamp(race.ended_at / 1000).strftime("%Y-%m-%d %H:%M")
+        kind = "rated" if race.rated else "casual"
+        place = f"{_ordinal(race.rank)} of {race.racers}"
+        lines.append(
+            f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place}  {result:<14}  {change:>4}  {when}"
+        )
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def leaderboard_text(board: Leaderboard) -> str:
+    """A leaderboard page as ``leaderboard`` prints it.
+
+    >>> from shared.protocol import LeaderboardEntry
+    >>> def entry(rank, name, rating, games=30):
+    ...     return LeaderboardEntry(rank=rank, player_id=f"p_{rank}", name=name, rating=rating,
+    ...                             rd=60, games=games)
+    >>> print(leaderboard_text(Leaderboard(game="treize", total=31, next_offset=2,
+    ...     entries=[entry(1, "zoe", 1690), entry(2, "ada", 1680)], me=entry(5, "me_acct", 1655, 12))))
+    treize leaderboard: 31 accounts with a settled rating
+    rank  name                      rating  games
+       1  zoe                         1690     30
+       2  ada                         1680     30
+    you: #5  me_acct  1655, 12 games
+    more: --offset 2
+    """
+    if board.total == 0:
+        return f"nobody is on the {board.game} leaderboard yet: ratings settle after a few rated races"
+    lines = [
+        f"{board.game} leaderboard: {_plural(board.total, 'account')} with a settled rating",
+        f"rank  {'name':<24}  rating  games",
+    ]
+    mine = board.me.player_id if board.me is not None else None
+    for entry in board.entries:
+        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
+        you = "  <- you" if entry.player_id == mine else ""
+        lines.append(f"{entry.rank:>4}  {name:<24}  {entry.rating:>6}  {entry.games:>5}{you}")
+    if not board.entries:
+        lines.append("  (no one this far down)")
+    if board.me is not None:
+        me = board.me
+        lines.append(f"you: #{me.rank}  {me.name}  {me.rating}, {_plural(me.games, 'game')}")
+    else:
+        lines.append("you: not listed (accounts are, once their rating settles)")
+    if board.next_offset is not None:
+        lines.append(f"more: --offset {board.next_offset}")
+    return "\n".join(lines)
 
 
 async def bots(args: argparse.Namespace) -> int:

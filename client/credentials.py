@@ -2,8 +2,23 @@
 
 The file is ``$SOLITAIRE_ARENA_CONFIG`` if set, else ``$XDG_CONFIG_HOME/solitaire-arena/
 credentials.json`` (``~/.config/...`` without XDG), holding one entry per server URL
-and player name. It is written atomically with mode 0600 in a 0700 directory: the token
-resumes the player from anywhere, so nobody else may read it.
+and player name (a guest's name, or an account's username), and under ``accounts`` the
+username of the account logged in on each server (``solitaire-arena register``/``login``),
+which the commands play as unless told another name. It is written atomically with mode
+0600 in a 0700 directory: the token resumes the player from anywhere, so nobody else may
+read it.
+
+>>> import tempfile
+>>> store = TokenStore(Path(tempfile.mkdtemp()) / "credentials.json")
+>>> store.put("ws://h:1", Credential("p_1", "zoe", "guest-token"))
+>>> store.account("ws://h:1") is None
+True
+>>> store.set_account("ws://h:1/", Credential("p_2", "ada_acct", "account-token", account=True))
+>>> store.account("ws://h:1")
+Credential(player_id='p_2', name='ada_acct', token='account-token', account=True)
+>>> store.forget("ws://h:1", "ada_acct")
+>>> store.account("ws://h:1") is None, store.get("ws://h:1", "zoe") is not None
+(True, True)
 """
 
 from __future__ import annotations
@@ -23,6 +38,12 @@ class Credential:
     player_id: str
     name: str
     token: str
+    #: An account's (``name`` is its username), not a guest's.
+    account: bool = False
+
+
+#: The top-level key of the file that maps each server to its logged-in account.
+_ACCOUNTS = "accounts"
 
 
 def default_path() -> Path:
@@ -35,7 +56,8 @@ def default_path() -> Path:
 
 
 class TokenStore:
-    """Read and write credentials, keyed by server URL and player name."""
+    """Read and write credentials, keyed by server URL and player name; and which
+    account is logged in on each server."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
@@ -45,9 +67,10 @@ class TokenStore:
         if not isinstance(entry, dict):
             return None
         try:
-            return Credential(str(entry["player_id"]), str(entry["name"]), str(entry["token"]))
+            player_id, saved_name, token = str(entry["player_id"]), str(entry["name"]), str(entry["token"])
         except KeyError:
             return None
+        return Credential(player_id, saved_name, token, account=entry.get("account") is True)
 
     def put(self, server: str, credential: Credential) -> None:
         data = self._read()
@@ -55,9 +78,33 @@ class TokenStore:
         self._write(data)
 
     def forget(self, server: str, name: str) -> None:
+        """Drop the credential of ``name`` (and, when it is the logged-in account, the login)."""
         data = self._read()
-        if data.pop(_key(server, name), None) is not None:
+        accounts = data.get(_ACCOUNTS)
+        logged_in = isinstance(accounts, dict) and accounts.get(_server(server)) == name
+        if logged_in and isinstance(accounts, dict):
+            del accounts[_server(server)]
+        if data.pop(_key(server, name), None) is not None or logged_in:
             self._write(data)
+
+    def account(self, server: str) -> Credential | None:
+        """The account logged in on ``server``, if any."""
+        accounts = self._read().get(_ACCOUNTS)
+        username = accounts.get(_server(server)) if isinstance(accounts, dict) else None
+        if not isinstance(username, str):
+            return None
+        saved = self.get(server, username)
+        return saved if saved is not None and saved.account else None
+
+    def set_account(self, server: str, credential: Credential) -> None:
+        """Keep an account's credential and make it the one logged in on ``server``."""
+        data = self._read()
+        data[_key(server, credential.name)] = asdict(credential)
+        accounts = data.get(_ACCOUNTS)
+        if not isinstance(accounts, dict):
+            accounts = data[_ACCOUNTS] = {}
+        accounts[_server(server)] = credential.name
+        self._write(data)
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -79,5 +126,9 @@ class TokenStore:
             raise
 
 
+def _server(server: str) -> str:
+    return server.rstrip("/")
+
+
 def _key(server: str, name: str) -> str:
-    return f"{server.rstrip('/')} {name}"
+    return f"{_server(server)} {name}"

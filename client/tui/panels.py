@@ -1,5 +1,6 @@
-"""The side panels of the race screen: the race and its hint setting, clock, racers'
-progress, ranking or results, and a rematch once the race ended."""
+"""The side panels of the race screen: the race, rated or casual, and its hint setting,
+clock, racers' progress and ratings, ranking or results (with the new ratings after a
+rated race), and a rematch once the race ended."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, Racer, RaceState, rematch_note
 
 BAR_WIDTH = 16
+#: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
+START_RATING = 1500
 
 
 def progress_bar(cards_left: int, width: int = BAR_WIDTH) -> str:
@@ -46,20 +49,39 @@ def _flag(racer: Racer) -> str:
     return ""
 
 
+def rating_text(racer: Racer, rated: bool) -> str:
+    """A racer's rating as shown beside their name: ``1612``, or ``1500?`` while it is
+    provisional; in a rated race, an account without one yet starts at 1500 (provisional).
+    Empty for a guest.
+
+    >>> rating_text(Racer("p_a", "ada", rating=1612), rated=False)
+    '1612'
+    >>> rating_text(Racer("p_a", "ada", rating=1662, provisional=True), rated=True)
+    '1662?'
+    >>> rating_text(Racer("p_a", "ada"), rated=True), rating_text(Racer("p_a", "ada"), rated=False)
+    ('1500?', '')
+    """
+    if racer.rating is not None:
+        return f"{racer.rating}{'?' if racer.provisional else ''}"
+    return f"{START_RATING}?" if rated else ""
+
+
 def race_text(state: RaceState) -> str:
-    """The game, the race's code and its hint setting.
+    """The game, the race's code, whether it is rated, and its hint setting.
 
     >>> state = RaceState(race_id="r1", me="p_a", game="treize", code="K7QX2M", hints=True)
     >>> print(race_text(state))
     treize  race K7QX2M
+    Casual: no ratings change
     hints on: h shows one
-    >>> state.hints = False
-    >>> race_text(state).splitlines()[1]
-    'hints off in this race'
+    >>> state.hints, state.rated = False, True
+    >>> race_text(state).splitlines()[1:]
+    ['Rated: ratings change at the end', 'hints off in this race']
     """
     first = f"{state.game or 'race'}  race {state.code}" if state.code else state.game or "race"
+    kind = "Rated: ratings change at the end" if state.rated else "Casual: no ratings change"
     hints = "hints on: h shows one" if state.hints else "hints off in this race"
-    return f"{first}\n{hints}"
+    return f"{first}\n{kind}\n{hints}"
 
 
 class RaceInfoPanel(Static):
@@ -77,7 +99,8 @@ class ClockPanel(Static):
 
 
 class RacersPanel(Static):
-    """Every racer's progress: a bar of cards played, cards left, score, moves."""
+    """Every racer's name and rating, and progress: a bar of cards played, cards left,
+    score, moves."""
 
     DEFAULT_CSS = "RacersPanel { height: auto; border-top: solid $primary; }"
 
@@ -86,7 +109,8 @@ class RacersPanel(Static):
         for racer in state.racers.values():
             me = racer.player_id == state.me
             name = f"{racer.name}{' (you)' if me else ''}{' [bot]' if racer.bot else ''}"
-            text.append(f"{name}\n", style="bold" if me else "")
+            rating = rating_text(racer, state.rated)
+            text.append(f"{name}  {rating}\n" if rating else f"{name}\n", style="bold" if me else "")
             text.append(progress_bar(racer.cards_left), style="green" if racer.won else "cyan")
             text.append(f" {racer.cards_left:>2} left\n")
             flag = _flag(racer)
@@ -95,7 +119,8 @@ class RacersPanel(Static):
 
 
 class RankingPanel(Static):
-    """The seats in order: live during the race, the results once it ended."""
+    """The seats in order: live during the race, the results once it ended (after a rated
+    race, each racer's new rating and its change under their line)."""
 
     DEFAULT_CSS = "RankingPanel { height: auto; border-top: solid $primary; }"
 
@@ -111,6 +136,8 @@ class RankingPanel(Static):
             if racer.won:
                 line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
             text.append(line + "\n", style="bold" if racer.player_id == state.me else "")
+            if racer.rating is not None and racer.rating_change is not None:
+                text.append(f"   rating {racer.rating} {racer.rating_change:+d}\n", style="dim")
         self.update(text)
 
 

@@ -4,9 +4,10 @@ It follows the race's events in a worker (``ArenaClient.events()``) and plays th
 racer's moves one at a time through the SDK; a refused move shows the server's reason
 on the status line. ``u`` (or the move ``undo``) takes the last move back while the
 server says it can; ``h`` (or ``hint``) asks for a hint where the race allows them and
-lights the move up on the board. Once the race is over the results replace the live
-ranking, ctrl+r opens the replay, ``r`` (or ``rematch``) offers the same racers a new
-deal and ``y``/``n`` answer someone else's offer; when a rematch starts the screen
+lights the move up on the board. Racers' ratings show beside their names. Once the
+race is over the results replace the live ranking (with everyone's new rating after a
+rated race), ctrl+r opens the replay, ``r`` (or ``rematch``) offers the same racers a
+new deal and ``y``/``n`` answer someone else's offer; when a rematch starts the screen
 follows the new race.
 
 The one-key commands are bindings shown in the footer only while they apply; in the
@@ -320,7 +321,10 @@ class RaceScreen(Screen[None]):
         for rank, racer in self.state.ranking():
             if racer.player_id == self.state.me:
                 total = len(self.state.ranking())
-                return f"race over: you placed {ordinal(rank)} of {total}. {keys}"
+                rating = ""
+                if racer.rating is not None and racer.rating_change is not None:
+                    rating = f", rating {racer.rating} {racer.rating_change:+d}"
+                return f"race over: you placed {ordinal(rank)} of {total}{rating}. {keys}"
         return f"race over. {keys}"
 
     async def _follow_rematch(self, race: RaceInfo) -> None:

@@ -59,6 +59,12 @@ class Racer:
     move_count: int = 0
     finished: bool = False
     won: bool = False
+    #: The racer's rating in the race's game (an account that has one), and whether it
+    #: is still provisional (shown with a ``?``).
+    rating: int | None = None
+    provisional: bool = False
+    #: After a rated race (final standings only): the change it made to ``rating``.
+    rating_change: int | None = None
 
     @classmethod
     def from_info(cls, info: RacerInfo) -> Racer:
@@ -71,6 +77,8 @@ class Racer:
             info.move_count,
             info.finished,
             info.won,
+            info.rating,
+            info.provisional,
         )
 
 
@@ -87,6 +95,8 @@ class RaceState:
     status: str = "open"
     #: Whether the race allows hints (its ``hints`` setting).
     hints: bool = False
+    #: Whether the race changes its racers' ratings.
+    rated: bool = False
     starts_at: int | None = None
     ends_at: int | None = None
     view: BoardView | None = None
@@ -108,6 +118,7 @@ class RaceState:
         self.code = info.code
         self.seats = info.seats
         self.hints = info.hints
+        self.rated = info.rated
         self.status = info.status
         self.starts_at = info.starts_at
         self.ends_at = info.ends_at
@@ -223,7 +234,8 @@ class RaceState:
 
     def ranking(self) -> list[tuple[int, Racer]]:
         """The seats as they stand: winners in the order they won, then by score
-        (equal scores share a rank); the final standings once the race ended."""
+        (equal scores share a rank); the final standings once the race ended, with each
+        racer's new rating and its change after a rated race."""
         if self.summary is not None:
             ranked = []
             for standing in self.summary.standings:
@@ -237,6 +249,8 @@ class RaceState:
                     cards_left=CARDS - standing.score,
                     finished=True,
                 )
+                if standing.rating is not None:
+                    racer = replace(racer, rating=standing.rating, rating_change=standing.rating_change)
                 ranked.append((standing.rank, racer))
             return ranked
 

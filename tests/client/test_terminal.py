@@ -1,12 +1,15 @@
 """``solitaire-arena play`` in a real terminal (tmux): the command draws the race, takes a
 typed move, ``undo`` and ``hint``, creates races with or without hints, and quits on
-ctrl+q."""
+ctrl+q; ``register`` asks for a username and password there, and ``play --create --rated``
+then races as that account."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -144,6 +147,51 @@ async def test_play_create_no_hints_makes_a_race_without_hints(node: NodeProcess
         race = await bob.join_race(code)
         assert race.hints is False
         await screen_with(r"hints off in this race")
+        await quit_play()
+    finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)
+
+
+def start_command(tmp_path: Path, arguments: str) -> None:
+    """``solitaire-arena ARGUMENTS`` in tmux, with the credentials file in ``tmp_path``."""
+    env = (
+        f"PYTHONPATH={shlex.quote(str(ROOT))} SOLITAIRE_ARENA_CONFIG={shlex.quote(str(tmp_path / 'c.json'))}"
+    )
+    command = f"{env} {shlex.quote(sys.executable)} -m server.cli {arguments}"
+    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command)
+
+
+async def test_register_asks_in_the_terminal_then_play_races_rated_as_the_account(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    username = f"ada_{secrets.token_hex(4)}"
+    # Keep the pane after the command ends, to read what it printed.
+    start_command(tmp_path, f"register --name ada --server {node.url}; sleep 30")
+    bob = await ArenaClient.connect(node.url)
+    try:
+        await screen_with(r"username:")
+        type_line(username)
+        await screen_with(r"password:")
+        type_line("a long password")
+        await screen_with(r"password again:")
+        type_line("a long password")
+        await screen_with(re.escape(f"ada is now the account {username}"))
+        assert "a long password" not in tmux("capture-pane", "-p", "-t", SESSION)  # not echoed
+        tmux("kill-session", "-t", SESSION)
+        saved = json.loads((tmp_path / "c.json").read_text())
+        assert saved["accounts"] == {node.url: username}
+
+        # No --name: play is the account, so it may create a rated race.
+        start_command(tmp_path, f"play eight-off --create --rated --server {node.url}")
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await screen_with(r"Rated: ratings change at the end")
+        await screen_with(re.escape(f"{username} (you)  1500?"))
+        await bob.hello(name="bob")
+        await bob.register(f"bob_{secrets.token_hex(4)}", "a long password")
+        race = await bob.join_race(code)
+        assert race.rated and race.racers[0].name == username
+        await screen_with(re.escape(f"{bob.name}  1500?"))
         await quit_play()
     finally:
         await bob.close()

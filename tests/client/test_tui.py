@@ -1,6 +1,6 @@
 """The terminal UI: board drawing, local legal moves, picking, and whole races driven
-headless with textual's pilot against a real in-process server (undo, hints and
-rematches included)."""
+headless with textual's pilot against a real in-process server (undo, hints, rematches
+and a rated race's ratings included)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from client.tui.race_state import RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from server.app import ArenaServer
+from server.features.glicko2 import Rating, rate
 from shared import GAMES, Game, GameName, new_game, replay
 from shared.protocol import (
     BoardView,
@@ -37,6 +38,7 @@ from shared.protocol import (
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.helpers import start_race
 from tests.server.solver import solve
+from tests.server.test_ratings import foundation_moves
 
 SIZE = (120, 44)
 
@@ -684,3 +686,61 @@ async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
         await wait_until(pilot, lambda: screen.state.status == "running" and screen.state.view is not None)
         assert screen.board.plain == OPENING
         assert screen.status.last.startswith("go!")
+
+
+# ----- ratings ----------------------------------------------------------------------------------
+
+
+async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_end(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada", legal_moves=True)
+    await ada.register("ada_rated", "a long password")
+    await bob.hello(name="bob")
+    await bob.register("bob_rated", "a long password")
+    race = await ada.create_race("eight-off", seats=2, time_limit=60, rated=True)
+    assert race.rated and not race.hints
+    await bob.join_race(race.code)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: len(screen.state.racers) == 2)
+        assert "Rated: ratings change at the end" in rendered(screen, "#race-info")
+        # New accounts: no rating in eight off yet, so 1500 and provisional.
+        racers = lines_of(rendered(screen, "#racers"))
+        assert "ada_rated (you)  1500?" in racers and "bob_rated  1500?" in racers
+        await ada.ready(race.race_id)
+        await bob.ready(race.race_id)
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        # Bob takes a card home, ada gives up at 0: bob ranks first.
+        for move in foundation_moves(1):
+            await bob.move(race.race_id, move)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: screen.state.i_finished)
+        await bob.finish(race.race_id)
+        await wait_until(pilot, lambda: screen.state.summary is not None)
+        winner = round(rate(Rating(), [(Rating(), 1.0)]).rating)
+        loser = round(rate(Rating(), [(Rating(), 0.0)]).rating)
+        ranking = lines_of(rendered(screen, "#ranking"))
+        assert ranking[0] == "Results"
+        assert ranking[1].split()[:2] == ["1.", "bob_rated"]
+        assert ranking[2] == f"   rating {winner} {winner - 1500:+d}"  # 1662 +162
+        assert ranking[3].split()[:2] == ["2.", "ada_rated"]
+        assert ranking[4] == f"   rating {loser} {loser - 1500:+d}"  # 1338 -162
+        assert f"you placed 2nd of 2, rating {loser} {loser - 1500:+d}." in screen.status.last
+
+
+async def test_a_casual_race_says_so_and_shows_known_ratings_only(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert "Casual: no ratings change" in rendered(screen, "#race-info")
+        racers = lines_of(rendered(screen, "#racers"))
+        assert "ada (you)" in racers and "bob" in racers  # guests: no rating beside the name
+        await _both_finish(pilot, screen, bob, race_id)
+        assert "rating" not in rendered(screen, "#ranking") and "rating" not in screen.status.last

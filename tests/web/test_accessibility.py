@@ -1,6 +1,7 @@
 """Accessibility audit in real headless Chromium: on every page the app has (the lobby,
-a race of each game, its results with and without a rematch offered, and its replay)
-every control has an accessible name, and no page logs an error.
+a race of each game, its results with and without a rematch offered, its replay, the
+sign-in and account pages, the leaderboard and a profile) every control has an
+accessible name, and no page logs an error.
 
 A control is anything a user can operate: a link, button, field or list, any element
 with a widget role, and any element with a click, pointer or key listener whatever its
@@ -11,14 +12,17 @@ accessibility tree computes it."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from playwright.async_api import Browser, Page, expect
 
+from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from tests.server.conftest import WINNABLE_SEED
 from tests.server.solver import solve
+from tests.server.test_profiles import seed_ratings
 from tests.web.conftest import shot_path
 from tests.web.test_browser import click_move, open_page
 
@@ -236,4 +240,60 @@ async def test_every_control_on_every_page_has_an_accessible_name(
         await audit(page, "the lobby, signed in", at_least=13)
     await bob.close()
     await cy.close()
+    assert errors == []
+
+
+async def test_every_control_on_the_account_leaderboard_and_profile_pages_has_an_accessible_name(
+    browser: Browser, arena: ArenaServer, clean_redis: str
+) -> None:
+    """The players' pages: signing in and registering, the account's own page, the lobby of
+    an account (Rated enabled), a leaderboard with its tabs, names and paging, and a
+    profile with its ratings' sparkline and recent races' links."""
+    errors: list[str] = []
+    ada, bob = await ArenaClient.connect(arena.url), await ArenaClient.connect(arena.url)
+    for client, name in ((ada, "ada_a11y"), (bob, "bob_a11y")):
+        await client.hello(name="someone")
+        await client.register(name, "correct horse battery")
+    race = await ada.create_race("eight-off", rated=True)
+    await bob.join_race(race.code)
+    for client in (ada, bob):
+        await client.ready(race.race_id)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for _ in range(100):  # the countdown: moves are refused until the start
+        try:
+            await ada.move(race.race_id, line[0])
+            break
+        except ArenaError:
+            await asyncio.sleep(0.1)
+    for client in (ada, bob):
+        await client.finish(race.race_id)
+    field = {f"p_{i:02d}": (f"player{i:02d}", 1400.0 + 10 * i, 60.0) for i in range(25)}
+    await seed_ratings(clean_redis, field, arena.time.now_ms())
+    page = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 900})
+    await page.click("#nav-account")
+    await expect(page.locator("#register")).to_be_visible()
+    await audit(page, "the sign-in page", at_least=12)
+    await page.fill("#login-username", "ada_a11y")
+    await page.fill("#login-password", "correct horse battery")
+    await page.click("#login")
+    await expect(page.locator("#signed-in")).to_be_visible()
+    await expect(page.locator("#rated")).to_be_enabled()
+    await audit(page, "the lobby of an account", at_least=14)
+    await page.click("#nav-account")
+    await expect(page.locator("#logout")).to_be_visible()
+    await audit(page, "the account page", at_least=10)
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("#leaderboard tbody tr")).to_have_count(20)
+    await audit(page, "the leaderboard", at_least=30)
+    await page.click("#next-page")
+    await expect(page.locator("#page-info")).to_have_text("21\N{EN DASH}25 of 25")
+    await audit(page, "the leaderboard's second page", at_least=14)
+    await page.click("#nav-profile")
+    await expect(page.locator("#recent a.replay-link")).to_have_count(1)
+    await expect(page.locator("svg.sparkline")).to_have_count(1)
+    await audit(page, "a profile", at_least=8)
+    await page.screenshot(path=shot_path("audit-profile"), full_page=True)
+    for client in (ada, bob):
+        await client.close()
     assert errors == []

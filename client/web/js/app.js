@@ -1,10 +1,12 @@
-// The pages: the lobby (#/) and a race (#/race/<id>), with its results at the end.
+// The pages: the lobby (#/), a race (#/race/<id>) with its results at the end, its
+// replay (#/replay/<id>), and the players' pages of players.js (account, leaderboard,
+// profile).
 
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
+import { GAMES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
-const NAME_KEY = "solitaire-arena.name";
-const GAMES = [["eight-off", "Eight Off"], ["eagle-wing", "Eagle Wing"], ["treize", "Treize"]];
 const app = document.getElementById("app");
 const arena = new Arena(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`);
 let leavePage = () => {};
@@ -13,24 +15,10 @@ let arriving = null; // a race an event handed over (RaceInfo), shown at once by
 // The order a race's status goes in: a reply that raced an event never takes it back.
 const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, cancelled: 4 };
 
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  node.append(...children);
-  return node;
-}
-
 function fill(score) {
   const bar = element("span");
   bar.style.width = `${(score / 52) * 100}%`; // CSSOM, not a style attribute: the CSP forbids those
   return bar;
-}
-
-function showError(target, error) {
-  target.textContent = error ? (error.reason ?? error.message ?? String(error)) : "";
 }
 
 // Go to a race the server seated us in (match_found, rematch_started): its page is shown
@@ -42,10 +30,27 @@ function enterRace(info) {
   route();
 }
 
+// The page's session: resumed with the saved token (a guest whose token expired starts
+// again under the name they chose; an account whose token was revoked is signed out), a
+// new guest under the name chosen before, or none yet (null).
 async function signIn() {
   if (arena.player) return arena.player;
+  if (arena.ready) { // a start or a resume under way
+    try {
+      return await arena.ready;
+    } catch (failure) {
+      if (failure.code !== "bad_token") throw failure;
+    }
+  }
   const saved = localStorage.getItem(NAME_KEY);
-  if (localStorage.getItem("solitaire-arena.token") || saved) return arena.start(saved ?? "player");
+  if (arena.token || saved) {
+    try {
+      return await arena.start(saved);
+    } catch (failure) {
+      if (failure.code === "bad_token") return null;
+      throw failure;
+    }
+  }
   return null;
 }
 
@@ -58,10 +63,34 @@ function lobbyPage() {
   const seats = element("input", { id: "seats", type: "number", min: "2", max: "8", value: "2", "aria-label": "seats" });
   const code = element("input", { id: "code", "aria-label": "race code", maxlength: "6", placeholder: "CODE" });
   const hints = element("input", { id: "hints", type: "checkbox", checked: "" });
+  const rated = element("input", { id: "rated", type: "checkbox", disabled: true, "aria-describedby": "rated-note" });
+  const ratedNote = element("span", { id: "rated-note", class: "setting" });
+  const who = element("div", { class: "row", id: "lobby-who" });
   const openList = element("tbody");
+
+  // An account races under its username; a guest chooses a name (or signs in).
+  function drawWho() {
+    if (arena.username) {
+      who.replaceChildren(element("span", { id: "signed-in" }, `Signed in as ${arena.username}.`),
+        element("a", { href: "#/account" }, "Account"));
+    } else {
+      who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput,
+        element("span", { class: "setting" }, "or"), element("a", { href: "#/account", id: "lobby-sign-in" }, "sign in or register"));
+    }
+    // Rated races are for accounts: the box is there for them only, and a rated race has no hints.
+    rated.disabled = !arena.username;
+    if (!arena.username) rated.checked = false;
+    ratedNote.textContent = arena.username ? "" : "(accounts only)";
+    hints.disabled = rated.checked;
+  }
+  rated.addEventListener("change", () => {
+    if (rated.checked) hints.checked = false;
+    hints.disabled = rated.checked;
+  });
 
   async function ensureSignedIn() {
     const name = nameInput.value.trim();
+    if (!arena.player && arena.ready) await signIn(); // a resume under way
     if (!arena.player) {
       if (!name && !arena.token) throw new Error("choose a name first");
       localStorage.setItem(NAME_KEY, name || "player");
@@ -85,6 +114,7 @@ function lobbyPage() {
       const page = await arena.request({ type: "list_races", limit: 20 });
       openList.replaceChildren(...page.races.map((race) => element("tr", {},
         element("td", {}, race.code), element("td", {}, race.game),
+        element("td", {}, race.rated ? "rated" : "casual"),
         element("td", {}, `${race.racers.length}/${race.seats}`),
         element("td", {}, element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
     } catch { /* shown on the next action */ }
@@ -101,24 +131,29 @@ function lobbyPage() {
   }) }, `Quick match: ${title}`));
 
   app.replaceChildren(
-    element("section", {}, element("h1", {}, "Race the same deal"),
-      element("div", { class: "row" }, element("label", { for: "name" }, "Name"), nameInput)),
+    element("section", {}, element("h1", {}, "Race the same deal"), who),
     element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick)),
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, seats,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
+        element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
         element("button", { id: "create", onclick: () => act(async () => {
-          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, hints: hints.checked });
+          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked });
           location.hash = `#/race/${reply.race.race_id}`;
         }) }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value)) }, "Join by code"))),
     error,
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
   );
-  const stopMatch = arena.on("match_found", (event) => enterRace(event.race));
+  drawWho();
+  const stops = [
+    arena.on("match_found", (event) => enterRace(event.race)),
+    arena.on("welcome", drawWho),
+    arena.on("account", drawWho),
+  ];
   const timer = setInterval(refresh, 3000);
   signIn().then(refresh).catch((failure) => showError(error, failure));
-  return () => { clearInterval(timer); stopMatch(); };
+  return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 
 // ----- race ----------------------------------------------------------------------------
@@ -145,6 +180,7 @@ function racePage(raceId, arrived = null) {
   const status = element("p", { id: "status", role: "status" });
   const clock = element("span", { class: "clock", id: "clock" });
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
+  const ratedSetting = element("span", { class: "setting", id: "rated-setting" });
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
@@ -162,6 +198,8 @@ function racePage(raceId, arrived = null) {
   let hinting = false; // the status line shows a hint
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
+  let summary = null; // the results, once the race is over
+  let ratingsAfter = false; // race.racers carry the ratings the results made (get_race after the end)
   const board = new Board(boardBox, (move) => play(move));
 
   const mine = () => race?.racers.find((r) => r.player_id === arena.player?.player_id);
@@ -229,10 +267,18 @@ function racePage(raceId, arrived = null) {
     if (key === "h") { event.preventDefault(); askHint(); }
   }
 
+  // A racer's rating as RaceInfo gives it; in a rated race (accounts only) a racer
+  // without one yet starts at 1500, provisional.
+  function racerRating(r) {
+    if (r.rating != null) return ratingText(r.rating, r.provisional);
+    return race?.rated ? ratingText(1500, true) : "";
+  }
+
   function drawRacers() {
     if (!race) return;
     racers.replaceChildren(...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
-      element("span", {}, `${r.name}${r.bot ? " 🤖" : ""}${r.player_id === arena.player?.player_id ? " (you)" : ""}`),
+      element("span", { class: "racer-name" }, `${r.name}${r.bot ? " 🤖" : ""}${r.player_id === arena.player?.player_id ? " (you)" : ""}`,
+        racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
         fill(r.score)),
       element("span", {}, r.finished ? (r.won ? "won" : "gave up") : r.ready || race.status !== "open" ? `${r.cards_left} left` : "not ready"))));
@@ -246,6 +292,7 @@ function racePage(raceId, arrived = null) {
     status.textContent = statusText(info);
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
+    ratedSetting.textContent = info.rated ? "Rated" : "Casual";
     if (info.board) {
       seq = info.board.seq;
       board.show(info.board.view);
@@ -273,11 +320,23 @@ function racePage(raceId, arrived = null) {
     clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${clockText(left)}`;
   }
 
-  function showResults(summary) {
-    results.replaceChildren(element("h2", {}, "Results"),
-      element("table", {}, ...summary.standings.map((s) => element("tr", {},
-        element("td", {}, `${s.rank}.`), element("td", {}, s.name),
-        element("td", {}, s.won ? `won in ${(s.time_ms / 1000).toFixed(1)} s` : `${s.score} cards home`)))),
+  // A rated race's standing: the change at once, the new rating (with its ? while
+  // provisional) once get_race after the end says whether it is.
+  function standingRating(s) {
+    if (s.rating_change == null) return "";
+    const after = ratingsAfter ? race?.racers.find((r) => r.player_id === s.player_id) : null;
+    const change = changeText(s.rating_change);
+    return after && s.rating != null ? `${ratingText(s.rating, after.provisional)} (${change})` : change;
+  }
+
+  function showResults(shown = summary) {
+    summary = shown;
+    if (!summary) return;
+    results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
+      element("table", { id: "standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+        element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : `${s.score} cards home`),
+        element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", {}, `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`),
       element("p", {}, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, "Replay this race")));
   }
@@ -310,7 +369,7 @@ function racePage(raceId, arrived = null) {
 
   function drawRematch() {
     rematchClock = null;
-    if (race?.status !== "finished") { rematchBox.replaceChildren(); return; }
+    if (race?.status !== "finished" || !mine()) { rematchBox.replaceChildren(); return; } // racers only
     const offer = element("button", { id: "offer-rematch", type: "button", onclick: () => askRematch({ type: "offer_rematch" }) }, "Offer rematch");
     if (!rematch) {
       delete rematchBox.dataset.status;
@@ -370,7 +429,16 @@ function racePage(raceId, arrived = null) {
       if (r) Object.assign(r, { score: e.score, cards_left: e.cards_left, move_count: e.move_count, finished: e.finished, won: e.won });
       drawRacers();
     }),
-    arena.on("race_ended", (e) => { if (e.race_id === raceId && race) { race.status = "finished"; load(race, false); showResults(e.summary); } }),
+    arena.on("race_ended", async (e) => {
+      if (e.race_id !== raceId || !race) return;
+      race.status = "finished";
+      load(race, false);
+      showResults(e.summary);
+      try { // the racers' ratings as the end left them
+        if (fetched((await arena.request({ type: "get_race", race_id: raceId })).race)) ratingsAfter = true;
+        showResults();
+      } catch { /* the results stand without them */ }
+    }),
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
@@ -395,14 +463,17 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, hintsSetting, readyButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, ratedSetting, hintsSetting, readyButton, giveUp)),
     racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
   signIn()
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
-      if (fetched(reply.race) && reply.race.status === "finished") showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
+      if (fetched(reply.race) && reply.race.status === "finished") {
+        ratingsAfter = true;
+        showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
+      }
     })
     .catch((failure) => showError(error, failure));
   return () => { clearInterval(timer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
@@ -464,15 +535,45 @@ function route() {
   leavePage();
   const race = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
   const replay = location.hash.match(/^#\/replay\/([0-9a-f]+)$/);
+  const leaderboard = location.hash.match(/^#\/leaderboard(?:\/([a-z-]+))?$/);
+  const profile = location.hash.match(/^#\/profile(?:\/([^/]+))?$/);
   const arrived = race && arriving?.race_id === race[1] ? arriving : null;
   arriving = null;
-  leavePage = race ? racePage(race[1], arrived) : replay ? replayPage(replay[1]) : lobbyPage();
+  const pages = { app, arena, signIn };
+  for (const link of document.querySelectorAll("header nav a")) {
+    const here = location.hash === link.getAttribute("href") || (leaderboard && link.id === "nav-leaderboard");
+    if (here) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
+  if (race) leavePage = racePage(race[1], arrived);
+  else if (replay) leavePage = replayPage(replay[1]);
+  else if (leaderboard) leavePage = leaderboardPage(pages, leaderboard[1]);
+  else if (profile) leavePage = profilePage(pages, profile[1] ? decodeURIComponent(profile[1]) : null);
+  else if (location.hash === "#/account") leavePage = accountPage(pages);
+  else leavePage = lobbyPage();
 }
 
 // A rematch seated us in a new race: whatever page is on screen, to its countdown, as a
 // quick match's match_found does.
 arena.on("rematch_started", (event) => enterRace(event.race));
-arena.on("welcome", (welcome) => { document.getElementById("who").textContent = `${welcome.name}`; });
+// Who is signed in, in the header: an account's username, or a guest's name.
+function drawWho() {
+  const player = arena.player;
+  document.getElementById("who").textContent = !player ? "" : player.username ? player.username : `${player.name} (guest)`;
+  document.getElementById("nav-account").textContent = player?.username ? "Account" : "Sign in";
+}
+arena.on("welcome", () => { drawWho(); document.getElementById("link").textContent = ""; });
+arena.on("account", drawWho);
+arena.on("signed_out", (event) => {
+  drawWho();
+  // A token the server no longer knows (logged out or a new password elsewhere): say so,
+  // back at the lobby's guest screen.
+  if (event.reason) {
+    routed = null;
+    location.hash = "#/";
+    route();
+    document.getElementById("link").textContent = "signed out: sign in again";
+  }
+});
 arena.on("connection", (event) => {
   document.getElementById("link").textContent = event.state === "lost" ? "reconnecting…" : "";
 });

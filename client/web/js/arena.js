@@ -16,15 +16,18 @@ export class Arena {
     this.url = url;
     this.ws = null;
     this.nextId = 1;
-    this.pending = new Map();
+    this.pending = new Map(); // id -> { resolve, reject, ws }
     this.listeners = new Map();
-    this.player = null;
+    this.player = null; // the welcome, kept up to date by register
     this.ready = null;
     this.closing = false;
     this.pause = 250;
   }
 
   get token() { return localStorage.getItem(TOKEN_KEY); }
+
+  // The account's username, or null for a guest (or nobody yet).
+  get username() { return this.player?.username ?? null; }
 
   on(type, listener) {
     if (!this.listeners.has(type)) this.listeners.set(type, new Set());
@@ -56,16 +59,20 @@ export class Arena {
             : { type: "hello", name, legal_moves: true };
           let welcome;
           try {
-            welcome = await this.send(hello);
+            welcome = await this.sendOn(ws, hello);
           } catch (error) {
-            if (error.code !== "bad_token" || !name) throw error;
-            localStorage.removeItem(TOKEN_KEY); // an expired guest: start again
-            welcome = await this.send({ type: "hello", name, legal_moves: true });
+            if (error.code !== "bad_token") throw error;
+            localStorage.removeItem(TOKEN_KEY); // expired, logged out or revoked
+            if (!name) {
+              // A resume that cannot be: nobody is signed in on this page any more.
+              this.player = null;
+              ws.close();
+              this.emit("signed_out", { reason: error.reason });
+              throw error;
+            }
+            welcome = await this.sendOn(ws, { type: "hello", name, legal_moves: true }); // start again
           }
-          localStorage.setItem(TOKEN_KEY, welcome.token);
-          this.player = welcome;
-          this.pause = 250;
-          this.emit("welcome", welcome);
+          this.welcomed(welcome);
           resolve(welcome);
         } catch (error) {
           reject(error);
@@ -75,22 +82,90 @@ export class Arena {
     });
   }
 
+  welcomed(welcome) {
+    localStorage.setItem(TOKEN_KEY, welcome.token);
+    this.player = welcome;
+    this.pause = 250;
+    this.emit("welcome", welcome);
+  }
+
+  // Log in to an account on a new connection (`login` replaces `hello` there). Only once
+  // it is welcomed does it replace the page's connection (a guest's, or none): a wrong
+  // password leaves the page as it was. The new token is kept as hello's is.
+  login(username, password) {
+    const attempt = new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url);
+      ws.onmessage = (frame) => this.received(JSON.parse(frame.data));
+      ws.onclose = () => this.dropped(ws);
+      ws.onerror = () => reject(new ArenaError("connection_lost", "cannot reach the server"));
+      ws.onopen = async () => {
+        try {
+          const welcome = await this.sendOn(ws, { type: "login", username, password, legal_moves: true });
+          const old = this.ws;
+          this.ws = ws;
+          if (old && old !== ws) old.close(1000, "logged in elsewhere on this page");
+          this.welcomed(welcome);
+          resolve(welcome);
+        } catch (error) {
+          ws.close();
+          reject(error);
+        }
+      };
+    });
+    attempt.then((welcome) => { this.ready = Promise.resolve(welcome); }, () => {});
+    return attempt;
+  }
+
+  // The guest on this page claims `username`; their player, token and races stay theirs.
+  async register(username, password) {
+    const account = await this.request({ type: "register", username, password });
+    this.player = { ...this.player, name: account.username, username: account.username };
+    this.emit("account", this.player);
+    return account;
+  }
+
+  async changePassword(oldPassword, newPassword) {
+    return this.request({ type: "change_password", old_password: oldPassword, new_password: newPassword });
+  }
+
+  // Revoke this page's token (the server closes the connection after ok), and forget it.
+  async logout() {
+    await this.request({ type: "logout" });
+    this.forget();
+  }
+
+  // Nobody is signed in on this page any more: no token, no connection, no resume.
+  forget() {
+    localStorage.removeItem(TOKEN_KEY);
+    const ws = this.ws;
+    this.ws = null;
+    this.player = null;
+    this.ready = null;
+    if (ws) ws.close();
+    this.emit("signed_out", { reason: null });
+  }
+
   dropped(ws) {
-    for (const { reject } of this.pending.values()) reject(new ArenaError("connection_lost", "the connection dropped"));
-    this.pending.clear();
+    for (const [id, waiting] of this.pending) {
+      if (waiting.ws !== ws) continue;
+      this.pending.delete(id);
+      waiting.reject(new ArenaError("connection_lost", "the connection dropped"));
+    }
     if (ws !== this.ws || this.closing || !this.token) return;
     this.emit("connection", { state: "lost" });
     setTimeout(() => this.reconnect(), this.pause);
   }
 
   async reconnect() {
+    if (!this.token) return; // signed out meanwhile
+    if (this.ws?.readyState === WebSocket.OPEN && this.player) return; // a login replaced the dropped one
     this.pause = Math.min(this.pause * 2, 4000);
     try {
       this.ready = this.open(null);
       await this.ready;
       this.emit("connection", { state: "back" });
     } catch {
-      // onclose schedules the next try
+      // onclose schedules the next try (a token the server no longer knows: signed_out)
     }
   }
 
@@ -113,19 +188,24 @@ export class Arena {
   }
 
   send(message) {
+    return this.sendOn(this.ws, message);
+  }
+
+  sendOn(ws, message) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      if (!ws || ws.readyState !== WebSocket.OPEN) {
         reject(new ArenaError("connection_lost", "not connected"));
         return;
       }
-      this.pending.set(id, { resolve, reject });
-      this.ws.send(JSON.stringify({ ...message, id }));
+      this.pending.set(id, { resolve, reject, ws });
+      ws.send(JSON.stringify({ ...message, id }));
     });
   }
 
   // A request once connected (waits for a resume under way).
   async request(message) {
+    if (!this.ready) throw new ArenaError("hello_required", "choose a name or sign in first");
     await this.ready;
     return this.send(message);
   }

@@ -1,0 +1,76 @@
+// Building the page: elements, the SVG of a sparkline, and how numbers read.
+
+export const GAMES = [["eight-off", "Eight Off"], ["eagle-wing", "Eagle Wing"], ["treize", "Treize"]];
+export const GAME_TITLES = Object.fromEntries(GAMES);
+const SVG = "http://www.w3.org/2000/svg";
+
+export function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children);
+  return node;
+}
+
+export function svgElement(tag, attributes = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  node.append(...children);
+  return node;
+}
+
+export function showError(target, error) {
+  target.textContent = error ? (error.reason ?? error.message ?? String(error)) : "";
+}
+
+// A rating as shown beside a name: `1612`, or `1500?` while it is provisional.
+export function ratingText(rating, provisional) {
+  return `${rating}${provisional ? "?" : ""}`;
+}
+
+// A rating change with its sign: `+12`, `-8`, `±0`.
+export function changeText(change) {
+  return change > 0 ? `+${change}` : change < 0 ? `${change}` : "±0";
+}
+
+export function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function when(ms) {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function profileHref(playerId) {
+  return `#/profile/${encodeURIComponent(playerId)}`;
+}
+
+// A player's name linking to their profile, with the bot mark.
+export function playerLink(playerId, name, bot, attributes = {}) {
+  return element("a", { href: profileHref(playerId), class: "player", ...attributes }, `${name}${bot ? " 🤖" : ""}`);
+}
+
+// Ratings after each rated race (oldest first) as a line: an SVG picture, with its
+// numbers as its accessible name.
+export function sparkline(points, label) {
+  const width = 160;
+  const height = 36;
+  const pad = 4;
+  const low = Math.min(...points);
+  const high = Math.max(...points);
+  const span = high - low || 1;
+  const x = (i) => (points.length === 1 ? width / 2 : pad + (i * (width - 2 * pad)) / (points.length - 1));
+  const y = (r) => (high === low ? height / 2 : height - pad - ((r - low) * (height - 2 * pad)) / span);
+  const picture = svgElement("svg", {
+    class: "sparkline", viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": label,
+  });
+  if (points.length > 1) {
+    const path = points.map((r, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(r).toFixed(1)}`).join(" ");
+    picture.append(svgElement("path", { d: path, fill: "none", stroke: "currentColor", "stroke-width": 2 }));
+  }
+  const last = points.length - 1;
+  picture.append(svgElement("circle", { cx: x(last).toFixed(1), cy: y(points[last]).toFixed(1), r: 3, fill: "currentColor" }));
+  return picture;
+}

@@ -1,0 +1,273 @@
+// The pages about players: the account (#/account: sign in, register, change the
+// password, log out), a game's leaderboard (#/leaderboard/<game>) and a profile
+// (#/profile for your own, #/profile/<player id> for anyone's).
+
+import {
+  GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
+} from "./dom.js";
+
+// The name a guest chose in the lobby (kept for guests only: an account has its username).
+export const NAME_KEY = "solitaire-arena.name";
+const PAGE_SIZE = 20;
+
+// A labelled field in a form.
+function field(id, label, attributes) {
+  return element("div", { class: "field" }, element("label", { for: id }, label), element("input", { id, name: id, ...attributes }));
+}
+
+// A form whose submit runs `work` (the button is disabled meanwhile) and shows a refusal
+// in `error` as the server words it.
+function form(id, children, error, work) {
+  const node = element("form", { id, novalidate: true }, ...children);
+  node.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = node.querySelector("button[type=submit]");
+    showError(error, null);
+    button.disabled = true;
+    try {
+      await work();
+    } catch (failure) {
+      showError(error, failure);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return node;
+}
+
+// Pages that read from the server need a session: a guest's or an account's.
+function needsSession(app, what) {
+  app.replaceChildren(element("h1", {}, what),
+    element("p", { id: "no-session" }, "Choose a name in the ", element("a", { href: "#/" }, "lobby"),
+      " or ", element("a", { href: "#/account" }, "sign in"), " first."));
+}
+
+// ----- account -------------------------------------------------------------------------
+
+export function accountPage({ app, arena, signIn }) {
+  let drawn; // the username the page shows the forms for (null: signed out or a guest)
+
+  function guestForms() {
+    const loginError = element("p", { class: "error", id: "login-error", role: "alert" });
+    const registerError = element("p", { class: "error", id: "register-error", role: "alert" });
+    const login = form("login-form", [
+      field("login-username", "Username", { autocomplete: "username", maxlength: "64", required: true }),
+      field("login-password", "Password", { type: "password", autocomplete: "current-password", maxlength: "128", required: true }),
+      element("button", { id: "login", type: "submit", class: "primary" }, "Sign in"),
+    ], loginError, async () => {
+      const username = app.querySelector("#login-username").value.trim();
+      const password = app.querySelector("#login-password").value;
+      if (!username || !password) throw new Error("enter your username and password");
+      await arena.login(username, password);
+      localStorage.removeItem(NAME_KEY);
+      location.hash = "#/";
+    });
+    const who = arena.player
+      ? `Keep this guest, ${arena.player.name}, and every race of theirs: choose a username and a password.`
+      : "Choose a username and a password for a new player.";
+    const register = form("register-form", [
+      field("register-username", "New username", { autocomplete: "username", maxlength: "20", required: true }),
+      field("register-password", "New password", { type: "password", autocomplete: "new-password", minlength: "8", maxlength: "128", required: true }),
+      element("button", { id: "register", type: "submit" }, "Register"),
+    ], registerError, async () => {
+      const username = app.querySelector("#register-username").value.trim();
+      const password = app.querySelector("#register-password").value;
+      if (!username) throw new Error("choose a username");
+      if (!arena.player) {
+        // Nobody here yet: a guest first (named as the lobby says, or after the username).
+        const saved = localStorage.getItem(NAME_KEY);
+        await arena.start(saved || (/^[\p{L}\p{N}]/u.test(username) ? username.slice(0, 24) : "player"));
+      }
+      await arena.register(username, password);
+      localStorage.removeItem(NAME_KEY);
+      draw();
+    });
+    app.replaceChildren(
+      element("h1", {}, "Sign in"),
+      element("section", { "aria-labelledby": "login-title" },
+        element("h2", { id: "login-title" }, "Log in to your account"), login, loginError),
+      element("section", { "aria-labelledby": "register-title" },
+        element("h2", { id: "register-title" }, "Register"), element("p", { id: "register-intro" }, who),
+        element("p", { class: "setting" }, "A username has 3–20 letters, digits, _ or -; a password 8 characters or more."),
+        register, registerError));
+  }
+
+  function accountForms() {
+    const error = element("p", { class: "error", id: "password-error", role: "alert" });
+    const done = element("p", { id: "password-status", role: "status" });
+    const logoutError = element("p", { class: "error", id: "logout-error", role: "alert" });
+    const change = form("password-form", [
+      field("old-password", "Current password", { type: "password", autocomplete: "current-password", maxlength: "128", required: true }),
+      field("new-password", "New password", { type: "password", autocomplete: "new-password", minlength: "8", maxlength: "128", required: true }),
+      element("button", { id: "change-password", type: "submit" }, "Change password"),
+    ], error, async () => {
+      done.textContent = "";
+      const old = app.querySelector("#old-password");
+      const fresh = app.querySelector("#new-password");
+      await arena.changePassword(old.value, fresh.value);
+      old.value = "";
+      fresh.value = "";
+      done.textContent = "Password changed: your other devices are signed out.";
+    });
+    const logout = element("button", { id: "logout", type: "button", onclick: async () => {
+      showError(logoutError, null);
+      try {
+        await arena.logout();
+        localStorage.removeItem(NAME_KEY);
+        location.hash = "#/";
+      } catch (failure) {
+        showError(logoutError, failure);
+      }
+    } }, "Log out");
+    app.replaceChildren(
+      element("h1", {}, "Your account"),
+      element("p", { id: "account-name" }, `Signed in as ${arena.username}. `, element("a", { href: "#/profile" }, "Your profile")),
+      element("section", { "aria-labelledby": "password-title" },
+        element("h2", { id: "password-title" }, "Change password"), change, error, done),
+      element("section", { "aria-labelledby": "logout-title" },
+        element("h2", { id: "logout-title" }, "Log out"),
+        element("p", {}, "Forget this device: its token stops working; your other devices stay signed in."),
+        logout, logoutError));
+  }
+
+  function draw() {
+    drawn = arena.username;
+    if (drawn) accountForms(); else guestForms();
+  }
+
+  // Redraw only when who is signed in changed (a resume must not wipe what is typed).
+  const changed = () => { if (arena.username !== drawn) draw(); };
+  const stops = [arena.on("welcome", changed), arena.on("account", changed)];
+  draw();
+  signIn().then(changed).catch(() => {});
+  return () => stops.forEach((stop) => stop());
+}
+
+// ----- leaderboard ---------------------------------------------------------------------
+
+export function leaderboardPage({ app, arena, signIn }, game) {
+  if (!GAME_TITLES[game]) game = GAMES[0][0];
+  const error = element("p", { class: "error", role: "alert" });
+  const mine = element("p", { id: "my-rank" });
+  const rows = element("tbody");
+  const info = element("span", { id: "page-info" });
+  const previous = element("button", { id: "previous-page", type: "button", disabled: true }, "Previous");
+  const next = element("button", { id: "next-page", type: "button", disabled: true }, "Next");
+  let offset = 0;
+  let following = null;
+
+  async function load(from) {
+    showError(error, null);
+    try {
+      const board = await arena.request({ type: "get_leaderboard", game, offset: from, limit: PAGE_SIZE });
+      offset = from;
+      following = board.next_offset ?? null;
+      const me = arena.player?.player_id;
+      rows.replaceChildren(...board.entries.map((e) => element("tr", { "data-player": e.player_id, class: e.player_id === me ? "me" : "" },
+        element("td", {}, `${e.rank}`),
+        element("td", {}, playerLink(e.player_id, e.name, e.bot)),
+        element("td", { class: "number" }, `${e.rating}`),
+        element("td", { class: "number" }, `${e.games}`))));
+      if (!board.entries.length) {
+        rows.replaceChildren(element("tr", {}, element("td", { colspan: "4" },
+          offset ? "No more players." : `Nobody is listed at ${GAME_TITLES[game]} yet.`)));
+      }
+      if (board.me) mine.textContent = `Your rank: ${board.me.rank} of ${board.total}, rated ${board.me.rating}.`;
+      else if (arena.username) mine.textContent = "You are not listed yet: the leaderboard shows settled ratings only, after a few rated races.";
+      else mine.textContent = "Guests are not listed: register to race rated races.";
+      info.textContent = board.entries.length ? `${offset + 1}–${offset + board.entries.length} of ${board.total}` : "";
+      previous.disabled = offset === 0;
+      next.disabled = following === null;
+    } catch (failure) {
+      showError(error, failure);
+    }
+  }
+
+  previous.addEventListener("click", () => load(Math.max(0, offset - PAGE_SIZE)));
+  next.addEventListener("click", () => { if (following !== null) load(following); });
+  const tabs = element("nav", { class: "tabs", "aria-label": "games" }, ...GAMES.map(([id, title]) =>
+    element("a", { href: `#/leaderboard/${id}`, "aria-current": id === game ? "page" : null }, title)));
+  app.replaceChildren(
+    element("h1", {}, `Leaderboard: ${GAME_TITLES[game]}`), tabs, mine,
+    element("table", { id: "leaderboard" },
+      element("caption", { class: "setting" }, "Accounts with a settled rating (rated races only; provisional ratings are left off)"),
+      element("thead", {}, element("tr", {}, ...["Rank", "Player", "Rating", "Games"].map((h) => element("th", { scope: "col" }, h)))),
+      rows),
+    element("div", { class: "row" }, previous, next, info), error);
+  signIn().then((player) => (player ? load(0) : needsSession(app, "Leaderboard"))).catch((failure) => showError(error, failure));
+  return () => {};
+}
+
+// ----- profile -------------------------------------------------------------------------
+
+function raceResult(race) {
+  if (race.won) return `won in ${seconds(race.time_ms)}`;
+  return `${race.score} cards home`;
+}
+
+export function profilePage({ app, arena, signIn }, playerId) {
+  const error = element("p", { class: "error", role: "alert" });
+  app.replaceChildren(element("h1", {}, "Profile"), element("p", {}, "Loading…"), error);
+
+  function draw(p) {
+    const own = p.player_id === arena.player?.player_id;
+    const ratings = p.ratings.length
+      ? element("table", { id: "ratings" },
+        element("thead", {}, element("tr", {}, ...["Game", "Rating", "Rated races", "Latest ratings"].map((h) => element("th", { scope: "col" }, h)))),
+        element("tbody", {}, ...p.ratings.map((r) => {
+          const points = [...r.history].reverse().map((h) => h.rating); // oldest first
+          return element("tr", { "data-game": r.game },
+            element("td", {}, GAME_TITLES[r.game] ?? r.game),
+            element("td", { class: "number rating" }, ratingText(r.rating, r.provisional)),
+            element("td", { class: "number" }, `${r.games}`),
+            element("td", {}, points.length
+              ? sparkline(points, `${GAME_TITLES[r.game] ?? r.game} ratings after the latest ${points.length} rated races: ${points.join(", ")}`)
+              : ""));
+        })))
+      : element("p", { id: "ratings" }, "No rated races yet.");
+    const stats = p.stats.length
+      ? element("table", { id: "stats" },
+        element("thead", {}, element("tr", {}, ...["Game", "Races", "Wins", "Fastest win"].map((h) => element("th", { scope: "col" }, h)))),
+        element("tbody", {}, ...p.stats.map((s) => element("tr", { "data-game": s.game },
+          element("td", {}, GAME_TITLES[s.game] ?? s.game),
+          element("td", { class: "number" }, `${s.races}`),
+          element("td", { class: "number" }, `${s.wins}`),
+          element("td", { class: "number" }, s.best_ms != null ? seconds(s.best_ms) : "–")))))
+      : element("p", { id: "stats" }, "No races yet.");
+    const recent = p.recent.length
+      ? element("table", { id: "recent" },
+        element("thead", {}, element("tr", {}, ...["Ended", "Game", "Kind", "Place", "Result", "Rating", "See"].map((h) => element("th", { scope: "col" }, h)))),
+        element("tbody", {}, ...p.recent.map((r) => {
+          const what = `the ${GAME_TITLES[r.game] ?? r.game} race ended ${when(r.ended_at)}`;
+          return element("tr", { "data-race": r.race_id },
+            element("td", {}, when(r.ended_at)),
+            element("td", {}, GAME_TITLES[r.game] ?? r.game),
+            element("td", {}, r.rated ? "Rated" : "Casual"),
+            element("td", {}, `${r.rank} of ${r.racers}`),
+            element("td", {}, raceResult(r)),
+            element("td", { class: "number" }, r.rating_change != null ? changeText(r.rating_change) : ""),
+            element("td", { class: "links" },
+              element("a", { href: `#/race/${r.race_id}`, class: "results-link", "aria-label": `results of ${what}` }, "Results"),
+              " · ",
+              element("a", { href: `#/replay/${r.race_id}`, class: "replay-link", "aria-label": `replay of ${what}` }, "Replay")));
+        })))
+      : element("p", { id: "recent" }, "No races yet.");
+    app.replaceChildren(
+      element("h1", { id: "profile-name" }, `${p.name}${p.bot ? " 🤖" : ""}`),
+      element("p", { id: "profile-account" },
+        p.username ? `Account ${p.username}` : "Guest", p.bot ? " · a bot" : "", own ? " · this is you" : ""),
+      element("section", { "aria-labelledby": "ratings-title" }, element("h2", { id: "ratings-title" }, "Ratings"), ratings),
+      element("section", { "aria-labelledby": "stats-title" }, element("h2", { id: "stats-title" }, "Races by game"), stats),
+      element("section", { "aria-labelledby": "recent-title" }, element("h2", { id: "recent-title" }, "Recent races"), recent),
+      error);
+  }
+
+  signIn()
+    .then(async (player) => {
+      if (!player) { needsSession(app, "Profile"); return; }
+      const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });
+      draw(reply.profile);
+    })
+    .catch((failure) => showError(error, failure));
+  return () => {};
+}

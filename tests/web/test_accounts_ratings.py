@@ -1,0 +1,429 @@
+"""Accounts, ratings, the leaderboard and profiles in the browser client, in real headless
+Chromium against a real server and Redis: what the pages show, checked against the
+server's own state and the Glicko-2 numbers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import redis.asyncio as aioredis
+from playwright.async_api import Browser, Page, expect
+
+from client.errors import BadTokenError
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.features.glicko2 import Rating, rate
+from tests.server.test_profiles import seed_ratings
+from tests.server.test_ratings import foundation_moves
+from tests.web.conftest import shot_path
+from tests.web.test_browser import open_page, page_race_id
+from tests.web.test_undo_hints_rematch import after, same_player, until_shown
+
+PASSWORD = "correct horse battery"
+TOKEN = "() => localStorage.getItem('solitaire-arena.token')"
+
+
+async def account(url: str, username: str, password: str = PASSWORD) -> ArenaClient:
+    """An account made through the SDK (a guest that registered)."""
+    client = await ArenaClient.connect(url)
+    await client.hello(name="someone")
+    await client.register(username, password)
+    return client
+
+
+async def log_in(page: Page, username: str, password: str = PASSWORD) -> None:
+    """Signs in through the header's link and the form."""
+    await page.click("#nav-account")
+    await page.fill("#login-username", username)
+    await page.fill("#login-password", password)
+    await page.click("#login")
+
+
+async def signed_in_page(browser: Browser, url: str, username: str, errors: list[str]) -> Page:
+    page = await open_page(browser, url, errors, viewport={"width": 1280, "height": 900})
+    await log_in(page, username)
+    await expect(page.locator("#signed-in")).to_have_text(f"Signed in as {username}.")
+    await expect(page.locator("#who")).to_have_text(username)
+    return page
+
+
+async def stored_rating(redis_url: str, player_id: str) -> float:
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        return float(await client.hget(f"player:{player_id}:rating:eight-off", "rating"))
+    finally:
+        await client.aclose()
+
+
+# ----- accounts -----------------------------------------------------------------------------
+
+
+async def test_a_guest_registers_and_logs_in_on_another_browser_as_the_same_player(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    guest = await open_page(browser, arena.url, errors)
+    await expect(guest.locator("#nav-account")).to_have_text("Sign in")
+    await guest.fill("#name", "ada")
+    await guest.click("#create")
+    await expect(guest.locator("#status")).to_contain_text("share the code")
+    race_id = page_race_id(guest.url)
+    await expect(guest.locator("#who")).to_have_text("ada (guest)")
+    first = await same_player(guest, arena.url)
+    # A username the server refuses: its reason, word for word, and still a guest.
+    await guest.click("#nav-account")
+    await expect(guest.locator("#register-intro")).to_contain_text("Keep this guest, ada,")
+    await guest.fill("#register-username", "ada lovelace")
+    await guest.fill("#register-password", PASSWORD)
+    await guest.click("#register")
+    await expect(guest.locator("#register-error")).to_have_text(
+        "a username has letters, digits, _ and - only, not ' '"
+    )
+    await expect(guest.locator("#who")).to_have_text("ada (guest)")
+    await guest.fill("#register-username", "Ada_L")
+    await guest.click("#register")
+    await expect(guest.locator("#account-name")).to_contain_text("Signed in as Ada_L.")
+    await expect(guest.locator("#who")).to_have_text("Ada_L")
+    await expect(guest.locator("#nav-account")).to_have_text("Account")
+    await guest.screenshot(path=shot_path("account-registered"))
+    assert (await first.profile()).username == "Ada_L"
+    # Another browser (its own storage): the login form, any case, the same player.
+    other = await open_page(browser, arena.url, errors)
+    await log_in(other, "ada_l")
+    await expect(other.locator("#signed-in")).to_have_text("Signed in as Ada_L.")
+    await expect(other.locator("#who")).to_have_text("Ada_L")
+    await expect(other.locator("#name")).to_have_count(0)
+    await expect(other.locator("#rated")).to_be_enabled()
+    second = await same_player(other, arena.url)
+    assert second.player_id == first.player_id
+    assert await other.evaluate(TOKEN) != await guest.evaluate(TOKEN)  # a token per device
+    # The race the guest created is this player's on the other browser too (its seat keeps
+    # the name it was taken with).
+    await other.goto(other.url.split("#")[0] + f"#/race/{race_id}")
+    await expect(other.locator(f'.racer[data-player="{first.player_id}"]')).to_contain_text("ada (you)")
+    await expect(other.locator("#ready")).to_be_visible()
+    # And the page resumes with the new token after a reload.
+    await other.reload()
+    await expect(other.locator("#who")).to_have_text("Ada_L")
+    await other.screenshot(path=shot_path("account-second-browser"))
+    for client in (first, second):
+        await client.close()
+    assert errors == []
+
+
+async def test_a_wrong_password_shows_the_servers_message_and_signs_nobody_in(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    bob = await account(arena.url, "bob_b")
+    page = await open_page(browser, arena.url, errors)
+    await log_in(page, "bob_b", "not the password")
+    await expect(page.locator("#login-error")).to_have_text("wrong username or password")
+    await expect(page.locator("#who")).to_have_text("")
+    await expect(page.locator("#nav-account")).to_have_text("Sign in")
+    assert await page.evaluate(TOKEN) is None
+    await page.screenshot(path=shot_path("account-wrong-password"))
+    # The right one signs in from the same form.
+    await page.fill("#login-password", PASSWORD)
+    await page.click("#login")
+    await expect(page.locator("#signed-in")).to_have_text("Signed in as bob_b.")
+    await bob.close()
+    assert errors == []
+
+
+async def test_logout_returns_to_the_guest_screen_and_the_old_token_no_longer_resumes(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    cy = await account(arena.url, "cy_c")
+    page = await signed_in_page(browser, arena.url, "cy_c", errors)
+    token = await page.evaluate(TOKEN)
+    assert isinstance(token, str)
+    await page.click("#nav-account")
+    await page.click("#logout")
+    await expect(page.locator("#name")).to_be_visible()
+    await expect(page.locator("#name")).to_have_value("")
+    await expect(page.locator("#who")).to_have_text("")
+    await expect(page.locator("#nav-account")).to_have_text("Sign in")
+    await expect(page.locator("#rated")).to_be_disabled()
+    assert await page.evaluate(TOKEN) is None
+    revoked = await ArenaClient.connect(arena.url)
+    with pytest.raises(BadTokenError):
+        await revoked.hello(token=token)
+    await page.reload()
+    await expect(page.locator("#name")).to_be_visible()
+    await expect(page.locator("#signed-in")).to_have_count(0)
+    await page.screenshot(path=shot_path("account-logged-out"))
+    for client in (cy, revoked):
+        await client.close()
+    assert errors == []
+
+
+async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    dee = await account(arena.url, "dee_d")
+    page = await signed_in_page(browser, arena.url, "dee_d", errors)
+    laptop = await signed_in_page(browser, arena.url, "dee_d", errors)
+    await page.click("#nav-account")
+    await page.fill("#old-password", "not it at all")
+    await page.fill("#new-password", "staple 2 horses")
+    await page.click("#change-password")
+    await expect(page.locator("#password-error")).to_have_text("the old password is wrong")
+    await expect(page.locator("#password-status")).to_have_text("")
+    await page.fill("#old-password", PASSWORD)
+    await page.click("#change-password")
+    await expect(page.locator("#password-status")).to_have_text(
+        "Password changed: your other devices are signed out."
+    )
+    await expect(page.locator("#password-error")).to_have_text("")
+    # Another browser's token was revoked: reloaded, it is signed out and says so.
+    await laptop.reload()
+    await expect(laptop.locator("#link")).to_have_text("signed out: sign in again")
+    await expect(laptop.locator("#name")).to_be_visible()
+    await expect(laptop.locator("#who")).to_have_text("")
+    assert await laptop.evaluate(TOKEN) is None
+    await laptop.screenshot(path=shot_path("account-signed-out-elsewhere"))
+    # The page that changed it is still signed in, after a reload too.
+    await page.reload()
+    await expect(page.locator("#who")).to_have_text("dee_d")
+    # The SDK's session (another device) lost its token; the new password logs in.
+    with pytest.raises(BadTokenError):
+        await (await ArenaClient.connect(arena.url)).hello(token=dee.token)
+    again = await ArenaClient.connect(arena.url)
+    assert (await again.login("dee_d", "staple 2 horses")).player_id == dee.player_id
+    for client in (dee, again):
+        await client.close()
+    assert errors == []
+
+
+# ----- rated races --------------------------------------------------------------------------
+
+
+async def test_a_rated_race_between_two_signed_in_pages_ends_with_ratings_and_changes(
+    browser: Browser, arena: ArenaServer, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    clients = [await account(arena.url, "ada_r"), await account(arena.url, "bob_r")]
+    # A guest's form: Rated is there but cannot be ticked.
+    guest = await open_page(browser, arena.url, errors)
+    await expect(guest.locator("#rated")).to_be_disabled()
+    await expect(guest.locator("#rated")).to_have_accessible_name("Rated")
+    ada = await signed_in_page(browser, arena.url, "ada_r", errors)
+    bob = await signed_in_page(browser, arena.url, "bob_r", errors)
+    # Ticking Rated unticks and disables Hints allowed; unticking gives it back.
+    await expect(ada.locator("#hints")).to_be_checked()
+    await ada.check("#rated")
+    await expect(ada.locator("#hints")).not_to_be_checked()
+    await expect(ada.locator("#hints")).to_be_disabled()
+    await ada.uncheck("#rated")
+    await expect(ada.locator("#hints")).to_be_enabled()
+    await ada.check("#rated")
+    await ada.click("#create")
+    await expect(ada.locator("#status")).to_contain_text("share the code")
+    await expect(ada.locator("#rated-setting")).to_have_text("Rated")
+    await expect(ada.locator("#hints-setting")).to_have_text("Hints: off")
+    race_id = page_race_id(ada.url)
+    code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
+    assert code is not None
+    await bob.fill("#code", code[1])
+    await bob.click("#join")
+    await expect(bob.locator("#rated-setting")).to_have_text("Rated")
+    # Accounts with no rating yet in this game: 1500, provisional.
+    ada_id, bob_id = clients[0].player_id, clients[1].player_id
+    await expect(bob.locator(f'.racer[data-player="{ada_id}"] .rating')).to_have_text("1500?")
+    await expect(bob.locator(f'.racer[data-player="{bob_id}"]')).to_contain_text("bob_r (you) 1500?")
+    await ada.click("#ready")
+    await bob.click("#ready")
+    await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(ada.locator("#hint")).to_be_hidden()
+    moves = foundation_moves(2)
+    for index, move in enumerate(moves):
+        await ada.fill("#move", move)
+        await ada.press("#move", "Enter")
+        await until_shown(ada, after(moves[: index + 1]), f"after {move}")
+    await ada.click("#give-up")
+    await bob.click("#give-up")
+    # The Glicko-2 numbers for a first rated race, one win and one loss.
+    won, lost = rate(Rating(), [(Rating(), 1.0)]), rate(Rating(), [(Rating(), 0.0)])
+    winner, loser = round(won.rating), round(lost.rating)
+    assert winner > 1500 > loser
+    for page in (ada, bob):
+        await expect(page.locator("#results h2")).to_have_text("Results (rated)")
+        first = page.locator(f'#standings tr[data-player="{ada_id}"]')
+        second = page.locator(f'#standings tr[data-player="{bob_id}"]')
+        await expect(first.locator(".rating-change")).to_have_text(f"{winner}? (+{winner - 1500})")
+        await expect(second.locator(".rating-change")).to_have_text(f"{loser}? (-{1500 - loser})")
+        await expect(first).to_contain_text("1.")
+        await expect(second).to_contain_text("2.")
+    # What the server stored is what the page shows, and the names beside the board too.
+    assert round(await stored_rating(clean_redis, ada_id)) == winner
+    assert round(await stored_rating(clean_redis, bob_id)) == loser
+    await expect(ada.locator(f'.racer[data-player="{ada_id}"] .rating')).to_have_text(f"{winner}?")
+    await expect(ada.locator(f'.racer[data-player="{bob_id}"] .rating')).to_have_text(f"{loser}?")
+    await ada.screenshot(path=shot_path("rated-results"), full_page=True)
+    # A name in the standings links to that player's profile.
+    await ada.locator(f'#standings tr[data-player="{bob_id}"] a.player').click()
+    await expect(ada.locator("#profile-name")).to_have_text("bob_r")
+    await expect(ada.locator('#ratings tr[data-game="eight-off"] .rating')).to_have_text(f"{loser}?")
+    await expect(ada.locator(f'#recent tr[data-race="{race_id}"]')).to_contain_text(f"-{1500 - loser}")
+    for client in clients:
+        await client.close()
+    assert errors == []
+
+
+async def test_a_casual_race_shows_casual_and_no_rating_change(browser: Browser, arena: ArenaServer) -> None:
+    errors: list[str] = []
+    ada = await open_page(browser, arena.url, errors)
+    await ada.fill("#name", "ada")
+    await ada.click("#create")
+    await expect(ada.locator("#rated-setting")).to_have_text("Casual")
+    race_id = page_race_id(ada.url)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    code = (await bob.get_race(race_id)).code
+    await bob.join_race(code)
+    await bob.ready(race_id)
+    await ada.click("#ready")
+    await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(ada.locator(".racer .rating")).to_have_count(0)  # guests have no rating
+    await ada.click("#give-up")
+    await bob.finish(race_id)
+    await expect(ada.locator("#results h2")).to_have_text("Results")
+    await expect(ada.locator("#standings tr")).to_have_count(2)
+    await expect(ada.locator("#standings .rating-change")).to_have_text(["", ""])
+    await bob.close()
+    assert errors == []
+
+
+# ----- leaderboard and profile ----------------------------------------------------------------
+
+
+async def test_the_leaderboard_lists_seeded_players_in_order_with_my_rank_and_pages(
+    browser: Browser, arena: ArenaServer, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    me = await account(arena.url, "reader_acct")
+    field = {f"p_{i:02d}": (f"player{i:02d}", 1400.0 + 10 * i, 60.0) for i in range(30)}
+    field[me.player_id] = ("reader_acct", 1655.0, 70.0)
+    await seed_ratings(clean_redis, field, arena.time.now_ms())
+    page = await signed_in_page(browser, arena.url, "reader_acct", errors)
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("h1")).to_have_text("Leaderboard: Eight Off")
+    rows = page.locator("#leaderboard tbody tr")
+    await expect(rows).to_have_count(20)
+    # Best first; 1655 comes after 1690, 1680, 1670 and 1660: fifth, and marked as me.
+    top = [f"player{i:02d}" for i in (29, 28, 27, 26)] + ["reader_acct"]
+    top += [f"player{i:02d}" for i in range(25, 10, -1)]
+    await expect(rows.locator("td:nth-child(2)")).to_have_text(top)
+    await expect(rows.nth(0)).to_have_text(re.compile(r"^1\s*player29\s*1690\s*30$"))
+    await expect(rows.locator("td:nth-child(1)")).to_have_text([str(n) for n in range(1, 21)])
+    await expect(page.locator("#leaderboard tr.me")).to_have_count(1)
+    await expect(page.locator("#leaderboard tr.me")).to_contain_text("reader_acct")
+    await expect(page.locator("#my-rank")).to_have_text("Your rank: 5 of 31, rated 1655.")
+    await expect(page.locator("#page-info")).to_have_text("1\N{EN DASH}20 of 31")
+    await expect(page.locator("#previous-page")).to_be_disabled()
+    await page.screenshot(path=shot_path("leaderboard"), full_page=True)
+    # The next page: the last 11, then nothing further.
+    await page.click("#next-page")
+    await expect(page.locator("#page-info")).to_have_text("21\N{EN DASH}31 of 31")
+    await expect(rows.locator("td:nth-child(2)")).to_have_text([f"player{i:02d}" for i in range(10, -1, -1)])
+    await expect(page.locator("#next-page")).to_be_disabled()
+    await page.click("#previous-page")
+    await expect(page.locator("#page-info")).to_have_text("1\N{EN DASH}20 of 31")
+    # Another game's tab: nobody yet.
+    await page.get_by_role("link", name="Treize").click()
+    await expect(page.locator("h1")).to_have_text("Leaderboard: Treize")
+    await expect(page.locator("#leaderboard tbody")).to_have_text("Nobody is listed at Treize yet.")
+    await expect(page.locator("#my-rank")).to_contain_text("You are not listed yet")
+    # A name links to the profile.
+    await page.get_by_role("link", name="Eight Off").click()
+    await page.get_by_role("link", name="player29").click()
+    await expect(page.locator("#profile-name")).to_have_text("player29")
+    await expect(page.locator("#profile-account")).to_have_text("Account player29")
+    await expect(page.locator('#ratings tr[data-game="eight-off"] .rating')).to_have_text("1690")
+    # A guest is told guests are not listed.
+    guest = await open_page(browser, arena.url, errors)
+    await guest.fill("#name", "gus")
+    await guest.click("#create")
+    await expect(guest.locator("#status")).to_contain_text("share the code")
+    await guest.click("#nav-leaderboard")
+    await expect(guest.locator("#leaderboard tbody tr")).to_have_count(20)
+    await expect(guest.locator("#my-rank")).to_have_text(
+        "Guests are not listed: register to race rated races."
+    )
+    await me.close()
+    assert errors == []
+
+
+async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    ada, bob = await account(arena.url, "ada_p"), await account(arena.url, "bob_p")
+    # One rated race ada wins on cards home, then one casual race.
+    rated = await ada.create_race("eight-off", rated=True)
+    await bob.join_race(rated.code)
+    for client in (ada, bob):
+        await client.ready(rated.race_id)
+    moves = foundation_moves(2)
+    page = await signed_in_page(browser, arena.url, "ada_p", errors)
+    await page.goto(page.url.split("#")[0] + f"#/race/{rated.race_id}")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    for move in moves:
+        await ada.move(rated.race_id, move)
+    for client in (ada, bob):
+        await client.finish(rated.race_id)
+    await expect(page.locator("#results h2")).to_have_text("Results (rated)")
+    casual = await bob.create_race("eight-off")
+    await ada.join_race(casual.code)
+    for client in (ada, bob):
+        await client.ready(casual.race_id)
+    await expect(page.locator("#nav-profile")).to_be_visible()
+    await page.goto(page.url.split("#")[0] + f"#/race/{casual.race_id}")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    for client in (ada, bob):
+        await client.finish(casual.race_id)
+    await expect(page.locator("#results h2")).to_have_text("Results")
+    # My profile: the page's own player.
+    await page.click("#nav-profile")
+    winner = round(rate(Rating(), [(Rating(), 1.0)]).rating)
+    await expect(page.locator("#profile-name")).to_have_text("ada_p")
+    await expect(page.locator("#profile-account")).to_have_text("Account ada_p · this is you")
+    line = page.locator('#ratings tr[data-game="eight-off"]')
+    await expect(line.locator(".rating")).to_have_text(f"{winner}?")
+    await expect(line.locator("td:nth-child(3)")).to_have_text("1")
+    await expect(line.locator("svg.sparkline")).to_have_attribute(
+        "aria-label", f"Eight Off ratings after the latest 1 rated races: {winner}"
+    )
+    await expect(page.locator('#stats tr[data-game="eight-off"]')).to_have_text(
+        re.compile("^Eight Off\\s*2\\s*0\\s*\N{EN DASH}$")
+    )
+    recent = page.locator("#recent tbody tr")
+    await expect(recent).to_have_count(2)
+    await expect(recent.nth(0)).to_have_attribute("data-race", casual.race_id)
+    await expect(recent.nth(0).locator("td:nth-child(3)")).to_have_text("Casual")
+    await expect(recent.nth(0).locator("td:nth-child(6)")).to_have_text("")
+    await expect(recent.nth(1)).to_have_attribute("data-race", rated.race_id)
+    await expect(recent.nth(1).locator("td:nth-child(3)")).to_have_text("Rated")
+    await expect(recent.nth(1).locator("td:nth-child(4)")).to_have_text("1 of 2")
+    await expect(recent.nth(1).locator("td:nth-child(5)")).to_have_text("2 cards home")
+    await expect(recent.nth(1).locator("td:nth-child(6)")).to_have_text(f"+{winner - 1500}")
+    await page.screenshot(path=shot_path("profile"), full_page=True)
+    # Its links: the race's results, and its replay.
+    await recent.nth(1).locator("a.results-link").click()
+    await expect(page.locator(f'#standings tr[data-player="{ada.player_id}"] .rating-change')).to_have_text(
+        f"{winner}? (+{winner - 1500})"
+    )
+    await page.go_back()
+    await page.locator(f'#recent tr[data-race="{rated.race_id}"] a.replay-link').click()
+    await expect(page.locator("#step-label")).to_contain_text(f"of {len(moves)} moves")
+    # Another player's profile, by its address.
+    await page.goto(page.url.split("#")[0] + f"#/profile/{bob.player_id}")
+    await expect(page.locator("#profile-name")).to_have_text("bob_p")
+    await expect(page.locator("#profile-account")).to_have_text("Account bob_p")
+    for client in (ada, bob):
+        await client.close()
+    assert errors == []
