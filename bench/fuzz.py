@@ -63,6 +63,7 @@ async def fuzz_node(url: str, frames: int, seed: int) -> dict[str, Any]:
         await client.finish(race.race_id)
     ended = await ada.wait_for(RaceEnded, timeout=10)
     log = await ada.move_log(race.race_id)
+    assert ended.summary.seed is not None  # a race's seed is revealed at its end
     replays_ok = all(
         state is not None
         and BoardView.model_validate(

@@ -229,6 +229,30 @@ class PlayerNotFoundError(ArenaError):
     code_of_class = ErrorCode.PLAYER_NOT_FOUND.value
 
 
+class DailyAttemptedError(ArenaError):
+    """The player already had today's scored attempt (or first play) of that deal."""
+
+    code_of_class = ErrorCode.DAILY_ATTEMPTED.value
+
+
+class DailyNotAttemptedError(ArenaError):
+    """Practice comes after the scored attempt of the day's deal is over."""
+
+    code_of_class = ErrorCode.DAILY_NOT_ATTEMPTED.value
+
+
+class DailyNotReadyError(ArenaError):
+    """That day's deal is not prepared (yet): try again shortly, or another day."""
+
+    code_of_class = ErrorCode.DAILY_NOT_READY.value
+
+
+class NotYetError(ArenaError):
+    """Not before your own scored attempt of that daily deal is over, or the day is."""
+
+    code_of_class = ErrorCode.NOT_YET.value
+
+
 class StaleSeqError(ArenaError):
     """That seq was already played."""
 
@@ -292,6 +316,10 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.BAD_LOGIN: BadLoginError,
     ErrorCode.NOT_REGISTERED: NotRegisteredError,
     ErrorCode.PLAYER_NOT_FOUND: PlayerNotFoundError,
+    ErrorCode.DAILY_ATTEMPTED: DailyAttemptedError,
+    ErrorCode.DAILY_NOT_ATTEMPTED: DailyNotAttemptedError,
+    ErrorCode.DAILY_NOT_READY: DailyNotReadyError,
+    ErrorCode.NOT_YET: NotYetError,
     ErrorCode.STALE_SEQ: StaleSeqError,
     ErrorCode.SEQ_CONFLICT: SeqConflictError,
     ErrorCode.FUTURE_SEQ: FutureSeqError,

@@ -45,9 +45,14 @@ from shared.protocol import (
     CancelQuickMatch,
     ChangePassword,
     CreateRace,
+    Dailies,
+    DailyBoard,
+    DailyStarted,
     Error,
     Finish,
     GameName,
+    GetDailies,
+    GetDailyBoard,
     GetHint,
     GetLeaderboard,
     GetMoveLog,
@@ -86,6 +91,7 @@ from shared.protocol import (
     Replay,
     Results,
     ServerMessage,
+    StartDaily,
     StartRace,
     Welcome,
     decode_server,
@@ -385,6 +391,25 @@ class ArenaClient:
         """A player's profile by id or username; this player's own with neither."""
         message = GetProfile(id=self.next_id(), player_id=player_id, username=username)
         return (await self._expect(message, Profile)).profile
+
+    async def dailies(self, date: str | None = None) -> Dailies:
+        """Today's daily deals (or a past ``date``'s, YYYY-MM-DD) with their commitments."""
+        return await self._expect(GetDailies(id=self.next_id(), date=date), Dailies)
+
+    async def start_daily(self, game: GameName, practice: bool = False) -> DailyStarted:
+        """Play today's deal of ``game``: the first attempt is the scored one (accounts);
+        ``practice`` plays it again afterwards. Moves go through :meth:`move` as in a race."""
+        message = StartDaily(id=self.next_id(), game=game, practice=practice)
+        started = await self._expect(message, DailyStarted)
+        self.seqs[started.race.race_id] = 0
+        return started
+
+    async def daily_board(
+        self, game: GameName, date: str | None = None, offset: int = 0, limit: int = 50
+    ) -> DailyBoard:
+        """A page of a day's board for ``game`` (today's by default)."""
+        message = GetDailyBoard(id=self.next_id(), game=game, date=date, offset=offset, limit=limit)
+        return await self._expect(message, DailyBoard)
 
     async def ping(self) -> Pong:
         return await self._expect(Ping(id=self.next_id()), Pong)

@@ -19,6 +19,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from server.admission import AddressLimits, Admission
 from server.config import Settings
 from server.features.accounts import Accounts
+from server.features.daily import Daily
 from server.features.hints import Hints
 from server.features.lobby import Lobby, random_seed
 from server.features.presence import Presence
@@ -57,6 +58,7 @@ class Features:
     rematches: Rematches
     accounts: Accounts
     profiles: Profiles
+    daily: Daily
 
 
 def routes(features: Features) -> Router:
@@ -87,6 +89,9 @@ def routes(features: Features) -> Router:
     router.add(p.ChangePassword, features.accounts.change_password)
     router.add(p.GetLeaderboard, features.profiles.get_leaderboard)
     router.add(p.GetProfile, features.profiles.get_profile)
+    router.add(p.GetDailies, features.daily.get_dailies)
+    router.add(p.StartDaily, features.daily.start_daily)
+    router.add(p.GetDailyBoard, features.daily.get_daily_board)
     router.check()
     return router
 
@@ -110,8 +115,9 @@ def build_features(
     rematches = Rematches(store, lobby, settings, time)
     accounts = Accounts(store, presence)
     profiles = Profiles(store, time)
+    daily = Daily(store, lobby, racing, settings, time)
     return Features(
-        presence, lobby, quick_match, racing, results, clock, hints, rematches, accounts, profiles
+        presence, lobby, quick_match, racing, results, clock, hints, rematches, accounts, profiles, daily
     )
 
 
@@ -206,6 +212,8 @@ class ArenaServer:
         await fanout.start()
         features.clock.start()
         features.quick_match.start()
+        if self.settings.daily_prepare:
+            features.daily.start()
 
         async def connection(ws: ServerConnection) -> None:
             address = client_address(ws, ws.request, admission)
@@ -242,6 +250,7 @@ class ArenaServer:
             await self.features.rematches.stop()
             self.features.hints.stop()
             self.features.accounts.stop()
+            await self.features.daily.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

@@ -30,6 +30,8 @@ ENV_VARS: Final = {
     "trusted_proxies": "SA_TRUSTED_PROXIES",
     "abuse_ban": "SA_ABUSE_BAN",
     "guest_ttl": "SA_GUEST_TTL",
+    "daily_secret": "SA_DAILY_SECRET",
+    "daily_time_limit": "SA_DAILY_TIME_LIMIT",
     "clock_tick": "SA_CLOCK_TICK",
     "race_ttl": "SA_RACE_TTL",
     "redis_fsync": "SA_REDIS_FSYNC",
@@ -63,6 +65,8 @@ HELP: Final = {
     "doubles with each repeat within an hour, up to 300 (0: no ban)",
     "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
+    "daily_secret": "the secret daily deals' seeds derive from (unset: one made once, kept in Redis)",
+    "daily_time_limit": "time limit of a daily attempt, in seconds",
     "clock_tick": "seconds between the clock's looks for races to start or end",
     "race_ttl": "seconds a finished or cancelled race stays in Redis (0: forever)",
     "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
@@ -111,6 +115,14 @@ class Settings:
     trusted_proxies: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.
     guest_ttl: int = 30 * 24 * 3600
+    #: The secret daily deals' seeds derive from; empty: one is made once and kept in Redis
+    #: for every node. Never sent, logged or shown (it is left out of this object's repr).
+    daily_secret: str = field(default="", repr=False)
+    #: Time limit of a daily attempt.
+    daily_time_limit: float = 1800.0
+    #: Whether the node prepares today's and tomorrow's daily deals in the background
+    #: (tests turn it off and prepare the days they drive).
+    daily_prepare: bool = True
     #: How often the clock looks for races due to start or end.
     clock_tick: float = 0.05
     #: How long a finished race stays in Redis (0: forever).

@@ -61,7 +61,10 @@ def timelines(log: MoveLog, racers: Sequence[str] = ()) -> list[Timeline]:
     moves: dict[str, list[str]] = {player: [] for player in order}
     for logged in sorted(log.moves, key=lambda m: (m.player_id, m.seq)):
         moves[logged.player_id].append(logged.move)
-    return [Timeline.play(log.game, log.seed, player, moves[player]) for player in order]
+    if log.seed is None:
+        raise ValueError("this daily attempt's seed is revealed after its day: replay it then")
+    seed = log.seed
+    return [Timeline.play(log.game, seed, player, moves[player]) for player in order]
 
 
 class ReplayScreen(Screen[None]):

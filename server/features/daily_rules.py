@@ -53,6 +53,15 @@ def day_start(day: dt.date) -> int:
     return (day - _EPOCH).days * DAY_MS
 
 
+def day_over(day: str, now: int) -> bool:
+    """Whether the day named ``YYYY-MM-DD`` is over at ``now`` (its seeds may be shown).
+
+    >>> day_over("1970-01-01", DAY_MS - 1), day_over("1970-01-01", DAY_MS)
+    (False, True)
+    """
+    return now >= day_start(dt.date.fromisoformat(day)) + DAY_MS
+
+
 def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> int:
     """The sorted-set score of an attempt on its day's board (lower ranks higher).
 
@@ -68,6 +77,34 @@ def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> 
     if won and time_ms is not None:
         return max(0, time_ms)
     return _LOSS_BASE + (52 - score) * _PER_CARD + min(max(0, reached_ms), _PER_CARD - 1)
+
+
+def board_result(value: float) -> tuple[bool, int | None, int]:
+    """(won, time to win, cards home) of a board score.
+
+    >>> board_result(board_score(True, 90_000, 52, 90_000)), board_result(board_score(False, None, 30, 5))
+    ((True, 90000, 52), (False, None, 30))
+    """
+    number = int(value)
+    if number < _LOSS_BASE:
+        return True, number, 52
+    return False, None, 52 - (number - _LOSS_BASE) // _PER_CARD
+
+
+def prove_day(secret: bytes, game: str, day: str, budget: int, tries: int) -> tuple[int, int, int | None]:
+    """(candidate, seed, winning line's length) of the day's deal: the first candidate the
+    solver proves winnable within ``budget`` positions. When none of ``tries`` candidates
+    is proven, candidate 0 is the deal, unproven (length None). CPU-heavy: run it in a
+    worker process."""
+    from shared.solver import solve_deal
+
+    date = dt.date.fromisoformat(day)
+    for candidate in range(tries):
+        seed = candidate_seed(secret, game, date, candidate)
+        line = solve_deal(game, seed, budget).line
+        if line is not None:
+            return candidate, seed, len(line)
+    return 0, candidate_seed(secret, game, date, 0), None
 
 
 def points(rank: int) -> int:

@@ -18,6 +18,7 @@ from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, answer_error, race_not_found
 from server.features.context import Caller, Identity, Reply
+from server.features.daily_rules import day_over
 from server.features.events import EventKind, pack_event
 from server.features.race_rules import commitment, race_window, racer_info, view_of
 from server.features.ratings import current, provisional
@@ -81,7 +82,7 @@ def race_info(
     racers = [racer_info(s, boards.get(s.player_id)) for s in seats]
     if ratings:
         racers = [_rated(r, ratings.get(r.player_id), now) for r in racers]
-    over = meta.status is RaceStatus.FINISHED
+    over = meta.status is RaceStatus.FINISHED and (not meta.daily or day_over(meta.daily, now))
     return RaceInfo(
         race_id=meta.race_id,
         code=meta.code,
@@ -201,11 +202,14 @@ class Lobby:
         ready: bool = False,
         hints: bool = False,
         rated: bool = False,
+        seed: int | None = None,
+        daily: str = "",
+        daily_scored: bool = False,
     ) -> RaceMeta:
         if rated and not player.account:
             raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
         now = self.time.now_ms()
-        seed = self.seed_source()
+        seed = self.seed_source() if seed is None else seed
         salt = secrets.token_hex(16)
         for _attempt in range(10):
             meta = RaceMeta(
@@ -225,6 +229,8 @@ class Lobby:
                 ended_at=None,
                 hints=hints and not rated,
                 rated=rated,
+                daily=daily,
+                daily_scored=daily_scored,
             )
             if await self.store.races.create(
                 meta, Seat(player.player_id, player.name, ready, now, player.bot)
@@ -308,7 +314,9 @@ class Lobby:
                     f"{seat.name} is racing in another race: a player races one race at a time",
                 )
 
-    async def begin_countdown(self, race_id: str) -> None:
+    async def begin_countdown(self, race_id: str, solo: bool = False) -> None:
+        """Deal and count down (a ``solo`` race, a daily attempt, has one racer and starts
+        at once)."""
         for _attempt in range(5):
             race = await self.store.races.race(race_id)
             if race is None:
@@ -316,12 +324,12 @@ class Lobby:
             meta, seats = race
             if meta.status is not RaceStatus.OPEN:
                 raise answer_error(Answer.NOT_OPEN)
-            if len(seats) < 2:
+            if len(seats) < (1 if solo else 2):
                 raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
             await self._refuse_racers_elsewhere(race_id, seats)
             game = new_game(meta.game, meta.seed)
             now = self.time.now_ms()
-            starts_at, ends_at = race_window(now, self.settings.countdown, meta.time_limit)
+            starts_at, ends_at = race_window(now, 0.0 if solo else self.settings.countdown, meta.time_limit)
             event = RaceCountdown(
                 race_id=race_id,
                 starts_at=starts_at,

@@ -9,6 +9,8 @@ from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
+from server.features.daily_access import may_look
+from server.features.daily_rules import board_score, day_over
 from server.features.events import EventKind, pack_event
 from server.features.race_rules import standings
 from server.features.ratings import new_ratings, racer_records, with_ratings
@@ -29,6 +31,7 @@ from shared.protocol import (
     RaceSummary,
     Replay,
     Results,
+    Standing,
 )
 
 log = logging.getLogger("arena.results")
@@ -45,6 +48,18 @@ def missed_race(race_id: str) -> RaceCancelled:
     return RaceCancelled(race_id=race_id, reason="missed", message=MISSED)
 
 
+def daily_entry(meta: RaceMeta, lines: list[Standing]) -> tuple[str, str, int] | None:
+    """(day, player, board score) of a scored daily attempt's end, or None."""
+    if not meta.daily or not meta.daily_scored or not lines:
+        return None
+    line = lines[0]
+    return (
+        meta.daily,
+        line.player_id,
+        board_score(line.won, line.time_ms, line.score, line.score_reached_ms or 0),
+    )
+
+
 class RaceResults:
     def __init__(self, store: Store, settings: Settings, time: TimeSource, metrics: Metrics) -> None:
         self.store = store
@@ -59,10 +74,11 @@ class RaceResults:
     # ----- handlers --------------------------------------------------------------------
 
     async def get_results(self, caller: Caller, message: GetResults) -> Reply:
-        return Reply(Results(id=message.id, summary=await self.summary(message.race_id)))
+        summary = await self.summary(message.race_id, caller.player.player_id)
+        return Reply(Results(id=message.id, summary=summary))
 
     async def get_move_log(self, caller: Caller, message: GetMoveLog) -> Reply:
-        summary = await self.summary(message.race_id)
+        summary = await self.summary(message.race_id, caller.player.player_id)
         moves = [
             LoggedMove(player_id=m.player_id, seq=m.seq, move=m.move, at=m.at)
             for m in await self.store.boards.move_log(message.race_id)
@@ -81,7 +97,7 @@ class RaceResults:
 
     async def get_replay(self, caller: Caller, message: GetReplay) -> Reply:
         """A racer's views move by move, from the revealed seed and the move log."""
-        summary = await self.summary(message.race_id)  # only once the race is over
+        summary = await self.summary(message.race_id, caller.player.player_id)  # once it is over
         if all(s.player_id != message.player_id for s in summary.standings):
             raise ArenaError(ErrorCode.NOT_A_RACER, f"{message.player_id} did not race in {message.race_id}")
         moves = [
@@ -90,7 +106,10 @@ class RaceResults:
             if m.player_id == message.player_id
         ]
         first, last = message.offset, min(len(moves) + 1, message.offset + message.limit)
-        game = new_game(summary.game, summary.seed)
+        meta = await self.store.races.meta(message.race_id)
+        if meta is None:
+            raise race_not_found(message.race_id)
+        game = new_game(summary.game, meta.seed)
         views: list[BoardView] = []
         for step in range(last):
             if step > 0:
@@ -141,8 +160,8 @@ class RaceResults:
                 game=meta.game,
                 started_at=started_at,
                 ended_at=ended_at,
-                seed=meta.seed,
-                salt=meta.salt,
+                seed=None if meta.daily else meta.seed,  # a daily's seed waits for the day's end
+                salt=None if meta.daily else meta.salt,
                 commitment=meta.commitment,
                 rated=meta.rated,
                 standings=lines,
@@ -157,6 +176,7 @@ class RaceResults:
                 pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
                 self.settings.race_ttl,
                 racers,
+                daily_entry(meta, lines),
             )
             if answer == 1:
                 self.metrics.races_finished.inc()
@@ -205,7 +225,9 @@ class RaceResults:
                 missed.append(missed_race(meta.race_id))
         return missed
 
-    async def summary(self, race_id: str) -> RaceSummary:
+    async def summary(self, race_id: str, viewer: str | None = None) -> RaceSummary:
+        """A race's results. A daily attempt's are ``viewer``'s own, or theirs to see once
+        their own attempt of that deal is over; its seed shows once its day is over."""
         raw = await self.store.races.summary(race_id)
         if raw is None:
             meta = await self.store.races.meta(race_id)
@@ -214,4 +236,24 @@ class RaceResults:
             if meta.status is RaceStatus.CANCELLED:
                 raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled: it has no results")
             raise ArenaError(ErrorCode.RACE_NOT_OVER, "the race has no results until it ends")
-        return RaceSummary.model_validate_json(raw)
+        summary = RaceSummary.model_validate_json(raw)
+        if summary.seed is not None:
+            return summary
+        meta = await self.store.races.meta(race_id)
+        if meta is None or not meta.daily:
+            return summary
+        now = self.time.now_ms()
+        if day_over(meta.daily, now):
+            return summary.model_copy(update={"seed": meta.seed, "salt": meta.salt})
+        racers = {s.player_id for s in summary.standings}
+        if (
+            viewer is not None
+            and viewer not in racers
+            and not await may_look(self.store, viewer, meta.daily, meta.game, now)
+        ):
+            raise ArenaError(
+                ErrorCode.NOT_YET,
+                f"that is a {meta.game} daily attempt of {meta.daily}: "
+                "finish your own first, or wait for the day's end",
+            )
+        return summary

@@ -4,7 +4,7 @@ One module per domain (:mod:`~server.store.races`, :mod:`~server.store.boards`,
 :mod:`~server.store.players`, :mod:`~server.store.queues`,
 :mod:`~server.store.deadlines`, :mod:`~server.store.events`,
 :mod:`~server.store.rematches`, :mod:`~server.store.accounts`,
-:mod:`~server.store.ratings`); key names are built in
+:mod:`~server.store.ratings`, :mod:`~server.store.dailies`); key names are built in
 :mod:`server.store.keys` only; the scripts and their KEYS/ARGV contracts are in
 :mod:`server.store.scripts`; what is read comes back as the records of
 :mod:`server.store.records`.
@@ -20,6 +20,7 @@ import redis.exceptions
 from server.store import scripts
 from server.store.accounts import AccountStore
 from server.store.boards import BoardStore
+from server.store.dailies import DailyStore
 from server.store.deadlines import DeadlineStore
 from server.store.events import EventStore
 from server.store.players import PlayerStore
@@ -81,6 +82,7 @@ class Store:
         self.rematches = RematchStore(client)
         self.accounts = AccountStore(client)
         self.ratings = RatingStore(client)
+        self.dailies = DailyStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""

@@ -27,6 +27,10 @@ the two keys of a quick-match queue share ``{game}``.
 | ``player:<id>:stats:<game>`` | hash | races, wins, best_ms |
 | ``player:<id>:recent`` | list | the latest races, JSON, newest first |
 | ``leaderboard:<game>`` | sorted set | player -> rating, non-provisional accounts only |
+| ``daily:secret`` | string | the daily secret (hex), unless a setting gives one |
+| ``daily:{<day>}:<game>:deal`` | string | the day's deal: seed, candidate, salt, commitment, proven |
+| ``daily:{<day>}:<game>:board`` | sorted set | player -> board score of a scored attempt (lower first) |
+| ``daily:{<day>}:<game>:attempts`` | hash | player -> their first attempt, JSON (race id, scored) |
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them) |
 | ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
@@ -44,6 +48,7 @@ from __future__ import annotations
 from typing import Final
 
 OPEN_RACES: Final = "races:open"
+DAILY_SECRET: Final = "daily:secret"
 DEADLINES: Final = "deadlines"
 
 _RACE_CHANNEL_HEAD: Final = "race:{"
@@ -125,6 +130,18 @@ def player_recent(player_id: str) -> str:
 
 def leaderboard(game: str) -> str:
     return f"leaderboard:{game}"
+
+
+def daily_deal(day: str, game: str) -> str:
+    return f"daily:{{{day}}}:{game}:deal"
+
+
+def daily_board(day: str, game: str) -> str:
+    return f"daily:{{{day}}}:{game}:board"
+
+
+def daily_attempts(day: str, game: str) -> str:
+    return f"daily:{{{day}}}:{game}:attempts"
 
 
 def account(skeleton: str) -> str:

@@ -47,6 +47,8 @@ class RaceStore:
             "created_at": meta.created_at,
             "hints": "1" if meta.hints else "0",
             "rated": "1" if meta.rated else "0",
+            "daily": meta.daily,
+            "daily_scored": "1" if meta.daily_scored else "0",
         }
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
@@ -241,12 +243,14 @@ class RaceStore:
         event: str,
         ttl: int,
         racers: list[RacerRecord],
+        daily: tuple[str, str, int] | None = None,
     ) -> int:
         """End the race and write what it changed for each racer, in one atomic call: 1
         when this call ended it, 0 when it was not ending, -1 when a rating changed since
         ``racers`` were computed (nothing is written)."""
         race_id, game = meta.race_id, meta.game
-        script_keys = [keys.race_meta(race_id), keys.race_summary(race_id), keys.leaderboard(game)]
+        board = keys.daily_board(daily[0], game) if daily else keys.leaderboard(game)
+        script_keys = [keys.race_meta(race_id), keys.race_summary(race_id), keys.leaderboard(game), board]
         for racer in racers:
             script_keys += [
                 keys.player_rating(racer.player_id, game),
@@ -265,6 +269,8 @@ class RaceStore:
                     orjson.dumps(payload).decode(),
                     HISTORY,
                     RECENT,
+                    daily[1] if daily else "",
+                    daily[2] if daily else 0,
                 ],
             )
         )
@@ -336,6 +342,8 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         cancel_reason=raw.get("cancel_reason") or None,
         hints=raw.get("hints") == "1",
         rated=raw.get("rated") == "1",
+        daily=raw.get("daily", ""),
+        daily_scored=raw.get("daily_scored") == "1",
     )
 
 

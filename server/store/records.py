@@ -83,6 +83,10 @@ class RaceMeta:
     hints: bool = False
     #: Whether the race changes its racers' ratings.
     rated: bool = False
+    #: A daily attempt's day (``YYYY-MM-DD``; empty for any other race), and whether it is
+    #: the scored attempt.
+    daily: str = ""
+    daily_scored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,3 +168,17 @@ class RacerRecord:
     expect: int = 0
     listed: bool = False
     history: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDeal:
+    """A day's deal of one game: the seed (secret until the day is over), which candidate
+    it was, its commitment and whether the solver proved it winnable (with a line of
+    ``line_length`` moves)."""
+
+    seed: int
+    candidate: int
+    salt: str
+    commitment: str
+    proven: bool
+    line_length: int

@@ -240,6 +240,7 @@ COMPLETE_END: Final = LuaScript(
         "meta",
         "summary",
         "leaderboard of the game",
+        "the daily board of a scored daily attempt (otherwise any key of the race's slot)",
         "then per racer: rating, rating history, stats of the game, recent races",
     ),
     argv=(
@@ -249,6 +250,8 @@ COMPLETE_END: Final = LuaScript(
         "racers JSON (RacerRecord fields)",
         "history kept",
         "recent kept",
+        "daily board member ('' for none)",
+        "daily board score",
     ),
     answers="1 when this call finished the race, 0 when it was not ending, -1 when a racer's "
     "rating changed since the new ones were computed (nothing written: compute again). The "
@@ -258,15 +261,16 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'ending' then return 0 end
 local racers = cjson.decode(ARGV[4])
 for i, racer in ipairs(racers) do
   if racer.rating then
-    local games = tonumber(redis.call('HGET', KEYS[3 + (i - 1) * 4 + 1], 'games') or '0')
+    local games = tonumber(redis.call('HGET', KEYS[4 + (i - 1) * 4 + 1], 'games') or '0')
     if games ~= racer.expect then return -1 end
   end
 end
 redis.call('HSET', KEYS[1], 'status', 'finished')
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2])
+if ARGV[7] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7]) end
 for i, racer in ipairs(racers) do
-  local base = 3 + (i - 1) * 4
+  local base = 4 + (i - 1) * 4
   local r = racer.rating
   if r then
     redis.call('HSET', KEYS[base + 1], 'rating', r.rating, 'rd', r.rd, 'volatility', r.volatility,

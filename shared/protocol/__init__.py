@@ -1,8 +1,8 @@
 """The wire protocol: every message as a pydantic model, and its msgpack/JSON codec.
 
 Pure and synchronous: no I/O. One module per feature (``session``, ``lobby``,
-``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``, ``accounts``, ``profiles``) holds
-its requests, replies and events;
+``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``, ``accounts``,
+``profiles``, ``daily``) holds its requests, replies and events;
 ``messages`` joins them into one union per direction; ``codec`` reads and writes
 frames. A client message is a request carrying an ``id``; the server's reply (or
 error) echoes it. Events pushed by the server carry no ``id``.
@@ -53,6 +53,18 @@ from shared.protocol.codec import (
     load_frame,
     parse_client,
     to_wire,
+)
+from shared.protocol.daily import (
+    DAILY_BOARD_LIMIT_MAX,
+    Dailies,
+    DailyAttempt,
+    DailyBoard,
+    DailyEntry,
+    DailyInfo,
+    DailyStarted,
+    GetDailies,
+    GetDailyBoard,
+    StartDaily,
 )
 from shared.protocol.lobby import (
     LIST_LIMIT_MAX,
@@ -116,6 +128,7 @@ from shared.protocol.views import BoardView, MoveSummary, PileView
 
 __all__ = [
     "CLIENT_ADAPTER",
+    "DAILY_BOARD_LIMIT_MAX",
     "LEADERBOARD_LIMIT_MAX",
     "LIST_LIMIT_MAX",
     "NAME_MAX",
@@ -132,12 +145,20 @@ __all__ = [
     "ChangePassword",
     "ClientMessage",
     "CreateRace",
+    "Dailies",
+    "DailyAttempt",
+    "DailyBoard",
+    "DailyEntry",
+    "DailyInfo",
+    "DailyStarted",
     "Error",
     "ErrorCode",
     "Finish",
     "GameName",
     "GameRating",
     "GameStats",
+    "GetDailies",
+    "GetDailyBoard",
     "GetHint",
     "GetLeaderboard",
     "GetMoveLog",
@@ -200,6 +221,7 @@ __all__ = [
     "Results",
     "ServerMessage",
     "Standing",
+    "StartDaily",
     "StartRace",
     "Welcome",
     "check_name",

@@ -10,7 +10,18 @@ from typing import Annotated, Final
 
 from pydantic import Field, TypeAdapter
 
-from shared.protocol import accounts, assists, lobby, profiles, quick_match, racing, rematch, results, session
+from shared.protocol import (
+    accounts,
+    assists,
+    daily,
+    lobby,
+    profiles,
+    quick_match,
+    racing,
+    rematch,
+    results,
+    session,
+)
 from shared.protocol.base import Error, Ok
 
 ClientMessage = Annotated[
@@ -22,7 +33,8 @@ ClientMessage = Annotated[
     | assists.Requests
     | rematch.Requests
     | accounts.Requests
-    | profiles.Requests,
+    | profiles.Requests
+    | daily.Requests,
     Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
@@ -36,7 +48,8 @@ ServerMessage = Annotated[
     | assists.Replies
     | rematch.Replies
     | accounts.Replies
-    | profiles.Replies,
+    | profiles.Replies
+    | daily.Replies,
     Field(discriminator="type"),
 ]
 

@@ -60,8 +60,9 @@ class RaceSummary(Reply):
     game: GameName
     started_at: int
     ended_at: int
-    seed: int
-    salt: str
+    #: Null for a daily attempt until its day is over.
+    seed: int | None
+    salt: str | None
     commitment: str
     #: Whether the race changed its racers' ratings (each standing then has them).
     rated: bool = False
@@ -86,8 +87,9 @@ class MoveLog(Reply):
     id: RequestId | None = None
     race_id: str
     game: GameName
-    seed: int
-    salt: str
+    #: Null for a daily attempt until its day is over.
+    seed: int | None
+    salt: str | None
     commitment: str
     moves: list[LoggedMove]
 

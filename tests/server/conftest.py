@@ -30,6 +30,7 @@ def node_settings(redis_url: str, **overrides: object) -> Settings:
         "clock_tick": 0.02,
         "log_format": "text",
         "log_level": "WARNING",
+        "daily_prepare": False,
     }
     values.update(overrides)
     return Settings.from_env({}, **values)

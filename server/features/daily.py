@@ -1,0 +1,277 @@
+"""Daily challenges: each UTC day's deal per game (prepared ahead, proven winnable by the
+solver), one scored attempt per account per game per day (a race of one: the race path
+takes its moves, its clock ends it), practice afterwards, the day's boards, and who may
+look at a daily deal's moves before the day is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import secrets
+from typing import Final
+
+from server.config import Settings
+from server.errors import ArenaError
+from server.features.context import Caller, Reply
+from server.features.daily_access import may_look
+from server.features.daily_rules import DAY_MS, board_result, day_of, day_over, day_start, prove_day
+from server.features.lobby import Lobby
+from server.features.race_rules import commitment
+from server.features.racing import Racing
+from server.store import Store
+from server.store.records import DailyDeal
+from server.timesource import TimeSource
+from server.worker import Worker
+from shared.games import GAMES
+from shared.protocol import (
+    Dailies,
+    DailyAttempt,
+    DailyBoard,
+    DailyEntry,
+    DailyInfo,
+    DailyStarted,
+    ErrorCode,
+    GameName,
+    GetDailies,
+    GetDailyBoard,
+    StartDaily,
+)
+
+log = logging.getLogger("arena.daily")
+
+#: Positions the solver may expand per candidate, and candidates tried per day and game.
+SOLVER_BUDGET: Final = 200_000
+CANDIDATES: Final = 40
+#: How often a node checks that today's and tomorrow's deals are prepared.
+PREPARE_EVERY: Final = 60.0
+
+
+class Daily:
+    def __init__(
+        self, store: Store, lobby: Lobby, racing: Racing, settings: Settings, time: TimeSource
+    ) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.racing = racing
+        self.settings = settings
+        self.time = time
+        self.worker = Worker("daily deals")
+        self.budget = SOLVER_BUDGET
+        self.tries = CANDIDATES
+        self._task: asyncio.Task[None] | None = None
+        self._preparing: dict[str, asyncio.Task[None]] = {}
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._keep_prepared(), name="daily-deals")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for task in self._preparing.values():
+            task.cancel()
+        self.worker.stop()
+
+    # ----- the day's deals --------------------------------------------------------------
+
+    async def secret(self) -> bytes:
+        if self.settings.daily_secret:
+            return self.settings.daily_secret.encode()
+        return await self.store.dailies.secret()
+
+    def prepare_soon(self, day: dt.date) -> asyncio.Task[None]:
+        """Prepare ``day``'s deals in the background (once at a time per day)."""
+        key = day.isoformat()
+        task = self._preparing.get(key)
+        if task is None or task.done():
+            task = asyncio.create_task(self.prepare(day), name=f"daily-{key}")
+            self._preparing[key] = task
+        return task
+
+    async def prepare(self, day: dt.date) -> None:
+        """Find and keep ``day``'s deal of every game that has none yet."""
+        date = day.isoformat()
+        for game in GAMES:
+            if await self.store.dailies.deal(date, game) is not None:
+                continue
+            started = self.time.now_ms()
+            candidate, seed, length = await self.worker.run(
+                prove_day, await self.secret(), game, date, self.budget, self.tries
+            )
+            salt = secrets.token_hex(16)
+            deal = DailyDeal(
+                seed, candidate, salt, commitment(game, seed, salt), length is not None, length or 0
+            )
+            if await self.store.dailies.put_deal(date, game, deal):
+                log.info(
+                    "daily deal prepared",
+                    extra={"day": date, "game": game, "candidate": candidate, "proven": deal.proven,
+                           "ms": self.time.now_ms() - started},
+                )  # fmt: skip
+
+    async def _keep_prepared(self) -> None:
+        while True:
+            today = day_of(self.time.now_ms())
+            try:
+                await self.prepare_soon(today)
+                await self.prepare_soon(today + dt.timedelta(days=1))
+            except Exception as exc:
+                log.warning("preparing the daily deals failed", extra={"reason": repr(exc)})
+            await asyncio.sleep(PREPARE_EVERY)
+
+    async def _deal(self, day: dt.date, game: str) -> DailyDeal:
+        deal = await self.store.dailies.deal(day.isoformat(), game)
+        if deal is None:
+            if day_of(self.time.now_ms()) <= day:
+                self.prepare_soon(day)
+            raise ArenaError(
+                ErrorCode.DAILY_NOT_READY, f"the {game} daily of {day} is being prepared: try again shortly"
+            )
+        return deal
+
+    def _day(self, text: str | None) -> dt.date:
+        today = day_of(self.time.now_ms())
+        if text is None:
+            return today
+        try:
+            day = dt.date.fromisoformat(text)
+        except ValueError:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, f"{text!r} is not a date (YYYY-MM-DD)") from None
+        if day > today:
+            raise ArenaError(ErrorCode.NOT_YET, f"{day} has not begun (UTC)")
+        return day
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def get_dailies(self, caller: Caller, message: GetDailies) -> Reply:
+        day = self._day(message.date)
+        now, date = self.time.now_ms(), day.isoformat()
+        over = day_over(date, now)
+        deals = []
+        for game in GAMES:
+            deal = await self._deal(day, game)
+            attempt = await self.store.dailies.attempt(date, game, caller.player.player_id)
+            deals.append(
+                DailyInfo(
+                    game=game,
+                    commitment=deal.commitment,
+                    proven=deal.proven,
+                    seed=deal.seed if over else None,
+                    salt=deal.salt if over else None,
+                    attempt=DailyAttempt(race_id=attempt[0], scored=attempt[1]) if attempt else None,
+                )
+            )
+        opens = day_start(day)
+        return Reply(
+            Dailies(
+                id=message.id,
+                date=date,
+                opens_at=opens,
+                closes_at=opens + DAY_MS,
+                server_time=now,
+                deals=deals,
+            )
+        )
+
+    async def start_daily(self, caller: Caller, message: StartDaily) -> Reply:
+        player, game = caller.player, message.game
+        day = day_of(self.time.now_ms())
+        date = day.isoformat()
+        deal = await self._deal(day, game)
+        attempt = await self.store.dailies.attempt(date, game, player.player_id)
+        if message.practice:
+            if attempt is None:
+                raise ArenaError(
+                    ErrorCode.DAILY_NOT_ATTEMPTED, f"play today's {game} attempt first, then practise it"
+                )
+            if not await may_look(self.store, player.player_id, date, game, self.time.now_ms()):
+                raise ArenaError(
+                    ErrorCode.DAILY_NOT_ATTEMPTED, f"finish today's {game} attempt first, then practise it"
+                )
+        elif attempt is not None:
+            raise ArenaError(
+                ErrorCode.DAILY_ATTEMPTED,
+                f"you have had today's {game} attempt: practise it (practice: true) or come back tomorrow",
+            )
+        scored = player.account and not message.practice
+        meta = await self.lobby.create(
+            player,
+            game,
+            1,
+            self.settings.daily_time_limit,
+            ready=True,
+            hints=not scored,
+            seed=deal.seed,
+            daily=date,
+            daily_scored=scored,
+        )
+        if not message.practice and not await self.store.dailies.claim_attempt(
+            date, game, player.player_id, meta.race_id, scored
+        ):
+            await self.lobby.leave(player.player_id, meta.race_id)
+            raise ArenaError(ErrorCode.DAILY_ATTEMPTED, f"you have had today's {game} attempt")
+        await self.lobby.begin_countdown(meta.race_id, solo=True)
+        # Started here, not by the clock: the reply then carries the running board, and no
+        # race_started can pass before this connection follows the race.
+        counting = await self.store.races.meta(meta.race_id)
+        if counting is not None:
+            await self.racing.go(counting)
+        log.info("daily attempt", extra={"player_id": player.player_id, "game": game, "scored": scored})
+        info = await self.lobby.info(meta.race_id, player.player_id, player.legal_moves)
+        reply = DailyStarted(id=message.id, date=date, scored=scored, race=info)
+        return Reply(reply, follow=(meta.race_id,))
+
+    async def get_daily_board(self, caller: Caller, message: GetDailyBoard) -> Reply:
+        day = self._day(message.date)
+        date, game, viewer = day.isoformat(), message.game, caller.player.player_id
+        rows = await self.store.dailies.board(date, game, message.offset, message.limit)
+        total = await self.store.dailies.board_size(date, game)
+        looking = await may_look(self.store, viewer, date, game, self.time.now_ms())
+        entries = await self._entries(date, game, rows, looking)
+        me = None
+        mine = await self.store.dailies.board_score(date, game, viewer)
+        if mine is not None:
+            (me,) = await self._entries(date, game, [(viewer, mine)], looking)
+        more = message.offset + len(rows) < total
+        board = DailyBoard(
+            id=message.id,
+            date=date,
+            game=game,
+            total=total,
+            entries=entries,
+            me=me,
+            next_offset=message.offset + message.limit if more else None,
+        )
+        return Reply(board)
+
+    async def _entries(
+        self, date: str, game: GameName, rows: list[tuple[str, float]], looking: bool
+    ) -> list[DailyEntry]:
+        if not rows:
+            return []
+        names = await self.store.players.profiles([p for p, _ in rows])
+        races = await self.store.dailies.attempt_races(date, game, [p for p, _ in rows]) if looking else {}
+        entries: list[DailyEntry] = []
+        rank, previous = 0, None
+        for player_id, value in rows:
+            if value != previous:
+                rank, previous = await self.store.dailies.rank_of(date, game, value), value
+            won, time_ms, score = board_result(value)
+            name, bot = names.get(player_id, ("?", False))
+            entries.append(
+                DailyEntry(
+                    rank=rank,
+                    player_id=player_id,
+                    name=name,
+                    bot=bot,
+                    won=won,
+                    score=score,
+                    time_ms=time_ms,
+                    race_id=races.get(player_id),
+                )
+            )
+        return entries

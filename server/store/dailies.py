@@ -1,0 +1,81 @@
+"""Daily challenges: the secret, each day's deal per game, attempts and the day's boards."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import orjson
+
+from server.store import keys
+from server.store.records import DailyDeal
+
+
+class DailyStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def secret(self) -> bytes:
+        """The daily secret kept in Redis: made by the first node that asks, the same for
+        every node after."""
+        await self.redis.set(keys.DAILY_SECRET, secrets.token_hex(32), nx=True)
+        stored: str = await self.redis.get(keys.DAILY_SECRET)
+        return bytes.fromhex(stored)
+
+    async def deal(self, day: str, game: str) -> DailyDeal | None:
+        raw: str | None = await self.redis.get(keys.daily_deal(day, game))
+        return DailyDeal(**orjson.loads(raw)) if raw else None
+
+    async def put_deal(self, day: str, game: str, deal: DailyDeal) -> bool:
+        """Keep the day's deal unless one is kept already (every node derives the same)."""
+        payload = orjson.dumps(
+            {
+                "seed": deal.seed,
+                "candidate": deal.candidate,
+                "salt": deal.salt,
+                "commitment": deal.commitment,
+                "proven": deal.proven,
+                "line_length": deal.line_length,
+            }
+        )
+        return bool(await self.redis.set(keys.daily_deal(day, game), payload, nx=True))
+
+    async def claim_attempt(self, day: str, game: str, player_id: str, race_id: str, scored: bool) -> bool:
+        """Record the player's first attempt of the day's deal; False when they had one."""
+        record = orjson.dumps({"race_id": race_id, "scored": scored}).decode()
+        return bool(await self.redis.hsetnx(keys.daily_attempts(day, game), player_id, record))
+
+    async def attempt(self, day: str, game: str, player_id: str) -> tuple[str, bool] | None:
+        """(race id, scored) of the player's first attempt of the day's deal, or None."""
+        raw: str | None = await self.redis.hget(keys.daily_attempts(day, game), player_id)
+        if raw is None:
+            return None
+        record = orjson.loads(raw)
+        return str(record["race_id"]), bool(record["scored"])
+
+    async def attempt_races(self, day: str, game: str, player_ids: list[str]) -> dict[str, str]:
+        """The race of each of these players' first attempts."""
+        if not player_ids:
+            return {}
+        rows = await self.redis.hmget(keys.daily_attempts(day, game), player_ids)
+        return {p: orjson.loads(r)["race_id"] for p, r in zip(player_ids, rows, strict=True) if r}
+
+    async def board(self, day: str, game: str, offset: int, count: int) -> list[tuple[str, float]]:
+        """A page of the day's board, best (lowest score) first."""
+        rows: list[tuple[str, float]] = await self.redis.zrange(
+            keys.daily_board(day, game), offset, offset + count - 1, withscores=True
+        )
+        return rows
+
+    async def board_size(self, day: str, game: str) -> int:
+        size: int = await self.redis.zcard(keys.daily_board(day, game))
+        return size
+
+    async def board_score(self, day: str, game: str, player_id: str) -> float | None:
+        score: float | None = await self.redis.zscore(keys.daily_board(day, game), player_id)
+        return score
+
+    async def rank_of(self, day: str, game: str, score: float) -> int:
+        """The rank a board score has: 1 + the attempts strictly better (ties share it)."""
+        better: int = await self.redis.zcount(keys.daily_board(day, game), "-inf", f"({score}")
+        return better + 1

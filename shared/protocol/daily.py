@@ -1,0 +1,116 @@
+"""Daily challenges: one deal per game per UTC day, one scored attempt each, the day's
+boards. An attempt is a race of one: its moves, finish and end are the race messages."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shared.game import GameName
+from shared.protocol.base import Reply, Request, RequestId
+from shared.protocol.lobby import RaceInfo
+
+#: A day, as ``YYYY-MM-DD`` (UTC).
+Day = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+#: The longest page of a day's board.
+DAILY_BOARD_LIMIT_MAX = 100
+
+
+class GetDailies(Request):
+    """The day's deals (today's by default) with their commitments; a past day's seeds."""
+
+    type: Literal["get_dailies"] = "get_dailies"
+    id: RequestId
+    date: Day | None = None
+
+
+class DailyAttempt(Reply):
+    """The sender's first attempt of a daily deal: ``scored`` unless a guest made it."""
+
+    race_id: str
+    scored: bool
+
+
+class DailyInfo(Reply):
+    """One daily deal. ``proven``: the solver found a win before it was published. The
+    ``seed`` and ``salt`` appear once the day is over."""
+
+    game: GameName
+    commitment: str
+    proven: bool
+    seed: int | None = None
+    salt: str | None = None
+    attempt: DailyAttempt | None = None
+
+
+class Dailies(Reply):
+    type: Literal["dailies"] = "dailies"
+    id: RequestId | None = None
+    date: str
+    opens_at: int
+    closes_at: int
+    server_time: int
+    deals: list[DailyInfo]
+
+
+class StartDaily(Request):
+    """Play today's deal of ``game``: the first attempt of an account is its scored one;
+    ``practice`` plays it again, unscored, once the scored attempt is over."""
+
+    type: Literal["start_daily"] = "start_daily"
+    id: RequestId
+    game: GameName
+    practice: bool = False
+
+
+class DailyStarted(Reply):
+    """The attempt, a race of one already running: ``race.board`` is the deal. Send moves
+    and ``finish`` as in any race; its clock runs from now for ``time_limit``."""
+
+    type: Literal["daily_started"] = "daily_started"
+    id: RequestId | None = None
+    date: str
+    scored: bool
+    race: RaceInfo
+
+
+class GetDailyBoard(Request):
+    type: Literal["get_daily_board"] = "get_daily_board"
+    id: RequestId
+    game: GameName
+    date: Day | None = None
+    offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=DAILY_BOARD_LIMIT_MAX)] = 50
+
+
+class DailyEntry(Reply):
+    """A finished scored attempt. ``race_id`` (for its results and move log) is shown to
+    those who finished their own scored attempt of that deal, and to all once the day is over."""
+
+    rank: int
+    player_id: str
+    name: str
+    bot: bool = False
+    won: bool
+    score: int
+    time_ms: int | None = None
+    race_id: str | None = None
+
+
+class DailyBoard(Reply):
+    """Winners first by time, then by cards home, then who reached them first; ties share
+    a rank. ``me`` is the sender's entry once their scored attempt is over."""
+
+    type: Literal["daily_board"] = "daily_board"
+    id: RequestId | None = None
+    date: str
+    game: GameName
+    total: int
+    entries: list[DailyEntry]
+    me: DailyEntry | None = None
+    next_offset: int | None = None
+
+
+Requests = GetDailies | StartDaily | GetDailyBoard
+Replies = Dailies | DailyStarted | DailyBoard

@@ -1,0 +1,246 @@
+"""Daily challenges on a hand-driven clock: the day's proven deals and their commitments,
+one scored attempt then practice, the clock ending an absent player's attempt, the
+boards, the midnight rollover and reveal, and every early look refused. Raw frames."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import hashlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from server.app import ArenaServer
+from server.features.daily_rules import DAY_MS, day_start
+from server.store.records import DailyDeal
+from server.timesource import ManualTime
+from shared import GAMES, replay
+from shared.solver import solve_deal
+from tests.server.conftest import WINNABLE_SEED, node_settings
+from tests.server.rawclient import Racer, racers
+
+DAY = dt.date(2027, 3, 14)
+T0 = day_start(DAY) + 5 * 60_000  # 00:05 UTC
+PASSWORD = "a long password"
+
+
+@contextlib.asynccontextmanager
+async def daily_node(redis_url: str, clock: ManualTime, **settings: Any) -> AsyncIterator[ArenaServer]:
+    arena = ArenaServer(node_settings(redis_url, **settings), seed_source=lambda: WINNABLE_SEED, time=clock)
+    await arena.start()
+    try:
+        assert arena.features is not None
+        await arena.features.daily.prepare(DAY)
+        yield arena
+    finally:
+        await arena.stop()
+
+
+async def deal_of(arena: ArenaServer, game: str, day: dt.date = DAY) -> DailyDeal:
+    assert arena.store is not None
+    deal = await arena.store.dailies.deal(day.isoformat(), game)
+    assert deal is not None
+    return deal
+
+
+async def accounts(url: str, *names: str) -> list[Racer]:
+    out = await racers(url, *names)
+    for racer, name in zip(out, names, strict=True):
+        reply = await racer.request({"type": "register", "username": f"{name}_daily", "password": PASSWORD})
+        assert reply["type"] == "account"
+    return out
+
+
+async def start(racer: Racer, game: str, practice: bool = False) -> dict[str, Any]:
+    reply = await racer.request({"type": "start_daily", "game": game, "practice": practice})
+    if reply["type"] == "daily_started":
+        assert reply["race"]["status"] == "running" and reply["race"]["board"]["seq"] == 0
+    return reply
+
+
+async def play_line(racer: Racer, race_id: str, line: list[str], clock: ManualTime, step: float) -> None:
+    for seq, move in enumerate(line, start=1):
+        clock.advance(step)
+        ack = await racer.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+        assert ack["type"] == "move_ack", ack
+
+
+def winning_line(game: str, seed: int) -> list[str]:
+    solution = solve_deal(game, seed)
+    assert solution.line is not None
+    return solution.line
+
+
+@pytest.fixture
+def clock() -> ManualTime:
+    return ManualTime(T0)
+
+
+async def test_each_game_has_a_proven_deal_committed_and_winnable(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        (ada,) = await racers(arena.url, "ada")
+        dailies = await ada.request({"type": "get_dailies"})
+        assert dailies["date"] == "2027-03-14" and dailies["opens_at"] == day_start(DAY)
+        assert [d["game"] for d in dailies["deals"]] == list(GAMES)
+        for info in dailies["deals"]:
+            deal = await deal_of(arena, info["game"])
+            assert "seed" not in info and "salt" not in info  # not before the day is over
+            expected = hashlib.sha256(
+                f"solitaire-arena:{info['game']}:{deal.seed}:{deal.salt}".encode()
+            ).hexdigest()
+            assert info["commitment"] == deal.commitment == expected
+            if info["game"] != "eagle-wing":
+                assert info["proven"] is True
+            if info["proven"]:
+                won = replay(info["game"], deal.seed, winning_line(info["game"], deal.seed))
+                assert won.is_won
+        await ada.ws.close()
+
+
+async def test_a_day_with_several_players_one_scored_attempt_then_practice(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        fast, slow, quitter = await accounts(arena.url, "fast", "slow", "quitter")
+        (guest,) = await racers(arena.url, "guest")
+        game = "eight-off"
+        deal = await deal_of(arena, game)
+        line = winning_line(game, deal.seed)
+        runs = {}
+        for racer, step in ((fast, 1.0), (slow, 3.0)):
+            started = await start(racer, game)
+            assert started["scored"] is True and started["race"]["hints"] is False
+            race_id = started["race"]["race_id"]
+            await play_line(racer, race_id, line, clock, step)
+            ended = await racer.event("race_ended")
+            assert ended["summary"]["standings"][0]["won"] is True
+            assert "seed" not in ended["summary"]  # revealed after the day
+            runs[racer.player_id] = race_id
+        gave_up = await start(quitter, game)
+        await quitter.request({"type": "finish", "race_id": gave_up["race"]["race_id"]})
+        await quitter.event("race_ended")
+        unscored = await start(guest, game)
+        assert unscored["scored"] is False and unscored["race"]["hints"] is True
+        # One scored attempt: a second start is refused; practice is allowed after it.
+        again = await fast.request({"type": "start_daily", "game": game})
+        assert again["code"] == "daily_attempted"
+        practice = await start(fast, game, practice=True)
+        assert practice["scored"] is False and practice["race"]["race_id"] != runs[fast.player_id]
+        await fast.request({"type": "finish", "race_id": practice["race"]["race_id"]})
+        board = await slow.request({"type": "get_daily_board", "game": game})
+        assert board["total"] == 3  # the guest and the practice are not on it
+        names = [(e["rank"], e["name"], e["won"]) for e in board["entries"]]
+        assert names == [(1, "fast_daily", True), (2, "slow_daily", True), (3, "quitter_daily", False)]
+        assert board["entries"][0]["time_ms"] == round(len(line) * 1000)
+        assert board["me"]["rank"] == 2
+        assert board["entries"][0]["race_id"] == runs[fast.player_id]  # slow has finished
+        for racer in (fast, slow, quitter, guest):
+            await racer.ws.close()
+
+
+async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob = await accounts(arena.url, "ada", "bob")
+        game = "treize"
+        early = await bob.request({"type": "start_daily", "game": game, "practice": True})
+        assert early["code"] == "daily_not_attempted"
+        started = await start(ada, game)
+        race_id = started["race"]["race_id"]
+        await ada.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+        for request in (
+            {"type": "get_results", "race_id": race_id},
+            {"type": "get_move_log", "race_id": race_id},
+            {"type": "get_replay", "race_id": race_id, "player_id": ada.player_id},
+        ):
+            refused = await bob.request(request)
+            assert refused["type"] == "error" and refused["code"] == "not_yet", request
+        board = await bob.request({"type": "get_daily_board", "game": game})
+        assert board["entries"][0]["name"] == "ada_daily" and "race_id" not in board["entries"][0]
+        peek = await bob.request({"type": "get_race", "race_id": race_id})
+        assert "seed" not in peek["race"] and "salt" not in peek["race"]
+        own = await ada.request({"type": "get_move_log", "race_id": race_id})
+        assert own["type"] == "move_log" and "seed" not in own
+        # bob's own attempt, once over, opens the rest to him.
+        mine = await start(bob, game)
+        await bob.request({"type": "finish", "race_id": mine["race"]["race_id"]})
+        await bob.event("race_ended")
+        log = await bob.request({"type": "get_move_log", "race_id": race_id})
+        assert log["type"] == "move_log" and "seed" not in log  # the seed waits for the day's end
+        board = await bob.request({"type": "get_daily_board", "game": game})
+        assert {e["race_id"] for e in board["entries"]} == {race_id, mine["race"]["race_id"]}
+        await ada.ws.close()
+        await bob.ws.close()
+
+
+async def test_the_clock_ends_an_absent_players_attempt_at_its_limit(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock, daily_time_limit=600.0) as arena:
+        (ada,) = await accounts(arena.url, "ada")
+        (watcher,) = await accounts(arena.url, "watcher")
+        started = await start(ada, "eight-off")
+        await ada.ws.close()  # gone
+        clock.advance(601)
+        for _ in range(200):
+            board = await watcher.request({"type": "get_daily_board", "game": "eight-off"})
+            if board["total"]:
+                break
+            await asyncio.sleep(0.02)
+        assert board["total"] == 1 and board["entries"][0]["won"] is False
+        assert started["race"]["race_id"]
+        await watcher.ws.close()
+
+
+async def test_midnight_rolls_over_and_the_days_seeds_are_revealed_and_check_out(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        (ada,) = await accounts(arena.url, "ada")
+        game = "eight-off"
+        deal = await deal_of(arena, game)
+        clock.set(day_start(DAY) + DAY_MS - 2_000)  # 23:59:58
+        started = await start(ada, game)
+        race_id = started["race"]["race_id"]
+        line = winning_line(game, deal.seed)
+        await play_line(ada, race_id, line[:5], clock, 1.0)  # into the next day
+        assert arena.features is not None
+        await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        today = await ada.request({"type": "get_dailies"})
+        assert today["date"] == "2027-03-15"
+        await ada.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+        past = await ada.request({"type": "get_dailies", "date": "2027-03-14"})
+        info = next(d for d in past["deals"] if d["game"] == game)
+        assert info["seed"] == deal.seed and info["attempt"]["race_id"] == race_id
+        digest = hashlib.sha256(f"solitaire-arena:{game}:{info['seed']}:{info['salt']}".encode()).hexdigest()
+        assert digest == info["commitment"]
+        log = await ada.request({"type": "get_move_log", "race_id": race_id})
+        assert log["seed"] == deal.seed
+        replayed = replay(game, log["seed"], [m["move"] for m in log["moves"]])
+        assert replayed.position() == replay(game, deal.seed, line[:5]).position()
+        future = await ada.request({"type": "get_dailies", "date": "2027-03-16"})
+        assert future["code"] == "not_yet"
+        old_board = await ada.request({"type": "get_daily_board", "game": game, "date": "2027-03-14"})
+        assert old_board["entries"][0]["player_id"] == ada.player_id
+        await ada.ws.close()
+
+
+async def test_equal_results_share_a_rank(clean_redis: str, clock: ManualTime) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob, cy = await accounts(arena.url, "ada", "bob", "cy")
+        for racer in (ada, bob, cy):
+            started = await start(racer, "treize")
+            await racer.request({"type": "finish", "race_id": started["race"]["race_id"]})
+            await racer.event("race_ended")
+        board = await ada.request({"type": "get_daily_board", "game": "treize"})
+        assert [e["rank"] for e in board["entries"]] == [1, 1, 1]
+        for racer in (ada, bob, cy):
+            await racer.ws.close()
