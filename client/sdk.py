@@ -47,6 +47,7 @@ from shared.protocol import (
     CreateRace,
     Dailies,
     DailyBoard,
+    DailyGhosts,
     DailyStarted,
     Error,
     Finish,
@@ -60,6 +61,7 @@ from shared.protocol import (
     GetRace,
     GetReplay,
     GetResults,
+    Ghosts,
     Hello,
     Hint,
     JoinRace,
@@ -410,6 +412,11 @@ class ArenaClient:
         """A page of a day's board for ``game`` (today's by default)."""
         message = GetDailyBoard(id=self.next_id(), game=game, date=date, offset=offset, limit=limit)
         return await self._expect(message, DailyBoard)
+
+    async def daily_ghosts(self, race_id: str, on: bool = True) -> Ghosts:
+        """Race (or stop racing) the day's best attempts as ``ghost`` events, during one's
+        own scored daily attempt ``race_id``."""
+        return await self._expect(DailyGhosts(id=self.next_id(), race_id=race_id, on=on), Ghosts)
 
     async def ping(self) -> Pong:
         return await self._expect(Ping(id=self.next_id()), Pong)

@@ -92,6 +92,7 @@ def routes(features: Features) -> Router:
     router.add(p.GetDailies, features.daily.get_dailies)
     router.add(p.StartDaily, features.daily.start_daily)
     router.add(p.GetDailyBoard, features.daily.get_daily_board)
+    router.add(p.DailyGhosts, features.daily.daily_ghosts)
     router.check()
     return router
 

@@ -14,14 +14,24 @@ import secrets
 from typing import Final
 
 from server.config import Settings
-from server.errors import ArenaError
+from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
 from server.features.daily_access import may_look
-from server.features.daily_rules import DAY_MS, board_result, day_of, day_over, day_start, prove_day
+from server.features.daily_rules import (
+    DAY_MS,
+    GhostPoint,
+    board_result,
+    day_of,
+    day_over,
+    day_start,
+    ghost_timeline,
+    prove_day,
+)
+from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.race_rules import commitment
 from server.features.racing import Racing
-from server.store import Store
+from server.store import Answer, RaceStatus, Store
 from server.store.records import DailyDeal
 from server.timesource import TimeSource
 from server.worker import Worker
@@ -31,12 +41,16 @@ from shared.protocol import (
     DailyAttempt,
     DailyBoard,
     DailyEntry,
+    DailyGhosts,
     DailyInfo,
     DailyStarted,
     ErrorCode,
     GameName,
     GetDailies,
     GetDailyBoard,
+    Ghost,
+    GhostInfo,
+    Ghosts,
     StartDaily,
 )
 
@@ -45,6 +59,9 @@ log = logging.getLogger("arena.daily")
 #: Positions the solver may expand per candidate, and candidates tried per day and game.
 SOLVER_BUDGET: Final = 200_000
 CANDIDATES: Final = 40
+#: How many of the day's best attempts race as ghosts, and how often their progress is sent.
+GHOSTS: Final = 3
+GHOST_TICK: Final = 0.05
 #: How often a node checks that today's and tomorrow's deals are prepared.
 PREPARE_EVERY: Final = 60.0
 
@@ -63,6 +80,8 @@ class Daily:
         self.tries = CANDIDATES
         self._task: asyncio.Task[None] | None = None
         self._preparing: dict[str, asyncio.Task[None]] = {}
+        #: The ghosts racing each (player, attempt) on this node.
+        self._ghosts: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_prepared(), name="daily-deals")
@@ -72,7 +91,7 @@ class Daily:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        for task in self._preparing.values():
+        for task in [*self._preparing.values(), *self._ghosts.values()]:
             task.cancel()
         self.worker.stop()
 
@@ -275,3 +294,97 @@ class Daily:
                 )
             )
         return entries
+
+    # ----- ghosts ------------------------------------------------------------------------
+
+    async def daily_ghosts(self, caller: Caller, message: DailyGhosts) -> Reply:
+        player_id, race_id = caller.player.player_id, message.race_id
+        meta = await self.store.races.meta(race_id)
+        if meta is None:
+            raise race_not_found(race_id)
+        if meta.creator != player_id:
+            raise not_a_racer(race_id)
+        if not meta.daily or not meta.daily_scored:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "ghosts race a scored daily attempt, not this race")
+        running = self._ghosts.pop((player_id, race_id), None)
+        if running is not None:
+            running.cancel()
+        if not message.on:
+            return Reply(Ghosts(id=message.id, race_id=race_id, ghosts=[]))
+        if meta.status is not RaceStatus.RUNNING:
+            raise answer_error(Answer.OVER)
+        infos, timelines = await self._best(meta.daily, meta.game, player_id)
+        task = asyncio.create_task(self._race_ghosts(player_id, race_id, timelines), name=f"ghosts-{race_id}")
+        self._ghosts[(player_id, race_id)] = task
+        task.add_done_callback(lambda _t: self._ghosts.pop((player_id, race_id), None))
+        return Reply(Ghosts(id=message.id, race_id=race_id, ghosts=infos))
+
+    async def _best(
+        self, date: str, game: GameName, player_id: str
+    ) -> tuple[list[GhostInfo], dict[str, list[GhostPoint]]]:
+        """The day's best three finished attempts but the player's own, and their timelines."""
+        rows = [r for r in await self.store.dailies.board(date, game, 0, GHOSTS + 1) if r[0] != player_id][
+            :GHOSTS
+        ]
+        entries = await self._entries(date, game, rows, looking=True)
+        infos, timelines = [], {}
+        for entry in entries:
+            if entry.race_id is None:
+                continue
+            ghost_meta = await self.store.races.meta(entry.race_id)
+            if ghost_meta is None or not ghost_meta.status.is_over or ghost_meta.starts_at is None:
+                continue  # only ever a finished attempt
+            moves = [
+                (m.move, m.at)
+                for m in await self.store.boards.move_log(entry.race_id)
+                if m.player_id == entry.player_id
+            ]
+            ended_at = ghost_meta.ended_at or ghost_meta.starts_at
+            timelines[entry.player_id] = ghost_timeline(
+                game, ghost_meta.seed, moves, ghost_meta.starts_at, ended_at
+            )
+            infos.append(
+                GhostInfo(
+                    player_id=entry.player_id,
+                    name=entry.name,
+                    rank=entry.rank,
+                    won=entry.won,
+                    time_ms=entry.time_ms,
+                )
+            )
+        return infos, timelines
+
+    async def _race_ghosts(
+        self, player_id: str, race_id: str, timelines: dict[str, list[GhostPoint]]
+    ) -> None:
+        """Send each ghost's progress when this attempt's clock reaches the elapsed time it
+        had then; stop when every ghost is done or the attempt is over."""
+        meta = await self.store.races.meta(race_id)
+        if meta is None or meta.starts_at is None:
+            return
+        started_at, sent = meta.starts_at, dict.fromkeys(timelines, 0)
+        checked = self.time.now_ms()
+        while any(sent[g] < len(points) for g, points in timelines.items()):
+            now = self.time.now_ms()
+            elapsed = now - started_at
+            for ghost, points in timelines.items():
+                while sent[ghost] < len(points) and points[sent[ghost]].elapsed_ms <= elapsed:
+                    point = points[sent[ghost]]
+                    sent[ghost] += 1
+                    event = Ghost(
+                        race_id=race_id,
+                        player_id=ghost,
+                        elapsed_ms=point.elapsed_ms,
+                        score=point.score,
+                        cards_left=52 - point.score,
+                        move_count=point.move_count,
+                        finished=point.finished,
+                        won=point.won,
+                    )
+                    await self.store.events.publish_player(player_id, pack_event(EventKind.BROADCAST, event))
+            if now - checked >= 1000:
+                checked = now
+                current = await self.store.races.meta(race_id)
+                if current is None or current.status.is_over:
+                    return
+            await asyncio.sleep(GHOST_TICK)

@@ -20,7 +20,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+from dataclasses import dataclass
 from typing import Final
+
+from shared import new_game
 
 DAILY_VERSION: Final = 1
 DAY_MS: Final = 86_400_000
@@ -105,6 +108,40 @@ def prove_day(secret: bytes, game: str, day: str, budget: int, tries: int) -> tu
         if line is not None:
             return candidate, seed, len(line)
     return 0, candidate_seed(secret, game, date, 0), None
+
+
+@dataclass(frozen=True, slots=True)
+class GhostPoint:
+    """Where a finished attempt stood ``elapsed_ms`` after its start."""
+
+    elapsed_ms: int
+    score: int
+    move_count: int
+    finished: bool
+    won: bool
+
+
+def ghost_timeline(
+    game: str, seed: int, moves: list[tuple[str, int]], started_at: int, ended_at: int
+) -> list[GhostPoint]:
+    """A finished attempt's progress move by move, from its seed and its logged moves (each
+    with the server time it was taken), ending with its finish.
+
+    >>> from shared import new_game
+    >>> line = new_game("eight-off", 2).legal_moves()[:1]
+    >>> [p.elapsed_ms for p in ghost_timeline("eight-off", 2, [(line[0], 1_500)], 1_000, 9_000)]
+    [500, 8000]
+    """
+    board = new_game(game, seed)
+    points_: list[GhostPoint] = []
+    for move, at in moves:
+        board.play(move)
+        points_.append(
+            GhostPoint(max(0, at - started_at), board.score, board.move_count, board.is_won, board.is_won)
+        )
+    if not board.is_won:
+        points_.append(GhostPoint(max(0, ended_at - started_at), board.score, board.move_count, True, False))
+    return points_
 
 
 def points(rank: int) -> int:

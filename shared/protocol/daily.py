@@ -112,5 +112,47 @@ class DailyBoard(Reply):
     next_offset: int | None = None
 
 
-Requests = GetDailies | StartDaily | GetDailyBoard
-Replies = Dailies | DailyStarted | DailyBoard
+class DailyGhosts(Request):
+    """During one's own scored attempt: race (``on``) or stop racing the day's best three
+    finished attempts of that deal, replayed at the same elapsed times as ``ghost`` events."""
+
+    type: Literal["daily_ghosts"] = "daily_ghosts"
+    id: RequestId
+    race_id: Annotated[str, Field(min_length=1, max_length=64)]
+    on: bool = True
+
+
+class GhostInfo(Reply):
+    player_id: str
+    name: str
+    rank: int
+    won: bool
+    time_ms: int | None = None
+
+
+class Ghosts(Reply):
+    """Reply to ``daily_ghosts``: the ghosts now racing (none once turned off)."""
+
+    type: Literal["ghosts"] = "ghosts"
+    id: RequestId | None = None
+    race_id: str
+    ghosts: list[GhostInfo]
+
+
+class Ghost(Reply):
+    """Event: where a ghost was ``elapsed_ms`` into its attempt (its progress, never its
+    cards), sent when the attempt's own clock reaches the same elapsed time."""
+
+    type: Literal["ghost"] = "ghost"
+    race_id: str
+    player_id: str
+    elapsed_ms: int
+    score: int
+    cards_left: int
+    move_count: int
+    finished: bool
+    won: bool
+
+
+Requests = GetDailies | StartDaily | GetDailyBoard | DailyGhosts
+Replies = Dailies | DailyStarted | DailyBoard | Ghosts | Ghost

@@ -244,3 +244,54 @@ async def test_equal_results_share_a_rank(clean_redis: str, clock: ManualTime) -
         assert [e["rank"] for e in board["entries"]] == [1, 1, 1]
         for racer in (ada, bob, cy):
             await racer.ws.close()
+
+
+async def test_ghosts_replay_the_best_attempts_at_the_same_elapsed_times_and_carry_no_cards(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        leader, chaser = await accounts(arena.url, "leader", "chaser")
+        game = "eight-off"
+        line = winning_line(game, (await deal_of(arena, game)).seed)
+        first = await start(leader, game)
+        await play_line(leader, first["race"]["race_id"], line, clock, 2.0)
+        await leader.event("race_ended")
+        mine = await start(chaser, game)
+        race_id = mine["race"]["race_id"]
+        on = await chaser.request({"type": "daily_ghosts", "race_id": race_id})
+        assert on["ghosts"] == [
+            {
+                "player_id": leader.player_id,
+                "name": "leader_daily",
+                "rank": 1,
+                "won": True,
+                "time_ms": 2000 * len(line),
+            }
+        ]
+        seed = (await deal_of(arena, game)).seed
+        for index in range(3):
+            clock.advance(2.0)
+            ghost = await chaser.event("ghost", timeout=3)
+            then = replay(game, seed, line[: index + 1])
+            assert ghost == {
+                "type": "ghost",
+                "race_id": race_id,
+                "player_id": leader.player_id,
+                "elapsed_ms": 2000 * (index + 1),
+                "score": then.score,
+                "cards_left": 52 - then.score,
+                "move_count": index + 1,
+                "finished": False,
+                "won": False,
+            }
+        clock.advance(2.0 * len(line))
+        last = await chaser.event("ghost", timeout=3)
+        while not last["finished"]:
+            last = await chaser.event("ghost", timeout=3)
+        assert last["won"] is True and last["elapsed_ms"] == 2000 * len(line) and last["cards_left"] == 0
+        off = await chaser.request({"type": "daily_ghosts", "race_id": race_id, "on": False})
+        assert off["ghosts"] == []
+        practice_refused = await leader.request({"type": "daily_ghosts", "race_id": race_id})
+        assert practice_refused["code"] == "not_a_racer"
+        await leader.ws.close()
+        await chaser.ws.close()
