@@ -48,12 +48,14 @@ from shared.protocol import (
     Dailies,
     DailyBoard,
     DailyGhosts,
+    DailyStandings,
     DailyStarted,
     Error,
     Finish,
     GameName,
     GetDailies,
     GetDailyBoard,
+    GetDailyStandings,
     GetHint,
     GetLeaderboard,
     GetMoveLog,
@@ -412,6 +414,10 @@ class ArenaClient:
         """A page of a day's board for ``game`` (today's by default)."""
         message = GetDailyBoard(id=self.next_id(), game=game, date=date, offset=offset, limit=limit)
         return await self._expect(message, DailyBoard)
+
+    async def daily_standings(self, date: str | None = None) -> DailyStandings:
+        """The daily tournament: the day's standing, the week's and all-time tables, my streak."""
+        return await self._expect(GetDailyStandings(id=self.next_id(), date=date), DailyStandings)
 
     async def daily_ghosts(self, race_id: str, on: bool = True) -> Ghosts:
         """Race (or stop racing) the day's best attempts as ``ghost`` events, during one's

@@ -93,6 +93,7 @@ def routes(features: Features) -> Router:
     router.add(p.StartDaily, features.daily.start_daily)
     router.add(p.GetDailyBoard, features.daily.get_daily_board)
     router.add(p.DailyGhosts, features.daily.daily_ghosts)
+    router.add(p.GetDailyStandings, features.daily.get_daily_standings)
     router.check()
     return router
 

@@ -25,6 +25,8 @@ from server.features.daily_rules import (
     day_over,
     day_start,
     ghost_timeline,
+    iso_week,
+    points,
     prove_day,
 )
 from server.features.events import EventKind, pack_event
@@ -43,15 +45,20 @@ from shared.protocol import (
     DailyEntry,
     DailyGhosts,
     DailyInfo,
+    DailyStandings,
     DailyStarted,
     ErrorCode,
     GameName,
     GetDailies,
     GetDailyBoard,
+    GetDailyStandings,
     Ghost,
     GhostInfo,
     Ghosts,
     StartDaily,
+    Streak,
+    TableEntry,
+    TournamentEntry,
 )
 
 log = logging.getLogger("arena.daily")
@@ -62,6 +69,10 @@ CANDIDATES: Final = 40
 #: How many of the day's best attempts race as ghosts, and how often their progress is sent.
 GHOSTS: Final = 3
 GHOST_TICK: Final = 0.05
+#: Rows of each tournament table, and the wait after a day's last attempt could end
+#: before the day is counted.
+TABLE_TOP: Final = 20
+CLOSE_MARGIN_MS: Final = 60_000
 #: How often a node checks that today's and tomorrow's deals are prepared.
 PREPARE_EVERY: Final = 60.0
 
@@ -138,6 +149,7 @@ class Daily:
             try:
                 await self.prepare_soon(today)
                 await self.prepare_soon(today + dt.timedelta(days=1))
+                await self.close_due()
             except Exception as exc:
                 log.warning("preparing the daily deals failed", extra={"reason": repr(exc)})
             await asyncio.sleep(PREPARE_EVERY)
@@ -364,12 +376,12 @@ class Daily:
             return
         started_at, sent = meta.starts_at, dict.fromkeys(timelines, 0)
         checked = self.time.now_ms()
-        while any(sent[g] < len(points) for g, points in timelines.items()):
+        while any(sent[g] < len(timeline) for g, timeline in timelines.items()):
             now = self.time.now_ms()
             elapsed = now - started_at
-            for ghost, points in timelines.items():
-                while sent[ghost] < len(points) and points[sent[ghost]].elapsed_ms <= elapsed:
-                    point = points[sent[ghost]]
+            for ghost, timeline in timelines.items():
+                while sent[ghost] < len(timeline) and timeline[sent[ghost]].elapsed_ms <= elapsed:
+                    point = timeline[sent[ghost]]
                     sent[ghost] += 1
                     event = Ghost(
                         race_id=race_id,
@@ -388,3 +400,90 @@ class Daily:
                 if current is None or current.status.is_over:
                     return
             await asyncio.sleep(GHOST_TICK)
+
+    # ----- the tournament ----------------------------------------------------------------
+
+    async def day_points(self, date: str) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+        """Each player's points for the day, and their place on each game's board."""
+        totals: dict[str, int] = {}
+        places: dict[str, dict[str, int]] = {}
+        for game in GAMES:
+            rank, previous = 0, None
+            for index, (player_id, value) in enumerate(await self.store.dailies.whole_board(date, game)):
+                if value != previous:
+                    rank, previous = index + 1, value
+                totals[player_id] = totals.get(player_id, 0) + points(rank)
+                places.setdefault(player_id, {})[game] = rank
+        return totals, places
+
+    async def close_due(self) -> list[str]:
+        """Count the tournament points of every recent day whose last attempt is surely
+        over (its end plus an attempt's time limit): once per day, on whichever node."""
+        now = self.time.now_ms()
+        closed = []
+        today = day_of(now)
+        for back in range(1, 4):
+            day = today - dt.timedelta(days=back)
+            date = day.isoformat()
+            last_end = day_start(day) + DAY_MS + int(self.settings.daily_time_limit * 1000) + CLOSE_MARGIN_MS
+            if now < last_end or await self.store.dailies.closed(date):
+                continue
+            totals, _places = await self.day_points(date)
+            days = (day - dt.date(1970, 1, 1)).days
+            if await self.store.dailies.close(date, days, iso_week(day), totals):
+                closed.append(date)
+                log.info("daily tournament day counted", extra={"day": date, "players": len(totals)})
+        return closed
+
+    async def get_daily_standings(self, caller: Caller, message: GetDailyStandings) -> Reply:
+        day = self._day(message.date)
+        date, week = day.isoformat(), iso_week(day)
+        totals, places = await self.day_points(date)
+        ordered = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
+        names = await self.store.players.profiles([p for p, _ in ordered[:TABLE_TOP]])
+        day_table, rank, previous = [], 0, None
+        for index, (player_id, total) in enumerate(ordered[:TABLE_TOP]):
+            if total != previous:
+                rank, previous = index + 1, total
+            name, bot = names.get(player_id, ("?", False))
+            day_table.append(
+                TournamentEntry.model_validate(
+                    {"rank": rank, "player_id": player_id, "name": name, "bot": bot, "points": total,
+                     "places": places[player_id]}
+                )
+            )  # fmt: skip
+        streak = await self.store.dailies.streak(caller.player.player_id)
+        current = 0
+        if streak is not None:
+            # A run is current while it reaches the latest day counted: yesterday, or the
+            # day before while yesterday's points are not counted yet.
+            last, run, _best = streak
+            yesterday = day_of(self.time.now_ms()) - dt.timedelta(days=1)
+            counted = (
+                yesterday
+                if await self.store.dailies.closed(yesterday.isoformat())
+                else yesterday - dt.timedelta(days=1)
+            )
+            current = run if last >= (counted - dt.date(1970, 1, 1)).days else 0
+        return Reply(
+            DailyStandings(
+                id=message.id,
+                date=date,
+                week=week,
+                day=day_table,
+                week_table=await self._table(week),
+                all_time=await self._table(None),
+                streak=Streak(current=current, best=streak[2]) if streak else None,
+            )
+        )
+
+    async def _table(self, week: str | None) -> list[TableEntry]:
+        rows = await self.store.dailies.table(week, TABLE_TOP)
+        names = await self.store.players.profiles([p for p, _ in rows])
+        table, rank, previous = [], 0, None
+        for index, (player_id, value) in enumerate(rows):
+            if value != previous:
+                rank, previous = index + 1, value
+            name, bot = names.get(player_id, ("?", False))
+            table.append(TableEntry(rank=rank, player_id=player_id, name=name, bot=bot, points=int(value)))
+        return table

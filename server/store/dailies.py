@@ -7,13 +7,14 @@ from typing import Any
 
 import orjson
 
-from server.store import keys
+from server.store import keys, scripts
 from server.store.records import DailyDeal
 
 
 class DailyStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
+        self._close = client.register_script(scripts.CLOSE_DAY.source)
 
     async def secret(self) -> bytes:
         """The daily secret kept in Redis: made by the first node that asks, the same for
@@ -79,3 +80,39 @@ class DailyStore:
         """The rank a board score has: 1 + the attempts strictly better (ties share it)."""
         better: int = await self.redis.zcount(keys.daily_board(day, game), "-inf", f"({score}")
         return better + 1
+
+    async def whole_board(self, day: str, game: str) -> list[tuple[str, float]]:
+        rows: list[tuple[str, float]] = await self.redis.zrange(
+            keys.daily_board(day, game), 0, -1, withscores=True
+        )
+        return rows
+
+    async def close(self, day: str, day_number: int, week: str, points: dict[str, int]) -> bool:
+        """Count the day's tournament points and streaks, once (see :data:`scripts.CLOSE_DAY`)."""
+        players = sorted(points)
+        script_keys = [
+            keys.daily_closed(day),
+            keys.daily_points_week(week),
+            keys.DAILY_POINTS_ALL,
+            *(keys.player_daily_streak(p) for p in players),
+        ]
+        args: list[Any] = [day_number]
+        for player in players:
+            args += [player, points[player]]
+        return bool(await self._close(keys=script_keys, args=args))
+
+    async def closed(self, day: str) -> bool:
+        return bool(await self.redis.exists(keys.daily_closed(day)))
+
+    async def table(self, week: str | None, count: int) -> list[tuple[str, float]]:
+        """The top of the week's table (or the all-time one, ``week`` None)."""
+        key = keys.daily_points_week(week) if week else keys.DAILY_POINTS_ALL
+        rows: list[tuple[str, float]] = await self.redis.zrevrange(key, 0, count - 1, withscores=True)
+        return rows
+
+    async def streak(self, player_id: str) -> tuple[int, int, int] | None:
+        """(last day number, current, best) of the player's streak, or None."""
+        last, current, best = await self.redis.hmget(
+            keys.player_daily_streak(player_id), ["last", "current", "best"]
+        )
+        return None if last is None else (int(last), int(current), int(best))

@@ -31,6 +31,10 @@ the two keys of a quick-match queue share ``{game}``.
 | ``daily:{<day>}:<game>:deal`` | string | the day's deal: seed, candidate, salt, commitment, proven |
 | ``daily:{<day>}:<game>:board`` | sorted set | player -> board score of a scored attempt (lower first) |
 | ``daily:{<day>}:<game>:attempts`` | hash | player -> their first attempt, JSON (race id, scored) |
+| ``daily:{<day>}:closed`` | string | set once the day's tournament points are counted |
+| ``daily:points:week:<YYYY-Www>`` | sorted set | player -> tournament points that week |
+| ``daily:points:all`` | sorted set | player -> tournament points ever |
+| ``player:<id>:daily_streak`` | hash | last (day number), current and best streak of days played |
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them) |
 | ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
@@ -142,6 +146,21 @@ def daily_board(day: str, game: str) -> str:
 
 def daily_attempts(day: str, game: str) -> str:
     return f"daily:{{{day}}}:{game}:attempts"
+
+
+def daily_closed(day: str) -> str:
+    return f"daily:{{{day}}}:closed"
+
+
+def daily_points_week(week: str) -> str:
+    return f"daily:points:week:{week}"
+
+
+DAILY_POINTS_ALL: Final = "daily:points:all"
+
+
+def player_daily_streak(player_id: str) -> str:
+    return f"player:{player_id}:daily_streak"
 
 
 def account(skeleton: str) -> str:

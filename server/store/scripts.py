@@ -377,6 +377,33 @@ return best
 """,
 )
 
+CLOSE_DAY: Final = LuaScript(
+    "close_day",
+    keys=("closed flag", "week table", "all-time table", "then per player: their streak"),
+    argv=("the day's number (days since 1970-01-01)", "then per player: id, points"),
+    answers="1 when this call counted the day, 0 when it was counted already. Adds each "
+    "player's points to the week's and the all-time tables and carries their streak of "
+    "consecutive days with a scored attempt: once per day, whoever calls.",
+    source="""
+if not redis.call('SET', KEYS[1], '1', 'NX') then return 0 end
+local day = tonumber(ARGV[1])
+for i = 1, (#ARGV - 1) / 2 do
+  local player, points = ARGV[2 * i], tonumber(ARGV[2 * i + 1])
+  redis.call('ZINCRBY', KEYS[2], points, player)
+  redis.call('ZINCRBY', KEYS[3], points, player)
+  local streak = KEYS[3 + i]
+  local last = tonumber(redis.call('HGET', streak, 'last') or '-10')
+  local current = 1
+  if last == day - 1 then current = tonumber(redis.call('HGET', streak, 'current') or '0') + 1 end
+  if last ~= day then
+    local best = math.max(current, tonumber(redis.call('HGET', streak, 'best') or '0'))
+    redis.call('HSET', streak, 'last', day, 'current', current, 'best', best)
+  end
+end
+return 1
+""",
+)
+
 #: Lua that counts a rematch's answers and decides it: ``start`` (someone besides the
 #: offerer accepted: the status becomes ``starting``), else ``declined`` (every answer
 #: is in) or ``expired`` (``final``, the wait is over); ``ok`` while answers are pending.
@@ -490,6 +517,7 @@ ALL: Final = (
     COMPLETE_END,
     MATCH,
     MATCH_RATED,
+    CLOSE_DAY,
     REMATCH_OFFER,
     REMATCH_ANSWER,
     REMATCH_EXPIRE,

@@ -154,5 +154,54 @@ class Ghost(Reply):
     won: bool
 
 
-Requests = GetDailies | StartDaily | GetDailyBoard | DailyGhosts
-Replies = Dailies | DailyStarted | DailyBoard | Ghosts | Ghost
+class GetDailyStandings(Request):
+    """The daily tournament: a day's overall standing (today's by default), this week's
+    and the all-time tables of points, and the sender's streak."""
+
+    type: Literal["get_daily_standings"] = "get_daily_standings"
+    id: RequestId
+    date: Day | None = None
+
+
+class TournamentEntry(Reply):
+    """A player's day: points summed over the three games' boards, and their place on each."""
+
+    rank: int
+    player_id: str
+    name: str
+    bot: bool = False
+    points: int
+    places: dict[GameName, int]
+
+
+class TableEntry(Reply):
+    rank: int
+    player_id: str
+    name: str
+    bot: bool = False
+    points: int
+
+
+class Streak(Reply):
+    """Consecutive days with a scored attempt: the current run and the best."""
+
+    current: int
+    best: int
+
+
+class DailyStandings(Reply):
+    """``day`` is live until the day is counted; ``week`` (the ISO week of ``date``) and
+    ``all_time`` count the days already over. The top 20 of each table."""
+
+    type: Literal["daily_standings"] = "daily_standings"
+    id: RequestId | None = None
+    date: str
+    week: str
+    day: list[TournamentEntry]
+    week_table: list[TableEntry]
+    all_time: list[TableEntry]
+    streak: Streak | None = None
+
+
+Requests = GetDailies | StartDaily | GetDailyBoard | DailyGhosts | GetDailyStandings
+Replies = Dailies | DailyStarted | DailyBoard | Ghosts | Ghost | DailyStandings

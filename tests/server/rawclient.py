@@ -26,7 +26,7 @@ class Racer:
         message = {"id": self._next, **message}
         await self.ws.send(json.dumps(message))
         while True:
-            data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), 5))
+            data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), 15))
             if data.get("id") == message["id"]:
                 return data
             self.events.append(data)

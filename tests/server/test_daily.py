@@ -295,3 +295,56 @@ async def test_ghosts_replay_the_best_attempts_at_the_same_elapsed_times_and_car
         assert practice_refused["code"] == "not_a_racer"
         await leader.ws.close()
         await chaser.ws.close()
+
+
+async def test_the_tournament_counts_points_by_place_once_per_day_with_streaks(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        assert arena.features is not None
+        daily = arena.features.daily
+        ada, bob = await accounts(arena.url, "ada", "bob")
+        line = winning_line("eight-off", (await deal_of(arena, "eight-off")).seed)
+        for racer, step in ((ada, 1.0), (bob, 2.0)):
+            started = await start(racer, "eight-off")
+            await play_line(racer, started["race"]["race_id"], line, clock, step)
+            await racer.event("race_ended")
+        alone = await start(bob, "treize")
+        await bob.request({"type": "finish", "race_id": alone["race"]["race_id"]})
+        await bob.event("race_ended")
+        live = await ada.request({"type": "get_daily_standings"})
+        assert [(e["name"], e["points"], e["places"]) for e in live["day"]] == [
+            ("bob_daily", 18 + 25, {"eight-off": 2, "treize": 1}),
+            ("ada_daily", 25, {"eight-off": 1}),
+        ]
+        assert live["week"] == "2027-W10" and live["week_table"] == [] and live["all_time"] == []
+        # The next day: ada plays again; day one is counted once its last attempt could be over.
+        clock.set(day_start(DAY) + DAY_MS + 10 * 60_000)
+        assert "2027-03-14" not in await daily.close_due()  # 00:10: an attempt begun at 23:59 may still run
+        await daily.prepare(DAY + dt.timedelta(days=1))
+        line2 = winning_line(
+            "eight-off", (await deal_of(arena, "eight-off", DAY + dt.timedelta(days=1))).seed
+        )
+        again = await start(ada, "eight-off")
+        await play_line(ada, again["race"]["race_id"], line2, clock, 1.0)
+        await ada.event("race_ended")
+        clock.set(day_start(DAY) + DAY_MS + 40 * 60_000)
+        assert "2027-03-14" in await daily.close_due()
+        assert await daily.close_due() == []  # once
+        standings = await ada.request({"type": "get_daily_standings", "date": "2027-03-14"})
+        assert [(e["name"], e["points"]) for e in standings["week_table"]] == [
+            ("bob_daily", 43),
+            ("ada_daily", 25),
+        ]
+        assert [e["rank"] for e in standings["all_time"]] == [1, 2]
+        clock.set(day_start(DAY) + 2 * DAY_MS + 40 * 60_000)
+        assert "2027-03-15" in await daily.close_due()
+        mine = await ada.request({"type": "get_daily_standings"})
+        assert mine["streak"] == {"current": 2, "best": 2}
+        theirs = await bob.request({"type": "get_daily_standings"})
+        assert theirs["streak"] == {"current": 0, "best": 1}
+        assert theirs["week"] == "2027-W11"  # Monday the 15th began a new week
+        assert [(e["name"], e["points"]) for e in theirs["week_table"]] == [("ada_daily", 25)]
+        assert [(e["name"], e["points"]) for e in theirs["all_time"]] == [("ada_daily", 50), ("bob_daily", 43)]
+        await ada.ws.close()
+        await bob.ws.close()
