@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import logging
 import secrets
+import time
 from typing import Final
 
 from server.config import Settings
@@ -72,6 +73,7 @@ GHOST_TICK: Final = 0.05
 #: Rows of each tournament table, and the wait after a day's last attempt could end
 #: before the day is counted.
 TABLE_TOP: Final = 20
+STANDING_CACHE_SECONDS: Final = 5.0
 CLOSE_MARGIN_MS: Final = 60_000
 #: How often a node checks that today's and tomorrow's deals are prepared.
 PREPARE_EVERY: Final = 60.0
@@ -93,6 +95,7 @@ class Daily:
         self._preparing: dict[str, asyncio.Task[None]] = {}
         #: The ghosts racing each (player, attempt) on this node.
         self._ghosts: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._standing: dict[str, tuple[float, dict[str, int], dict[str, dict[str, int]]]] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_prepared(), name="daily-deals")
@@ -262,7 +265,7 @@ class Daily:
         rows = await self.store.dailies.board(date, game, message.offset, message.limit)
         total = await self.store.dailies.board_size(date, game)
         looking = await may_look(self.store, viewer, date, game, self.time.now_ms())
-        entries = await self._entries(date, game, rows, looking)
+        entries = await self._entries(date, game, rows, looking, message.offset)
         me = None
         mine = await self.store.dailies.board_score(date, game, viewer)
         if mine is not None:
@@ -280,17 +283,20 @@ class Daily:
         return Reply(board)
 
     async def _entries(
-        self, date: str, game: GameName, rows: list[tuple[str, float]], looking: bool
+        self, date: str, game: GameName, rows: list[tuple[str, float]], looking: bool, offset: int = 0
     ) -> list[DailyEntry]:
+        """Board rows (``rows[0]`` at place ``offset``) as entries. Only the first row's rank
+        needs Redis (equal results may reach back into the page before); after it, a new
+        result's rank is its place."""
         if not rows:
             return []
         names = await self.store.players.profiles([p for p, _ in rows])
         races = await self.store.dailies.attempt_races(date, game, [p for p, _ in rows]) if looking else {}
         entries: list[DailyEntry] = []
-        rank, previous = 0, None
-        for player_id, value in rows:
+        rank, previous = await self.store.dailies.rank_of(date, game, rows[0][1]), rows[0][1]
+        for index, (player_id, value) in enumerate(rows):
             if value != previous:
-                rank, previous = await self.store.dailies.rank_of(date, game, value), value
+                rank, previous = offset + index + 1, value
             won, time_ms, score = board_result(value)
             name, bot = names.get(player_id, ("?", False))
             entries.append(
@@ -404,7 +410,11 @@ class Daily:
     # ----- the tournament ----------------------------------------------------------------
 
     async def day_points(self, date: str) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-        """Each player's points for the day, and their place on each game's board."""
+        """Each player's points for the day, and their place on each game's board (read
+        whole, so a live standing is kept :data:`STANDING_CACHE_SECONDS`)."""
+        cached = self._standing.get(date)
+        if cached is not None and time.monotonic() - cached[0] < STANDING_CACHE_SECONDS:
+            return cached[1], cached[2]
         totals: dict[str, int] = {}
         places: dict[str, dict[str, int]] = {}
         for game in GAMES:
@@ -414,6 +424,9 @@ class Daily:
                     rank, previous = index + 1, value
                 totals[player_id] = totals.get(player_id, 0) + points(rank)
                 places.setdefault(player_id, {})[game] = rank
+        if len(self._standing) > 8:
+            self._standing.clear()
+        self._standing[date] = (time.monotonic(), totals, places)
         return totals, places
 
     async def close_due(self) -> list[str]:
@@ -428,6 +441,7 @@ class Daily:
             last_end = day_start(day) + DAY_MS + int(self.settings.daily_time_limit * 1000) + CLOSE_MARGIN_MS
             if now < last_end or await self.store.dailies.closed(date):
                 continue
+            self._standing.pop(date, None)  # count from the boards as they are now
             totals, _places = await self.day_points(date)
             days = (day - dt.date(1970, 1, 1)).days
             if await self.store.dailies.close(date, days, iso_week(day), totals):

@@ -29,6 +29,8 @@ class Racer:
             data: Frame = json.loads(await asyncio.wait_for(self.ws.recv(), 15))
             if data.get("id") == message["id"]:
                 return data
+            if data["type"] == "error" and data.get("id") is None:
+                raise AssertionError(f"the server refused a frame without naming it: {data}")
             self.events.append(data)
 
     async def event(self, kind: str, timeout: float = 5.0) -> Frame:

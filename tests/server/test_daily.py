@@ -29,6 +29,8 @@ PASSWORD = "a long password"
 
 @contextlib.asynccontextmanager
 async def daily_node(redis_url: str, clock: ManualTime, **settings: Any) -> AsyncIterator[ArenaServer]:
+    # Whole winning lines go out back to back: more than a connection's burst of messages.
+    settings = {"rate_limit": 10_000.0, "rate_burst": 10_000, **settings}
     arena = ArenaServer(node_settings(redis_url, **settings), seed_source=lambda: WINNABLE_SEED, time=clock)
     await arena.start()
     try:
