@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ bench-accounts: $(STAMP)
 # Leaderboard reads with 100,000 rated players, and the time to end and rate an 8-racer race.
 bench-ratings: $(STAMP)
 	$(PY) bench/ratings.py
+
+# A day's board of 10,000 attempts: top-100 and own-rank reads per second.
+bench-daily: $(STAMP)
+	$(PY) bench/daily.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

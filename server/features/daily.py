@@ -74,6 +74,8 @@ GHOST_TICK: Final = 0.05
 #: before the day is counted.
 TABLE_TOP: Final = 20
 STANDING_CACHE_SECONDS: Final = 5.0
+#: How long a page of a day's board is kept before Redis is read again.
+PAGE_CACHE_SECONDS: Final = 2.0
 CLOSE_MARGIN_MS: Final = 60_000
 #: How often a node checks that today's and tomorrow's deals are prepared.
 PREPARE_EVERY: Final = 60.0
@@ -96,6 +98,9 @@ class Daily:
         #: The ghosts racing each (player, attempt) on this node.
         self._ghosts: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._standing: dict[str, tuple[float, dict[str, int], dict[str, dict[str, int]]]] = {}
+        self._pages: dict[
+            tuple[str, str, int, int, bool], tuple[float, int, list[tuple[str, float]], list[DailyEntry]]
+        ] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_prepared(), name="daily-deals")
@@ -160,8 +165,9 @@ class Daily:
     async def _deal(self, day: dt.date, game: str) -> DailyDeal:
         deal = await self.store.dailies.deal(day.isoformat(), game)
         if deal is None:
-            if day_of(self.time.now_ms()) <= day:
-                self.prepare_soon(day)
+            if day < day_of(self.time.now_ms()):
+                raise ArenaError(ErrorCode.DAILY_NOT_READY, f"there was no {game} daily on {day}")
+            self.prepare_soon(day)
             raise ArenaError(
                 ErrorCode.DAILY_NOT_READY, f"the {game} daily of {day} is being prepared: try again shortly"
             )
@@ -240,6 +246,7 @@ class Daily:
             ready=True,
             hints=not scored,
             seed=deal.seed,
+            salt=deal.salt,  # the race's commitment is the one published for the day
             daily=date,
             daily_scored=scored,
         )
@@ -262,10 +269,8 @@ class Daily:
     async def get_daily_board(self, caller: Caller, message: GetDailyBoard) -> Reply:
         day = self._day(message.date)
         date, game, viewer = day.isoformat(), message.game, caller.player.player_id
-        rows = await self.store.dailies.board(date, game, message.offset, message.limit)
-        total = await self.store.dailies.board_size(date, game)
         looking = await may_look(self.store, viewer, date, game, self.time.now_ms())
-        entries = await self._entries(date, game, rows, looking, message.offset)
+        total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
         me = None
         mine = await self.store.dailies.board_score(date, game, viewer)
         if mine is not None:
@@ -281,6 +286,23 @@ class Daily:
             next_offset=message.offset + message.limit if more else None,
         )
         return Reply(board)
+
+    async def _page(
+        self, date: str, game: GameName, offset: int, limit: int, looking: bool
+    ) -> tuple[int, list[tuple[str, float]], list[DailyEntry]]:
+        """A page of a board, kept :data:`PAGE_CACHE_SECONDS` (one copy with race ids, for
+        those who may see them, and one without)."""
+        key = (date, game, offset, limit, looking)
+        cached = self._pages.get(key)
+        if cached is not None and time.monotonic() - cached[0] < PAGE_CACHE_SECONDS:
+            return cached[1], cached[2], cached[3]
+        rows = await self.store.dailies.board(date, game, offset, limit)
+        total = await self.store.dailies.board_size(date, game)
+        entries = await self._entries(date, game, rows, looking, offset)
+        if len(self._pages) >= 256:
+            self._pages.clear()
+        self._pages[key] = (time.monotonic(), total, rows, entries)
+        return total, rows, entries
 
     async def _entries(
         self, date: str, game: GameName, rows: list[tuple[str, float]], looking: bool, offset: int = 0

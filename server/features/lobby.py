@@ -203,6 +203,7 @@ class Lobby:
         hints: bool = False,
         rated: bool = False,
         seed: int | None = None,
+        salt: str | None = None,
         daily: str = "",
         daily_scored: bool = False,
     ) -> RaceMeta:
@@ -210,7 +211,7 @@ class Lobby:
             raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
         now = self.time.now_ms()
         seed = self.seed_source() if seed is None else seed
-        salt = secrets.token_hex(16)
+        salt = secrets.token_hex(16) if salt is None else salt
         for _attempt in range(10):
             meta = RaceMeta(
                 race_id=secrets.token_hex(6),

@@ -60,9 +60,9 @@ class RaceSummary(Reply):
     game: GameName
     started_at: int
     ended_at: int
-    #: Null for a daily attempt until its day is over.
-    seed: int | None
-    salt: str | None
+    #: Absent for a daily attempt until its day is over.
+    seed: int | None = None
+    salt: str | None = None
     commitment: str
     #: Whether the race changed its racers' ratings (each standing then has them).
     rated: bool = False
@@ -87,9 +87,9 @@ class MoveLog(Reply):
     id: RequestId | None = None
     race_id: str
     game: GameName
-    #: Null for a daily attempt until its day is over.
-    seed: int | None
-    salt: str | None
+    #: Absent for a daily attempt until its day is over.
+    seed: int | None = None
+    salt: str | None = None
     commitment: str
     moves: list[LoggedMove]
 

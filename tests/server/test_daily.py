@@ -13,11 +13,14 @@ from typing import Any
 
 import pytest
 
+from client.errors import DailyNotReadyError
+from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start
 from server.store.records import DailyDeal
 from server.timesource import ManualTime
 from shared import GAMES, replay
+from shared.protocol import RaceEnded
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
 from tests.server.rawclient import Racer, racers
@@ -351,3 +354,23 @@ async def test_the_tournament_counts_points_by_place_once_per_day_with_streaks(
         assert all_time == [("ada_daily", 50), ("bob_daily", 43)]
         await ada.ws.close()
         await bob.ws.close()
+
+
+async def test_an_attempt_carries_the_days_commitment_and_its_results_read_without_a_seed(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        client = await ArenaClient.connect(arena.url)
+        await client.hello(name="sdk")
+        await client.register("sdk_daily", PASSWORD)
+        dailies = await client.dailies()
+        started = await client.start_daily("treize")
+        published = next(d.commitment for d in dailies.deals if d.game == "treize")
+        assert started.race.commitment == published and started.scored
+        await client.finish(started.race.race_id)
+        await client.wait_for(RaceEnded)
+        summary = await client.results(started.race.race_id)
+        assert summary.seed is None and summary.salt is None and summary.commitment == published
+        with pytest.raises(DailyNotReadyError, match="there was no eagle-wing daily on 2027-03-10"):
+            await client.dailies("2027-03-10")
+        await client.close()

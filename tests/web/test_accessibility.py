@@ -1,7 +1,8 @@
 """Accessibility audit in real headless Chromium: on every page the app has (the lobby,
 a race of each game, its results with and without a rematch offered, its replay, the
-sign-in and account pages, the leaderboard and a profile) every control has an
-accessible name, and no page logs an error.
+sign-in and account pages, the leaderboard and a profile, the daily challenges of today
+and of a past day, a daily attempt and its results) every control has an accessible name,
+and no page logs an error.
 
 A control is anything a user can operate: a link, button, field or list, any element
 with a widget role, and any element with a click, pointer or key listener whatever its
@@ -13,6 +14,7 @@ accessibility tree computes it."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 
 from playwright.async_api import Browser, Page, expect
@@ -24,7 +26,9 @@ from tests.server.conftest import WINNABLE_SEED
 from tests.server.solver import solve
 from tests.server.test_profiles import seed_ratings
 from tests.web.conftest import shot_path
+from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import click_move, open_page
+from tests.web.test_daily import DAY, daily_node, play_through
 
 #: Events that make an element operable: an element listening for one is a control.
 OPERATING_EVENTS = frozenset(
@@ -297,3 +301,43 @@ async def test_every_control_on_the_account_leaderboard_and_profile_pages_has_an
     for client in (ada, bob):
         await client.close()
     assert errors == []
+
+
+async def test_every_control_on_the_daily_pages_has_an_accessible_name(
+    browser: Browser, clean_redis: str
+) -> None:
+    """The daily challenges: today's page of an account that has played one deal (Play,
+    Practice, its result's and the board's links, the date picker), a guest's first visit
+    (the name form), a daily attempt under way and its results, and a past day's page
+    with its seeds' Verify buttons."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        ada = await account(arena.url, "ada_daily_a11y")
+        await play_through(ada, arena, "eight-off")
+        guest = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 900})
+        await guest.click("#nav-daily")
+        await expect(guest.locator("#daily-name")).to_be_visible()
+        await audit(guest, "the daily page before a session", at_least=8)
+        page = await signed_in_page(browser, arena.url, "ada_daily_a11y", errors)
+        await page.click("#nav-daily")
+        await expect(page.locator("#board-eight-off a.replay-link")).to_have_count(1)
+        await expect(page.locator("button.practice")).to_have_count(1)
+        await audit(page, "today's daily page", at_least=16)
+        await page.get_by_role("button", name="Play Treize").click()
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
+        await expect(page.locator('.pile[data-pile="waste"] .card[data-card]').first).to_be_visible()
+        await audit(page, "a daily attempt under way", at_least=30)
+        await page.click("#give-up")
+        await expect(page.locator("#practice-again")).to_be_visible()
+        await audit(page, "a daily attempt's results", at_least=8)
+        await page.screenshot(path=shot_path("audit-daily-results"), full_page=True)
+        clock.advance(13 * 3600)  # into the next day, whose deals are ready
+        assert arena.features is not None
+        await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        await page.goto(page.url.split("#")[0] + f"#/daily/{DAY.isoformat()}")
+        await expect(page.locator("button.verify")).to_have_count(3)
+        await audit(page, "a past day's daily page", at_least=18)
+        await page.screenshot(path=shot_path("audit-daily-past-day"), full_page=True)
+        await ada.close()
+        assert errors == []

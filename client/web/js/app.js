@@ -1,9 +1,11 @@
 // The pages: the lobby (#/), a race (#/race/<id>) with its results at the end, its
-// replay (#/replay/<id>), and the players' pages of players.js (account, leaderboard,
-// profile).
+// replay (#/replay/<id>), the players' pages of players.js (account, leaderboard,
+// profile) and the daily challenges of daily.js (#/daily). A daily attempt is a race of
+// one, played on the race page.
 
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
+import { dailyHref, dailyPage, dayOf } from "./daily.js";
 import { GAMES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
@@ -21,9 +23,9 @@ function fill(score) {
   return bar;
 }
 
-// Go to a race the server seated us in (match_found, rematch_started): its page is shown
-// at once with the race as the event gave it, so no countdown or start event is missed
-// while the page waits for get_race.
+// Go to a race the server seated us in (match_found, rematch_started, or a daily attempt
+// started, its `daily` set): its page is shown at once with the race as the event or
+// reply gave it, so no countdown or start event is missed while the page waits for get_race.
 function enterRace(info) {
   arriving = info;
   location.hash = `#/race/${info.race_id}`;
@@ -175,12 +177,22 @@ function clockText(seconds) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
-// `arrived`: the race as the event that sent us here gave it (shown before get_race answers).
+// What a daily attempt (a race of one) is, as the race page says it.
+function dailyKindText(daily) {
+  if (!daily?.date) return "Daily";
+  if (daily.watching) return `Daily of ${daily.date}`;
+  if (daily.practice) return "Daily — practice (unscored)";
+  return daily.scored ? "Daily — scored attempt" : "Daily — unscored attempt (guests are not ranked)";
+}
+
+// `arrived`: the race as the event that sent us here gave it (shown before get_race
+// answers); a daily attempt's start gives `arrived.daily` ({ date, scored, practice }).
 function racePage(raceId, arrived = null) {
   const status = element("p", { id: "status", role: "status" });
   const clock = element("span", { class: "clock", id: "clock" });
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
   const ratedSetting = element("span", { class: "setting", id: "rated-setting" });
+  const dailyKind = element("span", { class: "daily-kind", id: "daily-kind", hidden: true });
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
@@ -200,9 +212,47 @@ function racePage(raceId, arrived = null) {
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
   let ratingsAfter = false; // race.racers carry the ratings the results made (get_race after the end)
+  // A daily attempt: { date, scored, practice } (or { date, watching } for another's),
+  // from the start that brought us here or, after a reload, from the day's dailies.
+  let daily = arrived?.daily ?? null;
+  let learning = false; // asking the day's dailies what this attempt is
   const board = new Board(boardBox, (move) => play(move));
 
   const mine = () => race?.racers.find((r) => r.player_id === arena.player?.player_id);
+  // A race of one is a daily attempt: nobody to wait for, no rematch.
+  const solo = () => race?.seats === 1;
+
+  function statusNow(info) {
+    if (info.seats !== 1 || info.status !== "finished") return statusText(info);
+    if (daily?.watching || !mine()) return "This attempt is over";
+    return daily?.practice ? "Practice over" : "Your attempt is over";
+  }
+
+  // What this attempt is, when the page was not told: the sender's first attempt of the
+  // day's deal (the day's dailies name its race), else a practice; another's, watched.
+  async function learnDaily(info) {
+    if (daily || learning) return;
+    learning = true;
+    const date = dayOf(info.starts_at ?? info.server_time);
+    try {
+      const dailies = await arena.request({ type: "get_dailies", date });
+      const attempt = dailies.deals.find((d) => d.game === info.game)?.attempt;
+      if (!mine()) daily = { date, watching: true };
+      else if (attempt?.race_id === raceId) daily = { date, scored: attempt.scored, practice: false };
+      else daily = { date, scored: false, practice: true };
+    } catch {
+      daily = { date: null };
+    }
+    drawDaily();
+    if (race) status.textContent = statusNow(race);
+    showResults();
+  }
+
+  function drawDaily() {
+    dailyKind.hidden = !solo();
+    ratedSetting.hidden = solo();
+    if (solo()) dailyKind.textContent = dailyKindText(daily);
+  }
   const playing = () => race?.status === "running" && !mine()?.finished;
 
   function showBoard(view, steps = null) {
@@ -231,9 +281,9 @@ function racePage(raceId, arrived = null) {
         if (me) Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
         showBoard(ack.view, ack.result.steps);
         drawRacers();
-        if (hinting && race) status.textContent = statusText(race);
+        if (hinting && race) status.textContent = statusNow(race);
         hinting = false;
-        if (ack.finished) status.textContent = "You won! Waiting for the others…";
+        if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
       } catch (failure) {
         showError(error, failure);
         board.draw();
@@ -289,10 +339,12 @@ function racePage(raceId, arrived = null) {
     race = info;
     if (fresh && info.server_time) offset = info.server_time - Date.now();
     readyButton.hidden = info.status !== "open";
-    status.textContent = statusText(info);
+    status.textContent = statusNow(info);
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
     ratedSetting.textContent = info.rated ? "Rated" : "Casual";
+    drawDaily();
+    if (solo()) learnDaily(info);
     if (info.board) {
       seq = info.board.seq;
       board.show(info.board.view);
@@ -337,8 +389,35 @@ function racePage(raceId, arrived = null) {
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
         element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : `${s.score} cards home`),
         element("td", { class: "rating-change" }, standingRating(s))))),
-      element("p", {}, `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`),
-      element("p", {}, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, "Replay this race")));
+      element("p", { id: "seed-line" }, summary.seed != null
+        ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
+        : `Seed revealed after the day (commitment ${summary.commitment.slice(0, 12)}…).`),
+      element("p", {}, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race")));
+    if (solo()) results.append(dailyLinks());
+  }
+
+  // After a daily attempt: back to its day's challenges, and (the deal being today's)
+  // practise it.
+  function dailyLinks() {
+    const links = element("p", { class: "row", id: "daily-links" });
+    const today = dayOf(Date.now() + offset);
+    if (!daily?.date) {
+      links.append(element("a", { href: dailyHref(), id: "daily-back" }, "Daily challenges"));
+      return links;
+    }
+    links.append(element("a", { href: dailyHref(daily.date === today ? null : daily.date), id: "daily-back" }, `Daily challenges of ${daily.date}`));
+    if (mine() && daily.date === today) {
+      links.append(element("button", { type: "button", id: "practice-again", onclick: async () => {
+        showError(error, null);
+        try {
+          const reply = await arena.request({ type: "start_daily", game: race.game, practice: true });
+          enterRace({ ...reply.race, daily: { date: reply.date, scored: reply.scored, practice: true } });
+        } catch (failure) {
+          showError(error, failure);
+        }
+      } }, daily.practice ? "Practice again" : "Practice this deal"));
+    }
+    return links;
   }
 
   // ----- rematch: offered here once the race is over; rematch_started (app-wide) goes on
@@ -369,7 +448,7 @@ function racePage(raceId, arrived = null) {
 
   function drawRematch() {
     rematchClock = null;
-    if (race?.status !== "finished" || !mine()) { rematchBox.replaceChildren(); return; } // racers only
+    if (race?.status !== "finished" || !mine() || solo()) { rematchBox.replaceChildren(); return; } // racers only, of a real race
     const offer = element("button", { id: "offer-rematch", type: "button", onclick: () => askRematch({ type: "offer_rematch" }) }, "Offer rematch");
     if (!rematch) {
       delete rematchBox.dataset.status;
@@ -463,7 +542,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, ratedSetting, hintsSetting, readyButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, readyButton, giveUp)),
     racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
@@ -536,17 +615,20 @@ function route() {
   const race = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
   const replay = location.hash.match(/^#\/replay\/([0-9a-f]+)$/);
   const leaderboard = location.hash.match(/^#\/leaderboard(?:\/([a-z-]+))?$/);
+  const daily = location.hash.match(/^#\/daily(?:\/(\d{4}-\d{2}-\d{2}))?$/);
   const profile = location.hash.match(/^#\/profile(?:\/([^/]+))?$/);
   const arrived = race && arriving?.race_id === race[1] ? arriving : null;
   arriving = null;
-  const pages = { app, arena, signIn };
+  const pages = { app, arena, signIn, enterRace };
   for (const link of document.querySelectorAll("header nav a")) {
-    const here = location.hash === link.getAttribute("href") || (leaderboard && link.id === "nav-leaderboard");
+    const here = location.hash === link.getAttribute("href") || (leaderboard && link.id === "nav-leaderboard")
+      || (daily && link.id === "nav-daily");
     if (here) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
   }
   if (race) leavePage = racePage(race[1], arrived);
   else if (replay) leavePage = replayPage(replay[1]);
   else if (leaderboard) leavePage = leaderboardPage(pages, leaderboard[1]);
+  else if (daily) leavePage = dailyPage(pages, daily[1] ?? null);
   else if (profile) leavePage = profilePage(pages, profile[1] ? decodeURIComponent(profile[1]) : null);
   else if (location.hash === "#/account") leavePage = accountPage(pages);
   else leavePage = lobbyPage();

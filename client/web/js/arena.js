@@ -2,6 +2,14 @@
 // events to listeners, and a resume with the saved token after any drop.
 
 const TOKEN_KEY = "solitaire-arena.token";
+// Seeds are 63-bit integers, past what a number holds exactly (2^53): JSON.parse would
+// round them, so a long one is read as its digits (text). `"seed":` unescaped is only
+// ever a key: a quote inside a string comes escaped.
+const LONG_SEED = /"seed":\s*(\d{16,})/g;
+
+export function parseFrame(text) {
+  return JSON.parse(text.replace(LONG_SEED, '"seed":"$1"'));
+}
 
 export class ArenaError extends Error {
   constructor(code, message) {
@@ -50,7 +58,7 @@ export class Arena {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       this.ws = ws;
-      ws.onmessage = (frame) => this.received(JSON.parse(frame.data));
+      ws.onmessage = (frame) => this.received(parseFrame(frame.data));
       ws.onclose = () => this.dropped(ws);
       ws.onopen = async () => {
         try {
@@ -95,7 +103,7 @@ export class Arena {
   login(username, password) {
     const attempt = new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
-      ws.onmessage = (frame) => this.received(JSON.parse(frame.data));
+      ws.onmessage = (frame) => this.received(parseFrame(frame.data));
       ws.onclose = () => this.dropped(ws);
       ws.onerror = () => reject(new ArenaError("connection_lost", "cannot reach the server"));
       ws.onopen = async () => {

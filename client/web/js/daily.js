@@ -1,0 +1,337 @@
+// The daily challenges (#/daily for today, #/daily/<YYYY-MM-DD> for a past day): the
+// day's deal of each game with its commitment, your attempt (Play, or your result and
+// Practice), the time left until the next day, each game's board, and for a day that is
+// over its seeds to check against the commitments.
+
+import { GAME_TITLES, element, playerLink, seconds, showError } from "./dom.js";
+import { NAME_KEY } from "./players.js";
+
+const DAY_MS = 86_400_000;
+const BOARD_SIZE = 20;
+
+// A day (YYYY-MM-DD) of a time in ms: the UTC day, as the server counts days.
+export function dayOf(ms) {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function shiftDay(date, days) {
+  return dayOf(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS);
+}
+
+function weekday(date) {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { weekday: "long", timeZone: "UTC" });
+}
+
+function hms(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`;
+}
+
+function resultText(won, timeMs, score) {
+  return won ? `won in ${seconds(timeMs)}` : `${score} cards home`;
+}
+
+export function dailyHref(date = null) {
+  return date ? `#/daily/${date}` : "#/daily";
+}
+
+// The SHA-256 of `text` in hex, where the page may compute it (a secure context); null
+// where it cannot.
+async function sha256(text) {
+  if (!globalThis.crypto?.subtle) return null;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// `date`: the day asked for (null: today, whichever day that is on the server's clock).
+// `enterRace(info)`: go to a race the server just started (its page shows it at once).
+export function dailyPage({ app, arena, signIn, enterRace }, date) {
+  const error = element("p", { class: "error", id: "daily-error", role: "alert" });
+  let offset = 0; // the server's clock minus this one
+  let closesAt = null; // when the day on screen ends (server ms), while it is today
+  let countdown = null; // the element the countdown is written in
+  let reloading = null; // a reload planned (the day's end, or deals still being prepared)
+  let gone = false;
+  let drawn = false; // the page has shown a day (a resume's welcome then reloads it)
+
+  const now = () => Date.now() + offset;
+
+  function tick() {
+    if (!countdown || closesAt === null) return;
+    const left = closesAt - now();
+    countdown.textContent = hms(left);
+    if (left <= 0 && !reloading) reloading = setTimeout(load, 1500); // the next day's deals
+  }
+
+  // Play (or practise) today's deal of `game`: the race page takes the running attempt.
+  // The button waits meanwhile: a second press would only be refused.
+  async function start(game, practice, button) {
+    showError(error, null);
+    button.disabled = true;
+    try {
+      const reply = await arena.request({ type: "start_daily", game, practice });
+      enterRace({ ...reply.race, daily: { date: reply.date, scored: reply.scored, practice } });
+    } catch (failure) {
+      button.disabled = false;
+      showError(error, failure);
+    }
+  }
+
+  // The attempt's end as its results give it (the player's own: always readable), or
+  // what stands in for it: under way, or no longer kept.
+  async function attemptState(attempt) {
+    try {
+      const { summary } = await arena.request({ type: "get_results", race_id: attempt.race_id });
+      const mine = summary.standings.find((s) => s.player_id === arena.player?.player_id) ?? summary.standings[0];
+      return { over: true, standing: mine };
+    } catch (failure) {
+      if (failure.code === "race_not_over") return { over: false };
+      if (failure.code === "race_cancelled") return { over: true, cancelled: true };
+      return { over: true, lost: true };
+    }
+  }
+
+  function navigation(day, today) {
+    const picker = element("input", { id: "daily-pick", type: "date", value: day, max: today });
+    picker.addEventListener("change", () => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(picker.value) || picker.value > today) return;
+      location.hash = dailyHref(picker.value === today ? null : picker.value);
+    });
+    const links = [element("a", { href: dailyHref(shiftDay(day, -1)), id: "previous-day" }, "← Previous day")];
+    if (day < today) {
+      const next = shiftDay(day, 1);
+      links.push(element("a", { href: dailyHref(next === today ? null : next), id: "next-day" }, "Next day →"),
+        element("a", { href: dailyHref(), id: "daily-today" }, "Today"));
+    }
+    return element("nav", { class: "row days", "aria-label": "days" }, ...links,
+      element("label", { for: "daily-pick" }, "Show the day"), picker);
+  }
+
+  // One line of a board: rank, name (yours marked), result, and the attempt's results and
+  // replay where the server gives its race id.
+  function boardRow(entry, title) {
+    const me = entry.player_id === arena.player?.player_id;
+    const what = `${entry.name}'s ${title} attempt`;
+    const see = entry.race_id
+      ? [element("a", { href: `#/race/${entry.race_id}`, class: "results-link", "aria-label": `results of ${what}` }, "Results"),
+        " · ",
+        element("a", { href: `#/replay/${entry.race_id}`, class: "replay-link", "aria-label": `replay of ${what}` }, "Replay")]
+      : [];
+    return element("tr", { "data-player": entry.player_id, class: me ? "me" : null, "aria-current": me ? "true" : null },
+      element("td", { class: "number" }, `${entry.rank}`),
+      element("td", {}, playerLink(entry.player_id, entry.name, entry.bot), me ? " (you)" : ""),
+      element("td", { class: "result" }, resultText(entry.won, entry.time_ms, entry.score)),
+      element("td", { class: "links" }, ...see));
+  }
+
+  function boardTable(day, game, first, today) {
+    const title = GAME_TITLES[game] ?? game;
+    const rows = element("tbody");
+    const note = element("p", { class: "setting board-note" });
+    const more = element("button", { type: "button", class: "more", hidden: true }, `More of the ${title} board`);
+    let shown = [];
+    let next = null;
+
+    function draw(board) {
+      next = board.next_offset ?? null;
+      more.hidden = next === null;
+      const lines = shown.map((e) => boardRow(e, title));
+      if (board.me && !shown.some((e) => e.player_id === board.me.player_id)) {
+        lines.push(element("tr", { class: "gap" }, element("td", { colspan: "4" }, "…")), boardRow(board.me, title));
+      }
+      if (!shown.length) {
+        lines.push(element("tr", {}, element("td", { colspan: "4" }, "No finished scored attempts yet.")));
+      }
+      rows.replaceChildren(...lines);
+      const linked = shown.some((e) => e.race_id);
+      note.textContent = shown.length && !linked && day === today
+        ? "Each attempt's results and replay open here once your own attempt is over (or the day is)."
+        : "";
+    }
+
+    more.addEventListener("click", async () => {
+      if (next === null) return;
+      showError(error, null);
+      try {
+        const page = await arena.request({ type: "get_daily_board", game, date: day, offset: next, limit: BOARD_SIZE });
+        shown = shown.concat(page.entries);
+        draw(page);
+      } catch (failure) {
+        showError(error, failure);
+      }
+    });
+    shown = first.entries;
+    draw(first);
+    const total = first.total === 1 ? "1 finished scored attempt" : `${first.total} finished scored attempts`;
+    return element("div", { class: "daily-board" },
+      element("table", { id: `board-${game}`, class: "board-table" },
+        element("caption", {}, `${title} board: ${total}`),
+        element("thead", {}, element("tr", {}, ...["Rank", "Player", "Result", "See"].map((h) => element("th", { scope: "col" }, h)))),
+        rows),
+      note, more);
+  }
+
+  // What the player did with the deal, and what they can do next.
+  function attemptPart(deal, state, board, isToday, guest) {
+    const title = GAME_TITLES[deal.game] ?? deal.game;
+    const box = element("div", { class: "attempt" });
+    const line = element("p", { class: "attempt-state" });
+    box.append(line);
+    if (!deal.attempt) {
+      if (!isToday) {
+        line.textContent = "You did not play this deal.";
+        return box;
+      }
+      line.textContent = guest
+        ? "Unscored: a guest's attempt is not on the board."
+        : "Your scored attempt: one try, hints off, the clock runs from the start.";
+      box.append(element("button", { type: "button", class: "primary play", "data-game": deal.game, onclick: (event) => start(deal.game, false, event.currentTarget) },
+        guest ? `Play ${title} (unscored)` : `Play ${title}`));
+      return box;
+    }
+    const kind = deal.attempt.scored ? "Your scored attempt" : "Your attempt (unscored)";
+    const results = element("a", { href: `#/race/${deal.attempt.race_id}`, class: "your-results", "aria-label": `results of your ${title} attempt` }, "Results");
+    if (!state.over) {
+      line.textContent = `${kind} is under way.`;
+      box.append(element("a", { href: `#/race/${deal.attempt.race_id}`, class: "resume" }, `Resume ${title}`));
+      return box;
+    }
+    if (state.cancelled) line.textContent = `${kind} was cancelled.`;
+    else if (state.lost) line.textContent = `${kind} is over.`;
+    else {
+      const s = state.standing;
+      const rank = deal.attempt.scored && board?.me ? `, rank ${board.me.rank} of ${board.total}` : "";
+      line.textContent = `${kind}: ${resultText(s.won, s.time_ms, s.score)}${rank}.`;
+    }
+    if (!state.lost && !state.cancelled) box.append(results);
+    if (isToday) {
+      box.append(" ", element("button", { type: "button", class: "practice", "data-game": deal.game, onclick: (event) => start(deal.game, true, event.currentTarget) },
+        `Practice ${title}`), element("span", { class: "setting" }, " unscored, hints on, as often as you like"));
+    }
+    return box;
+  }
+
+  // A day that is over: its seed and salt, and how to check them against the commitment.
+  function revealPart(deal) {
+    const preimage = `solitaire-arena:${deal.game}:${deal.seed}:${deal.salt}`;
+    const verdict = element("span", { class: "verdict", role: "status" });
+    const part = element("div", { class: "reveal" },
+      element("p", {}, "Seed ", element("code", { class: "seed" }, `${deal.seed}`), ", salt ", element("code", { class: "salt" }, deal.salt)),
+      element("p", { class: "setting verify-hint" }, "Verify: the SHA-256 of ", element("code", {}, preimage),
+        " must be the commitment published when the day opened; then any attempt's moves replay from this seed."));
+    if (globalThis.crypto?.subtle) {
+      const check = element("button", { type: "button", class: "verify", "aria-label": `Verify the ${GAME_TITLES[deal.game] ?? deal.game} seed` }, "Verify");
+      check.addEventListener("click", async () => {
+        const digest = await sha256(preimage);
+        verdict.textContent = digest === deal.commitment ? "✓ matches the commitment" : `✗ does not match: ${digest}`;
+        verdict.classList.toggle("bad", digest !== deal.commitment);
+      });
+      part.append(element("p", { class: "row" }, check, verdict));
+    }
+    return part;
+  }
+
+  function draw(dailies, states, boards) {
+    offset = dailies.server_time - Date.now();
+    const today = dayOf(dailies.server_time);
+    const isToday = dailies.server_time < dailies.closes_at;
+    closesAt = isToday ? dailies.closes_at : null;
+    const guest = !arena.username;
+    const when = element("p", { id: "daily-date" },
+      element("time", { datetime: dailies.date }, `${weekday(dailies.date)} ${dailies.date}`), " (UTC)");
+    let clock;
+    if (isToday) {
+      countdown = element("span", { id: "daily-countdown", role: "timer", "aria-live": "off" });
+      clock = element("p", { id: "daily-clock" }, "Next day's deals in ", countdown, ".");
+    } else {
+      countdown = null;
+      clock = element("p", { id: "daily-clock" }, "This day is over: its seeds are revealed below.");
+    }
+    const deals = dailies.deals.map((deal, i) => {
+      const title = GAME_TITLES[deal.game] ?? deal.game;
+      const heading = `daily-${deal.game}-title`;
+      const proven = deal.proven
+        ? element("span", { class: "proven", title: "the server's solver found a winning line before the deal was published" }, "✓ proven winnable")
+        : element("span", { class: "unproven", title: "the solver found no win within its budget: this deal may be lost whatever you do" }, "not proven winnable");
+      return element("section", { class: "daily", "data-game": deal.game, "aria-labelledby": heading },
+        element("h2", { id: heading }, title),
+        element("div", { class: "deal-side" },
+          element("p", { class: "deal-facts" }, "Commitment ",
+            element("code", { class: "commitment", title: deal.commitment }, `${deal.commitment.slice(0, 12)}…`), " · ", proven),
+          attemptPart(deal, states[i], boards[i], isToday, guest),
+          deal.seed != null ? revealPart(deal) : ""),
+        boardTable(dailies.date, deal.game, boards[i], today));
+    });
+    const intro = element("p", { class: "setting" });
+    if (!isToday) intro.append("The deals, boards and seeds of a day that is over.");
+    else if (guest) {
+      intro.append("The same deal for everyone today, one per game. Guests play unscored: ",
+        element("a", { href: "#/account" }, "sign in or register"), " to be on the boards.");
+    } else intro.append("The same deal for everyone today, one per game: your first attempt of each is scored.");
+    app.replaceChildren(
+      element("h1", {}, isToday ? "Daily challenges" : "Daily challenges of a past day"),
+      when, clock, intro,
+      navigation(dailies.date, today), error,
+      element("div", { class: "dailies" }, ...deals));
+    tick();
+  }
+
+  async function load() {
+    reloading = null;
+    try {
+      const player = await signIn();
+      if (gone) return;
+      if (!player) { askName(); return; }
+      const dailies = await arena.request(date ? { type: "get_dailies", date } : { type: "get_dailies" });
+      const [states, boards] = await Promise.all([
+        Promise.all(dailies.deals.map((d) => (d.attempt ? attemptState(d.attempt) : null))),
+        Promise.all(dailies.deals.map((d) => arena.request({ type: "get_daily_board", game: d.game, date: dailies.date, limit: BOARD_SIZE }))),
+      ]);
+      if (!gone) { draw(dailies, states, boards); drawn = true; }
+    } catch (failure) {
+      if (gone) return;
+      app.replaceChildren(element("h1", {}, "Daily challenges"), navigationOnError(), error);
+      showError(error, failure);
+      if (failure.code === "daily_not_ready" && !date) reloading = setTimeout(load, 5000); // being prepared
+    }
+  }
+
+  // Nobody signed in on this page yet: a guest under a name chosen here, or a sign-in.
+  function askName() {
+    const name = element("input", { id: "daily-name", maxlength: "24", autocomplete: "nickname", value: localStorage.getItem(NAME_KEY) ?? "" });
+    const go = element("form", { id: "daily-guest", novalidate: true },
+      element("div", { class: "field" }, element("label", { for: "daily-name" }, "Name"), name),
+      element("button", { type: "submit", class: "primary" }, "Continue as a guest"));
+    go.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      showError(error, null);
+      const chosen = name.value.trim();
+      if (!chosen) { showError(error, new Error("choose a name first")); return; }
+      try {
+        localStorage.setItem(NAME_KEY, chosen);
+        await arena.start(chosen);
+        await load();
+      } catch (failure) {
+        showError(error, failure);
+      }
+    });
+    app.replaceChildren(element("h1", {}, "Daily challenges"),
+      element("p", { id: "no-session" }, "The same deal for everyone today, one per game. Choose a name to play as a guest (unscored), or ",
+        element("a", { href: "#/account" }, "sign in"), " to be on the boards."),
+      go, error);
+  }
+
+  // Refused (a day not begun, deals still being prepared): a way back to today.
+  function navigationOnError() {
+    return element("p", {}, element("a", { href: dailyHref(), id: "daily-today" }, "Today's daily challenges"));
+  }
+
+  app.replaceChildren(element("h1", {}, "Daily challenges"), element("p", {}, "Loading…"), error);
+  const timer = setInterval(tick, 250);
+  const stop = arena.on("welcome", () => { if (drawn && !reloading) load(); }); // back after a drop
+  load();
+  return () => { gone = true; clearInterval(timer); clearTimeout(reloading); stop(); };
+}

@@ -1,0 +1,470 @@
+"""The daily challenges in the browser client, in real headless Chromium against a real
+server and Redis with a hand-prepared day: the Daily page (the day's deals and their
+commitments, your attempt, the countdown, the boards, a past day's seeds), a daily attempt
+played on the race page, and what another account and a guest may see. Checked against
+the server's own state."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import re
+import time
+from collections.abc import AsyncIterator
+
+from playwright.async_api import Browser, Locator, Page, expect
+
+from client.errors import ArenaError
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.features.daily_rules import DAY_MS, day_start
+from server.store.records import DailyDeal
+from shared import GAMES, replay
+from shared.solver import solve_deal
+from tests.server.conftest import WINNABLE_SEED, node_settings
+from tests.web.conftest import shot_path
+from tests.web.test_accounts_ratings import account, signed_in_page
+from tests.web.test_browser import click_move, expected, open_page, page_race_id, shown
+
+#: The day the server's clock is on (from its noon, UTC): a day of the test's choosing,
+#: whatever the date on this machine.
+DAY = dt.date(2027, 3, 14)
+HOUR_MS = 3_600_000
+TITLES = {"eight-off": "Eight Off", "eagle-wing": "Eagle Wing", "treize": "Treize"}
+
+
+class ShiftedTime:
+    """The system clock moved to ``start_ms`` and running on from there in real time (the
+    page and the server's race clocks need time to pass); ``advance`` jumps it ahead."""
+
+    def __init__(self, start_ms: int) -> None:
+        self.shift = start_ms - int(time.time() * 1000)
+
+    def now_ms(self) -> int:
+        return int(time.time() * 1000) + self.shift
+
+    def advance(self, seconds: float) -> None:
+        self.shift += round(seconds * 1000)
+
+
+@contextlib.asynccontextmanager
+async def daily_node(redis_url: str) -> AsyncIterator[tuple[ArenaServer, ShiftedTime]]:
+    """A node whose clock shows noon of :data:`DAY`, with that day's deals prepared (from a
+    fixed secret: the same deals every run)."""
+    clock = ShiftedTime(day_start(DAY) + 12 * HOUR_MS)
+    settings = node_settings(redis_url, daily_secret="the web tests' daily secret")
+    node = ArenaServer(settings, seed_source=lambda: WINNABLE_SEED, time=clock)
+    await node.start()
+    try:
+        assert node.features is not None
+        await node.features.daily.prepare(DAY)
+        yield node, clock
+    finally:
+        await node.stop()
+
+
+async def deal_of(arena: ArenaServer, game: str, day: dt.date = DAY) -> DailyDeal:
+    assert arena.store is not None
+    deal = await arena.store.dailies.deal(day.isoformat(), game)
+    assert deal is not None
+    return deal
+
+
+def winning_line(game: str, seed: int) -> list[str]:
+    line = solve_deal(game, seed).line
+    assert line is not None
+    return line
+
+
+async def play_through(client: ArenaClient, arena: ArenaServer, game: str) -> str:
+    """``client`` plays today's ``game`` daily to a win through the SDK: the race id."""
+    deal = await deal_of(arena, game)
+    started = await client.start_daily(game)  # type: ignore[arg-type]
+    race_id = started.race.race_id
+    for move in winning_line(game, deal.seed):
+        await client.move(race_id, move)
+    return race_id
+
+
+async def open_daily(page: Page) -> None:
+    """The Daily page through the header's link, drawn with its three deals."""
+    await page.click("#nav-daily")
+    await expect(page.locator("#nav-daily")).to_have_attribute("aria-current", "page")
+    await expect(page.locator("section.daily")).to_have_count(3)
+
+
+def deal_box(page: Page, game: str) -> Locator:
+    """The section of the Daily page about ``game``'s deal."""
+    return page.locator(f'section.daily[data-game="{game}"]')
+
+
+async def until_board(page: Page, line: list[str], game: str, seed: int, moves: int) -> None:
+    """Waits (up to 2 s) for the page to show the deal after ``line[:moves]``."""
+    want = expected(replay(game, seed, line[:moves]).view())  # type: ignore[arg-type]
+    for _ in range(100):
+        if await shown(page) == want:
+            return
+        await page.wait_for_timeout(20)
+    assert await shown(page) == want, await page.locator("#refusal").inner_text()
+
+
+# ----- an account's day ---------------------------------------------------------------------
+
+
+async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_practises(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        ada = await account(arena.url, "ada_day")
+        page = await signed_in_page(browser, arena.url, "ada_day", errors)
+        await open_daily(page)
+        # The day, on the server's clock: its date, and about 12 hours to the next deals.
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-14")
+        await expect(page.locator("#daily-date")).to_contain_text("2027-03-14")
+        await expect(page.locator("#daily-date")).to_contain_text("(UTC)")
+        await expect(page.locator("#daily-countdown")).to_have_text(re.compile(r"^11:5\d:\d\d$"))
+        # Each deal with its commitment (shortened, whole on hover) and its proven mark.
+        dailies = await ada.dailies()
+        assert dailies.date == DAY.isoformat() and [d.game for d in dailies.deals] == list(GAMES)
+        for info in dailies.deals:
+            box = deal_box(page, info.game)
+            stored = await deal_of(arena, info.game)
+            assert info.commitment == stored.commitment
+            commitment = box.locator("code.commitment")
+            await expect(commitment).to_have_text(info.commitment[:12] + "\N{HORIZONTAL ELLIPSIS}")
+            await expect(commitment).to_have_attribute("title", info.commitment)
+            await expect(box.locator(".proven" if info.proven else ".unproven")).to_have_text(
+                "\N{CHECK MARK} proven winnable" if info.proven else "not proven winnable"
+            )
+            if info.game != "eagle-wing":
+                assert info.proven
+            await expect(
+                box.get_by_role("button", name=f"Play {TITLES[info.game]}", exact=True)
+            ).to_be_visible()
+            await expect(box.locator("button.practice")).to_have_count(0)
+            await expect(box.locator(".attempt-state")).to_have_text(
+                re.compile("^Your scored attempt: one try")
+            )
+            await expect(box.locator(f"#board-{info.game} tbody")).to_have_text(
+                "No finished scored attempts yet."
+            )
+        await page.screenshot(path=shot_path("daily-today"), full_page=True)
+        # Play: the race page, a race of one already running, labelled as the scored attempt.
+        await deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off").click()
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        await expect(page.locator("#status")).to_have_text("Go!")
+        await expect(page.locator("#hints-setting")).to_have_text("Hints: off")
+        await expect(page.locator("#hint")).to_be_hidden()
+        await expect(page.locator("#ready")).to_be_hidden()
+        await expect(page.locator("#rated-setting")).to_be_hidden()
+        await expect(page.locator("#clock")).to_have_text(re.compile(r"^left (30:00|29:5\d)$"))
+        await expect(page.locator(".racer")).to_have_count(1)
+        race_id = page_race_id(page.url)
+        started = await ada.get_race(race_id)
+        assert started.seats == 1 and started.status == "running" and started.hints is False
+        # The winning line: a few moves by clicks, the rest typed in the move box.
+        deal = await deal_of(arena, "eight-off")
+        line = winning_line("eight-off", deal.seed)
+        for index, move in enumerate(line[:3]):
+            await click_move(page, move)
+            await until_board(page, line, "eight-off", deal.seed, index + 1)
+        await page.screenshot(path=shot_path("daily-attempt"), animations="disabled")
+        # Away to the Daily page mid-attempt: it is under way there, and Resume goes back to
+        # the board as the server has it (the race page learns again what the race is).
+        await open_daily(page)
+        await expect(deal_box(page, "eight-off").locator(".attempt-state")).to_have_text(
+            "Your scored attempt is under way."
+        )
+        await expect(deal_box(page, "eight-off").locator("button.play")).to_have_count(0)
+        await deal_box(page, "eight-off").get_by_role("link", name="Resume Eight Off").click()
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        await until_board(page, line, "eight-off", deal.seed, 3)
+        for move in line[3:]:
+            await page.fill("#move", move)
+            await page.press("#move", "Enter")
+        await expect(page.locator("#status")).to_have_text("Your attempt is over", timeout=10_000)
+        board = await ada.daily_board("eight-off")
+        assert board.total == 1
+        (mine,) = board.entries
+        assert mine.player_id == ada.player_id and mine.won and mine.race_id == race_id
+        assert mine.time_ms is not None
+        won = f"won in {mine.time_ms / 1000:.1f} s"
+        # The results: no seed before the day's end, and nothing of a race for several.
+        await expect(page.locator("#standings")).to_contain_text(won)
+        # (The race's own commitment: each attempt has its salt. Not through ada.results():
+        # the SDK cannot read a summary without its seed yet.)
+        commitment = (await ada.get_race(race_id)).commitment
+        assert commitment is not None
+        await expect(page.locator("#seed-line")).to_have_text(
+            f"Seed revealed after the day (commitment {commitment[:12]}\N{HORIZONTAL ELLIPSIS})."
+        )
+        await expect(page.locator("#offer-rematch")).to_have_count(0)
+        await expect(page.locator("#rematch")).to_be_empty()
+        assert "waiting" not in (await page.locator("#app").inner_text()).lower()
+        await page.screenshot(path=shot_path("daily-results"), full_page=True)
+        # Back on the Daily page: first on the board with that time, highlighted; Play has
+        # given way to the result and Practice (the other games still have Play).
+        await page.click("#daily-back")
+        await expect(page.locator("section.daily")).to_have_count(3)
+        row = page.locator("#board-eight-off tbody tr").first
+        await expect(row).to_have_attribute("data-player", ada.player_id)
+        await expect(row.locator("td")).to_have_text(["1", "ada_day (you)", won, "Results · Replay"])
+        await expect(row).to_have_class("me")
+        assert await row.evaluate("r => getComputedStyle(r).backgroundColor") == "rgb(255, 243, 196)"
+        await expect(row.locator("a.results-link")).to_have_attribute("href", f"#/race/{race_id}")
+        await expect(row.locator("a.player")).to_have_attribute("href", f"#/profile/{ada.player_id}")
+        box = deal_box(page, "eight-off")
+        await expect(box.locator(".attempt-state")).to_have_text(f"Your scored attempt: {won}, rank 1 of 1.")
+        await expect(box.locator("button.play")).to_have_count(0)
+        practice = box.get_by_role("button", name="Practice Eight Off", exact=True)
+        await expect(practice).to_be_visible()
+        await expect(deal_box(page, "treize").get_by_role("button", name="Play Treize")).to_be_visible()
+        await page.screenshot(path=shot_path("daily-played"), full_page=True)
+        # Practice: an unscored attempt of the same deal, hints on; not on the board.
+        await practice.click()
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} practice (unscored)")
+        await expect(page.locator("#hints-setting")).to_have_text("Hints: on")
+        await expect(page.locator("#hint")).to_be_visible()
+        practice_id = page_race_id(page.url)
+        assert practice_id != race_id
+        again = await ada.get_race(practice_id)
+        assert again.seats == 1 and again.hints is True and again.status == "running"
+        assert again.board is not None and again.board.seq == 0
+        await until_board(page, line, "eight-off", deal.seed, 0)  # the same deal, from the start
+        await page.click("#give-up")
+        await expect(page.locator("#status")).to_have_text("Practice over")
+        await expect(page.locator("#practice-again")).to_have_text("Practice again")
+        board = await ada.daily_board("eight-off")
+        assert board.total == 1 and board.entries[0].race_id == race_id
+        await ada.close()
+        assert errors == []  # (before the node stops: the page would then reconnect)
+
+
+# ----- another account -------------------------------------------------------------------------
+
+
+async def test_another_account_sees_the_board_without_race_links_and_is_refused_the_results(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        ada = await account(arena.url, "ada_first")
+        ada_race = await play_through(ada, arena, "eight-off")
+        bob = await account(arena.url, "bob_second")
+        page = await signed_in_page(browser, arena.url, "bob_second", errors)
+        await open_daily(page)
+        rows = page.locator("#board-eight-off tbody tr")
+        await expect(rows).to_have_count(1)
+        await expect(rows.first).to_have_attribute("data-player", ada.player_id)
+        await expect(rows.first.locator("td").nth(1)).to_have_text("ada_first")
+        await expect(rows.first).not_to_have_class("me")
+        # bob has not played: the server sends no race ids, so the page links none.
+        seen = await bob.daily_board("eight-off")
+        assert [e.race_id for e in seen.entries] == [None]
+        await expect(page.locator("#board-eight-off a.results-link")).to_have_count(0)
+        await expect(page.locator("#board-eight-off a.replay-link")).to_have_count(0)
+        await expect(deal_box(page, "eight-off").locator(".board-note")).to_contain_text(
+            "once your own attempt is over"
+        )
+        await expect(deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off")).to_be_visible()
+        await page.screenshot(path=shot_path("daily-board-unlinked"), full_page=True)
+        # The results of ada's attempt by URL: the server's refusal, word for word.
+        try:
+            await bob.results(ada_race)
+        except ArenaError as refused:
+            assert refused.code == "not_yet"
+            refusal = refused.message
+        else:
+            raise AssertionError("the server showed bob ada's daily results")
+        base = page.url.split("#")[0]
+        await page.goto(f"{base}#/race/{ada_race}")
+        await expect(page.locator("#refusal")).to_have_text(refusal)
+        await expect(page.locator("#daily-kind")).to_have_text("Daily of 2027-03-14")
+        await expect(page.locator("#standings")).to_have_count(0)
+        await expect(page.locator("#seed-line")).to_have_count(0)
+        await page.screenshot(path=shot_path("daily-results-refused"))
+        await page.goto(f"{base}#/replay/{ada_race}")
+        await expect(page.locator("#app .error")).to_have_text(refusal)
+        # Once bob's own attempt is over (given up on the page), both attempts are linked.
+        await page.click("#nav-daily")
+        await deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off").click()
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        bob_race = page_race_id(page.url)
+        await page.click("#give-up")
+        await expect(page.locator("#status")).to_have_text("Your attempt is over")
+        await page.click("#daily-back")
+        await expect(rows).to_have_count(2)
+        seen = await bob.daily_board("eight-off")
+        assert {e.race_id for e in seen.entries} == {ada_race, bob_race}
+        links = page.locator("#board-eight-off a.results-link")
+        await expect(links).to_have_count(2)
+        assert set(await links.evaluate_all("ls => ls.map((l) => l.getAttribute('href'))")) == {
+            f"#/race/{ada_race}",
+            f"#/race/{bob_race}",
+        }
+        await expect(rows.nth(1)).to_have_class("me")
+        await links.first.click()
+        await expect(page.locator("#standings")).to_contain_text("ada_first")
+        await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        for client in (ada, bob):
+            await client.close()
+        assert errors == []
+
+
+# ----- a guest -------------------------------------------------------------------------------
+
+
+async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        page = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 900})
+        await page.click("#nav-daily")
+        await page.fill("#daily-name", "gus")
+        await page.click("#daily-guest button[type=submit]")
+        await expect(page.locator("section.daily")).to_have_count(3)
+        await expect(page.locator("#who")).to_have_text("gus (guest)")
+        box = deal_box(page, "treize")
+        await expect(box.locator(".attempt-state")).to_contain_text(
+            "Unscored: a guest's attempt is not on the board"
+        )
+        await expect(page.get_by_role("button", name="Play Treize (unscored)", exact=True)).to_be_visible()
+        await page.screenshot(path=shot_path("daily-guest"), full_page=True)
+        await page.get_by_role("button", name="Play Treize (unscored)").click()
+        await expect(page.locator("#daily-kind")).to_have_text(
+            "Daily \N{EM DASH} unscored attempt (guests are not ranked)"
+        )
+        await expect(page.locator("#hints-setting")).to_have_text("Hints: on")
+        race_id = page_race_id(page.url)
+        # A reload asks the day's dailies what this race is: still the guest's attempt.
+        await page.reload()
+        await expect(page.locator("#status")).to_have_text("Go!")
+        await expect(page.locator("#daily-kind")).to_have_text(
+            "Daily \N{EM DASH} unscored attempt (guests are not ranked)"
+        )
+        await page.click("#give-up")
+        await expect(page.locator("#status")).to_have_text("Your attempt is over")
+        await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        guest = await ArenaClient.connect(arena.url)
+        token = await page.evaluate("() => localStorage.getItem('solitaire-arena.token')")
+        assert isinstance(token, str)
+        await guest.hello(token=token)
+        ended = await guest.get_race(race_id)
+        assert ended.status == "finished" and ended.seed is None
+        (racer,) = ended.racers
+        assert racer.player_id == guest.player_id and racer.finished and not racer.won
+        dailies = await guest.dailies()
+        attempt = next(d.attempt for d in dailies.deals if d.game == "treize")
+        assert attempt is not None and attempt.race_id == race_id and attempt.scored is False
+        await page.click("#daily-back")
+        await expect(page.locator("section.daily")).to_have_count(3)
+        score = racer.score
+        await expect(box.locator(".attempt-state")).to_have_text(
+            f"Your attempt (unscored): {score} cards home."
+        )
+        await expect(box.get_by_role("button", name="Practice Treize")).to_be_visible()
+        await expect(page.locator("#board-treize tbody")).to_have_text("No finished scored attempts yet.")
+        assert (await guest.daily_board("treize")).total == 0
+        await page.screenshot(path=shot_path("daily-guest-played"), full_page=True)
+        await guest.close()
+        assert errors == []
+
+
+# ----- the day's end ------------------------------------------------------------------------
+
+
+async def test_a_day_over_reveals_its_seeds_on_the_results_and_on_the_past_days_page(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        ada = await account(arena.url, "ada_reveal")
+        race_id = await play_through(ada, arena, "eight-off")
+        page = await signed_in_page(browser, arena.url, "ada_reveal", errors)
+        base = page.url.split("#")[0]
+        await page.goto(f"{base}#/race/{race_id}")
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        # Midnight passes (the next day's deals prepared): the seed is out.
+        clock.advance(13 * 3600)
+        assert arena.features is not None
+        await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        deal = await deal_of(arena, "eight-off")
+        race = await ada.get_race(race_id)
+        assert race.seed == deal.seed and race.commitment is not None  # the attempt's own salt
+        await page.reload()
+        await expect(page.locator("#seed-line")).to_have_text(
+            f"Seed {deal.seed} (commitment {race.commitment[:12]}\N{HORIZONTAL ELLIPSIS}) revealed."
+        )
+        assert deal.seed > 2**53  # more than a number holds in the page: shown digit for digit
+        await expect(page.locator("#practice-again")).to_have_count(0)  # the deal is no longer today's
+        # Today is the next day; its Previous day link goes back to the day that is over.
+        await open_daily(page)
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-15")
+        await page.click("#previous-day")
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-14")
+        await expect(page.locator("h1")).to_have_text("Daily challenges of a past day")
+        await expect(page.locator("#daily-clock")).to_have_text(
+            "This day is over: its seeds are revealed below."
+        )
+        await expect(page.locator("#daily-countdown")).to_have_count(0)
+        await expect(page.locator("button.play, button.practice")).to_have_count(0)
+        for game in GAMES:
+            stored = await deal_of(arena, game)
+            box = deal_box(page, game)
+            await expect(box.locator("code.seed")).to_have_text(str(stored.seed))
+            await expect(box.locator("code.salt")).to_have_text(stored.salt)
+            preimage = f"solitaire-arena:{game}:{stored.seed}:{stored.salt}"
+            await expect(box.locator(".verify-hint")).to_contain_text(f"SHA-256 of {preimage}")
+            assert hashlib.sha256(preimage.encode()).hexdigest() == stored.commitment
+            await box.get_by_role("button", name=f"Verify the {TITLES[game]} seed").click()
+            await expect(box.locator(".verdict")).to_have_text("\N{CHECK MARK} matches the commitment")
+        box = deal_box(page, "eight-off")
+        await expect(box.locator(".attempt-state")).to_contain_text("Your scored attempt: won in")
+        await expect(deal_box(page, "treize").locator(".attempt-state")).to_have_text(
+            "You did not play this deal."
+        )
+        await expect(page.locator("#board-eight-off a.results-link")).to_have_attribute(
+            "href", f"#/race/{race_id}"
+        )
+        await page.screenshot(path=shot_path("daily-past-day"), full_page=True)
+        # The date picker, and the Next day link back to today.
+        await page.click("#next-day")
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-15")
+        await expect(page.locator("#daily-countdown")).to_be_visible()
+        await page.fill("#daily-pick", "2027-03-14")
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-14")
+        assert page.url.endswith("#/daily/2027-03-14")
+        # A day that has not begun: the server's refusal.
+        await page.goto(f"{base}#/daily/2027-03-16")
+        await expect(page.locator("#daily-error")).to_have_text("2027-03-16 has not begun (UTC)")
+        await ada.close()
+        assert errors == []
+
+
+async def test_the_countdown_reaches_the_next_day_and_the_page_moves_on_to_it(
+    browser: Browser, clean_redis: str
+) -> None:
+    """Seconds before midnight the countdown runs out, and the page shows the next day (on
+    a phone-sized screen, which it fits without scrolling sideways)."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        assert arena.features is not None
+        await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        clock.advance((DAY_MS - 12 * HOUR_MS - 5_000) / 1000)  # 23:59:55
+        page = await open_page(browser, arena.url, errors, viewport={"width": 390, "height": 844})
+        await page.click("#nav-daily")
+        await page.fill("#daily-name", "owl")
+        await page.click("#daily-guest button[type=submit]")
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-14")
+        await expect(page.locator("#daily-countdown")).to_have_text(re.compile(r"^0:00:0\d$"))
+        await expect(page.locator("#daily-date time")).to_have_attribute(
+            "datetime", "2027-03-15", timeout=10_000
+        )
+        await expect(page.locator("#daily-countdown")).to_have_text(re.compile(r"^23:59:\d\d$"))
+        await page.screenshot(path=shot_path("daily-phone"), full_page=True)
+        assert await page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+        assert errors == []
