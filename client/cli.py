@@ -1,5 +1,6 @@
 """The player's commands of ``solitaire-arena``: ``play``, ``replay``, ``bot``, the
-account's ``register``, ``login`` and ``logout``, and ``profile`` and ``leaderboard``.
+account's ``register``, ``login`` and ``logout``, ``profile`` and ``leaderboard``, and
+``daily`` (the day's deals, an attempt of one, its board).
 ``server/cli.py`` builds the command line and hands these over; this module uses the
 SDK, the terminal UI and the bots only.
 
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import getpass
+import hashlib
 import json
 import os
 import random
@@ -28,10 +31,14 @@ from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 
 from client.credentials import Credential, TokenStore
-from client.errors import ArenaError, BadTokenError, RateLimitedError
+from client.errors import ArenaError, BadTokenError, DailyAttemptedError, RaceNotOverError, RateLimitedError
 from client.sdk import ArenaClient
 from shared.games import GAMES
 from shared.protocol import (
+    DAILY_BOARD_LIMIT_MAX,
+    Dailies,
+    DailyBoard,
+    DailyInfo,
     Leaderboard,
     MatchFound,
     PlayerProfile,
@@ -201,6 +208,38 @@ def add_commands(commands: Any) -> None:
     )
     _common(leaderboard)
 
+    daily = commands.add_parser(
+        "daily",
+        help="the day's deals: list them, play one (one scored attempt a day), see its board",
+        description=(
+            "Every UTC day has one deal per game, the same for everyone. Without GAME, list "
+            "the day's deals: each one's commitment (shortened), whether the solver proved it "
+            "winnable, your attempt and its result, and the time until the next day. With "
+            "GAME, play today's deal of it in the terminal, a race of one: an account's first "
+            "attempt is its scored one (no hints) and goes on the day's board, a guest's is "
+            "unscored; after it, --practice (or p at the end) plays it again, unscored. "
+            "--board prints the day's board of GAME (rank, name, time of a win or cards "
+            "home, race ids once your own attempt is over, your place). --date YYYY-MM-DD "
+            "lists or ranks a past day, with its seeds and salts to check the commitments."
+        ),
+    )
+    daily.add_argument("game", nargs="?", choices=_GAME_NAMES, help="play (or with --board, rank) this game")
+    daily.add_argument(
+        "--practice", action="store_true", help="play today's deal again, unscored, after your attempt"
+    )
+    daily.add_argument("--board", action="store_true", help="print the day's board of GAME")
+    daily.add_argument("--date", metavar="YYYY-MM-DD", help="a past day (UTC) for the list or --board")
+    daily.add_argument(
+        "--offset", type=int, default=0, help="with --board: skip this many places (default 0)"
+    )
+    daily.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"with --board: places to print, 1-{DAILY_BOARD_LIMIT_MAX} (default {DEFAULT_LIMIT})",
+    )
+    _common(daily)
+
     bot = commands.add_parser(
         "bot",
         help="run bots that wait in quick-match queues and race whoever comes",
@@ -252,6 +291,7 @@ def run(args: argparse.Namespace) -> int:
         "logout": logout,
         "profile": profile,
         "leaderboard": leaderboard,
+        "daily": daily,
     }
     try:
         return asyncio.run(commands[args.command](args))
@@ -371,6 +411,11 @@ async def replay(args: argparse.Namespace) -> int:
             }
             print(json.dumps(document, indent=2))
             return 0
+        if log.seed is None:
+            raise CommandError(
+                f"race {args.race} is a daily attempt whose deal stays secret until its day is "
+                "over (UTC): replay it then (--json prints its moves now)"
+            )
         from client.tui.app import run_replay
 
         await run_replay(client, args.race)
@@ -631,6 +676,222 @@ def leaderboard_text(board: Leaderboard) -> str:
         lines.append(f"you: #{me.rank}  {me.name}  {me.rating}, {_plural(me.games, 'game')}")
     else:
         lines.append("you: not listed (accounts are, once their rating settles)")
+    if board.next_offset is not None:
+        lines.append(f"more: --offset {board.next_offset}")
+    return "\n".join(lines)
+
+
+# ----- daily challenges ----------------------------------------------------------------------
+
+
+async def daily(args: argparse.Namespace) -> int:
+    if args.date is not None:
+        try:
+            dt.date.fromisoformat(args.date)
+        except ValueError:
+            raise CommandError(f"--date {args.date} is not a date (YYYY-MM-DD)") from None
+    if args.game is None:
+        if args.board or args.practice:
+            raise CommandError("--board and --practice need a GAME: solitaire-arena daily eight-off --board")
+        return await _list_dailies(args)
+    if args.board:
+        if args.practice:
+            raise CommandError("--practice plays the deal; --board prints its board: one at a time")
+        return await _daily_board(args)
+    if args.date is not None:
+        raise CommandError("--date is for the list and --board: only today's deal can be played")
+    return await _play_daily(args)
+
+
+async def _list_dailies(args: argparse.Namespace) -> int:
+    client = await _signed_in(args)
+    try:
+        found = await client.dailies(args.date)
+        attempts: dict[str, str] = {
+            info.game: await _attempt_text(client, found.date, info) for info in found.deals if info.attempt
+        }
+    finally:
+        await client.close()
+    print(dailies_text(found, attempts))
+    return 0
+
+
+async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
+    """The player's attempt of a daily deal: scored or not, its result and board place."""
+    attempt = info.attempt
+    assert attempt is not None
+    if attempt.scored:
+        # The board has the attempt once it is over (written in the step that ends it).
+        board = await client.daily_board(info.game, date=date, limit=1)
+        if board.me is None:
+            return f"scored: in progress (race {attempt.race_id})"
+        result = _result(board.me.won, board.me.score, board.me.time_ms)
+        return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
+    try:
+        summary = await client.results(attempt.race_id)
+    except RaceNotOverError:
+        return f"unscored (guest): in progress (race {attempt.race_id})"
+    mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
+    result = _result(mine.won, mine.score, mine.time_ms) if mine is not None else "over"
+    return f"unscored (guest): {result} (race {attempt.race_id})"
+
+
+async def _daily_board(args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= DAILY_BOARD_LIMIT_MAX:
+        raise CommandError(f"--limit is 1 to {DAILY_BOARD_LIMIT_MAX}")
+    if args.offset < 0:
+        raise CommandError("--offset is 0 or more")
+    client = await _signed_in(args)
+    try:
+        board = await client.daily_board(args.game, date=args.date, offset=args.offset, limit=args.limit)
+    finally:
+        await client.close()
+    print(daily_board_text(board))
+    return 0
+
+
+async def _play_daily(args: argparse.Namespace) -> int:
+    from client.tui.app import run_daily  # textual loads only for the commands that draw
+
+    # With legal moves, every view also says whether an undo would be accepted (key u).
+    client = await _signed_in(args, legal_moves=True)
+    try:
+        # Started before the screen opens: a refusal (daily_attempted, ...) is one line.
+        try:
+            started = await client.start_daily(args.game, practice=args.practice)
+        except DailyAttemptedError as exc:
+            again = f"solitaire-arena daily {args.game} --practice plays it again"
+            raise CommandError(f"{exc.code}: {exc.message} ({again})") from None
+        await run_daily(client, started, practice=args.practice)
+    finally:
+        await client.close()
+    return 0
+
+
+def _result(won: bool, score: int, time_ms: int | None) -> str:
+    if won:
+        return f"won in {_seconds(time_ms)}" if time_ms is not None else "won"
+    return _plural(score, "card") + " home"
+
+
+def _until(ms: int) -> str:
+    """A time to wait, to the minute.
+
+    >>> _until(5 * 3_600_000 + 12 * 60_000 + 999), _until(59_000)
+    ('5 h 12 min', '0 h 00 min')
+    """
+    minutes = max(0, ms) // 60_000
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+#: How to check a past day's deals, one line.
+VERIFY_NOTE = (
+    'verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment published when '
+    "the day opened; a board's move logs replay with shared.replay(game, seed, moves) (docs/daily.md)"
+)
+
+
+def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
+    """The day's deals as ``daily`` lists them (``attempts``: the player's, by game).
+
+    >>> deals = [DailyInfo(game="eagle-wing", commitment="9c1e" * 16, proven=False),
+    ...          DailyInfo(game="treize", commitment="51ab" * 16, proven=True)]
+    >>> print(dailies_text(Dailies(date="2027-03-14", opens_at=0, closes_at=86_400_000,
+    ...     server_time=68_000_000, deals=deals), {"treize": "scored: won in 95.0 s, #2 of 14 (race r1)"}))
+    daily deals of 2027-03-14 (UTC): the next day opens in 5 h 06 min
+    game        commitment     proven  your attempt
+    eagle-wing  9c1e9c1e9c1e…  no      none yet
+    treize      51ab51ab51ab…  yes     scored: won in 95.0 s, #2 of 14 (race r1)
+    play one: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board
+
+    A past day's deals come with their seeds and salts, checked against the commitments:
+
+    >>> salt = "5a17" * 8
+    >>> digest = hashlib.sha256(f"solitaire-arena:treize:42:{salt}".encode()).hexdigest()
+    >>> past = DailyInfo(game="treize", commitment=digest, proven=True, seed=42, salt=salt)
+    >>> print(dailies_text(Dailies(date="2027-03-13", opens_at=0, closes_at=1, server_time=2,
+    ...     deals=[past]), {}))  # doctest: +ELLIPSIS
+    daily deals of 2027-03-13 (UTC): over, seeds revealed
+    game        commitment     proven  your attempt
+    treize      ...  yes     none
+    seeds and salts
+      treize      seed 42  salt 5a175a175a175a175a175a175a175a17  sha256 matches the commitment
+    verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment ...
+    """
+    over = found.server_time >= found.closes_at
+    left = _until(found.closes_at - found.server_time)
+    when = "over, seeds revealed" if over else f"the next day opens in {left}"
+    lines = [
+        f"daily deals of {found.date} (UTC): {when}",
+        f"game        {'commitment':<13}  proven  your attempt",
+    ]
+    for info in found.deals:
+        proven = "yes" if info.proven else "no"
+        attempt = attempts.get(info.game, "none" if over else "none yet")
+        lines.append(f"{info.game:<10}  {info.commitment[:12]}…  {proven:<6}  {attempt}")
+    revealed = [info for info in found.deals if info.seed is not None and info.salt is not None]
+    if revealed:
+        lines.append("seeds and salts")
+        for info in revealed:
+            text = f"solitaire-arena:{info.game}:{info.seed}:{info.salt}"
+            checks = hashlib.sha256(text.encode()).hexdigest() == info.commitment
+            check = "sha256 matches the commitment" if checks else "sha256 does NOT match the commitment"
+            lines.append(f"  {info.game:<10}  seed {info.seed}  salt {info.salt}  {check}")
+        lines.append(VERIFY_NOTE)
+    elif not over:
+        lines.append("play one: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board")
+    return "\n".join(lines)
+
+
+def daily_board_text(board: DailyBoard) -> str:
+    """A page of a day's board as ``daily GAME --board`` prints it.
+
+    >>> from shared.protocol import DailyEntry
+    >>> def entry(rank, name, won, score, time_ms=None, race_id=None):
+    ...     return DailyEntry(rank=rank, player_id=f"p_{name}", name=name, won=won, score=score,
+    ...                       time_ms=time_ms, race_id=race_id)
+    >>> page = DailyBoard(date="2027-03-14", game="treize", total=14, next_offset=2,
+    ...     entries=[entry(1, "zoe", True, 52, 95012, "a1b2c3d4e5f6"),
+    ...              entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a")],
+    ...     me=entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a"))
+    >>> print(daily_board_text(page))
+    treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
+    rank  name                      result           race
+       1  zoe                       won in 95.0 s    a1b2c3d4e5f6
+       2  ada                       won in 101.6 s   0f1e2d3c4b5a  <- you
+    you: #2  won in 101.6 s
+    more: --offset 2
+    >>> hidden = page.model_copy(update={"entries": [entry(1, "zoe", False, 31)], "me": None,
+    ...                                  "next_offset": None})
+    >>> print(daily_board_text(hidden))
+    treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
+    rank  name                      result
+       1  zoe                       31 cards home
+    you: not on this board (it lists finished scored attempts)
+    race ids show once your own attempt is over, or the day is
+    """
+    if board.total == 0:
+        return f"nobody has finished a scored {board.game} attempt of {board.date} yet"
+    races = any(entry.race_id for entry in board.entries)
+    head = f"rank  {'name':<24}  {'result':<15}  race" if races else f"rank  {'name':<24}  result"
+    lines = [
+        f"{board.game} daily board of {board.date} (UTC): {_plural(board.total, 'finished scored attempt')}",
+        head,
+    ]
+    mine = board.me.player_id if board.me is not None else None
+    for entry in board.entries:
+        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
+        result = _result(entry.won, entry.score, entry.time_ms)
+        line = f"{entry.rank:>4}  {name:<24}  {result:<15}  {entry.race_id or ''}"
+        lines.append(line.rstrip() + ("  <- you" if entry.player_id == mine else ""))
+    if not board.entries:
+        lines.append("  (no one this far down)")
+    if board.me is not None:
+        lines.append(f"you: #{board.me.rank}  {_result(board.me.won, board.me.score, board.me.time_ms)}")
+    else:
+        lines.append("you: not on this board (it lists finished scored attempts)")
+    if board.entries and not races:
+        lines.append("race ids show once your own attempt is over, or the day is")
     if board.next_offset is not None:
         lines.append(f"more: --offset {board.next_offset}")
     return "\n".join(lines)

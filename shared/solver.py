@@ -412,6 +412,12 @@ _TABLEAU_CAP: Final = 3
 _MAX_REDEALS: Final = 2
 
 
+#: Per card: the card it goes on in an Eagle Wing tableau pile (same suit, one rank up,
+#: round the corner), and the card that goes on it.
+_PARENT: Final = tuple(c - c % 13 + (c % 13 + 1) % 13 for c in range(52))
+_CHILD: Final = tuple(c - c % 13 + (c % 13 + 12) % 13 for c in range(52))
+
+
 class _EagleWingModel(_Model):
     """Eagle Wing. The stock and waste are one fixed sequence (``talon``, in the order
     the cards come out; a redeal keeps it): ``live`` has a bit per card still there,
@@ -421,8 +427,11 @@ class _EagleWingModel(_Model):
         assert isinstance(game, EagleWing)
         piles = game.piles
         self.tab = [[_INDEX[c] for c in piles[f"t{i}"]] for i in range(1, 9)]
+        self.frozen = [tuple(pile) for pile in self.tab]
         self.reserve = [_INDEX[c] for c in piles["reserve"]]
         self.talon = [_INDEX[c] for c in (*piles["waste"], *reversed(piles["stock"]))]
+        #: Each card of the talon by its place there.
+        self.place = {card: j for j, card in enumerate(self.talon)}
         self.live = (1 << len(self.talon)) - 1
         self.split = len(piles["waste"])
         self.redeals = game.redeals_used
@@ -436,25 +445,10 @@ class _EagleWingModel(_Model):
         self.history: list[tuple[_Move, int, bool, int, int, int]] = []
 
     def key(self) -> Hashable:
-        return (
-            tuple(sorted(map(tuple, self.tab))),
-            len(self.reserve),
-            self.live,
-            self.split,
-            self.redeals,
-        )
+        return tuple(sorted(self.frozen)), len(self.reserve), self.live, self.split, self.redeals
 
     def won(self) -> bool:
         return sum(self.found) == 52
-
-    def _fits_home(self, card: int) -> bool:
-        count = self.found[card // 13]
-        return count < 13 and card % 13 == (self.base + count) % 13
-
-    @staticmethod
-    def _parent(card: int) -> int:
-        """The card this one goes on in the tableau: same suit, one rank up, round the corner."""
-        return card - card % 13 + (card % 13 + 1) % 13
 
     def apply(self, move: _Move) -> None:
         kind, source, target = move[0], move[1], move[2]
@@ -467,18 +461,19 @@ class _EagleWingModel(_Model):
             if not pile and self.reserve:
                 pile.append(self.reserve.pop())
                 refilled = True
+            self.frozen[source] = tuple(pile)
         elif kind == _FROM_RESERVE:
             card = self.reserve.pop()
         else:
             card = self.talon[source]
             self.live &= ~(1 << source)
             self.redeals += move[4]
-            waste = self.live & ((1 << source) - 1)
-            self.split = waste.bit_length()
+            self.split = (self.live & ((1 << source) - 1)).bit_length()
         if target == _EW_HOME:
             self.found[card // 13] += 1
         else:
             tab[target].append(card)
+            self.frozen[target] = tuple(tab[target])
         self.history.append((move, card, refilled, *before))
 
     def undo(self) -> None:
@@ -489,80 +484,94 @@ class _EagleWingModel(_Model):
             self.found[card // 13] -= 1
         else:
             tab[target].pop()
+            self.frozen[target] = tuple(tab[target])
         if kind == _FROM_PILE:
             pile = tab[source]
             if refilled:
                 self.reserve.append(pile.pop())
             pile.append(card)
+            self.frozen[source] = tuple(pile)
         elif kind == _FROM_RESERVE:
             self.reserve.append(card)
 
     def moves(self) -> list[_Move]:
-        tab, found = self.tab, self.found
-        fits_home, parent = self._fits_home, self._parent
+        tab, found, base = self.tab, self.found, self.base
+        # The card each suit's foundation takes next; those of suits already started.
+        wanted = {suit * 13 + (base + n) % 13 for suit, n in enumerate(found) if n < 13}
+        started = {card for card in wanted if found[card // 13]}
         reserve_card = self.reserve[0] if len(self.reserve) == 1 else -1
-        waste = self.live & ((1 << self.split) - 1)
+        live, split, talon = self.live, self.split, self.talon
+        waste = live & ((1 << split) - 1)
         waste_top = waste.bit_length() - 1
         # A card for a foundation already started is the best move there is.
         for i, pile in enumerate(tab):
-            if pile and fits_home(pile[-1]) and found[pile[-1] // 13]:
+            if pile and pile[-1] in started:
                 return [(_FROM_PILE, i, _EW_HOME)]
-        if reserve_card >= 0 and fits_home(reserve_card) and found[reserve_card // 13]:
+        if reserve_card in started:
             return [(_FROM_RESERVE, 0, _EW_HOME)]
-        if waste_top >= 0:
-            card = self.talon[waste_top]
-            if fits_home(card) and found[card // 13]:
-                return [(_FROM_STOCK, waste_top, _EW_HOME, 0, 0, 0)]
+        if waste_top >= 0 and talon[waste_top] in started:
+            return [(_FROM_STOCK, waste_top, _EW_HOME, 0, 0, 0)]
         home: list[_Move] = []
         builds: list[_Move] = []
         spread: list[_Move] = []
-        stock: list[_Move] = []
-        # Where each card could go: the pile whose top is its parent, or an empty pile.
+        # The piles a card can go on, by their top card; the first empty pile.
         open_tops = {pile[-1]: i for i, pile in enumerate(tab) if 0 < len(pile) < _TABLEAU_CAP}
         empty = next((i for i, pile in enumerate(tab) if not pile), -1)
         for i, pile in enumerate(tab):
             if not pile:
                 continue
             card = pile[-1]
-            if fits_home(card):
+            if card in wanted:
                 home.append((_FROM_PILE, i, _EW_HOME))
-            target = open_tops.get(parent(card), -1)
-            if target >= 0:
-                builds.append((_FROM_PILE, i, target))
-            if empty >= 0 and len(pile) > 1:
+            if len(pile) == 1:
+                target = open_tops.get(_PARENT[card], -1)
+                if target >= 0:
+                    builds.append((_FROM_PILE, i, target))
+            elif empty >= 0:
                 spread.append((_FROM_PILE, i, empty))
         if reserve_card >= 0:
-            if fits_home(reserve_card):
+            if reserve_card in wanted:
                 home.append((_FROM_RESERVE, 0, _EW_HOME))
-            target = open_tops.get(parent(reserve_card), -1)
+            target = open_tops.get(_PARENT[reserve_card], -1)
             if target >= 0:
                 builds.append((_FROM_RESERVE, 0, target))
-        # Every card still in the stock or waste, dealt to the waste's top and played.
-        live, split, talon = self.live, self.split, self.talon
-        stock_left = (live >> split).bit_count()
-        may_redeal = self.redeals < _MAX_REDEALS
-        remaining = live
-        while remaining:
-            low = remaining & -remaining
-            j = low.bit_length() - 1
-            remaining ^= low
-            if j == waste_top:
-                extra = (0, 0, 0)
-            elif j >= split:
-                extra = ((live & ((low << 1) - 1)).bit_count() - waste.bit_count(), 0, 0)
-            elif may_redeal:
-                extra = (stock_left, 1, (live & ((low << 1) - 1)).bit_count())
-            else:
-                continue
-            card = talon[j]
-            if fits_home(card):
-                (home if j == waste_top else stock).append((_FROM_STOCK, j, _EW_HOME, *extra))
-            target = open_tops.get(parent(card), -1)
-            if target >= 0:
-                stock.append((_FROM_STOCK, j, target, *extra))
-            if empty >= 0:
-                stock.append((_FROM_STOCK, j, empty, *extra))
-        return home + builds + stock + spread
+        # Cards of the stock and waste, dealt to the waste's top and played: those that
+        # fit a foundation or a pile's top, or any of them when a pile is empty.
+        stock: list[tuple[int, _Move]] = []
+        place = self.place
+        goals: list[tuple[int, int]] = []
+        if empty >= 0:
+            rest = live
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                j = low.bit_length() - 1
+                goals.append((j, empty))
+        for card in wanted:
+            j = place.get(card, -1)
+            if j >= 0 and live >> j & 1:
+                goals.append((j, _EW_HOME))
+        for top, target in open_tops.items():
+            j = place.get(_CHILD[top], -1)
+            if j >= 0 and live >> j & 1:
+                goals.append((j, target))
+        if goals:
+            stock_left = (live >> split).bit_count()
+            may_redeal = self.redeals < _MAX_REDEALS
+            for j, target in goals:
+                if j == waste_top:
+                    if target == _EW_HOME:
+                        home.append((_FROM_STOCK, j, target, 0, 0, 0))
+                    else:
+                        stock.append((0, (_FROM_STOCK, j, target, 0, 0, 0)))
+                elif j >= split:
+                    deals = (live & ((2 << j) - 1) & ~waste).bit_count()
+                    stock.append((deals, (_FROM_STOCK, j, target, deals, 0, 0)))
+                elif may_redeal:
+                    after = (live & ((2 << j) - 1)).bit_count()
+                    stock.append((100 + after, (_FROM_STOCK, j, target, stock_left, 1, after)))
+            stock.sort()
+        return home + builds + [move for _, move in stock] + spread
 
     def notation(self, move: _Move) -> list[str]:
         kind, source, target = move[0], move[1], move[2]

@@ -1,10 +1,13 @@
-"""Entry points for the command line: play a race, or replay one that ended."""
+"""Entry points for the command line: play a race or a daily attempt, or replay a race
+that ended."""
 
 from __future__ import annotations
 
 from client.sdk import ArenaClient
 from client.tui.race import RaceApp
+from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
+from shared.protocol import DailyStarted
 
 
 async def run_play(client: ArenaClient, race_id: str) -> None:
@@ -16,9 +19,19 @@ async def run_play(client: ArenaClient, race_id: str) -> None:
     await RaceApp(client, race_id).run_async()
 
 
+async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool = False) -> None:
+    """Play the daily attempt ``started`` (``ArenaClient.start_daily``'s reply: a race of
+    one, running already) until the player quits; ``p`` practises it after the end."""
+    daily = DailyRun(started.race.game, started.date, scored=started.scored, practice=practice)
+    await RaceApp(client, started.race.race_id, daily=daily).run_async()
+
+
 async def run_replay(client: ArenaClient, race_id: str) -> None:
-    """Replay a race that ended (its move log and results are fetched first)."""
+    """Replay a race that ended (its move log and results are fetched first). A daily
+    attempt's log has no seed before its day is over: ``ValueError`` says so."""
     log = await client.move_log(race_id)
+    if log.seed is None:
+        raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed when its day is over")
     summary = await client.results(race_id)
     names = {standing.player_id: standing.name for standing in summary.standings}
     await ReplayApp(log, names, me=client.player_id).run_async()

@@ -1,6 +1,7 @@
-"""The side panels of the race screen: the race, rated or casual, and its hint setting,
-clock, racers' progress and ratings, ranking or results (with the new ratings after a
-rated race), and a rematch once the race ended."""
+"""The side panels of the race screen: the race, rated or casual (or a daily attempt),
+and its hint setting, clock, racers' progress and ratings, ranking or results (with the
+new ratings after a rated race), and a rematch once the race ended (for a daily attempt,
+its place on the day's board instead)."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def rating_text(racer: Racer, rated: bool) -> str:
 
 
 def race_text(state: RaceState) -> str:
-    """The game, the race's code, whether it is rated, and its hint setting.
+    """The game, the race's code, whether it is rated, and its hint setting; for a daily
+    attempt its day and whether it is scored.
 
     >>> state = RaceState(race_id="r1", me="p_a", game="treize", code="K7QX2M", hints=True)
     >>> print(race_text(state))
@@ -77,7 +79,19 @@ def race_text(state: RaceState) -> str:
     >>> state.hints, state.rated = False, True
     >>> race_text(state).splitlines()[1:]
     ['Rated: ratings change at the end', 'hints off in this race']
+    >>> from client.tui.race_state import DailyRun
+    >>> state.daily = DailyRun("treize", "2027-03-14", scored=True)
+    >>> print(race_text(state))
+    treize  daily 2027-03-14
+    Daily — scored attempt
+    hints off in this attempt
     """
+    daily = state.daily
+    if daily is not None:
+        if daily.date is None:  # not started (or refused)
+            return f"{daily.game}  daily\n{daily.label}"
+        hints = "hints on: h shows one" if state.hints else "hints off in this attempt"
+        return f"{daily.game}  daily {daily.date}\n{daily.label}\n{hints}"
     first = f"{state.game or 'race'}  race {state.code}" if state.code else state.game or "race"
     kind = "Rated: ratings change at the end" if state.rated else "Casual: no ratings change"
     hints = "hints on: h shows one" if state.hints else "hints off in this race"
@@ -126,12 +140,16 @@ class RankingPanel(Static):
 
     def show(self, state: RaceState) -> None:
         title = "Results" if state.summary is not None else "Ranking"
+        if state.daily is not None:
+            title = "Your attempt"  # a race of one: its place is on the day's board
         text = Text(f"{title}\n", style="bold")
         times = {}
         if state.summary is not None:
             times = {s.player_id: s.time_ms for s in state.summary.standings}
         for rank, racer in state.ranking():
             line = f"{rank}. {racer.name:<12} {racer.score:>2}"
+            if state.daily is not None:
+                line = f"{racer.name:<15} {racer.score:>2}"
             time_ms = times.get(racer.player_id)
             if racer.won:
                 line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
@@ -147,7 +165,7 @@ class RematchPanel(Static):
     DEFAULT_CSS = "RematchPanel { height: auto; border-top: solid $primary; }"
 
     def show(self, state: RaceState, clock: ServerClock) -> None:
-        self.display = state.status == "finished"
+        self.display = state.status == "finished" and state.daily is None
         if not self.display:
             return
         text = Text("Rematch\n", style="bold")
@@ -165,3 +183,64 @@ class RematchPanel(Static):
         elif state.can_offer_rematch:
             text.append("r offers another\n")
         self.update(text)
+
+
+def result_text(won: bool, score: int, time_ms: int | None) -> str:
+    """An attempt's result: the time of a win, else the cards taken home.
+
+    >>> result_text(True, 52, 95012), result_text(False, 1, None)
+    ('won in 95.0 s', '1 card home')
+    """
+    if won:
+        return f"won in {time_ms / 1000:.1f} s" if time_ms is not None else "won"
+    return f"{score} card{'' if score == 1 else 's'} home"
+
+
+def daily_text(state: RaceState) -> str:
+    """After a daily attempt: its place on the day's board, and how to play it again.
+
+    >>> from client.tui.race_state import DailyRun
+    >>> from shared.protocol import DailyEntry
+    >>> state = RaceState(race_id="r1", me="p_a", status="finished",
+    ...                   daily=DailyRun("treize", "2027-03-14", scored=True))
+    >>> state.place = DailyEntry(rank=2, player_id="p_a", name="ada", won=True, score=52,
+    ...                          time_ms=101554)
+    >>> state.board_total = 14
+    >>> print(daily_text(state))
+    Board of 2027-03-14
+    #2 of 14: won in 101.6 s
+    p practises the deal (unscored)
+    >>> state.daily = DailyRun("treize", "2027-03-14", practice=True)
+    >>> print(daily_text(state))
+    Practice: not on the board
+    p plays the deal again
+    """
+    daily = state.daily
+    if daily is None or state.status != "finished":
+        return ""
+    if daily.practice:
+        return "Practice: not on the board\np plays the deal again"
+    if not daily.scored:
+        return "Guest attempt: not on the board\n(accounts are)\np plays the deal again"
+    lines = [f"Board of {daily.date}"]
+    place = state.place
+    if place is None:
+        lines.append("not on the board yet")
+    else:
+        result = result_text(place.won, place.score, place.time_ms)
+        lines.append(f"#{place.rank} of {state.board_total}: {result}")
+    lines.append("p practises the deal (unscored)")
+    return "\n".join(lines)
+
+
+class DailyPanel(Static):
+    """After a daily attempt: its place on the day's board (practice: not on it)."""
+
+    DEFAULT_CSS = "DailyPanel { height: auto; border-top: solid $primary; }"
+
+    def show(self, state: RaceState) -> None:
+        text = daily_text(state)
+        self.display = bool(text)
+        if text:
+            first, _, rest = text.partition("\n")
+            self.update(Text.assemble((first + "\n", "bold"), rest))

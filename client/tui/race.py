@@ -10,6 +10,12 @@ rated race), ctrl+r opens the replay, ``r`` (or ``rematch``) offers the same rac
 new deal and ``y``/``n`` answer someone else's offer; when a rematch starts the screen
 follows the new race.
 
+A daily attempt (:class:`~client.tui.race_state.DailyRun`) is a race of one on the same
+screen: labelled scored, practice or guest, nothing about other racers or rematches;
+once it is over the side panel gives its place on the day's board, and ``p`` (or
+``practice``) plays the deal again, unscored, on the same screen. The replay of a daily
+opens once its day is over (its seed is secret until then).
+
 The one-key commands are bindings shown in the footer only while they apply; in the
 move field they act only while it is empty (see :mod:`client.tui.move_input`).
 """
@@ -34,10 +40,20 @@ from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, local_ms
 from client.tui.legal import legal_moves
 from client.tui.move_input import COMMAND_WORDS, PLAYING_PLACEHOLDER, MoveHints, MoveInput
-from client.tui.panels import ClockPanel, RaceInfoPanel, RacersPanel, RankingPanel, RematchPanel
-from client.tui.race_state import RaceState, rematch_note
+from client.tui.panels import (
+    ClockPanel,
+    DailyPanel,
+    RaceInfoPanel,
+    RacersPanel,
+    RankingPanel,
+    RematchPanel,
+    result_text,
+)
+from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
+from shared.games import GameName
 from shared.protocol import (
+    DailyStarted,
     Hint,
     MoveSummary,
     RaceEnded,
@@ -61,6 +77,7 @@ KEY_ACTIONS: Final = {
     "r": "offer_rematch",
     "y": "answer_rematch",
     "n": "answer_rematch",
+    "p": "practise",
 }
 #: Words typed in the move field that are commands, not moves (``undo`` is a move).
 TYPED_COMMANDS: Final = {
@@ -72,8 +89,15 @@ TYPED_COMMANDS: Final = {
     "no": "decline",
     "n": "decline",
     "decline": "decline",
+    "practice": "practice",
+    "practise": "practice",
 }
 AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
+AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
+NO_DAILY_REPLAY: Final = (
+    "no replay yet: a daily's deal stays secret until its day is over (UTC); "
+    "replay it then (solitaire-arena replay {race_id})"
+)
 
 
 def undo_note(result: MoveSummary) -> str:
@@ -114,7 +138,9 @@ class StatusLine(Static):
 
 
 class RaceScreen(Screen[None]):
-    """One racer playing one race."""
+    """One racer playing one race. With ``daily`` the race is a daily attempt: already
+    started as ``race_id`` when ``daily.date`` is known, else started by the screen
+    (a refusal, ``daily_attempted`` say, is shown on the status line)."""
 
     DEFAULT_CSS = """
     #main { height: 1fr; }
@@ -134,14 +160,17 @@ class RaceScreen(Screen[None]):
         Binding("r", "offer_rematch", "rematch"),
         Binding("y", "answer_rematch(True)", "accept rematch"),
         Binding("n", "answer_rematch(False)", "decline rematch"),
+        Binding("p", "practise", "practice"),
         Binding("escape", "clear", "clear", show=False),
     ]
 
-    def __init__(self, client: ArenaClient, race_id: str) -> None:
+    def __init__(self, client: ArenaClient, race_id: str = "", daily: DailyRun | None = None) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
-        self.state = RaceState(race_id=race_id, me=client.player_id)
+        self.state = RaceState(race_id=race_id, me=client.player_id, daily=daily)
+        if daily is not None:
+            self.state.game = daily.game
         self.clock = ServerClock()
         self.legal: list[str] = []
         #: The last hint, shown while the board is still the one it was for.
@@ -159,6 +188,7 @@ class RaceScreen(Screen[None]):
                 yield RacersPanel(id="racers")
                 yield RankingPanel(id="ranking")
                 yield RematchPanel(id="rematch")
+                yield DailyPanel(id="daily")
         yield MoveInput(id="move")
         yield MoveHints(id="hints")
         yield StatusLine("connecting…", id="status")
@@ -203,14 +233,14 @@ class RaceScreen(Screen[None]):
         self.query_one("#race-info", RaceInfoPanel).show(self.state)
         self.query_one("#racers", RacersPanel).show(self.state)
         self.query_one("#ranking", RankingPanel).show(self.state)
+        self.query_one("#daily", DailyPanel).show(self.state)
         self.move_input.disabled = not self.typing
-        self.move_input.placeholder = (
-            AFTER_THE_END if self.state.status == "finished" else PLAYING_PLACEHOLDER
-        )
+        after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
+        self.move_input.placeholder = after if self.state.status == "finished" else PLAYING_PLACEHOLDER
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
-        keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y"))
+        keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p"))
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -225,8 +255,8 @@ class RaceScreen(Screen[None]):
 
     @property
     def typing(self) -> bool:
-        """Whether the move field takes anything: moves while playing, the rematch
-        commands once the race ended."""
+        """Whether the move field takes anything: moves while playing, the rematch (or
+        practice) commands once the race ended."""
         return self.playing or self.state.status == "finished"
 
     @property
@@ -249,6 +279,8 @@ class RaceScreen(Screen[None]):
             return self.state.can_offer_rematch
         if action == "answer_rematch":
             return self.state.rematch_asks_me
+        if action == "practise":
+            return self.state.daily is not None and self.state.status == "finished"
         return True
 
     def command_key(self, key: str) -> bool | None:
@@ -260,12 +292,20 @@ class RaceScreen(Screen[None]):
     # ----- following the race -----------------------------------------------------
 
     async def _follow(self) -> None:
+        daily = self.state.daily
+        if daily is not None and daily.date is None:
+            started = await self._start_daily(daily.game, daily.practice)
+            if started is None:
+                self.redraw()  # nothing to play: the status line says why
+                return
+            self._adopt_daily(started, daily.practice)
         try:
             await self._sync_clock()
             self.state.load(await self.client.get_race(self.race_id))
             if self.state.status == "finished":
                 # Opened after the end: the results are not part of the race info.
                 self.state.summary = await self.client.results(self.race_id)
+                await self._find_place()
         except ArenaError as exc:
             self.status.say(f"cannot follow race {self.race_id}: {exc.message}", error=True)
             return
@@ -290,6 +330,8 @@ class RaceScreen(Screen[None]):
             if isinstance(event, RematchUpdate):
                 self.status.say(rematch_note(event.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
+                await self._find_place()
+                self.redraw()
                 self.status.say(self._ending_note())
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
@@ -307,6 +349,8 @@ class RaceScreen(Screen[None]):
         if state.over:
             return self._ending_note()
         if state.status == "running":
+            if state.daily is not None:
+                return f"{state.daily.label}, {state.daily.game} of {state.daily.date}: {GO}"
             return GO
         if state.status == "open" and state.code:
             seated = f"{len(state.racers)}/{state.seats} seated"
@@ -317,6 +361,8 @@ class RaceScreen(Screen[None]):
     def _ending_note(self) -> str:
         if self.state.cancelled:
             return f"race cancelled: {self.state.cancelled}"
+        if self.state.daily is not None:
+            return self._daily_note(self.state.daily)
         keys = "r rematch, ctrl+r replay, ctrl+q quit"
         for rank, racer in self.state.ranking():
             if racer.player_id == self.state.me:
@@ -326,6 +372,69 @@ class RaceScreen(Screen[None]):
                     rating = f", rating {racer.rating} {racer.rating_change:+d}"
                 return f"race over: you placed {ordinal(rank)} of {total}{rating}. {keys}"
         return f"race over. {keys}"
+
+    def _daily_note(self, daily: DailyRun) -> str:
+        """How a daily attempt ended: its result, and its place on the day's board."""
+        mine = None
+        if self.state.summary is not None:
+            mine = next((s for s in self.state.summary.standings if s.player_id == self.state.me), None)
+        result = "over"
+        if mine is not None:
+            result = "you " + result_text(mine.won, mine.score, mine.time_ms)
+        place = self.state.place
+        if not daily.scored:
+            where = "not on the board (practice)" if daily.practice else "not on the board (guest)"
+        elif place is None:
+            where = "not on the board yet"
+        else:
+            where = f"#{place.rank} of {self.state.board_total} on the {daily.game} board of {daily.date}"
+        return f"daily over: {result}, {where}. p practice, ctrl+q quit"
+
+    async def _find_place(self) -> None:
+        """After a scored daily attempt: its place on the day's board."""
+        daily = self.state.daily
+        if daily is None or not daily.scored or daily.date is None:
+            return
+        try:
+            board = await self.client.daily_board(daily.game, date=daily.date, limit=1)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return
+        self.state.place, self.state.board_total = board.me, board.total
+
+    async def _start_daily(self, game: GameName, practice: bool) -> DailyStarted | None:
+        """Start today's ``game`` (``practice``: again, unscored); a refusal is shown."""
+        self.status.say(f"starting today's {game}{' practice' if practice else ''}…")
+        try:
+            return await self.client.start_daily(game, practice=practice)
+        except ArenaError as exc:
+            self.status.say(f"✗ {exc.code}: {exc.message}", error=True)
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"✗ daily: connection problem ({exc})", error=True)
+        return None
+
+    def _adopt_daily(self, started: DailyStarted, practice: bool) -> None:
+        """Follow the daily attempt ``started`` (running already) from now on."""
+        game = started.race.game
+        self.race_id = started.race.race_id
+        daily = DailyRun(game, started.date, scored=started.scored, practice=practice)
+        self.state = RaceState(race_id=self.race_id, me=self.client.player_id, daily=daily)
+        self.state.load(started.race)
+        self.hint = None
+
+    async def practise(self) -> None:
+        """After a daily attempt: play the day's deal again, unscored, on this screen."""
+        daily = self.state.daily
+        if daily is None or self.state.status != "finished":
+            self.status.say("practice is for a daily attempt that is over", error=True)
+            return
+        started = await self._start_daily(daily.game, practice=True)
+        if started is None:
+            return
+        self._adopt_daily(started, practice=True)
+        self.board.reset()
+        self.move_input.value = ""
+        self.redraw()
+        self.status.say(self._opening_note())
 
     async def _follow_rematch(self, race: RaceInfo) -> None:
         """A rematch of this race started with this racer seated: follow the new race."""
@@ -375,7 +484,8 @@ class RaceScreen(Screen[None]):
         if result.move == "undo":
             note = undo_note(result)
         if ack.finished:
-            note = f"✓ {result.move}  you won in {ack.view.move_count} moves! waiting for the others…"
+            others = "" if self.state.daily is not None else " waiting for the others…"
+            note = f"✓ {result.move}  you won in {ack.view.move_count} moves!{others}"
         self.status.say(note)
 
     async def _resync(self) -> None:
@@ -394,6 +504,8 @@ class RaceScreen(Screen[None]):
             await self.offer_rematch()
         elif command in ("accept", "decline"):
             await self.answer_rematch(command == "accept")
+        elif command == "practice":
+            await self.practise()
         else:
             await self.play(text)
 
@@ -440,6 +552,9 @@ class RaceScreen(Screen[None]):
 
     def action_answer_rematch(self, accept: bool) -> None:
         self.run_worker(self.answer_rematch(accept), group="rematch", exit_on_error=False)
+
+    def action_practise(self) -> None:
+        self.run_worker(self.practise(), group="daily", exit_on_error=False)
 
     async def _asked(self, what: str, call: Awaitable[T]) -> T | None:
         """The reply to ``call``, or None after saying on the status line why there is none."""
@@ -507,22 +622,28 @@ class RaceScreen(Screen[None]):
         except ArenaError as exc:
             self.status.say(f"no replay: {exc.message}", error=True)
             return
+        if log.seed is None:
+            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id), error=True)
+            return
         names = {s.player_id: s.name for s in self.state.summary.standings}
         await self.app.push_screen(ReplayScreen(log, names, me=self.state.me))
 
 
 class RaceApp(App[None]):
-    """Play ``race_id`` with an ``ArenaClient`` that already said hello."""
+    """Play ``race_id`` with an ``ArenaClient`` that already said hello; with ``daily``,
+    a daily attempt (started as ``race_id``, or started by the screen when its ``date`` is
+    None: ``RaceApp(client, daily=DailyRun("treize"))``)."""
 
     TITLE = "Solitaire Arena"
 
-    def __init__(self, client: ArenaClient, race_id: str) -> None:
+    def __init__(self, client: ArenaClient, race_id: str = "", daily: DailyRun | None = None) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        self.daily = daily
 
     def get_default_screen(self) -> RaceScreen:
-        return RaceScreen(self.client, self.race_id)
+        return RaceScreen(self.client, self.race_id, self.daily)
 
     @property
     def race_screen(self) -> RaceScreen:

@@ -27,8 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from shared.games import GameName
 from shared.protocol import (
     BoardView,
+    DailyEntry,
     MoveAck,
     Progress,
     RaceCancelled,
@@ -82,6 +84,35 @@ class Racer:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DailyRun:
+    """A daily attempt the screen plays, a race of one: its game, its day (None until
+    ``start_daily`` answered), and whether it counts on the day's board.
+
+    >>> DailyRun("treize", "2027-03-14", scored=True).label
+    'Daily — scored attempt'
+    >>> DailyRun("treize", "2027-03-14", practice=True).label
+    'Daily — practice (unscored)'
+    >>> DailyRun("treize", "2027-03-14").label  # a guest's first attempt
+    'Daily — guest attempt (unscored)'
+    >>> DailyRun("treize").label  # not started yet
+    'Daily — attempt'
+    """
+
+    game: GameName
+    date: str | None = None
+    scored: bool = False
+    practice: bool = False
+
+    @property
+    def label(self) -> str:
+        if self.practice:
+            return "Daily — practice (unscored)"
+        if self.date is None:
+            return "Daily — attempt"
+        return "Daily — scored attempt" if self.scored else "Daily — guest attempt (unscored)"
+
+
 @dataclass
 class RaceState:
     """The race as this racer follows it. ``status`` mirrors the server's race status."""
@@ -109,6 +140,11 @@ class RaceState:
     i_finished: bool = False
     #: The rematch offer of this race once someone made one (after the end).
     rematch: RematchInfo | None = None
+    #: Set when the race is a daily attempt (no rematch then).
+    daily: DailyRun | None = None
+    #: After a scored daily attempt: its place on the day's board, and how many are on it.
+    place: DailyEntry | None = None
+    board_total: int = 0
 
     # ----- updates ------------------------------------------------------------------
 
@@ -227,8 +263,8 @@ class RaceState:
 
     @property
     def can_offer_rematch(self) -> bool:
-        """The race ended and no offer of it is open or started."""
-        if self.status != "finished":
+        """The race ended and no offer of it is open or started (never a daily)."""
+        if self.status != "finished" or self.daily is not None:
             return False
         return self.rematch is None or self.rematch.status in ("declined", "expired", "failed")
 

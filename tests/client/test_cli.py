@@ -1,10 +1,12 @@
 """The player's commands of ``solitaire-arena``, run as real subprocesses against a real
 server process: their output, their exit status, and one-line errors; the account's
 commands (register, login, logout) and what they leave in the credentials file; profiles
-and leaderboards as printed."""
+and leaderboards as printed; the day's deals, a day's board and the daily refusals."""
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import json
 import os
 import re
@@ -19,10 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
-from client.errors import BadTokenError
+from client.credentials import Credential, TokenStore
+from client.errors import BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
-from shared.protocol import RaceEnded
+from server.features.race_rules import commitment
+from server.store import Store
+from server.store.records import DailyDeal
+from shared.protocol import Dailies, RaceEnded
+from shared.solver import solve_deal
 from tests.server.conftest import NodeProcess, start_node
 from tests.server.helpers import start_race
 from tests.server.test_profiles import seed_ratings
@@ -151,13 +159,16 @@ def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
     assert replay.returncode == 0 and "--json" in replay.stdout
     assert "--rated" in play.stdout and "accounts only" in words
     top = run("--help", config=tmp_path / "c.json")
-    for command in ("register", "login", "logout", "profile", "leaderboard"):
+    for command in ("register", "login", "logout", "profile", "leaderboard", "daily"):
         assert re.search(rf"^    {command}\b", top.stdout, re.MULTILINE), command
     for command in ("register", "login"):
         text = run(command, "--help", config=tmp_path / "c.json").stdout
         assert "--username" in text and "--password-stdin" in text
     leaderboard = run("leaderboard", "--help", config=tmp_path / "c.json").stdout
     assert "--offset" in leaderboard and "--limit" in leaderboard and "1-100" in leaderboard
+    daily = run("daily", "--help", config=tmp_path / "c.json").stdout
+    for flag in ("--practice", "--board", "--date YYYY-MM-DD", "eight-off"):
+        assert flag in daily
 
 
 def test_two_bots_race_each_other_and_report_each_race(node: NodeProcess, tmp_path: Path) -> None:
@@ -302,3 +313,229 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
     # After that, the commands play as a guest again.
     guest = run("profile", "--name", "wanderer", "--server", node.url, config=config)
     assert guest.stdout.splitlines()[0] == "wanderer  guest"
+
+
+# ----- daily challenges ---------------------------------------------------------------------------
+
+
+async def todays_dailies(node: NodeProcess) -> Dailies:
+    """Today's deals, once the node (which prepares them itself on start) has them."""
+    async with await ArenaClient.connect(node.url) as probe:
+        await probe.hello(name="probe")
+        for _ in range(300):
+            try:
+                return await probe.dailies()
+            except DailyNotReadyError:
+                await asyncio.sleep(0.1)
+    raise AssertionError("the node never prepared today's daily deals")
+
+
+async def daily_account(node: NodeProcess, config: Path, prefix: str) -> ArenaClient:
+    """A new account playing through the SDK, logged in in ``config`` for the commands."""
+    client = await ArenaClient.connect(node.url)
+    await client.hello(name=prefix, legal_moves=True)
+    account = await client.register(unique(prefix), PASSWORD)
+    assert client.token is not None
+    TokenStore(config).set_account(
+        node.url, Credential(account.player_id, account.username, client.token, account=True)
+    )
+    return client
+
+
+async def todays_seed(redis_url: str, date: str, game: str) -> int:
+    """The day's seed, as the server keeps it (no client can learn it before the day ends)."""
+    redis = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        deal = await Store(redis).dailies.deal(date, game)
+    finally:
+        await redis.aclose()
+    assert deal is not None
+    return deal.seed
+
+
+async def play_to_a_win(client: ArenaClient, race_id: str, line: list[str]) -> RaceEnded:
+    for move in line:
+        await client.move(race_id, move)
+        await asyncio.sleep(0.025)  # under the server's 50 messages a second
+    return await client.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+
+
+def board_rows(stdout: str) -> dict[str, list[str]]:
+    """The rows of a printed daily board by name: [rank, name, result words..., race id?]."""
+    rows = {}
+    for line in stdout.splitlines()[2:]:
+        parts = line.split()
+        if parts and parts[0].isdigit():
+            rows[parts[1]] = parts
+    return rows
+
+
+async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess, tmp_path: Path) -> None:
+    found = await todays_dailies(node)
+    config = tmp_path / "c.json"
+    me = await daily_account(node, config, "lister")
+    listed = run("daily", "--server", node.url, config=config)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert re.fullmatch(
+        rf"daily deals of {found.date} \(UTC\): the next day opens in \d+ h \d\d min", lines[0]
+    ), lines[0]
+    assert lines[1].split() == ["game", "commitment", "proven", "your", "attempt"]
+    assert [line.split()[:2] for line in lines[2:5]] == [
+        [info.game, info.commitment[:12] + "…"] for info in found.deals
+    ]
+    assert [info.game for info in found.deals] == ["eagle-wing", "treize", "eight-off"]
+    for line, info in zip(lines[2:5], found.deals, strict=True):
+        assert line.split()[2:] == ["yes" if info.proven else "no", "none", "yet"]
+    assert "seed" not in listed.stdout  # not before the day is over
+
+    # After an attempt (given up at once), the list gives its result and place.
+    started = await me.start_daily("eagle-wing")
+    race_id = started.race.race_id
+    await me.finish(race_id)
+    await me.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+    await me.close()
+    again = run("daily", "--server", node.url, config=config)
+    assert again.returncode == 0, again.stderr
+    row = next(line for line in again.stdout.splitlines() if line.startswith("eagle-wing"))
+    assert re.search(rf"  scored: \d+ cards? home, #\d+ of \d+ \(race {race_id}\)$", row), row
+    # A guest's first attempt is unscored: its result, no place.
+    guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
+    assert guest_list.returncode == 0, guest_list.stderr
+    saved = TokenStore(config).get(node.url, "wanderer")
+    assert saved is not None
+    async with await ArenaClient.connect(node.url) as guest:
+        await guest.hello(token=saved.token)
+        tried = await guest.start_daily("treize")
+        assert not tried.scored
+        await guest.finish(tried.race.race_id)
+        await guest.wait_for(RaceEnded, lambda e: e.race_id == tried.race.race_id)
+    guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
+    row = next(line for line in guest_list.stdout.splitlines() if line.startswith("treize"))
+    assert re.search(rf"  unscored \(guest\): \d+ cards? home \(race {tried.race.race_id}\)$", row), row
+    # Its replay waits for the day's end, said in one line (the moves are there with --json).
+    replay = run("replay", race_id, "--server", node.url, config=config)
+    assert one_error_line(replay) == (
+        f"solitaire-arena: race {race_id} is a daily attempt whose deal stays secret until its "
+        "day is over (UTC): replay it then (--json prints its moves now)"
+    )
+
+
+async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
+    node: NodeProcess, redis_url: str, tmp_path: Path
+) -> None:
+    found = await todays_dailies(node)
+    game = "eight-off"
+    seed = await todays_seed(redis_url, found.date, game)
+    line = solve_deal(game, seed).line
+    assert line is not None
+    fast_config, slow_config = tmp_path / "fast.json", tmp_path / "slow.json"
+    fast = await daily_account(node, fast_config, "fast")
+    slow = await daily_account(node, slow_config, "slow")
+    races = {}
+    for client, pause in ((fast, 0.0), (slow, 1.5)):
+        started = await client.start_daily(game)
+        assert started.scored and started.date == found.date
+        await asyncio.sleep(pause)  # slow's clock runs meanwhile
+        ended = await play_to_a_win(client, started.race.race_id, line)
+        assert ended.summary.standings[0].won
+        races[client.name] = started.race.race_id
+        await client.close()
+    assert fast.name is not None and slow.name is not None
+
+    board = run("daily", game, "--board", "--limit", "100", "--server", node.url, config=slow_config)
+    assert board.returncode == 0, board.stderr
+    lines = board.stdout.splitlines()
+    assert re.fullmatch(
+        rf"{game} daily board of {found.date} \(UTC\): \d+ finished scored attempts?", lines[0]
+    )
+    assert lines[1].split() == ["rank", "name", "result", "race"]
+    rows = board_rows(board.stdout)
+    first, second = rows[fast.name], rows[slow.name]
+    assert int(first[0]) < int(second[0])
+    assert board.stdout.index(fast.name) < board.stdout.index(slow.name)
+    for row, name in ((first, fast.name), (second, slow.name)):
+        assert row[2:4] == ["won", "in"] and row[5] == "s" and row[6] == races[name]
+    assert second[7:] == ["<-", "you"] and len(first) == 7
+    assert float(first[4]) + 1.0 < float(second[4])  # slow waited 1.5 s
+    assert f"you: #{second[0]}  won in {second[4]} s" in lines
+
+    # A second scored attempt is refused, in one line that says how to play it again.
+    again = run("daily", game, "--server", node.url, config=slow_config)
+    line = one_error_line(again)
+    assert line.startswith("solitaire-arena: daily_attempted: ")
+    assert line.endswith(f"(solitaire-arena daily {game} --practice plays it again)")
+
+    # Someone who has not played sees the places but not the race ids.
+    guest = run("daily", game, "--board", "--limit", "100", "--name", "onlooker", "--server", node.url,
+                config=tmp_path / "guest.json")  # fmt: skip
+    assert guest.returncode == 0, guest.stderr
+    assert guest.stdout.splitlines()[1].split() == ["rank", "name", "result"]
+    assert races[fast.name] not in guest.stdout and races[slow.name] not in guest.stdout
+    assert board_rows(guest.stdout)[fast.name][:2] == first[:2]
+    assert "you: not on this board (it lists finished scored attempts)" in guest.stdout
+    assert "race ids show once your own attempt is over, or the day is" in guest.stdout
+
+
+async def test_practice_before_the_attempt_is_the_servers_refusal(node: NodeProcess, tmp_path: Path) -> None:
+    await todays_dailies(node)
+    async with await ArenaClient.connect(node.url) as probe:
+        await probe.hello(name="early")
+        with pytest.raises(DailyNotAttemptedError) as refused:
+            await probe.start_daily("treize", practice=True)
+    result = run(
+        "daily", "treize", "--practice", "--name", "eager", "--server", node.url, config=tmp_path / "c.json"
+    )
+    assert one_error_line(result) == f"solitaire-arena: daily_not_attempted: {refused.value.message}"
+    assert "treize" in refused.value.message
+
+
+async def test_a_day_that_has_not_begun_is_not_yet(node: NodeProcess, tmp_path: Path) -> None:
+    found = await todays_dailies(node)
+    # Tomorrow's deals are prepared already, and still nobody may see them.
+    tomorrow = (dt.date.fromisoformat(found.date) + dt.timedelta(days=1)).isoformat()
+    config = tmp_path / "c.json"
+    for command in (["daily"], ["daily", "treize", "--board"]):
+        result = run(*command, "--date", tomorrow, "--server", node.url, config=config)
+        assert one_error_line(result) == f"solitaire-arena: not_yet: {tomorrow} has not begun (UTC)"
+    bad = run("daily", "--date", "2027-3-4", "--server", node.url, config=config)
+    assert one_error_line(bad) == "solitaire-arena: --date 2027-3-4 is not a date (YYYY-MM-DD)"
+    past = run("daily", "treize", "--date", found.date, "--server", node.url, config=config)
+    assert one_error_line(past) == (
+        "solitaire-arena: --date is for the list and --board: only today's deal can be played"
+    )
+
+
+async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitments(
+    node: NodeProcess, redis_url: str, tmp_path: Path
+) -> None:
+    found = await todays_dailies(node)
+    yesterday = (dt.date.fromisoformat(found.date) - dt.timedelta(days=1)).isoformat()
+    deals = {}
+    redis = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        store = Store(redis)
+        for number, game in enumerate(("eagle-wing", "treize", "eight-off"), start=1):
+            seed, salt = 1000 + number, secrets.token_hex(16)
+            # One published commitment that the revealed seed does not match: the check says so.
+            shown = commitment(game, seed + (1 if game == "treize" else 0), salt)
+            deal = DailyDeal(seed, 0, salt, shown, True, 10)
+            await store.dailies.put_deal(yesterday, game, deal)
+            deals[game] = await store.dailies.deal(yesterday, game)
+    finally:
+        await redis.aclose()
+    result = run("daily", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"daily deals of {yesterday} (UTC): over, seeds revealed"
+    assert lines[2].split()[3:] == ["none"]
+    assert lines[5] == "seeds and salts"
+    for line, (game, deal) in zip(lines[6:9], deals.items(), strict=True):
+        assert deal is not None
+        check = "does NOT match" if game == "treize" else "matches"
+        assert line == f"  {game:<10}  seed {deal.seed}  salt {deal.salt}  sha256 {check} the commitment"
+    assert lines[9].startswith('verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment')
+    empty = run(
+        "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
+    )
+    assert empty.stdout.strip() == f"nobody has finished a scored eight-off attempt of {yesterday} yet"

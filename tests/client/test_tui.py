@@ -1,6 +1,6 @@
 """The terminal UI: board drawing, local legal moves, picking, and whole races driven
-headless with textual's pilot against a real in-process server (undo, hints, rematches
-and a rated race's ratings included)."""
+headless with textual's pilot against a real in-process server (undo, hints, rematches,
+a rated race's ratings and a daily attempt included)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import RaceScreen
-from client.tui.race_state import RaceState
+from client.tui.race import GO, RaceScreen
+from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from server.app import ArenaServer
+from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
 from shared import GAMES, Game, GameName, new_game, replay
 from shared.protocol import (
@@ -35,6 +36,7 @@ from shared.protocol import (
     RematchStarted,
     RematchUpdate,
 )
+from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.helpers import start_race
 from tests.server.solver import solve
@@ -744,3 +746,99 @@ async def test_a_casual_race_says_so_and_shows_known_ratings_only(
         assert "ada (you)" in racers and "bob" in racers  # guests: no rating beside the name
         await _both_finish(pilot, screen, bob, race_id)
         assert "rating" not in rendered(screen, "#ranking") and "rating" not in screen.status.last
+
+
+# ----- a daily attempt --------------------------------------------------------------------------
+
+
+async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.features is not None and arena.store is not None
+    today = day_of(arena.time.now_ms())
+    # Prepared before the app runs: the solver's worker process cannot start from inside it.
+    await arena.features.daily.prepare(today)
+    deal = await arena.store.dailies.deal(today.isoformat(), "eight-off")
+    assert deal is not None
+    line = solve_deal("eight-off", deal.seed).line
+    assert line is not None and len(line) > 6
+    # bob's scored attempt is on the board first (given up at once: behind any win).
+    bob = await connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.register("bob_daily", "a long password")
+    bobs = await bob.start_daily("eight-off")
+    await bob.finish(bobs.race.race_id)
+    ada = await connect(arena.url)
+    await ada.hello(name="ada", legal_moves=True)  # as the daily command says hello
+    await ada.register("ada_daily", "a long password")
+    started = await ada.start_daily("eight-off")  # as the daily command starts it
+    assert started.scored
+    date = started.date
+    app = RaceApp(ada, started.race.race_id, daily=DailyRun("eight-off", date, scored=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        board = screen.board
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.status.last.endswith(GO))
+        deal_view = view_of(new_game("eight-off", deal.seed))
+        assert board.plain == board_text(deal_view)
+        assert lines_of(rendered(screen, "#race-info")) == [
+            f"eight-off  daily {date}",
+            "Daily — scored attempt",
+            "hints off in this attempt",
+        ]
+        assert screen.status.last.startswith(f"Daily — scored attempt, eight-off of {date}: go!")
+        assert "left" in rendered(screen, "#clock")
+        assert "waiting" not in screen.status.last and "Rematch" not in rendered(screen, "#rematch")
+        for index, move in enumerate(line):
+            if index < 4:
+                await _type(pilot, move)
+            else:  # the rest pasted into the field (a key press costs the pilot ~50 ms)
+                screen.move_input.post_message(events.Paste(move))
+                await pilot.press("enter")
+            await wait_until(pilot, lambda: screen.state.seq == index + 1)  # noqa: B023
+        assert board.plain == board_text(view_of(replay("eight-off", deal.seed, line)))
+        await wait_until(pilot, lambda: screen.status.last.startswith("daily over"))
+
+        summary = screen.state.summary
+        assert summary is not None and summary.standings[0].won
+        seconds = f"{(summary.standings[0].time_ms or 0) / 1000:.1f}"
+        assert screen.status.last == (
+            f"daily over: you won in {seconds} s, #1 of 2 on the eight-off board of {date}. "
+            "p practice, ctrl+q quit"
+        )
+        assert lines_of(rendered(screen, "#daily")) == [
+            f"Board of {date}",
+            f"#1 of 2: won in {seconds} s",
+            "p practises the deal (unscored)",
+        ]
+        assert lines_of(rendered(screen, "#ranking"))[0] == "Your attempt"
+        assert not screen.query_one("#rematch").display
+        await wait_until(pilot, lambda: "p" in footer_keys(app))
+        assert footer_keys(app)["p"] == ("practice", True) and "r" not in footer_keys(app)
+
+        # The replay waits for the day's end: said so, and the screen stays.
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.status.last.startswith("no replay yet"))
+        assert isinstance(app.screen, RaceScreen)
+
+        # p plays the same deal again, unscored, on the same screen.
+        await pilot.press("p")
+        await wait_until(pilot, lambda: screen.race_id != started.race.race_id)
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert board.plain == board_text(deal_view)
+        assert "Daily — practice (unscored)" in lines_of(rendered(screen, "#race-info"))
+        assert screen.state.hints and screen.command_key("h") is True  # practice allows hints
+
+    # The board: ada first, bob second.
+    ranked = await bob.daily_board("eight-off")
+    assert [(e.rank, e.name) for e in ranked.entries] == [(1, "ada_daily"), (2, "bob_daily")]
+
+    # A second scored attempt is refused, and the screen says so.
+    again = RaceApp(ada, daily=DailyRun("eight-off"))
+    async with again.run_test(size=SIZE) as pilot:
+        screen = again.race_screen
+        await wait_until(pilot, lambda: screen.status.last.startswith("✗"))
+        assert screen.status.last.startswith("✗ daily_attempted: you have had today's eight-off attempt")
+        assert "daily_attempted" in rendered(screen, "#status")
+        assert lines_of(rendered(screen, "#race-info")) == ["eight-off  daily", "Daily — attempt"]
+        assert screen.state.view is None and screen.move_input.disabled
