@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import redis.asyncio as aioredis
 
-import server.features.profiles as profiles
 from bench.assists import ROOMY, percentile
 from client.sdk import ArenaClient
 from server.app import ArenaServer
@@ -129,7 +128,8 @@ async def run(players: int, readers: int, seconds: float, races: int) -> None:
                 await fill(url, players, node.time.now_ms())
                 filled = time.perf_counter() - filled
                 cached_count, cached = await leaderboard_run(node.url, readers, seconds)
-                profiles.PAGE_CACHE_SECONDS = 0.0  # type: ignore[misc]  # every read goes to Redis
+                assert node.features is not None
+                node.features.profiles.pages.seconds = 0.0  # every read goes to Redis
                 direct_count, direct = await leaderboard_run(node.url, readers, seconds)
                 ends = [await rated_race_end(node, node.url, 8, r) for r in range(races)]
         finally:

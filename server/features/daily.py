@@ -11,7 +11,6 @@ import contextlib
 import datetime as dt
 import logging
 import secrets
-import time
 from typing import Final
 
 from server.config import Settings
@@ -32,8 +31,9 @@ from server.features.daily_rules import (
 )
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
-from server.features.race_rules import commitment
+from server.features.race_rules import commitment, tie_ranks
 from server.features.racing import Racing
+from server.features.timed_cache import TimedCache
 from server.store import Answer, RaceStatus, Store
 from server.store.records import DailyDeal
 from server.timesource import TimeSource
@@ -97,10 +97,12 @@ class Daily:
         self._preparing: dict[str, asyncio.Task[None]] = {}
         #: The ghosts racing each (player, attempt) on this node.
         self._ghosts: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self._standing: dict[str, tuple[float, dict[str, int], dict[str, dict[str, int]]]] = {}
-        self._pages: dict[
-            tuple[str, str, int, int, bool], tuple[float, int, list[tuple[str, float]], list[DailyEntry]]
-        ] = {}
+        self._standing: TimedCache[str, tuple[dict[str, int], dict[str, dict[str, int]]]] = TimedCache(
+            STANDING_CACHE_SECONDS, most=8
+        )
+        self._pages: TimedCache[
+            tuple[str, str, int, int, bool], tuple[int, list[tuple[str, float]], list[DailyEntry]]
+        ] = TimedCache(PAGE_CACHE_SECONDS)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_prepared(), name="daily-deals")
@@ -294,14 +296,12 @@ class Daily:
         those who may see them, and one without)."""
         key = (date, game, offset, limit, looking)
         cached = self._pages.get(key)
-        if cached is not None and time.monotonic() - cached[0] < PAGE_CACHE_SECONDS:
-            return cached[1], cached[2], cached[3]
+        if cached is not None:
+            return cached
         rows = await self.store.dailies.board(date, game, offset, limit)
         total = await self.store.dailies.board_size(date, game)
         entries = await self._entries(date, game, rows, looking, offset)
-        if len(self._pages) >= 256:
-            self._pages.clear()
-        self._pages[key] = (time.monotonic(), total, rows, entries)
+        self._pages.put(key, (total, rows, entries))
         return total, rows, entries
 
     async def _entries(
@@ -435,20 +435,16 @@ class Daily:
         """Each player's points for the day, and their place on each game's board (read
         whole, so a live standing is kept :data:`STANDING_CACHE_SECONDS`)."""
         cached = self._standing.get(date)
-        if cached is not None and time.monotonic() - cached[0] < STANDING_CACHE_SECONDS:
-            return cached[1], cached[2]
+        if cached is not None:
+            return cached
         totals: dict[str, int] = {}
         places: dict[str, dict[str, int]] = {}
         for game in GAMES:
-            rank, previous = 0, None
-            for index, (player_id, value) in enumerate(await self.store.dailies.whole_board(date, game)):
-                if value != previous:
-                    rank, previous = index + 1, value
+            board = await self.store.dailies.whole_board(date, game)
+            for rank, (player_id, _value) in zip(tie_ranks([v for _p, v in board]), board, strict=True):
                 totals[player_id] = totals.get(player_id, 0) + points(rank)
                 places.setdefault(player_id, {})[game] = rank
-        if len(self._standing) > 8:
-            self._standing.clear()
-        self._standing[date] = (time.monotonic(), totals, places)
+        self._standing.put(date, (totals, places))
         return totals, places
 
     async def close_due(self) -> list[str]:
@@ -463,7 +459,7 @@ class Daily:
             last_end = day_start(day) + DAY_MS + int(self.settings.daily_time_limit * 1000) + CLOSE_MARGIN_MS
             if now < last_end or await self.store.dailies.closed(date):
                 continue
-            self._standing.pop(date, None)  # count from the boards as they are now
+            self._standing.drop(date)  # count from the boards as they are now
             totals, _places = await self.day_points(date)
             days = (day - dt.date(1970, 1, 1)).days
             if await self.store.dailies.close(date, days, iso_week(day), totals):
@@ -476,11 +472,10 @@ class Daily:
         date, week = day.isoformat(), iso_week(day)
         totals, places = await self.day_points(date)
         ordered = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
-        names = await self.store.players.profiles([p for p, _ in ordered[:TABLE_TOP]])
-        day_table, rank, previous = [], 0, None
-        for index, (player_id, total) in enumerate(ordered[:TABLE_TOP]):
-            if total != previous:
-                rank, previous = index + 1, total
+        top = ordered[:TABLE_TOP]
+        names = await self.store.players.profiles([p for p, _ in top])
+        day_table = []
+        for rank, (player_id, total) in zip(tie_ranks([t for _p, t in top]), top, strict=True):
             name, bot = names.get(player_id, ("?", False))
             day_table.append(
                 TournamentEntry.model_validate(
@@ -516,10 +511,8 @@ class Daily:
     async def _table(self, week: str | None) -> list[TableEntry]:
         rows = await self.store.dailies.table(week, TABLE_TOP)
         names = await self.store.players.profiles([p for p, _ in rows])
-        table, rank, previous = [], 0, None
-        for index, (player_id, value) in enumerate(rows):
-            if value != previous:
-                rank, previous = index + 1, value
+        table = []
+        for rank, (player_id, value) in zip(tie_ranks([v for _p, v in rows]), rows, strict=True):
             name, bot = names.get(player_id, ("?", False))
             table.append(TableEntry(rank=rank, player_id=player_id, name=name, bot=bot, points=int(value)))
         return table

@@ -8,12 +8,12 @@ place is one ``ZREVRANK`` (O(log n)).
 
 from __future__ import annotations
 
-import time
 from typing import Final
 
 from server.errors import ArenaError
 from server.features.context import Caller, Reply
 from server.features.ratings import current, provisional
+from server.features.timed_cache import TimedCache
 from server.store import Store
 from server.timesource import TimeSource
 from shared.games import GAMES
@@ -36,14 +36,15 @@ from shared.usernames import username_key
 PAGE_CACHE_SECONDS: Final = 2.0
 HISTORY_SHOWN: Final = 20
 RECENT_SHOWN: Final = 20
-_CACHE_MAX: Final = 256
 
 
 class Profiles:
     def __init__(self, store: Store, time: TimeSource) -> None:
         self.store = store
         self.time = time
-        self._pages: dict[tuple[str, int, int], tuple[float, int, list[LeaderboardEntry]]] = {}
+        self.pages: TimedCache[tuple[str, int, int], tuple[int, list[LeaderboardEntry]]] = TimedCache(
+            PAGE_CACHE_SECONDS
+        )
 
     async def get_leaderboard(self, caller: Caller, message: GetLeaderboard) -> Reply:
         total, entries = await self._page(message.game, message.offset, message.limit)
@@ -115,15 +116,13 @@ class Profiles:
 
     async def _page(self, game: GameName, offset: int, limit: int) -> tuple[int, list[LeaderboardEntry]]:
         key = (game, offset, limit)
-        cached = self._pages.get(key)
-        if cached is not None and time.monotonic() - cached[0] < PAGE_CACHE_SECONDS:
-            return cached[1], cached[2]
+        cached = self.pages.get(key)
+        if cached is not None:
+            return cached
         rows = await self.store.ratings.top(game, offset, limit)
         total = await self.store.ratings.listed(game)
         entries = await self._entries(game, [(offset + i + 1, pid) for i, (pid, _score) in enumerate(rows)])
-        if len(self._pages) >= _CACHE_MAX:
-            self._pages.clear()
-        self._pages[key] = (time.monotonic(), total, entries)
+        self.pages.put(key, (total, entries))
         return total, entries
 
     async def _entry(self, game: GameName, player_id: str) -> LeaderboardEntry | None:

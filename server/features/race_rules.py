@@ -6,6 +6,7 @@ Unit-tested without Redis (tests/server/features/test_race_rules.py).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Hashable, Sequence
 from enum import Enum
 from typing import Any
 
@@ -96,33 +97,40 @@ def _result_key(board: BoardRecord, started_at: int) -> tuple[int, int, int]:
     return (1, -board.score, board.score_at)
 
 
+def tie_ranks(values: Sequence[Hashable]) -> list[int]:
+    """The rank of each of ``values``, already in order best first: equal neighbours share
+    a rank, and the next different one takes its place (1, 1, 3).
+
+    >>> tie_ranks([10, 10, 7, 5, 5]), tie_ranks([])
+    ([1, 1, 3, 4, 4], [])
+    """
+    ranks: list[int] = []
+    for place, value in enumerate(values, start=1):
+        ranks.append(ranks[-1] if ranks and value == values[place - 2] else place)
+    return ranks
+
+
 def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> list[Standing]:
     """Winners first by time to win; then by score; then by who reached that score first.
     Equal results share a rank (1, 1, 3)."""
     names = {s.player_id: s.name for s in seats}
     bots = {s.player_id for s in seats if s.bot}
     ordered = sorted(boards, key=lambda b: (_result_key(b, started_at), b.player_id))
-    lines: list[Standing] = []
-    rank = 0
-    previous: tuple[int, int, int] | None = None
-    for place, board in enumerate(ordered, start=1):
-        key = _result_key(board, started_at)
-        if key != previous:
-            rank, previous = place, key
-        lines.append(
-            Standing(
-                rank=rank,
-                player_id=board.player_id,
-                name=names.get(board.player_id, "?"),
-                bot=board.player_id in bots,
-                won=board.won,
-                score=board.score,
-                move_count=board.move_count,
-                time_ms=board.finished_at - started_at if board.won else None,
-                score_reached_ms=max(0, board.score_at - started_at),
-            )
+    ranks = tie_ranks([_result_key(b, started_at) for b in ordered])
+    return [
+        Standing(
+            rank=rank,
+            player_id=board.player_id,
+            name=names.get(board.player_id, "?"),
+            bot=board.player_id in bots,
+            won=board.won,
+            score=board.score,
+            move_count=board.move_count,
+            time_ms=board.finished_at - started_at if board.won else None,
+            score_reached_ms=max(0, board.score_at - started_at),
         )
-    return lines
+        for rank, board in zip(ranks, ordered, strict=True)
+    ]
 
 
 def racer_info(seat: Seat, board: BoardRecord | None) -> RacerInfo:
