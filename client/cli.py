@@ -1,6 +1,6 @@
 """The player's commands of ``solitaire-arena``: ``play``, ``replay``, ``bot``, the
 account's ``register``, ``login`` and ``logout``, ``profile`` and ``leaderboard``, and
-``daily`` (the day's deals, an attempt of one, its board).
+``daily`` (the day's deals, an attempt of one, its board, the daily tournament).
 ``server/cli.py`` builds the command line and hands these over; this module uses the
 SDK, the terminal UI and the bots only.
 
@@ -33,16 +33,18 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus
 from client.credentials import Credential, TokenStore
 from client.errors import ArenaError, BadTokenError, DailyAttemptedError, RaceNotOverError, RateLimitedError
 from client.sdk import ArenaClient
-from shared.games import GAMES
+from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
     Dailies,
     DailyBoard,
     DailyInfo,
+    DailyStandings,
     Leaderboard,
     MatchFound,
     PlayerProfile,
     RaceSummary,
+    TableEntry,
 )
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
 from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
@@ -220,7 +222,11 @@ def add_commands(commands: Any) -> None:
             "unscored; after it, --practice (or p at the end) plays it again, unscored. "
             "--board prints the day's board of GAME (rank, name, time of a win or cards "
             "home, race ids once your own attempt is over, your place). --date YYYY-MM-DD "
-            "lists or ranks a past day, with its seeds and salts to check the commitments."
+            "lists or ranks a past day, with its seeds and salts to check the commitments. "
+            "--standings prints the daily tournament (points by place on each game's board): "
+            "the day's standing with each player's places, its week's and the all-time "
+            "tables (top 20) and your streak. In your scored attempt, g (or 'ghosts') races "
+            "the day's best three finished attempts as ghosts."
         ),
     )
     daily.add_argument("game", nargs="?", choices=_GAME_NAMES, help="play (or with --board, rank) this game")
@@ -228,7 +234,14 @@ def add_commands(commands: Any) -> None:
         "--practice", action="store_true", help="play today's deal again, unscored, after your attempt"
     )
     daily.add_argument("--board", action="store_true", help="print the day's board of GAME")
-    daily.add_argument("--date", metavar="YYYY-MM-DD", help="a past day (UTC) for the list or --board")
+    daily.add_argument(
+        "--standings",
+        action="store_true",
+        help="print the daily tournament: the day's standing, the week's and all-time tables, your streak",
+    )
+    daily.add_argument(
+        "--date", metavar="YYYY-MM-DD", help="a past day (UTC) for the list, --board or --standings"
+    )
     daily.add_argument(
         "--offset", type=int, default=0, help="with --board: skip this many places (default 0)"
     )
@@ -690,6 +703,12 @@ async def daily(args: argparse.Namespace) -> int:
             dt.date.fromisoformat(args.date)
         except ValueError:
             raise CommandError(f"--date {args.date} is not a date (YYYY-MM-DD)") from None
+    if args.standings:
+        if args.game is not None or args.board or args.practice:
+            raise CommandError(
+                "--standings is the whole day's tournament: no GAME, --board or --practice with it"
+            )
+        return await _daily_standings(args)
     if args.game is None:
         if args.board or args.practice:
             raise CommandError("--board and --practice need a GAME: solitaire-arena daily eight-off --board")
@@ -747,6 +766,17 @@ async def _daily_board(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     print(daily_board_text(board))
+    return 0
+
+
+async def _daily_standings(args: argparse.Namespace) -> int:
+    client = await _signed_in(args)
+    try:
+        standings = await client.daily_standings(args.date)
+        me = client.player_id
+    finally:
+        await client.close()
+    print(daily_standings_text(standings, me))
     return 0
 
 
@@ -894,6 +924,74 @@ def daily_board_text(board: DailyBoard) -> str:
         lines.append("race ids show once your own attempt is over, or the day is")
     if board.next_offset is not None:
         lines.append(f"more: --offset {board.next_offset}")
+    return "\n".join(lines)
+
+
+#: How the daily tournament scores a place on a game's board, one line.
+POINTS_NOTE = (
+    "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board, "
+    "1 for any other finished scored attempt"
+)
+
+
+def _places(places: dict[GameName, int]) -> str:
+    """A player's places on the day's boards, in the games' order."""
+    return ", ".join(f"{game} #{places[game]}" for game in GAMES if game in places)
+
+
+def _table_lines(entries: list[TableEntry], me: str | None, empty: str) -> list[str]:
+    lines = [f"rank  {'name':<24}  points"]
+    for entry in entries:
+        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
+        you = "  <- you" if entry.player_id == me else ""
+        lines.append(f"{entry.rank:>4}  {name:<24}  {entry.points:>6}{you}")
+    if not entries:
+        lines.append(f"  {empty}")
+    return lines
+
+
+def daily_standings_text(standings: DailyStandings, me: str | None = None) -> str:
+    """The daily tournament as ``daily --standings`` prints it (``me``: whose rows are
+    marked).
+
+    >>> from shared.protocol import Streak, TournamentEntry
+    >>> day = [TournamentEntry(rank=1, player_id="p_b", name="bob", points=43,
+    ...                        places={"eight-off": 2, "treize": 1}),
+    ...        TournamentEntry(rank=2, player_id="p_a", name="ada", points=25, places={"eight-off": 1})]
+    >>> all_time = [TableEntry(rank=1, player_id="p_a", name="ada", points=2410)]
+    >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=day,
+    ...     week_table=[], all_time=all_time, streak=Streak(current=6, best=19)), me="p_a"))
+    daily tournament of 2027-03-14 (UTC)
+    rank  name                      points  places
+       1  bob                           43  treize #1, eight-off #2
+       2  ada                           25  eight-off #1  <- you
+    week 2027-W10 (days counted once they are over)
+    rank  name                      points
+      no day of this week counted yet
+    all time
+    rank  name                      points
+       1  ada                         2410  <- you
+    your streak: 6 days (best 19)
+    points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board, 1 for any other ...
+    >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
+    ...     week_table=[], all_time=[])).splitlines()[2])
+      nobody has finished a scored attempt of 2027-03-14 yet
+    """
+    lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {'name':<24}  points  places"]
+    for entry in standings.day:
+        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
+        you = "  <- you" if entry.player_id == me else ""
+        lines.append(f"{entry.rank:>4}  {name:<24}  {entry.points:>6}  {_places(entry.places)}{you}")
+    if not standings.day:
+        lines.append(f"  nobody has finished a scored attempt of {standings.date} yet")
+    lines.append(f"week {standings.week} (days counted once they are over)")
+    lines += _table_lines(standings.week_table, me, "no day of this week counted yet")
+    lines.append("all time")
+    lines += _table_lines(standings.all_time, me, "no day counted yet")
+    streak = standings.streak
+    current, best = (streak.current, streak.best) if streak is not None else (0, 0)
+    lines.append(f"your streak: {_plural(current, 'day')} (best {best})")
+    lines.append(POINTS_NOTE)
     return "\n".join(lines)
 
 

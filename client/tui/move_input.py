@@ -1,9 +1,9 @@
 """The move input: type notation; completion and a list of legal moves help.
 
 It also takes the race screen's commands: typed as words (``undo``, ``hint``,
-``rematch``, ``yes``/``accept``, ``no``/``decline``, ``practice``), or as one key (``u``,
-``h``, ``r``, ``y``, ``n``, ``p``) pressed while the field is empty and the command is
-available. No move in the notation starts with one of those letters except ``u``
+``rematch``, ``yes``/``accept``, ``no``/``decline``, ``practice``, ``ghosts``), or as one
+key (``u``, ``h``, ``r``, ``y``, ``n``, ``p``, ``g``) pressed while the field is empty and
+the command is available. No move in the notation starts with one of those letters except ``u``
 (``undo``), ``r`` (``r1>t2``, ``redeal``) and ``p`` (``p9+wt``): a one-key command is
 only taken when the screen offers it (``r`` and ``p`` only after the end, when no move
 is played), and after one the rest of its word typed next is dropped, so typing
@@ -23,7 +23,15 @@ from textual.widgets import Input, Static
 #: Legal moves listed under the input at most.
 SHOWN_MOVES = 24
 #: The one-key commands and the word each stands for.
-COMMAND_WORDS: Final = {"u": "undo", "h": "hint", "r": "rematch", "y": "yes", "n": "no", "p": "practice"}
+COMMAND_WORDS: Final = {
+    "u": "undo",
+    "h": "hint",
+    "r": "rematch",
+    "y": "yes",
+    "n": "no",
+    "p": "practice",
+    "g": "ghosts",
+}
 #: What the field says while the racer plays.
 PLAYING_PLACEHOLDER: Final = "type a move (t3>f1, t2:3>t5, deal, p9+wt), undo or hint; tab completes"
 

@@ -1,7 +1,7 @@
 """The side panels of the race screen: the race, rated or casual (or a daily attempt),
-and its hint setting, clock, racers' progress and ratings, ranking or results (with the
-new ratings after a rated race), and a rematch once the race ended (for a daily attempt,
-its place on the day's board instead)."""
+and its hint setting, clock, racers' progress and ratings (and a daily attempt's ghosts),
+ranking or results (with the new ratings after a rated race), and a rematch once the
+race ended (for a daily attempt, its place on the day's board instead)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from client.tui.clock import ServerClock, format_remaining
-from client.tui.race_state import CARDS, Racer, RaceState, rematch_note
+from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
 
 BAR_WIDTH = 16
 #: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
@@ -112,9 +112,33 @@ class ClockPanel(Static):
         self.update(clock_text(state, clock))
 
 
+def ghost_lines(ghost: GhostRacer) -> tuple[str, str, str]:
+    """A ghost's rows in the racers panel: its name, marked a ghost (with its place on the
+    day's board), a bar of its cards played and cards left, its moves and how it ended.
+
+    >>> ghost = GhostRacer("p_z", "zoe", rank=1, elapsed_ms=4000, score=3, cards_left=49, move_count=2)
+    >>> ghost_lines(ghost)
+    ('zoe  ghost #1', '█░░░░░░░░░░░░░░░ 49 left', '  moves   2')
+    >>> from dataclasses import replace
+    >>> ghost_lines(replace(ghost, elapsed_ms=95012, score=52, cards_left=0, move_count=80,
+    ...                     finished=True, won=True))[1:]
+    ('████████████████  0 left', '  moves  80  won in 95.0 s')
+    >>> ghost_lines(replace(ghost, rank=0, finished=True))[::2]
+    ('zoe  ghost', '  moves   2  finished')
+    """
+    name = f"{ghost.name}  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
+    bar = f"{progress_bar(ghost.cards_left)} {ghost.cards_left:>2} left"
+    end = ""
+    if ghost.won:
+        end = f"  won in {ghost.elapsed_ms / 1000:.1f} s"
+    elif ghost.finished:
+        end = "  finished"
+    return name, bar, f"  moves {ghost.move_count:>3}{end}"
+
+
 class RacersPanel(Static):
     """Every racer's name and rating, and progress: a bar of cards played, cards left,
-    score, moves."""
+    score, moves; while a daily attempt races ghosts, up to three ghost rows under them."""
 
     DEFAULT_CSS = "RacersPanel { height: auto; border-top: solid $primary; }"
 
@@ -129,6 +153,13 @@ class RacersPanel(Static):
             text.append(f" {racer.cards_left:>2} left\n")
             flag = _flag(racer)
             text.append(f"  score {racer.score:>2}  moves {racer.move_count:>3}  {flag}\n", style="dim")
+        if state.ghosts_on:
+            for ghost in list(state.ghosts.values())[:GHOSTS_SHOWN]:
+                name, bar, moves = ghost_lines(ghost)
+                text.append(name + "\n", style="italic")
+                text.append(bar[:BAR_WIDTH], style="green" if ghost.won else "magenta")
+                text.append(bar[BAR_WIDTH:] + "\n")
+                text.append(moves + "\n", style="dim")
         self.update(text)
 
 

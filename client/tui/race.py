@@ -13,8 +13,11 @@ follows the new race.
 A daily attempt (:class:`~client.tui.race_state.DailyRun`) is a race of one on the same
 screen: labelled scored, practice or guest, nothing about other racers or rematches;
 once it is over the side panel gives its place on the day's board, and ``p`` (or
-``practice``) plays the deal again, unscored, on the same screen. The replay of a daily
-opens once its day is over (its seed is secret until then).
+``practice``) plays the deal again, unscored, on the same screen. During one's own scored
+attempt, ``g`` (or ``ghosts``) races the day's best three finished attempts as ghosts
+(``daily_ghosts``) and hides them again: the racers panel shows each ghost's progress as
+its ``ghost`` events come. The replay of a daily opens once its day is over (its seed is
+secret until then).
 
 The one-key commands are bindings shown in the footer only while they apply; in the
 move field they act only while it is empty (see :mod:`client.tui.move_input`).
@@ -54,6 +57,8 @@ from client.tui.replay import ReplayScreen
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
+    Ghost,
+    GhostInfo,
     Hint,
     MoveSummary,
     RaceEnded,
@@ -78,6 +83,7 @@ KEY_ACTIONS: Final = {
     "y": "answer_rematch",
     "n": "answer_rematch",
     "p": "practise",
+    "g": "toggle_ghosts",
 }
 #: Words typed in the move field that are commands, not moves (``undo`` is a move).
 TYPED_COMMANDS: Final = {
@@ -91,6 +97,7 @@ TYPED_COMMANDS: Final = {
     "decline": "decline",
     "practice": "practice",
     "practise": "practice",
+    "ghosts": "ghosts",
 }
 AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
@@ -123,6 +130,20 @@ def ordinal(n: int) -> str:
     if 10 <= n % 100 <= 20:
         return f"{n}th"
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+def ghosts_note(ghosts: list[GhostInfo]) -> str:
+    """Which ghosts race the attempt, for the status line.
+
+    >>> ghosts_note([GhostInfo(player_id="p_z", name="zoe", rank=1, won=True, time_ms=95012),
+    ...              GhostInfo(player_id="p_b", name="bob", rank=2, won=False)])
+    'racing ghosts: zoe (#1, won in 95.0 s), bob (#2); g hides them'
+    """
+    shown = []
+    for ghost in ghosts:
+        won = f", won in {ghost.time_ms / 1000:.1f} s" if ghost.won and ghost.time_ms is not None else ""
+        shown.append(f"{ghost.name} (#{ghost.rank}{won})")
+    return f"racing ghosts: {', '.join(shown)}; g hides them"
 
 
 class StatusLine(Static):
@@ -161,6 +182,7 @@ class RaceScreen(Screen[None]):
         Binding("y", "answer_rematch(True)", "accept rematch"),
         Binding("n", "answer_rematch(False)", "decline rematch"),
         Binding("p", "practise", "practice"),
+        Binding("g", "toggle_ghosts", "ghosts"),
         Binding("escape", "clear", "clear", show=False),
     ]
 
@@ -240,7 +262,7 @@ class RaceScreen(Screen[None]):
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
-        keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p"))
+        keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -281,6 +303,8 @@ class RaceScreen(Screen[None]):
             return self.state.rematch_asks_me
         if action == "practise":
             return self.state.daily is not None and self.state.status == "finished"
+        if action == "toggle_ghosts":
+            return self.state.can_race_ghosts
         return True
 
     def command_key(self, key: str) -> bool | None:
@@ -323,6 +347,11 @@ class RaceScreen(Screen[None]):
             if isinstance(event, RematchStarted):
                 if event.race_id == self.race_id:
                     await self._follow_rematch(event.race)
+                continue
+            if isinstance(event, Ghost):
+                # Only the racers panel changes; a burst of them comes when ghosts start late.
+                if self.state.apply(event):
+                    self.query_one("#racers", RacersPanel).show(self.state)
                 continue
             if not self.state.apply(event):
                 continue
@@ -506,6 +535,8 @@ class RaceScreen(Screen[None]):
             await self.answer_rematch(command == "accept")
         elif command == "practice":
             await self.practise()
+        elif command == "ghosts":
+            await self.toggle_ghosts()
         else:
             await self.play(text)
 
@@ -556,6 +587,9 @@ class RaceScreen(Screen[None]):
     def action_practise(self) -> None:
         self.run_worker(self.practise(), group="daily", exit_on_error=False)
 
+    def action_toggle_ghosts(self) -> None:
+        self.run_worker(self.toggle_ghosts(), group="ghosts", exit_on_error=False)
+
     async def _asked(self, what: str, call: Awaitable[T]) -> T | None:
         """The reply to ``call``, or None after saying on the status line why there is none."""
         try:
@@ -582,6 +616,36 @@ class RaceScreen(Screen[None]):
         self.hint = hint
         self.redraw()
         self.status.say(f"hint: {hint.move}  (lit up on the board)")
+
+    async def toggle_ghosts(self) -> None:
+        """Race the day's best attempts as ghosts, or stop racing them."""
+        state = self.state
+        if not state.can_race_ghosts:
+            self.status.say("ghosts race your own scored daily attempt, while it runs", error=True)
+            return
+        race_id, on = self.race_id, not state.ghosts_on
+        # Events are taken from now on (one may come before the reply), and none once off.
+        state.ghosts_on = on
+        if not on:
+            state.set_ghosts([])
+            self.redraw()
+        self.status.say("calling the ghosts…" if on else "ghosts off")
+        reply = await self._asked("ghosts", self.client.daily_ghosts(race_id, on=on))
+        if race_id != self.race_id or state is not self.state:
+            return  # the screen moved on meanwhile
+        if not on:
+            return
+        if reply is None or not reply.ghosts:
+            state.ghosts_on = False
+            state.set_ghosts([])
+            self.redraw()
+            if reply is not None:
+                game = state.daily.game if state.daily is not None else "this"
+                self.status.say(f"no ghosts yet: nobody has finished a scored {game} attempt today")
+            return
+        state.set_ghosts(reply.ghosts)
+        self.redraw()
+        self.status.say(ghosts_note(reply.ghosts))
 
     async def offer_rematch(self) -> None:
         rematch = await self._asked("rematch", self.client.offer_rematch(self.race_id))

@@ -31,6 +31,8 @@ from shared.games import GameName
 from shared.protocol import (
     BoardView,
     DailyEntry,
+    Ghost,
+    GhostInfo,
     MoveAck,
     Progress,
     RaceCancelled,
@@ -47,6 +49,8 @@ from shared.protocol import (
 )
 
 CARDS: Final = 52
+#: Ghosts the server races at most (the day's best three finished attempts).
+GHOSTS_SHOWN: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,23 @@ class Racer:
             info.rating,
             info.provisional,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class GhostRacer:
+    """A ghost: a finished attempt of the day's deal replayed at its own elapsed times, its
+    progress as the last ``ghost`` event gave it (never its cards)."""
+
+    player_id: str
+    name: str
+    #: Its place on the day's board (0 while only its events are known).
+    rank: int = 0
+    elapsed_ms: int = -1
+    score: int = 0
+    cards_left: int = CARDS
+    move_count: int = 0
+    finished: bool = False
+    won: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +166,10 @@ class RaceState:
     #: After a scored daily attempt: its place on the day's board, and how many are on it.
     place: DailyEntry | None = None
     board_total: int = 0
+    #: Whether this racer races the day's ghosts (``daily_ghosts``), and those ghosts in
+    #: board order, with their progress.
+    ghosts_on: bool = False
+    ghosts: dict[str, GhostRacer] = field(default_factory=dict)
 
     # ----- updates ------------------------------------------------------------------
 
@@ -229,8 +254,53 @@ class RaceState:
             self.status, self.summary = "finished", event.summary
         elif isinstance(event, RaceCancelled):
             self.status, self.cancelled = "cancelled", event.message
+        elif isinstance(event, Ghost):
+            return self._ghost_moved(event)
         else:
             return False
+        return True
+
+    def set_ghosts(self, infos: list[GhostInfo]) -> None:
+        """The ghosts now racing (``daily_ghosts``'s reply), keeping any progress already
+        heard of (an event can overtake the reply); none once they are off.
+
+        >>> state = RaceState(race_id="r1", me="p_a", ghosts_on=True)
+        >>> state.apply(Ghost(race_id="r1", player_id="p_z", elapsed_ms=4000, score=3,
+        ...                   cards_left=49, move_count=2, finished=False, won=False))
+        True
+        >>> state.set_ghosts([GhostInfo(player_id="p_z", name="zoe", rank=1, won=True, time_ms=95012)])
+        >>> state.ghosts["p_z"].name, state.ghosts["p_z"].cards_left, state.ghosts["p_z"].move_count
+        ('zoe', 49, 2)
+        >>> state.ghosts_on = False
+        >>> state.apply(Ghost(race_id="r1", player_id="p_z", elapsed_ms=5000, score=4,
+        ...                   cards_left=48, move_count=3, finished=False, won=False))
+        False
+        """
+        ghosts = {}
+        for info in infos[:GHOSTS_SHOWN]:
+            known = self.ghosts.get(info.player_id, GhostRacer(info.player_id, info.name))
+            ghosts[info.player_id] = replace(known, name=info.name, rank=info.rank)
+        self.ghosts = ghosts
+
+    def _ghost_moved(self, event: Ghost) -> bool:
+        if not self.ghosts_on:
+            return False  # turned off: a late event changes nothing
+        known = self.ghosts.get(event.player_id)
+        if known is None:
+            if len(self.ghosts) >= GHOSTS_SHOWN:
+                return False
+            known = GhostRacer(event.player_id, "ghost")
+        if event.elapsed_ms < known.elapsed_ms:
+            return False
+        self.ghosts[event.player_id] = replace(
+            known,
+            elapsed_ms=event.elapsed_ms,
+            score=event.score,
+            cards_left=event.cards_left,
+            move_count=event.move_count,
+            finished=event.finished,
+            won=event.won,
+        )
         return True
 
     def _note_win(self, racer: Racer) -> None:
@@ -248,6 +318,14 @@ class RaceState:
         """Whether the server said the move ``undo`` would be accepted now (only sessions
         that asked for legal moves at hello are told)."""
         return self.view is not None and bool(self.view.can_undo)
+
+    @property
+    def can_race_ghosts(self) -> bool:
+        """Whether ghosts may race this attempt: one's own scored daily attempt, running."""
+        daily = self.daily
+        if daily is None or not daily.scored or daily.practice or daily.date is None:
+            return False
+        return self.status == "running" and not self.i_finished
 
     @property
     def my_answer(self) -> str | None:

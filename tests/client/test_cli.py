@@ -1,7 +1,8 @@
 """The player's commands of ``solitaire-arena``, run as real subprocesses against a real
 server process: their output, their exit status, and one-line errors; the account's
 commands (register, login, logout) and what they leave in the credentials file; profiles
-and leaderboards as printed; the day's deals, a day's board and the daily refusals."""
+and leaderboards as printed; the day's deals, a day's board, the daily tournament's
+standings and the daily refusals."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from client.credentials import Credential, TokenStore
 from client.errors import BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
 from server.features.race_rules import commitment
+from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
 from shared.protocol import Dailies, RaceEnded
@@ -167,7 +169,7 @@ def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
     leaderboard = run("leaderboard", "--help", config=tmp_path / "c.json").stdout
     assert "--offset" in leaderboard and "--limit" in leaderboard and "1-100" in leaderboard
     daily = run("daily", "--help", config=tmp_path / "c.json").stdout
-    for flag in ("--practice", "--board", "--date YYYY-MM-DD", "eight-off"):
+    for flag in ("--practice", "--board", "--standings", "--date YYYY-MM-DD", "eight-off"):
         assert flag in daily
 
 
@@ -539,3 +541,97 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
         "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
     )
     assert empty.stdout.strip() == f"nobody has finished a scored eight-off attempt of {yesterday} yet"
+
+
+@pytest.fixture
+def lone_node(tmp_path: Path) -> Iterator[tuple[NodeProcess, str]]:
+    """A node on a Redis of its own: the day's standing holds only the test's players."""
+    own = EmbeddedRedis(tmp_path / "redis")
+    url = own.start()
+    process = start_node(redis_url=url, extra_env={"SA_NEW_PLAYER_RATE": "0"})
+    yield process, url
+    process.terminate()
+    own.stop()
+
+
+def standing_rows(stdout: str, header: str) -> list[list[str]]:
+    """The rows of one printed table of ``daily --standings``, split in words."""
+    lines = stdout.splitlines()
+    start = lines.index(header) + 2  # the title, then the column names
+    rows = []
+    for line in lines[start:]:
+        if not line.split() or not line.split()[0].isdigit():
+            break
+        rows.append(line.split())
+    return rows
+
+
+async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_streak(
+    lone_node: tuple[NodeProcess, str], tmp_path: Path
+) -> None:
+    node, redis_url = lone_node
+    found = await todays_dailies(node)
+    game = "eight-off"
+    line = solve_deal(game, await todays_seed(redis_url, found.date, game)).line
+    assert line is not None
+    fast_config, slow_config = tmp_path / "fast.json", tmp_path / "slow.json"
+    fast = await daily_account(node, fast_config, "fast")
+    slow = await daily_account(node, slow_config, "slow")
+    ids = {}
+    for client, pause in ((fast, 0.0), (slow, 1.0)):
+        started = await client.start_daily(game)
+        await asyncio.sleep(pause)  # slow's clock runs meanwhile: second on the board
+        ended = await play_to_a_win(client, started.race.race_id, line)
+        assert ended.summary.standings[0].won
+        ids[client.name] = client.player_id
+        await client.close()
+    assert fast.name is not None and slow.name is not None
+
+    shown = run("daily", "--standings", "--server", node.url, config=slow_config)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    day = f"daily tournament of {found.date} (UTC)"
+    assert lines[:2] == [day, "rank  name                      points  places"]
+    assert standing_rows(shown.stdout, day) == [
+        ["1", fast.name, "25", "eight-off", "#1"],
+        ["2", slow.name, "18", "eight-off", "#2", "<-", "you"],
+    ]
+    week = dt.date.fromisoformat(found.date).isocalendar()
+    assert lines[4:7] == [
+        f"week {week.year}-W{week.week:02d} (days counted once they are over)",
+        "rank  name                      points",
+        "  no day of this week counted yet",
+    ]
+    assert lines[7:10] == ["all time", "rank  name                      points", "  no day counted yet"]
+    assert lines[10] == "your streak: 0 days (best 0)"
+    assert lines[11].startswith("points: 25 18 15 12 10 8 6 4 2 1 for places 1-10")
+
+    # A day counted a while ago (as the server's daily task counts one): its week's table,
+    # the all-time table and the streaks it left.
+    then = dt.date.fromisoformat(found.date) - dt.timedelta(days=5)
+    then_week = then.isocalendar()
+    redis = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        points = {ids[fast.name]: 25, ids[slow.name]: 43}
+        week_name = f"{then_week.year}-W{then_week.week:02d}"
+        days = (then - dt.date(1970, 1, 1)).days
+        assert await Store(redis).dailies.close(then.isoformat(), days, week_name, points)
+    finally:
+        await redis.aclose()
+    past = run("daily", "--standings", "--date", then.isoformat(), "--server", node.url, config=fast_config)
+    assert past.returncode == 0, past.stderr
+    lines = past.stdout.splitlines()
+    assert lines[2] == f"  nobody has finished a scored attempt of {then} yet"
+    table = [["1", slow.name, "43"], ["2", fast.name, "25", "<-", "you"]]
+    assert standing_rows(past.stdout, f"week {week_name} (days counted once they are over)") == table
+    assert standing_rows(past.stdout, "all time") == table
+    assert "your streak: 0 days (best 1)" in lines  # not current: five days ago
+
+    # GAME (or --board) with --standings is refused in one line, and so is a day to come.
+    both = run("daily", game, "--standings", "--server", node.url, config=fast_config)
+    assert one_error_line(both) == (
+        "solitaire-arena: --standings is the whole day's tournament: no GAME, --board or --practice with it"
+    )
+    tomorrow = (dt.date.fromisoformat(found.date) + dt.timedelta(days=1)).isoformat()
+    later = run("daily", "--standings", "--date", tomorrow, "--server", node.url, config=fast_config)
+    assert one_error_line(later) == f"solitaire-arena: not_yet: {tomorrow} has not begun (UTC)"

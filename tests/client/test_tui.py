@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Callable
 
 import pytest
@@ -32,6 +33,7 @@ from shared.protocol import (
     LoggedMove,
     MoveLog,
     Progress,
+    RaceEnded,
     RaceStarted,
     RematchStarted,
     RematchUpdate,
@@ -842,3 +844,93 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
         assert "daily_attempted" in rendered(screen, "#status")
         assert lines_of(rendered(screen, "#race-info")) == ["eight-off  daily", "Daily — attempt"]
         assert screen.state.view is None and screen.move_input.disabled
+
+
+#: The leader's first moves, 0.2 s apart: the ghost's timeline has several seconds to show.
+PACED = 20
+GHOST_ROW = re.compile(r"leader_daily  ghost #1\n[█░]{16} +(\d+) left\n  moves +(\d+)(.*)")
+
+
+def ghost_row(screen: RaceScreen) -> tuple[int, int, str] | None:
+    """The leader's ghost row in the racers panel: cards left, moves, how it ended."""
+    found = GHOST_ROW.search(rendered(screen, "#racers"))
+    return (int(found[1]), int(found[2]), found[3].strip()) if found else None
+
+
+async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_mine(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.features is not None and arena.store is not None
+    today = day_of(arena.time.now_ms())
+    await arena.features.daily.prepare(today)
+    deal = await arena.store.dailies.deal(today.isoformat(), "eight-off")
+    assert deal is not None
+    line = solve_deal("eight-off", deal.seed).line
+    assert line is not None and len(line) > PACED
+    # The leader wins its scored attempt first: its moves' times are the ghost's timeline.
+    leader = await connect(arena.url)
+    await leader.hello(name="leader")
+    await leader.register("leader_daily", "a long password")
+    leads = await leader.start_daily("eight-off")
+    for index, move in enumerate(line):
+        await leader.move(leads.race.race_id, move)
+        await asyncio.sleep(0.2 if index < PACED else 0.025)  # then under 50 messages a second
+    ended = await leader.wait_for(RaceEnded, lambda e: e.race_id == leads.race.race_id)
+    won_ms = ended.summary.standings[0].time_ms
+    assert won_ms is not None and won_ms > PACED * 200
+    won = f"won in {won_ms / 1000:.1f} s"
+
+    ada = await connect(arena.url)
+    await ada.hello(name="ada", legal_moves=True)
+    await ada.register("ada_daily", "a long password")
+    started = await ada.start_daily("eight-off")
+    app = RaceApp(ada, started.race.race_id, daily=DailyRun("eight-off", started.date, scored=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.status.last.endswith(GO))
+        await wait_until(pilot, lambda: "g" in footer_keys(app))
+        assert footer_keys(app)["g"] == ("ghosts", True)
+        assert "ghost" not in rendered(screen, "#racers")
+
+        await pilot.press("g")
+        await wait_until(pilot, lambda: ghost_row(screen) is not None)
+        assert screen.status.last == f"racing ghosts: leader_daily (#1, {won}); g hides them"
+        # Mine first, the ghost under it; then it moves on as my clock reaches its times.
+        racers = rendered(screen, "#racers")
+        assert racers.index("ada_daily (you)") < racers.index("leader_daily  ghost #1")
+        seen = [ghost_row(screen)]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + won_ms / 1000 + 15
+        while seen[-1] is None or not seen[-1][2]:
+            assert loop.time() < deadline, seen
+            await pilot.pause(0.02)
+            row = ghost_row(screen)
+            if row != seen[-1]:
+                seen.append(row)
+        rows = [row for row in seen if row is not None]
+        assert len(rows) == len(seen) >= 4, seen  # shown all along, and advancing
+        first_left, first_moves, first_end = rows[0]
+        assert first_left > 0 and first_moves < PACED and first_end == "", rows  # partway at first
+        moves = [m for _, m, _ in rows]
+        assert moves == sorted(set(moves)), moves  # forward only
+        for left, count, _ in rows:  # each as the leader's board stood after that many moves
+            assert left == 52 - replay("eight-off", deal.seed, line[:count]).score
+        assert rows[-1] == (0, len(line), won)
+
+        # The word does the same: off (the rows go), on again (straight to where it is now).
+        await _type(pilot, "ghosts")
+        await wait_until(pilot, lambda: screen.status.last == "ghosts off")
+        assert "ghost" not in rendered(screen, "#racers") and not screen.state.ghosts
+        screen.move_input.post_message(events.Paste("ghosts"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: ghost_row(screen) == (0, len(line), won))
+        assert screen.move_input.value == ""
+
+        # Once the attempt is over, g is gone from the footer and refused as a word.
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: screen.status.last.startswith("daily over"))
+        await wait_until(pilot, lambda: "g" not in footer_keys(app))
+        screen.move_input.post_message(events.Paste("ghosts"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "ghosts race your own scored daily attempt" in screen.status.last)
+        assert ghost_row(screen) == (0, len(line), won)  # the last positions stay on the panel

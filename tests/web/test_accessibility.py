@@ -22,6 +22,7 @@ from playwright.async_api import Browser, Page, expect
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from shared.protocol import RaceEnded
 from tests.server.conftest import WINNABLE_SEED
 from tests.server.solver import solve
 from tests.server.test_profiles import seed_ratings
@@ -307,13 +308,17 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
     browser: Browser, clean_redis: str
 ) -> None:
     """The daily challenges: today's page of an account that has played one deal (Play,
-    Practice, its result's and the board's links, the date picker), a guest's first visit
-    (the name form), a daily attempt under way and its results, and a past day's page
-    with its seeds' Verify buttons."""
+    Practice, its result's and the board's links, the date picker, the tabs), its
+    Standings tab (the tournament's tables, Refresh), a guest's first visit (the name
+    form), a daily attempt under way racing a ghost (the Race ghosts toggle) and its
+    results, and a past day's page with its seeds' Verify buttons and its standings."""
     errors: list[str] = []
     async with daily_node(clean_redis) as (arena, clock):
         ada = await account(arena.url, "ada_daily_a11y")
         await play_through(ada, arena, "eight-off")
+        bob = await account(arena.url, "bob_daily_a11y")  # a finished attempt to race as a ghost
+        bob_race = await play_through(bob, arena, "treize")
+        await bob.wait_for(RaceEnded, lambda e: e.race_id == bob_race)
         guest = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 900})
         await guest.click("#nav-daily")
         await expect(guest.locator("#daily-name")).to_be_visible()
@@ -323,8 +328,19 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await expect(page.locator("#board-eight-off a.replay-link")).to_have_count(1)
         await expect(page.locator("button.practice")).to_have_count(1)
         await audit(page, "today's daily page", at_least=16)
+        await page.click("#tab-standings")
+        await expect(page.locator("#standing-day tbody tr")).to_have_count(2)
+        await expect(page.locator("#standings-refresh")).to_be_visible()
+        await audit(page, "today's daily standings", at_least=12)
+        await page.screenshot(path=shot_path("audit-daily-standings"), full_page=True)
+        await page.click("#tab-deals")
+        await expect(page.locator("section.daily")).to_have_count(3)
         await page.get_by_role("button", name="Play Treize").click()
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        await page.get_by_role("button", name="Race ghosts").click()
+        await expect(page.locator(f'.racer.ghost[data-ghost="{bob.player_id}"] .ghost-state')).to_have_text(
+            re.compile(r"^won in ")
+        )
         await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
         await expect(page.locator('.pile[data-pile="waste"] .card[data-card]').first).to_be_visible()
         await audit(page, "a daily attempt under way", at_least=30)
@@ -339,5 +355,10 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await expect(page.locator("button.verify")).to_have_count(3)
         await audit(page, "a past day's daily page", at_least=18)
         await page.screenshot(path=shot_path("audit-daily-past-day"), full_page=True)
+        assert DAY.isoformat() in await arena.features.daily.close_due()  # its points counted
+        await page.click("#tab-standings")
+        await expect(page.locator("#standing-all-time tbody tr")).to_have_count(2)
+        await audit(page, "a past day's daily standings", at_least=16)
         await ada.close()
+        await bob.close()
         assert errors == []

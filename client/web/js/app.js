@@ -1,7 +1,8 @@
 // The pages: the lobby (#/), a race (#/race/<id>) with its results at the end, its
 // replay (#/replay/<id>), the players' pages of players.js (account, leaderboard,
-// profile) and the daily challenges of daily.js (#/daily). A daily attempt is a race of
-// one, played on the race page.
+// profile) and the daily challenges of daily.js (#/daily, its Standings tab the daily
+// tournament of standings.js). A daily attempt is a race of one, played on the race page,
+// where one's own scored attempt may race ghosts (the day's best finished attempts).
 
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
@@ -203,6 +204,12 @@ function racePage(raceId, arrived = null) {
   const rematchBox = element("section", { id: "rematch" });
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
   const giveUp = element("button", { id: "give-up" }, "Give up");
+  // Ghosts: during your own scored daily attempt, the day's best finished attempts of the
+  // deal, replayed by the server at the elapsed times they had (their progress, no cards).
+  const ghostsNote = element("span", { id: "ghosts-note", class: "setting" });
+  const ghostsToggle = element("button", { id: "ghosts-toggle", type: "button", "aria-pressed": "false", "aria-describedby": "ghosts-note",
+    title: "race the day's best three finished attempts of this deal, move for move at their own times" }, "Race ghosts");
+  const ghostsBar = element("div", { class: "ghosts-bar", id: "ghosts-bar", hidden: true }, ghostsToggle, ghostsNote);
   let race = null;
   let seq = 0;
   let offset = 0;
@@ -216,6 +223,12 @@ function racePage(raceId, arrived = null) {
   // from the start that brought us here or, after a reload, from the day's dailies.
   let daily = arrived?.daily ?? null;
   let learning = false; // asking the day's dailies what this attempt is
+  let ghosts = null; // the ghosts raced (as the server listed them), null while off
+  let ghostsAsking = false; // a daily_ghosts request under way
+  const ghostProgress = new Map(); // a ghost's player id -> its latest ghost event
+  // Ghosts switched on survive a reload of this tab (and a reconnect): asked for again,
+  // the server sends each ghost's progress up to now at once.
+  const GHOSTS_KEY = `solitaire-arena.ghosts.${raceId}`;
   const board = new Board(boardBox, (move) => play(move));
 
   const mine = () => race?.racers.find((r) => r.player_id === arena.player?.player_id);
@@ -246,14 +259,85 @@ function racePage(raceId, arrived = null) {
     drawDaily();
     if (race) status.textContent = statusNow(race);
     showResults();
+    resumeGhosts();
   }
 
   function drawDaily() {
     dailyKind.hidden = !solo();
     ratedSetting.hidden = solo();
     if (solo()) dailyKind.textContent = dailyKindText(daily);
+    drawGhostsBar();
   }
   const playing = () => race?.status === "running" && !mine()?.finished;
+
+  // ----- ghosts: only while one's own scored attempt runs
+
+  const ghostable = () => solo() && !!mine() && playing() && daily?.scored === true && !daily.practice && !daily.watching;
+
+  function drawGhostsBar() {
+    const on = ghostable();
+    if (!on && (ghosts !== null || sessionStorage.getItem(GHOSTS_KEY))) { // the attempt is over: so are they
+      ghosts = null;
+      ghostProgress.clear();
+      if (race && race.status !== "running") sessionStorage.removeItem(GHOSTS_KEY);
+    }
+    ghostsBar.hidden = !on;
+    ghostsToggle.setAttribute("aria-pressed", String(ghosts !== null));
+    ghostsToggle.disabled = ghostsAsking;
+    if (ghosts === null) ghostsNote.textContent = "The day's best finished attempts of this deal, at the pace they played.";
+    else if (!ghosts.length) ghostsNote.textContent = "No finished attempt of this deal to race yet.";
+    else ghostsNote.textContent = `Racing ${ghosts.length === 1 ? "1 ghost" : `${ghosts.length} ghosts`}: the day's best attempts, move for move at their own times.`;
+  }
+
+  async function setGhosts(on) {
+    if (ghostsAsking) return;
+    ghostsAsking = true;
+    showError(error, null);
+    ghostProgress.clear(); // the server sends (again) each ghost's progress up to now
+    drawGhostsBar();
+    try {
+      const reply = await arena.request({ type: "daily_ghosts", race_id: raceId, on });
+      ghosts = on ? reply.ghosts : null;
+      if (on) sessionStorage.setItem(GHOSTS_KEY, "1"); else sessionStorage.removeItem(GHOSTS_KEY);
+    } catch (failure) {
+      showError(error, failure);
+    } finally {
+      ghostsAsking = false;
+      if (ghosts === null) ghostProgress.clear();
+      drawGhostsBar();
+      drawRacers();
+    }
+  }
+
+  // After a reload: the ghosts this tab had on, asked for again.
+  function resumeGhosts() {
+    if (ghosts === null && !ghostsAsking && ghostable() && sessionStorage.getItem(GHOSTS_KEY)) setGhosts(true);
+  }
+
+  function takeGhost(event) {
+    if (event.race_id !== raceId || (ghosts === null && !ghostsAsking)) return;
+    const before = ghostProgress.get(event.player_id);
+    if (before && before.elapsed_ms > event.elapsed_ms) return; // a late word from ghosts turned on before
+    ghostProgress.set(event.player_id, event);
+    drawRacers();
+  }
+
+  // A ghost's line among the racers: its name marked "ghost", its place and result on the
+  // day's board, its progress at this attempt's elapsed time.
+  function ghostLine(g) {
+    const at = ghostProgress.get(g.player_id);
+    const left = at?.cards_left ?? 52;
+    const moves = at?.move_count ?? 0;
+    const state = !at?.finished ? `${left} left · ${moves} ${moves === 1 ? "move" : "moves"}`
+      : at.won ? `won in ${seconds(at.elapsed_ms)}` : `finished · ${left} left`;
+    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : "did not win";
+    return element("div", { class: "racer ghost", "data-ghost": g.player_id },
+      element("span", { class: "racer-name" }, element("span", { class: "ghost-tag" }, "ghost"), " ", `${g.name}`,
+        element("span", { class: "ghost-info" }, `rank ${g.rank} · ${result}`)),
+      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(at?.score ?? 0),
+        "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(at?.score ?? 0)),
+      element("span", { class: "ghost-state" }, state));
+  }
 
   function showBoard(view, steps = null) {
     board.show(view, steps);
@@ -269,6 +353,7 @@ function racePage(raceId, arrived = null) {
     undoButton.hidden = !on;
     undoButton.disabled = !(on && board.view?.can_undo === true);
     hintButton.hidden = !(on && race.hints === true);
+    drawGhostsBar();
   }
 
   function play(move) {
@@ -332,6 +417,7 @@ function racePage(raceId, arrived = null) {
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
         fill(r.score)),
       element("span", {}, r.finished ? (r.won ? "won" : "gave up") : r.ready || race.status !== "open" ? `${r.cards_left} left` : "not ready"))));
+    if (ghosts?.length && ghostable()) racers.append(...ghosts.map(ghostLine));
   }
 
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
@@ -354,6 +440,7 @@ function racePage(raceId, arrived = null) {
     controls();
     drawRematch();
     tick();
+    resumeGhosts();
   }
 
   // A get_race reply: events may have moved the race on since the server answered.
@@ -518,10 +605,12 @@ function racePage(raceId, arrived = null) {
         showResults();
       } catch { /* the results stand without them */ }
     }),
+    arena.on("ghost", takeGhost),
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { showError(error, failure); }
+      if (ghosts !== null && ghostable()) setGhosts(true); // the server's ghosts may have gone with its node
     }),
   ];
   readyButton.addEventListener("click", async () => {
@@ -537,13 +626,14 @@ function racePage(raceId, arrived = null) {
   });
   undoButton.addEventListener("click", () => play("undo"));
   hintButton.addEventListener("click", () => askHint());
+  ghostsToggle.addEventListener("click", () => setGhosts(ghosts === null));
   moveInput.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && moveInput.value.trim()) { play(moveInput.value.trim()); moveInput.value = ""; }
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
     element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, readyButton, giveUp)),
-    racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
+    ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
   signIn()
@@ -615,7 +705,7 @@ function route() {
   const race = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
   const replay = location.hash.match(/^#\/replay\/([0-9a-f]+)$/);
   const leaderboard = location.hash.match(/^#\/leaderboard(?:\/([a-z-]+))?$/);
-  const daily = location.hash.match(/^#\/daily(?:\/(\d{4}-\d{2}-\d{2}))?$/);
+  const daily = location.hash.match(/^#\/daily(?:\/(standings))?(?:\/(\d{4}-\d{2}-\d{2}))?$/);
   const profile = location.hash.match(/^#\/profile(?:\/([^/]+))?$/);
   const arrived = race && arriving?.race_id === race[1] ? arriving : null;
   arriving = null;
@@ -628,7 +718,7 @@ function route() {
   if (race) leavePage = racePage(race[1], arrived);
   else if (replay) leavePage = replayPage(replay[1]);
   else if (leaderboard) leavePage = leaderboardPage(pages, leaderboard[1]);
-  else if (daily) leavePage = dailyPage(pages, daily[1] ?? null);
+  else if (daily) leavePage = dailyPage(pages, daily[2] ?? null, daily[1] ? "standings" : "deals");
   else if (profile) leavePage = profilePage(pages, profile[1] ? decodeURIComponent(profile[1]) : null);
   else if (location.hash === "#/account") leavePage = accountPage(pages);
   else leavePage = lobbyPage();

@@ -1,10 +1,12 @@
 // The daily challenges (#/daily for today, #/daily/<YYYY-MM-DD> for a past day): the
 // day's deal of each game with its commitment, your attempt (Play, or your result and
 // Practice), the time left until the next day, each game's board, and for a day that is
-// over its seeds to check against the commitments.
+// over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
+// #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
 import { GAME_TITLES, element, playerLink, seconds, showError } from "./dom.js";
 import { NAME_KEY } from "./players.js";
+import { standingsParts } from "./standings.js";
 
 const DAY_MS = 86_400_000;
 const BOARD_SIZE = 20;
@@ -34,8 +36,10 @@ function resultText(won, timeMs, score) {
   return won ? `won in ${seconds(timeMs)}` : `${score} cards home`;
 }
 
-export function dailyHref(date = null) {
-  return date ? `#/daily/${date}` : "#/daily";
+// `view`: "deals" (the deals and boards) or "standings" (the tournament).
+export function dailyHref(date = null, view = "deals") {
+  const base = view === "standings" ? "#/daily/standings" : "#/daily";
+  return date ? `${base}/${date}` : base;
 }
 
 // The SHA-256 of `text` in hex, where the page may compute it (a secure context); null
@@ -47,8 +51,9 @@ async function sha256(text) {
 }
 
 // `date`: the day asked for (null: today, whichever day that is on the server's clock).
-// `enterRace(info)`: go to a race the server just started (its page shows it at once).
-export function dailyPage({ app, arena, signIn, enterRace }, date) {
+// `view`: "deals" or "standings" (the tabs). `enterRace(info)`: go to a race the server
+// just started (its page shows it at once).
+export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals") {
   const error = element("p", { class: "error", id: "daily-error", role: "alert" });
   let offset = 0; // the server's clock minus this one
   let closesAt = null; // when the day on screen ends (server ms), while it is today
@@ -98,16 +103,28 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
     const picker = element("input", { id: "daily-pick", type: "date", value: day, max: today });
     picker.addEventListener("change", () => {
       if (!/^\d{4}-\d{2}-\d{2}$/.test(picker.value) || picker.value > today) return;
-      location.hash = dailyHref(picker.value === today ? null : picker.value);
+      location.hash = dailyHref(picker.value === today ? null : picker.value, view);
     });
-    const links = [element("a", { href: dailyHref(shiftDay(day, -1)), id: "previous-day" }, "← Previous day")];
+    const links = [element("a", { href: dailyHref(shiftDay(day, -1), view), id: "previous-day" }, "← Previous day")];
     if (day < today) {
       const next = shiftDay(day, 1);
-      links.push(element("a", { href: dailyHref(next === today ? null : next), id: "next-day" }, "Next day →"),
-        element("a", { href: dailyHref(), id: "daily-today" }, "Today"));
+      links.push(element("a", { href: dailyHref(next === today ? null : next, view), id: "next-day" }, "Next day →"),
+        element("a", { href: dailyHref(null, view), id: "daily-today" }, "Today"));
     }
     return element("nav", { class: "row days", "aria-label": "days" }, ...links,
       element("label", { for: "daily-pick" }, "Show the day"), picker);
+  }
+
+  // The page's two tabs, on the same day: its deals and boards, and the tournament.
+  function tabs(day, today) {
+    const shown = day === today ? null : day;
+    return element("nav", { class: "tabs", id: "daily-tabs", "aria-label": "daily views" },
+      element("a", { href: dailyHref(shown), id: "tab-deals", "aria-current": view === "deals" ? "page" : null }, "Deals and boards"),
+      element("a", { href: dailyHref(shown, "standings"), id: "tab-standings", "aria-current": view === "standings" ? "page" : null }, "Standings"));
+  }
+
+  function dateLine(day) {
+    return element("p", { id: "daily-date" }, element("time", { datetime: day }, `${weekday(day)} ${day}`), " (UTC)");
   }
 
   // One line of a board: rank, name (yours marked), result, and the attempt's results and
@@ -240,8 +257,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
     const isToday = dailies.server_time < dailies.closes_at;
     closesAt = isToday ? dailies.closes_at : null;
     const guest = !arena.username;
-    const when = element("p", { id: "daily-date" },
-      element("time", { datetime: dailies.date }, `${weekday(dailies.date)} ${dailies.date}`), " (UTC)");
+    const when = dateLine(dailies.date);
     let clock;
     if (isToday) {
       countdown = element("span", { id: "daily-countdown", role: "timer", "aria-live": "off" });
@@ -273,10 +289,24 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
     } else intro.append("The same deal for everyone today, one per game: your first attempt of each is scored.");
     app.replaceChildren(
       element("h1", {}, isToday ? "Daily challenges" : "Daily challenges of a past day"),
-      when, clock, intro,
+      tabs(dailies.date, today), when, clock, intro,
       navigation(dailies.date, today), error,
       element("div", { class: "dailies" }, ...deals));
     tick();
+  }
+
+  // The Standings tab: the tournament of the day on screen (`today`: the server's day).
+  function drawStandings(standings, serverTime) {
+    offset = serverTime - Date.now();
+    const today = dayOf(serverTime);
+    closesAt = null;
+    countdown = null;
+    const refresh = element("button", { type: "button", id: "standings-refresh", onclick: () => { showError(error, null); load(); } }, "Refresh");
+    const [streak, note, tables] = standingsParts(standings, { me: arena.player?.player_id, guest: !arena.username, today, refresh });
+    app.replaceChildren(
+      element("h1", {}, "Daily tournament"),
+      tabs(standings.date, today), dateLine(standings.date), streak, note,
+      navigation(standings.date, today), error, tables);
   }
 
   async function load() {
@@ -285,6 +315,14 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
       const player = await signIn();
       if (gone) return;
       if (!player) { askName(); return; }
+      if (view === "standings") {
+        const [standings, pong] = await Promise.all([
+          arena.request(date ? { type: "get_daily_standings", date } : { type: "get_daily_standings" }),
+          arena.request({ type: "ping" }),
+        ]);
+        if (!gone) { drawStandings(standings, pong.server_time); drawn = true; }
+        return;
+      }
       const dailies = await arena.request(date ? { type: "get_dailies", date } : { type: "get_dailies" });
       const [states, boards] = await Promise.all([
         Promise.all(dailies.deals.map((d) => (d.attempt ? attemptState(d.attempt) : null))),
@@ -293,7 +331,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
       if (!gone) { draw(dailies, states, boards); drawn = true; }
     } catch (failure) {
       if (gone) return;
-      app.replaceChildren(element("h1", {}, "Daily challenges"), navigationOnError(), error);
+      app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), navigationOnError(), error);
       showError(error, failure);
       if (failure.code === "daily_not_ready" && !date) reloading = setTimeout(load, 5000); // being prepared
     }
@@ -318,7 +356,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
         showError(error, failure);
       }
     });
-    app.replaceChildren(element("h1", {}, "Daily challenges"),
+    app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"),
       element("p", { id: "no-session" }, "The same deal for everyone today, one per game. Choose a name to play as a guest (unscored), or ",
         element("a", { href: "#/account" }, "sign in"), " to be on the boards."),
       go, error);
@@ -326,10 +364,11 @@ export function dailyPage({ app, arena, signIn, enterRace }, date) {
 
   // Refused (a day not begun, deals still being prepared): a way back to today.
   function navigationOnError() {
-    return element("p", {}, element("a", { href: dailyHref(), id: "daily-today" }, "Today's daily challenges"));
+    return element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-today" },
+      view === "standings" ? "Today's standings" : "Today's daily challenges"));
   }
 
-  app.replaceChildren(element("h1", {}, "Daily challenges"), element("p", {}, "Loading…"), error);
+  app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), element("p", {}, "Loading…"), error);
   const timer = setInterval(tick, 250);
   const stop = arena.on("welcome", () => { if (drawn && !reloading) load(); }); // back after a drop
   load();
