@@ -144,6 +144,17 @@ async def test_a_day_with_several_players_one_scored_attempt_then_practice(
         assert board["entries"][0]["time_ms"] == round(len(line) * 1000)
         assert board["me"]["rank"] == 2
         assert board["entries"][0]["race_id"] == runs[fast.player_id]  # slow has finished
+        # The other two games the same day: everyone plays them too (and gives up).
+        for other in ("treize", "eagle-wing"):
+            for racer in (fast, slow, quitter):
+                attempt = await start(racer, other)
+                assert attempt["scored"] is True and attempt["race"]["game"] == other
+                await racer.request({"type": "finish", "race_id": attempt["race"]["race_id"]})
+                await racer.event("race_ended")
+            other_board = await fast.request({"type": "get_daily_board", "game": other})
+            assert other_board["total"] == 3 and {e["rank"] for e in other_board["entries"]} == {1}
+        dailies = await slow.request({"type": "get_dailies"})
+        assert all(d["attempt"]["scored"] for d in dailies["deals"])
         for racer in (fast, slow, quitter, guest):
             await racer.ws.close()
 
