@@ -59,10 +59,12 @@ seconds of pure Python; the table of seen positions holds up to the budget in ke
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final, cast
 
 from shared.cards import FULL_DECK
 from shared.eagle_wing import EagleWing
@@ -97,7 +99,8 @@ def solve(game: Game, budget: int = 200_000) -> Solution:
     """Search ``game`` from its current position for a winning line, expanding at most
     ``budget`` positions. ``game`` itself is not changed."""
     model = _model_of(game)
-    found, nodes, exhausted = _depth_first(model, budget)
+    search = _best_first if model.best_first else _depth_first
+    found, nodes, exhausted = search(model, budget)
     if found is None:
         return Solution(None, nodes, exhausted)
     notation = [text for move in found for text in model.notation(move)]
@@ -153,9 +156,32 @@ class _Model(ABC):
         """Whether the position surely cannot be won (False when unsure)."""
         return False
 
+    def spent(self) -> int:
+        """A resource used up, beyond :meth:`key`: of two positions with the same key,
+        the one that spent less is at least as good (it can play every line the other
+        can)."""
+        return 0
+
     @abstractmethod
     def notation(self, move: _Move) -> list[str]:
         """The engine moves that play ``move`` (shorthands allowed)."""
+
+    # Only for a best-first search (``best_first``):
+
+    #: Search best first (by :meth:`score`) rather than depth first.
+    best_first: ClassVar[bool] = False
+
+    def snapshot(self) -> Hashable:
+        """The position, to :meth:`restore` later."""
+        raise NotImplementedError
+
+    def restore(self, snapshot: Hashable) -> None:
+        """Go back to a position :meth:`snapshot` took (the undo stack is emptied)."""
+        raise NotImplementedError
+
+    def score(self) -> float:
+        """How far the position looks from a win: lower is better."""
+        raise NotImplementedError
 
 
 def _depth_first(model: _Model, budget: int) -> tuple[list[_Move] | None, int, bool]:
@@ -166,18 +192,20 @@ def _depth_first(model: _Model, budget: int) -> tuple[list[_Move] | None, int, b
         return None, 0, True
     if budget < 1:
         return None, 0, False
-    seen = {model.key()}
+    #: Each position met, and the least it had spent when met.
+    seen = {model.key(): model.spent()}
     path: list[_Move] = []
     stack = [model.moves()]
     index = [0]
     nodes = 1
-    apply, undo, key, won, dead, moves = (
+    apply, undo, key, won, dead, moves, spent = (
         model.apply,
         model.undo,
         model.key,
         model.won,
         model.dead,
         model.moves,
+        model.spent,
     )
     while stack:
         options = stack[-1]
@@ -195,11 +223,11 @@ def _depth_first(model: _Model, budget: int) -> tuple[list[_Move] | None, int, b
         if won():
             path.append(move)
             return path, nodes, False
-        position = key()
-        if position in seen:
+        position, cost = key(), spent()
+        if seen.get(position, cost + 1) <= cost:
             undo()
             continue
-        seen.add(position)
+        seen[position] = cost
         if dead():
             undo()
             continue
@@ -210,6 +238,65 @@ def _depth_first(model: _Model, budget: int) -> tuple[list[_Move] | None, int, b
         stack.append(moves())
         index.append(0)
     return None, nodes, True
+
+
+#: What one move of depth costs in the best-first order (against :meth:`_Model.score`).
+_DEPTH_WEIGHT: Final = 0.5
+
+
+def _best_first(model: _Model, budget: int) -> tuple[list[_Move] | None, int, bool]:
+    """Like :func:`_depth_first`, expanding the position of least ``score + depth / 2``
+    first. Each expanded position keeps a snapshot; one waiting is its parent and move."""
+    if model.won():
+        return [], 0, False
+    if model.dead():
+        return None, 0, True
+    if budget < 1:
+        return None, 0, False
+    seen = {model.key(): model.spent()}
+    snapshots = [model.snapshot()]
+    #: Per expanded position: the position it was expanded from, the move, its depth.
+    parents: list[tuple[int, _Move, int]] = [(-1, (), 0)]
+    frontier: list[tuple[float, int, int, _Move]] = []
+    order = itertools.count()
+    apply, undo, key, won, dead, spent, score = (
+        model.apply,
+        model.undo,
+        model.key,
+        model.won,
+        model.dead,
+        model.spent,
+        model.score,
+    )
+    current = 0
+    nodes = 1
+    while True:
+        weight = _DEPTH_WEIGHT * (parents[current][2] + 1)
+        for move in model.moves():
+            apply(move)
+            if won():
+                path = [move]
+                while current > 0:
+                    current, previous, _ = parents[current]
+                    path.append(previous)
+                return path[::-1], nodes, False
+            position, cost = key(), spent()
+            if seen.get(position, cost + 1) > cost:
+                seen[position] = cost
+                if not dead():
+                    heapq.heappush(frontier, (score() + weight, next(order), current, move))
+            undo()
+        if not frontier:
+            return None, nodes, True
+        if nodes >= budget:
+            return None, nodes, False
+        _, _, parent, move = heapq.heappop(frontier)
+        model.restore(snapshots[parent])
+        apply(move)
+        snapshots.append(model.snapshot())
+        parents.append((parent, move, parents[parent][2] + 1))
+        current = len(parents) - 1
+        nodes += 1
 
 
 def _model_of(game: Game) -> _Model:
@@ -354,7 +441,7 @@ class _EightOffModel(_Model):
                 if self._settled(tab[target]):
                     return [(_CELL + i, target, 1)]
                 builds.append((_CELL + i, target, 1))
-        stores: list[tuple[int, _Move]] = []
+        stores: list[_Move] = []
         for i, pile in enumerate(tab):
             if not pile:
                 continue
@@ -370,9 +457,8 @@ class _EightOffModel(_Model):
                 elif bottom + 1 in tops:
                     builds.append((i, tops[bottom + 1], run))
             if free and not (run == height and bottom % 13 == KING_RANK):
-                stores.append((self._dig(pile), (i, free_cell, 1)))
-        stores.sort()
-        return builds + kings + [move for _, move in stores]
+                stores.append((i, free_cell, 1))
+        return builds + kings + stores
 
     @staticmethod
     def _settled(pile: list[int]) -> bool:
@@ -383,15 +469,36 @@ class _EightOffModel(_Model):
             return False
         return all(pile[k] == pile[k + 1] + 1 and pile[k + 1] % 13 != KING_RANK for k in range(height - 1))
 
-    def _dig(self, pile: list[int]) -> int:
-        """How many cards lie above the pile's first card the foundations want soon."""
-        found = self.found
-        height = len(pile)
-        for depth in range(height):
-            card = pile[height - 1 - depth]
-            if card % 13 - found[card // 13] <= 1:
-                return depth
-        return height
+    best_first = True
+
+    def snapshot(self) -> Hashable:
+        return tuple(self.frozen), tuple(self.cells), tuple(self.found)
+
+    def restore(self, snapshot: Hashable) -> None:
+        frozen, cells, found = cast(
+            tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]], snapshot
+        )
+        self.frozen = list(frozen)
+        self.tab = [list(pile) for pile in frozen]
+        self.cells = list(cells)
+        self.found = list(found)
+        self.history.clear()
+
+    def score(self) -> float:
+        """Twice the cards lying on a lower card (each must move before that one goes
+        home), three per card in a cell, less two per empty pile and one per card home."""
+        blocking = 0
+        for pile in self.tab:
+            lowest = KING_RANK + 1
+            for card in pile:
+                rank = card % 13
+                if rank > lowest:
+                    blocking += 1
+                else:
+                    lowest = rank
+        held = 8 - self.cells.count(-1)
+        empty = sum(1 for pile in self.tab if not pile)
+        return 2 * blocking + 3 * held - 2 * empty - sum(self.found)
 
     def notation(self, move: _Move) -> list[str]:
         src, dst, count = move
@@ -445,7 +552,13 @@ class _EagleWingModel(_Model):
         self.history: list[tuple[_Move, int, bool, int, int, int]] = []
 
     def key(self) -> Hashable:
-        return tuple(sorted(self.frozen)), len(self.reserve), self.live, self.split, self.redeals
+        return tuple(sorted(self.frozen)), len(self.reserve), self.live
+
+    def spent(self) -> int:
+        """Redeals used, then where the waste ends: fewer redeals is better whatever the
+        waste (deal the stock out and turn it over to start the pass afresh), and with as
+        many, a shorter waste is better (deal on to reach the other's)."""
+        return self.redeals * 64 + self.split
 
     def won(self) -> bool:
         return sum(self.found) == 52
