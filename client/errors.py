@@ -253,6 +253,18 @@ class NotYetError(ArenaError):
     code_of_class = ErrorCode.NOT_YET.value
 
 
+class OwnRaceError(ArenaError):
+    """A racer cannot watch the race they are in (another board shows their hidden cards)."""
+
+    code_of_class = ErrorCode.OWN_RACE.value
+
+
+class BadShareError(ArenaError):
+    """A seed share that is malformed or does not match the commitment sent with the join."""
+
+    code_of_class = ErrorCode.BAD_SHARE.value
+
+
 class StaleSeqError(ArenaError):
     """That seq was already played."""
 
@@ -320,6 +332,8 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.DAILY_NOT_ATTEMPTED: DailyNotAttemptedError,
     ErrorCode.DAILY_NOT_READY: DailyNotReadyError,
     ErrorCode.NOT_YET: NotYetError,
+    ErrorCode.OWN_RACE: OwnRaceError,
+    ErrorCode.BAD_SHARE: BadShareError,
     ErrorCode.STALE_SEQ: StaleSeqError,
     ErrorCode.SEQ_CONFLICT: SeqConflictError,
     ErrorCode.FUTURE_SEQ: FutureSeqError,

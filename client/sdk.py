@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import secrets
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -37,6 +38,7 @@ from client.errors import (
     UnexpectedReplyError,
     error_for,
 )
+from shared.fairness import share_commitment
 from shared.protocol import (
     PROTOCOL_VERSION,
     Account,
@@ -61,6 +63,7 @@ from shared.protocol import (
     GetMoveLog,
     GetProfile,
     GetRace,
+    GetRecord,
     GetReplay,
     GetResults,
     Ghosts,
@@ -69,7 +72,10 @@ from shared.protocol import (
     JoinRace,
     Leaderboard,
     LeaveRace,
+    ListLive,
     ListRaces,
+    LiveRace,
+    LiveRaces,
     Login,
     Logout,
     MakeMove,
@@ -89,6 +95,7 @@ from shared.protocol import (
     RaceList,
     RaceSummary,
     Ready,
+    RecordText,
     Register,
     Rematch,
     RematchInfo,
@@ -97,6 +104,9 @@ from shared.protocol import (
     ServerMessage,
     StartDaily,
     StartRace,
+    Unwatch,
+    Watch,
+    Watching,
     Welcome,
     decode_server,
     encode,
@@ -134,6 +144,8 @@ class ArenaClient:
         self.token: str | None = None
         self.name: str | None = None
         self.seqs: dict[str, int] = {}
+        #: This client's seed share of each race it created or joined, until ready.
+        self.shares: dict[str, str] = {}
         self.stray_errors: list[Error] = []
         #: How many times the connection was resumed.
         self.resumes = 0
@@ -434,16 +446,37 @@ class ArenaClient:
         time_limit: float = 600.0,
         hints: bool | None = None,
         rated: bool = False,
+        share: bool = True,
     ) -> RaceInfo:
         """A new race, the caller seated. ``rated`` (accounts only) changes its racers'
-        ratings; ``hints`` lets its racers ask for hints (by default: in a casual race)."""
+        ratings; ``hints`` lets its racers ask for hints (by default: in a casual race).
+        With ``share``, a random seed share goes into the deal (docs/deals.md): its
+        commitment now, the share itself with :meth:`ready`."""
+        secret = secrets.token_hex(32) if share else None
         message = CreateRace(
-            id=self.next_id(), game=game, seats=seats, time_limit=time_limit, hints=hints, rated=rated
+            id=self.next_id(),
+            game=game,
+            seats=seats,
+            time_limit=time_limit,
+            hints=hints,
+            rated=rated,
+            share_commitment=share_commitment(secret) if secret else None,
         )
-        return (await self._expect(message, Race)).race
+        race = (await self._expect(message, Race)).race
+        if secret:
+            self.shares[race.race_id] = secret
+        return race
 
-    async def join_race(self, code: str) -> RaceInfo:
-        return (await self._expect(JoinRace(id=self.next_id(), code=code), Race)).race
+    async def join_race(self, code: str, share: bool = True) -> RaceInfo:
+        """Sit in the race with this short code (with a seed share, as :meth:`create_race`)."""
+        secret = secrets.token_hex(32) if share else None
+        message = JoinRace(
+            id=self.next_id(), code=code, share_commitment=share_commitment(secret) if secret else None
+        )
+        race = (await self._expect(message, Race)).race
+        if secret:
+            self.shares[race.race_id] = secret
+        return race
 
     async def list_races(
         self, game: GameName | None = None, offset: int = 0, limit: int = 20
@@ -460,7 +493,9 @@ class ArenaClient:
         await self._expect(LeaveRace(id=self.next_id(), race_id=race_id), Ok)
 
     async def ready(self, race_id: str, ready: bool = True) -> None:
-        await self._expect(Ready(id=self.next_id(), race_id=race_id, ready=ready), Ok)
+        """Ready (or not); a ready reveals this client's seed share of the race, if any."""
+        share = self.shares.get(race_id) if ready else None
+        await self._expect(Ready(id=self.next_id(), race_id=race_id, ready=ready, share=share), Ok)
 
     async def start(self, race_id: str) -> None:
         await self._expect(StartRace(id=self.next_id(), race_id=race_id), Ok)
@@ -522,6 +557,24 @@ class ArenaClient:
             id=self.next_id(), race_id=race_id, player_id=player_id, offset=offset, limit=limit
         )
         return await self._expect(message, Replay)
+
+    async def live_races(self, game: GameName | None = None, limit: int = 20) -> list[LiveRace]:
+        """The races being played now, best first (docs/protocol.md, "Spectating")."""
+        return (await self._expect(ListLive(id=self.next_id(), game=game, limit=limit), LiveRaces)).races
+
+    async def watch(self, race_id: str | None = None) -> Watching:
+        """Watch a race (or, without ``race_id``, the featured one, following the next
+        whenever it ends): ``watch_move``, ``progress``, ``race_started``, ``race_ended``
+        and ``spectators`` events follow; :class:`client.watching.WatchedRace` keeps the
+        boards from them."""
+        return await self._expect(Watch(id=self.next_id(), race_id=race_id), Watching)
+
+    async def unwatch(self) -> None:
+        await self._expect(Unwatch(id=self.next_id()), Ok)
+
+    async def record(self, race_id: str) -> str:
+        """A finished race's record as text (docs/record.md)."""
+        return (await self._expect(GetRecord(id=self.next_id(), race_id=race_id), RecordText)).text
 
     async def quick_match(self, game: GameName) -> Queued:
         return await self._expect(QuickMatch(id=self.next_id(), game=game), Queued)

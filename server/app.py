@@ -29,6 +29,7 @@ from server.features.racing import Racing
 from server.features.rematch import Rematches
 from server.features.results import RaceResults
 from server.features.scheduler import RaceClock
+from server.features.watching import Watching
 from server.metrics import Metrics
 from server.outage import StoreHealth
 from server.redis_embedded import EmbeddedRedis
@@ -40,6 +41,7 @@ from server.transport.gate import gated_connection
 from server.transport.http import client_address, http_routes
 from server.transport.router import Router
 from server.transport.session import Session
+from server.transport.spectators import Spectators
 from server.transport.web import WebFiles
 from shared import protocol as p
 
@@ -59,6 +61,7 @@ class Features:
     accounts: Accounts
     profiles: Profiles
     daily: Daily
+    watching: Watching
 
 
 def routes(features: Features) -> Router:
@@ -94,6 +97,10 @@ def routes(features: Features) -> Router:
     router.add(p.GetDailyBoard, features.daily.get_daily_board)
     router.add(p.DailyGhosts, features.daily.daily_ghosts)
     router.add(p.GetDailyStandings, features.daily.get_daily_standings)
+    router.add(p.ListLive, features.watching.list_live)
+    router.add(p.Watch, features.watching.watch)
+    router.add(p.Unwatch, features.watching.unwatch)
+    router.add(p.GetRecord, features.results.get_record)
     router.check()
     return router
 
@@ -106,10 +113,11 @@ def build_features(
     seed_source: Callable[[], int],
     health: StoreHealth,
     admission: Admission,
+    mix_shares: bool = True,
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
-    lobby = Lobby(store, settings, time, metrics, seed_source)
+    lobby = Lobby(store, settings, time, metrics, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     presence = Presence(store, lobby, quick_match, time, admission, settings.guest_ttl, results)
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
@@ -118,8 +126,20 @@ def build_features(
     accounts = Accounts(store, presence)
     profiles = Profiles(store, time)
     daily = Daily(store, lobby, racing, settings, time)
+    watching = Watching(store, settings, time)
     return Features(
-        presence, lobby, quick_match, racing, results, clock, hints, rematches, accounts, profiles, daily
+        presence,
+        lobby,
+        quick_match,
+        racing,
+        results,
+        clock,
+        hints,
+        rematches,
+        accounts,
+        profiles,
+        daily,
+        watching,
     )
 
 
@@ -138,9 +158,10 @@ def admission_for(settings: Settings) -> Admission:
 class ArenaServer:
     """Start with :meth:`start`, stop with :meth:`stop` (or :meth:`run` until SIGTERM).
 
-    ``seed_source`` picks each race's seed (secure random by default); tests pass
-    their own to race on a deal with a known winning line. ``time`` is the server's
-    clock (the system's by default).
+    ``seed_source`` picks each race's server seed (secure random by default); tests pass
+    their own, with ``mix_shares`` off, to race on a deal with a known winning line
+    (racers' seed shares are then checked but left out of the deal). ``time`` is the
+    server's clock (the system's by default).
     """
 
     def __init__(
@@ -148,9 +169,11 @@ class ArenaServer:
         settings: Settings,
         seed_source: Callable[[], int] = random_seed,
         time: TimeSource | None = None,
+        mix_shares: bool = True,
     ) -> None:
         self.settings = settings
         self.seed_source = seed_source
+        self.mix_shares = mix_shares
         self.time: TimeSource = time or SystemTime()
         self.metrics = Metrics()
         self.embedded: EmbeddedRedis | None = None
@@ -159,6 +182,7 @@ class ArenaServer:
         self.store: Store | None = None
         self.features: Features | None = None
         self.fanout: Fanout | None = None
+        self.spectators: Spectators | None = None
         self.admission = admission_for(settings)
 
     @property
@@ -193,7 +217,14 @@ class ArenaServer:
         await store.load_scripts()
         health = StoreHealth(self.metrics, OUTAGE_ERRORS)
         features = build_features(
-            store, settings, self.time, self.metrics, self.seed_source, health, self.admission
+            store,
+            settings,
+            self.time,
+            self.metrics,
+            self.seed_source,
+            health,
+            self.admission,
+            self.mix_shares,
         )
         self.features = features
         router = routes(features)
@@ -207,11 +238,21 @@ class ArenaServer:
         )
         self.fanout = fanout
         self.metrics.watch_races(lambda: fanout.race_count)
+        spectators = Spectators(fanout, features.watching, store, settings, self.time, self.metrics)
+        self.spectators = spectators
         admission = self.admission
         handler = ConnectionHandler(
-            router, fanout, features.presence, self.metrics, health, settings.hello_timeout, admission
+            router,
+            fanout,
+            spectators,
+            features.presence,
+            self.metrics,
+            health,
+            settings.hello_timeout,
+            admission,
         )
         await fanout.start()
+        spectators.start()
         features.clock.start()
         features.quick_match.start()
         if self.settings.daily_prepare:
@@ -253,6 +294,8 @@ class ArenaServer:
             self.features.hints.stop()
             self.features.accounts.stop()
             await self.features.daily.stop()
+        if self.spectators is not None:
+            await self.spectators.stop()
         if self.fanout is not None:
             await self.fanout.stop()
         if self.store is not None:

@@ -32,6 +32,8 @@ ENV_VARS: Final = {
     "guest_ttl": "SA_GUEST_TTL",
     "daily_secret": "SA_DAILY_SECRET",
     "daily_time_limit": "SA_DAILY_TIME_LIMIT",
+    "spectator_delay": "SA_SPECTATOR_DELAY",
+    "spectator_buffer": "SA_SPECTATOR_BUFFER",
     "clock_tick": "SA_CLOCK_TICK",
     "race_ttl": "SA_RACE_TTL",
     "redis_fsync": "SA_REDIS_FSYNC",
@@ -67,6 +69,8 @@ HELP: Final = {
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "daily_secret": "the secret daily deals' seeds derive from (unset: one made once, kept in Redis)",
     "daily_time_limit": "time limit of a daily attempt, in seconds",
+    "spectator_delay": "seconds spectators of a rated race see each board after it was played",
+    "spectator_buffer": "bytes waiting to a spectator past which it is dropped as too slow",
     "clock_tick": "seconds between the clock's looks for races to start or end",
     "race_ttl": "seconds a finished or cancelled race stays in Redis (0: forever)",
     "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
@@ -123,6 +127,10 @@ class Settings:
     #: Whether the node prepares today's and tomorrow's daily deals in the background
     #: (tests turn it off and prepare the days they drive).
     daily_prepare: bool = True
+    #: How far behind spectators of a rated race watch (casual races: live).
+    spectator_delay: float = 30.0
+    #: A spectator whose connection has this many bytes waiting to be sent is dropped.
+    spectator_buffer: int = 256 * 1024
     #: How often the clock looks for races due to start or end.
     clock_tick: float = 0.05
     #: How long a finished race stays in Redis (0: forever).

@@ -47,6 +47,15 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.spectators = Gauge(
+            "arena_spectators", "Connections watching a race on this node", registry=self.registry
+        )
+        self.slow_spectators = Counter(
+            "arena_slow_spectators",
+            "Spectators dropped because their connection fell too far behind",
+            registry=self.registry,
+        )
+
     def watch_races(self, count: Callable[[], int]) -> None:
         """Report the races followed by this node, read when /metrics is scraped."""
         self.races_watched.set_function(count)

@@ -47,6 +47,18 @@ class Caller:
 
 
 @dataclass(frozen=True, slots=True)
+class WatchTarget:
+    """A ``watch`` (or ``unwatch``) for the transport to carry out: it answers the request
+    itself, with the race's boards, once the session follows the race's spectator hub."""
+
+    request_id: int | str
+    #: The race to watch; None for the featured race.
+    race_id: str | None
+    #: Stop watching instead.
+    stop: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """A handler's answer: the message for the caller, and what the transport must do.
 
@@ -57,7 +69,8 @@ class Reply:
     the caller alone, sent right after the reply; ``close`` ends the connection after it.
     """
 
-    message: BaseModel | dict[str, Any]
+    #: None when ``watch`` is set: the spectators' transport answers.
+    message: BaseModel | dict[str, Any] | None
     follow: tuple[str, ...] = ()
     unfollow: tuple[str, ...] = ()
     identify: Identity | None = None
@@ -65,6 +78,7 @@ class Reply:
     after: tuple[BaseModel, ...] = ()
     #: Close the connection after the reply, with this reason (logout).
     close: str | None = None
+    watch: WatchTarget | None = None
 
 
 M = TypeVar("M", bound=Request)

@@ -31,13 +31,13 @@ from server.features.daily_rules import (
 )
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
-from server.features.race_rules import commitment, tie_ranks
 from server.features.racing import Racing
 from server.features.timed_cache import TimedCache
 from server.store import Answer, RaceStatus, Store
 from server.store.records import DailyDeal
 from server.timesource import TimeSource
 from server.worker import Worker
+from shared.fairness import commitment
 from shared.games import GAMES
 from shared.protocol import (
     Dailies,
@@ -61,6 +61,7 @@ from shared.protocol import (
     TableEntry,
     TournamentEntry,
 )
+from shared.ranking import tie_ranks
 
 log = logging.getLogger("arena.daily")
 

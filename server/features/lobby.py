@@ -20,12 +20,13 @@ from server.errors import ArenaError, answer_error, race_not_found
 from server.features.context import Caller, Identity, Reply
 from server.features.daily_rules import day_over
 from server.features.events import EventKind, pack_event
-from server.features.race_rules import commitment, race_window, racer_info, view_of
+from server.features.race_rules import race_window, racer_info, view_of
 from server.features.ratings import current, provisional
 from server.metrics import Metrics
 from server.store import Answer, BoardRecord, PlayerRating, RaceMeta, RaceStatus, Seat, Store
 from server.timesource import TimeSource
 from shared import from_position, new_game
+from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.protocol import (
     BoardState,
     BoardView,
@@ -77,7 +78,8 @@ def race_info(
     ratings: dict[str, PlayerRating | None] | None = None,
 ) -> RaceInfo:
     """A race as a viewer may see it, from what the store holds: the viewer's own
-    ``board`` only, the commitment once the race left the lobby, the seed at the end, and
+    ``board`` only, the commitment from the start (before any seed share is revealed),
+    the seed at the end, and
     each racer's rating in the game when ``ratings`` has it."""
     racers = [racer_info(s, boards.get(s.player_id)) for s in seats]
     if ratings:
@@ -97,7 +99,7 @@ def race_info(
         server_time=now,
         starts_at=meta.starts_at,
         ends_at=meta.ends_at,
-        commitment=meta.commitment if meta.status is not RaceStatus.OPEN else None,
+        commitment=meta.commitment,
         board=board,
         seed=meta.seed if over else None,
         salt=meta.salt if over else None,
@@ -122,8 +124,10 @@ class Lobby:
         time: TimeSource,
         metrics: Metrics,
         seed_source: Callable[[], int] = random_seed,
+        mix_shares: bool = True,
     ) -> None:
         self.store = store
+        self.mix_shares = mix_shares
         self.metrics = metrics
         self.settings = settings
         self.time = time
@@ -142,14 +146,22 @@ class Lobby:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "a rated race has no hints")
         hints = not message.rated if message.hints is None else message.hints
         meta = await self.create(
-            caller.player, message.game, message.seats, message.time_limit, hints=hints, rated=message.rated
+            caller.player,
+            message.game,
+            message.seats,
+            message.time_limit,
+            hints=hints,
+            rated=message.rated,
+            share_commitment=message.share_commitment or "",
         )
         info = await self.info(meta.race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(meta.race_id,))
 
     async def join_race(self, caller: Caller, message: JoinRace) -> Reply:
         await self._refuse_too_many_open(caller.player.player_id)
-        race_id = await self.join(caller.player, message.code)
+        race_id = await self.join(
+            caller.player, message.code, share_commitment=message.share_commitment or ""
+        )
         info = await self.info(race_id, caller.player.player_id)
         return Reply(Race(id=message.id, race=info), follow=(race_id,))
 
@@ -166,7 +178,10 @@ class Lobby:
 
     async def ready(self, caller: Caller, message: Ready) -> Reply:
         race_id = message.race_id
-        answer = await self.store.races.set_ready(race_id, caller.player.player_id, message.ready)
+        share = await self._checked_share(race_id, caller.player.player_id, message) if message.ready else ""
+        if not self.mix_shares:
+            share = ""  # checked, not kept: the deal stays the server's seed (tests)
+        answer = await self.store.races.set_ready(race_id, caller.player.player_id, message.ready, share)
         if answer is Answer.ALL_READY:
             await self.begin_countdown(race_id)
         elif answer is Answer.OK:
@@ -174,6 +189,26 @@ class Lobby:
         else:
             raise answer_error(answer)
         return Reply(Ok(id=message.id))
+
+    async def _checked_share(self, race_id: str, player_id: str, message: Ready) -> str:
+        """The seed share a ready reveals: it must match the commitment sent with the join,
+        and a racer who sent a commitment must reveal its share."""
+        seat = next((s for s in await self.store.races.seats(race_id) if s.player_id == player_id), None)
+        if seat is None or not seat.share_commitment:
+            if message.share is not None:
+                raise ArenaError(
+                    ErrorCode.BAD_SHARE, "no seed share commitment came with your join: send none"
+                )
+            return ""
+        if message.share is None:
+            raise ArenaError(
+                ErrorCode.BAD_SHARE, "reveal your seed share with ready: you sent its commitment when joining"
+            )
+        if share_commitment(message.share) != seat.share_commitment:
+            raise ArenaError(
+                ErrorCode.BAD_SHARE, "that seed share does not match the commitment you joined with"
+            )
+        return message.share
 
     async def start_race(self, caller: Caller, message: StartRace) -> Reply:
         meta = await self.store.races.meta(message.race_id)
@@ -206,6 +241,7 @@ class Lobby:
         salt: str | None = None,
         daily: str = "",
         daily_scored: bool = False,
+        share_commitment: str = "",
     ) -> RaceMeta:
         if rated and not player.account:
             raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
@@ -232,15 +268,15 @@ class Lobby:
                 rated=rated,
                 daily=daily,
                 daily_scored=daily_scored,
+                server_seed=seed,
             )
-            if await self.store.races.create(
-                meta, Seat(player.player_id, player.name, ready, now, player.bot)
-            ):
+            seat = Seat(player.player_id, player.name, ready, now, player.bot, share_commitment)
+            if await self.store.races.create(meta, seat):
                 log.info("race created", extra={"race_id": meta.race_id, "player_id": player.player_id})
                 return meta
         raise ArenaError(ErrorCode.INTERNAL_ERROR, "could not find a free race code")
 
-    async def join(self, player: Identity, code: str, ready: bool = False) -> str:
+    async def join(self, player: Identity, code: str, ready: bool = False, share_commitment: str = "") -> str:
         race_id = await self.store.races.race_for_code(code.strip().upper())
         if race_id is None:
             raise ArenaError(ErrorCode.RACE_NOT_FOUND, f"no race has the code {code[:12]!r}")
@@ -248,7 +284,7 @@ class Lobby:
             meta = await self.store.races.meta(race_id)
             if meta is not None and meta.rated:
                 raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
-        seat = Seat(player.player_id, player.name, ready, self.time.now_ms(), player.bot)
+        seat = Seat(player.player_id, player.name, ready, self.time.now_ms(), player.bot, share_commitment)
         answer = await self.store.races.join(race_id, seat)
         if answer not in (Answer.OK, Answer.ALREADY):
             raise answer_error(answer)
@@ -328,7 +364,8 @@ class Lobby:
             if len(seats) < (1 if solo else 2):
                 raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
             await self._refuse_racers_elsewhere(race_id, seats)
-            game = new_game(meta.game, meta.seed)
+            seed = mixed_seed(meta.game, meta.server_seed, {s.player_id: s.share for s in seats if s.share})
+            game = new_game(meta.game, seed)
             now = self.time.now_ms()
             starts_at, ends_at = race_window(now, 0.0 if solo else self.settings.countdown, meta.time_limit)
             event = RaceCountdown(
@@ -347,6 +384,8 @@ class Lobby:
                 dict(game.position()),
                 game.score,
                 pack_event(EventKind.BROADCAST, event),
+                seed,
+                live=not meta.daily,
             )
             if answer is Answer.OK:
                 self.metrics.races_started.inc()
@@ -374,7 +413,12 @@ class Lobby:
             if own is not None:
                 board = board_state(own, legal)
         ratings = await self.store.ratings.ratings(meta.game, [s.player_id for s in seats])
-        return race_info(meta, seats, boards, board, self.time.now_ms(), ratings)
+        now = self.time.now_ms()
+        info = race_info(meta, seats, boards, board, now, ratings)
+        if meta.status.is_dealt:
+            (watching,) = await self.store.watching.spectators([race_id], now)
+            info = info.model_copy(update={"spectators": watching})
+        return info
 
     # ----- players who went away -------------------------------------------------------
 

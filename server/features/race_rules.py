@@ -1,18 +1,17 @@
-"""The rules of a race that need no I/O: its clock's decisions, standings, commitments.
+"""The rules of a race that need no I/O: its clock's decisions and standings.
 
 Unit-tested without Redis (tests/server/features/test_race_rules.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Hashable, Sequence
 from enum import Enum
 from typing import Any
 
 from server.store.records import BoardRecord, RaceMeta, RaceStatus, Seat
 from shared import Game
 from shared.protocol import RacerInfo, Standing
+from shared.ranking import ResultKey, rank_results, result_key
 
 CARDS = 52
 
@@ -85,38 +84,22 @@ def window_from_go(meta: RaceMeta, now: int) -> tuple[int, int] | None:
     return now, now + int(meta.time_limit * 1000)
 
 
-def commitment(game: str, seed: int, salt: str) -> str:
-    """SHA-256 hex of ``solitaire-arena:<game>:<seed>:<salt>``, announced at the start."""
-    return hashlib.sha256(f"solitaire-arena:{game}:{seed}:{salt}".encode()).hexdigest()
-
-
-def _result_key(board: BoardRecord, started_at: int) -> tuple[int, int, int]:
-    """Smaller is better; equal keys are equal results."""
-    if board.won:
-        return (0, board.finished_at - started_at, 0)
-    return (1, -board.score, board.score_at)
-
-
-def tie_ranks(values: Sequence[Hashable]) -> list[int]:
-    """The rank of each of ``values``, already in order best first: equal neighbours share
-    a rank, and the next different one takes its place (1, 1, 3).
-
-    >>> tie_ranks([10, 10, 7, 5, 5]), tie_ranks([])
-    ([1, 1, 3, 4, 4], [])
-    """
-    ranks: list[int] = []
-    for place, value in enumerate(values, start=1):
-        ranks.append(ranks[-1] if ranks and value == values[place - 2] else place)
-    return ranks
+def _result_key(board: BoardRecord, started_at: int) -> ResultKey:
+    """Smaller is better; equal keys are equal results (:func:`shared.ranking.result_key`)."""
+    time_ms = board.finished_at - started_at if board.won else None
+    return result_key(board.won, time_ms, board.score, max(0, board.score_at - started_at))
 
 
 def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> list[Standing]:
     """Winners first by time to win; then by score; then by who reached that score first.
-    Equal results share a rank (1, 1, 3)."""
+    Equal results share a rank (1, 1, 3) and are listed in player id order
+    (:func:`shared.ranking.rank_results`)."""
     names = {s.player_id: s.name for s in seats}
     bots = {s.player_id for s in seats if s.bot}
-    ordered = sorted(boards, key=lambda b: (_result_key(b, started_at), b.player_id))
-    ranks = tie_ranks([_result_key(b, started_at) for b in ordered])
+    by_player = {b.player_id: b for b in boards}
+    order = rank_results((b.player_id, _result_key(b, started_at)) for b in boards)
+    ranks = [rank for rank, _player in order]
+    ordered = [by_player[player] for _rank, player in order]
     return [
         Standing(
             rank=rank,
@@ -135,13 +118,15 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
 
 def racer_info(seat: Seat, board: BoardRecord | None) -> RacerInfo:
     """What everyone may know of a racer: the seat, and the board's counters once dealt."""
+    shares = {"share_committed": bool(seat.share_commitment), "share_revealed": bool(seat.share)}
     if board is None:
-        return RacerInfo(player_id=seat.player_id, name=seat.name, bot=seat.bot, ready=seat.ready)
+        return RacerInfo(player_id=seat.player_id, name=seat.name, bot=seat.bot, ready=seat.ready, **shares)
     return RacerInfo(
         player_id=seat.player_id,
         name=seat.name,
         bot=seat.bot,
         ready=seat.ready,
+        **shares,
         score=board.score,
         cards_left=CARDS - board.score,
         move_count=board.move_count,

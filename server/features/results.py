@@ -12,6 +12,7 @@ from server.features.context import Caller, Reply
 from server.features.daily_access import may_look
 from server.features.daily_rules import board_score, day_over
 from server.features.events import EventKind, pack_event
+from server.features.race_records import race_record
 from server.features.race_rules import standings
 from server.features.ratings import new_ratings, racer_records, with_ratings
 from server.metrics import Metrics
@@ -22,6 +23,7 @@ from shared.protocol import (
     BoardView,
     ErrorCode,
     GetMoveLog,
+    GetRecord,
     GetReplay,
     GetResults,
     LoggedMove,
@@ -29,10 +31,12 @@ from shared.protocol import (
     RaceCancelled,
     RaceEnded,
     RaceSummary,
+    RecordText,
     Replay,
     Results,
     Standing,
 )
+from shared.record import write_record
 
 log = logging.getLogger("arena.results")
 
@@ -128,6 +132,20 @@ class RaceResults:
                 moves=[moves[step - 1] if step else "" for step in range(first, max(first, last))],
             )
         )
+
+    async def get_record(self, caller: Caller, message: GetRecord) -> Reply:
+        """The race's record (docs/record.md): once it is over and its seed revealed."""
+        summary = await self.summary(message.race_id, caller.player.player_id)
+        if summary.seed is None:
+            raise ArenaError(
+                ErrorCode.NOT_YET, "a daily attempt's record waits for its seed, revealed at the day's end"
+            )
+        race = await self.store.races.race(message.race_id)
+        if race is None:
+            raise race_not_found(message.race_id)
+        meta, seats = race
+        record = race_record(meta, seats, summary, await self.store.boards.move_log(message.race_id))
+        return Reply(RecordText(id=message.id, race_id=message.race_id, text=write_record(record)))
 
     # ----- the end ---------------------------------------------------------------------
 

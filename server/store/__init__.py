@@ -4,7 +4,8 @@ One module per domain (:mod:`~server.store.races`, :mod:`~server.store.boards`,
 :mod:`~server.store.players`, :mod:`~server.store.queues`,
 :mod:`~server.store.deadlines`, :mod:`~server.store.events`,
 :mod:`~server.store.rematches`, :mod:`~server.store.accounts`,
-:mod:`~server.store.ratings`, :mod:`~server.store.dailies`); key names are built in
+:mod:`~server.store.ratings`, :mod:`~server.store.dailies`,
+:mod:`~server.store.watching`); key names are built in
 :mod:`server.store.keys` only; the scripts and their KEYS/ARGV contracts are in
 :mod:`server.store.scripts`; what is read comes back as the records of
 :mod:`server.store.records`.
@@ -40,6 +41,7 @@ from server.store.records import (
     Seat,
 )
 from server.store.rematches import RematchStore
+from server.store.watching import WatchStore
 
 __all__ = [
     "OUTAGE_ERRORS",
@@ -83,6 +85,7 @@ class Store:
         self.accounts = AccountStore(client)
         self.ratings = RatingStore(client)
         self.dailies = DailyStore(client)
+        self.watching = WatchStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""

@@ -77,6 +77,7 @@ class BoardStore:
             keys.race_board(race_id, player_id),
             keys.race_log(race_id),
             keys.race_nodes(race_id),
+            keys.race_watchers(race_id),
         ]
         args: list[Any] = [
             player_id,
@@ -93,6 +94,7 @@ class BoardStore:
             node_id,
             sent,
             "1" if can_undo else "0",
+            keys.watch_channel(race_id),
         ]
         reply: list[str] = await self._batcher.call(self._move, script_keys, args)
         return _outcome(reply)

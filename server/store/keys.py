@@ -11,10 +11,12 @@ the two keys of a quick-match queue share ``{game}``.
 | ``race:{id}:log`` | stream | every accepted move |
 | ``race:{id}:summary`` | string | the results JSON |
 | ``race:{id}:nodes`` | set | ids of the nodes following the race |
+| ``race:{id}:watchers`` | hash | node id -> ``<spectators>:<valid until ms>``: who watches, per node |
 | ``race:{id}:rematch`` | hash | a rematch offer after the race: status, times, ``a:<player>`` answers |
 | ``code:<code>`` | string | race id of a short code |
 | ``races:open`` | sorted set | open races by creation time |
 | ``races:open:<game>`` | sorted set | open races of one game by creation time |
+| ``races:live`` | sorted set | races counting down or running (not daily attempts) by start |
 | ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
 | ``player:<id>`` | hash | name, created_at, hello_at |
 | ``player:<id>:races`` | set | every race the player sat in |
@@ -44,7 +46,8 @@ the two keys of a quick-match queue share ``{game}``.
 | ``queue:{<game>}:rated:since`` | hash | player -> ms they began to wait |
 | ``queue:{<game>}:rated:leases`` | sorted set | player -> lease end ms |
 
-Channels: ``race:{id}:events``, ``player:<id>:events``, ``node:<id>:events``.
+Channels: ``race:{id}:events``, ``race:{id}:watch`` (moves, for spectators),
+``player:<id>:events``, ``node:<id>:events``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from __future__ import annotations
 from typing import Final
 
 OPEN_RACES: Final = "races:open"
+LIVE_RACES: Final = "races:live"
 DAILY_SECRET: Final = "daily:secret"
 DEADLINES: Final = "deadlines"
 
@@ -86,6 +90,10 @@ def race_summary(race_id: str) -> str:
 
 def race_nodes(race_id: str) -> str:
     return f"race:{{{race_id}}}:nodes"
+
+
+def race_watchers(race_id: str) -> str:
+    return f"race:{{{race_id}}}:watchers"
 
 
 def race_rematch(race_id: str) -> str:
@@ -217,6 +225,11 @@ def race_of_channel(channel: str) -> str | None:
     return None
 
 
+def watch_channel(race_id: str) -> str:
+    """The pub/sub channel of one race's moves, published while anyone watches it."""
+    return f"race:{{{race_id}}}:watch"
+
+
 def player_channel(player_id: str) -> str:
     """The pub/sub channel of events for one player (quick match)."""
     return f"player:{player_id}:events"
@@ -230,7 +243,12 @@ def node_channel(node_id: str) -> str:
 def race_keys(race_id: str, code: str | None, player_ids: list[str]) -> list[str]:
     """Every key a race may have, to expire them together."""
     keys = [race_meta(race_id), race_racers(race_id), race_log(race_id), race_summary(race_id)]
-    keys += [race_nodes(race_id), race_rematch(race_id), *(race_board(race_id, p) for p in player_ids)]
+    keys += [
+        race_nodes(race_id),
+        race_watchers(race_id),
+        race_rematch(race_id),
+        *(race_board(race_id, p) for p in player_ids),
+    ]
     if code:
         keys.append(race_code(code))
     return keys

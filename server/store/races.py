@@ -42,6 +42,7 @@ class RaceStore:
             "status": meta.status.value,
             "creator": meta.creator,
             "seed": meta.seed,
+            "server_seed": meta.server_seed or meta.seed,
             "salt": meta.salt,
             "commitment": meta.commitment,
             "created_at": meta.created_at,
@@ -116,9 +117,11 @@ class RaceStore:
                 await pipe.execute()
         return answer
 
-    async def set_ready(self, race_id: str, player_id: str, ready: bool) -> Answer:
+    async def set_ready(self, race_id: str, player_id: str, ready: bool, share: str = "") -> Answer:
+        """The racer is ready (or not), revealing their seed ``share`` if they have one."""
         reply = await self._ready(
-            keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, "1" if ready else "0"]
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)],
+            args=[player_id, "1" if ready else "0", share],
         )
         return Answer(reply)
 
@@ -151,8 +154,11 @@ class RaceStore:
         position: dict[str, Any],
         score: int,
         event: str,
+        seed: int,
+        live: bool = True,
     ) -> Answer:
-        """Deal every board and begin the countdown; ``changed`` if the seats moved.
+        """Deal every board (from ``seed``, the deal's seed, now stored) and begin the
+        countdown; ``changed`` if the seats moved. A ``live`` race is listed for spectators until it ends.
 
         The deadline is written first: a node that dies right after the script still
         leaves the race where every clock finds it (and a deadline of a race that stayed
@@ -167,6 +173,7 @@ class RaceStore:
             score,
             event,
             keys.race_channel(race_id),
+            seed,
             *player_ids,
         ]
         reply = await self._start(
@@ -176,6 +183,8 @@ class RaceStore:
         if answer is Answer.OK:
             async with self.redis.pipeline(transaction=False) as pipe:
                 self._unlist(pipe, race_id, game)
+                if live:
+                    pipe.zadd(keys.LIVE_RACES, {race_id: starts_at})
                 await pipe.execute()
         return answer
 
@@ -283,6 +292,7 @@ class RaceStore:
         seconds (0: kept), in one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrem(keys.DEADLINES, race_id)
+            pipe.zrem(keys.LIVE_RACES, race_id)
             if ttl > 0:
                 for key in keys.race_keys(race_id, code, player_ids):
                     pipe.expire(key, ttl)
@@ -300,6 +310,8 @@ def _seat_json(seat: Seat) -> str:
     data: dict[str, Any] = {"name": seat.name, "ready": seat.ready, "joined_at": seat.joined_at}
     if seat.bot:
         data["bot"] = True
+    if seat.share_commitment:
+        data["share_commitment"] = seat.share_commitment
     return json.dumps(data)
 
 
@@ -316,6 +328,8 @@ def _parse_seat(player_id: str, value: str) -> Seat:
         bool(data["ready"]),
         int(data["joined_at"]),
         bool(data.get("bot", False)),
+        str(data.get("share_commitment", "")),
+        str(data.get("share", "")),
     )
 
 
@@ -344,6 +358,7 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         rated=raw.get("rated") == "1",
         daily=raw.get("daily", ""),
         daily_scored=raw.get("daily_scored") == "1",
+        server_seed=int(raw.get("server_seed") or raw["seed"]),
     )
 
 

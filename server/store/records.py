@@ -59,6 +59,10 @@ class Seat:
     ready: bool
     joined_at: int
     bot: bool = False
+    #: The SHA-256 of the racer's seed share, sent when joining, and the share, sent
+    #: when saying ready (both empty for a client that sends none).
+    share_commitment: str = ""
+    share: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,9 @@ class RaceMeta:
     #: the scored attempt.
     daily: str = ""
     daily_scored: bool = False
+    #: The server's own secret seed, the one ``commitment`` promises; ``seed`` (the deal's)
+    #: mixes it with the racers' seed shares at the start (shared/fairness.py).
+    server_seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

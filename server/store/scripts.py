@@ -41,7 +41,7 @@ return 'ok'
 READY: Final = LuaScript(
     "ready",
     keys=("meta", "racers"),
-    argv=("player id", "'1' ready or '0' not"),
+    argv=("player id", "'1' ready or '0' not", "the racer's seed share ('' for none)"),
     answers="ok | all_ready (every seat taken by a ready racer, 2 or more) | not_found | "
     "not_a_racer | not_open",
     source="""
@@ -52,6 +52,7 @@ if not raw then return 'not_a_racer' end
 if status ~= 'open' then return 'not_open' end
 local seat = cjson.decode(raw)
 seat['ready'] = (ARGV[2] == '1')
+if ARGV[3] ~= '' then seat['share'] = ARGV[3] end
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(seat))
 local all = redis.call('HVALS', KEYS[2])
 if #all < 2 then return 'ok' end
@@ -86,19 +87,28 @@ return 'ok'
 START: Final = LuaScript(
     "start",
     keys=("meta", "racers", "board of each racer, in the order of the player ids"),
-    argv=("starts_at", "ends_at", "position JSON", "initial score", "event", "channel", "player ids..."),
+    argv=(
+        "starts_at",
+        "ends_at",
+        "position JSON",
+        "initial score",
+        "event",
+        "channel",
+        "the deal's seed",
+        "player ids...",
+    ),
     answers="ok | changed (the seats are no longer exactly these players) | not_found | not_open",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' then return 'not_open' end
-local count = #ARGV - 6
+local count = #ARGV - 7
 if redis.call('HLEN', KEYS[2]) ~= count then return 'changed' end
 for i = 1, count do
-  if redis.call('HEXISTS', KEYS[2], ARGV[6 + i]) == 0 then return 'changed' end
+  if redis.call('HEXISTS', KEYS[2], ARGV[7 + i]) == 0 then return 'changed' end
 end
 redis.call('HSET', KEYS[1], 'status', 'countdown', 'starts_at', ARGV[1], 'ends_at', ARGV[2],
-  'racer_count', count, 'finished_count', 0)
+  'racer_count', count, 'finished_count', 0, 'seed', ARGV[7])
 for i = 1, count do
   redis.call('HSET', KEYS[2 + i], 'position', ARGV[3], 'seq', 0, 'move_count', 0,
     'score', ARGV[4], 'won', 0, 'finished', 0, 'score_at', ARGV[1], 'finished_at', 0)
@@ -139,7 +149,7 @@ return 1
 
 MOVE: Final = LuaScript(
     "move",
-    keys=("meta", "board", "log", "nodes"),
+    keys=("meta", "board", "log", "nodes", "watchers"),
     argv=(
         "player id",
         "seq",
@@ -155,11 +165,14 @@ MOVE: Final = LuaScript(
         "the calling node's id",
         "the move as sent (kept as 'sent')",
         "whether 'undo' is allowed after it ('1' or '0', kept as 'can_undo')",
+        "the race's watch channel",
     ),
     answers="{ok, finished count, racer count} | {dup} | {seq, current seq} | {not_found} | "
     "{not_started} | {over} | {not_a_racer} | {finished}. The compare-and-set of one move; the "
     "event is published only when a node other than the caller follows the race (the "
-    "caller delivers it to its own sessions).",
+    "caller delivers it to its own sessions). While anyone watches the race (a watchers "
+    "entry exists), the move itself goes to the watch channel as "
+    '``{"p": player, "s": seq, "m": move, "at": ms}``.',
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found'} end
@@ -187,6 +200,10 @@ redis.call('XADD', KEYS[3], '*', 'player', ARGV[1], 'seq', ARGV[2], 'move', ARGV
   'at', ARGV[8])
 if redis.call('SCARD', KEYS[4]) > redis.call('SISMEMBER', KEYS[4], ARGV[12]) then
   redis.call('PUBLISH', ARGV[11], ARGV[10])
+end
+if redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('PUBLISH', ARGV[15], '{"p":' .. cjson.encode(ARGV[1]) .. ',"s":' .. ARGV[2] ..
+    ',"m":' .. cjson.encode(ARGV[3]) .. ',"at":' .. ARGV[8] .. '}')
 end
 return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
 """,
@@ -504,6 +521,40 @@ return 'ok'
 """,
 )
 
+WATCHERS: Final = LuaScript(
+    "watchers",
+    keys=("watchers",),
+    argv=("node id", "this node's spectators", "now", "valid for (ms)", "channel", "race id"),
+    answers="the race's spectators on every node. Each node's entry is "
+    "``<count>:<valid until ms>``; entries past their time (a node that died) are dropped. "
+    "A changed total is published to the race's channel as a ``spectators`` event.",
+    source="""
+local now = tonumber(ARGV[3])
+local before, total = 0, 0
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  local count, until_ms = string.match(entries[i + 1], '^(%d+):(%d+)$')
+  if count and tonumber(until_ms) > now then
+    before = before + tonumber(count)
+    if entries[i] ~= ARGV[1] then total = total + tonumber(count) end
+  else
+    redis.call('HDEL', KEYS[1], entries[i])
+  end
+end
+if tonumber(ARGV[2]) > 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. (now + tonumber(ARGV[4])))
+  total = total + tonumber(ARGV[2])
+else
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+if total ~= before then
+  redis.call('PUBLISH', ARGV[5], '{"k":"b","skip":"","msg":{"type":"spectators","race_id":' ..
+    cjson.encode(ARGV[6]) .. ',"count":' .. total .. '}}')
+end
+return total
+""",
+)
+
 ALL: Final = (
     JOIN,
     READY,
@@ -522,4 +573,5 @@ ALL: Final = (
     REMATCH_ANSWER,
     REMATCH_EXPIRE,
     REGISTER,
+    WATCHERS,
 )

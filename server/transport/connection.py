@@ -18,6 +18,7 @@ from server.outage import StoreHealth
 from server.transport.fanout import Fanout
 from server.transport.router import Router
 from server.transport.session import Session
+from server.transport.spectators import Spectators
 from shared.protocol import Error, ErrorCode, ProtocolError, RequestId, decode_client
 
 log = logging.getLogger("arena.connection")
@@ -41,6 +42,7 @@ class ConnectionHandler:
         self,
         router: Router,
         fanout: Fanout,
+        spectators: Spectators,
         presence: Presence,
         metrics: Metrics,
         health: StoreHealth,
@@ -52,6 +54,7 @@ class ConnectionHandler:
         self.hello_timeout = hello_timeout
         self.router = router
         self.fanout = fanout
+        self.spectators = spectators
         self.presence = presence
         self.metrics = metrics
 
@@ -69,6 +72,7 @@ class ConnectionHandler:
             self.metrics.connections.dec()
             self.admission.closed(session.address)
             followed = sorted(session.races)
+            await self.spectators.leave(session)
             await self.fanout.detach(session)
             player_id = session.player_id
             if player_id is not None and self.fanout.sessions_of(player_id) == 0:
@@ -127,7 +131,10 @@ class ConnectionHandler:
                 await self.subscribe(session, reply)
             for event in reply.local:
                 self.fanout.deliver_local(event)
-            await session.send(reply.message)
+            if reply.watch is not None:
+                await self.spectators.handle(session, reply.watch)
+            if reply.message is not None:
+                await session.send(reply.message)
             for extra in reply.after:
                 await session.send(extra)
             if reply.close is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any, assert_never
 
 import redis.asyncio as aioredis
@@ -49,6 +50,8 @@ class Fanout:
         self._node_channel = keys.node_channel(node_id)
         self._own_prefix = own_prefix(node_id)
         self._sessions: dict[str, set[Session]] = {}
+        #: Node-level readers of a channel's raw payloads (spectator hubs), besides sessions.
+        self._listeners: dict[str, Callable[[str], None]] = {}
         self._confirmed: dict[str, asyncio.Event] = {}
         #: Channels subscribed (and races followed); changed under ``_changing`` only,
         #: so a drop and a new attach of one channel never interleave.
@@ -113,6 +116,17 @@ class Fanout:
         if channel in self._sessions:
             await self._drop(channel)
 
+    async def listen(self, channel: str, listener: Callable[[str], None]) -> None:
+        """Hand every payload published on ``channel`` (but this node's own deliveries)
+        to ``listener``, as well as to the channel's sessions; a race channel is followed
+        like one a session attached to."""
+        self._listeners[channel] = listener
+        await self._ensure(channel)
+
+    async def unlisten(self, channel: str) -> None:
+        if self._listeners.pop(channel, None) is not None and not self._sessions.get(channel):
+            await self._drop(channel)
+
     async def _leave(self, channel: str, session: Session) -> None:
         members = self._sessions.get(channel)
         if members is None or session not in members:
@@ -123,6 +137,10 @@ class Fanout:
 
     async def _attach(self, channel: str, session: Session) -> None:
         self._sessions.setdefault(channel, set()).add(session)
+        await self._ensure(channel)
+
+    async def _ensure(self, channel: str) -> None:
+        """Subscribe to ``channel`` unless subscribed, and wait for Redis to confirm."""
         async with self._changing:
             if channel not in self._subscribed:
                 race_id = keys.race_of_channel(channel)
@@ -136,8 +154,8 @@ class Fanout:
     async def _drop(self, channel: str) -> None:
         self._sessions.pop(channel, None)
         async with self._changing:
-            if self._sessions.get(channel) or channel not in self._subscribed:
-                return  # a session attached again meanwhile, or already dropped
+            if self._sessions.get(channel) or channel in self._listeners or channel not in self._subscribed:
+                return  # still wanted (a session attached again, a listener), or already dropped
             self._subscribed.discard(channel)
             self._confirmed.pop(channel, None)
             with contextlib.suppress(Exception):
@@ -185,6 +203,9 @@ class Fanout:
             elif kind == "message":
                 payload = _text(message.get("data"))
                 if not payload.startswith(self._own_prefix):
+                    listener = self._listeners.get(channel)
+                    if listener is not None:
+                        listener(payload)
                     self._received(channel, payload)
 
     def deliver_local(self, event: LocalEvent) -> None:

@@ -2,7 +2,7 @@
 
 Pure and synchronous: no I/O. One module per feature (``session``, ``lobby``,
 ``racing``, ``results``, ``quick_match``, ``assists``, ``rematch``, ``accounts``,
-``profiles``, ``daily``) holds its requests, replies and events;
+``profiles``, ``daily``, ``watching``) holds its requests, replies and events;
 ``messages`` joins them into one union per direction; ``codec`` reads and writes
 frames. A client message is a request carrying an ``id``; the server's reply (or
 error) echoes it. Events pushed by the server carry no ``id``.
@@ -134,12 +134,27 @@ from shared.protocol.results import (
 )
 from shared.protocol.session import Hello, Ping, Pong, Welcome
 from shared.protocol.views import BoardView, MoveSummary, PileView
+from shared.protocol.watching import (
+    LIVE_LIMIT_MAX,
+    GetRecord,
+    ListLive,
+    LiveRace,
+    LiveRaces,
+    RecordText,
+    SpectatorBoard,
+    Spectators,
+    Unwatch,
+    Watch,
+    Watching,
+    WatchMove,
+)
 
 __all__ = [
     "CLIENT_ADAPTER",
     "DAILY_BOARD_LIMIT_MAX",
     "LEADERBOARD_LIMIT_MAX",
     "LIST_LIMIT_MAX",
+    "LIVE_LIMIT_MAX",
     "NAME_MAX",
     "PASSWORD_MAX",
     "PASSWORD_MIN",
@@ -176,6 +191,7 @@ __all__ = [
     "GetMoveLog",
     "GetProfile",
     "GetRace",
+    "GetRecord",
     "GetReplay",
     "GetResults",
     "Ghost",
@@ -187,7 +203,10 @@ __all__ = [
     "Leaderboard",
     "LeaderboardEntry",
     "LeaveRace",
+    "ListLive",
     "ListRaces",
+    "LiveRace",
+    "LiveRaces",
     "LoggedMove",
     "Login",
     "Logout",
@@ -223,6 +242,7 @@ __all__ = [
     "RatingPoint",
     "Ready",
     "RecentRace",
+    "RecordText",
     "Register",
     "Rematch",
     "RematchInfo",
@@ -235,12 +255,18 @@ __all__ = [
     "RequestId",
     "Results",
     "ServerMessage",
+    "SpectatorBoard",
+    "Spectators",
     "Standing",
     "StartDaily",
     "StartRace",
     "Streak",
     "TableEntry",
     "TournamentEntry",
+    "Unwatch",
+    "Watch",
+    "WatchMove",
+    "Watching",
     "Welcome",
     "check_name",
     "decode_client",

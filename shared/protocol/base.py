@@ -85,6 +85,8 @@ class ErrorCode(StrEnum):
     DAILY_NOT_ATTEMPTED = "daily_not_attempted"
     DAILY_NOT_READY = "daily_not_ready"
     NOT_YET = "not_yet"
+    OWN_RACE = "own_race"
+    BAD_SHARE = "bad_share"
     REMATCH_NOT_OPEN = "rematch_not_open"
     REMATCH_EXISTS = "rematch_exists"
     STALE_SEQ = "stale_seq"

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from shared.fairness import DIGEST_PATTERN, SHARE_PATTERN
 from shared.game import GameName
 from shared.protocol.base import RaceId, Reply, Request, RequestId
 from shared.protocol.views import BoardView
@@ -13,6 +14,11 @@ from shared.protocol.views import BoardView
 #: The shortest and longest race, in seconds.
 TIME_LIMIT_MIN = 1.0
 TIME_LIMIT_MAX = 24 * 3600.0
+
+#: The SHA-256 (hex) of a racer's seed share, sent when joining (docs/deals.md).
+ShareCommitment = Annotated[str, Field(pattern=DIGEST_PATTERN)]
+#: A racer's seed share, revealed with ``ready``.
+SeedShare = Annotated[str, Field(pattern=SHARE_PATTERN)]
 
 RaceStatusName = Literal["open", "countdown", "running", "ending", "finished", "cancelled"]
 
@@ -28,12 +34,16 @@ class CreateRace(Request):
     hints: bool | None = None
     #: A rated race changes its racers' ratings; only accounts may race it.
     rated: bool = False
+    #: The creator's seed share commitment (docs/deals.md); reveal the share with ``ready``.
+    share_commitment: ShareCommitment | None = None
 
 
 class JoinRace(Request):
     type: Literal["join_race"] = "join_race"
     id: RequestId
     code: Annotated[str, Field(min_length=4, max_length=12, pattern=r"^[A-Za-z0-9]+$")]
+    #: The racer's seed share commitment (docs/deals.md); reveal the share with ``ready``.
+    share_commitment: ShareCommitment | None = None
 
 
 #: The most open races one ``race_list`` carries.
@@ -61,6 +71,8 @@ class Ready(Request):
     id: RequestId
     race_id: RaceId
     ready: bool = True
+    #: The seed share whose commitment came with the join (required then, with ready).
+    share: SeedShare | None = None
 
 
 class StartRace(Request):
@@ -87,6 +99,9 @@ class RacerInfo(Reply):
     move_count: int = 0
     finished: bool = False
     won: bool = False
+    #: Whether the racer committed to a seed share, and whether they revealed it.
+    share_committed: bool = False
+    share_revealed: bool = False
     #: The racer's rating in the race's game (accounts only), and whether it is still
     #: provisional (shown with a ``?``).
     rating: int | None = None
@@ -117,6 +132,8 @@ class RaceInfo(Reply):
     hints: bool = False
     #: Whether the race changes its racers' ratings.
     rated: bool = False
+    #: People watching the race now (``spectators`` events tell changes).
+    spectators: int = 0
     starts_at: int | None = None
     ends_at: int | None = None
     commitment: str | None = None

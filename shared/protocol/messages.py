@@ -21,6 +21,7 @@ from shared.protocol import (
     rematch,
     results,
     session,
+    watching,
 )
 from shared.protocol.base import Error, Ok
 
@@ -34,7 +35,8 @@ ClientMessage = Annotated[
     | rematch.Requests
     | accounts.Requests
     | profiles.Requests
-    | daily.Requests,
+    | daily.Requests
+    | watching.Requests,
     Field(discriminator="type"),
 ]
 ServerMessage = Annotated[
@@ -49,7 +51,8 @@ ServerMessage = Annotated[
     | rematch.Replies
     | accounts.Replies
     | profiles.Replies
-    | daily.Replies,
+    | daily.Replies
+    | watching.Replies,
     Field(discriminator="type"),
 ]
 

@@ -27,10 +27,10 @@ import redis.asyncio as aioredis
 from client.credentials import Credential, TokenStore
 from client.errors import BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
-from server.features.race_rules import commitment
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
+from shared.fairness import commitment
 from shared.protocol import Dailies, RaceEnded
 from shared.solver import solve_deal
 from tests.server.conftest import NodeProcess, start_node

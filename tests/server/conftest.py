@@ -38,8 +38,11 @@ def node_settings(redis_url: str, **overrides: object) -> Settings:
 
 @contextlib.asynccontextmanager
 async def running_node(redis_url: str, **overrides: object) -> AsyncIterator[ArenaServer]:
-    """An in-process node on ``redis_url`` dealing :data:`WINNABLE_SEED`, stopped after."""
-    node = ArenaServer(node_settings(redis_url, **overrides), seed_source=lambda: WINNABLE_SEED)
+    """An in-process node on ``redis_url`` dealing :data:`WINNABLE_SEED` (racers' seed
+    shares checked, not mixed in, unless ``mix_shares=True``), stopped after."""
+    mix_shares = bool(overrides.pop("mix_shares", False))
+    settings = node_settings(redis_url, **overrides)
+    node = ArenaServer(settings, seed_source=lambda: WINNABLE_SEED, mix_shares=mix_shares)
     await node.start()
     try:
         yield node

@@ -27,7 +27,9 @@ COUNTDOWN = 0.15
 
 
 def node(redis_url: str, clock: ManualTime) -> ArenaServer:
-    return ArenaServer(node_settings(redis_url), seed_source=lambda: WINNABLE_SEED, time=clock)
+    return ArenaServer(
+        node_settings(redis_url), seed_source=lambda: WINNABLE_SEED, time=clock, mix_shares=False
+    )
 
 
 async def countdown(url: str) -> tuple[ArenaClient, ArenaClient, RaceCountdown]:

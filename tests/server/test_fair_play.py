@@ -159,6 +159,7 @@ async def test_a_start_interrupted_by_a_crash_is_finished_by_the_clock(
         dict(game.position()),
         0,
         "{}",
+        WINNABLE_SEED,
     )
     await arena.store.redis.zadd(keys.OPEN_RACES, {race.race_id: now})
     started = await bob.wait_for(RaceStarted, timeout=5)

@@ -90,7 +90,8 @@ async def test_seed_is_committed_at_the_start_and_revealed_at_the_end_so_the_log
     await ada.hello(name="ada")
     await bob.hello(name="bob")
     created = await ada.create_race("eight-off")
-    assert created.commitment is None and created.seed is None
+    # Committed from the creation on, before any racer reveals a seed share.
+    assert created.commitment is not None and created.seed is None
     await bob.join_race(created.code)
     await ada.ready(created.race_id)
     await bob.ready(created.race_id)

@@ -7,12 +7,12 @@ import hashlib
 from server.features.race_rules import (
     ClockAction,
     clock_action,
-    commitment,
     race_window,
     standings,
     window_from_go,
 )
 from server.store import BoardRecord, RaceMeta, RaceStatus, Seat
+from shared.fairness import commitment
 
 
 def board(player: str, score: int, score_at: int, won: bool = False, at: int = 0) -> BoardRecord:

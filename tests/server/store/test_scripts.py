@@ -41,7 +41,7 @@ async def open_race(store: Store, *players: str, seats: int = 2) -> str:
 async def running_race(store: Store, *players: str) -> str:
     race_id = await open_race(store, *players)
     answer = await store.races.start_countdown(
-        race_id, "eight-off", list(players), 2_000, 60_000, {"game": "x"}, 0, "{}"
+        race_id, "eight-off", list(players), 2_000, 60_000, {"game": "x"}, 0, "{}", 7
     )
     assert answer is Answer.OK
     assert await store.races.go(race_id, "eight-off", 2_000, "{}", 60_000)
@@ -93,7 +93,7 @@ async def test_leave_passes_the_creator_on_and_the_last_one_out_cancels(store: S
 async def test_start_deals_only_the_seated_players_and_writes_the_deadline_first(store: Store) -> None:
     race_id = await open_race(store, "ada", "bob")
     changed = await store.races.start_countdown(
-        race_id, "eight-off", ["ada", "cy"], 2_000, 9_000, {"game": "x"}, 0, "{}"
+        race_id, "eight-off", ["ada", "cy"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
     )
     assert changed is Answer.CHANGED
     # The deadline stays for the clock to drop (the race is still open): no race can be
@@ -101,7 +101,7 @@ async def test_start_deals_only_the_seated_players_and_writes_the_deadline_first
     assert await store.deadlines.due(10_000) == [race_id]
     assert (
         await store.races.start_countdown(
-            race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}"
+            race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
         )
         is Answer.OK
     )
@@ -115,7 +115,7 @@ async def test_start_deals_only_the_seated_players_and_writes_the_deadline_first
 async def test_go_waits_for_the_countdown_then_sets_the_time_limit_as_deadline(store: Store) -> None:
     race_id = await open_race(store, "ada", "bob")
     await store.races.start_countdown(
-        race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}"
+        race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
     )
     assert not await store.races.go(race_id, "eight-off", 1_999, "{}", 9_000)
     assert await store.races.go(race_id, "eight-off", 2_000, "{}", 9_000)

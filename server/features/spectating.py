@@ -1,0 +1,217 @@
+"""What the spectators of one race on one node see: a hub per watched race.
+
+A hub replays the race itself from its seed: moves come in as ``(racer, seq, move, at)``
+(from the move log when the hub opens, then from the race's watch channel), and the hub
+plays each on its own copy of that racer's board, so every node with spectators
+computes each view once, whatever the number of spectators, and the mover's node does
+no work for them. Everything a spectator is sent waits in the hub's queue until
+``delay_ms`` after it happened (rated races): a spectator never sees a board sooner.
+No I/O here: the transport feeds a hub and sends what it releases.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.features.race_rules import CARDS, view_of
+from shared import Game, GameName, IllegalMove, UndoRule, new_game
+from shared.protocol import LiveRace, RacerInfo
+
+
+@dataclass
+class SpectatedBoard:
+    """One racer's board as spectators last saw it."""
+
+    game: Game
+    seq: int = 0
+    finished: bool = False
+    #: The board's view, as a wire dict (computed once per move, for every spectator).
+    view: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    release_at: int
+    kind: str  # "move" or "event"
+    player_id: str = ""
+    seq: int = 0
+    move: str = ""
+    at: int = 0
+    msg: dict[str, Any] | None = None
+
+
+class RaceHub:
+    """The spectators' copy of one race: boards, status, and what waits for the delay."""
+
+    def __init__(
+        self,
+        race: LiveRace,
+        seed: int,
+        delay_ms: int,
+        daily: bool = False,
+    ) -> None:
+        self.race_id = race.race_id
+        self.game: GameName = race.game
+        self.delay_ms = delay_ms
+        self.daily = daily
+        self.status = race.status
+        self.starts_at = race.starts_at
+        self.ends_at = race.ends_at
+        self.rated = race.rated
+        self.spectators = race.spectators
+        self._racers: dict[str, RacerInfo] = {}
+        self.boards: dict[str, SpectatedBoard] = {}
+        for racer in race.racers:
+            game = new_game(race.game, seed, undo_rule=UndoRule.KEEP_REVEALS)
+            self.boards[racer.player_id] = SpectatedBoard(game, view=view_of(game, legal=False))
+            self._racers[racer.player_id] = racer.model_copy(
+                update={
+                    "score": game.score,
+                    "cards_left": CARDS - game.score,
+                    "move_count": 0,
+                    "finished": False,
+                    "won": False,
+                }
+            )
+        #: The highest seq received of each racer (released or waiting).
+        self._known_seq = dict.fromkeys(self._racers, 0)
+        self._known: set[str] = set()  # lifecycle events received: "started", "ended"
+        self._queue: deque[_Pending] = deque()
+        #: Set once the race's end (or cancellation) was released: the hub is done.
+        self.over = False
+
+    # ----- what comes in ---------------------------------------------------------------
+
+    def knows(self, lifecycle: str) -> bool:
+        return lifecycle in self._known
+
+    def receive_move(self, player_id: str, seq: int, move: str, at: int) -> None:
+        """A racer's move ``seq``; one already received, or one out of order, is ignored
+        (the log and the channel overlap while the hub opens)."""
+        if player_id not in self._known_seq or seq != self._known_seq[player_id] + 1:
+            return
+        self._known_seq[player_id] = seq
+        self._queue.append(_Pending(at + self.delay_ms, "move", player_id, seq, move, at))
+
+    def receive_event(self, msg: dict[str, Any], at: int) -> None:
+        """A race event (its wire dict) that happened at ``at``: the start, a racer giving
+        up, the end or cancellation; anything else is not for spectators."""
+        kind = msg.get("type")
+        if kind == "spectators":
+            self.spectators = int(msg.get("count", 0))
+            self._queue.append(_Pending(at, "event", msg=msg))  # a count, not a view: no delay
+            return
+        if kind == "progress":
+            if not msg.get("finished") or msg.get("won"):
+                return  # a move's progress: the move itself comes with its board
+        elif kind == "race_started":
+            if "started" in self._known:
+                return
+            self._known.add("started")
+        elif kind in ("race_ended", "race_cancelled"):
+            if "ended" in self._known:
+                return
+            self._known.add("ended")
+        else:
+            return
+        self._queue.append(_Pending(at + self.delay_ms, "event", msg=msg))
+
+    # ----- what goes out ---------------------------------------------------------------
+
+    def release(self, now: int) -> list[dict[str, Any]]:
+        """Everything whose time came, in order, as wire dicts for spectators; the boards
+        and status move on with it."""
+        out: list[dict[str, Any]] = []
+        queue = self._queue
+        while queue and queue[0].release_at <= now:
+            item = queue.popleft()
+            if item.kind == "move":
+                message = self._play(item)
+                if message is not None:
+                    out.append(message)
+            elif item.msg is not None:
+                self._apply_event(item.msg)
+                out.append(item.msg)
+        return out
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self._queue)
+
+    def _play(self, item: _Pending) -> dict[str, Any] | None:
+        board = self.boards[item.player_id]
+        try:
+            board.game.play(item.move)
+        except IllegalMove:
+            return None  # the store accepted it, so this never happens; skip rather than stop
+        board.seq = item.seq
+        board.view = view_of(board.game, legal=False)
+        board.finished = board.finished or board.game.is_won
+        racer = self._racers[item.player_id]
+        self._racers[item.player_id] = racer.model_copy(
+            update={
+                "score": board.game.score,
+                "cards_left": CARDS - board.game.score,
+                "move_count": board.game.move_count,
+                "finished": board.finished,
+                "won": board.game.is_won,
+            }
+        )
+        return {
+            "type": "watch_move",
+            "race_id": self.race_id,
+            "player_id": item.player_id,
+            "seq": item.seq,
+            "move": item.move,
+            "at": item.at,
+            "view": board.view,
+        }
+
+    def _apply_event(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "race_started":
+            self.status = "running"
+            self.starts_at = msg.get("starts_at", self.starts_at)
+            self.ends_at = msg.get("ends_at", self.ends_at)
+        elif kind == "progress":
+            player_id = str(msg.get("player_id"))
+            if player_id in self.boards:
+                self.boards[player_id].finished = True
+                self._racers[player_id] = self._racers[player_id].model_copy(update={"finished": True})
+        elif kind in ("race_ended", "race_cancelled"):
+            self.status = "finished"
+            self.over = True
+
+    # ----- what a new spectator is given -----------------------------------------------
+
+    def live_race(self) -> LiveRace:
+        """The race as spectators see it now (progress as of the delay)."""
+        return LiveRace(
+            race_id=self.race_id,
+            game=self.game,
+            status=self.status,
+            rated=self.rated,
+            starts_at=self.starts_at,
+            ends_at=self.ends_at,
+            racers=list(self._racers.values()),
+            spectators=self.spectators,
+            delay_ms=self.delay_ms,
+        )
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Every racer's board as spectators see it now, as wire dicts."""
+        return [
+            {
+                "player_id": player_id,
+                "seq": board.seq,
+                "view": board.view,
+                "finished": board.finished,
+                "won": board.game.is_won,
+            }
+            for player_id, board in self.boards.items()
+        ]
+
+    def racer_ids(self) -> list[str]:
+        return list(self._racers)

@@ -1,0 +1,211 @@
+"""Spectating: the live races, who may watch which, the featured race, opening a hub.
+
+The spectators' sessions and the hubs' delivery live in the transport
+(:mod:`server.transport.spectators`); this feature decides and reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.config import Settings
+from server.errors import ArenaError, race_not_found
+from server.features.context import Caller, Reply, WatchTarget
+from server.features.lobby import race_info
+from server.features.race_rules import CARDS
+from server.features.spectating import RaceHub
+from server.features.timed_cache import TimedCache
+from server.store import RaceMeta, RaceStatus, Store
+from server.timesource import TimeSource
+from shared import new_game
+from shared.protocol import (
+    LIVE_LIMIT_MAX,
+    BoardView,
+    ErrorCode,
+    ListLive,
+    LiveRace,
+    LiveRaces,
+    Ok,
+    Progress,
+    RaceEnded,
+    RacerInfo,
+    RaceStarted,
+    RaceSummary,
+    Unwatch,
+    Watch,
+    to_wire,
+)
+
+#: How many listed races the live list looks at (newest first) before ranking them.
+_LIVE_SCAN = 200
+_WATCHABLE = (RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.ENDING)
+
+
+@dataclass(frozen=True, slots=True)
+class _Live:
+    race: LiveRace
+    best: int
+    seated: frozenset[str]
+
+
+class Watching:
+    def __init__(self, store: Store, settings: Settings, time: TimeSource) -> None:
+        self.store = store
+        self.settings = settings
+        self.time = time
+        self._live: TimedCache[str, list[_Live]] = TimedCache(seconds=1.0, most=8)
+
+    def delay_ms(self, rated: bool) -> int:
+        return round(self.settings.spectator_delay * 1000) if rated else 0
+
+    # ----- handlers --------------------------------------------------------------------
+
+    async def list_live(self, caller: Caller, message: ListLive) -> Reply:
+        caller.player  # noqa: B018  # hello first
+        races = [entry.race for entry in await self.live(message.game)][: message.limit]
+        return Reply(LiveRaces(id=message.id, races=races))
+
+    async def watch(self, caller: Caller, message: Watch) -> Reply:
+        viewer = caller.player.player_id
+        if message.race_id is not None:
+            await self.check_watchable(message.race_id, viewer)
+        return Reply(None, watch=WatchTarget(message.id, message.race_id))
+
+    async def unwatch(self, caller: Caller, message: Unwatch) -> Reply:
+        caller.player  # noqa: B018  # hello first
+        return Reply(Ok(id=message.id), watch=WatchTarget(message.id, None, stop=True))
+
+    # ----- deciding --------------------------------------------------------------------
+
+    async def check_watchable(self, race_id: str, viewer: str) -> RaceMeta:
+        """The race's meta when ``viewer`` may watch it now; else the reason, as an error."""
+        race = await self.store.races.race(race_id)
+        if race is None:
+            raise race_not_found(race_id)
+        meta, seats = race
+        if meta.daily:
+            raise ArenaError(
+                ErrorCode.NOT_YET,
+                "daily challenge attempts are never shown live (the deal is everyone's for the "
+                "whole day): replay it once your own attempt or the day is over",
+            )
+        if any(s.player_id == viewer for s in seats):
+            raise ArenaError(
+                ErrorCode.OWN_RACE,
+                "you race in that race: another racer's board would show you your own hidden cards",
+            )
+        if meta.status is RaceStatus.OPEN:
+            raise ArenaError(
+                ErrorCode.RACE_NOT_STARTED, "the race is still in its lobby: watch it once it counts down"
+            )
+        if meta.status is RaceStatus.CANCELLED:
+            raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled")
+        ended = meta.ended_at or 0
+        if meta.status is RaceStatus.FINISHED and ended + self.delay_ms(meta.rated) <= self.time.now_ms():
+            raise ArenaError(ErrorCode.RACE_OVER, "the race is over: replay it instead")
+        return meta
+
+    async def featured(self, viewer: str, after: str | None = None) -> str | None:
+        """The race to feature for ``viewer``: the best live one they may watch (and not
+        ``after``, the one that just ended). The list is a second old at most, so each
+        candidate is checked afresh."""
+        for entry in await self.live(None):
+            race_id = entry.race.race_id
+            if race_id == after or viewer in entry.seated:
+                continue
+            try:
+                meta = await self.check_watchable(race_id, viewer)
+            except ArenaError:
+                continue
+            if meta.status in _WATCHABLE:
+                return race_id
+        return None
+
+    async def live(self, game: str | None) -> list[_Live]:
+        """The races being played, best first (highest rated racer, most spectators,
+        newest), kept a second."""
+        key = game or ""
+        cached = self._live.get(key)
+        if cached is not None:
+            return cached
+        now = self.time.now_ms()
+        ids = await self.store.watching.live(_LIVE_SCAN)
+        metas = await self.store.races.metas(ids)
+        gone = [m.race_id for m in metas if m.status not in _WATCHABLE]
+        await self.store.watching.remove_live(gone + sorted(set(ids) - {m.race_id for m in metas}))
+        playing = [
+            m for m in metas if m.status in _WATCHABLE and not m.daily and (not game or m.game == game)
+        ]
+        counts = await self.store.watching.spectators([m.race_id for m in playing], now)
+        entries: list[_Live] = []
+        for meta, count in zip(playing, counts, strict=True):
+            entries.append(await self._live_entry(meta, count, now))
+        entries.sort(key=lambda e: (-e.best, -e.race.spectators, -(e.race.starts_at or 0), e.race.race_id))
+        entries = entries[: LIVE_LIMIT_MAX * 2]
+        self._live.put(key, entries)
+        return entries
+
+    async def _live_entry(self, meta: RaceMeta, spectators: int, now: int) -> _Live:
+        seats = await self.store.races.seats(meta.race_id)
+        ids = [s.player_id for s in seats]
+        boards = {b.player_id: b for b in await self.store.boards.boards(meta.race_id, ids)}
+        ratings = await self.store.ratings.ratings(meta.game, ids)
+        info = race_info(meta, seats, boards, None, now, ratings)
+        best = max((r.rating for r in info.racers if r.rating is not None), default=-1)
+        race = self._live_race(meta, info.racers, spectators, info.status)
+        return _Live(race, best, frozenset(ids))
+
+    def _live_race(self, meta: RaceMeta, racers: list[RacerInfo], spectators: int, status: str) -> LiveRace:
+        return LiveRace(
+            race_id=meta.race_id,
+            game=meta.game,
+            status=status,  # type: ignore[arg-type]  # a watchable status
+            rated=meta.rated,
+            starts_at=meta.starts_at,
+            ends_at=meta.ends_at,
+            racers=racers,
+            spectators=spectators,
+            delay_ms=self.delay_ms(meta.rated),
+        )
+
+    # ----- opening a hub ---------------------------------------------------------------
+
+    async def open_hub(self, race_id: str) -> RaceHub:
+        """The spectators' copy of a race, as of now: replayed from its log, with what
+        happened within the delay still waiting in it."""
+        now = self.time.now_ms()
+        race = await self.store.races.race(race_id)
+        if race is None:
+            raise race_not_found(race_id)
+        meta, seats = race
+        ids = [s.player_id for s in seats]
+        ratings = await self.store.ratings.ratings(meta.game, ids)
+        info = race_info(meta, seats, {}, None, now, ratings)
+        (spectators,) = await self.store.watching.spectators([race_id], now)
+        live = self._live_race(meta, info.racers, spectators, "countdown")
+        hub = RaceHub(live, meta.seed, self.delay_ms(meta.rated), daily=bool(meta.daily))
+        if meta.status.is_started and meta.starts_at is not None and meta.ends_at is not None:
+            view = BoardView.model_validate(new_game(meta.game, meta.seed).view())
+            started = RaceStarted(race_id=race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
+            hub.receive_event(to_wire(started), meta.starts_at)
+        for move in await self.store.boards.move_log(race_id):
+            hub.receive_move(move.player_id, move.seq, move.move, move.at)
+        for board in await self.store.boards.boards(race_id, ids):
+            if board.finished and not board.won:
+                gave_up = Progress(
+                    race_id=race_id,
+                    player_id=board.player_id,
+                    score=board.score,
+                    cards_left=CARDS - board.score,
+                    move_count=board.move_count,
+                    finished=True,
+                    won=False,
+                )
+                hub.receive_event(to_wire(gave_up), board.finished_at)
+        if meta.status is RaceStatus.FINISHED:
+            raw = await self.store.races.summary(race_id)
+            if raw is not None:
+                ended = RaceEnded(race_id=race_id, summary=RaceSummary.model_validate_json(raw))
+                hub.receive_event(to_wire(ended), meta.ended_at or now)
+        hub.release(now)
+        return hub

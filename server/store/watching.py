@@ -1,0 +1,58 @@
+"""Spectating: the races being played, and how many people watch each, per node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.store import keys, scripts
+
+
+class WatchStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+        self._watchers = client.register_script(scripts.WATCHERS.source)
+
+    async def set_spectators(self, race_id: str, node_id: str, count: int, now: int, valid_ms: int) -> int:
+        """This node's spectators of the race (0: none, its entry goes); the total on every
+        node comes back, and a change is published to the race's racers and spectators."""
+        total = await self._watchers(
+            keys=[keys.race_watchers(race_id)],
+            args=[node_id, count, now, valid_ms, keys.race_channel(race_id), race_id],
+        )
+        return int(total)
+
+    async def spectators(self, race_ids: list[str], now: int) -> list[int]:
+        """How many people watch each race now, on every node."""
+        if not race_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_id in race_ids:
+                pipe.hvals(keys.race_watchers(race_id))
+            rows: list[list[str]] = await pipe.execute()
+        return [_live_total(values, now) for values in rows]
+
+    async def add_live(self, race_id: str, at: int) -> None:
+        await self.redis.zadd(keys.LIVE_RACES, {race_id: at})
+
+    async def remove_live(self, race_ids: list[str]) -> None:
+        if race_ids:
+            await self.redis.zrem(keys.LIVE_RACES, *race_ids)
+
+    async def live(self, limit: int) -> list[str]:
+        """The newest races being played (or lately ended and not yet unlisted)."""
+        ids: list[str] = await self.redis.zrevrange(keys.LIVE_RACES, 0, limit - 1)
+        return ids
+
+
+def _live_total(values: list[str], now: int) -> int:
+    """The sum of the entries still valid at ``now``.
+
+    >>> _live_total(["3:2000", "4:500", "bad"], 1000)
+    3
+    """
+    total = 0
+    for value in values:
+        count, _, until = value.partition(":")
+        if count.isdigit() and until.isdigit() and int(until) > now:
+            total += int(count)
+    return total

@@ -1,0 +1,136 @@
+"""Spectating: the live races, watching one (or the featured one), and a race's record."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from shared.game import GameName
+from shared.protocol.base import RaceId, Reply, Request, RequestId
+from shared.protocol.lobby import RacerInfo
+from shared.protocol.views import BoardView
+
+#: The most races one ``live_races`` reply carries.
+LIVE_LIMIT_MAX = 50
+
+
+class ListLive(Request):
+    """The races being played now (counting down or running), best first: the highest
+    rated racer first, then the most watched, then the newest. Daily challenge attempts
+    are never listed (their deal is the whole day's)."""
+
+    type: Literal["list_live"] = "list_live"
+    id: RequestId
+    game: GameName | None = None
+    limit: Annotated[int, Field(ge=1, le=LIVE_LIMIT_MAX)] = 20
+
+
+class Watch(Request):
+    """Watch a race live: every racer's board, as each racer sees it. Without
+    ``race_id``, follow the featured race, and the next one whenever it ends. A
+    connection watches one race at a time: a new ``watch`` replaces the last."""
+
+    type: Literal["watch"] = "watch"
+    id: RequestId
+    race_id: RaceId | None = None
+
+
+class Unwatch(Request):
+    """Stop watching (answered with ``ok``)."""
+
+    type: Literal["unwatch"] = "unwatch"
+    id: RequestId
+
+
+class GetRecord(Request):
+    """A finished race's record (docs/record.md): seeds, shares, racers, results and
+    every move with its time; check it offline with ``shared.record.verify_record``."""
+
+    type: Literal["get_record"] = "get_record"
+    id: RequestId
+    race_id: RaceId
+
+
+class LiveRace(Reply):
+    """A race being played, as anyone may see it: no seed, no cards."""
+
+    race_id: str
+    game: GameName
+    status: Literal["countdown", "running", "ending", "finished"]
+    rated: bool
+    starts_at: int | None = None
+    ends_at: int | None = None
+    #: Racers with their ratings (accounts in the race's game) and live progress.
+    racers: list[RacerInfo]
+    #: People watching now, on every node.
+    spectators: int = 0
+    #: Spectators see each board this long after it was played (rated races).
+    delay_ms: int = 0
+
+
+class LiveRaces(Reply):
+    type: Literal["live_races"] = "live_races"
+    id: RequestId | None = None
+    races: list[LiveRace]
+
+
+class SpectatorBoard(Reply):
+    """One racer's board as a spectator sees it: exactly the racer's own view, never a
+    face-down card. ``seq`` counts the racer's moves shown so far."""
+
+    player_id: str
+    seq: int
+    view: BoardView
+    finished: bool = False
+    won: bool = False
+
+
+class Watching(Reply):
+    """The answer to ``watch``, and the event of a featured watch moving on to the next
+    race (then ``id`` is absent). ``race`` is absent while a featured watch waits for a
+    race to be played. ``boards`` are as of ``as_of`` (server ms): ``delay_ms`` before
+    now in a delayed race. Later ``watch_move`` events with a ``seq`` at or below a
+    board's are already in it."""
+
+    type: Literal["watching"] = "watching"
+    id: RequestId | None = None
+    featured: bool = False
+    race: LiveRace | None = None
+    delay_ms: int = 0
+    as_of: int = 0
+    boards: list[SpectatorBoard] = Field(default_factory=list)
+
+
+class WatchMove(Reply):
+    """Event for spectators: a racer's move ``seq`` played at ``at`` (server ms), and the
+    racer's board after it."""
+
+    type: Literal["watch_move"] = "watch_move"
+    race_id: str
+    player_id: str
+    seq: int
+    move: str
+    at: int
+    view: BoardView
+
+
+class Spectators(Reply):
+    """Event for racers and spectators: how many people watch the race now."""
+
+    type: Literal["spectators"] = "spectators"
+    race_id: str
+    count: int
+
+
+class RecordText(Reply):
+    """A finished race's record, as text (docs/record.md)."""
+
+    type: Literal["record"] = "record"
+    id: RequestId | None = None
+    race_id: str
+    text: str
+
+
+Requests = ListLive | Watch | Unwatch | GetRecord
+Replies = LiveRaces | Watching | WatchMove | Spectators | RecordText

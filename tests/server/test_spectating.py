@@ -1,0 +1,200 @@
+"""Spectating live races, against real nodes and Redis, asserting on the raw frames."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+
+from server.app import ArenaServer
+from tests.server.conftest import running_node
+from tests.server.rawclient import Frame, Racer, racers
+
+pytestmark = pytest.mark.asyncio
+
+
+async def raw_race(
+    a: Racer, b: Racer, game: str = "eight-off", rated: bool = False, time_limit: float = 60.0
+) -> tuple[str, Frame]:
+    """a creates, b joins, both ready; returns the race id and a's race_started."""
+    created = await a.request({"type": "create_race", "game": game, "time_limit": time_limit, "rated": rated})
+    race = created["race"]
+    joined = await b.request({"type": "join_race", "code": race["code"]})
+    assert joined["type"] == "race", joined
+    for racer in (a, b):
+        assert (await racer.request({"type": "ready", "race_id": race["race_id"]}))["type"] == "ok"
+    started = await a.event("race_started")
+    await b.event("race_started")
+    return race["race_id"], started
+
+
+def own_view(ack: Frame) -> Frame:
+    """A racer's view as a spectator must see it: the same, without the racer's own
+    move list and undo flag (which only the racer asked for)."""
+    return {k: v for k, v in ack["view"].items() if k not in ("legal_moves", "can_undo")}
+
+
+async def play(racer: Racer, race_id: str, seq: int, legal: list[str]) -> Frame:
+    """Play the first legal move that is not an undo; returns the ack."""
+    move = next(m for m in legal if m != "undo")
+    ack = await racer.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+    assert ack["type"] == "move_ack", ack
+    return ack
+
+
+async def register(racer: Racer, username: str) -> None:
+    answer = await racer.request({"type": "register", "username": username, "password": "correct horse 9"})
+    assert answer["type"] == "account", answer
+
+
+async def test_a_spectator_on_another_node_sees_every_move_as_each_racer_sees_it(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob = await racers(arena.url, "ada", "bob")
+    async with running_node(clean_redis) as other:
+        (sam,) = await racers(other.url, "sam")
+        race_id, started = await raw_race(ada, bob)
+        watching = await sam.request({"type": "watch", "race_id": race_id})
+        assert watching["type"] == "watching" and watching["race"]["race_id"] == race_id
+        assert watching["featured"] is False and watching["delay_ms"] == 0
+        opening = {k: v for k, v in started["view"].items() if k not in ("legal_moves", "can_undo")}
+        assert [b["view"] for b in watching["boards"]] == [opening, opening]
+        assert {b["player_id"] for b in watching["boards"]} == {ada.player_id, bob.player_id}
+        legal = {ada.player_id: started["view"]["legal_moves"], bob.player_id: started["view"]["legal_moves"]}
+        for seq in range(1, 6):
+            for racer in (ada, bob):
+                ack = await play(racer, race_id, seq, legal[racer.player_id])
+                legal[racer.player_id] = ack["view"]["legal_moves"]
+                seen = await sam.event("watch_move")
+                assert (seen["player_id"], seen["seq"], seen["move"]) == (
+                    racer.player_id,
+                    seq,
+                    ack["result"]["move"],
+                )
+                assert seen["view"] == own_view(ack)
+        for racer in (ada, bob):
+            await racer.request({"type": "finish", "race_id": race_id})
+        ended = await sam.event("race_ended")
+        assert ended["summary"]["race_id"] == race_id and ended["summary"]["seed"] is not None
+        for racer in (ada, bob):
+            # A racer's connection never carries another racer's board.
+            kinds = {frame["type"] for frame in racer.events}
+            assert not kinds & {"watch_move", "watching"}
+            assert all("view" not in frame for frame in racer.events if frame["type"] == "progress")
+
+
+async def test_a_racer_cannot_watch_the_race_they_are_in(arena: ArenaServer) -> None:
+    ada, bob = await racers(arena.url, "ada", "bob")
+    race_id, _ = await raw_race(ada, bob)
+    refused = await bob.request({"type": "watch", "race_id": race_id})
+    assert refused["type"] == "error" and refused["code"] == "own_race"
+    assert "hidden cards" in refused["message"]
+
+
+async def test_racers_see_how_many_people_watch(arena: ArenaServer) -> None:
+    ada, bob, sam, tom = await racers(arena.url, "ada", "bob", "sam", "tom")
+    race_id, _ = await raw_race(ada, bob)
+    for spectator in (sam, tom):
+        assert (await spectator.request({"type": "watch", "race_id": race_id}))["type"] == "watching"
+    while (event := await ada.event("spectators"))["count"] != 2:
+        pass
+    assert event == {"type": "spectators", "race_id": race_id, "count": 2}
+    info = await bob.request({"type": "get_race", "race_id": race_id})
+    assert info["race"]["spectators"] == 2
+    assert (await sam.request({"type": "unwatch"}))["type"] == "ok"
+    while (await ada.event("spectators"))["count"] != 1:
+        pass
+    live = await tom.request({"type": "list_live"})
+    assert [(r["race_id"], r["spectators"]) for r in live["races"]] == [(race_id, 1)]
+
+
+async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis: str) -> None:
+    delay_ms = 1500
+    async with running_node(clean_redis, spectator_delay=delay_ms / 1000) as node:
+        ada, bob, sam = await racers(node.url, "ada", "bob", "sam")
+        await register(ada, "ada_rated")
+        await register(bob, "bob_rated")
+        race_id, started = await raw_race(ada, bob, rated=True)
+        legal = started["view"]["legal_moves"]
+        played_at: list[float] = []
+        for seq in range(1, 4):
+            ack = await play(ada, race_id, seq, legal)
+            legal = ack["view"]["legal_moves"]
+            played_at.append(time.time() * 1000)
+        watching = await sam.request({"type": "watch", "race_id": race_id})
+        assert watching["delay_ms"] == delay_ms and watching["race"]["delay_ms"] == delay_ms
+        # The moves just played are not in the snapshot: it is as of the delay ago.
+        assert {b["player_id"]: b["seq"] for b in watching["boards"]} == {ada.player_id: 0, bob.player_id: 0}
+        for seq in range(1, 4):
+            seen = await sam.event("watch_move", timeout=10)
+            received = time.time() * 1000
+            assert seen["seq"] == seq
+            assert received >= seen["at"] + delay_ms
+            assert received >= played_at[seq - 1] + delay_ms - 50  # the test's own clock, 50 ms slack
+
+
+async def test_the_featured_watch_follows_the_best_race_and_moves_on_when_it_ends(arena: ArenaServer) -> None:
+    ada, bob, cy, dee, sam = await racers(arena.url, "ada", "bob", "cy", "dee", "sam")
+    first, _ = await raw_race(ada, bob)
+    second, _ = await raw_race(cy, dee)
+    # The newest race is featured among equals (nobody is rated).
+    featured = await sam.request({"type": "watch"})
+    assert featured["type"] == "watching" and featured["featured"] is True
+    assert featured["race"]["race_id"] == second
+    for racer in (cy, dee):
+        await racer.request({"type": "finish", "race_id": second})
+    assert (await sam.event("race_ended"))["race_id"] == second
+    moved = await sam.event("watching")
+    assert "id" not in moved and moved["featured"] is True and moved["race"]["race_id"] == first
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": first})
+    assert (await sam.event("race_ended"))["race_id"] == first
+    waiting = await sam.event("watching")
+    assert waiting["featured"] is True and "race" not in waiting
+    third, _ = await raw_race(ada, bob)
+    found = await sam.event("watching")
+    assert found["race"]["race_id"] == third
+
+
+async def test_a_spectator_that_stops_reading_is_dropped_and_racers_go_on(clean_redis: str) -> None:
+    async with running_node(
+        clean_redis, spectator_buffer=2_000, rate_limit=100_000, rate_burst=100_000
+    ) as node:
+        ada, bob = await racers(node.url, "ada", "bob")
+        race_id, started = await raw_race(ada, bob)
+        tiny = socket.create_connection(("127.0.0.1", node.port))
+        tiny.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel holds little for it
+        slow = await ws_connect(node.url, sock=tiny, compression=None, max_queue=1)
+        await slow.send(json.dumps({"type": "hello", "id": 1, "name": "slow"}))
+        await slow.recv()
+        await slow.send(json.dumps({"type": "watch", "id": 2, "race_id": race_id}))
+        await slow.recv()
+        slow.transport.pause_reading()  # reads nothing more: the server's buffer to it fills
+        legal = started["view"]["legal_moves"]
+        seq = 0
+        dropped = node.metrics.slow_spectators
+        while dropped._value.get() == 0 and seq < 3000:  # prometheus' own counter
+            seq += 1
+            ack = await ada.request(
+                {"type": "move", "race_id": race_id, "seq": seq, "move": _back_and_forth(legal, seq)}
+            )
+            assert ack["type"] == "move_ack", ack
+            legal = ack["view"]["legal_moves"]
+        assert dropped._value.get() == 1
+        assert node.spectators is not None and node.spectators.count == 0
+        # The racers go on as before.
+        ack = await ada.request(
+            {"type": "move", "race_id": race_id, "seq": seq + 1, "move": _back_and_forth(legal, seq + 1)}
+        )
+        assert ack["type"] == "move_ack"
+        slow.transport.abort()
+
+
+def _back_and_forth(legal: list[str], seq: int) -> str:
+    """A move, then its undo, over and over (Eight Off undoes anything)."""
+    if seq % 2 == 0 and "undo" in legal:
+        return "undo"
+    return next(m for m in legal if m != "undo")
