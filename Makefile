@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ bench-engine: $(STAMP)
 
 bench-load: $(STAMP)
 	$(PY) bench/load.py --racers 1000 --seconds 10
+
+# One race's racers without spectators, then with 1,000 watching; memory per spectator.
+bench-spectators: $(STAMP)
+	$(PY) bench/load.py --spectators 1000 --only-spectators --seconds 10
 
 # Bot strategies offline (engine only): wins and mean score per game and strategy over
 # 30 seeded deals (about 30 seconds on one core; one markdown table).

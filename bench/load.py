@@ -32,7 +32,10 @@ and prints their races, moves/s and ack latency; ``--legal-moves`` adds a
 flat-out run whose racers ask for legal moves with every view (its CPU per move against
 the plain flat-out run is their cost); ``--server-metrics`` prints
 the server's own move latency histogram; ``--redis-stats`` prints Redis command counts
-and latency events; ``--profile PATH`` runs the server under cProfile. ``BENCH_FSYNC``
+and latency events; ``--profile PATH`` runs the server under cProfile; ``--spectators N``
+first runs one race's two racers alone, then with N spectators watching it (from a
+process of their own), and prints the racers' ack latency both ways and the server's
+memory per spectator (``--only-spectators``: that alone). ``BENCH_FSYNC``
 sets the private Redis's appendfsync (default everysec).
 """
 
@@ -448,7 +451,172 @@ def print_report(
     )
 
 
+@dataclass
+class SpectatorRun:
+    spectators: int
+    without: Tally
+    with_them: Tally
+    seconds: float
+    rss_before_kib: int
+    rss_after_kib: int
+    frames: int
+    dropped: int
+
+
+def process_rss_kib(pid: int | None) -> int:
+    """A process's resident memory in KiB (0 where /proc is not)."""
+    if pid is None:
+        return 0
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def spectate(url: str, race_id: str, frames: list[int], stop: asyncio.Event, ready: list[int]) -> None:
+    """One spectator: hello, watch the race, then read (and count) every frame."""
+    ws = await connect(url, **connect_options())
+    try:
+        wire = Wire(ws)
+        await wire.request({"type": "hello", "name": "spectator"})
+        answer = await wire.request({"type": "watch", "race_id": race_id})
+        if answer.get("type") != "watching":
+            raise RuntimeError(f"watch: {answer}")
+        ready[0] += 1
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(ws.recv(), 0.5)
+            except TimeoutError:
+                continue
+            frames[0] += 1
+    except Exception:  # closed by the server (a slow spectator dropped): counted from /metrics
+        return
+    finally:
+        await ws.close()
+
+
+async def racers_of_one_race(url: str, think: float, seconds: float, tally: Tally) -> str:
+    """Two racers in one race, each thinking ~``think`` s between moves, for ``seconds``."""
+    wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
+    for i, wire in enumerate(wires):
+        await wire.request({"type": "hello", "name": f"watched-{i}"})
+    race_id, game = await new_race(wires, 3600)
+    tally.counting_from = time.perf_counter()
+    script = Script(game, random.Random(7))
+    stop_at = time.perf_counter() + seconds
+    with collector_paused():
+        await asyncio.gather(
+            *(
+                play(wire, race_id, script, stop_at, tally, think, random.Random(i))
+                for i, wire in enumerate(wires)
+            )
+        )
+    await asyncio.gather(*(wire.ws.close() for wire in wires))
+    return race_id
+
+
+async def run_spectator_bench(
+    url: str, count: int, seconds: float, think: float, pid: int | None
+) -> SpectatorRun:
+    """The ack latency of one race's racers without spectators, then with ``count``
+    spectators watching that race, and the server's memory per spectator."""
+    without = Tally()
+    await racers_of_one_race(url, think, seconds, without)
+    # The watched race: racers set up, spectators connected and watching, then measured.
+    wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
+    for i, wire in enumerate(wires):
+        await wire.request({"type": "hello", "name": f"watched-{i}"})
+    race_id, game = await new_race(wires, 3600)
+    await asyncio.sleep(1.0)
+    rss_before = process_rss_kib(pid)
+    # The spectators run in a process of their own: reading a thousand frames per move
+    # in this one would delay the racers' acks here and count as server latency.
+    watchers = subprocess.Popen(
+        [sys.executable, __file__, "--spectator-client", url, race_id, str(count)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert watchers.stdin is not None and watchers.stdout is not None
+    await asyncio.to_thread(wait_line, watchers, "watching", 120)
+    await asyncio.sleep(2.0)  # the hub opened, counts written
+    rss_after = process_rss_kib(pid)
+    print(f"spectators: {count} watching, racing", file=sys.stderr, flush=True)
+    with_them = Tally()
+    with_them.counting_from = time.perf_counter()
+    script = Script(game, random.Random(7))
+    stop_at = time.perf_counter() + seconds
+    with collector_paused():
+        await asyncio.gather(
+            *(
+                play(wire, race_id, script, stop_at, with_them, think, random.Random(i))
+                for i, wire in enumerate(wires)
+            )
+        )
+    await asyncio.sleep(0.5)
+    watchers.stdin.close()
+    frames = int((await asyncio.to_thread(watchers.stdout.read)).split()[-1])
+    watchers.wait(30)
+    await asyncio.gather(*(wire.ws.close() for wire in wires))
+    return SpectatorRun(
+        count, without, with_them, seconds, rss_before, rss_after, frames, slow_spectators(url)
+    )
+
+
+async def spectator_client(url: str, race_id: str, count: int) -> None:
+    """The spectators' process: ``count`` spectators watch the race; prints "watching"
+    once all do, and the frames they received when its stdin closes."""
+    frames, ready, stop = [0], [0], asyncio.Event()
+    tasks = []
+    for start in range(0, count, 100):
+        batch = range(start, min(start + 100, count))
+        tasks += [asyncio.create_task(spectate(url, race_id, frames, stop, ready)) for _ in batch]
+        await asyncio.sleep(0.1)
+    while ready[0] < count:
+        await asyncio.sleep(0.1)
+    print("watching", flush=True)
+    await asyncio.to_thread(sys.stdin.read)
+    stop.set()
+    await asyncio.gather(*tasks)
+    print(f"frames {frames[0]}", flush=True)
+
+
+def slow_spectators(url: str) -> int:
+    """Spectators the server dropped as too slow, from its /metrics."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://{url[5:]}/metrics", timeout=5) as reply:
+        for line in reply.read().decode().splitlines():
+            if line.startswith("arena_slow_spectators_total"):
+                return int(float(line.split()[1]))
+    return 0
+
+
+def print_spectators(run: SpectatorRun, think: float) -> None:
+    alone = row("2 racers, nobody watching", f"~{2 / think:.0f}/s", run.without, run.seconds)
+    watched = row(f"2 racers, {run.spectators} spectators", f"~{2 / think:.0f}/s", run.with_them, run.seconds)
+    print(
+        f"\nspectators: one race of 2 racers (a move every ~{think:g} s each), {run.seconds:g} s each run\n"
+    )
+    print(f"| {'run':<34} | {'moves':>6} | {'p50 ms':>7} | {'p99 ms':>7} |")
+    print(f"|{'-' * 36}|{'-' * 8}|{'-' * 9}|{'-' * 9}|")
+    for r in (alone, watched):
+        print(f"| {r.name:<34} | {r.count:>6} | {r.p50:>7.2f} | {r.p99:>7.2f} |")
+    per = (run.rss_after_kib - run.rss_before_kib) / max(1, run.spectators)
+    worse = (watched.p99 / alone.p99 - 1) * 100 if alone.p99 else 0.0
+    print(
+        f"\nframes received by spectators: {run.frames} ({run.frames / max(1, run.spectators):.0f} each); "
+        f"dropped as slow: {run.dropped}; server memory: {run.rss_before_kib / 1024:.1f} MiB -> "
+        f"{run.rss_after_kib / 1024:.1f} MiB, {per:.1f} KiB per spectator"
+    )
+    verdict = "met" if worse < 10 else "NOT met"
+    print(f"target: racers' p99 under 10% worse with spectators: {worse:+.1f}% {verdict}")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--spectator-client"]:
+        run_client(spectator_client(argv[1], argv[2], int(argv[3])))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--racers", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds of each run")
@@ -477,6 +645,18 @@ def main(argv: list[str] | None = None) -> int:
         "--warmup", type=float, default=2.0, help="seconds of racing not counted at the start of a run"
     )
     parser.add_argument("--redis-stats", action="store_true", help="print Redis command counts")
+    parser.add_argument(
+        "--spectators", type=int, default=0, help="also run one race watched by this many spectators"
+    )
+    parser.add_argument(
+        "--only-spectators", action="store_true", help="run the spectators scenario alone (no capacity runs)"
+    )
+    parser.add_argument(
+        "--spectator-think",
+        type=float,
+        default=0.25,
+        help="spectators scenario: a racer's mean pause between moves",
+    )
     parser.add_argument("--server-log", help="write the server's log here")
     parser.add_argument("--profile", help="write a cProfile of the server process here")
     args = parser.parse_args(argv)
@@ -516,6 +696,13 @@ def main(argv: list[str] | None = None) -> int:
         url = f"ws://127.0.0.1:{port}"
         try:
             wait_line(node, "listening on")
+            if args.spectators:
+                watched = run_client(
+                    run_spectator_bench(url, args.spectators, seconds, args.spectator_think, node.pid)
+                )
+                print_spectators(watched, args.spectator_think)
+                if args.only_spectators:
+                    return 0
             flat, flat_time = run_client(
                 run_server_bench(url, racers, Scenario("flat out", 0.0, seconds, warmup), node.pid)
             )

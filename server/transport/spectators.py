@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,8 @@ _COUNT_VALID_MS = 30_000
 _COUNT_REFRESH_MS = 10_000
 #: Seconds between two looks for a race by a featured watch that has none.
 _FEATURED_RETRY = 1.0
+#: Spectators written to before the node turns to other work for a moment.
+_CHUNK = 64
 #: Bytes the kernel may hold for a spectator's socket (Linux doubles it).
 _KERNEL_BUFFER = 64 * 1024
 _SLOW = "too slow to keep up: watch again for a fresh snapshot"
@@ -60,6 +63,9 @@ class _Hub:
     opened: asyncio.Event = field(default_factory=asyncio.Event)
     #: Payloads that came while the hub was opening: ("race" | "watch", payload).
     early: list[tuple[str, str]] = field(default_factory=list)
+    #: Released messages still being written, each with the members it goes to.
+    outbox: deque[tuple[dict[str, Any], list[Session]]] = field(default_factory=deque)
+    sender: asyncio.Task[None] | None = None
 
 
 class Spectators:
@@ -274,6 +280,8 @@ class Spectators:
 
     async def _ended(self, race_id: str) -> None:
         entry = self._hubs.get(race_id)
+        if entry is not None and entry.sender is not None:
+            await asyncio.shield(entry.sender)  # the end reaches everyone before they move on
         featured = [s for s in entry.members if s in self._featured] if entry else []
         await self._close_hub(race_id)
         for session in featured:
@@ -283,18 +291,39 @@ class Spectators:
     # ----- sending ---------------------------------------------------------------------
 
     def _broadcast(self, entry: _Hub, message: dict[str, Any]) -> None:
-        binary: list[Any] = []
-        text: list[Any] = []
-        for session in list(entry.members):
+        """Send ``message`` to the hub's members of now, in order after what is still
+        being sent: many members are written a chunk at a time, letting the node's other
+        work (racers' moves) run in between."""
+        entry.outbox.append((message, list(entry.members)))
+        if entry.sender is None or entry.sender.done():
+            entry.sender = asyncio.create_task(self._send_out(entry), name="spectators-send")
+
+    async def _send_out(self, entry: _Hub) -> None:
+        while entry.outbox:
+            message, targets = entry.outbox.popleft()
+            frames: dict[bool, bytes | str] = {}
+            for start in range(0, len(targets), _CHUNK):
+                if start:
+                    await asyncio.sleep(0)
+                self._write(entry, targets[start : start + _CHUNK], message, frames)
+
+    def _write(
+        self, entry: _Hub, targets: list[Session], message: dict[str, Any], frames: dict[bool, bytes | str]
+    ) -> None:
+        by_format: dict[bool, list[Any]] = {True: [], False: []}
+        for session in targets:
+            if session not in entry.members:
+                continue  # left meanwhile
             transport = session.ws.transport
             if transport is None or transport.get_write_buffer_size() > self.buffer_limit:
                 self._too_slow(session, entry)
                 continue
-            (binary if session.binary else text).append(session.ws)
-        if binary:
-            broadcast(binary, encode_dict(message, True))
-        if text:
-            broadcast(text, encode_dict(message, False))
+            by_format[session.binary].append(session.ws)
+        for binary, connections in by_format.items():
+            if connections:
+                if binary not in frames:
+                    frames[binary] = encode_dict(message, binary)  # encoded once per format
+                broadcast(connections, frames[binary])
 
     def _send(self, session: Session, message: dict[str, Any]) -> None:
         broadcast([session.ws], encode_dict(message, session.binary))
