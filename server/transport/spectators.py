@@ -50,7 +50,7 @@ _COUNT_REFRESH_MS = 10_000
 #: Seconds between two looks for a race by a featured watch that has none.
 _FEATURED_RETRY = 1.0
 #: Spectators written to before the node turns to other work for a moment.
-_CHUNK = 64
+_CHUNK = 32
 #: Bytes the kernel may hold for a spectator's socket (Linux doubles it).
 _KERNEL_BUFFER = 64 * 1024
 _SLOW = "too slow to keep up: watch again for a fresh snapshot"
