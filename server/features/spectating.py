@@ -79,6 +79,7 @@ class RaceHub:
         self._known_seq = dict.fromkeys(self._racers, 0)
         self._known: set[str] = set()  # lifecycle events received: "started", "ended"
         self._queue: deque[_Pending] = deque()
+        self._immediate: list[dict[str, Any]] = []
         #: Set once the race's end (or cancellation) was released: the hub is done.
         self.over = False
 
@@ -101,7 +102,7 @@ class RaceHub:
         kind = msg.get("type")
         if kind == "spectators":
             self.spectators = int(msg.get("count", 0))
-            self._queue.append(_Pending(at, "event", msg=msg))  # a count, not a view: no delay
+            self._immediate.append(msg)  # a count, not a view: no delay, nothing to wait behind
             return
         if kind == "progress":
             if not msg.get("finished") or msg.get("won"):
@@ -123,7 +124,7 @@ class RaceHub:
     def release(self, now: int) -> list[dict[str, Any]]:
         """Everything whose time came, in order, as wire dicts for spectators; the boards
         and status move on with it."""
-        out: list[dict[str, Any]] = []
+        out, self._immediate = self._immediate, []
         queue = self._queue
         while queue and queue[0].release_at <= now:
             item = queue.popleft()
@@ -138,7 +139,7 @@ class RaceHub:
 
     @property
     def waiting(self) -> bool:
-        return bool(self._queue)
+        return bool(self._queue or self._immediate)
 
     def _play(self, item: _Pending) -> dict[str, Any] | None:
         board = self.boards[item.player_id]

@@ -96,3 +96,12 @@ def test_a_move_seen_twice_or_out_of_order_is_played_once() -> None:
     hub.receive_move("a", 2, second, 11)
     assert [m["seq"] for m in hub.release(100)] == [1, 2]
     assert hub.snapshot()[0]["view"] == board.view()
+
+
+def test_a_spectator_count_does_not_wait_behind_delayed_boards() -> None:
+    hub = hub_for("eight-off", 5, ["a"], delay_ms=30_000)
+    board = new_game("eight-off", 5)
+    hub.receive_move("a", 1, board.play(board.legal_moves()[0]).move, 1_000)
+    hub.receive_event({"type": "spectators", "race_id": "r1", "count": 7}, 1_001)
+    assert hub.release(1_002) == [{"type": "spectators", "race_id": "r1", "count": 7}]
+    assert [m["seq"] for m in hub.release(31_000)] == [1]
