@@ -1,8 +1,10 @@
 """The player's commands of ``solitaire-arena``: ``play``, ``replay``, ``bot``, the
-account's ``register``, ``login`` and ``logout``, ``profile`` and ``leaderboard``, and
-``daily`` (the day's deals, an attempt of one, its board, the daily tournament).
+account's ``register``, ``login`` and ``logout``, ``profile`` and ``leaderboard``,
+``daily`` (the day's deals, an attempt of one, its board, the daily tournament), and the
+spectator's ``live`` (the races being played), ``watch`` (one of them, or the featured
+one), ``export`` (a finished race's record) and ``verify`` (a record, offline).
 ``server/cli.py`` builds the command line and hands these over; this module uses the
-SDK, the terminal UI and the bots only.
+SDK, the terminal UI, the bots and ``shared`` only.
 
 Who plays: ``--name NAME`` picks the player saved under that name in the credentials file
 (a guest, created on first use, or an account's username); without it, the account
@@ -25,29 +27,44 @@ import re
 import sys
 from collections.abc import Callable, Coroutine
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 
 from client.credentials import Credential, TokenStore
-from client.errors import ArenaError, BadTokenError, DailyAttemptedError, RaceNotOverError, RateLimitedError
+from client.errors import (
+    ArenaError,
+    BadTokenError,
+    DailyAttemptedError,
+    RaceNotOverError,
+    RaceOverError,
+    RateLimitedError,
+)
 from client.sdk import ArenaClient
+from client.watching import WatchedRace, ranking_lines
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
+    LIVE_LIMIT_MAX,
     Dailies,
     DailyBoard,
     DailyInfo,
     DailyStandings,
     Leaderboard,
+    LiveRace,
     MatchFound,
     PlayerProfile,
+    RaceCancelled,
+    RaceEnded,
     RaceSummary,
     TableEntry,
+    Welcome,
 )
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
 from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
+from shared.record import RaceRecord, RecordRejected, RecordSyntaxError, read_record, verify_record
 
 #: Where the commands connect unless told otherwise.
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -253,6 +270,81 @@ def add_commands(commands: Any) -> None:
     )
     _common(daily)
 
+    live = commands.add_parser(
+        "live",
+        help="the races being played now, to watch",
+        description=(
+            "Print the races being played now (counting down or running), best first: the "
+            "highest rated racer, then the most watched, then the newest. Each race has its "
+            "id (for watch), game, rated or casual, status, spectators and how far behind its "
+            "spectators see it (a rated race reaches them 30 s late), then its racers with "
+            "their ratings, score and cards left. Daily challenge attempts are never listed."
+        ),
+    )
+    live.add_argument("--game", choices=_GAME_NAMES, help="only the races of this game")
+    live.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"races to print, 1-{LIVE_LIMIT_MAX} (default {DEFAULT_LIMIT})",
+    )
+    _common(live)
+
+    watch = commands.add_parser(
+        "watch",
+        help="watch a race being played, or the featured one, with every racer's board",
+        description=(
+            "Watch a race live in the terminal: one racer's board large, the others as "
+            "compact cards (name, rating, score, cards left, last move), the clock, the "
+            "spectators, and the results at the end. Tab or the keys 1-8 switch the large "
+            "board, q quits. Without RACE, follow the featured race (the first of 'live'), "
+            "and the next one whenever it ends. A rated race reaches its spectators 30 s "
+            "late ('delayed 30 s'); you cannot watch a race you race in, nor a daily "
+            "challenge attempt. With --plain, or when the output is not a terminal, print a "
+            "line per move and event instead, and the ranking at the end: it stops when the "
+            "race ends (the featured race: follows the next, until ctrl+c, unless --once)."
+        ),
+    )
+    watch.add_argument("race", nargs="?", metavar="RACE", help="the race id (default: the featured race)")
+    watch.add_argument(
+        "--plain", action="store_true", help="print a line per move and event instead of drawing the boards"
+    )
+    watch.add_argument(
+        "--once",
+        action="store_true",
+        help="stop when the first race watched ends (default: the featured watch goes on to the next)",
+    )
+    _common(watch)
+
+    export = commands.add_parser(
+        "export",
+        help="save a finished race's record, to check offline with verify",
+        description=(
+            "Fetch the record of a finished race (docs/record.md): its seed commitment, the "
+            "server's seed and salt, the racers' seed shares, the racers and results, and "
+            "every move with its time. Anyone can check it offline: solitaire-arena verify "
+            "FILE. A daily challenge attempt's record waits for the end of its day."
+        ),
+    )
+    export.add_argument("race", metavar="RACE", help="the race id")
+    export.add_argument("-o", "--output", metavar="FILE", help="write the record to FILE (default: stdout)")
+    _common(export)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check a race record offline: its deal, every move and the results",
+        description=(
+            "Check a race record (from export) offline, without any server: that the "
+            "commitment published before the race is the SHA-256 of the server's seed and "
+            "salt, that the seed shares match their commitments, that the seed is their mix, "
+            "that every racer's moves replay legally from that deal in time, and that the "
+            "results follow from them (docs/record.md). On success prints the race and its "
+            "results and exits 0; a record that fails a check exits 1 with the reason (its "
+            "racer and move index); a file that is not a record exits 2 with its line."
+        ),
+    )
+    verify.add_argument("file", metavar="FILE", help="the record ('-' reads it from stdin)")
+
     bot = commands.add_parser(
         "bot",
         help="run bots that wait in quick-match queues and race whoever comes",
@@ -295,6 +387,8 @@ def _credentials(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run one player command; its exit status."""
+    if args.command == "verify":
+        return verify(args)  # offline: no server, no event loop
     commands: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
         "play": play,
         "replay": replay,
@@ -305,6 +399,9 @@ def run(args: argparse.Namespace) -> int:
         "profile": profile,
         "leaderboard": leaderboard,
         "daily": daily,
+        "live": live,
+        "watch": watch,
+        "export": export,
     }
     try:
         return asyncio.run(commands[args.command](args))
@@ -435,6 +532,206 @@ async def replay(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     return 0
+
+
+# ----- spectating -----------------------------------------------------------------------
+
+
+async def live(args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= LIVE_LIMIT_MAX:
+        raise CommandError(f"--limit is 1 to {LIVE_LIMIT_MAX}")
+    client = await _signed_in(args)
+    try:
+        races = await client.live_races(args.game, limit=args.limit)
+    finally:
+        await client.close()
+    print(live_text(races))
+    return 0
+
+
+def _rating(rating: int | None, provisional: bool) -> str:
+    return "-" if rating is None else f"{rating}{'?' if provisional else ''}"
+
+
+def live_text(races: list[LiveRace]) -> str:
+    """The live races as ``live`` prints them.
+
+    >>> from shared.protocol import RacerInfo
+    >>> racers = [RacerInfo(player_id="p_a", name="ada", rating=1712, score=9, cards_left=43),
+    ...           RacerInfo(player_id="p_b", name="bob", bot=True, rating=1500, provisional=True,
+    ...                     score=52, cards_left=0, finished=True, won=True)]
+    >>> print(live_text([LiveRace(race_id="7468094893ca", game="eight-off", status="running",
+    ...     rated=True, racers=racers, spectators=14, delay_ms=30_000)]))
+    race          game        kind    status     spectators  delay
+    7468094893ca  eight-off   rated   running            14  30 s
+        ada                        1712  score  9  43 left
+        bob [bot]                 1500?  score 52   0 left  won
+    watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch
+    >>> print(live_text([]))
+    nobody is racing now: solitaire-arena watch follows the next race to start
+    """
+    if not races:
+        return "nobody is racing now: solitaire-arena watch follows the next race to start"
+    lines = [f"{'race':<12}  {'game':<10}  {'kind':<6}  {'status':<9}  spectators  delay"]
+    for race in races:
+        kind = "rated" if race.rated else "casual"
+        delay = f"{race.delay_ms / 1000:g} s" if race.delay_ms > 0 else "live"
+        head = f"{race.race_id:<12}  {race.game:<10}  {kind:<6}  {race.status:<9}"
+        lines.append(f"{head}  {race.spectators:>10}  {delay}")
+        for racer in race.racers:
+            name = f"{racer.name}{' [bot]' if racer.bot else ''}"
+            state = "won" if racer.won else ("gave up" if racer.finished else "")
+            rating = _rating(racer.rating, racer.provisional)
+            line = f"    {name:<24}  {rating:>5}  score {racer.score:>2}  {racer.cards_left:>2} left  {state}"
+            lines.append(line.rstrip())
+    lines.append("watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch")
+    return "\n".join(lines)
+
+
+async def watch(args: argparse.Namespace) -> int:
+    plain = args.plain or not sys.stdout.isatty()
+    client = await _signed_in(args)
+    try:
+        if plain:
+            # A race asked for by its id ends the watch when it ends; the featured one goes on.
+            return await _watch_plain(client, args.race, once=args.once or args.race is not None)
+        from client.tui.app import run_watch  # textual loads only for the commands that draw
+
+        await run_watch(client, args.race)
+    finally:
+        await client.close()
+    return 0
+
+
+def _say(lines: list[str]) -> None:
+    for line in lines:
+        print(line, flush=True)
+
+
+async def _watch_plain(client: ArenaClient, race_id: str | None, once: bool) -> int:
+    """Print a line per event of the watched race until it ends (``once``), or for ever."""
+    watching = await client.watch(race_id)
+    watched = WatchedRace(watching)
+    _say(watched.describe(watching))
+    async for event in client.events():
+        if isinstance(event, Welcome):  # the SDK resumed a dropped connection
+            try:
+                watching = await client.watch(race_id)
+            except RaceOverError:
+                assert race_id is not None  # the featured watch never is over
+                summary = await client.results(race_id)
+                _say([f"race {race_id} over while the connection was down", *ranking_lines(summary)])
+                return 0
+            watched.reset(watching)
+            _say(["reconnected", *watched.describe(watching)])
+            continue
+        if not watched.apply(event):
+            continue
+        _say(watched.describe(event))
+        if once and isinstance(event, RaceEnded | RaceCancelled):
+            return 0
+    raise CommandError("the server closed the connection")
+
+
+async def export(args: argparse.Namespace) -> int:
+    client = await _signed_in(args)
+    try:
+        text = await client.record(args.race)
+    finally:
+        await client.close()
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    check = f"solitaire-arena verify {args.output}"
+    print(f"record of race {args.race} written to {args.output}; check it offline: {check}")
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Check a record file offline: 0 when it holds, 1 when a check fails, 2 when the
+    file is not a record (or cannot be read)."""
+    path = args.file
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        print(f"solitaire-arena: {path} is not a race record: not UTF-8 text", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"solitaire-arena: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        record = read_record(text)
+    except RecordSyntaxError as exc:
+        print(f"solitaire-arena: {path} is not a race record: {exc}", file=sys.stderr)
+        return 2
+    try:
+        verify_record(record)
+    except RecordRejected as exc:
+        return fail(f"{path} does not verify: {exc}")
+    print(record_text(record))
+    return 0
+
+
+def record_text(record: RaceRecord) -> str:
+    """A record that verified, as ``verify`` prints it.
+
+    >>> from shared.fairness import commitment
+    >>> from shared.record import RecordMove, RecordRacer, RecordResult
+    >>> record = RaceRecord(
+    ...     game="treize", deal_version=1, race_id="r1", started_at=1_700_000_000_000,
+    ...     ended_at=1_700_000_060_000, time_limit_ms=60_000, rated=False, daily=None,
+    ...     server_seed=42, salt="00", commitment=commitment("treize", 42, "00"), shares=(),
+    ...     seed=42, racers=(RecordRacer("p_1", "Ada"), RecordRacer("p_2", "Bob", bot=True)),
+    ...     results=(RecordResult(1, "p_1", False, 0, 1, None, 0),
+    ...              RecordResult(1, "p_2", False, 0, 0, None, 0)),
+    ...     moves=(("p_1", (RecordMove(1, "deal", 1_500),)), ("p_2", ())),
+    ... )
+    >>> print(record_text(record))
+    treize race r1, casual, started 2023-11-14T22:13:20.000Z, time limit 60 s
+    commitment 031b64d20b6116cda77d76f7ef42e286f8dedb734e183ad66145c4c5b4b6e4b5
+    seed 42: the server seed (no racer sent a seed share)
+    results
+      1. Ada        0 cards home, 1 move          (p_1)
+      1. Bob [bot]  0 cards home, 0 moves         (p_2)
+    verified: the commitment, 0 seed shares, the seed and 1 move check out
+    """
+    kind = "rated" if record.rated else "casual"
+    daily = f", daily challenge of {record.daily}" if record.daily else ""
+    started = dt.datetime.fromtimestamp(record.started_at / 1000, dt.UTC)
+    when = started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    lines = [
+        f"{record.game} race {record.race_id}, {kind}{daily}, started {when}, "
+        f"time limit {record.time_limit_ms / 1000:g} s",
+        f"commitment {record.commitment}",
+    ]
+    if record.shares:
+        lines.append(
+            f"seed {record.seed}: the server seed {record.server_seed} mixed with "
+            f"{_plural(len(record.shares), 'seed share')}"
+        )
+    else:
+        lines.append(f"seed {record.seed}: the server seed (no racer sent a seed share)")
+    lines.append("results")
+    racers = {racer.player_id: racer for racer in record.racers}
+    names = {}
+    for player, racer in racers.items():
+        rating = f" {racer.rating}" if racer.rating is not None else ""
+        names[player] = f"{racer.name}{' [bot]' if racer.bot else ''}{rating}"
+    width = max(len(name) for name in names.values())
+    for result in record.results:
+        outcome = f"{_result(result.won, result.score, result.time_ms)}, {_plural(result.move_count, 'move')}"
+        name = names[result.player_id]
+        lines.append(f"  {result.rank}. {name:<{width}}  {outcome:<28}  ({result.player_id})")
+    moves = sum(len(moves) for _player, moves in record.moves)
+    lines.append(
+        f"verified: the commitment, {_plural(len(record.shares), 'seed share')}, the seed and "
+        f"{_plural(moves, 'move')} check out"
+    )
+    return "\n".join(lines)
 
 
 # ----- accounts -------------------------------------------------------------------------

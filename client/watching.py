@@ -4,9 +4,14 @@ watched = WatchedRace(await client.watch(race_id))
 async for event in client.events():
     if watched.apply(event):
         draw(watched)
+
+:meth:`WatchedRace.describe` tells an event in words, as ``solitaire-arena watch
+--plain`` prints it and the watch screen's status line shows it.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 from shared.protocol import (
     LiveRace,
@@ -21,6 +26,9 @@ from shared.protocol import (
     Watching,
     WatchMove,
 )
+
+#: Cards in a deal: a racer with a score of ``s`` has ``CARDS - s`` left to play.
+CARDS: Final = 52
 
 
 class WatchedRace:
@@ -100,3 +108,88 @@ class WatchedRace:
                 self.spectators = event.count
                 return True
         return False
+
+    def rating(self, player_id: str) -> str:
+        """A racer's rating as shown beside their name (``1612``, ``1500?`` while
+        provisional), or nothing for a guest."""
+        racer = next((r for r in self.race.racers if r.player_id == player_id), None) if self.race else None
+        if racer is None or racer.rating is None:
+            return ""
+        return f"{racer.rating}{'?' if racer.provisional else ''}"
+
+    def describe(self, event: ServerMessage) -> list[str]:
+        """An event :meth:`apply` took in, in words: a line (the results under the end's);
+        none for an event not worth one.
+
+        >>> from shared.protocol import BoardView, RacerInfo
+        >>> race = LiveRace(race_id="r1", game="treize", status="running", rated=False,
+        ...                 racers=[RacerInfo(player_id="p_a", name="ada", rating=1612)])
+        >>> watched = WatchedRace(Watching(id=1, race=race))
+        >>> watched.describe(Watching(id=1, race=race))
+        ['watching race r1: treize, casual, running; ada 1612; 0 spectators']
+        >>> view = BoardView(game="treize", piles={}, score=9, won=False, move_count=5)
+        >>> watched.describe(WatchMove(race_id="r1", player_id="p_a", seq=5, move="p28", at=0, view=view))
+        ['ada: p28 (score 9, 43 left)']
+        """
+        race = self.race
+        match event:
+            case Watching():
+                if race is None:
+                    return ["featured: nobody is racing now; the next race to start shows here"]
+                racers = ", ".join(
+                    f"{r.name} {self.rating(r.player_id)}".rstrip() + (" [bot]" if r.bot else "")
+                    for r in race.racers
+                )
+                kind = "rated" if race.rated else "casual"
+                first = "featured race" if self.featured else "watching race"
+                line = f"{first} {race.race_id}: {race.game}, {kind}, {race.status}; {racers}"
+                line += f"; {self.spectators} spectator{'' if self.spectators == 1 else 's'}"
+                if self.delay_ms > 0:
+                    line += f"; delayed {self.delay_ms / 1000:g} s"
+                return [line]
+            case WatchMove():
+                score = event.view.score
+                line = f"{self.name(event.player_id)}: {event.move} (score {score}, {CARDS - score} left)"
+                return [line + (" and won!" if event.view.won else "")]
+            case Progress():
+                who = self.name(event.player_id)
+                return [f"{who} gave up (score {event.score}, {event.cards_left} left)"]
+            case RaceStarted():
+                return ["the race started"]
+            case RaceEnded():
+                return [f"race {event.race_id} over", *ranking_lines(event.summary)]
+            case RaceCancelled():
+                return [f"race {event.race_id} cancelled: {event.message}"]
+            case Spectators():
+                return [f"{event.count} spectator{'' if event.count == 1 else 's'} watching"]
+        return []
+
+
+def ranking_lines(summary: RaceSummary) -> list[str]:
+    """The results, a line per racer, best first.
+
+    >>> from shared.protocol import Standing
+    >>> summary = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1,
+    ...     commitment="c", standings=[
+    ...     Standing(rank=1, player_id="p_a", name="ada", won=True, score=52, move_count=80,
+    ...              time_ms=95012, rating=1662, rating_change=12),
+    ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=1, move_count=3)])
+    >>> print("\\n".join(ranking_lines(summary)))
+      1. ada  won in 95.0 s, 80 moves, rating 1662 +12
+      2. bob  1 card home, 3 moves
+    """
+    width = max((len(s.name) for s in summary.standings), default=0)
+    lines = []
+    for standing in summary.standings:
+        if standing.won and standing.time_ms is not None:
+            result = f"won in {standing.time_ms / 1000:.1f} s"
+        elif standing.won:
+            result = "won"
+        else:
+            result = f"{standing.score} card{'' if standing.score == 1 else 's'} home"
+        moves = f"{standing.move_count} move{'' if standing.move_count == 1 else 's'}"
+        line = f"{standing.rank:>3}. {standing.name:<{width}}  {result}, {moves}"
+        if standing.rating is not None and standing.rating_change is not None:
+            line += f", rating {standing.rating} {standing.rating_change:+d}"
+        lines.append(line)
+    return lines

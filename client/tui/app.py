@@ -1,5 +1,5 @@
-"""Entry points for the command line: play a race or a daily attempt, or replay a race
-that ended."""
+"""Entry points for the command line: play a race or a daily attempt, replay a race
+that ended, or watch one being played."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from client.sdk import ArenaClient
 from client.tui.race import RaceApp
 from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
+from client.tui.watch import WatchApp
 from shared.protocol import DailyStarted
 
 
@@ -35,3 +36,12 @@ async def run_replay(client: ArenaClient, race_id: str) -> None:
     summary = await client.results(race_id)
     names = {standing.player_id: standing.name for standing in summary.standings}
     await ReplayApp(log, names, me=client.player_id).run_async()
+
+
+async def run_watch(client: ArenaClient, race_id: str | None = None) -> None:
+    """Watch ``race_id`` (the featured race when None, following the next one whenever it
+    ends) until the viewer quits (q). The watch is asked for before the screen opens: a
+    refusal (``own_race``, ``race_over``, ``race_not_started``, ``not_yet``) raises its
+    ``ArenaError`` here."""
+    watching = await client.watch(race_id)
+    await WatchApp(client, watching, target=race_id).run_async()

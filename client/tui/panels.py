@@ -1,7 +1,8 @@
 """The side panels of the race screen: the race, rated or casual (or a daily attempt),
-and its hint setting, clock, racers' progress and ratings (and a daily attempt's ghosts),
-ranking or results (with the new ratings after a rated race), and a rematch once the
-race ended (for a daily attempt, its place on the day's board instead)."""
+its hint setting and how many people watch it, clock, racers' progress and ratings (and
+a daily attempt's ghosts), ranking or results (with the new ratings after a rated race),
+and a rematch once the race ended (for a daily attempt, its place on the day's board
+instead)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,15 @@ def race_text(state: RaceState) -> str:
     >>> state.hints, state.rated = False, True
     >>> race_text(state).splitlines()[1:]
     ['Rated: ratings change at the end', 'hints off in this race']
+
+    Once people watch the race, a line says how many:
+
+    >>> state.spectators = 3
+    >>> race_text(state).splitlines()[-1]
+    '3 spectators watching'
+    >>> state.spectators = 1
+    >>> race_text(state).splitlines()[-1]
+    '1 spectator watching'
     >>> from client.tui.race_state import DailyRun
     >>> state.daily = DailyRun("treize", "2027-03-14", scored=True)
     >>> print(race_text(state))
@@ -95,7 +105,21 @@ def race_text(state: RaceState) -> str:
     first = f"{state.game or 'race'}  race {state.code}" if state.code else state.game or "race"
     kind = "Rated: ratings change at the end" if state.rated else "Casual: no ratings change"
     hints = "hints on: h shows one" if state.hints else "hints off in this race"
-    return f"{first}\n{kind}\n{hints}"
+    text = f"{first}\n{kind}\n{hints}"
+    if state.spectators > 0:
+        text += f"\n{spectators_text(state.spectators)} watching"
+    return text
+
+
+def spectators_text(count: int) -> str:
+    """How many people watch a race.
+
+    >>> spectators_text(0), spectators_text(1), spectators_text(14)
+    ('no spectators', '1 spectator', '14 spectators')
+    """
+    if count <= 0:
+        return "no spectators"
+    return f"{count} spectator{'' if count == 1 else 's'}"
 
 
 class RaceInfoPanel(Static):

@@ -46,6 +46,7 @@ from shared.protocol import (
     RematchInfo,
     RematchUpdate,
     ServerMessage,
+    Spectators,
 )
 
 CARDS: Final = 52
@@ -170,6 +171,8 @@ class RaceState:
     #: board order, with their progress.
     ghosts_on: bool = False
     ghosts: dict[str, GhostRacer] = field(default_factory=dict)
+    #: How many people watch the race now (``spectators`` events tell changes).
+    spectators: int = 0
 
     # ----- updates ------------------------------------------------------------------
 
@@ -180,6 +183,7 @@ class RaceState:
         self.seats = info.seats
         self.hints = info.hints
         self.rated = info.rated
+        self.spectators = info.spectators
         self.status = info.status
         self.starts_at = info.starts_at
         self.ends_at = info.ends_at
@@ -256,6 +260,8 @@ class RaceState:
             self.status, self.cancelled = "cancelled", event.message
         elif isinstance(event, Ghost):
             return self._ghost_moved(event)
+        elif isinstance(event, Spectators):
+            self.spectators = event.count
         else:
             return False
         return True

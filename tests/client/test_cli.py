@@ -2,7 +2,8 @@
 server process: their output, their exit status, and one-line errors; the account's
 commands (register, login, logout) and what they leave in the credentials file; profiles
 and leaderboards as printed; the day's deals, a day's board, the daily tournament's
-standings and the daily refusals."""
+standings and the daily refusals; the spectator's live races, a watch printed line by
+line, and a race's record exported and verified offline."""
 
 from __future__ import annotations
 
@@ -635,3 +636,169 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     tomorrow = (dt.date.fromisoformat(found.date) + dt.timedelta(days=1)).isoformat()
     later = run("daily", "--standings", "--date", tomorrow, "--server", node.url, config=fast_config)
     assert one_error_line(later) == f"solitaire-arena: not_yet: {tomorrow} has not begun (UTC)"
+
+
+# ----- spectators: live, watch, export, verify ---------------------------------------------
+
+
+async def racing(node: NodeProcess) -> tuple[ArenaClient, ArenaClient, str]:
+    """ada and bob (who get their legal moves) race Eight Off; once both saw the start."""
+    ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+    await ada.hello(name="ada", legal_moves=True)
+    await bob.hello(name="bob", legal_moves=True)
+    race = await start_race(ada, bob, time_limit=60)
+    return ada, bob, race.race_id
+
+
+async def play_moves(client: ArenaClient, race_id: str, count: int) -> list[str]:
+    """``count`` moves of the racer's board (the first legal one each time, never an undo)."""
+    board = await client.board(race_id)
+    assert board is not None
+    legal = board.view.legal_moves or []
+    played = []
+    for _ in range(count):
+        move = next(m for m in legal if m != "undo")
+        ack = await client.move(race_id, move)
+        played.append(ack.result.move)
+        legal = ack.view.legal_moves or []
+    return played
+
+
+async def finish_race(ada: ArenaClient, bob: ArenaClient, race_id: str) -> RaceEnded:
+    await ada.finish(race_id)
+    await bob.finish(race_id)
+    ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+    await ada.close()
+    await bob.close()
+    return ended
+
+
+def test_the_spectators_commands_have_clear_help(tmp_path: Path) -> None:
+    top = run("--help", config=tmp_path / "c.json")
+    for command in ("live", "watch", "export", "verify"):
+        assert re.search(rf"^    {command}\b", top.stdout, re.MULTILINE), command
+    watch = run("watch", "--help", config=tmp_path / "c.json")
+    words = " ".join(watch.stdout.split())
+    for flag in ("RACE", "--plain", "--once", "--server", "--name", "featured", "Tab or the keys 1-8"):
+        assert flag in words, flag
+    export = run("export", "--help", config=tmp_path / "c.json").stdout
+    assert "-o FILE, --output FILE" in export
+    verify = run("verify", "--help", config=tmp_path / "c.json").stdout
+    assert "FILE" in verify and "--server" not in verify  # offline
+
+
+async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess, tmp_path: Path) -> None:
+    ada, bob, race_id = await racing(node)
+    await play_moves(ada, race_id, 2)
+    result = run("live", "--game", "eight-off", "--server", node.url, config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["race", "game", "kind", "status", "spectators", "delay"]
+    row = next(i for i, line in enumerate(lines) if line.startswith(race_id))
+    assert lines[row].split() == [race_id, "eight-off", "casual", "running", "0", "live"]
+    racers = [lines[row + 1].split(), lines[row + 2].split()]
+    assert [words[0] for words in racers] == ["ada", "bob"]
+    for words in racers:  # a guest has no rating
+        assert words[1:3] == ["-", "score"] and words[4:] == [str(52 - int(words[3])), "left"]
+    assert lines[-1] == "watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch"
+    await finish_race(ada, bob, race_id)
+
+
+async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess, tmp_path: Path) -> None:
+    ada, bob, race_id = await racing(node)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
+    watcher = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "watch", race_id, "--plain", "--once", "--server", node.url,
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert watcher.stdout is not None
+    first = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    # The watch is on from here: every move after it is printed.
+    assert first == f"watching race {race_id}: eight-off, casual, running; ada, bob; 1 spectator"
+    played = [("ada", move) for move in await play_moves(ada, race_id, 2)]
+    played += [("bob", move) for move in await play_moves(bob, race_id, 3)]
+    ended = await finish_race(ada, bob, race_id)
+    out, err = await asyncio.wait_for(watcher.communicate(), 20)
+    assert watcher.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    moves = [line for line in lines if re.fullmatch(r"\w+: \S+ \(score \d+, \d+ left\)", line)]
+    assert [tuple(line.split(" (")[0].split(": ")) for line in moves] == played
+    assert [line.split(" (")[0] for line in lines if " gave up (" in line] == ["ada gave up", "bob gave up"]
+    end = lines.index(f"race {race_id} over")
+    ranking = [line.split() for line in lines[end + 1 :]]
+    assert [(words[0], words[1]) for words in ranking] == [
+        (f"{s.rank}.", s.name) for s in ended.summary.standings
+    ]
+
+
+def test_watching_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
+    result = run("watch", "000000000000", "--plain", "--server", node.url, config=tmp_path / "c.json")
+    assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
+
+
+async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    ada, bob, race_id = await racing(node)
+    ada_id, bob_id = ada.player_id, bob.player_id
+    ada_moves = await play_moves(ada, race_id, 3)
+    await play_moves(bob, race_id, 2)
+    ended = await finish_race(ada, bob, race_id)
+
+    config, record = tmp_path / "c.json", tmp_path / "race.txt"
+    exported = run("export", race_id, "-o", str(record), "--server", node.url, config=config)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.strip() == (
+        f"record of race {race_id} written to {record}; check it offline: solitaire-arena verify {record}"
+    )
+    text = record.read_text(encoding="utf-8")
+    assert text.startswith('[Event "Solitaire Arena race"]\n') and f'[Race "{race_id}"]' in text
+    assert run("export", race_id, "--server", node.url, config=config).stdout == text  # to stdout
+
+    verified = run("verify", str(record), config=config)  # no server: offline
+    assert verified.returncode == 0, verified.stderr
+    lines = verified.stdout.splitlines()
+    assert lines[0].startswith(f"eight-off race {race_id}, casual, started ")
+    assert lines[1].startswith("commitment ") and lines[2].startswith("seed ")
+    assert lines[3] == "results"
+    results = [line.split() for line in lines[4:6]]
+    assert [(words[0], words[1], words[-1]) for words in results] == [
+        (f"{s.rank}.", s.name, f"({s.player_id})") for s in ended.summary.standings
+    ]
+    shares = len(re.findall(r"^\[Share ", text, re.MULTILINE))
+    assert lines[6] == (
+        f"verified: the commitment, {shares} seed share{'' if shares == 1 else 's'}, the seed and "
+        "5 moves check out"
+    )
+
+    # One move changed to an illegal one: the racer and the move's index (from 0) are named.
+    section = f"== {ada_id}\n1. {ada_moves[0]} {{"
+    assert section in text
+    altered = tmp_path / "altered.txt"
+    altered.write_text(text.replace(section, f"== {ada_id}\n1. t1>t1 {{"), encoding="utf-8")
+    rejected = run("verify", str(altered), config=config)
+    assert one_error_line(rejected) == (
+        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 0: "
+        "illegal move 't1>t1': t1 cannot move onto itself"
+    )
+    assert rejected.stdout == ""
+
+    # A result that the moves do not give.
+    result_line = next(line for line in text.splitlines() if line.startswith('[Result "') and bob_id in line)
+    fields = result_line[len('[Result "') : -2].split()
+    fields[4] = str(int(fields[4]) + 1)  # the move count
+    altered.write_text(text.replace(result_line, f'[Result "{" ".join(fields)}"]'), encoding="utf-8")
+    claimed = run("verify", str(altered), config=config)
+    assert one_error_line(claimed) == (
+        f"solitaire-arena: {altered} does not verify: racer {bob_id}: results say "
+        f"move_count={fields[4]} but the moves give move_count={int(fields[4]) - 1}"
+    )
+
+    # Not a record at all: exit status 2, and the line.
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text('[Event "Solitaire Arena race"]\nnot a header\n', encoding="utf-8")
+    unreadable = run("verify", str(garbage), config=config)
+    assert unreadable.returncode == 2
+    assert unreadable.stderr.strip().startswith(f"solitaire-arena: {garbage} is not a race record: line 2: ")
+    missing = run("verify", str(tmp_path / "nowhere.txt"), config=config)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr

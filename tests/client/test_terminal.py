@@ -1,7 +1,7 @@
 """``solitaire-arena play`` in a real terminal (tmux): the command draws the race, takes a
 typed move, ``undo`` and ``hint``, creates races with or without hints, and quits on
 ctrl+q; ``register`` asks for a username and password there, and ``play --create --rated``
-then races as that account."""
+then races as that account; ``watch`` draws someone else's race and quits on q."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import pytest
 from client.sdk import ArenaClient
 from shared.protocol import Progress, RaceStarted
 from tests.server.conftest import NodeProcess, start_node
+from tests.server.helpers import start_race
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = f"arena-test-{os.getpid()}"
@@ -67,8 +68,8 @@ def type_line(text: str) -> None:
     tmux("send-keys", "-t", SESSION, "Enter")
 
 
-async def quit_play() -> None:
-    tmux("send-keys", "-t", SESSION, "C-q")
+async def quit_play(key: str = "C-q") -> None:
+    tmux("send-keys", "-t", SESSION, key)
     for _ in range(50):
         if SESSION not in tmux("list-sessions"):
             break
@@ -194,5 +195,31 @@ async def test_register_asks_in_the_terminal_then_play_races_rated_as_the_accoun
         await screen_with(re.escape(f"{bob.name}  1500?"))
         await quit_play()
     finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)
+
+
+async def test_watch_draws_a_race_in_a_real_terminal_and_quits_on_q(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+    try:
+        await ada.hello(name="ada", legal_moves=True)
+        race = await start_race(ada, bob)
+        start_command(tmp_path, f"watch {race.race_id} --server {node.url}")
+        await screen_with(re.escape(f"Watching race {race.race_id}  eight-off  casual"))
+        await screen_with(r"t1 +t2 +t3")  # ada's board, large
+        await screen_with(r"1 spectator")
+        board = await ada.board(race.race_id)
+        assert board is not None and board.view.legal_moves
+        move = board.view.legal_moves[0]
+        await ada.move(race.race_id, move)
+        await screen_with(re.escape(f"ada: {move} (score"))
+        await screen_with(re.escape(f"last {move}"))
+        tmux("send-keys", "-t", SESSION, "Tab")
+        await screen_with(r"2/2 bob")
+        await quit_play("q")
+    finally:
+        await ada.close()
         await bob.close()
         tmux("kill-session", "-t", SESSION)

@@ -1,6 +1,6 @@
 """The terminal UI: board drawing, local legal moves, picking, and whole races driven
 headless with textual's pilot against a real in-process server (undo, hints, rematches,
-a rated race's ratings and a daily attempt included)."""
+a rated race's ratings, a daily attempt, and spectators watching a race included)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from client.bots import Bot, RandomStrategy
 from client.sdk import ArenaClient
-from client.tui import RaceApp, ReplayApp
+from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
@@ -24,6 +24,7 @@ from client.tui.race import GO, RaceScreen
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
+from client.tui.watch import WatchScreen
 from server.app import ArenaServer
 from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
@@ -934,3 +935,121 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
         await pilot.press("enter")
         await wait_until(pilot, lambda: "ghosts race your own scored daily attempt" in screen.status.last)
         assert ghost_row(screen) == (0, len(line), won)  # the last positions stay on the panel
+
+
+# ----- spectators ------------------------------------------------------------------------------
+
+
+def spectators_view(view: BoardView) -> BoardView:
+    """A racer's view as a spectator gets it: without the racer's own legal moves."""
+    return view.model_copy(update={"legal_moves": None, "can_undo": None})
+
+
+def shown(screen: WatchScreen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_with_tab(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    sam = await connect(arena.url)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.watch_screen
+        board = screen.board
+        assert screen.shown_racer == ada.player_id and board.plain == OPENING
+        assert shown(screen, "#watch-title") == f"Watching race {race_id}  eight-off  casual"
+        assert "left" in shown(screen, "#watch-clock")
+        assert "1 spectator" in shown(screen, "#watch-spectators")
+        assert shown(screen, "#watch-focus").startswith("1/2 ada")
+
+        # Ada's move reaches the large board exactly as her own view has it.
+        deal = new_game("eight-off", WINNABLE_SEED)
+        ada_move, bob_move = deal.legal_moves()[0], deal.legal_moves()[-1]
+        ada_ack = await ada.move(race_id, ada_move)
+        await wait_until(pilot, lambda: board.view is not None and board.view.move_count == 1)
+        assert board.view == spectators_view(ada_ack.view)
+        assert board.plain == board_text(ada_ack.view)
+        assert f"last {ada_move}" in shown(screen, "#watch-focus")
+        assert screen.status.last.startswith(f"ada: {ada_move} (score {ada_ack.view.score}")
+
+        # Bob's shows on his card beside it; the large board stays ada's.
+        bob_ack = await bob.move(race_id, bob_move)
+        await wait_until(pilot, lambda: screen.watched.last_move.get(bob.player_id or "") == bob_move)
+        card = screen.cards[bob.player_id or ""]
+        assert card.display and not screen.cards[ada.player_id or ""].display
+        assert str(card.render()).startswith("2 bob")
+        assert f"last {bob_move}" in str(card.render())
+        assert board.view == spectators_view(ada_ack.view)
+
+        # Tab puts bob on the large board (and ada on a card); 1 brings ada back.
+        await pilot.press("tab")
+        assert screen.shown_racer == bob.player_id
+        assert board.view == spectators_view(bob_ack.view)
+        assert board.plain == board_text(bob_ack.view)
+        assert shown(screen, "#watch-focus").startswith("2/2 bob")
+        assert screen.cards[ada.player_id or ""].display and not card.display
+        await pilot.press("1")
+        assert screen.shown_racer == ada.player_id and board.plain == board_text(ada_ack.view)
+        await pilot.press("tab", "tab")
+        assert screen.shown_racer == ada.player_id
+
+        # The end: the results under the cards.
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        await wait_until(pilot, lambda: screen.watched.summary is not None)
+        results = shown(screen, "#watch-results")
+        assert results.startswith("Results") and "ada" in results and "bob" in results
+        assert shown(screen, "#watch-clock") == "race over"
+        assert screen.status.last.startswith("race over")
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_a_featured_watch_waits_for_a_race_and_follows_it(arena: ArenaServer, connect: Connect) -> None:
+    sam = await connect(arena.url)
+    await sam.hello(name="sam")
+    waiting = await sam.watch()
+    assert waiting.featured and waiting.race is None
+    app = WatchApp(sam, waiting)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.watch_screen
+        assert shown(screen, "#watch-title") == "Watching the featured race  featured"
+        assert screen.status.last.startswith("featured: nobody is racing now")
+        assert screen.board.view is None
+        ada, bob, race_id = await _race(arena, connect)
+        await wait_until(pilot, lambda: screen.watched.race_id == race_id)
+        assert shown(screen, "#watch-title") == f"Watching race {race_id}  eight-off  casual  featured"
+        assert screen.status.last == f"now watching race {race_id} (eight-off), featured"
+        assert screen.board.plain == OPENING
+        assert set(screen.cards) == {ada.player_id, bob.player_id}
+        # When it ends the watch waits for the next race; the status line keeps who came first.
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        await wait_until(pilot, lambda: screen.watched.race is None)
+        assert screen.status.last.startswith(f"race {race_id} over: ")
+        assert screen.status.last.endswith("; featured: waiting for the next race to start")
+        assert screen.board.view is None and not screen.cards
+        assert not screen.query_one("#watch-results").display
+
+
+async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, connect: Connect) -> None:
+    ada, _bob, race_id = await _race(arena, connect)
+    sam, tom = await connect(arena.url), await connect(arena.url)
+    await sam.hello(name="sam")
+    await tom.hello(name="tom")
+    await sam.watch(race_id)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        # Counted when the screen opened (the race's spectators)...
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert rendered(screen, "#race-info").splitlines()[-1] == "1 spectator watching"
+        # ...and as people come and go (spectators events).
+        await tom.watch(race_id)
+        await wait_until(pilot, lambda: "2 spectators watching" in rendered(screen, "#race-info"))
+        await sam.unwatch()
+        await tom.unwatch()
+        await wait_until(pilot, lambda: "spectator" not in rendered(screen, "#race-info"))

@@ -1,13 +1,16 @@
 // The pages: the lobby (#/), a race (#/race/<id>) with its results at the end, its
 // replay (#/replay/<id>), the players' pages of players.js (account, leaderboard,
 // profile) and the daily challenges of daily.js (#/daily, its Standings tab the daily
-// tournament of standings.js). A daily attempt is a race of one, played on the race page,
+// tournament of standings.js), the live races and watching one (live.js, #/live and
+// #/watch), and verifying a finished race's record (verify.js, #/verify): those two are
+// loaded when first shown. A daily attempt is a race of one, played on the race page,
 // where one's own scored attempt may race ghosts (the day's best finished attempts).
 
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
 import { GAMES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { keepShare, newShare, shareOf } from "./fairness.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
 const app = document.getElementById("app");
@@ -124,7 +127,9 @@ function lobbyPage() {
   }
 
   async function join(raceCode) {
-    const reply = await arena.request({ type: "join_race", code: raceCode.trim().toUpperCase() });
+    const mine = newShare();
+    const reply = await arena.request({ type: "join_race", code: raceCode.trim().toUpperCase(), share_commitment: mine?.commitment });
+    keepShare(reply.race.race_id, mine?.share);
     location.hash = `#/race/${reply.race.race_id}`;
   }
 
@@ -141,7 +146,9 @@ function lobbyPage() {
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
         element("button", { id: "create", onclick: () => act(async () => {
-          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked });
+          const mine = newShare(); // our seed share: committed now, revealed with ready
+          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
+          keepShare(reply.race.race_id, mine?.share);
           location.hash = `#/race/${reply.race.race_id}`;
         }) }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value)) }, "Join by code"))),
@@ -194,6 +201,7 @@ function racePage(raceId, arrived = null) {
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
   const ratedSetting = element("span", { class: "setting", id: "rated-setting" });
   const dailyKind = element("span", { class: "daily-kind", id: "daily-kind", hidden: true });
+  const watchers = element("span", { class: "setting", id: "spectators" }); // "3 watching"
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
@@ -429,6 +437,7 @@ function racePage(raceId, arrived = null) {
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
     ratedSetting.textContent = info.rated ? "Rated" : "Casual";
+    if (info.spectators !== undefined) watchers.textContent = info.spectators ? `${info.spectators} watching` : "";
     drawDaily();
     if (solo()) learnDaily(info);
     if (info.board) {
@@ -479,7 +488,8 @@ function racePage(raceId, arrived = null) {
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
         : `Seed revealed after the day (commitment ${summary.commitment.slice(0, 12)}…).`),
-      element("p", {}, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race")));
+      element("p", { class: "row" }, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race"),
+        element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")));
     if (solo()) results.append(dailyLinks());
   }
 
@@ -606,6 +616,7 @@ function racePage(raceId, arrived = null) {
       } catch { /* the results stand without them */ }
     }),
     arena.on("ghost", takeGhost),
+    arena.on("spectators", (e) => { if (e.race_id === raceId) watchers.textContent = e.count ? `${e.count} watching` : ""; }),
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
@@ -614,7 +625,7 @@ function racePage(raceId, arrived = null) {
     }),
   ];
   readyButton.addEventListener("click", async () => {
-    try { await arena.request({ type: "ready", race_id: raceId, ready: true }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
+    try { await arena.request({ type: "ready", race_id: raceId, ready: true, share: shareOf(raceId) }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
   });
   giveUp.addEventListener("click", async () => {
     try {
@@ -632,7 +643,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, readyButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
@@ -684,6 +695,7 @@ function replayPage(raceId) {
 
   slider.addEventListener("input", showStep);
   app.replaceChildren(element("h1", {}, "Replay"), racerButtons,
+    element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")),
     element("div", { class: "row" }, slider, label), boardBox, error);
   signIn()
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
@@ -698,6 +710,16 @@ function replayPage(raceId) {
 
 // ----- routing -------------------------------------------------------------------------
 
+// A page of a module loaded when first shown: `start(module)` draws it (unless the page
+// was left meanwhile) and gives its leave function.
+function lazyPage(load, start) {
+  let left = false;
+  let leave = () => {};
+  load().then((module) => { if (!left) leave = start(module); })
+    .catch((failure) => app.replaceChildren(element("p", { class: "error", role: "alert" }, `cannot load the page: ${failure.message}`)));
+  return () => { left = true; leave(); };
+}
+
 function route() {
   if (location.hash === routed) return; // enterRace() routed already
   routed = location.hash;
@@ -707,16 +729,21 @@ function route() {
   const leaderboard = location.hash.match(/^#\/leaderboard(?:\/([a-z-]+))?$/);
   const daily = location.hash.match(/^#\/daily(?:\/(standings))?(?:\/(\d{4}-\d{2}-\d{2}))?$/);
   const profile = location.hash.match(/^#\/profile(?:\/([^/]+))?$/);
+  const watch = location.hash.match(/^#\/watch(?:\/([0-9a-f]+))?$/);
+  const verify = location.hash.match(/^#\/verify(?:\/([0-9a-f]+))?$/);
   const arrived = race && arriving?.race_id === race[1] ? arriving : null;
   arriving = null;
   const pages = { app, arena, signIn, enterRace };
   for (const link of document.querySelectorAll("header nav a")) {
     const here = location.hash === link.getAttribute("href") || (leaderboard && link.id === "nav-leaderboard")
-      || (daily && link.id === "nav-daily");
+      || (daily && link.id === "nav-daily") || (watch && link.id === "nav-live");
     if (here) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
   }
   if (race) leavePage = racePage(race[1], arrived);
   else if (replay) leavePage = replayPage(replay[1]);
+  else if (location.hash === "#/live") leavePage = lazyPage(() => import("./live.js"), (m) => m.livePage(pages));
+  else if (watch) leavePage = lazyPage(() => import("./live.js"), (m) => m.watchPage(pages, watch[1] ?? null));
+  else if (verify) leavePage = lazyPage(() => import("./verify.js"), (m) => m.verifyPage(pages, verify[1] ?? null));
   else if (leaderboard) leavePage = leaderboardPage(pages, leaderboard[1]);
   else if (daily) leavePage = dailyPage(pages, daily[2] ?? null, daily[1] ? "standings" : "deals");
   else if (profile) leavePage = profilePage(pages, profile[1] ? decodeURIComponent(profile[1]) : null);

@@ -1,0 +1,393 @@
+"""The watch screen: a race as a spectator sees it, every racer's board live.
+
+One racer's board is drawn large (the focused racer); every other racer has a compact
+card beside it: name, rating, score, cards left, last move, and whether they finished or
+won. Tab (or shift+tab) and the keys 1-8 switch the large board between racers; ``q``
+quits. The title says which race, whether it is rated, ``featured`` when the screen
+follows the featured race, and ``delayed 30 s`` when the race reaches its spectators
+late (a rated race): the clock then runs that far behind too, with the boards. Once the
+race ends the results show under the cards; a featured watch then moves on to the next
+race by itself (the server's unasked ``watching``).
+
+The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
+events in a worker, as the race screen follows its race.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from client.errors import ArenaError
+from client.sdk import ArenaClient
+from client.tui.board import BoardArea, BoardWidget
+from client.tui.clock import ServerClock, format_remaining, local_ms
+from client.tui.panels import progress_bar, result_text, spectators_text
+from client.tui.race import StatusLine
+from client.watching import CARDS, WatchedRace
+from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
+
+#: Racers the number keys reach (1-8); tab reaches every one.
+NUMBER_KEYS = 8
+
+
+def racer_order(watched: WatchedRace) -> list[str]:
+    """The racers in their seat order, then anyone else with a board."""
+    seated = [r.player_id for r in watched.race.racers] if watched.race else []
+    return list(dict.fromkeys([*seated, *watched.boards]))
+
+
+def title_text(watched: WatchedRace) -> str:
+    """The race watched, what kind it is, and how it is followed.
+
+    >>> from shared.protocol import LiveRace
+    >>> race = LiveRace(race_id="r1", game="treize", status="running", rated=True, racers=[])
+    >>> title_text(WatchedRace(Watching(race=race, featured=True, delay_ms=30_000)))
+    'Watching race r1  treize  rated  featured  delayed 30 s'
+    >>> title_text(WatchedRace(Watching(featured=True)))
+    'Watching the featured race  featured'
+    """
+    race = watched.race
+    parts = ["Watching the featured race"]
+    if race is not None:
+        parts = [f"Watching race {race.race_id}", race.game, "rated" if race.rated else "casual"]
+    if watched.featured:
+        parts.append("featured")
+    if watched.delay_ms > 0:
+        parts.append(f"delayed {watched.delay_ms / 1000:g} s")
+    return "  ".join(parts)
+
+
+def watch_clock_text(watched: WatchedRace, clock: ServerClock) -> str:
+    """The race clock as the spectator sees the race: ``delay_ms`` behind the server's
+    clock, as the boards are."""
+    race = watched.race
+    if race is None:
+        return "waiting for a race"
+    if watched.cancelled:
+        return "race cancelled"
+    if watched.summary is not None or race.status == "finished":
+        return "race over"
+    shown_at = clock.now() - watched.delay_ms
+    if race.status == "countdown" and race.starts_at is not None and race.starts_at > shown_at:
+        return f"starts in {format_remaining(race.starts_at - shown_at)}"
+    if race.ends_at is not None:
+        return f"⏱ {format_remaining(race.ends_at - shown_at)} left"
+    return race.status
+
+
+def _state_of(watched: WatchedRace, player_id: str) -> str:
+    board = watched.boards.get(player_id)
+    if board is not None and board.won:
+        return "won"
+    if board is not None and board.finished:
+        return "gave up"
+    return ""
+
+
+def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
+    """The two lines over the large board: whose it is (``number`` of how many), and how
+    they stand."""
+    order = racer_order(watched)
+    name = f"{number}/{len(order)} {watched.name(player_id)} {watched.rating(player_id)}".rstrip()
+    text = Text(name, style="bold")
+    state = _state_of(watched, player_id)
+    if state:
+        text.append(f"  {state}", style="bold green" if state == "won" else "")
+    board = watched.boards.get(player_id)
+    score = board.view.score if board is not None else 0
+    moves = board.view.move_count if board is not None else 0
+    text.append(f"\nscore {score}  {CARDS - score} left  moves {moves}")
+    text.append(f"  last {watched.last_move.get(player_id, '-')}")
+    return text
+
+
+def card_text(watched: WatchedRace, player_id: str, number: int) -> Text:
+    """A racer's compact card: number and name, rating, a bar of cards played, score and
+    cards left, moves, the last move, and whether they finished or won."""
+    text = Text()
+    rating = watched.rating(player_id)
+    state = _state_of(watched, player_id)
+    text.append(f"{number} {watched.name(player_id)}", style="bold")
+    text.append(f"  {rating}" if rating else "")
+    text.append(f"  {state}\n" if state else "\n", style="bold green" if state == "won" else "")
+    board = watched.boards.get(player_id)
+    score = board.view.score if board is not None else 0
+    moves = board.view.move_count if board is not None else 0
+    text.append(progress_bar(CARDS - score), style="green" if state == "won" else "cyan")
+    text.append(f" {CARDS - score:>2} left\n")
+    last = watched.last_move.get(player_id, "-")
+    text.append(f"score {score:>2}  moves {moves:>3}  last {last}", style="dim")
+    return text
+
+
+def results_text(summary: RaceSummary) -> Text:
+    """The results, best first, with each racer's new rating after a rated race."""
+    text = Text("Results\n", style="bold")
+    for standing in summary.standings:
+        result = result_text(standing.won, standing.score, standing.time_ms)
+        text.append(f"{standing.rank}. {standing.name:<12} {result}\n")
+        if standing.rating is not None and standing.rating_change is not None:
+            text.append(f"   rating {standing.rating} {standing.rating_change:+d}\n", style="dim")
+    return text
+
+
+def winner_text(summary: RaceSummary | None) -> str:
+    """Who came first, to follow "race over" (nothing without results).
+
+    >>> from shared.protocol import Standing
+    >>> ada = Standing(rank=1, player_id="p_a", name="ada", won=True, score=52, move_count=80,
+    ...                time_ms=95012)
+    >>> summary = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1,
+    ...                       commitment="c", standings=[ada])
+    >>> winner_text(summary), winner_text(None)
+    (': ada won in 95.0 s', '')
+    >>> winner_text(summary.model_copy(update={"standings": [
+    ...     ada.model_copy(update={"won": False, "score": 9, "time_ms": None})]}))
+    ': ada first with 9 cards home'
+    """
+    if summary is None or not summary.standings:
+        return ""
+    first = summary.standings[0]
+    result = result_text(first.won, first.score, first.time_ms)
+    return f": {first.name} {result}" if first.won else f": {first.name} first with {result}"
+
+
+class RacerCard(Static):
+    """One racer who is not on the large board."""
+
+    DEFAULT_CSS = "RacerCard { height: auto; border-top: solid $primary; }"
+
+    def __init__(self, player_id: str) -> None:
+        super().__init__()
+        self.player_id = player_id
+
+
+class WatchScreen(Screen[None]):
+    """Watches a race (``watching``, the reply to ``ArenaClient.watch``); with ``target``
+    None it follows the featured race, and the next one whenever it ends."""
+
+    DEFAULT_CSS = """
+    #watch-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+    #watch-main { height: 1fr; }
+    #watch-left { width: 1fr; }
+    #watch-focus { height: auto; padding: 0 1; }
+    #watch-board-area { height: 1fr; }
+    #watch-side { width: 36; padding: 0 1; }
+    #watch-clock { height: 1; text-style: bold; }
+    #watch-spectators { height: 1; color: $text-muted; }
+    #watch-cards { height: auto; max-height: 100%; }
+    #watch-results { height: auto; border-top: solid $primary; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "next_racer(1)", "next racer"),
+        Binding("shift+tab", "next_racer(-1)", "previous racer", show=False),
+        *(Binding(str(n), f"racer({n})", f"racer {n}", show=False) for n in range(1, NUMBER_KEYS + 1)),
+        Binding("q", "quit_watch", "quit"),
+    ]
+
+    def __init__(self, client: ArenaClient, watching: Watching, target: str | None = None) -> None:
+        super().__init__()
+        self.client = client
+        #: The race asked for: None for the featured race.
+        self.target = target
+        self.watched = WatchedRace(watching)
+        self.clock = ServerClock()
+        #: The racer on the large board.
+        self.shown_racer: str | None = None
+        self.cards: dict[str, RacerCard] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="watch-title")
+        with Horizontal(id="watch-main"):
+            with Vertical(id="watch-left"):
+                yield Static(id="watch-focus")
+                with BoardArea(id="watch-board-area"):
+                    yield BoardWidget(id="watch-board", interactive=False)
+            with Vertical(id="watch-side"):
+                yield Static(id="watch-clock")
+                yield Static(id="watch-spectators")
+                yield VerticalScroll(id="watch-cards", can_focus=False)
+                yield Static(id="watch-results")
+        yield StatusLine("", id="watch-status")
+        yield Footer()
+
+    # ----- widgets ----------------------------------------------------------------
+
+    @property
+    def board(self) -> BoardWidget:
+        return self.query_one("#watch-board", BoardWidget)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#watch-status", StatusLine)
+
+    @property
+    def order(self) -> list[str]:
+        return racer_order(self.watched)
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self._tick)
+        self.redraw()
+        self.status.say(self._opening_note())
+        self.run_worker(self._follow(), name="follow", group="watch", exit_on_error=False)
+
+    def _tick(self) -> None:
+        self.query_one("#watch-clock", Static).update(watch_clock_text(self.watched, self.clock))
+
+    def redraw(self) -> None:
+        """Bring every widget up to date with :attr:`watched`."""
+        watched = self.watched
+        order = self.order
+        if self.shown_racer not in order:
+            self.shown_racer = order[0] if order else None
+        self.query_one("#watch-title", Static).update(title_text(watched))
+        spectators = spectators_text(watched.spectators) if watched.race is not None else ""
+        self.query_one("#watch-spectators", Static).update(spectators)
+        self._draw_focus()
+        self._draw_cards(order)
+        results = self.query_one("#watch-results", Static)
+        results.display = watched.summary is not None
+        if watched.summary is not None:
+            results.update(results_text(watched.summary))
+        self._tick()
+
+    def _draw_focus(self) -> None:
+        focus = self.query_one("#watch-focus", Static)
+        player = self.shown_racer
+        board = self.watched.boards.get(player) if player is not None else None
+        if player is None:
+            focus.update("")
+        else:
+            focus.update(focus_text(self.watched, player, self.order.index(player) + 1))
+        if board is not None:
+            self.board.show(board.view)
+        elif self.board.view is not None:
+            self.board.reset()
+
+    def _draw_cards(self, order: list[str]) -> None:
+        """A card for every racer, the focused one's hidden (it is on the large board)."""
+        holder = self.query_one("#watch-cards", VerticalScroll)
+        if list(self.cards) != order:
+            holder.remove_children()
+            self.cards = {player: RacerCard(player) for player in order}
+            holder.mount_all(self.cards.values())
+        for number, (player, card) in enumerate(self.cards.items(), start=1):
+            card.display = player != self.shown_racer
+            card.update(card_text(self.watched, player, number))
+
+    # ----- following the race -----------------------------------------------------
+
+    async def _follow(self) -> None:
+        await self._sync_clock()
+        self._tick()
+        async for event in self.client.events():
+            if isinstance(event, Welcome):
+                # The SDK resumed a dropped connection: watch again, from a fresh snapshot.
+                await self._watch_again()
+                continue
+            before, results = self.watched.race_id, self.watched.summary
+            if not self.watched.apply(event):
+                continue
+            self.redraw()
+            lines = self.watched.describe(event)
+            if isinstance(event, Watching):
+                self.status.say(self._moved_on_note(before, results))
+            elif isinstance(event, RaceEnded):
+                self.status.say(self._ending_note())
+            elif lines and not isinstance(event, Spectators):  # the side panel has the count
+                self.status.say(lines[0])
+        self.status.say("connection closed", error=True)
+
+    async def _sync_clock(self) -> None:
+        sent = local_ms()
+        try:
+            pong = await self.client.ping()
+        except (ArenaError, ConnectionError, TimeoutError):
+            return
+        self.clock = ServerClock.from_sample(pong.server_time, sent, local_ms())
+
+    async def _watch_again(self) -> None:
+        try:
+            watching = await self.client.watch(self.target)
+        except ArenaError as exc:
+            self.status.say(f"reconnected, but cannot watch again: {exc.message}", error=True)
+            return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"connection lost: {exc}", error=True)
+            return
+        self.watched.reset(watching)
+        self.redraw()
+        self.status.say("reconnected")
+
+    def _opening_note(self) -> str:
+        if self.watched.race is None:
+            return "featured: nobody is racing now; the next race to start shows here. q quits"
+        count = len(self.order)
+        keys = f"tab or 1-{min(count, NUMBER_KEYS)} switches the large board" if count > 1 else ""
+        return "; ".join(part for part in (keys, "q quits") if part)
+
+    def _ending_note(self) -> str:
+        note = f"race over{winner_text(self.watched.summary)}"
+        if self.watched.featured:
+            return f"{note}; the next featured race follows. q quits"
+        return f"{note}. q quits"
+
+    def _moved_on_note(self, before: str | None, results: RaceSummary | None) -> str:
+        """A featured watch moved on from race ``before`` (which ended with ``results``)."""
+        race = self.watched.race
+        ended = f"race {before} over{winner_text(results)}; " if before is not None else ""
+        if race is None:
+            return f"{ended}featured: waiting for the next race to start"
+        return f"{ended}now watching race {race.race_id} ({race.game}), featured"
+
+    # ----- actions ----------------------------------------------------------------
+
+    def action_next_racer(self, delta: int) -> None:
+        order = self.order
+        if not order:
+            return
+        index = order.index(self.shown_racer) if self.shown_racer in order else 0
+        self.shown_racer = order[(index + delta) % len(order)]
+        self.redraw()
+
+    def action_racer(self, number: int) -> None:
+        order = self.order
+        if not 1 <= number <= len(order):
+            self.status.say(f"no racer {number}: this race has {len(order)}", error=True)
+            return
+        self.shown_racer = order[number - 1]
+        self.redraw()
+
+    def action_quit_watch(self) -> None:
+        self.app.exit()
+
+
+class WatchApp(App[None]):
+    """Watch a race with an ``ArenaClient`` that already said hello and got ``watching``
+    (``ArenaClient.watch``'s reply): ``target`` is the race asked for, None for the
+    featured one."""
+
+    TITLE = "Solitaire Arena — watching"
+
+    def __init__(self, client: ArenaClient, watching: Watching, target: str | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.watching = watching
+        self.target = target
+
+    def get_default_screen(self) -> WatchScreen:
+        return WatchScreen(self.client, self.watching, self.target)
+
+    @property
+    def watch_screen(self) -> WatchScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, WatchScreen)
+        return screen

@@ -1,0 +1,260 @@
+// The races being played now (#/live) and watching one (#/watch/<race id>, or #/watch
+// for the featured race, followed from race to race): every racer's board as the server
+// sends it (exactly what that racer sees), one large and the others small.
+
+import { Board } from "./board.js";
+import { GAME_TITLES, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+
+let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
+
+// A page that watches or lists needs a session: the one this page has, else a guest's.
+async function session(signIn, arena) {
+  return (await signIn()) ?? arena.start("spectator");
+}
+
+function clockText(ms) {
+  const total = Math.max(0, Math.round(ms / 1000));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+}
+
+const watchingText = (count) => (count ? `${count} watching` : "");
+const delayText = (ms) => (ms > 0 ? `${Math.round(ms / 1000)} s behind` : "");
+
+function bar(score) {
+  const fill = element("span");
+  fill.style.width = `${(score / 52) * 100}%`; // CSSOM: the CSP forbids style attributes
+  return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score) }, fill);
+}
+
+function stateText(r) {
+  if (r.won) return "won";
+  if (r.finished) return "gave up";
+  return `${r.cards_left} left`;
+}
+
+// ----- the live races ------------------------------------------------------------------
+
+export function livePage({ app, arena, signIn }) {
+  const error = element("p", { class: "error", role: "alert" });
+  const list = element("div", { class: "live-list", id: "live-races" }, element("p", {}, "Loading…"));
+  let gone = false;
+
+  function raceCard(race) {
+    const kind = race.rated ? `rated · ${delayText(race.delay_ms) || "live"}` : "casual · live";
+    return element("article", { class: "live-race", "data-race": race.race_id },
+      element("div", { class: "row" }, element("strong", {}, GAME_TITLES[race.game] ?? race.game),
+        element("span", { class: "setting" }, kind), element("span", { class: "setting" }, race.status === "countdown" ? "starting" : "running"),
+        element("span", { class: "spectators" }, watchingText(race.spectators) || "nobody watching yet"),
+        element("a", { href: `#/watch/${race.race_id}`, class: "watch-link", "aria-label": `watch race ${race.race_id}` }, "Watch")),
+      element("div", { class: "racers" }, ...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
+        element("span", { class: "racer-name" }, playerLink(r.player_id, r.name, r.bot),
+          r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
+        bar(r.score), element("span", {}, stateText(r))))));
+  }
+
+  async function refresh() {
+    try {
+      const reply = await arena.request({ type: "list_live", limit: 20 });
+      if (gone) return;
+      showError(error, null);
+      list.replaceChildren(...(reply.races.length ? reply.races.map(raceCard) : [element("p", { id: "no-live" }, "No race is being played right now.")]));
+    } catch (failure) {
+      showError(error, failure);
+    }
+  }
+
+  app.replaceChildren(element("h1", {}, "Live races"),
+    element("p", { class: "row" }, element("a", { href: "#/watch", id: "watch-featured", class: "button primary" }, "Watch the featured race"),
+      element("span", { class: "setting" }, "Rated races are shown a little behind, so nobody can help a racer.")),
+    error, list);
+  const timer = setInterval(refresh, 3000);
+  session(signIn, arena).then(refresh).catch((failure) => showError(error, failure));
+  return () => { gone = true; clearInterval(timer); };
+}
+
+// ----- watching one race ---------------------------------------------------------------
+
+export function watchPage({ app, arena, signIn }, raceId) {
+  const featuredMode = raceId === null;
+  const title = element("h1", {}, featuredMode ? "Featured race" : "Watching");
+  const featuredTag = element("span", { class: "tag", id: "featured-tag", hidden: true }, "Featured");
+  const status = element("span", { id: "watch-status", role: "status" });
+  const clock = element("span", { class: "clock", id: "watch-clock" });
+  const spectators = element("span", { id: "watch-spectators" });
+  const delay = element("span", { id: "watch-delay", class: "setting" });
+  const error = element("p", { class: "error", role: "alert", id: "watch-error" });
+  const head = element("div", { class: "watch-head", id: "large-head" });
+  const largeBox = element("div", { class: "board", id: "large-board" });
+  const thumbs = element("div", { class: "thumbs", id: "thumbs" });
+  const results = element("section", { id: "watch-results" });
+  const large = new Board(largeBox);
+  let race = null; // LiveRace
+  let delayMs = 0;
+  let offset = 0; // the server's clock minus this one
+  let boards = new Map(); // player id -> { seq, view, finished, won, last, board, thumb }
+  let chosen = null; // the player id shown large
+  let gone = false;
+  let asked = false; // a watch was sent (a resume's welcome then watches again)
+
+  const racerOf = (id) => race?.racers.find((r) => r.player_id === id);
+
+  function racerLine(r, b) {
+    const score = b?.view?.score ?? r.score ?? 0;
+    const state = b?.won || b?.view?.won ? "won" : b?.finished ? "gave up" : `${52 - score} left`;
+    return [element("span", { class: "racer-name" }, r.name, r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
+      element("span", { class: "stat" }, `score ${score}`), element("span", { class: "stat state" }, state),
+      element("span", { class: "stat last" }, b?.last ? `last ${b.last}` : "no move yet")];
+  }
+
+  function drawRacer(id) {
+    const r = racerOf(id);
+    const b = boards.get(id);
+    if (!r || !b) return;
+    b.thumb.querySelector(".thumb-head").replaceChildren(...racerLine(r, b));
+    b.thumb.setAttribute("aria-pressed", String(id === chosen));
+    b.thumb.classList.toggle("chosen", id === chosen);
+    if (id === chosen) head.replaceChildren(...racerLine(r, b));
+  }
+
+  function showBoard(id) {
+    const b = boards.get(id);
+    if (!b?.view) return;
+    b.board.show({ ...b.view, legal_moves: [] });
+    if (id === chosen) large.show({ ...b.view, legal_moves: [] });
+    drawRacer(id);
+  }
+
+  function choose(id) {
+    if (!boards.has(id)) return;
+    const before = chosen;
+    chosen = id;
+    if (before) drawRacer(before);
+    showBoard(id);
+    largeBox.dataset.player = id;
+  }
+
+  function statusText() {
+    if (!race) return featuredMode ? "No race is being played right now: the next one shows here when it starts." : "";
+    return { countdown: "Starting…", running: "Racing", ending: "Ending…", finished: "The race is over", cancelled: "This race was cancelled" }[race.status] ?? race.status;
+  }
+
+  function tick() {
+    if (!race?.ends_at || !["countdown", "running"].includes(race.status)) { clock.textContent = ""; return; }
+    const shown = Date.now() + offset - delayMs; // the moment the boards on screen show
+    clock.textContent = race.status === "countdown" ? `starts in ${clockText(race.starts_at - shown)}` : `left ${clockText(race.ends_at - shown)}`;
+  }
+
+  // A `watching` (the reply, or a featured watch moving on): the race and every board.
+  function load(snapshot) {
+    race = snapshot.race ?? null;
+    delayMs = snapshot.delay_ms ?? 0;
+    offset = (snapshot.as_of ?? Date.now()) + delayMs - Date.now();
+    featuredTag.hidden = !snapshot.featured;
+    spectators.textContent = watchingText(race?.spectators ?? 0);
+    delay.textContent = delayText(delayMs);
+    // A featured watch moving on keeps the last race's results in view, named as such.
+    if (results.dataset.race && results.dataset.race !== race?.race_id) {
+      results.querySelector("h2").textContent = "The last race's results";
+      results.querySelector(".next-note")?.remove();
+    } else results.replaceChildren();
+    boards = new Map();
+    thumbs.replaceChildren();
+    for (const [index, r] of (race?.racers ?? []).entries()) {
+      const given = snapshot.boards.find((b) => b.player_id === r.player_id);
+      const box = element("div", { class: "board thumb-board" });
+      const thumb = element("div", { class: "thumb", role: "button", tabindex: "0", "data-player": r.player_id,
+        "aria-keyshortcuts": index < 8 ? String(index + 1) : null, title: index < 8 ? `show large (key ${index + 1})` : "show large" },
+      element("div", { class: "thumb-head" }), box);
+      thumb.addEventListener("click", () => choose(r.player_id));
+      thumb.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); choose(r.player_id); } });
+      thumbs.append(thumb);
+      boards.set(r.player_id, { seq: given?.seq ?? 0, view: given?.view ?? null, finished: given?.finished ?? r.finished, won: given?.won ?? r.won, last: null, board: new Board(box), thumb });
+    }
+    if (!boards.has(chosen)) chosen = race?.racers[0]?.player_id ?? null;
+    for (const id of boards.keys()) { drawRacer(id); showBoard(id); }
+    if (chosen) choose(chosen);
+    if (!race) { head.replaceChildren(); largeBox.replaceChildren(); }
+    status.textContent = statusText();
+    tick();
+  }
+
+  const ours = (event) => race && event.race_id === race.race_id;
+
+  function showResults(summary) {
+    const link = `#/verify/${summary.race_id}`;
+    results.dataset.race = summary.race_id;
+    results.replaceChildren(element("h2", {}, "Results"),
+      element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+        element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : `${s.score} cards home`)))),
+      element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
+        element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
+      featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");
+  }
+
+  async function watch() {
+    asked = true;
+    await unwatching;
+    try {
+      const reply = await arena.request(featuredMode ? { type: "watch" } : { type: "watch", race_id: raceId });
+      if (!gone) { showError(error, null); load(reply); }
+    } catch (failure) {
+      if (!gone) { showError(error, failure); status.textContent = ""; }
+    }
+  }
+
+  const stops = [
+    arena.on("watching", (snapshot) => { if (featuredMode && snapshot.featured) load(snapshot); }),
+    arena.on("watch_move", (e) => {
+      const b = boards.get(e.player_id);
+      if (!ours(e) || !b || e.seq <= b.seq) return;
+      Object.assign(b, { seq: e.seq, view: e.view, last: e.move, won: b.won || e.view.won });
+      if (e.view.won) b.finished = true;
+      showBoard(e.player_id);
+    }),
+    arena.on("progress", (e) => {
+      const b = boards.get(e.player_id);
+      if (!ours(e) || !b || !e.finished) return;
+      Object.assign(b, { finished: true, won: b.won || e.won });
+      drawRacer(e.player_id);
+    }),
+    arena.on("race_started", (e) => {
+      if (!ours(e)) return;
+      Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
+      for (const [id, b] of boards) if (!b.view) { b.view = e.view; showBoard(id); }
+      status.textContent = statusText();
+    }),
+    arena.on("race_ended", (e) => {
+      if (!ours(e)) return;
+      race.status = "finished";
+      status.textContent = statusText();
+      tick();
+      showResults(e.summary);
+    }),
+    arena.on("race_cancelled", (e) => { if (ours(e)) { race.status = "cancelled"; status.textContent = e.message ?? statusText(); tick(); } }),
+    arena.on("spectators", (e) => { if (ours(e)) spectators.textContent = watchingText(e.count); }),
+    arena.on("welcome", () => { if (!gone && asked) watch(); }), // a resumed connection watches again
+  ];
+
+  // Keys 1–8 show that racer large, unless a text field has the focus.
+  function shortcut(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || !/^[1-8]$/.test(event.key)) return;
+    if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
+    const id = race?.racers[Number(event.key) - 1]?.player_id;
+    if (id) { event.preventDefault(); choose(id); }
+  }
+  document.addEventListener("keydown", shortcut);
+
+  app.replaceChildren(
+    element("section", {}, element("div", { class: "row" }, title, featuredTag, status, clock, spectators, delay)),
+    error, head, largeBox, element("h2", { class: "thumbs-title" }, "All racers"), thumbs, results);
+  const timer = setInterval(tick, 250);
+  session(signIn, arena).then(watch).catch((failure) => showError(error, failure));
+  return () => {
+    gone = true;
+    clearInterval(timer);
+    document.removeEventListener("keydown", shortcut);
+    stops.forEach((stop) => stop());
+    unwatching = arena.player ? arena.request({ type: "unwatch" }).catch(() => {}) : Promise.resolve();
+  };
+}

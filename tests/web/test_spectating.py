@@ -1,0 +1,343 @@
+"""Spectating and verifying in the browser client, in real headless Chromium against a
+real server and Redis: the Live page, watching a race (one board large, the others
+small, exactly the racers' views), the featured race moving on, the spectator count on a
+racer's page, the Verify page re-dealing and checking a finished race's record, and the
+browser's seed shares at create, join and ready."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from shared import replay
+from shared.protocol import RaceEnded, RaceStarted, Spectators
+from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.solver import solve
+from tests.web.conftest import ROOT, shot_path
+from tests.web.test_browser import expected, open_page, page_race_id, running_race_page, shown
+
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+async def shown_in(page: Page, scope: str) -> dict[str, list[str]]:
+    """The cards shown pile by pile inside ``scope`` (a CSS selector)."""
+    result: dict[str, list[str]] = await page.evaluate(
+        """(scope) => Object.fromEntries([...document.querySelectorAll(scope + ' .pile')].map((p) => [
+            p.dataset.pile, [...p.querySelectorAll('.card[data-card]')].map((c) => c.dataset.card)]))""",
+        scope,
+    )
+    return result
+
+
+async def shows(page: Page, scope: str, view: Any) -> None:
+    """Wait until ``scope`` shows exactly ``view`` (a BoardView)."""
+    want = expected(view.model_dump())
+    for _ in range(200):
+        if await shown_in(page, scope) == want:
+            return
+        await page.wait_for_timeout(25)
+    assert await shown_in(page, scope) == want
+
+
+async def go(page: Page, fragment: str) -> None:
+    await page.evaluate("(h) => { location.hash = h; }", fragment)
+
+
+async def sdk_race(connect: Connect, url: str, *names: str) -> tuple[str, list[ArenaClient]]:
+    """A running eight-off race of SDK racers (with seed shares, as the SDK sends them)."""
+    clients = []
+    for name in names:
+        client = await connect(url)
+        await client.hello(name=name)
+        clients.append(client)
+    race = await clients[0].create_race("eight-off")
+    for client in clients[1:]:
+        await client.join_race(race.code)
+    for client in clients:
+        await client.ready(race.race_id)
+    for client in clients:
+        await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    return race.race_id, clients
+
+
+def winning_line() -> list[str]:
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    return line
+
+
+async def watch_and_switch(
+    browser: Browser, arena: ArenaServer, connect: Connect, tag: str, **options: Any
+) -> None:
+    errors: list[str] = []
+    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await open_page(browser, arena.url, errors, **options)
+    await go(page, f"#/watch/{race_id}")
+    await expect(page.locator("#watch-status")).to_have_text("Racing")
+    await expect(page.locator("#thumbs .thumb")).to_have_count(2)
+    await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
+    line = winning_line()
+    for move in line[:6]:
+        ack = await ada.move(race_id, move)
+        await shows(page, "#large-board", ack.view)  # ada's board is the large one
+    await expect(page.locator("#large-head")).to_contain_text("ada")
+    await expect(page.locator("#large-head")).to_contain_text(f"last {line[5]}")
+    bob_ack = await bob.move(race_id, line[0])
+    await shows(page, f'.thumb[data-player="{bob.player_id}"]', bob_ack.view)
+    await page.keyboard.press("2")  # bob's board large
+    await shows(page, "#large-board", bob_ack.view)
+    await expect(page.locator("#large-head")).to_contain_text("bob")
+    await expect(page.locator("#large-head")).to_contain_text(f"score {bob_ack.view.score}")
+    await page.screenshot(path=shot_path(f"watch-{tag}"), full_page=True, animations="disabled")
+    await page.locator(f'.thumb[data-player="{ada.player_id}"]').click()  # back to ada's
+    await shows(page, "#large-board", ack.view)
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page is {overflow}px wider than the screen"
+    # bob gives up, ada wins: the results, with the way to verify the race.
+    await bob.finish(race_id)
+    await expect(page.locator(f'.thumb[data-player="{bob.player_id}"]')).to_contain_text("gave up")
+    for move in line[6:]:
+        await ada.move(race_id, move)
+    await expect(page.locator("#watch-results")).to_contain_text("1.")
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"]')).to_contain_text("won")
+    assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{race_id}"
+    await page.screenshot(path=shot_path(f"watch-{tag}-results"), full_page=True, animations="disabled")
+    assert errors == []
+
+
+async def test_a_spectator_sees_each_racers_board_and_shows_any_of_them_large(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    await watch_and_switch(browser, arena, connect, "desktop", **DESKTOP)
+
+
+async def test_the_watch_page_fits_a_phone_sized_screen(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    await watch_and_switch(browser, arena, connect, "phone", **PHONE)
+
+
+async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    ada, bob = await running_race_page(browser, arena.url, errors)
+    race_id = page_race_id(ada.url)
+    try:
+        sam = await connect(arena.url)
+        await sam.hello(name="sam")
+        await sam.watch(race_id)
+        await expect(ada.locator("#spectators")).to_have_text("1 watching")
+        await ada.screenshot(path=shot_path("race-spectators"))
+        await sam.unwatch()
+        await expect(ada.locator("#spectators")).to_have_text("")
+        await go(ada, f"#/watch/{race_id}")
+        await expect(ada.locator("#watch-error")).to_contain_text("you race in that race")
+        # Back on the race page to the end: the results link to the Verify page.
+        await go(ada, f"#/race/{race_id}")
+        await expect(ada.locator("#give-up")).to_be_visible()
+        await bob.finish(race_id)
+        await ada.click("#give-up")
+        await expect(ada.locator("#results")).to_contain_text("1.")
+        await ada.screenshot(path=shot_path("race-results-verify-link"), full_page=True)
+        await ada.click("#verify-link")
+        await expect(ada.locator("#verdict")).to_have_text("Every check made here passed.")
+    finally:
+        await bob.close()
+    assert errors == []
+
+
+async def test_the_featured_watch_follows_a_race_and_moves_on_when_it_ends(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    first, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await go(page, "#/watch")
+    await expect(page.locator("#featured-tag")).to_be_visible()
+    await expect(page.locator("#thumbs")).to_contain_text("ada")
+    await expect(page.locator("#watch-status")).to_have_text("Racing")
+    ack = await ada.move(first, winning_line()[0])
+    await shows(page, "#large-board", ack.view)
+    second, (cat, dan) = await sdk_race(connect, arena.url, "cat", "dan")
+    await ada.finish(first)
+    await bob.finish(first)
+    await expect(page.locator("#thumbs")).to_contain_text("cat", timeout=10_000)
+    await expect(page.locator("#thumbs")).not_to_contain_text("ada")
+    await expect(page.locator("#watch-results")).to_contain_text("The last race's results")
+    assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{first}"
+    await expect(page.locator("#featured-tag")).to_be_visible()
+    ack = await cat.move(second, winning_line()[0])
+    await shows(page, "#large-board", ack.view)
+    await page.screenshot(path=shot_path("watch-featured"), full_page=True, animations="disabled")
+    # Leaving the page stops the watch (unwatch): the racers hear nobody watches now.
+    await go(page, "#/")
+    await expect(page.locator("#create")).to_be_visible()
+    await dan.wait_for(Spectators, lambda e: e.race_id == second and e.count == 0)
+    assert errors == []
+
+
+async def test_the_live_page_lists_a_running_race_with_its_spectators(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, _ = await sdk_race(connect, arena.url, "ada", "bob")
+    sam = await connect(arena.url)
+    await sam.hello(name="sam")
+    await sam.watch(race_id)
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await page.click("#nav-live")
+    entry = page.locator(f'.live-race[data-race="{race_id}"]')
+    await expect(entry).to_contain_text("ada")
+    await expect(entry).to_contain_text("bob")
+    await expect(entry).to_contain_text("1 watching", timeout=10_000)
+    await expect(entry).to_contain_text("casual")
+    await page.screenshot(path=shot_path("live"), full_page=True)
+    await entry.locator(".watch-link").click()
+    await expect(page.locator("#watch-status")).to_have_text("Racing")
+    await expect(page.locator("#watch-spectators")).to_have_text("2 watching")
+    assert errors == []
+
+
+async def finished_race(connect: Connect, url: str) -> tuple[str, list[str], list[ArenaClient]]:
+    """A race ada won by the solver's line, bob giving up after one move."""
+    race_id, (ada, bob) = await sdk_race(connect, url, "ada", "bob")
+    line = winning_line()
+    await bob.move(race_id, line[0])
+    await bob.finish(race_id)
+    for move in line:
+        await ada.move(race_id, move)
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+    return race_id, line, [ada, bob]
+
+
+async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_moves(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, line, (ada, bob) = await finished_race(connect, arena.url)
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await go(page, f"#/verify/{race_id}")
+    checks = page.locator("#checks")
+    for check in (
+        "commitment",
+        "shares",
+        "seed",
+        "version",
+        f"deal-{ada.player_id}",
+        f"deal-{bob.player_id}",
+    ):
+        await expect(checks.locator(f'li[data-check="{check}"]')).to_have_class("pass")
+    await expect(checks.locator(f'li[data-check="moves-{ada.player_id}"]')).to_have_class("pass")
+    await expect(page.locator("#verdict")).to_have_text("Every check made here passed.")
+    await expect(page.locator("#checks .fail")).to_have_count(0)
+    await expect(page.locator("main")).to_contain_text("solitaire-arena verify FILE")
+    deal = replay("eight-off", WINNABLE_SEED, []).view()  # type: ignore[arg-type]
+    assert await shown_in(page, "#deal-board") == expected(deal)
+    await expect(page.locator("#step-label")).to_contain_text(f"of {len(line)} moves")
+    await page.locator("#step").fill(str(len(line)))
+    await expect(page.locator("#step-label")).to_have_text(f"move {len(line)}/{len(line)}: {line[-1]}")
+    won = replay("eight-off", WINNABLE_SEED, line).view()  # type: ignore[arg-type]
+    assert await shown_in(page, "#board") == expected(won)
+    await page.screenshot(path=shot_path("verify-race"), full_page=True)
+    # bob's moves: his button steps through his one move.
+    await page.locator(f'#racer-buttons button[data-player="{bob.player_id}"]').click()
+    await expect(page.locator("#step-label")).to_contain_text("of 1 moves")
+    await expect(checks.locator(f'li[data-check="moves-{bob.player_id}"]')).to_have_class("pass")
+    # The record downloads as text, the same the server gives.
+    async with page.expect_download() as waiting:
+        await page.click("#download")
+    saved = await (await waiting.value).path()
+    assert saved.read_text() == await ada.record(race_id)
+    # The race page's results and the replay page link here.
+    await go(page, f"#/replay/{race_id}")
+    assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{race_id}"
+    assert errors == []
+
+
+def documented_record() -> str:
+    """The example record of docs/record.md: two racers with seed shares, mixed."""
+    found = re.search(r"```text\n(\[Event.*?)```", (ROOT / "docs" / "record.md").read_text(), re.S)
+    assert found is not None
+    return found[1]
+
+
+async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await page.fill("#name", "vera")
+    await page.click("#create")  # a session, and a race of the browser's own
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    await go(page, "#/verify")
+    text = documented_record()
+    await page.fill("#record-text", text)
+    await page.click("#verify-pasted")
+    checks = page.locator("#checks")
+    for check in ("commitment", "shares", "seed"):
+        await expect(checks.locator(f'li[data-check="{check}"]')).to_have_class("pass")
+    await expect(checks.locator('li[data-check="shares"]')).to_contain_text("2 racers added a share")
+    await expect(checks.locator('li[data-check="server"]')).to_contain_text("not stepped through")
+    await expect(page.locator("#deal-board .card")).to_have_count(52)
+    await page.screenshot(path=shot_path("verify-pasted"), full_page=True)
+    wrong = re.sub(r'\[Commitment "([0-9a-f])', lambda m: f'[Commitment "{"0" if m[1] != "0" else "1"}', text)
+    await page.fill("#record-text", wrong)
+    await page.click("#verify-pasted")
+    await expect(checks.locator('li[data-check="commitment"]')).to_have_class("fail")
+    await expect(checks.locator('li[data-check="commitment"]')).to_contain_text(
+        "but the record's commitment is"
+    )
+    await expect(checks.locator('li[data-check="seed"]')).to_have_class("pass")
+    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    # A share that does not match its commitment fails the shares check.
+    tampered = text.replace("9e107d9d372bb6826bd81d3542a419d6", "9e107d9d372bb6826bd81d3542a419d7")
+    await page.fill("#record-text", tampered)
+    await page.click("#verify-pasted")
+    await expect(checks.locator('li[data-check="shares"]')).to_have_class("fail")
+    await page.screenshot(path=shot_path("verify-pasted-wrong"), full_page=True)
+    assert errors == []
+
+
+async def test_browser_racers_commit_and_reveal_seed_shares_and_the_race_starts(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    ada = await open_page(browser, arena.url, errors, **DESKTOP)
+    bob = await open_page(browser, arena.url, errors, **DESKTOP)
+    await ada.fill("#name", "ada")
+    await ada.click("#create")
+    await expect(ada.locator("#status")).to_contain_text("share the code")
+    race_id = page_race_id(ada.url)
+    code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
+    assert code is not None
+    await bob.fill("#name", "bob")
+    await bob.fill("#code", code[1])
+    await bob.click("#join")
+    await expect(bob.locator("#status")).to_contain_text("share the code")
+    share_key = f"solitaire-arena.share.{race_id}"
+    shares = [await p.evaluate("(k) => sessionStorage.getItem(k)", share_key) for p in (ada, bob)]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", s or "") for s in shares) and shares[0] != shares[1]
+    # A reload before ready loses nothing: the share waits in this tab's session.
+    await ada.reload()
+    await expect(ada.locator("#ready")).to_be_visible()
+    # A share that is not the one committed to is refused (bad_share) …
+    await bob.evaluate("(k) => sessionStorage.setItem(k, '00'.repeat(32))", share_key)
+    await bob.click("#ready")
+    await expect(bob.locator("#refusal")).to_contain_text("share")
+    await bob.evaluate("([k, s]) => sessionStorage.setItem(k, s)", [share_key, shares[1]])
+    # … and the right ones start the race.
+    await ada.click("#ready")
+    await bob.click("#ready")
+    await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(bob.locator("#status")).to_have_text("Go!", timeout=10_000)
+    assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, []).view())  # type: ignore[arg-type]
+    assert errors == []
