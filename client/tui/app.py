@@ -35,7 +35,7 @@ async def run_replay(client: ArenaClient, race_id: str) -> None:
         raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed when its day is over")
     summary = await client.results(race_id)
     names = {standing.player_id: standing.name for standing in summary.standings}
-    await ReplayApp(log, names, me=client.player_id).run_async()
+    await ReplayApp(log, names, me=client.player_id, started_at=summary.started_at).run_async()
 
 
 async def run_watch(client: ArenaClient, race_id: str | None = None) -> None:

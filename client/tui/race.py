@@ -691,7 +691,8 @@ class RaceScreen(Screen[None]):
             self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id), error=True)
             return
         names = {s.player_id: s.name for s in self.state.summary.standings}
-        await self.app.push_screen(ReplayScreen(log, names, me=self.state.me))
+        started_at = self.state.summary.started_at
+        await self.app.push_screen(ReplayScreen(log, names, me=self.state.me, started_at=started_at))
 
 
 class RaceApp(App[None]):

@@ -33,6 +33,8 @@ class Timeline:
     player_id: str
     moves: list[str]
     views: list[BoardView] = field(default_factory=list)
+    #: When each move was played, in ms since the race's start.
+    times: list[int] = field(default_factory=list)
     results: list[MoveResult] = field(default_factory=list)
     error: str | None = None
 
@@ -55,16 +57,33 @@ class Timeline:
         return len(self.views) - 1
 
 
-def timelines(log: MoveLog, racers: Sequence[str] = ()) -> list[Timeline]:
-    """A timeline per racer: ``racers`` first (in that order), then anyone else in the log."""
+def timelines(log: MoveLog, racers: Sequence[str] = (), started_at: int | None = None) -> list[Timeline]:
+    """A timeline per racer: ``racers`` first (in that order), then anyone else in the log.
+    Move times count from ``started_at`` (the race's start; default: the first move)."""
     order = list(dict.fromkeys([*racers, *(m.player_id for m in log.moves)]))
     moves: dict[str, list[str]] = {player: [] for player in order}
+    times: dict[str, list[int]] = {player: [] for player in order}
+    start = started_at if started_at is not None else min((m.at for m in log.moves), default=0)
     for logged in sorted(log.moves, key=lambda m: (m.player_id, m.seq)):
         moves[logged.player_id].append(logged.move)
+        times[logged.player_id].append(logged.at - start)
     if log.seed is None:
         raise ValueError("this daily attempt's seed is revealed after its day: replay it then")
     seed = log.seed
-    return [Timeline.play(log.game, seed, player, moves[player]) for player in order]
+    out = [Timeline.play(log.game, seed, player, moves[player]) for player in order]
+    for timeline in out:
+        timeline.times = times[timeline.player_id]
+    return out
+
+
+def clock_time(ms: int) -> str:
+    """A time since the race's start.
+
+    >>> clock_time(83_450)
+    '1:23.4'
+    """
+    tenths = ms // 100
+    return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
 
 
 class ReplayScreen(Screen[None]):
@@ -90,12 +109,14 @@ class ReplayScreen(Screen[None]):
         Binding("escape,q", "close", "close"),
     ]
 
-    def __init__(self, log: MoveLog, names: Mapping[str, str], me: str | None = None) -> None:
+    def __init__(
+        self, log: MoveLog, names: Mapping[str, str], me: str | None = None, started_at: int | None = None
+    ) -> None:
         super().__init__()
         self.move_log = log
         self.names = dict(names)
         first = [me] if me is not None else []
-        self.timelines = timelines(log, [*first, *names])
+        self.timelines = timelines(log, [*first, *names], started_at)
         self.racer = 0
         self.index = 0
 
@@ -141,6 +162,8 @@ class ReplayScreen(Screen[None]):
             result = timeline.results[self.index - 1]
             moved = len(result.steps)
             note = f"{where}: {result.move} ({moved} card{'s' if moved != 1 else ''} moved)"
+            if self.index <= len(timeline.times):
+                note += f" at {clock_time(timeline.times[self.index - 1])}"
         note += f"  score {view.score}{'  WON' if view.won else ''}"
         if timeline.error and self.index == timeline.last:
             note += f"  ! {timeline.error}"
@@ -150,9 +173,11 @@ class ReplayScreen(Screen[None]):
         text = Text("Moves\n", style="bold")
         shown = self.timeline.moves[: self.timeline.last]
         start = max(0, self.index - 12)
+        times = self.timeline.times
         for number, move in enumerate(shown[start : start + 24], start=start + 1):
             style = "reverse" if number == self.index else ""
-            text.append(f"{number:>3}. {move}\n", style=style)
+            at = f" {clock_time(times[number - 1]):>8}" if number <= len(times) else ""
+            text.append(f"{number:>3}. {move:<10}{at}\n", style=style)
         if not shown:
             text.append("(no moves)\n", style="dim")
         return text
@@ -182,14 +207,17 @@ class ReplayApp(App[None]):
 
     TITLE = "Solitaire Arena replay"
 
-    def __init__(self, log: MoveLog, names: Mapping[str, str], me: str | None = None) -> None:
+    def __init__(
+        self, log: MoveLog, names: Mapping[str, str], me: str | None = None, started_at: int | None = None
+    ) -> None:
         super().__init__()
         self.move_log = log
         self.names = dict(names)
         self.me = me
+        self.started_at = started_at
 
     def get_default_screen(self) -> ReplayScreen:
-        return ReplayScreen(self.move_log, self.names, self.me)
+        return ReplayScreen(self.move_log, self.names, self.me, self.started_at)
 
     @property
     def replay_screen(self) -> ReplayScreen:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from shared.record import RaceRecord, RecordMove, RecordRacer, RecordResult, RecordShare
-
 from server.store import LoggedMoveRecord, RaceMeta, Seat
 from shared import DEAL_VERSION
 from shared.protocol import RaceSummary
+from shared.record import RaceRecord, RecordMove, RecordRacer, RecordResult, RecordShare
 
 
 def race_record(

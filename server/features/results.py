@@ -104,11 +104,10 @@ class RaceResults:
         summary = await self.summary(message.race_id, caller.player.player_id)  # once it is over
         if all(s.player_id != message.player_id for s in summary.standings):
             raise ArenaError(ErrorCode.NOT_A_RACER, f"{message.player_id} did not race in {message.race_id}")
-        moves = [
-            m.move
-            for m in await self.store.boards.move_log(message.race_id)
-            if m.player_id == message.player_id
+        logged = [
+            m for m in await self.store.boards.move_log(message.race_id) if m.player_id == message.player_id
         ]
+        moves = [m.move for m in logged]
         first, last = message.offset, min(len(moves) + 1, message.offset + message.limit)
         meta = await self.store.races.meta(message.race_id)
         if meta is None:
@@ -130,6 +129,10 @@ class RaceResults:
                 offset=first,
                 views=views,
                 moves=[moves[step - 1] if step else "" for step in range(first, max(first, last))],
+                times=[
+                    logged[step - 1].at - summary.started_at if step else 0
+                    for step in range(first, max(first, last))
+                ],
             )
         )
 

@@ -96,8 +96,9 @@ class MoveLog(Reply):
 
 class Replay(Reply):
     """``views[i]`` is the board after ``offset + i`` of the racer's moves (0: the deal);
-    ``moves[i]`` is the move that led to it (empty for the deal). ``total`` counts every
-    view there is, so the last one is ``total - 1``."""
+    ``moves[i]`` is the move that led to it (empty for the deal) and ``times[i]`` when it
+    was played, in ms since the race's start (0 for the deal). ``total`` counts every view
+    there is, so the last one is ``total - 1``."""
 
     type: Literal["replay"] = "replay"
     id: RequestId | None = None
@@ -108,6 +109,7 @@ class Replay(Reply):
     offset: int
     views: list[BoardView]
     moves: list[str]
+    times: list[int] = []
 
 
 class RaceEnded(Reply):

@@ -223,7 +223,7 @@ def test_a_timeline_replays_like_shared_replay() -> None:
 
 def _log(game: GameName, seed: int, moves: dict[str, list[str]]) -> MoveLog:
     logged = [
-        LoggedMove(player_id=player, seq=seq, move=move, at=1000 + seq)
+        LoggedMove(player_id=player, seq=seq, move=move, at=1000 + 1500 * seq)
         for player, line in moves.items()
         for seq, move in enumerate(line, start=1)
     ]
@@ -240,13 +240,16 @@ async def test_the_replay_screen_steps_through_each_racer() -> None:
         other.play(move)
         other_moves.append(move)
     log = _log("eight-off", WINNABLE_SEED, {"p_a": line, "p_b": other_moves})
-    app = ReplayApp(log, {"p_a": "ada", "p_b": "bob"}, me="p_a")
+    app = ReplayApp(log, {"p_a": "ada", "p_b": "bob"}, me="p_a", started_at=1000)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.replay_screen
         board = screen.query_one("#replay-board", BoardWidget)
         assert board.plain == board_text(view_of(new_game("eight-off", WINNABLE_SEED)))
         await pilot.press("right", "right")
         assert board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, line[:2])))
+        # Each move with the time it was played, counted from the race's start.
+        assert "at 0:03.0" in str(screen.query_one("#replay-status").render())
+        assert "0:01.5" in str(screen.query_one("#replay-moves").render())
         await pilot.press("left")
         assert board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, line[:1])))
         await pilot.press("end")

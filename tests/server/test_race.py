@@ -425,6 +425,10 @@ async def test_get_replay_gives_a_racers_views_move_by_move_after_the_end(
         while page["type"] != "replay":
             page = json.loads(await ws.recv())
         assert (page["total"], page["offset"], page["moves"]) == (4, 1, line[:2])
+        log = await race.bob.move_log(race.race_id)
+        started = (await race.bob.results(race.race_id)).started_at
+        assert page["times"] == [m.at - started for m in log.moves[:2]]  # when each was played
+        assert 0 <= page["times"][0] <= page["times"][1]
         assert page["views"] == [
             json.loads(json.dumps(replay("eight-off", WINNABLE_SEED, line[:n]).view())) for n in (1, 2)
         ]

@@ -96,7 +96,9 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     await ada.click("#replay-link")
     await expect(ada.locator("#step-label")).to_contain_text(f"of {len(line)} moves")
     await ada.locator("#step").fill(str(len(line)))
-    await expect(ada.locator("#step-label")).to_have_text(f"move {len(line)}/{len(line)}: {line[-1]}")
+    await expect(ada.locator("#step-label")).to_have_text(
+        re.compile(rf"^move {len(line)}/{len(line)}: {re.escape(line[-1])} at \d+:\d\d\.\d$")
+    )
     assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, line).view())  # type: ignore[arg-type]
     await ada.screenshot(path=shot_path(f"{tag}-replay"), full_page=True)
     await ada.locator("#step").fill("0")

@@ -661,6 +661,13 @@ function racePage(raceId, arrived = null) {
 
 // ----- replay --------------------------------------------------------------------------
 
+// A time since the race's start, as m:ss.t.
+function clockTime(ms) {
+  const tenths = Math.floor(ms / 100);
+  const seconds = Math.floor(tenths / 10);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}.${tenths % 10}`;
+}
+
 function replayPage(raceId) {
   const error = element("p", { class: "error", role: "alert" });
   const racerButtons = element("div", { class: "row", id: "racer-buttons" });
@@ -670,23 +677,27 @@ function replayPage(raceId) {
   const board = new Board(boardBox); // shown, not played
   let views = [];
   let moves = [];
+  let times = [];
 
   function showStep() {
     const step = Number(slider.value);
     if (!views[step]) return;
     board.show({ ...views[step], legal_moves: [] });
-    label.textContent = step === 0 ? `the deal (of ${views.length - 1} moves)` : `move ${step}/${views.length - 1}: ${moves[step]}`;
+    const at = times[step] === undefined ? "" : ` at ${clockTime(times[step])}`;
+    label.textContent = step === 0 ? `the deal (of ${views.length - 1} moves)` : `move ${step}/${views.length - 1}: ${moves[step]}${at}`;
   }
 
   async function load(playerId) {
     views = [];
     moves = [];
+    times = [];
     let total = 1;
     while (views.length < total) {
       const page = await arena.request({ type: "get_replay", race_id: raceId, player_id: playerId, offset: views.length, limit: 200 });
       total = page.total;
       views.push(...page.views);
       moves.push(...page.moves);
+      times.push(...(page.times ?? []));
     }
     slider.max = String(views.length - 1);
     slider.value = "0";
