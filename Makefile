@@ -30,7 +30,7 @@ bench-load: $(STAMP)
 
 # One race's racers without spectators, then with 1,000 watching; memory per spectator.
 bench-spectators: $(STAMP)
-	$(PY) bench/load.py --spectators 1000 --only-spectators --seconds 10
+	$(PY) bench/load.py --spectators 1000 --only-spectators --seconds 30
 
 # Bot strategies offline (engine only): wins and mean score per game and strategy over
 # 30 seeded deals (about 30 seconds on one core; one markdown table).

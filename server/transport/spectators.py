@@ -51,6 +51,8 @@ _COUNT_REFRESH_MS = 10_000
 _FEATURED_RETRY = 1.0
 #: Spectators written to before the node turns to other work for a moment.
 _CHUNK = 32
+#: Seconds between two chunks: the racers' own work comes first, spectators a moment later.
+_CHUNK_PAUSE = 0.001
 #: Bytes the kernel may hold for a spectator's socket (Linux doubles it).
 _KERNEL_BUFFER = 64 * 1024
 _SLOW = "too slow to keep up: watch again for a fresh snapshot"
@@ -304,7 +306,7 @@ class Spectators:
             frames: dict[bool, bytes | str] = {}
             for start in range(0, len(targets), _CHUNK):
                 if start:
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(_CHUNK_PAUSE)
                 self._write(entry, targets[start : start + _CHUNK], message, frames)
 
     def _write(
