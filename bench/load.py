@@ -565,6 +565,7 @@ async def run_spectator_bench(
 async def spectator_client(url: str, race_id: str, count: int) -> None:
     """The spectators' process: ``count`` spectators watch the race; prints "watching"
     once all do, and the frames they received when its stdin closes."""
+    os.nice(10)  # a load generator: the server under test comes first on shared cores
     frames, ready, stop = [0], [0], asyncio.Event()
     tasks = []
     for start in range(0, count, 100):
