@@ -119,6 +119,46 @@ class Scenario:
     legal_moves: bool = False
 
 
+#: A node under load from one address: no per-address or per-connection limits, races
+#: start at once, and the clock looks often.
+BENCH_NODE_ENV = {
+    "SA_RATE_LIMIT": "100000",
+    "SA_RATE_BURST": "100000",
+    "SA_MAX_CONNECTIONS_PER_ADDRESS": "0",
+    "SA_CONNECT_RATE": "0",
+    "SA_NEW_PLAYER_RATE": "0",
+    "SA_CREATE_RATE": "0",
+    "SA_COUNTDOWN": "0",
+    "SA_CLOCK_TICK": "0.01",
+    "SA_LOG_LEVEL": "WARNING",
+}
+
+
+def start_bench_node(
+    redis_url: str, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], int]:
+    """A ``solitaire-arena serve`` process on ``redis_url`` with :data:`BENCH_NODE_ENV`
+    (and ``extra_env``), once it listens: the process and its port."""
+    port = free_port()
+    env = {**os.environ, **BENCH_NODE_ENV, **(extra_env or {}), "PYTHONPATH": str(ROOT)}
+    node = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--redis-url", redis_url],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    wait_line(node, "listening on")
+    return node, port
+
+
+def stop_bench_node(node: subprocess.Popen[str]) -> None:
+    node.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        node.wait(15)
+
+
 def process_cpu(pid: int | None) -> float | None:
     """CPU seconds (user + system) a process has used so far; None where /proc is not."""
     if pid is None:
@@ -331,8 +371,11 @@ async def echo_loop(wire: Wire, stop_at: float, tally: Tally) -> None:
 
 
 async def run_server_bench(
-    url: str, racers: int, scenario: Scenario, server_pid: int | None = None
+    url: str | list[str], racers: int, scenario: Scenario, server_pid: int | None = None
 ) -> tuple[Tally, float]:
+    """The racers of ``scenario`` on the node at ``url`` (or spread over several nodes:
+    both racers of pair ``i`` on the ``i``-th, round the list)."""
+    urls = [url] if isinstance(url, str) else url
     tally = Tally()
     ready = asyncio.Event()
     clock = [float("inf")]
@@ -341,7 +384,9 @@ async def run_server_bench(
     tasks = []
     for start in range(0, racers // 2, 50):  # connect in batches to bound the burst
         tasks += [
-            asyncio.create_task(pair_loop(url, i, scenario, ready, clock, tally, seated, opened))
+            asyncio.create_task(
+                pair_loop(urls[i % len(urls)], i, scenario, ready, clock, tally, seated, opened)
+            )
             for i in range(start, min(start + 50, racers // 2))
         ]
         await asyncio.sleep(0.05)
@@ -674,20 +719,7 @@ def main(argv: list[str] | None = None) -> int:
             redis_sync.Redis.from_url(redis_url).config_set("latency-monitor-threshold", 20)
         port = free_port()
         log_file = open(args.server_log or os.devnull, "w")  # noqa: SIM115
-        env = {
-            **os.environ,
-            "SA_RATE_LIMIT": "100000",
-            "SA_RATE_BURST": "100000",
-            # Every simulated racer connects from 127.0.0.1: no per-address limits here.
-            "SA_MAX_CONNECTIONS_PER_ADDRESS": "0",
-            "SA_CONNECT_RATE": "0",
-            "SA_NEW_PLAYER_RATE": "0",
-            "SA_CREATE_RATE": "0",
-            "SA_COUNTDOWN": "0",
-            "SA_CLOCK_TICK": "0.01",
-            "SA_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT),
-        }
+        env = {**os.environ, **BENCH_NODE_ENV, "PYTHONPATH": str(ROOT)}
         node = subprocess.Popen(
             [sys.executable, *(["-m", "cProfile", "-o", args.profile] if args.profile else []),
              "-m", "server.cli", "serve", "--port", str(port),

@@ -32,6 +32,7 @@ from server.features.scheduler import RaceClock
 from server.features.watching import Watching
 from server.metrics import Metrics
 from server.outage import StoreHealth
+from server.redis_client import open_redis
 from server.redis_embedded import EmbeddedRedis
 from server.store import OUTAGE_ERRORS, Store
 from server.timesource import SystemTime, TimeSource
@@ -201,17 +202,8 @@ class ArenaServer:
         if not redis_url:
             self.embedded = EmbeddedRedis(settings.data_dir, settings.redis_fsync)
             redis_url = self.embedded.start()
-        # A blocking pool: under load, requests wait for a free connection instead of
-        # failing with "Too many connections".
-        pool = aioredis.BlockingConnectionPool.from_url(
-            redis_url,
-            max_connections=settings.redis_max_connections,
-            timeout=10,
-            decode_responses=True,
-            health_check_interval=30,
-        )
-        self.redis = aioredis.Redis(connection_pool=pool)
-        store = Store(self.redis)
+        self.redis = open_redis(redis_url, settings.redis_max_connections)
+        store = Store(self.redis, settings.ack_replicas)
         self.store = store
         await store.ping()
         await store.load_scripts()

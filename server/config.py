@@ -38,6 +38,7 @@ ENV_VARS: Final = {
     "race_ttl": "SA_RACE_TTL",
     "redis_fsync": "SA_REDIS_FSYNC",
     "redis_max_connections": "SA_REDIS_MAX_CONNECTIONS",
+    "ack_replicas": "SA_ACK_REPLICAS",
     "log_level": "SA_LOG_LEVEL",
     "log_format": "SA_LOG_FORMAT",
 }
@@ -74,7 +75,8 @@ HELP: Final = {
     "clock_tick": "seconds between the clock's looks for races to start or end",
     "race_ttl": "seconds a finished or cancelled race stays in Redis (0: forever)",
     "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
-    "redis_max_connections": "Redis connections per node",
+    "redis_max_connections": "Redis connections per node (per server of a cluster)",
+    "ack_replicas": "replicas that must hold a move before it is acknowledged (WAIT); 0: the master alone",
     "log_level": "DEBUG, INFO, WARNING or ERROR",
     "log_format": "json (one object per line) or text",
 }
@@ -138,6 +140,8 @@ class Settings:
     redis_fsync: str = "everysec"
     #: Connections to Redis per node (requests wait for a free one).
     redis_max_connections: int = 64
+    #: Replicas that must confirm a move (Redis ``WAIT``) before it is acknowledged.
+    ack_replicas: int = 0
     log_level: str = "INFO"
     #: ``json`` (one object per line) or ``text``.
     log_format: str = "json"

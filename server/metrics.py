@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -56,9 +57,21 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.tasks = Gauge(
+            "arena_tasks", "asyncio tasks alive in the node (a leak grows it)", registry=self.registry
+        )
+        self.tasks.set_function(_task_count)
+
     def watch_races(self, count: Callable[[], int]) -> None:
         """Report the races followed by this node, read when /metrics is scraped."""
         self.races_watched.set_function(count)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+def _task_count() -> int:
+    try:
+        return len(asyncio.all_tasks())
+    except RuntimeError:  # scraped from outside the node's loop
+        return 0

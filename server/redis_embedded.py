@@ -61,6 +61,20 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
         libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
+def spawn_redis(args: list[str]) -> subprocess.Popen[bytes]:
+    """Start a redis-server that dies with this process, in a process group of its own:
+    a signal to the node's group (Ctrl-C, `timeout`, systemd) reaches the node, which
+    then stops Redis after its last write."""
+    return subprocess.Popen(
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_die_with_parent,
+        start_new_session=True,
+    )
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -105,16 +119,7 @@ class EmbeddedRedis:
             port = free_port()
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             self.url = f"redis://127.0.0.1:{port}/0"
-        self._process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
-            # Its own process group: a signal to the node's group (Ctrl-C, `timeout`,
-            # systemd) reaches the node, which then stops Redis after its last write.
-            start_new_session=True,
-        )
+        self._process = spawn_redis(args)
         self._wait_ready(timeout)
         log.info("embedded redis started", extra={"redis_url": self.url, "pid": self.pid})
         return self.url

@@ -4,6 +4,7 @@ node on it, and SDK clients closed after each test. (Helpers for starting nodes 
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -12,12 +13,23 @@ import redis
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from server.local_cluster import LocalCluster
+from server.redis_client import cluster_startup_nodes
 from server.redis_embedded import EmbeddedRedis
 from tests.server.conftest import Connect, running_node
+
+#: ``SA_TEST_REDIS=cluster`` runs the tests that take ``redis_url`` on a 3-master Redis
+#: Cluster instead of one server (tests that read Redis themselves assume one server).
+ON_CLUSTER = os.environ.get("SA_TEST_REDIS") == "cluster"
 
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if ON_CLUSTER:
+        cluster = LocalCluster(tmp_path_factory.mktemp("cluster"))
+        yield cluster.start()
+        cluster.stop()
+        return
     server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
     url = server.start()
     yield url
@@ -26,6 +38,12 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def clean_redis(redis_url: str) -> str:
+    if ON_CLUSTER:
+        for host, port in cluster_startup_nodes(redis_url):
+            with redis.Redis(host=host, port=port) as client:
+                if client.info("replication")["role"] == "master":
+                    client.flushall()
+        return redis_url
     client = redis.Redis.from_url(redis_url)
     client.flushall()
     client.close()

@@ -463,7 +463,7 @@ class Daily:
             self._standing.drop(date)  # count from the boards as they are now
             totals, _places = await self.day_points(date)
             days = (day - dt.date(1970, 1, 1)).days
-            if await self.store.dailies.close(date, days, iso_week(day), totals):
+            if await self.store.dailies.close(date, days, iso_week(day), totals, now):
                 closed.append(date)
                 log.info("daily tournament day counted", extra={"day": date, "players": len(totals)})
         return closed

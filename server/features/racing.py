@@ -282,6 +282,7 @@ class Racing:
                 f"seq {record.seq} already holds the move {result['move']!r}, not {request.move[:32]!r}: "
                 f"send a new move with seq {record.seq + 1}",
             )
+        await self.store.boards.confirm_replicated(race_id, player_id, self.time.now_ms())
         game = from_position(record.position, move_count=record.move_count)
         return {
             "type": "move_ack",

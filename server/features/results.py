@@ -197,6 +197,7 @@ class RaceResults:
                 pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
                 self.settings.race_ttl,
                 racers,
+                self.time.now_ms(),
                 daily_entry(meta, lines),
             )
             if answer == 1:

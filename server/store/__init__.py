@@ -17,6 +17,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import redis.exceptions
+from redis.asyncio.cluster import RedisCluster
 
 from server.store import scripts
 from server.store.accounts import AccountStore
@@ -60,11 +61,15 @@ __all__ = [
 
 
 #: What a call raises when Redis cannot be reached (down, restarting, network gone, or
-#: every pooled connection busy past the pool's timeout).
+#: every pooled connection busy past the pool's timeout), or a cluster's slot has no
+#: master for a moment (a failover under way).
 OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
     redis.exceptions.BusyLoadingError,
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.SlotNotCoveredError,
     OSError,
 )
 
@@ -72,12 +77,12 @@ OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
 class Store:
     """Every Redis read and write of the server, by domain."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis | RedisCluster, ack_replicas: int = 0) -> None:
         # redis-py types replies as ``bytes | str``; this client decodes responses.
         self.redis: Any = client
         self.players = PlayerStore(client)
         self.races = RaceStore(client)
-        self.boards = BoardStore(client)
+        self.boards = BoardStore(client, ack_replicas)
         self.queues = QueueStore(client)
         self.deadlines = DeadlineStore(client)
         self.events = EventStore(client)

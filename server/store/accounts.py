@@ -8,6 +8,8 @@ from typing import Any
 from server.store import keys, scripts
 from server.store.players import token_digest
 
+#: How long a name is held for a registration under way, ms.
+CLAIM_MS = 30_000
 #: How long wrong passwords are remembered, seconds.
 FAILURE_WINDOW = 15 * 60
 
@@ -18,11 +20,27 @@ class AccountStore:
         self._register = client.register_script(scripts.REGISTER.source)
 
     async def register(self, player_id: str, username: str, skeleton: str, password_hash: str) -> str:
-        """``ok``, ``registered`` (already an account), ``taken`` or ``no_player``."""
-        word: str = await self._register(
-            keys=[keys.account(skeleton), keys.player(player_id), keys.player_tokens(player_id)],
-            args=[player_id, username, password_hash],
-        )
+        """``ok``, ``registered`` (already an account), ``taken`` or ``no_player``.
+
+        The name, the player and their tokens lie in different cluster slots, so this is
+        three steps: the name is claimed for :data:`CLAIM_MS` (a claim left by a node
+        that died midway lapses), the player becomes an account, and the claim is made
+        permanent. A second attempt by the same player picks up where one stopped.
+        """
+        name_key, player_key = keys.account(skeleton), keys.player(player_id)
+        if not await self.redis.exists(player_key):
+            return "no_player"
+        claimed_now = bool(await self.redis.set(name_key, player_id, nx=True, px=CLAIM_MS))
+        if not claimed_now and await self.redis.get(name_key) != player_id:
+            return "taken"
+        digest: str | None = await self.redis.hget(player_key, "token_sha")
+        if digest:
+            await self.redis.sadd(keys.player_tokens(player_id), digest)
+        word: str = await self._register(keys=[player_key], args=[username, password_hash])
+        if word == "ok":
+            await self.redis.persist(name_key)
+        elif claimed_now and await self.redis.get(name_key) == player_id:
+            await self.redis.delete(name_key)
         return word
 
     async def find(self, skeleton: str) -> tuple[str, str, bool] | None:
@@ -47,18 +65,19 @@ class AccountStore:
     async def add_token(self, player_id: str, token: str) -> None:
         """A new token for the account (a login on some device); it never expires."""
         digest = token_digest(token)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(keys.token(digest), player_id)
-            pipe.sadd(keys.player_tokens(player_id), digest)
-            await pipe.execute()
+        # Listed first, so a token that works can always be revoked.
+        await self.redis.sadd(keys.player_tokens(player_id), digest)
+        await self.redis.set(keys.token(digest), player_id)
 
     async def revoke(self, player_id: str, digests: list[str]) -> None:
         if not digests:
             return
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(*(keys.token(d) for d in digests))
-            pipe.srem(keys.player_tokens(player_id), *digests)
+        # Tokens die first; the list is tidied after (the keys lie in different slots).
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for digest in digests:
+                pipe.delete(keys.token(digest))
             await pipe.execute()
+        await self.redis.srem(keys.player_tokens(player_id), *digests)
 
     async def tokens(self, player_id: str) -> list[str]:
         """The digests of every token of the account."""

@@ -7,18 +7,19 @@ from typing import Any
 import orjson
 
 from server.store import keys, scripts
-from server.store.batch import ScriptBatcher
+from server.store.batch import batcher_for
 from server.store.records import Answer, BoardRecord, LoggedMoveRecord, MoveOutcome
 
 _COUNTERS = ("seq", "move_count", "score", "won", "finished", "score_at", "finished_at")
 
 
 class BoardStore:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, ack_replicas: int = 0) -> None:
         self.redis = client
         self._move = client.register_script(scripts.MOVE.source)
         self._finish = client.register_script(scripts.FINISH.source)
-        self._batcher = ScriptBatcher(client)
+        self._confirm = client.register_script(scripts.CONFIRM.source)
+        self._batcher = batcher_for(client, ack_replicas)
 
     async def aclose(self) -> None:
         await self._batcher.aclose()
@@ -98,6 +99,14 @@ class BoardStore:
         ]
         reply: list[str] = await self._batcher.call(self._move, script_keys, args)
         return _outcome(reply)
+
+    async def confirm_replicated(self, race_id: str, player_id: str, now: int) -> None:
+        """Before a resent move is acknowledged again: once the replicas hold its board
+        (when they must, ``SA_ACK_REPLICAS``). A small write in the board's slot, then the
+        batch's ``WAIT``, covers every earlier write of that master, the move's included;
+        raises :class:`~server.store.batch.ReplicasBehind` when they do not confirm."""
+        if self._batcher.ack_replicas:
+            await self._batcher.call(self._confirm, [keys.race_board(race_id, player_id)], [now])
 
     async def finish(self, race_id: str, player_id: str, now: int, event: str) -> MoveOutcome:
         reply: list[str] = await self._finish(

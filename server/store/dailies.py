@@ -7,14 +7,15 @@ from typing import Any
 
 import orjson
 
-from server.store import keys, scripts
+from server.store import keys
+from server.store.once import OnceWrite, OnceWriter
 from server.store.records import DailyDeal
 
 
 class DailyStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
-        self._close = client.register_script(scripts.CLOSE_DAY.source)
+        self._once = OnceWriter(client)
 
     async def secret(self) -> bytes:
         """The daily secret kept in Redis: made by the first node that asks, the same for
@@ -87,19 +88,20 @@ class DailyStore:
         )
         return rows
 
-    async def close(self, day: str, day_number: int, week: str, points: dict[str, int]) -> bool:
-        """Count the day's tournament points and streaks, once (see :data:`scripts.CLOSE_DAY`)."""
-        players = sorted(points)
-        script_keys = [
-            keys.daily_closed(day),
-            keys.daily_points_week(week),
-            keys.DAILY_POINTS_ALL,
-            *(keys.player_daily_streak(p) for p in players),
+    async def close(self, day: str, day_number: int, week: str, points: dict[str, int], now: int) -> bool:
+        """Count the day's tournament points into the week's and the all-time tables and
+        carry each player's streak, once whoever calls and however often; True for the
+        call that marked the day counted."""
+        pairs: list[str | int] = []
+        for player in sorted(points):
+            pairs += [player, points[player]]
+        writes = [
+            OnceWrite(keys.daily_points_week(week), "zincrby", tuple(pairs)),
+            OnceWrite(keys.DAILY_POINTS_ALL, "zincrby", tuple(pairs)),
+            *(OnceWrite(keys.player_daily_streak(p), "streak", (day_number,)) for p in sorted(points)),
         ]
-        args: list[Any] = [day_number]
-        for player in players:
-            args += [player, points[player]]
-        return bool(await self._close(keys=script_keys, args=args))
+        await self._once.apply(f"close {day}", now, writes)
+        return bool(await self.redis.set(keys.daily_closed(day), "1", nx=True))
 
     async def closed(self, day: str) -> bool:
         return bool(await self.redis.exists(keys.daily_closed(day)))

@@ -1,7 +1,9 @@
 """Every Redis key and pub/sub channel name of the service, built here and nowhere else.
 
 Keys of one race share the hash tag ``{race id}`` so a race never spans cluster slots;
-the two keys of a quick-match queue share ``{game}``.
+the keys of a quick-match queue share ``{game}``. A marker of applied writes lies in its
+key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applied``
+(entries kept 8 days).
 
 | key | type | what |
 |---|---|---|
@@ -12,7 +14,9 @@ the two keys of a quick-match queue share ``{game}``.
 | ``race:{id}:summary`` | string | the results JSON |
 | ``race:{id}:nodes`` | set | ids of the nodes following the race |
 | ``race:{id}:watchers`` | hash | node id -> ``<spectators>:<valid until ms>``: who watches, per node |
+| ``race:{id}:end_plan`` | string | what the race's end writes (JSON), fixed by the first node that ends it |
 | ``race:{id}:rematch`` | hash | a rematch offer after the race: status, times, ``a:<player>`` answers |
+| ``<key>:applied`` | sorted set | op id -> ms: race ends and day closes applied to ``<key>`` |
 | ``code:<code>`` | string | race id of a short code |
 | ``races:open`` | sorted set | open races by creation time |
 | ``races:open:<game>`` | sorted set | open races of one game by creation time |
@@ -98,6 +102,25 @@ def race_watchers(race_id: str) -> str:
 
 def race_rematch(race_id: str) -> str:
     return f"race:{{{race_id}}}:rematch"
+
+
+def race_end_plan(race_id: str) -> str:
+    return f"race:{{{race_id}}}:end_plan"
+
+
+def applied(key: str) -> str:
+    """The marker of the operations applied once to ``key``, in ``key``'s cluster slot:
+    ``key:applied`` when ``key`` has a hash tag, else ``{key}:applied``.
+
+    >>> applied("player:p_1:stats:treize")
+    '{player:p_1:stats:treize}:applied'
+    >>> applied("daily:{2026-11-23}:treize:board")
+    'daily:{2026-11-23}:treize:board:applied'
+    """
+    opening = key.find("{")
+    if opening >= 0 and key.find("}", opening + 1) > opening + 1:
+        return f"{key}:applied"
+    return f"{{{key}}}:applied"
 
 
 def race_code(code: str) -> str:
@@ -247,6 +270,7 @@ def race_keys(race_id: str, code: str | None, player_ids: list[str]) -> list[str
         race_nodes(race_id),
         race_watchers(race_id),
         race_rematch(race_id),
+        race_end_plan(race_id),
         *(race_board(race_id, p) for p in player_ids),
     ]
     if code:

@@ -26,13 +26,13 @@ class PlayerStore:
         fields: dict[str, Any] = {"name": name, "created_at": now, "token_sha": digest}
         if bot:
             fields["bot"] = 1
+        # The player first, then the token that finds it (different cluster slots).
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(keys.player(player_id), mapping=fields)
-            pipe.set(keys.token(digest), player_id)
             if ttl > 0:
                 pipe.expire(keys.player(player_id), ttl)
-                pipe.expire(keys.token(digest), ttl)
             await pipe.execute()
+        await self.redis.set(keys.token(digest), player_id, ex=ttl if ttl > 0 else None)
 
     async def keep(self, player_id: str, ttl: int) -> None:
         """The guest was just here: every key of theirs expires ``ttl`` seconds from now

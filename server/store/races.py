@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import orjson
 
 from server.store import keys, scripts
+from server.store.once import OnceWrite, OnceWriter
 from server.store.records import Answer, RaceMeta, RacerRecord, RaceStatus, Seat
+
+log = logging.getLogger("arena.store")
 
 #: Ratings after rated races kept per player and game, and recent races kept per player.
 HISTORY = 50
@@ -24,7 +28,9 @@ class RaceStore:
         self._start = client.register_script(scripts.START.source)
         self._go = client.register_script(scripts.GO.source)
         self._begin_end = client.register_script(scripts.BEGIN_END.source)
-        self._complete_end = client.register_script(scripts.COMPLETE_END.source)
+        self._end_plan = client.register_script(scripts.END_PLAN.source)
+        self._end_finish = client.register_script(scripts.END_FINISH.source)
+        self._once = OnceWriter(client)
         self._void = client.register_script(scripts.VOID.source)
 
     # ----- setup -----------------------------------------------------------------------
@@ -252,40 +258,99 @@ class RaceStore:
         event: str,
         ttl: int,
         racers: list[RacerRecord],
+        now: int,
         daily: tuple[str, str, int] | None = None,
     ) -> int:
-        """End the race and write what it changed for each racer, in one atomic call: 1
-        when this call ended it, 0 when it was not ending, -1 when a rating changed since
-        ``racers`` were computed (nothing is written)."""
-        race_id, game = meta.race_id, meta.game
-        board = keys.daily_board(daily[0], game) if daily else keys.leaderboard(game)
-        script_keys = [keys.race_meta(race_id), keys.race_summary(race_id), keys.leaderboard(game), board]
-        for racer in racers:
-            script_keys += [
-                keys.player_rating(racer.player_id, game),
-                keys.player_rating_history(racer.player_id, game),
-                keys.player_stats(racer.player_id, game),
-                keys.player_recent(racer.player_id),
-            ]
-        payload = [_racer_json(r) for r in racers]
-        answer = int(
-            await self._complete_end(
-                keys=script_keys,
-                args=[
-                    summary,
-                    event,
-                    keys.race_channel(race_id),
-                    orjson.dumps(payload).decode(),
-                    HISTORY,
-                    RECENT,
-                    daily[1] if daily else "",
-                    daily[2] if daily else 0,
-                ],
+        """End the race and write what it changed for each racer, once: 1 when this call
+        ended it, 0 when it was not ending, -1 when a rating changed since ``racers`` were
+        computed (nothing is written: compute again).
+
+        The first node to get here fixes the end's plan in the race's slot; every later
+        attempt (a retry after a crash, another node's clock) applies that same plan. Each
+        racer's keys are written once each (:mod:`server.store.once`), and only then is
+        the race finished and its end published.
+        """
+        race_id = meta.race_id
+        plan_key = keys.race_end_plan(race_id)
+        stored: str | None = await self.redis.get(plan_key)
+        if stored is None:
+            if await self._ratings_moved(meta.game, racers):
+                return -1
+            plan = {
+                "summary": summary,
+                "event": event,
+                "racers": [_racer_json(r) for r in racers],
+                "daily": list(daily) if daily else None,
+            }
+            stored = await self._end_plan(
+                keys=[keys.race_meta(race_id), plan_key], args=[orjson.dumps(plan).decode()]
             )
-        )
-        if answer >= 0:
-            await self._untime(race_id, meta.code, player_ids, ttl)
+        answer = 0
+        if stored is not None:
+            stale = await self._apply_plan(race_id, meta.game, orjson.loads(stored), now)
+            for player_id in stale:
+                log.error(
+                    "a racer's rating changed while the race ended: this race is not rated for them",
+                    extra={"race_id": race_id, "player_id": player_id},
+                )
+            answer = int(
+                await self._end_finish(
+                    keys=[keys.race_meta(race_id), keys.race_summary(race_id), plan_key],
+                    args=[keys.race_channel(race_id)],
+                )
+            )
+        await self._untime(race_id, meta.code, player_ids, ttl)
         return answer
+
+    async def _ratings_moved(self, game: str, racers: list[RacerRecord]) -> bool:
+        rated = [r for r in racers if r.rating is not None]
+        if not rated:
+            return False
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for racer in rated:
+                pipe.hget(keys.player_rating(racer.player_id, game), "games")
+            games = await pipe.execute()
+        return any(int(g or 0) != r.expect for g, r in zip(games, rated, strict=True))
+
+    async def _apply_plan(self, race_id: str, game: str, plan: dict[str, Any], now: int) -> list[str]:
+        """Write the plan's changes to every racer, the leaderboard and the daily board;
+        the racers whose rating could not be written (it moved meanwhile)."""
+        writes: list[OnceWrite] = []
+        rating_of: dict[int, str] = {}
+        for racer in plan["racers"]:
+            player_id = racer["player_id"]
+            rating = racer.get("rating")
+            if rating is not None:
+                rating_of[len(writes)] = player_id
+                writes.append(
+                    OnceWrite(
+                        keys.player_rating(player_id, game),
+                        "rating",
+                        (
+                            racer["expect"],
+                            rating["rating"],
+                            rating["rd"],
+                            rating["volatility"],
+                            rating["games"],
+                            rating["last_at"],
+                        ),
+                    )
+                )
+                board = keys.leaderboard(game)
+                if racer["listed"]:
+                    writes.append(OnceWrite(board, "zadd", (player_id, rating["rating"])))
+                else:
+                    writes.append(OnceWrite(board, "zrem", (player_id,)))
+                history = keys.player_rating_history(player_id, game)
+                writes.append(OnceWrite(history, "push", (racer["history"], HISTORY)))
+            stats = keys.player_stats(player_id, game)
+            writes.append(OnceWrite(stats, "stats", ("1" if racer["won"] else "0", racer.get("time_ms", ""))))
+            writes.append(OnceWrite(keys.player_recent(player_id), "push", (racer["recent"], RECENT)))
+        if plan["daily"]:
+            day, member, score = plan["daily"]
+            writes.append(OnceWrite(keys.daily_board(day, game), "zadd", (member, score)))
+        answers = await self._once.apply(f"end {race_id}", now, writes)
+        return [player for index, player in rating_of.items() if answers[index] < 0]
 
     async def _untime(self, race_id: str, code: str, player_ids: list[str], ttl: int) -> None:
         """An over race leaves the clock's deadlines, and its keys expire after ``ttl``

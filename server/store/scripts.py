@@ -209,6 +209,18 @@ return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
 """,
 )
 
+CONFIRM: Final = LuaScript(
+    "confirm",
+    keys=("board",),
+    argv=("now",),
+    answers="1. Notes when a resent move's ack was confirmed: a write in the board's slot, "
+    "so the ``WAIT`` after it covers the move written before.",
+    source="""
+redis.call('HSET', KEYS[1], 'confirmed_at', ARGV[1])
+return 1
+""",
+)
+
 FINISH: Final = LuaScript(
     "finish",
     keys=("meta", "board"),
@@ -251,66 +263,98 @@ return 0
 """,
 )
 
-COMPLETE_END: Final = LuaScript(
-    "complete_end",
-    keys=(
-        "meta",
-        "summary",
-        "leaderboard of the game",
-        "the daily board of a scored daily attempt (otherwise any key of the race's slot)",
-        "then per racer: rating, rating history, stats of the game, recent races",
-    ),
-    argv=(
-        "summary JSON",
-        "event",
-        "channel",
-        "racers JSON (RacerRecord fields)",
-        "history kept",
-        "recent kept",
-        "daily board member ('' for none)",
-        "daily board score",
-    ),
-    answers="1 when this call finished the race, 0 when it was not ending, -1 when a racer's "
-    "rating changed since the new ones were computed (nothing written: compute again). The "
-    "race ends, and its ratings, counts and recent races are written, in one step: once.",
+END_PLAN: Final = LuaScript(
+    "end_plan",
+    keys=("meta", "plan"),
+    argv=("plan JSON: summary, event, racers' writes, daily board entry",),
+    answers="the race's plan (this one, or one another node fixed first), or nil when the "
+    "race is not ending. Every node that completes the end applies the same plan.",
+    source="""
+if redis.call('HGET', KEYS[1], 'status') ~= 'ending' then return false end
+redis.call('SET', KEYS[2], ARGV[1], 'NX')
+return redis.call('GET', KEYS[2])
+""",
+)
+
+END_FINISH: Final = LuaScript(
+    "end_finish",
+    keys=("meta", "summary", "plan"),
+    argv=("channel",),
+    answers="1 when this call finished the race, 0 when it was not ending. The race is "
+    "finished, its summary stored and its end published, from the plan.",
     source="""
 if redis.call('HGET', KEYS[1], 'status') ~= 'ending' then return 0 end
-local racers = cjson.decode(ARGV[4])
-for i, racer in ipairs(racers) do
-  if racer.rating then
-    local games = tonumber(redis.call('HGET', KEYS[4 + (i - 1) * 4 + 1], 'games') or '0')
-    if games ~= racer.expect then return -1 end
-  end
-end
+local plan = cjson.decode(redis.call('GET', KEYS[3]))
 redis.call('HSET', KEYS[1], 'status', 'finished')
-redis.call('SET', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
-if ARGV[7] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7]) end
-for i, racer in ipairs(racers) do
-  local base = 4 + (i - 1) * 4
-  local r = racer.rating
-  if r then
-    redis.call('HSET', KEYS[base + 1], 'rating', r.rating, 'rd', r.rd, 'volatility', r.volatility,
-      'games', r.games, 'last_at', r.last_at)
-    if racer.listed then
-      redis.call('ZADD', KEYS[3], r.rating, racer.player_id)
-    else
-      redis.call('ZREM', KEYS[3], racer.player_id)
+redis.call('SET', KEYS[2], plan.summary)
+redis.call('PUBLISH', ARGV[1], plan.event)
+return 1
+""",
+)
+
+APPLY_ONCE: Final = LuaScript(
+    "apply_once",
+    keys=("marker: what was applied to the target (sorted set: op id -> ms)", "target"),
+    argv=(
+        "op id (a race id, a day)",
+        "now",
+        "how long the marker remembers (ms; no longer than the target has left, but 10 min at least)",
+        "op: rating | zadd | zrem | push | stats | zincrby | streak",
+        "then the op's arguments: rating: expected games, rating, rd, volatility, games, "
+        "last_at; zadd: member, score; zrem: member; push: value, kept; stats: won (1/0), "
+        "time ms ('' for none); zincrby: member, amount, ...; streak: day number",
+    ),
+    answers="1 when applied now, 0 when this op id was applied before, -1 (rating) when "
+    "the stored rating is not the one the new rating was computed from (nothing written). "
+    "Each key of what a race's end or a day's close changes is written this way, so that "
+    "a retry after a crash, or a second node completing the same end, writes nothing twice "
+    "while the keys lie in different cluster slots.",
+    source="""
+local id, now = ARGV[1], tonumber(ARGV[2])
+if redis.call('ZSCORE', KEYS[1], id) then return 0 end
+local op, target = ARGV[4], KEYS[2]
+if op == 'rating' then
+  local games = tonumber(redis.call('HGET', target, 'games') or '0')
+  if games ~= tonumber(ARGV[5]) then return -1 end
+  redis.call('HSET', target, 'rating', ARGV[6], 'rd', ARGV[7], 'volatility', ARGV[8],
+    'games', ARGV[9], 'last_at', ARGV[10])
+elseif op == 'zadd' then
+  redis.call('ZADD', target, ARGV[6], ARGV[5])
+elseif op == 'zrem' then
+  redis.call('ZREM', target, ARGV[5])
+elseif op == 'push' then
+  redis.call('LPUSH', target, ARGV[5])
+  redis.call('LTRIM', target, 0, tonumber(ARGV[6]) - 1)
+elseif op == 'stats' then
+  redis.call('HINCRBY', target, 'races', 1)
+  if ARGV[5] == '1' then
+    redis.call('HINCRBY', target, 'wins', 1)
+    local best = redis.call('HGET', target, 'best_ms')
+    if ARGV[6] ~= '' and (not best or tonumber(best) > tonumber(ARGV[6])) then
+      redis.call('HSET', target, 'best_ms', ARGV[6])
     end
-    redis.call('LPUSH', KEYS[base + 2], racer.history)
-    redis.call('LTRIM', KEYS[base + 2], 0, tonumber(ARGV[5]) - 1)
   end
-  redis.call('HINCRBY', KEYS[base + 3], 'races', 1)
-  if racer.won then
-    redis.call('HINCRBY', KEYS[base + 3], 'wins', 1)
-    local best = redis.call('HGET', KEYS[base + 3], 'best_ms')
-    if racer.time_ms and (not best or tonumber(best) > racer.time_ms) then
-      redis.call('HSET', KEYS[base + 3], 'best_ms', racer.time_ms)
-    end
+elseif op == 'zincrby' then
+  for i = 5, #ARGV, 2 do redis.call('ZINCRBY', target, ARGV[i + 1], ARGV[i]) end
+elseif op == 'streak' then
+  local day = tonumber(ARGV[5])
+  local last = tonumber(redis.call('HGET', target, 'last') or '-10')
+  local current = 1
+  if last == day - 1 then current = tonumber(redis.call('HGET', target, 'current') or '0') + 1 end
+  if last ~= day then
+    local best = math.max(current, tonumber(redis.call('HGET', target, 'best') or '0'))
+    redis.call('HSET', target, 'last', day, 'current', current, 'best', best)
   end
-  redis.call('LPUSH', KEYS[base + 4], racer.recent)
-  redis.call('LTRIM', KEYS[base + 4], 0, tonumber(ARGV[6]) - 1)
+else
+  return redis.error_reply('apply_once: unknown op ' .. op)
 end
+redis.call('ZADD', KEYS[1], now, id)
+local keep = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - keep)
+-- The marker never outlives its key for long (a guest's keys expire).
+local left = redis.call('PTTL', target)
+if left > 0 and left < keep then keep = math.max(left, 600000) end
+redis.call('PEXPIRE', KEYS[1], keep)
 return 1
 """,
 )
@@ -391,33 +435,6 @@ for _, player in ipairs({me, best}) do
   redis.call('ZREM', KEYS[3], player)
 end
 return best
-""",
-)
-
-CLOSE_DAY: Final = LuaScript(
-    "close_day",
-    keys=("closed flag", "week table", "all-time table", "then per player: their streak"),
-    argv=("the day's number (days since 1970-01-01)", "then per player: id, points"),
-    answers="1 when this call counted the day, 0 when it was counted already. Adds each "
-    "player's points to the week's and the all-time tables and carries their streak of "
-    "consecutive days with a scored attempt: once per day, whoever calls.",
-    source="""
-if not redis.call('SET', KEYS[1], '1', 'NX') then return 0 end
-local day = tonumber(ARGV[1])
-for i = 1, (#ARGV - 1) / 2 do
-  local player, points = ARGV[2 * i], tonumber(ARGV[2 * i + 1])
-  redis.call('ZINCRBY', KEYS[2], points, player)
-  redis.call('ZINCRBY', KEYS[3], points, player)
-  local streak = KEYS[3 + i]
-  local last = tonumber(redis.call('HGET', streak, 'last') or '-10')
-  local current = 1
-  if last == day - 1 then current = tonumber(redis.call('HGET', streak, 'current') or '0') + 1 end
-  if last ~= day then
-    local best = math.max(current, tonumber(redis.call('HGET', streak, 'best') or '0'))
-    redis.call('HSET', streak, 'last', day, 'current', current, 'best', best)
-  end
-end
-return 1
 """,
 )
 
@@ -506,17 +523,14 @@ return decide(true)
 
 REGISTER: Final = LuaScript(
     "register",
-    keys=("account name", "player", "player tokens"),
-    argv=("player id", "username", "password hash"),
-    answers="ok | no_player | registered | taken. A guest becomes an account: the name is "
-    "claimed, the password stored, the guest's token listed among the account's.",
+    keys=("player",),
+    argv=("username", "password hash"),
+    answers="ok | no_player | registered. A guest becomes an account (its name is claimed "
+    "and its token listed before this call).",
     source="""
-if redis.call('EXISTS', KEYS[2]) == 0 then return 'no_player' end
-if redis.call('HEXISTS', KEYS[2], 'username') == 1 then return 'registered' end
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 'taken' end
-redis.call('HSET', KEYS[2], 'username', ARGV[2], 'name', ARGV[2], 'password', ARGV[3])
-local sha = redis.call('HGET', KEYS[2], 'token_sha')
-if sha then redis.call('SADD', KEYS[3], sha) end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_player' end
+if redis.call('HEXISTS', KEYS[1], 'username') == 1 then return 'registered' end
+redis.call('HSET', KEYS[1], 'username', ARGV[1], 'name', ARGV[1], 'password', ARGV[2])
 return 'ok'
 """,
 )
@@ -563,12 +577,14 @@ ALL: Final = (
     GO,
     VOID,
     MOVE,
+    CONFIRM,
     FINISH,
     BEGIN_END,
-    COMPLETE_END,
+    END_PLAN,
+    END_FINISH,
+    APPLY_ONCE,
     MATCH,
     MATCH_RATED,
-    CLOSE_DAY,
     REMATCH_OFFER,
     REMATCH_ANSWER,
     REMATCH_EXPIRE,

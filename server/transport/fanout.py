@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, assert_never
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import broadcast
 
 from server.background import Background
@@ -23,6 +25,7 @@ from server.features.events import Event, EventKind, LocalEvent, own_prefix, unp
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
 from server.features.results import RaceResults
+from server.redis_client import pubsub_clients
 from server.store import keys
 from server.store.events import EventStore
 from server.transport.session import Session
@@ -30,11 +33,14 @@ from shared.protocol import RaceInfo, encode_dict
 
 log = logging.getLogger("arena.fanout")
 
+#: Seconds without a message before the pub/sub connection is checked with a PING.
+_QUIET = 2.0
+
 
 class Fanout:
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | RedisCluster,
         events: EventStore,
         node_id: str,
         racing: Racing,
@@ -42,7 +48,10 @@ class Fanout:
         results: RaceResults,
     ) -> None:
         self._results = results
-        self._pubsub: Any = client.pubsub()
+        self._client = client
+        #: The client subscribed with (the node's own, or one for a cluster's server).
+        self._subscriber: Any = next(pubsub_clients(client))
+        self._pubsub: Any = self._subscriber.pubsub()
         self._events = events
         self.node_id = node_id
         self._racing = racing
@@ -74,8 +83,7 @@ class Fanout:
             except (TimeoutError, asyncio.CancelledError):
                 self._task.cancel()
         await self._background.stop()
-        with contextlib.suppress(Exception):
-            await self._pubsub.aclose()
+        await self._close_subscriber()
 
     def sessions_of(self, player_id: str) -> int:
         """How many sessions of ``player_id`` this node has."""
@@ -178,20 +186,30 @@ class Fanout:
     # ----- delivery -----------------------------------------------------------------
 
     async def _read(self) -> None:
-        failing = False
+        broken = False
+        heard = time.monotonic()
         while not self._stopping:
+            if broken:
+                # A failed connection may never come back as it was (its server gone for
+                # good, as a cluster master after a failover): subscribe anew, until it works.
+                if not await self._rebuild():
+                    await asyncio.sleep(0.5)
+                    continue
+                broken = False
+                log.warning("pub/sub reads again")
             try:
                 message = await self._pubsub.get_message(timeout=0.2)
+                if message is None and time.monotonic() - heard > _QUIET:
+                    heard = time.monotonic()
+                    await self._pubsub.ping()  # a dead connection raises here, not in silence
+                elif message is not None:
+                    heard = time.monotonic()
             except Exception as exc:
                 if not self._stopping:
-                    if not failing:  # one line per outage, not one per retry
-                        log.warning("pub/sub read failed; retrying", extra={"reason": repr(exc)})
-                    failing = True
-                    await asyncio.sleep(0.5)
+                    log.warning("pub/sub read failed; subscribing anew", extra={"reason": repr(exc)})
+                    broken = True
+                    await asyncio.sleep(0.2)
                 continue
-            if failing:
-                failing = False
-                log.warning("pub/sub reads again")
             if message is None:
                 continue
             kind = message.get("type")
@@ -207,6 +225,35 @@ class Fanout:
                     if listener is not None:
                         listener(payload)
                     self._received(channel, payload)
+
+    async def _rebuild(self) -> bool:
+        """A new pub/sub connection with every subscription, in place of one that failed;
+        False while Redis is away. On a cluster it may be any server that answers, as each
+        one hears every channel, and the one that failed may be gone for good (a master
+        after its failover)."""
+        async with self._changing:
+            await self._close_subscriber()
+            channels = [self._node_channel, *sorted(self._subscribed)]
+            for subscriber in pubsub_clients(self._client):
+                pubsub = subscriber.pubsub()
+                try:
+                    await pubsub.subscribe(*channels)
+                except Exception:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+                    if subscriber is not self._client:
+                        await subscriber.aclose()
+                    continue
+                self._subscriber, self._pubsub = subscriber, pubsub
+                return True
+            return False
+
+    async def _close_subscriber(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
+        if self._subscriber is not self._client:
+            with contextlib.suppress(Exception):
+                await self._subscriber.aclose()
 
     def deliver_local(self, event: LocalEvent) -> None:
         """Deliver an event this node published (with itself as origin) to its own

@@ -616,7 +616,7 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
         points = {ids[fast.name]: 25, ids[slow.name]: 43}
         week_name = f"{then_week.year}-W{then_week.week:02d}"
         days = (then - dt.date(1970, 1, 1)).days
-        assert await Store(redis).dailies.close(then.isoformat(), days, week_name, points)
+        assert await Store(redis).dailies.close(then.isoformat(), days, week_name, points, 0)
     finally:
         await redis.aclose()
     past = run("daily", "--standings", "--date", then.isoformat(), "--server", node.url, config=fast_config)

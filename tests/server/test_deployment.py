@@ -44,3 +44,37 @@ def test_dockerfile_runs_the_console_script() -> None:
     text = (ROOT / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["solitaire-arena"]' in text and 'CMD ["serve"]' in text
     assert "EXPOSE 8765" in text
+
+
+def test_compose_cluster_profile_runs_three_nodes_on_a_six_server_cluster_behind_haproxy() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    cluster = {name for name, service in services.items() if "cluster" in service.get("profiles", [])}
+    redises = sorted(name for name in cluster if name.startswith("redis-"))
+    nodes = sorted(name for name in cluster if name.startswith("node-"))
+    assert len(redises) == 6 and len(nodes) == 3 and {"cluster-init", "lb"} <= cluster
+    for name in redises:
+        command = services[name]["command"]
+        assert command[command.index("--cluster-enabled") + 1] == "yes"
+        assert services[name]["volumes"][0].split(":")[0] in compose["volumes"]
+    init = services["cluster-init"]
+    assert set(init["depends_on"]) == set(redises)
+    assert "--cluster-replicas 1" in init["command"][0]
+    lb_address = services["lb"]["networks"]["arena"]["ipv4_address"]
+    for name in nodes:
+        node = services[name]
+        assert node["depends_on"]["cluster-init"]["condition"] == "service_completed_successfully"
+        env = node["environment"]
+        assert env["REDIS_URL"].startswith("redis+cluster://")
+        named = {entry.split(":")[0] for entry in env["REDIS_URL"].split("://")[1].split(",")}
+        assert named <= set(redises)
+        assert env["SA_TRUSTED_PROXIES"] == lb_address
+        assert set(env) <= set(ENV_VARS.values())
+    # Everything in the profile shares one network, where the load balancer's address is fixed.
+    assert all("arena" in services[name]["networks"] for name in cluster)
+    haproxy = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    mounted = services["lb"]["volumes"][0].split(":")
+    assert mounted[0] == "./deploy/haproxy.cfg"
+    for name in nodes:
+        assert f"server {name} {name}:8765 check" in haproxy
+    assert "option httpchk GET /healthz" in haproxy

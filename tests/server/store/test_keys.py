@@ -25,4 +25,4 @@ def test_every_key_of_a_race_shares_its_hash_tag() -> None:
     from server.store import keys
 
     tagged = [k for k in keys.race_keys("abc", "CODE", ["p1"]) if not k.startswith("code:")]
-    assert all("{abc}" in k for k in tagged) and len(tagged) == 8
+    assert all("{abc}" in k for k in tagged) and len(tagged) == 9

@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from server.store import Answer, RaceMeta, RaceStatus, Seat, Store, keys
+from server.store import Answer, RaceMeta, RacerRecord, RaceStatus, Seat, Store, keys
+from server.store.once import MARKER_MS, OnceWrite, OnceWriter
 
 pytestmark = pytest.mark.asyncio
 
@@ -166,8 +167,10 @@ async def test_the_end_runs_once_and_stores_the_summary(store: Store) -> None:
     assert await store.races.begin_end(race_id, 5_001)  # a crash mid-end: any clock completes it
     meta = await store.races.meta(race_id)
     assert meta is not None
-    assert await store.races.complete_end(meta, ["ada", "bob"], json.dumps({"x": 1}), "{}", 60, []) == 1
-    assert await store.races.complete_end(meta, ["ada", "bob"], "{}", "{}", 60, []) == 0
+    assert (
+        await store.races.complete_end(meta, ["ada", "bob"], json.dumps({"x": 1}), "{}", 60, [], 6_000) == 1
+    )
+    assert await store.races.complete_end(meta, ["ada", "bob"], "{}", "{}", 60, [], 6_001) == 0
     assert not await store.races.begin_end(race_id, 5_002)
     assert await store.races.summary(race_id) == '{"x": 1}'
     assert await store.deadlines.due(10**15) == []
@@ -186,3 +189,66 @@ async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
     assert await store.queues.claim("ada", "eight-off", 30_000) == "treize"
     await store.queues.unqueue("treize", "ada")
     assert await store.queues.claim("ada", "eight-off", 30_000) is None
+
+
+def racer(player_id: str, won: bool, recent: str) -> RacerRecord:
+    return RacerRecord(player_id=player_id, won=won, time_ms=900 if won else None, recent=recent)
+
+
+async def test_an_end_cut_short_after_its_plan_is_finished_from_that_plan_once(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    assert await store.races.begin_end(race_id, 5_000)
+    meta = await store.races.meta(race_id)
+    assert meta is not None
+    first = [racer("ada", True, "first-ada"), racer("bob", False, "first-bob")]
+    # A node fixes the plan, then dies before writing anything else.
+    plan = {"summary": '{"x": 1}', "event": "{}", "racers": [], "daily": None}
+    plan["racers"] = [
+        {
+            "player_id": r.player_id,
+            "won": r.won,
+            "recent": r.recent,
+            **({"time_ms": r.time_ms} if r.time_ms else {}),
+        }
+        for r in first
+    ]
+    await store.races._end_plan(
+        keys=[keys.race_meta(race_id), keys.race_end_plan(race_id)], args=[json.dumps(plan)]
+    )
+    # Two nodes finish it with their own (different) figures: the first plan is written, once.
+    second = [racer("ada", False, "second-ada"), racer("bob", True, "second-bob")]
+    answers = [
+        await store.races.complete_end(meta, ["ada", "bob"], '{"x": 2}', "{}", 60, second, 6_000),
+        await store.races.complete_end(meta, ["ada", "bob"], '{"x": 3}', "{}", 60, second, 6_001),
+    ]
+    assert answers == [1, 0]
+    assert await store.races.summary(race_id) == '{"x": 1}'
+    assert await store.redis.lrange(keys.player_recent("ada"), 0, -1) == ["first-ada"]
+    assert await store.redis.hgetall(keys.player_stats("bob", meta.game)) == {"races": "1"}
+    assert await store.redis.hgetall(keys.player_stats("ada", meta.game)) == {
+        "races": "1",
+        "wins": "1",
+        "best_ms": "900",
+    }
+
+
+async def test_apply_once_writes_each_key_once_per_operation_and_refuses_a_moved_rating(store: Store) -> None:
+    writer = OnceWriter(store.redis)
+    board = keys.leaderboard("treize")
+    rating = keys.player_rating("ada", "treize")
+    writes = [
+        OnceWrite(board, "zincrby", ("ada", 5, "bob", 3)),
+        OnceWrite(rating, "rating", (0, 1600.5, 200.0, 0.06, 1, 7_000)),
+        OnceWrite(keys.player_recent("ada"), "push", ("r1", 2)),
+    ]
+    assert await writer.apply("end r1", 10_000, writes) == [1, 1, 1]
+    assert await writer.apply("end r1", 10_001, writes) == [0, 0, 0]
+    assert await store.redis.zrange(board, 0, -1, withscores=True) == [("bob", 3.0), ("ada", 5.0)]
+    assert await store.redis.hget(rating, "games") == "1"
+    # Another race computed from games = 0 comes too late: its rating is not written.
+    stale = OnceWrite(rating, "rating", (0, 1400.0, 200.0, 0.06, 1, 8_000))
+    assert await writer.apply("end r2", 10_002, [stale]) == [-1]
+    assert await store.redis.hget(rating, "rating") == "1600.5"
+    # The marker lives beside its key (same slot) and forgets after its time.
+    assert keys.applied(rating) == "{" + rating + "}:applied"
+    assert 0 < await store.redis.pttl(keys.applied(rating)) <= MARKER_MS

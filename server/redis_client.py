@@ -1,0 +1,108 @@
+"""The node's Redis client: one server (``redis://``, ``rediss://``, ``unix://``) or a
+Redis Cluster (``redis+cluster://host:port[,host:port...]``, ``rediss+cluster://`` for
+TLS).
+
+A cluster URL names startup nodes; the client learns the rest of the topology from
+them and follows it as it changes (failovers, resharding). Every key of one race, one
+queue or one daily board shares a hash tag, so each script touches a single slot.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+
+#: Slots the cluster client may find without a master before it answers an outage
+#: (a failover in progress) rather than retrying further.
+_CLUSTER_RETRIES = 3
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.split("://", 1)[0] in CLUSTER_SCHEMES
+
+
+def open_redis(url: str, max_connections: int) -> Any:
+    """A client for ``url`` that decodes replies to text.
+
+    One server: a blocking pool of ``max_connections`` (under load a request waits for
+    a free connection instead of failing). A cluster: up to ``max_connections`` per
+    cluster server.
+    """
+    if is_cluster_url(url):
+        return _cluster_client(url, max_connections)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=10,
+        decode_responses=True,
+        health_check_interval=30,
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+def cluster_startup_nodes(url: str) -> list[tuple[str, int]]:
+    """The ``host:port`` pairs of a cluster URL (port 6379 when left out).
+
+    >>> cluster_startup_nodes("redis+cluster://:pw@a:7000,b,[::1]:7002")
+    [('a', 7000), ('b', 6379), ('::1', 7002)]
+    """
+    netloc = url.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+    nodes = []
+    for part in netloc.split(","):
+        if part.startswith("["):
+            host, _, rest = part[1:].partition("]")
+            port = rest.removeprefix(":")
+        else:
+            host, _, port = part.partition(":")
+        if not host:
+            raise ValueError(f"a cluster URL needs host[:port] entries: {url!r}")
+        nodes.append((host, int(port or 6379)))
+    return nodes
+
+
+def _cluster_client(url: str, max_connections: int) -> RedisCluster:
+    parts = urlsplit(url.split(",")[0])  # the credentials come before the first node
+    username = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password else None
+    return RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in cluster_startup_nodes(url)],
+        username=username,
+        password=password,
+        ssl=url.startswith("rediss+"),
+        decode_responses=True,
+        max_connections=max_connections,
+        retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), _CLUSTER_RETRIES),
+        socket_connect_timeout=2,
+        socket_timeout=5,
+        health_check_interval=30,
+    )
+
+
+def pubsub_clients(client: Any) -> Iterator[Any]:
+    """Clients to subscribe with, in the order to try them: the client itself for one
+    server; for a cluster, a client of its own for each known server, shuffled.
+
+    A cluster forwards classic ``PUBLISH`` to every server, so a subscription on any one
+    hears every channel. Its connection is kept apart from the cluster client's pools:
+    those are closed and remade as the topology changes (a failover), which would cut the
+    subscription with them.
+    """
+    if not isinstance(client, RedisCluster):
+        yield client
+        return
+    nodes = list(client.get_nodes())
+    random.shuffle(nodes)
+    for node in nodes:
+        pool = aioredis.ConnectionPool(
+            connection_class=node.connection_class, max_connections=2, **node.connection_kwargs
+        )
+        yield aioredis.Redis(connection_pool=pool)
