@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators lint clean
+.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ bench-load: $(STAMP)
 # One race's racers without spectators, then with 1,000 watching; memory per spectator.
 bench-spectators: $(STAMP)
 	$(PY) bench/load.py --spectators 1000 --only-spectators --seconds 30
+
+# Idle connections' memory, then 1, 2 and 3 nodes on one Redis (docs/capacity.md).
+bench-scale: $(STAMP)
+	$(PY) bench/scale.py --idle 10000 --nodes 3
+
+# 30 minutes of bots racing: memory, tasks and Redis keys sampled (not in `make test`).
+bench-soak: $(STAMP)
+	$(PY) bench/soak.py --minutes 30 --bots 40
 
 # Bot strategies offline (engine only): wins and mean score per game and strategy over
 # 30 seeded deals (about 30 seconds on one core; one markdown table).

@@ -138,17 +138,21 @@ def start_bench_node(
     redis_url: str, extra_env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[str], int]:
     """A ``solitaire-arena serve`` process on ``redis_url`` with :data:`BENCH_NODE_ENV`
-    (and ``extra_env``), once it listens: the process and its port."""
+    (and ``extra_env``), once it listens: the process and its port. Its log goes to
+    ``$BENCH_SERVER_LOG.<port>`` when that variable is set."""
     port = free_port()
     env = {**os.environ, **BENCH_NODE_ENV, **(extra_env or {}), "PYTHONPATH": str(ROOT)}
+    log_to = os.environ.get("BENCH_SERVER_LOG")
+    log_file = open(f"{log_to}.{port}" if log_to else os.devnull, "w")  # noqa: SIM115
     node = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--redis-url", redis_url],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=log_file,
         text=True,
     )
+    log_file.close()  # the child has its own copy
     wait_line(node, "listening on")
     return node, port
 
@@ -492,7 +496,7 @@ def print_report(
         "targets: "
         f">= 5000 moves/s flat out: {flat.rate:.0f} {verdict(flat.rate >= 5000)}; "
         f"p99 < 25 ms paced: {paced.p99:.1f} ms {verdict(paced.p99 < 25)}; "
-        f"ratio >= 0.3: {ratio:.2f} {verdict(ratio >= 0.3)}"
+        f"ratio >= 0.5: {ratio:.2f} {verdict(ratio >= 0.5)}"
     )
 
 

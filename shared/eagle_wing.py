@@ -239,10 +239,8 @@ class EagleWing(FoundationGame):
 
     # ----- state -----------------------------------------------------------------
 
-    def position(self) -> dict[str, Any]:
-        data = super().position()
-        data["redeals_used"] = self.redeals_used
-        return data
+    def _position_extras(self) -> dict[str, Any]:
+        return {"redeals_used": self.redeals_used}
 
     def view(self) -> GameView:
         p = self.piles

@@ -270,7 +270,17 @@ class Game(ABC):
 
     def position(self) -> dict[str, Any]:
         """The full-information position dict of docs/rules.md."""
-        return {"game": self.game_id, "piles": {n: list(self.piles[n]) for n in self.pile_names}}
+        piles = {n: list(self.piles[n]) for n in self.pile_names}
+        return {"game": self.game_id, "piles": piles, **self._position_extras()}
+
+    def borrowed_position(self) -> dict[str, Any]:
+        """The same position without copying a pile: for writing it out at once (the
+        server stores one after every move), never to keep or change."""
+        return {"game": self.game_id, "piles": self.piles, **self._position_extras()}
+
+    def _position_extras(self) -> dict[str, Any]:
+        """What a game's position holds besides its piles."""
+        return {}
 
     def copy(self) -> Self:
         """An independent copy of this game, with the same moves to undo."""

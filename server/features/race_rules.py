@@ -27,13 +27,24 @@ class ClockAction(Enum):
     END = "end"
     #: Running, not yet at its limit (a start interrupted before its limit was set).
     RESCHEDULE = "reschedule"
+    #: Still open, its deadline just written: a start under way on some node. Look again.
+    WAIT = "wait"
 
 
-def clock_action(meta: RaceMeta | None, now: int) -> ClockAction:
-    """
+#: How long an open race's deadline is left for the start that wrote it, ms. Its deadline
+#: is written before the start itself (so a node dying in between leaves it found); a
+#: clock must not take the race's staying open for a start that never came.
+START_GRACE_MS = 10_000
+
+
+def clock_action(meta: RaceMeta | None, now: int, due_at: int | None = None) -> ClockAction:
+    """What to do with a race whose deadline (``due_at``) came.
+
     >>> clock_action(None, 0)
     <ClockAction.DROP: 'drop'>
     """
+    if meta is not None and meta.status is RaceStatus.OPEN and due_at is not None:
+        return ClockAction.WAIT if now - due_at < START_GRACE_MS else ClockAction.DROP
     if meta is None or meta.status.is_over or meta.status is RaceStatus.OPEN:
         return ClockAction.DROP
     if meta.status is RaceStatus.COUNTDOWN:

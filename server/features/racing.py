@@ -222,7 +222,7 @@ class Racing:
             player_id,
             seq,
             sent=request.move,
-            position=orjson.dumps(game.position()).decode(),
+            position=orjson.dumps(game.borrowed_position()).decode(),
             move_count=game.move_count,
             result=orjson.dumps(result_dict).decode(),
             move=result.move,

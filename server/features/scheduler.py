@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from typing import assert_never
 
 from server.features.race_rules import ClockAction, clock_action
@@ -24,6 +25,9 @@ log = logging.getLogger("arena.clock")
 
 #: The longest wait between two looks at the deadlines while Redis is unreachable.
 _MAX_BACKOFF = 2.0
+#: Due races read per look, and handled together.
+_LOOK_AT = 500
+_AT_ONCE = 50
 
 
 class RaceClock:
@@ -75,20 +79,39 @@ class RaceClock:
                 await asyncio.wait_for(self._stopping.wait(), delay)
 
     async def check(self) -> None:
-        """Start or end every race that is due now."""
+        """Start or end every race that is due now.
+
+        Up to :data:`_AT_ONCE` races are handled together, and each node takes the due
+        races in an order of its own: hundreds of races due in the same moment (a burst
+        of quick matches) start within a few ticks, and several nodes share the work
+        instead of all taking the same first ones.
+        """
         now = self.time.now_ms()
-        for race_id in await self.store.deadlines.due(now):
-            meta = await self.store.races.meta(race_id)
-            match clock_action(meta, now):
-                case ClockAction.DROP:
-                    await self.store.deadlines.drop(race_id)
-                case ClockAction.GO:
-                    assert meta is not None
-                    await self.racing.go(meta)
-                case ClockAction.END:
-                    await self.results.end(race_id)
-                case ClockAction.RESCHEDULE:
-                    assert meta is not None and meta.ends_at is not None
-                    await self.store.deadlines.set(race_id, meta.ends_at)
-                case unexpected:
-                    assert_never(unexpected)
+        due = await self.store.deadlines.due_at(now, _LOOK_AT)
+        random.shuffle(due)
+        for start in range(0, len(due), _AT_ONCE):
+            outcomes = await asyncio.gather(
+                *(self._act(race_id, now, due_at) for race_id, due_at in due[start : start + _AT_ONCE]),
+                return_exceptions=True,
+            )
+            failed = next((o for o in outcomes if isinstance(o, BaseException)), None)
+            if failed is not None:
+                raise failed
+
+    async def _act(self, race_id: str, now: int, due_at: int) -> None:
+        meta = await self.store.races.meta(race_id)
+        match clock_action(meta, now, due_at):
+            case ClockAction.DROP:
+                await self.store.deadlines.drop(race_id)
+            case ClockAction.GO:
+                assert meta is not None
+                await self.racing.go(meta)
+            case ClockAction.END:
+                await self.results.end(race_id)
+            case ClockAction.RESCHEDULE:
+                assert meta is not None and meta.ends_at is not None
+                await self.store.deadlines.set(race_id, meta.ends_at)
+            case ClockAction.WAIT:
+                pass
+            case unexpected:
+                assert_never(unexpected)

@@ -15,6 +15,13 @@ class DeadlineStore:
         races: list[str] = await self.redis.zrangebyscore(keys.DEADLINES, "-inf", now, 0, limit)
         return races
 
+    async def due_at(self, now: int, limit: int = 50) -> list[tuple[str, int]]:
+        """The races due by ``now`` with the time each was due, earliest first."""
+        rows: list[tuple[str, float]] = await self.redis.zrangebyscore(
+            keys.DEADLINES, "-inf", now, 0, limit, withscores=True
+        )
+        return [(race_id, int(score)) for race_id, score in rows]
+
     async def set(self, race_id: str, due: int) -> None:
         await self.redis.zadd(keys.DEADLINES, {race_id: due})
 

@@ -188,6 +188,8 @@ class RaceStore:
         answer = Answer(reply)
         if answer is Answer.OK:
             async with self.redis.pipeline(transaction=False) as pipe:
+                # Again: a clock that looked while the race was still open may have dropped it.
+                pipe.zadd(keys.DEADLINES, {race_id: starts_at}, nx=True)
                 self._unlist(pipe, race_id, game)
                 if live:
                     pipe.zadd(keys.LIVE_RACES, {race_id: starts_at})

@@ -34,6 +34,15 @@ def test_position_round_trips(game_id: str, moves: int) -> None:
 
 
 @pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("moves", [0, 5, 40])
+def test_the_borrowed_position_is_the_position_in_the_same_order(game_id: str, moves: int) -> None:
+    game = _played(game_id, 3, moves)
+    borrowed, position = game.borrowed_position(), game.position()
+    assert list(borrowed) == list(position) and borrowed == position
+    assert list(borrowed["piles"]) == list(position["piles"])
+
+
+@pytest.mark.parametrize("game_id", GAMES)
 def test_position_holds_every_pile_and_only_plain_data(game_id: str) -> None:
     data = new_game(game_id, 1).position()
     assert data["game"] == game_id

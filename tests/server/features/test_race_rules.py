@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from server.features.race_rules import (
+    START_GRACE_MS,
     ClockAction,
     clock_action,
     race_window,
@@ -84,6 +85,12 @@ def test_the_clock_forgets_races_that_are_open_over_or_gone() -> None:
     for status in (RaceStatus.OPEN, RaceStatus.FINISHED, RaceStatus.CANCELLED):
         assert clock_action(meta(status), 0) is ClockAction.DROP
     assert clock_action(None, 0) is ClockAction.DROP
+
+
+def test_the_clock_leaves_an_open_race_its_fresh_deadline_while_a_start_is_under_way() -> None:
+    # The deadline is written just before the start: a clock looking in between waits.
+    assert clock_action(meta(RaceStatus.OPEN), 5_000, due_at=4_990) is ClockAction.WAIT
+    assert clock_action(meta(RaceStatus.OPEN), 5_000 + START_GRACE_MS, due_at=5_000) is ClockAction.DROP
 
 
 def _countdown_meta(starts_at: int, ends_at: int, time_limit: float) -> RaceMeta:

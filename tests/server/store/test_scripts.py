@@ -91,6 +91,25 @@ async def test_leave_passes_the_creator_on_and_the_last_one_out_cancels(store: S
     assert 0 < await store.redis.ttl(keys.race_meta(race_id)) <= 60
 
 
+async def test_a_started_race_keeps_its_deadline_when_a_clock_dropped_it_while_it_was_open(
+    store: Store,
+) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    real_start = store.races._start
+
+    async def start_after_a_clock_looked(**call: object) -> object:
+        # Another node's clock saw the fresh deadline of a race still open, and dropped it.
+        await store.deadlines.drop(race_id)
+        return await real_start(**call)
+
+    store.races._start = start_after_a_clock_looked  # type: ignore[method-assign]
+    answer = await store.races.start_countdown(
+        race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
+    )
+    assert answer is Answer.OK
+    assert await store.deadlines.due_at(10_000) == [(race_id, 2_000)]
+
+
 async def test_start_deals_only_the_seated_players_and_writes_the_deadline_first(store: Store) -> None:
     race_id = await open_race(store, "ada", "bob")
     changed = await store.races.start_countdown(
