@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
+.PHONY: serve test test-on-cluster bench bench-engine bench-load bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,11 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The same suite with every node on a Redis Cluster of 3 masters (loopback) instead of
+# one Redis server: every feature with its keys spread over the slots.
+test-on-cluster: $(STAMP)
+	SA_TEST_REDIS=cluster $(PY) -m pytest -q
 
 # Both benchmarks: the engine alone, then the server under load (about a minute,
 # loopback only; it prints one table with the targets).

@@ -4,7 +4,6 @@ node on it, and SDK clients closed after each test. (Helpers for starting nodes 
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -16,11 +15,8 @@ from server.app import ArenaServer
 from server.local_cluster import LocalCluster
 from server.redis_client import cluster_startup_nodes
 from server.redis_embedded import EmbeddedRedis
+from tests.redis_direct import ON_CLUSTER
 from tests.server.conftest import Connect, running_node
-
-#: ``SA_TEST_REDIS=cluster`` runs the tests that take ``redis_url`` on a 3-master Redis
-#: Cluster instead of one server (tests that read Redis themselves assume one server).
-ON_CLUSTER = os.environ.get("SA_TEST_REDIS") == "cluster"
 
 
 @pytest.fixture(scope="session")

@@ -366,7 +366,7 @@ class RaceScreen(Screen[None]):
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
-                self.status.say(GO)
+                self.status.say(self._go_note())
         self.status.say("connection closed", error=True)
 
     async def _sync_clock(self) -> None:
@@ -374,14 +374,19 @@ class RaceScreen(Screen[None]):
         pong = await self.client.ping()
         self.clock = ServerClock.from_sample(pong.server_time, sent, local_ms())
 
+    def _go_note(self) -> str:
+        """The start, said on the status line: a daily attempt says which one."""
+        daily = self.state.daily
+        if daily is not None:
+            return f"{daily.label}, {daily.game} of {daily.date}: {GO}"
+        return GO
+
     def _opening_note(self) -> str:
         state = self.state
         if state.over:
             return self._ending_note()
         if state.status == "running":
-            if state.daily is not None:
-                return f"{state.daily.label}, {state.daily.game} of {state.daily.date}: {GO}"
-            return GO
+            return self._go_note()
         if state.status == "open" and state.code:
             seated = f"{len(state.racers)}/{state.seats} seated"
             join = f"play --join {state.code}"

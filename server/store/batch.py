@@ -58,6 +58,16 @@ class ScriptBatcher:
             await connection.disconnect()
 
     async def call(self, script: Any, keys: list[Any], args: list[Any]) -> Any:
+        try:
+            return await self._batched(script, keys, args)
+        except NoScriptError:
+            # Redis lost its script cache (a restart; a promoted replica on Redis 7): the
+            # call did not run. Loaded again, it runs in a batch like any other, so its
+            # answer waits for the replicas as every answer does.
+            await self.client.script_load(script.script)
+            return await self._batched(script, keys, args)
+
+    async def _batched(self, script: Any, keys: list[Any], args: list[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending.append((script, keys, args, future))
         self._kick()
@@ -75,13 +85,7 @@ class ScriptBatcher:
     async def _flush(self, batch: list[Call]) -> None:
         try:
             results = await self._run(batch)
-            for (script, keys, args, future), result in zip(batch, results, strict=True):
-                if isinstance(result, NoScriptError):
-                    # Redis lost its script cache (restart): this call did not run.
-                    try:
-                        result = await script(keys=keys, args=args)
-                    except Exception as exc:
-                        result = exc
+            for (_script, _keys, _args, future), result in zip(batch, results, strict=True):
                 if future.done():
                     continue
                 if isinstance(result, Exception):

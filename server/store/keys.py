@@ -3,7 +3,7 @@
 Keys of one race share the hash tag ``{race id}`` so a race never spans cluster slots;
 the keys of a quick-match queue share ``{game}``. A marker of applied writes lies in its
 key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applied``
-(entries kept 8 days).
+(entries kept 8 days, the marker no longer than its key has left, 10 min at least).
 
 | key | type | what |
 |---|---|---|

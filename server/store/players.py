@@ -36,10 +36,16 @@ class PlayerStore:
 
     async def keep(self, player_id: str, ttl: int) -> None:
         """The guest was just here: every key of theirs expires ``ttl`` seconds from now
-        (0: never). An account's keys never expire."""
+        (0: never). An account's keys never expire. The markers of what races' ends
+        wrote to a guest's counts go with them (an account's lapse after 8 days)."""
         digest, username = await self.redis.hmget(keys.player(player_id), ["token_sha", "username"])
-        names = [keys.player(player_id), keys.player_races(player_id), keys.player_active(player_id)]
-        names += [keys.player_recent(player_id), *(keys.player_stats(player_id, game) for game in GAMES)]
+        counted = [keys.player_recent(player_id), *(keys.player_stats(player_id, game) for game in GAMES)]
+        names = [
+            keys.player(player_id),
+            keys.player_races(player_id),
+            keys.player_active(player_id),
+            *counted,
+        ]
         if digest:
             names.append(keys.token(digest))
         if username:
@@ -50,6 +56,9 @@ class PlayerStore:
                     pipe.expire(name, ttl)
                 else:
                     pipe.persist(name)
+            if ttl > 0:
+                for name in counted:
+                    pipe.expire(keys.applied(name), ttl)
             await pipe.execute()
 
     async def for_token(self, token: str) -> tuple[str, str, bool] | None:

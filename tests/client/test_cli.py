@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 
 from client.credentials import Credential, TokenStore
 from client.errors import BadTokenError, DailyNotAttemptedError, DailyNotReadyError
@@ -34,6 +33,7 @@ from server.store.records import DailyDeal
 from shared.fairness import commitment
 from shared.protocol import Dailies, RaceEnded
 from shared.solver import solve_deal
+from tests.redis_direct import async_redis
 from tests.server.conftest import NodeProcess, start_node
 from tests.server.helpers import start_race
 from tests.server.test_profiles import seed_ratings
@@ -347,7 +347,7 @@ async def daily_account(node: NodeProcess, config: Path, prefix: str) -> ArenaCl
 
 async def todays_seed(redis_url: str, date: str, game: str) -> int:
     """The day's seed, as the server keeps it (no client can learn it before the day ends)."""
-    redis = aioredis.from_url(redis_url, decode_responses=True)
+    redis = async_redis(redis_url)
     try:
         deal = await Store(redis).dailies.deal(date, game)
     finally:
@@ -515,7 +515,7 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
     found = await todays_dailies(node)
     yesterday = (dt.date.fromisoformat(found.date) - dt.timedelta(days=1)).isoformat()
     deals = {}
-    redis = aioredis.from_url(redis_url, decode_responses=True)
+    redis = async_redis(redis_url)
     try:
         store = Store(redis)
         for number, game in enumerate(("eagle-wing", "treize", "eight-off"), start=1):
@@ -611,7 +611,7 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     # the all-time table and the streaks it left.
     then = dt.date.fromisoformat(found.date) - dt.timedelta(days=5)
     then_week = then.isocalendar()
-    redis = aioredis.from_url(redis_url, decode_responses=True)
+    redis = async_redis(redis_url)
     try:
         points = {ids[fast.name]: 25, ids[slow.name]: 43}
         week_name = f"{then_week.year}-W{then_week.week:02d}"

@@ -14,6 +14,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server.app import ArenaServer
 from server.passwords import verify_password
+from tests.redis_direct import async_redis
 
 Frame = dict[str, Any]
 PASSWORD = "correct horse battery"
@@ -71,10 +72,9 @@ async def test_a_guest_registers_and_logs_in_on_another_connection_as_the_same_p
 
 
 async def test_the_password_is_stored_only_as_an_scrypt_hash(arena: ArenaServer, clean_redis: str) -> None:
-    import redis.asyncio as aioredis
 
     ws, welcome = await registered(arena.url, "hashed_one")
-    client = aioredis.from_url(clean_redis, decode_responses=True)
+    client = async_redis(clean_redis)
     try:
         stored = await client.hget(f"player:{welcome['player_id']}", "password")
         everything = [await client.dump(k) async for k in client.scan_iter("*")]

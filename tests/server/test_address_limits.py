@@ -11,7 +11,6 @@ from typing import Any
 
 import msgpack
 import pytest
-import redis
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
@@ -21,6 +20,7 @@ from server.store import keys
 from server.store.players import token_digest
 from server.transport.gate import HOLD_SECONDS
 from shared.protocol import RaceEnded
+from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
 from tests.server.helpers import start_race
 
@@ -173,7 +173,7 @@ async def test_an_untrusted_peer_cannot_pick_its_address_with_x_forwarded_for(cl
 
 
 async def test_a_guest_expires_after_the_idle_time_and_their_results_stay(clean_redis: str) -> None:
-    probe = redis.Redis.from_url(clean_redis, decode_responses=True)
+    probe = sync_redis(clean_redis, decode_responses=True)
     async with running_node(clean_redis, guest_ttl=1) as node:
         ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
         race = await start_race(ada, bob)
@@ -186,9 +186,12 @@ async def test_a_guest_expires_after_the_idle_time_and_their_results_stay(clean_
         await asyncio.sleep(0.2)
         # Disconnected: every key of the guest counts down from their last connection.
         guest_keys = [keys.player(player_id), keys.player_races(player_id), keys.token(token_digest(token))]
-        assert [probe.ttl(k) for k in guest_keys] == [1, 1, 1]
+        # Their counts too, and the markers of what the race's end wrote to them.
+        counted = [keys.player_recent(player_id), keys.player_stats(player_id, "eight-off")]
+        guest_keys += [*counted, *(keys.applied(k) for k in counted)]
+        assert [probe.ttl(k) for k in guest_keys] == [1] * 7
         await asyncio.sleep(1.3)
-        assert [probe.exists(k) for k in guest_keys] == [0, 0, 0]
+        assert [probe.exists(k) for k in guest_keys] == [0] * 7
         async with opened(node.url) as ws:
             gone = await request(ws, {"type": "hello", "id": 3, "token": token})
             assert gone["type"] == "error" and gone["code"] == "bad_token"
@@ -206,7 +209,7 @@ async def new_guest(url: str, name: str) -> dict[str, Any]:
 
 
 async def test_resuming_keeps_a_guest_for_the_whole_idle_time_again(clean_redis: str) -> None:
-    probe = redis.Redis.from_url(clean_redis, decode_responses=True)
+    probe = sync_redis(clean_redis, decode_responses=True)
     async with running_node(clean_redis, guest_ttl=100) as node:
         welcome = await new_guest(node.url, "back")
         player_key = keys.player(welcome["player_id"])
@@ -221,7 +224,7 @@ async def test_resuming_keeps_a_guest_for_the_whole_idle_time_again(clean_redis:
 
 
 async def test_guests_are_kept_forever_when_the_idle_time_is_zero(clean_redis: str) -> None:
-    probe = redis.Redis.from_url(clean_redis, decode_responses=True)
+    probe = sync_redis(clean_redis, decode_responses=True)
     async with running_node(clean_redis, guest_ttl=0) as node:
         welcome = await new_guest(node.url, "stays")
         await asyncio.sleep(0.2)

@@ -17,6 +17,7 @@ from server.app import ArenaServer
 from server.config import Settings
 from server.store.keys import race_channel
 from shared.protocol import Progress, RaceEnded, RaceStarted
+from tests.redis_direct import async_subscriber
 from tests.server.conftest import Connect, running_node, start_node
 from tests.server.helpers import start_race
 
@@ -176,7 +177,7 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
 ) -> None:
     race = await start_race(await connect(arena.url), await connect(arena.url))
     assert arena.store is not None
-    listener = redis.asyncio.Redis.from_url(arena.settings.redis_url)
+    listener = async_subscriber(arena.settings.redis_url)
     pubsub = listener.pubsub()
     await pubsub.subscribe(race_channel(race.race_id))
     await pubsub.get_message(timeout=1.0)  # the subscribe confirmation

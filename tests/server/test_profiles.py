@@ -4,17 +4,17 @@ ratings kept off, and a profile after a few races."""
 from __future__ import annotations
 
 import pytest
-import redis.asyncio as aioredis
 
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, rate
+from tests.redis_direct import async_redis
 from tests.server.rawclient import racers
 from tests.server.test_ratings import accounts, close, foundation_moves, play, seated
 
 
 async def seed_ratings(redis_url: str, players: dict[str, tuple[str, float, float]], now: int) -> None:
     """Accounts with settled ratings in eight off, written as a race's end writes them."""
-    client = aioredis.from_url(redis_url, decode_responses=True)
+    client = async_redis(redis_url)
     try:
         for player_id, (name, rating, rd) in players.items():
             await client.hset(f"player:{player_id}", mapping={"name": name, "username": name})

@@ -7,7 +7,6 @@ import hashlib
 import json
 
 import pytest
-import redis
 from websockets.asyncio.client import connect as ws_connect
 
 from client.sdk import ArenaClient, ArenaError
@@ -23,6 +22,7 @@ from shared.protocol import (
     RaceStarted,
     RaceUpdate,
 )
+from tests.redis_direct import sync_redis
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 from tests.server.solver import solve
@@ -325,11 +325,11 @@ async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
 async def test_a_cancelled_race_and_a_finished_race_expire_after_the_race_ttl(
     arena: ArenaServer, connect: Connect, clean_redis: str
 ) -> None:
-    probe = redis.Redis.from_url(clean_redis)
+    probe = sync_redis(clean_redis)
     week = arena.settings.race_ttl
 
     def ttls(race_id: str, code: str) -> list[int]:
-        keys = [*probe.keys(f"race:{{{race_id}}}:*"), f"code:{code}"]
+        keys = [*probe.scan_iter(match=f"race:{{{race_id}}}:*"), f"code:{code}"]
         return [int(probe.ttl(key)) for key in keys]
 
     ada = await connect(arena.url)

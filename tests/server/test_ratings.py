@@ -8,11 +8,11 @@ import asyncio
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, pairwise_results, rate
 from shared import new_game
+from tests.redis_direct import async_redis
 from tests.server.conftest import WINNABLE_SEED, running_node
 from tests.server.rawclient import Racer, racers
 from tests.server.solver import solve
@@ -69,7 +69,7 @@ async def play(racer: Racer, race_id: str, moves: list[str]) -> None:
 
 
 async def stored_rating(redis_url: str, player_id: str, game: str = "eight-off") -> dict[str, str]:
-    client = aioredis.from_url(redis_url, decode_responses=True)
+    client = async_redis(redis_url)
     try:
         return await client.hgetall(f"player:{player_id}:rating:{game}")
     finally:

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 
 from server.app import ArenaServer
 from shared import UndoRule, new_game, replay
+from tests.redis_direct import async_redis
 from tests.server.conftest import WINNABLE_SEED
 from tests.server.rawclient import Racer, racers
 
@@ -109,7 +109,7 @@ async def test_undo_works_after_the_node_lost_its_cached_board(clean_redis: str,
                 json.dumps(game.view()["piles"])
             )
         expected = replay("eight-off", WINNABLE_SEED, [*moves, "undo", "undo"])
-        client = aioredis.from_url(clean_redis, decode_responses=True)
+        client = async_redis(clean_redis)
         try:
             keys = [k async for k in client.scan_iter(f"race:{{{race_id}}}:board:*")]
             stored = [json.loads(await client.hget(k, "position")) for k in keys]

@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 
 import pytest
-import redis.asyncio as aioredis
 from playwright.async_api import Browser, Page, expect
 
 from client.errors import BadTokenError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, rate
+from tests.redis_direct import async_redis
 from tests.server.test_profiles import seed_ratings
 from tests.server.test_ratings import foundation_moves
 from tests.web.conftest import shot_path
@@ -49,7 +49,7 @@ async def signed_in_page(browser: Browser, url: str, username: str, errors: list
 
 
 async def stored_rating(redis_url: str, player_id: str) -> float:
-    client = aioredis.from_url(redis_url, decode_responses=True)
+    client = async_redis(redis_url)
     try:
         return float(await client.hget(f"player:{player_id}:rating:eight-off", "rating"))
     finally:

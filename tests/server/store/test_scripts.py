@@ -6,17 +6,17 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-import redis.asyncio as aioredis
 
 from server.store import Answer, RaceMeta, RacerRecord, RaceStatus, Seat, Store, keys
 from server.store.once import MARKER_MS, OnceWrite, OnceWriter
+from tests.redis_direct import async_redis
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture
 async def store(clean_redis: str) -> AsyncIterator[Store]:
-    client = aioredis.Redis.from_url(clean_redis, decode_responses=True)
+    client = async_redis(clean_redis)
     store = Store(client)
     await store.load_scripts()
     yield store
@@ -271,3 +271,11 @@ async def test_apply_once_writes_each_key_once_per_operation_and_refuses_a_moved
     # The marker lives beside its key (same slot) and forgets after its time.
     assert keys.applied(rating) == "{" + rating + "}:applied"
     assert 0 < await store.redis.pttl(keys.applied(rating)) <= MARKER_MS
+
+
+async def test_a_move_after_redis_lost_its_scripts_loads_them_again_and_runs_once(store: Store) -> None:
+    race_id = await running_race(store, "ada", "bob")
+    await store.redis.script_flush()  # as after a restart, or on a promoted replica of Redis 7
+    assert await move(store, race_id, "ada", 1) is Answer.OK
+    assert [m.seq for m in await store.boards.move_log(race_id)] == [1]
+    assert await move(store, race_id, "ada", 2) is Answer.OK
