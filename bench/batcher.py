@@ -24,40 +24,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.wait import move_args, seed_race  # noqa: E402
 from server.cli import loop_factory  # noqa: E402
 from server.redis_client import open_redis  # noqa: E402
 from server.redis_embedded import EmbeddedRedis  # noqa: E402
 from server.store import keys, scripts  # noqa: E402
 from server.store.batch import PipelineBatcher, ScriptBatcher  # noqa: E402
 
-POSITION = "x" * 400
-
-
-async def seed(client: Any, race_id: str) -> None:
-    now = int(time.time() * 1000)
-    await client.hset(
-        keys.race_meta(race_id),
-        mapping={"status": "running", "starts_at": now, "ends_at": now + 3_600_000, "racer_count": 1},
-    )
-    await client.hset(keys.race_board(race_id, "p"), mapping={"seq": 0, "position": POSITION})
-
 
 async def caller(
     batcher: ScriptBatcher, script: Any, race_id: str, stop_at: float, counts: list[int]
 ) -> None:
-    script_keys = [
-        keys.race_meta(race_id),
-        keys.race_board(race_id, "p"),
-        keys.race_log(race_id),
-        keys.race_nodes(race_id),
-        keys.race_watchers(race_id),
-    ]
+    script_keys = keys.move_keys(race_id, "p")
     seq = 0
     while time.monotonic() < stop_at:
         seq += 1
-        now = int(time.time() * 1000)
-        ack = f'{{"type":"move_ack","seq":{seq}}}'
-        args = ["p", seq, "t1>r5", POSITION, seq, 0, "0", now, ack, "{}", "ch", "n1", "t1>r5", "1", "wch"]
+        args = move_args("p", seq, int(time.time() * 1000))
         reply = await batcher.call(script, script_keys, args)
         if reply[0] != "ok":
             raise RuntimeError(f"the MOVE script answered {reply}")
@@ -71,7 +53,7 @@ async def one_way(url: str, kind: str, callers: int, seconds: float) -> tuple[fl
     batcher = ScriptBatcher(client) if kind == "packed" else PipelineBatcher(client)
     races = [f"{kind}-{n}" for n in range(callers)]
     for race_id in races:
-        await seed(client, race_id)
+        await seed_race(client, race_id, int(time.time() * 1000))
     counts = [0]
     began, cpu = time.perf_counter(), time.process_time()
     stop_at = time.monotonic() + seconds

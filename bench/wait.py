@@ -58,13 +58,18 @@ async def seed(client: Any, prefix: str, races: int) -> list[str]:
         slot = int(await client.execute_command("CLUSTER", "KEYSLOT", keys.race_meta(race_id)))
         if not any(first <= slot <= last for first, last in slots):
             continue
-        await client.hset(
-            keys.race_meta(race_id),
-            mapping={"status": "running", "starts_at": now, "ends_at": now + 3_600_000, "racer_count": 1},
-        )
-        await client.hset(keys.race_board(race_id, "p"), mapping={"seq": 0, "position": POSITION})
+        await seed_race(client, race_id, now)
         ids.append(race_id)
     return ids
+
+
+async def seed_race(client: Any, race_id: str, now: int) -> None:
+    """A running race of one racer, ``p``, at seq 0: what a MOVE call needs."""
+    await client.hset(
+        keys.race_meta(race_id),
+        mapping={"status": "running", "starts_at": now, "ends_at": now + 3_600_000, "racer_count": 1},
+    )
+    await client.hset(keys.race_board(race_id, "p"), mapping={"seq": 0, "position": POSITION})
 
 
 async def writer(
@@ -87,13 +92,7 @@ async def writer(
             packed = []
             for race_id in races[:batch]:
                 seqs[race_id] += 1
-                script_keys = [
-                    keys.race_meta(race_id),
-                    keys.race_board(race_id, "p"),
-                    keys.race_log(race_id),
-                    keys.race_nodes(race_id),
-                    keys.race_watchers(race_id),
-                ]
+                script_keys = keys.move_keys(race_id, "p")
                 packed.append(_pack_evalsha(sha, script_keys, move_args("p", seqs[race_id], now)))
             count = len(packed)
             if wait:

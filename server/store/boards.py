@@ -73,13 +73,7 @@ class BoardStore:
         only when a node other than ``node_id`` (the mover's, which delivers it itself)
         follows the race.
         """
-        script_keys = [
-            keys.race_meta(race_id),
-            keys.race_board(race_id, player_id),
-            keys.race_log(race_id),
-            keys.race_nodes(race_id),
-            keys.race_watchers(race_id),
-        ]
+        script_keys = keys.move_keys(race_id, player_id)
         args: list[Any] = [
             player_id,
             seq,

@@ -263,6 +263,18 @@ def node_channel(node_id: str) -> str:
     return f"node:{node_id}:events"
 
 
+def move_keys(race_id: str, player_id: str) -> list[str]:
+    """The KEYS of a MOVE call: the race's meta, the racer's board, the log, the nodes
+    following the race and its watchers."""
+    return [
+        race_meta(race_id),
+        race_board(race_id, player_id),
+        race_log(race_id),
+        race_nodes(race_id),
+        race_watchers(race_id),
+    ]
+
+
 def race_keys(race_id: str, code: str | None, player_ids: list[str]) -> list[str]:
     """Every key a race may have, to expire them together."""
     keys = [race_meta(race_id), race_racers(race_id), race_log(race_id), race_summary(race_id)]
