@@ -18,9 +18,10 @@ report says whether the run held up:
   caches and pools warmed up): flat means within 10%;
 - **tasks**: the node's asyncio tasks once the bots are gone against the count before
   they came (a leaked task per connection or race would show);
-- **keys**: the key count over the second half (races and guests expire, so it levels
-  off), and every key of a race, a guest, a token or a race code carrying an expiry
-  (one without is a leak: it would stay forever).
+- **keys**: the key count's mean over the last quarter against the third quarter
+  (races and guests expire, so it levels off: within 10%), and every key of a race, a
+  guest, a token or a race code carrying an expiry (one without is a leak: it would
+  stay forever).
 
 Not part of the test suite: it runs for as long as asked (``--minutes``, default 30).
 """
@@ -31,6 +32,7 @@ import argparse
 import asyncio
 import random
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -178,8 +180,13 @@ def report(samples: list[Sample], idle_tasks: int, after_tasks: int, forever: li
         return 1
     third, last = samples[len(samples) // 3], samples[-1]
     growth = (last.rss_kib - third.rss_kib) / third.rss_kib
-    half = samples[len(samples) // 2 :]
-    keys_low, keys_high = min(s.total_keys for s in half), max(s.total_keys for s in half)
+    # Races and guests come and go, so the count swings; a leak shows as a trend: the
+    # last quarter's mean against the third quarter's.
+    count = len(samples)
+    third_quarter = statistics.fmean(s.total_keys for s in samples[count // 2 : 3 * count // 4])
+    last_quarter = statistics.fmean(s.total_keys for s in samples[3 * count // 4 :])
+    key_growth = last_quarter / third_quarter - 1 if third_quarter else 0.0
+    keys_ok = key_growth < 0.10
     print()
     print("| check | measured | verdict |")
     print("|---|---|---|")
@@ -194,8 +201,8 @@ def report(samples: list[Sample], idle_tasks: int, after_tasks: int, forever: li
         f"(peak {max(s.tasks for s in samples)}) | {'none leaked' if tasks_ok else 'LEAK'} |"
     )
     print(
-        f"| Redis keys, second half | {keys_low} - {keys_high} | "
-        f"{'level' if keys_high <= keys_low * 1.25 + 50 else 'GROWS'} |"
+        f"| Redis keys, third quarter -> last quarter (mean) | {third_quarter:.0f} -> "
+        f"{last_quarter:.0f} ({key_growth:+.1%}) | {'level' if keys_ok else 'GROWS'} |"
     )
     print(
         f"| keys that should expire but never will | {len(forever)} | {'none' if not forever else 'LEAK'} |"
@@ -203,7 +210,7 @@ def report(samples: list[Sample], idle_tasks: int, after_tasks: int, forever: li
     print(f"\nraces finished: {last.races}; by family at the end: {last.keys}")
     for key in forever[:10]:
         print(f"  never expires: {key}")
-    healthy = abs(growth) < 0.10 and tasks_ok and not forever
+    healthy = abs(growth) < 0.10 and tasks_ok and keys_ok and not forever
     return 0 if healthy else 1
 
 
