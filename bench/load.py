@@ -545,12 +545,19 @@ async def spectate(url: str, race_id: str, frames: list[int], stop: asyncio.Even
         await ws.close()
 
 
-async def racers_of_one_race(url: str, think: float, seconds: float, tally: Tally) -> str:
-    """Two racers in one race, each thinking ~``think`` s between moves, for ``seconds``."""
+async def watched_pair(url: str) -> tuple[list[Wire], str, Game]:
+    """Two racers seated in a new race that has started: their wires, the race, its deal."""
     wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
     for i, wire in enumerate(wires):
         await wire.request({"type": "hello", "name": f"watched-{i}"})
     race_id, game = await new_race(wires, 3600)
+    return wires, race_id, game
+
+
+async def race_pair(
+    wires: list[Wire], race_id: str, game: Game, think: float, seconds: float, tally: Tally
+) -> None:
+    """Both racers move, each thinking ~``think`` s between moves, for ``seconds``."""
     tally.counting_from = time.perf_counter()
     script = Script(game, random.Random(7))
     stop_at = time.perf_counter() + seconds
@@ -561,6 +568,12 @@ async def racers_of_one_race(url: str, think: float, seconds: float, tally: Tall
                 for i, wire in enumerate(wires)
             )
         )
+
+
+async def racers_of_one_race(url: str, think: float, seconds: float, tally: Tally) -> str:
+    """Two racers in one race, each thinking ~``think`` s between moves, for ``seconds``."""
+    wires, race_id, game = await watched_pair(url)
+    await race_pair(wires, race_id, game, think, seconds, tally)
     await asyncio.gather(*(wire.ws.close() for wire in wires))
     return race_id
 
@@ -573,10 +586,7 @@ async def run_spectator_bench(
     without = Tally()
     await racers_of_one_race(url, think, seconds, without)
     # The watched race: racers set up, spectators connected and watching, then measured.
-    wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
-    for i, wire in enumerate(wires):
-        await wire.request({"type": "hello", "name": f"watched-{i}"})
-    race_id, game = await new_race(wires, 3600)
+    wires, race_id, game = await watched_pair(url)
     await asyncio.sleep(1.0)
     rss_before = process_rss_kib(pid)
     # The spectators run in a process of their own: reading a thousand frames per move
@@ -591,16 +601,7 @@ async def run_spectator_bench(
     rss_after = process_rss_kib(pid)
     print(f"spectators: {count} watching, racing", file=sys.stderr, flush=True)
     with_them = Tally()
-    with_them.counting_from = time.perf_counter()
-    script = Script(game, random.Random(7))
-    stop_at = time.perf_counter() + seconds
-    with collector_paused():
-        await asyncio.gather(
-            *(
-                play(wire, race_id, script, stop_at, with_them, think, random.Random(i))
-                for i, wire in enumerate(wires)
-            )
-        )
+    await race_pair(wires, race_id, game, think, seconds, with_them)
     await asyncio.sleep(0.5)
     watchers.stdin.close()
     frames = int((await asyncio.to_thread(watchers.stdout.read)).split()[-1])
