@@ -433,6 +433,22 @@ async def run_echo_bench(
     return tally, elapsed
 
 
+def measure_echo(clients: int, seconds: float) -> tuple[Tally, float]:
+    """The bare websockets echo server, in a process of its own, driven flat out by
+    ``clients`` connections."""
+    port = free_port()
+    echo = subprocess.Popen(
+        [sys.executable, "-c", ECHO_SERVER, str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        wait_line(echo, "ready")
+        return run_client(run_echo_bench(f"ws://127.0.0.1:{port}", clients, seconds, echo.pid))
+    finally:
+        echo.kill()
+        echo.wait()
+
+
 def wait_line(process: subprocess.Popen[str], needle: str, timeout: float = 30) -> None:
     assert process.stdout is not None
     deadline = time.monotonic() + timeout
@@ -790,19 +806,7 @@ def main(argv: list[str] | None = None) -> int:
                 node.wait(15)
             redis_server.stop()
 
-    echo_port = free_port()
-    echo = subprocess.Popen(
-        [sys.executable, "-c", ECHO_SERVER, str(echo_port)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        wait_line(echo, "ready")
-        baseline, echo_time = run_client(
-            run_echo_bench(f"ws://127.0.0.1:{echo_port}", racers, seconds, echo.pid)
-        )
-    finally:
-        echo.kill()
-        echo.wait()
+    baseline, echo_time = measure_echo(racers, seconds)
 
     offered = racers / (think + paced_latency(paced))
     rows = [
