@@ -35,7 +35,8 @@ the server's own move latency histogram; ``--redis-stats`` prints Redis command 
 and latency events; ``--profile PATH`` runs the server under cProfile; ``--spectators N``
 first runs one race's two racers alone, then with N spectators watching it (from a
 process of their own), and prints the racers' ack latency both ways and the server's
-memory per spectator (``--only-spectators``: that alone). ``BENCH_FSYNC``
+memory per spectator (``--only-spectators``: that alone); ``--echo-loop uvloop`` runs the
+echo server on uvloop, as the node runs, instead of asyncio's own loop. ``BENCH_FSYNC``
 sets the private Redis's appendfsync (default everysec).
 """
 
@@ -90,7 +91,11 @@ async def main():
         print("ready", flush=True)
         await asyncio.get_running_loop().create_future()
 
-asyncio.run(main())
+if sys.argv[2:] == ["uvloop"]:
+    import uvloop
+    uvloop.run(main())
+else:
+    asyncio.run(main())
 """
 
 
@@ -433,12 +438,12 @@ async def run_echo_bench(
     return tally, elapsed
 
 
-def measure_echo(clients: int, seconds: float) -> tuple[Tally, float]:
-    """The bare websockets echo server, in a process of its own, driven flat out by
-    ``clients`` connections."""
+def measure_echo(clients: int, seconds: float, loop: str = "asyncio") -> tuple[Tally, float]:
+    """The bare websockets echo server, in a process of its own on ``loop`` (asyncio's own,
+    as websockets runs by default, or uvloop), driven flat out by ``clients`` connections."""
     port = free_port()
     echo = subprocess.Popen(
-        [sys.executable, "-c", ECHO_SERVER, str(port)],
+        [sys.executable, "-c", ECHO_SERVER, str(port), loop],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:
@@ -495,11 +500,11 @@ def print_report(
     print(f"\n{racers} connected racers in every run; {seconds:g} s measured per run "
           f"(arena runs after {warmup:g} s warm-up); one server process, loopback\n")  # fmt: skip
     head = ("run", "offered", "moves/s", "p50 ms", "p99 ms", "moves", "server CPU us/move")
-    print(f"| {head[0]:<34} | {head[1]:>13} | {head[2]:>8} | {head[3]:>7} | {head[4]:>7} "
+    print(f"| {head[0]:<42} | {head[1]:>13} | {head[2]:>8} | {head[3]:>7} | {head[4]:>7} "
           f"| {head[5]:>7} | {head[6]:>18} |")  # fmt: skip
-    print(f"|{'-' * 36}|{'-' * 15}|{'-' * 10}|{'-' * 9}|{'-' * 9}|{'-' * 9}|{'-' * 20}|")
+    print(f"|{'-' * 44}|{'-' * 15}|{'-' * 10}|{'-' * 9}|{'-' * 9}|{'-' * 9}|{'-' * 20}|")
     for r in rows:
-        print(f"| {r.name:<34} | {r.offered:>13} | {r.rate:>8.0f} | {r.p50:>7.2f} | {r.p99:>7.2f} "
+        print(f"| {r.name:<42} | {r.offered:>13} | {r.rate:>8.0f} | {r.p50:>7.2f} | {r.p99:>7.2f} "
               f"| {r.count:>7} | {r.cpu_us:>18} |")  # fmt: skip
     ratio = flat.rate / echo.rate if echo.rate else 0.0
     print(f"\nratio to echo (flat out): {ratio:.2f}   (rejected moves: {rejected}; "
@@ -726,6 +731,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--server-log", help="write the server's log here")
     parser.add_argument("--profile", help="write a cProfile of the server process here")
+    parser.add_argument(
+        "--echo-loop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
+        help="the echo server's event loop (asyncio's own: a bare websockets server's default)",
+    )
     args = parser.parse_args(argv)
     racers = max(2, args.racers - args.racers % 2)
     warmup = min(max(0.0, args.warmup), 30.0)
@@ -806,14 +817,14 @@ def main(argv: list[str] | None = None) -> int:
                 node.wait(15)
             redis_server.stop()
 
-    baseline, echo_time = measure_echo(racers, seconds)
+    baseline, echo_time = measure_echo(racers, seconds, args.echo_loop)
 
     offered = racers / (think + paced_latency(paced))
     rows = [
         row("arena flat out (1 move in flight)", "max", flat, flat_time),
         *([row("arena flat out, legal moves in every ack", "max", *with_legal)] if with_legal else []),
         row(f"arena paced (think ~{think:.2f} s)", f"~{offered:.0f}/s", paced, paced_time),
-        row("bare websockets echo, flat out", "max", baseline, echo_time),
+        row(f"bare websockets echo ({args.echo_loop}), flat out", "max", baseline, echo_time),
     ]
     print_report(racers, seconds, warmup, rows, flat.rejected + paced.rejected, (flat.races, paced.races))
     return 0
