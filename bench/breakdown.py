@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -40,17 +38,16 @@ sys.path.insert(0, str(ROOT))
 import redis  # noqa: E402
 
 from bench.load import (  # noqa: E402
-    BENCH_NODE_ENV,
     Row,
     Scenario,
     measure_echo,
     row,
     run_client,
     run_server_bench,
+    start_bench_node,
     stop_bench_node,
-    wait_line,
 )
-from server.redis_embedded import EmbeddedRedis, free_port  # noqa: E402
+from server.redis_embedded import EmbeddedRedis  # noqa: E402
 
 
 def _collector_off() -> None:
@@ -121,24 +118,13 @@ VARIANTS: dict[str, tuple[str, tuple[Callable[[], None], ...], str | None]] = {
 }
 
 
-def serve_variant(variant: str, serve_args: list[str]) -> int:
+def serve_variant(variant: str, cli_args: list[str]) -> int:
     """This process becomes a node with ``variant``'s parts taken away."""
     for take_away in VARIANTS[variant][1]:
         take_away()
     from server.cli import main
 
-    return main(["serve", *serve_args])
-
-
-def start_variant(variant: str, redis_url: str) -> tuple[subprocess.Popen[str], int]:
-    port = free_port()
-    env = {**os.environ, **BENCH_NODE_ENV, "PYTHONPATH": str(ROOT)}
-    node = subprocess.Popen(
-        [sys.executable, __file__, "--node", variant, "--port", str(port), "--redis-url", redis_url],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    wait_line(node, "listening on")
-    return node, port
+    return main(cli_args)
 
 
 def measure_variants(variants: list[str], racers: int, seconds: float, warmup: float) -> dict[str, Row]:
@@ -151,7 +137,7 @@ def measure_variants(variants: list[str], racers: int, seconds: float, warmup: f
             for variant in variants:
                 with redis.Redis.from_url(redis_url) as fresh:
                     fresh.flushall()  # each node starts from nothing: no racer still seated
-                node, port = start_variant(variant, redis_url)
+                node, port = start_bench_node(redis_url, entry=(__file__, "--node", variant))
                 try:
                     scenario = Scenario(variant, 0.0, seconds, warmup)
                     tally, elapsed = run_client(

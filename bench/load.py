@@ -140,17 +140,18 @@ BENCH_NODE_ENV = {
 
 
 def start_bench_node(
-    redis_url: str, extra_env: dict[str, str] | None = None
+    redis_url: str, extra_env: dict[str, str] | None = None, entry: tuple[str, ...] = ("-m", "server.cli")
 ) -> tuple[subprocess.Popen[str], int]:
     """A ``solitaire-arena serve`` process on ``redis_url`` with :data:`BENCH_NODE_ENV`
-    (and ``extra_env``), once it listens: the process and its port. Its log goes to
+    (and ``extra_env``), once it listens: the process and its port. ``entry`` is what
+    Python runs, given ``serve`` and its options. Its log goes to
     ``$BENCH_SERVER_LOG.<port>`` when that variable is set."""
     port = free_port()
     env = {**os.environ, **BENCH_NODE_ENV, **(extra_env or {}), "PYTHONPATH": str(ROOT)}
     log_to = os.environ.get("BENCH_SERVER_LOG")
     log_file = open(f"{log_to}.{port}" if log_to else os.devnull, "w")  # noqa: SIM115
     node = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--redis-url", redis_url],
+        [sys.executable, *entry, "serve", "--port", str(port), "--redis-url", redis_url],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
