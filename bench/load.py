@@ -35,8 +35,9 @@ the server's own move latency histogram; ``--redis-stats`` prints Redis command 
 and latency events; ``--profile PATH`` runs the server under cProfile; ``--spectators N``
 first runs one race's two racers alone, then with N spectators watching it (from a
 process of their own), and prints the racers' ack latency both ways and the server's
-memory per spectator (``--only-spectators``: that alone); ``--echo-loop uvloop`` runs the
-echo server on uvloop, as the node runs, instead of asyncio's own loop. ``BENCH_FSYNC``
+memory per spectator (``--only-spectators``: that alone); ``--echo uvloop`` runs the
+echo server on uvloop, as the node runs, instead of asyncio's own loop, and ``--echo
+sans-io`` on websockets' Sans-I/O protocol (what a leaner transport could gain). ``BENCH_FSYNC``
 sets the private Redis's appendfsync (default everysec).
 """
 
@@ -96,6 +97,45 @@ if sys.argv[2:] == ["uvloop"]:
     uvloop.run(main())
 else:
     asyncio.run(main())
+"""
+
+#: The same echo on websockets' Sans-I/O protocol, driven straight from an asyncio
+#: protocol on uvloop: no task, queue or lock per message. What a leaner transport than
+#: websockets' asyncio connection could gain.
+SANS_IO_ECHO_SERVER = """
+import asyncio, sys
+import uvloop
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.server import ServerProtocol
+
+class Echo(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport = transport
+        self.ws = ServerProtocol()
+
+    def data_received(self, data):
+        ws = self.ws
+        ws.receive_data(data)
+        for event in ws.events_received():
+            if isinstance(event, Request):
+                ws.send_response(ws.accept(event))
+            elif isinstance(event, Frame) and event.opcode is Opcode.BINARY:
+                ws.send_binary(event.data)
+            elif isinstance(event, Frame) and event.opcode is Opcode.TEXT:
+                ws.send_text(event.data)
+        for chunk in ws.data_to_send():
+            if chunk:
+                self.transport.write(chunk)
+            else:
+                self.transport.close()
+
+async def main():
+    await asyncio.get_running_loop().create_server(Echo, "127.0.0.1", int(sys.argv[1]), backlog=2048)
+    print("ready", flush=True)
+    await asyncio.get_running_loop().create_future()
+
+uvloop.run(main())
 """
 
 
@@ -439,12 +479,14 @@ async def run_echo_bench(
     return tally, elapsed
 
 
-def measure_echo(clients: int, seconds: float, loop: str = "asyncio") -> tuple[Tally, float]:
-    """The bare websockets echo server, in a process of its own on ``loop`` (asyncio's own,
-    as websockets runs by default, or uvloop), driven flat out by ``clients`` connections."""
+def measure_echo(clients: int, seconds: float, kind: str = "asyncio") -> tuple[Tally, float]:
+    """A bare websockets echo server, in a process of its own, driven flat out by
+    ``clients`` connections. ``kind``: websockets' asyncio server on asyncio's own loop
+    (its default), the same on uvloop, or its Sans-I/O protocol on uvloop (``sans-io``)."""
     port = free_port()
+    script = SANS_IO_ECHO_SERVER if kind == "sans-io" else ECHO_SERVER
     echo = subprocess.Popen(
-        [sys.executable, "-c", ECHO_SERVER, str(port), loop],
+        [sys.executable, "-c", script, str(port), kind],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:
@@ -733,10 +775,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-log", help="write the server's log here")
     parser.add_argument("--profile", help="write a cProfile of the server process here")
     parser.add_argument(
-        "--echo-loop",
-        choices=("asyncio", "uvloop"),
+        "--echo",
+        choices=("asyncio", "uvloop", "sans-io"),
         default="asyncio",
-        help="the echo server's event loop (asyncio's own: a bare websockets server's default)",
+        help="the echo server: websockets on asyncio's own loop (its default), on uvloop, "
+        "or its Sans-I/O protocol on uvloop",
     )
     args = parser.parse_args(argv)
     racers = max(2, args.racers - args.racers % 2)
@@ -818,14 +861,14 @@ def main(argv: list[str] | None = None) -> int:
                 node.wait(15)
             redis_server.stop()
 
-    baseline, echo_time = measure_echo(racers, seconds, args.echo_loop)
+    baseline, echo_time = measure_echo(racers, seconds, args.echo)
 
     offered = racers / (think + paced_latency(paced))
     rows = [
         row("arena flat out (1 move in flight)", "max", flat, flat_time),
         *([row("arena flat out, legal moves in every ack", "max", *with_legal)] if with_legal else []),
         row(f"arena paced (think ~{think:.2f} s)", f"~{offered:.0f}/s", paced, paced_time),
-        row(f"bare websockets echo ({args.echo_loop}), flat out", "max", baseline, echo_time),
+        row(f"bare websockets echo ({args.echo}), flat out", "max", baseline, echo_time),
     ]
     print_report(racers, seconds, warmup, rows, flat.rejected + paced.rejected, (flat.races, paced.races))
     return 0
