@@ -16,6 +16,7 @@ from server.app import ArenaServer
 from shared import replay
 from shared.protocol import RaceEnded, RaceStarted, Spectators
 from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.web.conftest import ROOT, shot_path
 from tests.web.test_browser import expected, open_page, page_race_id, running_race_page, shown
@@ -340,4 +341,47 @@ async def test_browser_racers_commit_and_reveal_seed_shares_and_the_race_starts(
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
     await expect(bob.locator("#status")).to_have_text("Go!", timeout=10_000)
     assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, []).view())  # type: ignore[arg-type]
+    assert errors == []
+
+
+async def test_a_visitor_who_only_watched_races_under_the_name_they_choose(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Watching needs a session, but the watch-only guest is kept in memory only: it is
+    neither saved nor shown as the visitor, and the lobby starts their own guest."""
+    errors: list[str] = []
+    race_id, _ = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await page.click("#nav-live")
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_contain_text("ada")
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.token')") is None
+    await expect(page.locator("#who")).to_have_text("")
+    await page.click(f'.live-race[data-race="{race_id}"] .watch-link')
+    await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
+
+    await go(page, "#/")
+    await page.fill("#name", "cleo")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    await expect(page.locator("#who")).to_have_text("cleo (guest)")
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.token')") is not None
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    (observer,) = await racers(arena.url, "observer")
+    listed = await observer.request({"type": "list_races", "limit": 20})
+    await observer.ws.close()
+    names = [[r["name"] for r in race["racers"]] for race in listed["races"] if race["code"] == code[1]]
+    assert names == [["cleo"]]
+    assert errors == []
+
+
+async def test_a_visitor_sees_the_leaderboard_without_choosing_a_name(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await go(page, "#/leaderboard/eight-off")
+    await expect(page.locator("#leaderboard")).to_contain_text("Nobody is listed at Eight Off yet.")
+    await expect(page.locator("#no-session")).to_have_count(0)
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.token')") is None
     assert errors == []

@@ -38,10 +38,10 @@ function enterRace(info) {
 
 // The page's session: resumed with the saved token (a guest whose token expired starts
 // again under the name they chose; an account whose token was revoked is signed out), a
-// new guest under the name chosen before, or none yet (null).
+// new guest under the name chosen before, or none yet (null; also while only watching).
 async function signIn() {
-  if (arena.player) return arena.player;
-  if (arena.ready) { // a start or a resume under way
+  if (arena.playing) return arena.player;
+  if (arena.ready && !arena.watchOnly) { // a start or a resume under way
     try {
       return await arena.ready;
     } catch (failure) {
@@ -58,6 +58,13 @@ async function signIn() {
     }
   }
   return null;
+}
+
+// A session for pages that only read what anyone may (the live list, watching, a race's
+// record, the leaderboard, another player's profile): the page's player, else a
+// watch-only guest (see Arena.watchOnly).
+async function readingSession() {
+  return (await signIn()) ?? arena.watch();
 }
 
 // ----- lobby ---------------------------------------------------------------------------
@@ -96,8 +103,8 @@ function lobbyPage() {
 
   async function ensureSignedIn() {
     const name = nameInput.value.trim();
-    if (!arena.player && arena.ready) await signIn(); // a resume under way
-    if (!arena.player) {
+    if (!arena.playing && arena.ready && !arena.watchOnly) await signIn(); // a resume under way
+    if (!arena.playing) {
       if (!name && !arena.token) throw new Error("choose a name first");
       localStorage.setItem(NAME_KEY, name || "player");
       await arena.start(name || "player");
@@ -744,7 +751,7 @@ function route() {
   const verify = location.hash.match(/^#\/verify(?:\/([0-9a-f]+))?$/);
   const arrived = race && arriving?.race_id === race[1] ? arriving : null;
   arriving = null;
-  const pages = { app, arena, signIn, enterRace };
+  const pages = { app, arena, signIn, readingSession, enterRace };
   for (const link of document.querySelectorAll("header nav a")) {
     const here = location.hash === link.getAttribute("href") || (leaderboard && link.id === "nav-leaderboard")
       || (daily && link.id === "nav-daily") || (watch && link.id === "nav-live");
@@ -767,7 +774,7 @@ function route() {
 arena.on("rematch_started", (event) => enterRace(event.race));
 // Who is signed in, in the header: an account's username, or a guest's name.
 function drawWho() {
-  const player = arena.player;
+  const player = arena.playing;
   document.getElementById("who").textContent = !player ? "" : player.username ? player.username : `${player.name} (guest)`;
   document.getElementById("nav-account").textContent = player?.username ? "Account" : "Sign in";
 }

@@ -2,6 +2,8 @@
 // events to listeners, and a resume with the saved token after any drop.
 
 const TOKEN_KEY = "solitaire-arena.token";
+// The name of a watch-only guest (nobody races under it).
+const WATCHER_NAME = "spectator";
 // Seeds are 63-bit integers, past what a number holds exactly (2^53): JSON.parse would
 // round them, so a long one is read as its digits (text). `"seed":` unescaped is only
 // ever a key: a quote inside a string comes escaped.
@@ -30,9 +32,21 @@ export class Arena {
     this.ready = null;
     this.closing = false;
     this.pause = 250;
+    // A visitor nobody signed in on who only watches (Live, Watch, Verify) still needs a
+    // session: a guest kept in memory only, never saved, and never raced as. Playing
+    // starts the visitor's own guest under the name they choose.
+    this.watchOnly = false;
+    this.watchToken = null;
   }
 
+  // The saved session's token (a player's, never a watch-only guest's).
   get token() { return localStorage.getItem(TOKEN_KEY); }
+
+  // The token this page says hello with: the saved one, or the watch-only guest's.
+  get sessionToken() { return this.watchOnly ? this.watchToken : this.token; }
+
+  // The player this page plays as: null before one signs in, and while only watching.
+  get playing() { return this.watchOnly ? null : this.player; }
 
   // The account's username, or null for a guest (or nobody yet).
   get username() { return this.player?.username ?? null; }
@@ -49,8 +63,25 @@ export class Arena {
   }
 
   // Open the connection and say hello: with the saved token, or as a new guest `name`.
+  // A watch-only session is closed first: from now on the page plays.
   async start(name) {
+    if (this.watchOnly) {
+      const watching = this.ws;
+      this.watchOnly = false;
+      this.watchToken = null;
+      this.player = null;
+      this.ws = null;
+      if (watching) watching.close(1000, "playing now");
+    }
     this.ready = this.open(name);
+    return this.ready;
+  }
+
+  // A session to watch with when nobody signed in on this page (see `watchOnly`).
+  async watch() {
+    if (this.watchOnly && this.ready) return this.ready;
+    this.watchOnly = true;
+    this.ready = this.open(WATCHER_NAME);
     return this.ready;
   }
 
@@ -62,15 +93,18 @@ export class Arena {
       ws.onclose = () => this.dropped(ws);
       ws.onopen = async () => {
         try {
-          const hello = this.token
-            ? { type: "hello", token: this.token, legal_moves: true }
+          const token = this.sessionToken;
+          const hello = token
+            ? { type: "hello", token, legal_moves: true }
             : { type: "hello", name, legal_moves: true };
           let welcome;
           try {
             welcome = await this.sendOn(ws, hello);
           } catch (error) {
             if (error.code !== "bad_token") throw error;
-            localStorage.removeItem(TOKEN_KEY); // expired, logged out or revoked
+            // Expired, logged out or revoked (another tab's saved token is not this one's).
+            if (this.watchOnly) this.watchToken = null;
+            else localStorage.removeItem(TOKEN_KEY);
             if (!name) {
               // A resume that cannot be: nobody is signed in on this page any more.
               this.player = null;
@@ -91,7 +125,8 @@ export class Arena {
   }
 
   welcomed(welcome) {
-    localStorage.setItem(TOKEN_KEY, welcome.token);
+    if (this.watchOnly) this.watchToken = welcome.token;
+    else localStorage.setItem(TOKEN_KEY, welcome.token);
     this.player = welcome;
     this.pause = 250;
     this.emit("welcome", welcome);
@@ -112,6 +147,8 @@ export class Arena {
           const old = this.ws;
           this.ws = ws;
           if (old && old !== ws) old.close(1000, "logged in elsewhere on this page");
+          this.watchOnly = false; // an account plays: its token is saved
+          this.watchToken = null;
           this.welcomed(welcome);
           resolve(welcome);
         } catch (error) {
@@ -159,17 +196,17 @@ export class Arena {
       this.pending.delete(id);
       waiting.reject(new ArenaError("connection_lost", "the connection dropped"));
     }
-    if (ws !== this.ws || this.closing || !this.token) return;
+    if (ws !== this.ws || this.closing || !this.sessionToken) return;
     this.emit("connection", { state: "lost" });
     setTimeout(() => this.reconnect(), this.pause);
   }
 
   async reconnect() {
-    if (!this.token) return; // signed out meanwhile
+    if (!this.sessionToken) return; // signed out meanwhile
     if (this.ws?.readyState === WebSocket.OPEN && this.player) return; // a login replaced the dropped one
     this.pause = Math.min(this.pause * 2, 4000);
     try {
-      this.ready = this.open(null);
+      this.ready = this.open(this.watchOnly ? WATCHER_NAME : null);
       await this.ready;
       this.emit("connection", { state: "back" });
     } catch {

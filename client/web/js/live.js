@@ -7,11 +7,6 @@ import { GAME_TITLES, element, playerLink, ratingText, seconds, showError } from
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
-// A page that watches or lists needs a session: the one this page has, else a guest's.
-async function session(signIn, arena) {
-  return (await signIn()) ?? arena.start("spectator");
-}
-
 function clockText(ms) {
   const total = Math.max(0, Math.round(ms / 1000));
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
@@ -34,7 +29,7 @@ function stateText(r) {
 
 // ----- the live races ------------------------------------------------------------------
 
-export function livePage({ app, arena, signIn }) {
+export function livePage({ app, arena, readingSession }) {
   const error = element("p", { class: "error", role: "alert" });
   const list = element("div", { class: "live-list", id: "live-races" }, element("p", {}, "Loading…"));
   let gone = false;
@@ -68,13 +63,13 @@ export function livePage({ app, arena, signIn }) {
       element("span", { class: "setting" }, "Rated races are shown a little behind, so nobody can help a racer.")),
     error, list);
   const timer = setInterval(refresh, 3000);
-  session(signIn, arena).then(refresh).catch((failure) => showError(error, failure));
+  readingSession().then(refresh).catch((failure) => showError(error, failure));
   return () => { gone = true; clearInterval(timer); };
 }
 
 // ----- watching one race ---------------------------------------------------------------
 
-export function watchPage({ app, arena, signIn }, raceId) {
+export function watchPage({ app, arena, readingSession }, raceId) {
   const featuredMode = raceId === null;
   const title = element("h1", {}, featuredMode ? "Featured race" : "Watching");
   const featuredTag = element("span", { class: "tag", id: "featured-tag", hidden: true }, "Featured");
@@ -249,7 +244,7 @@ export function watchPage({ app, arena, signIn }, raceId) {
     element("section", {}, element("div", { class: "row" }, title, featuredTag, status, clock, spectators, delay)),
     error, head, largeBox, element("h2", { class: "thumbs-title" }, "All racers"), thumbs, results);
   const timer = setInterval(tick, 250);
-  session(signIn, arena).then(watch).catch((failure) => showError(error, failure));
+  readingSession().then(watch).catch((failure) => showError(error, failure));
   return () => {
     gone = true;
     clearInterval(timer);

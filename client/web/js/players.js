@@ -35,7 +35,7 @@ function form(id, children, error, work) {
   return node;
 }
 
-// Pages that read from the server need a session: a guest's or an account's.
+// Your own profile needs a player: a guest or an account (a watch-only guest is neither).
 function needsSession(app, what) {
   app.replaceChildren(element("h1", {}, what),
     element("p", { id: "no-session" }, "Choose a name in the ", element("a", { href: "#/" }, "lobby"),
@@ -62,7 +62,7 @@ export function accountPage({ app, arena, signIn }) {
       localStorage.removeItem(NAME_KEY);
       location.hash = "#/";
     });
-    const who = arena.player
+    const who = arena.playing
       ? `Keep this guest, ${arena.player.name}, and every race of theirs: choose a username and a password.`
       : "Choose a username and a password for a new player.";
     const register = form("register-form", [
@@ -73,7 +73,7 @@ export function accountPage({ app, arena, signIn }) {
       const username = app.querySelector("#register-username").value.trim();
       const password = app.querySelector("#register-password").value;
       if (!username) throw new Error("choose a username");
-      if (!arena.player) {
+      if (!arena.playing) {
         // Nobody here yet: a guest first (named as the lobby says, or after the username).
         const saved = localStorage.getItem(NAME_KEY);
         await arena.start(saved || (/^[\p{L}\p{N}]/u.test(username) ? username.slice(0, 24) : "player"));
@@ -145,7 +145,7 @@ export function accountPage({ app, arena, signIn }) {
 
 // ----- leaderboard ---------------------------------------------------------------------
 
-export function leaderboardPage({ app, arena, signIn }, game) {
+export function leaderboardPage({ app, arena, readingSession }, game) {
   if (!GAME_TITLES[game]) game = GAMES[0][0];
   const error = element("p", { class: "error", role: "alert" });
   const mine = element("p", { id: "my-rank" });
@@ -194,7 +194,7 @@ export function leaderboardPage({ app, arena, signIn }, game) {
       element("thead", {}, element("tr", {}, ...["Rank", "Player", "Rating", "Games"].map((h) => element("th", { scope: "col" }, h)))),
       rows),
     element("div", { class: "row" }, previous, next, info), error);
-  signIn().then((player) => (player ? load(0) : needsSession(app, "Leaderboard"))).catch((failure) => showError(error, failure));
+  readingSession().then(() => load(0)).catch((failure) => showError(error, failure));
   return () => {};
 }
 
@@ -205,7 +205,7 @@ function raceResult(race) {
   return `${race.score} cards home`;
 }
 
-export function profilePage({ app, arena, signIn }, playerId) {
+export function profilePage({ app, arena, signIn, readingSession }, playerId) {
   const error = element("p", { class: "error", role: "alert" });
   app.replaceChildren(element("h1", {}, "Profile"), element("p", {}, "Loading…"), error);
 
@@ -262,7 +262,7 @@ export function profilePage({ app, arena, signIn }, playerId) {
       error);
   }
 
-  signIn()
+  (playerId ? readingSession() : signIn())
     .then(async (player) => {
       if (!player) { needsSession(app, "Profile"); return; }
       const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });

@@ -96,7 +96,7 @@ function download(name, text) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function verifyPage({ app, arena, signIn }, raceId) {
+export function verifyPage({ app, arena, readingSession }, raceId) {
   const error = element("p", { class: "error", role: "alert", id: "verify-error" });
   const checksList = element("ul", { class: "checks", id: "checks" });
   const summaryLine = element("p", { id: "verdict", role: "status" });
@@ -199,7 +199,7 @@ export function verifyPage({ app, arena, signIn }, raceId) {
     racerButtons.replaceChildren(...record.racers.map((r) => element("button", { type: "button", "data-player": r.player_id,
       onclick: () => loadRacer(record, r).catch((f) => showError(error, f)) }, r.name)));
     try {
-      (await signIn()) ?? (await arena.start("spectator"));
+      await readingSession();
       await loadRacer(record, record.racers[0]);
       for (const other of record.racers.slice(1)) { // the others' deals too: one view each
         const page = await arena.request({ type: "get_replay", race_id: record.race, player_id: other.player_id, offset: 0, limit: 1 });
@@ -225,7 +225,7 @@ export function verifyPage({ app, arena, signIn }, raceId) {
   app.replaceChildren(element("h1", {}, raceId ? `Verify race ${raceId}` : "Verify a race record"), intro, input, error,
     element("section", {}, summaryLine, checksList), dealSection, steps);
   if (raceId) {
-    (async () => (await signIn()) ?? arena.start("spectator"))()
+    readingSession()
       .then(() => arena.request({ type: "get_record", race_id: raceId }))
       .then((reply) => { if (!gone) verify(reply.text); })
       .catch((failure) => showError(error, failure));
