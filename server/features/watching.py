@@ -15,7 +15,7 @@ from server.features.lobby import race_info
 from server.features.race_rules import CARDS
 from server.features.spectating import RaceHub
 from server.features.timed_cache import TimedCache
-from server.store import RaceMeta, RaceStatus, Store
+from server.store import RaceMeta, RaceStatus, Seat, Store
 from server.timesource import TimeSource
 from shared import new_game
 from shared.protocol import (
@@ -130,30 +130,41 @@ class Watching:
             return cached
         now = self.time.now_ms()
         ids = await self.store.watching.live(_LIVE_SCAN)
-        metas = await self.store.races.metas(ids)
-        gone = [m.race_id for m in metas if m.status not in _WATCHABLE]
-        await self.store.watching.remove_live(gone + sorted(set(ids) - {m.race_id for m in metas}))
+        races = await self.store.races.races(ids)
+        gone = [m.race_id for m, _seats in races if m.status not in _WATCHABLE]
+        await self.store.watching.remove_live(gone + sorted(set(ids) - {m.race_id for m, _seats in races}))
         playing = [
-            m for m in metas if m.status in _WATCHABLE and not m.daily and (not game or m.game == game)
+            (m, seats)
+            for m, seats in races
+            if m.status in _WATCHABLE and not m.daily and (not game or m.game == game)
         ]
-        counts = await self.store.watching.spectators([m.race_id for m in playing], now)
-        entries: list[_Live] = []
-        for meta, count in zip(playing, counts, strict=True):
-            entries.append(await self._live_entry(meta, count, now))
+        entries = await self._live_entries(playing, now)
         entries.sort(key=lambda e: (-e.best, -e.race.spectators, -(e.race.starts_at or 0), e.race.race_id))
         entries = entries[: LIVE_LIMIT_MAX * 2]
         self._live.put(key, entries)
         return entries
 
-    async def _live_entry(self, meta: RaceMeta, spectators: int, now: int) -> _Live:
-        seats = await self.store.races.seats(meta.race_id)
-        ids = [s.player_id for s in seats]
-        boards = {b.player_id: b for b in await self.store.boards.boards(meta.race_id, ids)}
-        ratings = await self.store.ratings.ratings(meta.game, ids)
-        info = race_info(meta, seats, boards, None, now, ratings)
-        best = max((r.rating for r in info.racers if r.rating is not None), default=-1)
-        race = self._live_race(meta, info.racers, spectators, info.status)
-        return _Live(race, best, frozenset(ids))
+    async def _live_entries(self, playing: list[tuple[RaceMeta, list[Seat]]], now: int) -> list[_Live]:
+        """The live list's entries of these races: their spectators, boards and racers'
+        ratings read in one round trip each, whatever the number of races."""
+        metas = [meta for meta, _seats in playing]
+        ids = [[s.player_id for s in seats] for _meta, seats in playing]
+        counts = await self.store.watching.spectators([m.race_id for m in metas], now)
+        boards = await self.store.boards.boards_of_races(
+            [(m.race_id, i) for m, i in zip(metas, ids, strict=True)]
+        )
+        ratings = await self.store.ratings.ratings_in_games(
+            [(m.game, i) for m, i in zip(metas, ids, strict=True)]
+        )
+        entries: list[_Live] = []
+        for (meta, seats), racer_ids, count, race_boards, race_ratings in zip(
+            playing, ids, counts, boards, ratings, strict=True
+        ):
+            info = race_info(meta, seats, {b.player_id: b for b in race_boards}, None, now, race_ratings)
+            best = max((r.rating for r in info.racers if r.rating is not None), default=-1)
+            race = self._live_race(meta, info.racers, count, info.status)
+            entries.append(_Live(race, best, frozenset(racer_ids)))
+        return entries
 
     def _live_race(self, meta: RaceMeta, racers: list[RacerInfo], spectators: int, status: str) -> LiveRace:
         return LiveRace(

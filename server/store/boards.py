@@ -30,17 +30,28 @@ class BoardStore:
 
     async def boards(self, race_id: str, player_ids: list[str]) -> list[BoardRecord]:
         """The counters of these racers' boards (no positions), skipping missing ones."""
-        if not player_ids:
-            return []
+        return (await self.boards_of_races([(race_id, player_ids)]))[0]
+
+    async def boards_of_races(self, racers: list[tuple[str, list[str]]]) -> list[list[BoardRecord]]:
+        """:meth:`boards` of each (race, racers) pair, in one round trip."""
+        wanted = [(race_id, player_id) for race_id, player_ids in racers for player_id in player_ids]
+        if not wanted:
+            return [[] for _ in racers]
         async with self.redis.pipeline(transaction=False) as pipe:
-            for player_id in player_ids:
+            for race_id, player_id in wanted:
                 pipe.hmget(keys.race_board(race_id, player_id), _COUNTERS)
-            rows = await pipe.execute()
-        return [
-            _parse_board(player_id, dict(zip(_COUNTERS, row, strict=True)))
-            for player_id, row in zip(player_ids, rows, strict=True)
-            if row[0] is not None
-        ]
+            rows = iter(await pipe.execute())
+        found: list[list[BoardRecord]] = []
+        for _race_id, player_ids in racers:
+            pairs = [(player_id, next(rows)) for player_id in player_ids]
+            found.append(
+                [
+                    _parse_board(player_id, dict(zip(_COUNTERS, row, strict=True)))
+                    for player_id, row in pairs
+                    if row[0] is not None
+                ]
+            )
+        return found
 
     async def move_log(self, race_id: str) -> list[LoggedMoveRecord]:
         entries = await self.redis.xrange(keys.race_log(race_id))

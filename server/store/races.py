@@ -83,18 +83,20 @@ class RaceStore:
         key = keys.OPEN_RACES if game is None else keys.open_races(game)
         race_ids: list[str] = await self.redis.zrange(key, offset, offset + limit)  # one extra: more?
         more = len(race_ids) > limit
-        race_ids = race_ids[:limit]
+        return await self.races(race_ids[:limit]), more
+
+    async def races(self, race_ids: list[str]) -> list[tuple[RaceMeta, list[Seat]]]:
+        """The races that exist among ``race_ids``, each with its seats, in one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for race_id in race_ids:
                 pipe.hgetall(keys.race_meta(race_id))
                 pipe.hgetall(keys.race_racers(race_id))
             replies = await pipe.execute()
-        page = [
+        return [
             (_parse_meta(raw_meta), _sorted_seats(raw_seats))
             for raw_meta, raw_seats in zip(replies[::2], replies[1::2], strict=True)
             if raw_meta
         ]
-        return page, more
 
     async def metas(self, race_ids: list[str]) -> list[RaceMeta]:
         """The races that exist among ``race_ids``, in one round trip."""

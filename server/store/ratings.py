@@ -28,13 +28,20 @@ class RatingStore:
 
     async def ratings(self, game: str, player_ids: list[str]) -> dict[str, PlayerRating | None]:
         """Each player's rating in ``game`` (None before their first rated race)."""
-        if not player_ids:
-            return {}
+        return (await self.ratings_in_games([(game, player_ids)]))[0]
+
+    async def ratings_in_games(
+        self, players: list[tuple[str, list[str]]]
+    ) -> list[dict[str, PlayerRating | None]]:
+        """:meth:`ratings` of each (game, players) pair, in one round trip."""
+        wanted = [(game, player_id) for game, player_ids in players for player_id in player_ids]
+        if not wanted:
+            return [{} for _ in players]
         async with self.redis.pipeline(transaction=False) as pipe:
-            for player_id in player_ids:
+            for game, player_id in wanted:
                 pipe.hmget(keys.player_rating(player_id, game), _FIELDS)
-            rows = await pipe.execute()
-        return {p: _rating(row) for p, row in zip(player_ids, rows, strict=True)}
+            rows = iter(await pipe.execute())
+        return [{p: _rating(next(rows)) for p in player_ids} for _game, player_ids in players]
 
     async def all_games(self, player_id: str, games: tuple[str, ...]) -> dict[str, PlayerRating | None]:
         async with self.redis.pipeline(transaction=False) as pipe:

@@ -112,6 +112,36 @@ async def test_racers_see_how_many_people_watch(arena: ArenaServer) -> None:
     assert [(r["race_id"], r["spectators"]) for r in live["races"]] == [(race_id, 1)]
 
 
+async def test_the_live_list_shows_each_races_racers_boards_and_spectators_best_first(
+    arena: ArenaServer,
+) -> None:
+    ada, bob, cy, dee, eve, fay, sam = await racers(arena.url, "ada", "bob", "cy", "dee", "eve", "fay", "sam")
+    first, started = await raw_race(ada, bob)
+    watched, _ = await raw_race(cy, dee, game="treize")
+    newest, _ = await raw_race(eve, fay)
+    ack = await play(ada, first, 1, started["view"]["legal_moves"])
+    ack = await play(ada, first, 2, ack["view"]["legal_moves"])
+    assert (await sam.request({"type": "watch", "race_id": watched}))["type"] == "watching"
+
+    live = (await sam.request({"type": "list_live"}))["races"]
+    # No racer is rated: the most watched first, then the newest.
+    assert [r["race_id"] for r in live] == [watched, newest, first]
+    assert [r["spectators"] for r in live] == [1, 0, 0]
+    assert [r["game"] for r in live] == ["treize", "eight-off", "eight-off"]
+    assert [[racer["name"] for racer in r["racers"]] for r in live] == [
+        ["cy", "dee"],
+        ["eve", "fay"],
+        ["ada", "bob"],
+    ]
+    moved = {racer["name"]: racer for racer in live[2]["racers"]}
+    assert (moved["ada"]["move_count"], moved["ada"]["score"]) == (2, ack["result"]["score"])
+    assert moved["ada"]["cards_left"] == 52 - ack["result"]["score"]
+    assert (moved["bob"]["move_count"], moved["bob"]["score"]) == (0, 0)
+
+    eight_off = (await sam.request({"type": "list_live", "game": "eight-off"}))["races"]
+    assert [r["race_id"] for r in eight_off] == [newest, first]
+
+
 async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis: str) -> None:
     delay_ms = 1500
     async with running_node(clean_redis, spectator_delay=delay_ms / 1000) as node:
