@@ -901,7 +901,10 @@ def profile_text(found: PlayerProfile) -> str:
     ...     stats=[GameStats(game="eight-off", races=2, wins=1, best_ms=95012)],
     ...     recent=[RecentRace(race_id="7468094893ca", game="eight-off", rated=True, rank=1,
     ...                        racers=2, won=True, score=52, time_ms=95012,
-    ...                        ended_at=0, rating_change=162)])))  # doctest: +ELLIPSIS
+    ...                        ended_at=0, rating_change=162),
+    ...             RecentRace(race_id="0be1d2c3a4f5", game="treize", rated=False, rank=1,
+    ...                        racers=1, won=False, score=30, ended_at=0, daily="2027-03-14")])))
+    ... # doctest: +ELLIPSIS
     ada_acct  account ada_acct
     player p_1
     ratings
@@ -910,7 +913,8 @@ def profile_text(found: PlayerProfile) -> str:
     races
       eight-off   2 races, 1 win, best 95.0 s
     latest races
-      7468094893ca  eight-off   rated   1st of 2  won in 95.0 s   +162  19...
+      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s   +162  19...
+      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards home         19...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -944,10 +948,10 @@ def profile_text(found: PlayerProfile) -> str:
         )
         change = f"{race.rating_change:+d}" if race.rating_change is not None else ""
         when = datetime.fromtimestamp(race.ended_at / 1000).strftime("%Y-%m-%d %H:%M")
-        kind = "rated" if race.rated else "casual"
-        place = f"{_ordinal(race.rank)} of {race.racers}"
+        kind = "daily" if race.daily else "rated" if race.rated else "casual"
+        place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"
         lines.append(
-            f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place}  {result:<14}  {change:>4}  {when}"
+            f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  {result:<14}  {change:>4}  {when}"
         )
     return "\n".join(line.rstrip() for line in lines)
 

@@ -94,6 +94,8 @@ def racer_records(
             "ended_at": now,
             "rating_change": standing.rating_change,
         }
+        if meta.daily:
+            recent["daily"] = meta.daily
         new = after.get(standing.player_id)
         old = stored.get(standing.player_id)
         history = ""

@@ -96,6 +96,9 @@ class RecentRace(Reply):
     time_ms: int | None = None
     ended_at: int
     rating_change: int | None = None
+    #: A daily challenge attempt's day (``YYYY-MM-DD``): raced alone, it is placed on
+    #: that day's board (``get_daily_board``), not among ``racers``.
+    daily: str | None = None
 
 
 class PlayerProfile(Reply):

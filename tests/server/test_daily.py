@@ -385,3 +385,34 @@ async def test_an_attempt_carries_the_days_commitment_and_its_results_read_witho
         with pytest.raises(DailyNotReadyError, match="there was no eagle-wing daily on 2027-03-10"):
             await client.dailies("2027-03-10")
         await client.close()
+
+
+async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        (ada,) = await accounts(arena.url, "ada")
+        (bob,) = await racers(arena.url, "bob")
+        deal = await deal_of(arena, "eight-off")
+        line = winning_line("eight-off", deal.seed)
+        started = await start(ada, "eight-off")
+        race_id = started["race"]["race_id"]
+        await play_line(ada, race_id, line, clock, 1.0)
+        ended = await ada.event("race_ended")
+        profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
+        assert profile["recent"] == [
+            {
+                "race_id": race_id,
+                "game": "eight-off",
+                "rated": False,
+                "rank": 1,
+                "racers": 1,
+                "won": True,
+                "score": 52,
+                "time_ms": round(len(line) * 1000),
+                "ended_at": ended["summary"]["ended_at"],
+                "daily": DAY.isoformat(),
+            }
+        ]
+        await ada.ws.close()
+        await bob.ws.close()

@@ -238,6 +238,12 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         await expect(page.locator("#practice-again")).to_have_text("Practice again")
         board = await ada.daily_board("eight-off")
         assert board.total == 1 and board.entries[0].race_id == race_id
+        # On the profile, the attempt is a daily one of that day (not "1 of 1").
+        await page.evaluate("(h) => { location.hash = h; }", f"#/profile/{ada.player_id}")
+        attempt = page.locator(f'#recent tr[data-race="{race_id}"] td')
+        await expect(attempt.nth(2)).to_have_text("Daily")
+        await expect(attempt.nth(3)).to_have_text(DAY.isoformat())
+        await expect(attempt.nth(3).locator("a")).to_have_attribute("href", f"#/daily/{DAY.isoformat()}")
         await ada.close()
         assert errors == []  # (before the node stops: the page would then reconnect)
 
