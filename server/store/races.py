@@ -237,13 +237,8 @@ class RaceStore:
         return _sorted_seats(raw)
 
     async def race(self, race_id: str) -> tuple[RaceMeta, list[Seat]] | None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hgetall(keys.race_meta(race_id))
-            pipe.hgetall(keys.race_racers(race_id))
-            raw_meta, raw_seats = await pipe.execute()
-        if not raw_meta:
-            return None
-        return _parse_meta(raw_meta), _sorted_seats(raw_seats)
+        found = await self.races([race_id])
+        return found[0] if found else None
 
     async def summary(self, race_id: str) -> str | None:
         value: str | None = await self.redis.get(keys.race_summary(race_id))
