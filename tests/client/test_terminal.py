@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,7 +51,26 @@ async def screen_with(pattern: str, timeout: float = 15.0) -> re.Match[str]:
         if found:
             return found
         await asyncio.sleep(0.1)
-    raise AssertionError(f"never on screen: {pattern}\n{tmux('capture-pane', '-p', '-t', SESSION)}")
+    state = "the command exited" if command_exited() else "the command still runs"
+    raise AssertionError(f"never on screen: {pattern} ({state})\n{tmux('capture-pane', '-p', '-t', SESSION)}")
+
+
+def new_session(command: str) -> None:
+    """Run ``command`` in a new 120x40 tmux session whose pane stays when the command
+    exits (what it printed last explains a failure). When a test killed the last session
+    just before, the tmux server may still be exiting and refuse the new one: try again."""
+    create = ["new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command]
+    for _ in range(50):
+        made = subprocess.run(
+            ["tmux", *create, ";", "set-option", "-t", SESSION, "remain-on-exit", "on"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if made.returncode == 0:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"tmux did not start a session: {made.stderr}")
 
 
 def start_play(node: NodeProcess, tmp_path: Path, *options: str) -> None:
@@ -59,8 +79,7 @@ def start_play(node: NodeProcess, tmp_path: Path, *options: str) -> None:
         f"PYTHONPATH={shlex.quote(str(ROOT))} SOLITAIRE_ARENA_CONFIG={shlex.quote(str(tmp_path / 'c.json'))}"
     )
     play = f"-m server.cli play eight-off --create --name ada --server {node.url} {' '.join(options)}"
-    command = f"{env} {shlex.quote(sys.executable)} {play}"
-    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command)
+    new_session(f"{env} {shlex.quote(sys.executable)} {play}")
 
 
 def type_line(text: str) -> None:
@@ -68,13 +87,18 @@ def type_line(text: str) -> None:
     tmux("send-keys", "-t", SESSION, "Enter")
 
 
+def command_exited() -> bool:
+    """Whether the session's command has exited (its pane stays: ``remain-on-exit``)."""
+    return tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}").strip() == "1"
+
+
 async def quit_play(key: str = "C-q") -> None:
     tmux("send-keys", "-t", SESSION, key)
     for _ in range(50):
-        if SESSION not in tmux("list-sessions"):
+        if command_exited():
             break
         await asyncio.sleep(0.1)
-    assert SESSION not in tmux("list-sessions")  # the command exited
+    assert command_exited()
 
 
 async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
@@ -159,8 +183,7 @@ def start_command(tmp_path: Path, arguments: str) -> None:
     env = (
         f"PYTHONPATH={shlex.quote(str(ROOT))} SOLITAIRE_ARENA_CONFIG={shlex.quote(str(tmp_path / 'c.json'))}"
     )
-    command = f"{env} {shlex.quote(sys.executable)} -m server.cli {arguments}"
-    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command)
+    new_session(f"{env} {shlex.quote(sys.executable)} -m server.cli {arguments}")
 
 
 async def test_register_asks_in_the_terminal_then_play_races_rated_as_the_account(
