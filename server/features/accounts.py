@@ -21,9 +21,10 @@ from typing import Final, TypeVar
 
 from server.errors import ArenaError
 from server.features.context import Caller, Reply
+from server.features.lobby import Lobby
 from server.features.presence import Presence
 from server.passwords import dummy_hash, hash_password, verify_password
-from server.store import Store
+from server.store import Answer, Store
 from server.store.accounts import FAILURE_WINDOW
 from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register
 from shared.usernames import check_username, username_key
@@ -40,9 +41,10 @@ T = TypeVar("T")
 
 
 class Accounts:
-    def __init__(self, store: Store, presence: Presence) -> None:
+    def __init__(self, store: Store, presence: Presence, lobby: Lobby) -> None:
         self.store = store
         self.presence = presence
+        self.lobby = lobby
         self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password")
         self._queued = 0
         #: Wrong passwords per connection (by its remote address and port).
@@ -73,9 +75,24 @@ class Accounts:
             raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
         await self.store.players.keep(identity.player_id, 0)
         log.info("registered", extra={"player_id": identity.player_id})
+        await self._rename_seats(identity.player_id, username)
         account = dataclasses.replace(identity, name=username, account=True)
         reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
         return Reply(reply, identify=account)
+
+    async def _rename_seats(self, player_id: str, name: str) -> None:
+        """The new account's races that are not over show its name to everyone in them
+        from now on (their results too). The account exists whatever happens here: a
+        failure is logged, and those races keep the guest's name."""
+        try:
+            for race_id in await self.store.players.active_races(player_id):
+                if await self.store.races.rename_seat(race_id, player_id, name) is Answer.OK:
+                    await self.lobby.announce(race_id)
+        except Exception as exc:
+            log.warning(
+                "a new account's seats kept the guest's name",
+                extra={"player_id": player_id, "reason": repr(exc)},
+            )
 
     async def login(self, caller: Caller, message: Login) -> Reply:
         if caller.identity is not None:

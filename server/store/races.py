@@ -25,6 +25,7 @@ class RaceStore:
         self._join = client.register_script(scripts.JOIN.source)
         self._ready = client.register_script(scripts.READY.source)
         self._leave = client.register_script(scripts.LEAVE.source)
+        self._rename_seat = client.register_script(scripts.RENAME_SEAT.source)
         self._start = client.register_script(scripts.START.source)
         self._go = client.register_script(scripts.GO.source)
         self._begin_end = client.register_script(scripts.BEGIN_END.source)
@@ -130,6 +131,14 @@ class RaceStore:
         reply = await self._ready(
             keys=[keys.race_meta(race_id), keys.race_racers(race_id)],
             args=[player_id, "1" if ready else "0", share],
+        )
+        return Answer(reply)
+
+    async def rename_seat(self, race_id: str, player_id: str, name: str) -> Answer:
+        """The racer's seat takes their new name (a guest became an account), unless the
+        race is already ending or over."""
+        reply = await self._rename_seat(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, name]
         )
         return Answer(reply)
 

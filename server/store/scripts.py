@@ -63,6 +63,25 @@ return 'all_ready'
 """,
 )
 
+RENAME_SEAT: Final = LuaScript(
+    "rename_seat",
+    keys=("meta", "racers"),
+    argv=("player id", "the racer's new name"),
+    answers="ok | not_found | not_a_racer | over (the race is ending, finished or cancelled: "
+    "its results keep the name it was raced under)",
+    source="""
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 'not_found' end
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw then return 'not_a_racer' end
+if status ~= 'open' and status ~= 'countdown' and status ~= 'running' then return 'over' end
+local seat = cjson.decode(raw)
+seat['name'] = ARGV[2]
+redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(seat))
+return 'ok'
+""",
+)
+
 LEAVE: Final = LuaScript(
     "leave",
     keys=("meta", "racers"),

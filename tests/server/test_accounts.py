@@ -71,6 +71,26 @@ async def test_a_guest_registers_and_logs_in_on_another_connection_as_the_same_p
         await conn.close()
 
 
+async def test_a_guest_who_registers_in_an_open_race_is_seated_under_the_new_name(arena: ArenaServer) -> None:
+    ada, _ = await guest(arena.url, "ada")
+    bob, _ = await guest(arena.url, "bob")
+    created = await ask(ada, {"type": "create_race", "id": 1, "game": "treize"})
+    race_id, code = created["race"]["race_id"], created["race"]["code"]
+    assert (await ask(bob, {"type": "join_race", "id": 1, "code": code}))["type"] == "race"
+    reply = await ask(ada, {"type": "register", "id": 2, "username": "Ada_L", "password": PASSWORD})
+    assert reply["type"] == "account"
+    # Bob is told: the race's racers, with ada's seat under her username.
+    while True:
+        update: Frame = json.loads(await asyncio.wait_for(bob.recv(), 5))
+        if update["type"] == "race_update" and update["race"]["racers"][0]["name"] == "Ada_L":
+            break
+    assert [r["name"] for r in update["race"]["racers"]] == ["Ada_L", "bob"]
+    info = await ask(bob, {"type": "get_race", "id": 2, "race_id": race_id})
+    assert [r["name"] for r in info["race"]["racers"]] == ["Ada_L", "bob"]
+    for conn in (ada, bob):
+        await conn.close()
+
+
 async def test_the_password_is_stored_only_as_an_scrypt_hash(arena: ArenaServer, clean_redis: str) -> None:
 
     ws, welcome = await registered(arena.url, "hashed_one")

@@ -98,10 +98,10 @@ async def test_a_guest_registers_and_logs_in_on_another_browser_as_the_same_play
     second = await same_player(other, arena.url)
     assert second.player_id == first.player_id
     assert await other.evaluate(TOKEN) != await guest.evaluate(TOKEN)  # a token per device
-    # The race the guest created is this player's on the other browser too (its seat keeps
-    # the name it was taken with).
+    # The race the guest created is this player's on the other browser too, its seat now
+    # under the username.
     await other.goto(other.url.split("#")[0] + f"#/race/{race_id}")
-    await expect(other.locator(f'.racer[data-player="{first.player_id}"]')).to_contain_text("ada (you)")
+    await expect(other.locator(f'.racer[data-player="{first.player_id}"]')).to_contain_text("Ada_L (you)")
     await expect(other.locator("#ready")).to_be_visible()
     # And the page resumes with the new token after a reload.
     await other.reload()
