@@ -11,10 +11,6 @@ class DeadlineStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
 
-    async def due(self, now: int, limit: int = 50) -> list[str]:
-        races: list[str] = await self.redis.zrangebyscore(keys.DEADLINES, "-inf", now, 0, limit)
-        return races
-
     async def due_at(self, now: int, limit: int = 50) -> list[tuple[str, int]]:
         """The races due by ``now`` with the time each was due, earliest first."""
         rows: list[tuple[str, float]] = await self.redis.zrangebyscore(

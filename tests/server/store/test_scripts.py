@@ -118,7 +118,7 @@ async def test_start_deals_only_the_seated_players_and_writes_the_deadline_first
     assert changed is Answer.CHANGED
     # The deadline stays for the clock to drop (the race is still open): no race can be
     # in countdown without one.
-    assert await store.deadlines.due(10_000) == [race_id]
+    assert [due for due, _at in await store.deadlines.due_at(10_000)] == [race_id]
     assert (
         await store.races.start_countdown(
             race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
@@ -192,7 +192,7 @@ async def test_the_end_runs_once_and_stores_the_summary(store: Store) -> None:
     assert await store.races.complete_end(meta, ["ada", "bob"], "{}", "{}", 60, [], 6_001) == 0
     assert not await store.races.begin_end(race_id, 5_002)
     assert await store.races.summary(race_id) == '{"x": 1}'
-    assert await store.deadlines.due(10**15) == []
+    assert await store.deadlines.due_at(10**15) == []
 
 
 async def test_the_match_script_pairs_waiting_players_and_drops_expired_leases(store: Store) -> None:
