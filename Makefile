@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test test-on-cluster bench bench-engine bench-load bench-breakdown bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
+.PHONY: serve test test-on-cluster bench bench-engine bench-load bench-breakdown bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ bench-load: $(STAMP)
 # Where a move's time goes: nodes with parts of a move taken away, against the echo.
 bench-breakdown: $(STAMP)
 	$(PY) bench/breakdown.py --racers 1000 --seconds 8
+
+# Where a node's CPU goes, layer by layer, sampled with py-spy during a flat-out run.
+bench-layers: $(STAMP)
+	$(PY) bench/layers.py --racers 1000 --seconds 8
 
 # The Live list built with 200 races running (docs/capacity.md).
 bench-live: $(STAMP)

@@ -55,7 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -421,10 +421,15 @@ async def echo_loop(wire: Wire, stop_at: float, tally: Tally) -> None:
 
 
 async def run_server_bench(
-    url: str | list[str], racers: int, scenario: Scenario, server_pid: int | None = None
+    url: str | list[str],
+    racers: int,
+    scenario: Scenario,
+    server_pid: int | None = None,
+    when_counting: Callable[[], object] | None = None,
 ) -> tuple[Tally, float]:
     """The racers of ``scenario`` on the node at ``url`` (or spread over several nodes:
-    both racers of pair ``i`` on the ``i``-th, round the list)."""
+    both racers of pair ``i`` on the ``i``-th, round the list). ``when_counting`` is
+    called as the counted seconds begin (after the warm-up)."""
     urls = [url] if isinstance(url, str) else url
     tally = Tally()
     ready = asyncio.Event()
@@ -451,6 +456,8 @@ async def run_server_bench(
     loop = asyncio.get_running_loop()
     for moment in (scenario.warmup, scenario.warmup + scenario.seconds):
         loop.call_later(moment, lambda: cpu.append(process_cpu(server_pid)))
+    if when_counting is not None:
+        loop.call_later(scenario.warmup, when_counting)
     with collector_paused():
         ready.set()
         await asyncio.gather(*tasks)

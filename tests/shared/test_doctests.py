@@ -14,6 +14,8 @@ import pkgutil
 import pytest
 
 PACKAGES = ("shared", "server", "client")
+#: Benchmark modules with examples (the others are scripts, not importable as modules).
+BENCH_MODULES = ("bench.layers",)
 
 
 def module_names() -> list[str]:
@@ -22,7 +24,7 @@ def module_names() -> list[str]:
         package = importlib.import_module(package_name)
         names.append(package_name)
         names += [m.name for m in pkgutil.walk_packages(package.__path__, prefix=f"{package_name}.")]
-    return names
+    return [*names, *BENCH_MODULES]
 
 
 @pytest.mark.parametrize("name", module_names())
