@@ -1,0 +1,59 @@
+"""The worker process that runs CPU-heavy calls off the event loop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A process that starts a worker, prints the worker's pid and waits to be killed.
+_NODE = """
+import asyncio, os
+from server.worker import Worker
+
+async def main():
+    worker = Worker("test")
+    print(await worker.run(os.getpid), flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_sigkilled_node_takes_its_worker_process_with_it() -> None:
+    node = subprocess.Popen(
+        [sys.executable, "-c", _NODE], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    worker_pid = 0
+    try:
+        assert node.stdout is not None
+        worker_pid = int(node.stdout.readline())
+        assert worker_pid != node.pid and _alive(worker_pid)
+        node.send_signal(signal.SIGKILL)
+        node.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(worker_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(worker_pid), "the worker outlived its SIGKILLed node"
+    finally:
+        node.kill()
+        node.wait()
+        if worker_pid and _alive(worker_pid):
+            os.kill(worker_pid, signal.SIGKILL)
