@@ -49,11 +49,14 @@ async function signIn() {
     }
   }
   const saved = localStorage.getItem(NAME_KEY);
-  if (arena.token || saved) {
+  const token = arena.token;
+  if (token || saved) {
     try {
       return await arena.start(saved);
     } catch (failure) {
       if (failure.code === "bad_token") return null;
+      // A saved name the server refuses (saved by an older page): forgotten, not retried.
+      if (failure.code === "invalid_message" && !token) { localStorage.removeItem(NAME_KEY); return null; }
       throw failure;
     }
   }
@@ -71,7 +74,8 @@ async function readingSession() {
 
 function lobbyPage() {
   const error = element("p", { class: "error", role: "alert" });
-  const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: "24", value: localStorage.getItem(NAME_KEY) ?? "" });
+  const savedName = localStorage.getItem(NAME_KEY);
+  const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: "24", value: savedName ?? "" });
   const gameSelect = element("select", { id: "game", "aria-label": "game" }, ...GAMES.map(([id, title]) => element("option", { value: id }, title)));
   const seats = element("input", { id: "seats", type: "number", min: "2", max: "8", value: "2", "aria-label": "seats" });
   const code = element("input", { id: "code", "aria-label": "race code", maxlength: "6", placeholder: "CODE" });
@@ -106,8 +110,8 @@ function lobbyPage() {
     if (!arena.playing && arena.ready && !arena.watchOnly) await signIn(); // a resume under way
     if (!arena.playing) {
       if (!name && !arena.token) throw new Error("choose a name first");
-      localStorage.setItem(NAME_KEY, name || "player");
       await arena.start(name || "player");
+      localStorage.setItem(NAME_KEY, name || "player"); // only a name the server took
     }
   }
 
@@ -169,7 +173,11 @@ function lobbyPage() {
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);
-  signIn().then(refresh).catch((failure) => showError(error, failure));
+  signIn().then(() => {
+    // A saved name the server refused is forgotten (see signIn): not offered again.
+    if (savedName && localStorage.getItem(NAME_KEY) !== savedName && nameInput.value === savedName) nameInput.value = "";
+    return refresh();
+  }).catch((failure) => showError(error, failure));
   return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 

@@ -349,8 +349,8 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
       const chosen = name.value.trim();
       if (!chosen) { showError(error, new Error("choose a name first")); return; }
       try {
-        localStorage.setItem(NAME_KEY, chosen);
         await arena.start(chosen);
+        localStorage.setItem(NAME_KEY, chosen); // only a name the server took
         await load();
       } catch (failure) {
         showError(error, failure);

@@ -1,0 +1,91 @@
+"""The lobby's session and the races one sits in, in real headless Chromium against a
+real server: a refused hello, a quick match found on another page, cancelling and leaving,
+the open races a visitor sees, and the forms' own checks."""
+
+from __future__ import annotations
+
+from playwright.async_api import Browser, Page, expect
+
+from client.errors import ArenaError
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from tests.server.conftest import running_node
+from tests.web.test_browser import open_page
+
+NAME_KEY = "solitaire-arena.name"
+TOKEN_KEY = "solitaire-arena.token"
+
+
+async def saved(page: Page, key: str) -> str | None:
+    value = await page.evaluate("(k) => localStorage.getItem(k)", key)
+    assert value is None or isinstance(value, str)
+    return value
+
+
+async def use_up_new_guests(url: str) -> None:
+    """New guests from this address until the server refuses one (rate_limited)."""
+    for attempt in range(5):
+        client = await ArenaClient.connect(url)
+        try:
+            await client.hello(name=f"filler{attempt}")
+        except ArenaError as refused:
+            assert refused.code == "rate_limited"
+            return
+        finally:
+            await client.close()
+    raise AssertionError("the server never refused a new guest")
+
+
+# ----- a refused hello --------------------------------------------------------------------
+
+
+async def test_a_refused_hello_is_not_kept_and_the_next_name_starts_the_guest(
+    browser: Browser, clean_redis: str
+) -> None:
+    """A hello the server refuses (here rate_limited) is forgotten: the name is not saved,
+    and the next press starts a guest under the name typed then."""
+    errors: list[str] = []
+    async with running_node(clean_redis, new_player_burst=1, new_player_rate=0.3) as node:
+        page = await open_page(browser, node.url, errors)
+        await expect(page.locator("#create")).to_be_visible()
+        await use_up_new_guests(node.url)
+        await page.fill("#name", "first")
+        await page.click("#create")
+        await expect(page.locator("p.error").first).to_contain_text("too many new players")
+        assert await saved(page, NAME_KEY) is None
+        assert await saved(page, TOKEN_KEY) is None
+        await page.wait_for_timeout(3_600)  # a new guest is let in again
+        await page.fill("#name", "goodname")
+        await page.click("#create")
+        await expect(page.locator("#status")).to_contain_text("share the code")
+        await expect(page.locator("#who")).to_have_text("goodname (guest)")
+        assert await saved(page, NAME_KEY) == "goodname"
+        await page.reload()
+        await expect(page.locator("#who")).to_have_text("goodname (guest)")
+    assert [e for e in errors if "WebSocket" not in e] == []
+
+
+async def test_a_saved_name_the_server_refuses_is_forgotten_and_every_page_works(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A name saved by an older page that the server refuses is dropped at the next load:
+    not shown again, not retried, and the lobby, Daily and profile pages work."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#create")).to_be_visible()
+    await page.evaluate("(k) => localStorage.setItem(k, '-bad')", NAME_KEY)
+    await page.reload()
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(page.locator("#name")).to_have_value("")
+    await expect(page.locator(".error").first).to_have_text("")
+    assert await saved(page, NAME_KEY) is None
+    await page.evaluate("location.hash = '#/daily'")
+    await expect(page.locator("#daily-guest")).to_be_visible()
+    await page.evaluate("location.hash = '#/profile'")
+    await expect(page.locator("#no-session")).to_be_visible()
+    await page.evaluate("location.hash = '#/'")
+    await page.fill("#name", "goodname")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    await expect(page.locator("#who")).to_have_text("goodname (guest)")
+    assert errors == []
