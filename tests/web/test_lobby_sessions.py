@@ -4,11 +4,14 @@ the open races a visitor sees, and the forms' own checks."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.async_api import Browser, Page, expect
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from shared.protocol import MatchFound
 from tests.server.conftest import running_node
 from tests.web.test_browser import open_page
 
@@ -88,4 +91,28 @@ async def test_a_saved_name_the_server_refuses_is_forgotten_and_every_page_works
     await page.click("#create")
     await expect(page.locator("#status")).to_contain_text("share the code")
     await expect(page.locator("#who")).to_have_text("goodname (guest)")
+    assert errors == []
+
+
+# ----- quick match --------------------------------------------------------------------------
+
+
+async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_countdown(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Eight Off")
+    await expect(page.locator("p.error").first).to_contain_text("Eight Off")
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("#leaderboard")).to_be_visible()
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("eight-off")
+    race_id = (await bob.wait_for(MatchFound)).race.race_id
+    await expect(page).to_have_url(re.compile(rf"#/race/{race_id}$"))
+    await expect(page.locator("#status")).to_have_text(re.compile("Get ready…|Go!"))
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await bob.close()
     assert errors == []

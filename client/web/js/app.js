@@ -168,7 +168,6 @@ function lobbyPage() {
   );
   drawWho();
   const stops = [
-    arena.on("match_found", (event) => enterRace(event.race)),
     arena.on("welcome", drawWho),
     arena.on("account", drawWho),
   ];
@@ -777,8 +776,9 @@ function route() {
   else leavePage = lobbyPage();
 }
 
-// A rematch seated us in a new race: whatever page is on screen, to its countdown, as a
-// quick match's match_found does.
+// A quick match found or a rematch started seated us in a new race: whatever page is on
+// screen, to its countdown.
+arena.on("match_found", (event) => enterRace(event.race));
 arena.on("rematch_started", (event) => enterRace(event.race));
 // Who is signed in, in the header: an account's username, or a guest's name.
 function drawWho() {
