@@ -13,7 +13,7 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from shared.protocol import MatchFound
 from tests.server.conftest import running_node
-from tests.web.test_browser import open_page
+from tests.web.test_browser import open_page, page_race_id
 
 NAME_KEY = "solitaire-arena.name"
 TOKEN_KEY = "solitaire-arena.token"
@@ -115,4 +115,62 @@ async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_count
     await expect(page.locator("#status")).to_have_text(re.compile("Get ready…|Go!"))
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
     await bob.close()
+    assert errors == []
+
+
+async def test_a_queued_quick_match_is_cancelled_from_the_lobby_and_another_game_queued(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Eight Off")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Eight Off")
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("p.error").first).to_contain_text("cancel that quick match")
+    await page.click("#cancel-quick-match")
+    await expect(page.locator("#queue")).to_be_hidden()
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Treize")
+    await expect(page.locator("p.error").first).to_have_text("")
+    # The server has the page in the Treize queue: a Treize player is paired with it.
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    found = await bob.wait_for(MatchFound)
+    assert {r.name for r in found.race.racers} == {"ada", "bob"}
+    await expect(page).to_have_url(re.compile(rf"#/race/{found.race.race_id}$"))
+    await bob.close()
+    assert errors == []
+
+
+async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves_one(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    created: list[str] = []
+    for _ in range(3):
+        await page.click("#create")
+        await expect(page.locator("#status")).to_contain_text("share the code")
+        created.append(page_race_id(page.url))
+        await expect(page.locator("#leave")).to_be_visible()
+        await page.evaluate("location.hash = '#/'")
+    await expect(page.locator("#my-races tr")).to_have_count(3)
+    await page.click("#create")
+    await expect(page.locator("p.error").first).to_contain_text("3 open races")
+    # From the lobby's list to the first race, and out of it.
+    await page.click(f'#my-races tr[data-race="{created[0]}"] a.go-to-race')
+    await expect(page).to_have_url(re.compile(rf"#/race/{created[0]}$"))
+    await page.click("#leave")
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(page.locator("#my-races tr")).to_have_count(2)
+    await expect(page.locator(f'#my-races tr[data-race="{created[0]}"]')).to_have_count(0)
+    observer = await ArenaClient.connect(arena.url)
+    await observer.hello(name="observer")
+    assert (await observer.get_race(created[0])).status == "cancelled"
+    await observer.close()
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
     assert errors == []

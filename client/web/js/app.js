@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
@@ -20,6 +20,14 @@ let routed = null; // the hash the page on screen shows
 let arriving = null; // a race an event handed over (RaceInfo), shown at once by its page
 // The order a race's status goes in: a reply that raced an event never takes it back.
 const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, cancelled: 4 };
+// The quick-match queue the page's player waits in (a game id), known app-wide: the lobby
+// shows it with Cancel. A new connection (a welcome) waits in none.
+let queuedFor = null;
+let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
+// The races the page's player sits in (ids): the welcome's, and those created, joined or
+// entered on this page. The lobby lists those not over, with links.
+const myRaces = new Set();
+let myRacesOf = null; // whose they are (a player id)
 
 function fill(score) {
   const bar = element("span");
@@ -31,6 +39,7 @@ function fill(score) {
 // started, its `daily` set): its page is shown at once with the race as the event or
 // reply gave it, so no countdown or start event is missed while the page waits for get_race.
 function enterRace(info) {
+  myRaces.add(info.race_id);
   arriving = info;
   location.hash = `#/race/${info.race_id}`;
   route();
@@ -84,6 +93,10 @@ function lobbyPage() {
   const ratedNote = element("span", { id: "rated-note", class: "setting" });
   const who = element("div", { class: "row", id: "lobby-who" });
   const openList = element("tbody");
+  const myList = element("tbody");
+  const mySection = element("section", { id: "my-races", hidden: true }, element("h2", {}, "Your races"),
+    element("p", { class: "setting" }, "The races you sit in: open one to press Ready, or to leave it."), element("table", {}, myList));
+  const queueLine = element("p", { id: "queue", role: "status", hidden: true });
 
   // An account races under its username; a guest chooses a name (or signs in).
   function drawWho() {
@@ -125,33 +138,74 @@ function lobbyPage() {
     }
   }
 
+  const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}` }, "Go to race");
+
   async function refresh() {
     if (!arena.player) return;
     try {
+      const me = arena.playing?.player_id;
       const page = await arena.request({ type: "list_races", limit: 20 });
-      openList.replaceChildren(...page.races.map((race) => element("tr", {},
-        element("td", {}, race.code), element("td", {}, race.game),
+      const seated = (race) => me && race.racers.some((r) => r.player_id === me);
+      for (const race of page.races) if (seated(race)) myRaces.add(race.race_id);
+      openList.replaceChildren(...page.races.map((race) => element("tr", { "data-race": race.race_id },
+        element("td", {}, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
         element("td", {}, race.rated ? "rated" : "casual"),
         element("td", {}, `${race.racers.length}/${race.seats}`),
-        element("td", {}, element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
+        element("td", {}, seated(race) ? goTo(race)
+          : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
+      await refreshMine();
     } catch { /* shown on the next action */ }
+  }
+
+  // The races this player sits in that are not over (the others are dropped from myRaces).
+  async function refreshMine() {
+    if (!arena.playing) { mySection.hidden = true; return; }
+    const races = await Promise.all([...myRaces].map((id) => arena.request({ type: "get_race", race_id: id })
+      .then((reply) => reply.race, (failure) => (failure.code === "connection_lost" ? null : { race_id: id, status: "cancelled" }))));
+    const live = [];
+    for (const race of races) {
+      if (!race) continue;
+      const over = ["finished", "cancelled"].includes(race.status) || !race.racers?.some((r) => r.player_id === arena.playing?.player_id);
+      if (over) myRaces.delete(race.race_id); else live.push(race);
+    }
+    mySection.hidden = !live.length;
+    myList.replaceChildren(...live.map((race) => element("tr", { "data-race": race.race_id },
+      element("td", {}, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
+      element("td", {}, race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
   }
 
   async function join(raceCode) {
     const mine = newShare();
     const reply = await arena.request({ type: "join_race", code: raceCode.trim().toUpperCase(), share_commitment: mine?.commitment });
     keepShare(reply.race.race_id, mine?.share);
+    myRaces.add(reply.race.race_id);
     location.hash = `#/race/${reply.race.race_id}`;
   }
 
+  // While queued: which game, and Cancel (a player waits in one queue at a time).
+  function drawQueue() {
+    queueLine.hidden = !queuedFor;
+    if (!queuedFor) { queueLine.replaceChildren(); return; }
+    queueLine.replaceChildren(`Waiting for someone to race at ${GAME_TITLES[queuedFor] ?? queuedFor}… `,
+      element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
+        await arena.request({ type: "cancel_quick_match" });
+        queuedFor = null;
+        drawQueue();
+      }) }, "Cancel quick match"));
+  }
+
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
+    const before = matchesFound;
     await arena.request({ type: "quick_match", game: id });
-    showError(error, { reason: `waiting for someone to race at ${title}…` });
+    if (matchesFound !== before) return; // matched already: on the race's page
+    queuedFor = id;
+    drawQueue();
   }) }, `Quick match: ${title}`));
 
   app.replaceChildren(
     element("section", {}, element("h1", {}, "Race the same deal"), who),
-    element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick)),
+    element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
+    mySection,
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, seats,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
@@ -160,6 +214,7 @@ function lobbyPage() {
           const mine = newShare(); // our seed share: committed now, revealed with ready
           const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
           keepShare(reply.race.race_id, mine?.share);
+          myRaces.add(reply.race.race_id);
           location.hash = `#/race/${reply.race.race_id}`;
         }) }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value)) }, "Join by code"))),
@@ -167,8 +222,9 @@ function lobbyPage() {
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
   );
   drawWho();
+  drawQueue();
   const stops = [
-    arena.on("welcome", drawWho),
+    arena.on("welcome", () => { drawWho(); drawQueue(); refresh(); }),
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);
@@ -226,6 +282,7 @@ function racePage(raceId, arrived = null) {
   const rematchBox = element("section", { id: "rematch" });
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
   const giveUp = element("button", { id: "give-up" }, "Give up");
+  const leaveButton = element("button", { id: "leave", type: "button", hidden: true, title: "give your seat up before the race starts" }, "Leave race");
   // Ghosts: during your own scored daily attempt, the day's best finished attempts of the
   // deal, replayed by the server at the elapsed times they had (their progress, no cards).
   const ghostsNote = element("span", { id: "ghosts-note", class: "setting" });
@@ -447,6 +504,7 @@ function racePage(raceId, arrived = null) {
     race = info;
     if (fresh && info.server_time) offset = info.server_time - Date.now();
     readyButton.hidden = info.status !== "open";
+    leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     status.textContent = statusNow(info);
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
@@ -641,6 +699,14 @@ function racePage(raceId, arrived = null) {
   readyButton.addEventListener("click", async () => {
     try { await arena.request({ type: "ready", race_id: raceId, ready: true, share: shareOf(raceId) }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
   });
+  leaveButton.addEventListener("click", async () => {
+    showError(error, null);
+    try {
+      await arena.request({ type: "leave_race", race_id: raceId });
+      myRaces.delete(raceId);
+      location.hash = "#/";
+    } catch (failure) { showError(error, failure); }
+  });
   giveUp.addEventListener("click", async () => {
     try {
       await arena.request({ type: "finish", race_id: raceId });
@@ -657,7 +723,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, leaveButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
@@ -778,7 +844,7 @@ function route() {
 
 // A quick match found or a rematch started seated us in a new race: whatever page is on
 // screen, to its countdown.
-arena.on("match_found", (event) => enterRace(event.race));
+arena.on("match_found", (event) => { queuedFor = null; matchesFound += 1; enterRace(event.race); });
 arena.on("rematch_started", (event) => enterRace(event.race));
 // Who is signed in, in the header: an account's username, or a guest's name.
 function drawWho() {
@@ -786,10 +852,19 @@ function drawWho() {
   document.getElementById("who").textContent = !player ? "" : player.username ? player.username : `${player.name} (guest)`;
   document.getElementById("nav-account").textContent = player?.username ? "Account" : "Sign in";
 }
-arena.on("welcome", () => { drawWho(); document.getElementById("link").textContent = ""; });
+arena.on("welcome", (welcome) => {
+  drawWho();
+  document.getElementById("link").textContent = "";
+  queuedFor = null; // a new connection waits in no queue
+  if (arena.watchOnly) return;
+  if (welcome.player_id !== myRacesOf) { myRaces.clear(); myRacesOf = welcome.player_id; }
+  for (const id of welcome.races ?? []) myRaces.add(id);
+});
 arena.on("account", drawWho);
 arena.on("signed_out", (event) => {
   drawWho();
+  queuedFor = null;
+  myRaces.clear();
   // A token the server no longer knows (logged out or a new password elsewhere): say so,
   // back at the lobby's guest screen.
   if (event.reason) {
