@@ -4,11 +4,36 @@ the racers' lines, and the keys and status line of a racer."""
 
 from __future__ import annotations
 
-from playwright.async_api import Browser, Page
+import re
+
+from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
-from tests.web.test_browser import running_race_page, shown
+from tests.server.conftest import Connect
+from tests.web.test_browser import open_page, running_race_page, shown
+from tests.web.test_spectating import sdk_race
 from tests.web.test_undo_hints_rematch import same_player
+
+TOKEN_KEY = "solitaire-arena.token"
+#: What only a racer of the race is offered on its page.
+RACER_CONTROLS = ("#ready", "#leave", "#give-up", "#move", "#undo", "#hint")
+
+
+async def guest_page(browser: Browser, connect: Connect, url: str, name: str, errors: list[str]) -> Page:
+    """A page signed in as a new guest ``name`` (its token saved, as the lobby saves it)."""
+    guest = await connect(url)
+    welcome = await guest.hello(name=name)
+    await guest.close()
+    page = await open_page(browser, url, errors)
+    await page.evaluate("([k, t]) => localStorage.setItem(k, t)", [TOKEN_KEY, welcome.token])
+    await page.reload()
+    await expect(page.locator("#who")).to_have_text(f"{name} (guest)")
+    return page
+
+
+async def no_racer_controls(page: Page) -> None:
+    for control in RACER_CONTROLS:
+        assert not await page.locator(control).is_visible(), control
 
 
 async def waste_names(page: Page) -> list[str]:
@@ -54,4 +79,37 @@ async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_
     assert board.view.piles["p27"].count == 0
     await racer.close()
     await bob.close()
+    assert errors == []
+
+
+async def test_a_visitor_on_an_open_races_page_is_offered_join_and_no_racer_controls(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("eight-off")
+    page = await guest_page(browser, connect, arena.url, "cleo", errors)
+    await page.evaluate(f"location.hash = '#/race/{race.race_id}'")
+    await expect(page.locator("#join-race")).to_be_visible()
+    await expect(page.locator("#status")).to_contain_text("1 of 2 seats taken")
+    await no_racer_controls(page)
+    await page.click("#join-race")
+    await expect(page.locator("#ready")).to_be_visible()
+    await expect(page.locator("#leave")).to_be_visible()
+    await expect(page.locator("#join-race")).to_be_hidden()
+    assert [r.name for r in (await ada.get_race(race.race_id)).racers] == ["ada", "cleo"]
+    assert errors == []
+
+
+async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, _ = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await guest_page(browser, connect, arena.url, "cleo", errors)
+    await page.evaluate(f"location.hash = '#/race/{race_id}'")
+    await expect(page).to_have_url(re.compile(rf"#/watch/{race_id}$"))
+    await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
+    await no_racer_controls(page)
     assert errors == []

@@ -283,6 +283,8 @@ function racePage(raceId, arrived = null) {
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
   const giveUp = element("button", { id: "give-up" }, "Give up");
   const leaveButton = element("button", { id: "leave", type: "button", hidden: true, title: "give your seat up before the race starts" }, "Leave race");
+  const joinButton = element("button", { id: "join-race", type: "button", class: "primary", hidden: true }, "Join race");
+  readyButton.hidden = true; // until the race says whether this page races in it
   // Ghosts: during your own scored daily attempt, the day's best finished attempts of the
   // deal, replayed by the server at the elapsed times they had (their progress, no cards).
   const ghostsNote = element("span", { id: "ghosts-note", class: "setting" });
@@ -315,6 +317,10 @@ function racePage(raceId, arrived = null) {
   const solo = () => race?.seats === 1;
 
   function statusNow(info) {
+    if (info.status === "open" && !mine() && info.seats !== 1) { // a visitor: not seated here
+      return info.racers.length < info.seats ? `Race ${info.code}: ${info.racers.length} of ${info.seats} seats taken; join to race`
+        : `Race ${info.code}: every seat is taken`;
+    }
     if (info.seats !== 1 || info.status !== "finished") return statusText(info);
     if (daily?.watching || !mine()) return "This attempt is over";
     return daily?.practice ? "Practice over" : "Your attempt is over";
@@ -347,7 +353,8 @@ function racePage(raceId, arrived = null) {
     if (solo()) dailyKind.textContent = dailyKindText(daily);
     drawGhostsBar();
   }
-  const playing = () => race?.status === "running" && !mine()?.finished;
+  // This page's player races here, and has not finished (a visitor never plays).
+  const playing = () => race?.status === "running" && !!mine() && !mine().finished;
 
   // ----- ghosts: only while one's own scored attempt runs
 
@@ -503,8 +510,15 @@ function racePage(raceId, arrived = null) {
   function load(info, fresh = true) {
     race = info;
     if (fresh && info.server_time) offset = info.server_time - Date.now();
-    readyButton.hidden = info.status !== "open";
+    // A visitor (not seated here) is offered Join while a seat is free, never a racer's
+    // controls; a race under way is theirs to watch.
+    if (!mine() && !solo() && arena.player && ["countdown", "running"].includes(info.status)) {
+      location.replace(`#/watch/${raceId}`);
+      return;
+    }
+    readyButton.hidden = info.status !== "open" || !mine();
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
+    joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
     status.textContent = statusNow(info);
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
@@ -699,6 +713,20 @@ function racePage(raceId, arrived = null) {
   readyButton.addEventListener("click", async () => {
     try { await arena.request({ type: "ready", race_id: raceId, ready: true, share: shareOf(raceId) }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
   });
+  joinButton.addEventListener("click", async () => {
+    showError(error, null);
+    if (!arena.playing) { // a visitor who only reads: a player first
+      showError(error, new Error(`choose a name in the lobby (or sign in) first, then join with the code ${race?.code ?? ""}`));
+      return;
+    }
+    try {
+      const share = newShare();
+      const reply = await arena.request({ type: "join_race", code: race.code, share_commitment: share?.commitment });
+      keepShare(raceId, share?.share);
+      myRaces.add(raceId);
+      load(reply.race);
+    } catch (failure) { showError(error, failure); }
+  });
   leaveButton.addEventListener("click", async () => {
     showError(error, null);
     try {
@@ -723,8 +751,9 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, leaveButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinButton, leaveButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
+  controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
   signIn()
