@@ -11,7 +11,7 @@ from playwright.async_api import Browser, Page, expect
 from server.app import ArenaServer
 from tests.server.conftest import Connect
 from tests.web.test_browser import open_page, running_race_page, shown
-from tests.web.test_spectating import sdk_race
+from tests.web.test_spectating import finished_race, sdk_race
 from tests.web.test_undo_hints_rematch import same_player
 
 TOKEN_KEY = "solitaire-arena.token"
@@ -112,4 +112,27 @@ async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
     await expect(page).to_have_url(re.compile(rf"#/watch/{race_id}$"))
     await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
     await no_racer_controls(page)
+    assert errors == []
+
+
+async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_without_a_name(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, line, _ = await finished_race(connect, arena.url)
+    page = await open_page(browser, arena.url, errors)
+    await page.evaluate(f"location.hash = '#/race/{race_id}'")
+    await expect(page.locator("#results")).to_contain_text("Seed")
+    await expect(page.locator("#standings")).to_contain_text("ada")
+    await expect(page.locator("#refusal")).to_have_text("")
+    await no_racer_controls(page)
+    await page.click("#replay-link")
+    await expect(page.locator("#step-label")).to_contain_text(f"of {len(line)} moves")
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.token')") is None
+    # A link to a race nobody has says so, on both pages.
+    await page.evaluate("location.hash = '#/race/0123456789ab'")
+    await expect(page.locator("#status")).to_contain_text("There is no race with this id")
+    await no_racer_controls(page)
+    await page.evaluate("location.hash = '#/replay/0123456789ab'")
+    await expect(page.locator("#step-label")).to_contain_text("There is no race with this id")
     assert errors == []

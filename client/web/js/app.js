@@ -756,7 +756,7 @@ function racePage(raceId, arrived = null) {
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
-  signIn()
+  readingSession() // a finished race's results are for anyone with the link
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
       if (fetched(reply.race) && reply.race.status === "finished") {
@@ -764,7 +764,10 @@ function racePage(raceId, arrived = null) {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
-    .catch((failure) => showError(error, failure));
+    .catch((failure) => {
+      if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
+      showError(error, failure);
+    });
   return () => { clearInterval(timer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
@@ -817,14 +820,17 @@ function replayPage(raceId) {
   app.replaceChildren(element("h1", {}, "Replay"), racerButtons,
     element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")),
     element("div", { class: "row" }, slider, label), boardBox, error);
-  signIn()
+  readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
       racerButtons.replaceChildren(...summary.standings.map((s) =>
         element("button", { onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id }, `${s.rank}. ${s.name}`)));
       await load(summary.standings[0].player_id);
     })
-    .catch((failure) => showError(error, failure));
+    .catch((failure) => {
+      if (failure.code === "race_not_found") label.textContent = "There is no race with this id (or it is no longer kept).";
+      showError(error, failure);
+    });
   return () => {};
 }
 
