@@ -136,3 +136,22 @@ async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_with
     await page.evaluate("location.hash = '#/replay/0123456789ab'")
     await expect(page.locator("#step-label")).to_contain_text("There is no race with this id")
     assert errors == []
+
+
+async def test_an_open_races_racers_read_ready_or_not_ready(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    bob = await connect(arena.url)
+    bob_id = (await bob.hello(name="bob")).player_id
+    race = await bob.join_race(code[1])
+    await bob.ready(race.race_id)
+    await expect(page.locator(f'.racer[data-player="{bob_id}"] .racer-state')).to_have_text("ready")
+    await expect(page.locator(".racer >> nth=0").locator(".racer-state")).to_have_text("not ready")
+    assert errors == []

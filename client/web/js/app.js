@@ -495,6 +495,13 @@ function racePage(raceId, arrived = null) {
     return race?.rated ? ratingText(1500, true) : "";
   }
 
+  // Before the start, whether they pressed Ready; then how far they got.
+  function racerState(r) {
+    if (r.finished) return r.won ? "won" : "gave up";
+    if (race.status === "open") return r.ready ? "ready" : "not ready";
+    return `${r.cards_left} left`;
+  }
+
   function drawRacers() {
     if (!race) return;
     racers.replaceChildren(...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
@@ -502,7 +509,7 @@ function racePage(raceId, arrived = null) {
         racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
         fill(r.score)),
-      element("span", {}, r.finished ? (r.won ? "won" : "gave up") : r.ready || race.status !== "open" ? `${r.cards_left} left` : "not ready"))));
+      element("span", { class: "racer-state" }, racerState(r)))));
     if (ghosts?.length && ghostable()) racers.append(...ghosts.map(ghostLine));
   }
 
