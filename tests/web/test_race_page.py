@@ -4,7 +4,9 @@ the racers' lines, and the keys and status line of a racer."""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from playwright.async_api import Browser, Page, expect
 
@@ -154,4 +156,56 @@ async def test_an_open_races_racers_read_ready_or_not_ready(
     await bob.ready(race.race_id)
     await expect(page.locator(f'.racer[data-player="{bob_id}"] .racer-state')).to_have_text("ready")
     await expect(page.locator(".racer >> nth=0").locator(".racer-state")).to_have_text("not ready")
+    assert errors == []
+
+
+async def racing_with_frames(
+    browser: Browser, connect: Connect, url: str, errors: list[str], hints: bool
+) -> tuple[Page, list[dict[str, Any]]]:
+    """ada in a browser (every frame her page sends recorded) and bob through the SDK, in
+    a running race with hints on or off."""
+    page = await open_page(browser, url, errors)
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    await page.fill("#name", "ada")
+    await page.set_checked("#hints", hints)
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    bob = await connect(url)
+    await bob.hello(name="bob")
+    await bob.ready((await bob.join_race(code[1])).race_id)
+    await page.click("#ready")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
+    return page, sent
+
+
+async def test_the_keys_u_and_h_send_nothing_while_undo_is_disabled_or_hints_are_off(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False)
+    await expect(page.locator("#undo")).to_be_disabled()  # the deal: nothing to take back
+    await page.keyboard.press("u")
+    await page.keyboard.press("h")
+    await page.evaluate("() => new Promise((done) => setTimeout(done, 300))")
+    assert [f for f in sent if f["type"] in ("move", "get_hint")] == []
+    await expect(page.locator("#refusal")).to_have_text("")
+    assert errors == []
+
+
+async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    await page.click("#hint")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
+    await expect(page.locator(".card.hinted").first).to_be_visible()
+    await page.click("#give-up")
+    await expect(page.locator("#give-up")).to_be_hidden()
+    await expect(page.locator("#status")).not_to_contain_text("Hint")
+    await expect(page.locator(".card.hinted")).to_have_count(0)
     assert errors == []

@@ -484,8 +484,9 @@ function racePage(raceId, arrived = null) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || !playing()) return;
     if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
     const key = event.key.toLowerCase();
-    if (key === "u") { event.preventDefault(); play("undo"); }
-    if (key === "h") { event.preventDefault(); askHint(); }
+    // Only while the button would do it: Undo enabled, Hint offered.
+    if (key === "u" && !undoButton.disabled) { event.preventDefault(); play("undo"); }
+    if (key === "h" && race?.hints === true) { event.preventDefault(); askHint(); }
   }
 
   // A racer's rating as RaceInfo gives it; in a rated race (accounts only) a racer
@@ -747,6 +748,8 @@ function racePage(raceId, arrived = null) {
       await arena.request({ type: "finish", race_id: raceId });
       const me = mine();
       if (me) { me.finished = true; drawRacers(); }
+      if (hinting) { board.hint(null); if (race) status.textContent = statusNow(race); } // the hint is for a board left
+      hinting = false;
       controls();
     } catch (failure) { showError(error, failure); }
   });
