@@ -104,7 +104,7 @@ async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_count
     page = await open_page(browser, arena.url, errors)
     await page.fill("#name", "ada")
     await page.click("text=Quick match: Eight Off")
-    await expect(page.locator("p.error").first).to_contain_text("Eight Off")
+    await expect(page.locator("#queue")).to_contain_text("Eight Off")
     await page.click("#nav-leaderboard")
     await expect(page.locator("#leaderboard")).to_be_visible()
     bob = await ArenaClient.connect(arena.url)
@@ -173,4 +173,25 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
     await observer.close()
     await page.click("#create")
     await expect(page.locator("#status")).to_contain_text("share the code")
+    assert errors == []
+
+
+# ----- open races ---------------------------------------------------------------------------
+
+
+async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#no-open-races")).to_contain_text("No open race right now")
+    ada = await ArenaClient.connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("treize")
+    await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text(race.code, timeout=10_000)
+    await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text("Treize")
+    # Read with the watch-only session: nobody is saved or shown as the visitor.
+    assert await saved(page, TOKEN_KEY) is None
+    await expect(page.locator("#who")).to_have_text("")
+    await ada.close()
     assert errors == []

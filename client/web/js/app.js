@@ -153,6 +153,7 @@ function lobbyPage() {
         element("td", {}, `${race.racers.length}/${race.seats}`),
         element("td", {}, seated(race) ? goTo(race)
           : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
+      if (!page.races.length) openList.replaceChildren(element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match.")));
       await refreshMine();
     } catch { /* shown on the next action */ }
   }
@@ -228,11 +229,13 @@ function lobbyPage() {
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);
-  signIn().then(() => {
+  // The open races are for anyone to see: a visitor who chose no name yet reads them with
+  // the watch-only session (readingSession).
+  signIn().then((player) => {
     // A saved name the server refused is forgotten (see signIn): not offered again.
     if (savedName && localStorage.getItem(NAME_KEY) !== savedName && nameInput.value === savedName) nameInput.value = "";
-    return refresh();
-  }).catch((failure) => showError(error, failure));
+    return player ?? arena.watch();
+  }).then(refresh).catch((failure) => { if (!arena.playing) showError(error, failure); });
   return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 
