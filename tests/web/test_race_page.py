@@ -209,3 +209,18 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     await expect(page.locator("#status")).not_to_contain_text("Hint")
     await expect(page.locator(".card.hinted")).to_have_count(0)
     assert errors == []
+
+
+async def test_one_card_home_is_singular_on_the_results_and_the_profile(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """bob put one card home (t4>f1) and gave up."""
+    errors: list[str] = []
+    race_id, _, (_, bob) = await finished_race(connect, arena.url)
+    bob_id = (await bob.get_race(race_id)).racers[1].player_id
+    page = await open_page(browser, arena.url, errors)
+    await page.evaluate(f"location.hash = '#/race/{race_id}'")
+    await expect(page.locator(f'#standings tr[data-player="{bob_id}"]')).to_contain_text("1 card home")
+    await page.evaluate(f"location.hash = '#/profile/{bob_id}'")
+    await expect(page.locator(f'#recent tr[data-race="{race_id}"]')).to_contain_text("1 card home")
+    assert errors == []

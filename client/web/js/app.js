@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
@@ -580,7 +580,7 @@ function racePage(raceId, arrived = null) {
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : `${s.score} cards home`),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsHome(s.score)),
         element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`

@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAME_TITLES, element, playerLink, seconds, showError } from "./dom.js";
+import { GAME_TITLES, cardsHome, element, playerLink, seconds, showError } from "./dom.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
 
@@ -33,7 +33,7 @@ function hms(ms) {
 }
 
 function resultText(won, timeMs, score) {
-  return won ? `won in ${seconds(timeMs)}` : `${score} cards home`;
+  return won ? `won in ${seconds(timeMs)}` : cardsHome(score);
 }
 
 // `view`: "deals" (the deals and boards) or "standings" (the tournament).

@@ -3,7 +3,7 @@
 // (#/profile for your own, #/profile/<player id> for anyone's).
 
 import {
-  GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
+  GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
 } from "./dom.js";
 
 // The name a guest chose in the lobby (kept for guests only: an account has its username).
@@ -202,7 +202,7 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
 
 function raceResult(race) {
   if (race.won) return `won in ${seconds(race.time_ms)}`;
-  return `${race.score} cards home`;
+  return cardsHome(race.score);
 }
 
 export function profilePage({ app, arena, signIn, readingSession }, playerId) {
