@@ -13,7 +13,7 @@ from playwright.async_api import Browser, Page, expect
 from server.app import ArenaServer
 from tests.server.conftest import Connect
 from tests.web.test_browser import open_page, running_race_page, shown
-from tests.web.test_spectating import finished_race, sdk_race
+from tests.web.test_spectating import finished_race, sdk_race, winning_line
 from tests.web.test_undo_hints_rematch import same_player
 
 TOKEN_KEY = "solitaire-arena.token"
@@ -223,4 +223,21 @@ async def test_one_card_home_is_singular_on_the_results_and_the_profile(
     await expect(page.locator(f'#standings tr[data-player="{bob_id}"]')).to_contain_text("1 card home")
     await page.evaluate(f"location.hash = '#/profile/{bob_id}'")
     await expect(page.locator(f'#recent tr[data-race="{race_id}"]')).to_contain_text("1 card home")
+    assert errors == []
+
+
+async def test_the_watch_page_counts_the_moves_a_racer_made_before_it_watched(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    line = winning_line()
+    for move in line[:2]:
+        await ada.move(race_id, move)
+    page = await open_page(browser, arena.url, errors)
+    await page.evaluate(f"location.hash = '#/watch/{race_id}'")
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text("2 moves")
+    await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .last')).to_have_text("no move yet")
+    await ada.move(race_id, line[2])
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text(f"last {line[2]}")
     assert errors == []

@@ -21,6 +21,15 @@ function bar(score) {
   return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score) }, fill);
 }
 
+// A racer's last move as seen here; moves made before the page watched are counted (the
+// snapshot has each board, not its last move).
+function lastText(b) {
+  if (b?.last) return `last ${b.last}`;
+  const moves = b?.view?.move_count ?? 0;
+  if (!moves && !b?.seq) return "no move yet";
+  return moves === 1 ? "1 move" : `${moves || b.seq} moves`;
+}
+
 function stateText(r) {
   if (r.won) return "won";
   if (r.finished) return "gave up";
@@ -98,7 +107,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     const state = b?.won || b?.view?.won ? "won" : b?.finished ? "gave up" : `${52 - score} left`;
     return [element("span", { class: "racer-name" }, r.name, r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
       element("span", { class: "stat" }, `score ${score}`), element("span", { class: "stat state" }, state),
-      element("span", { class: "stat last" }, b?.last ? `last ${b.last}` : "no move yet")];
+      element("span", { class: "stat last" }, lastText(b))];
   }
 
   function drawRacer(id) {
