@@ -586,7 +586,9 @@ function racePage(raceId, arrived = null) {
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
         : `Seed revealed after the day (commitment ${summary.commitment.slice(0, 12)}…).`),
       element("p", { class: "row" }, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race"),
-        element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")));
+        summary.seed != null // a daily attempt's seed is out once its day is over
+          ? element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")
+          : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC).")));
     if (solo()) results.append(dailyLinks());
   }
 
