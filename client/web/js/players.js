@@ -73,12 +73,19 @@ export function accountPage({ app, arena, signIn }) {
       const username = app.querySelector("#register-username").value.trim();
       const password = app.querySelector("#register-password").value;
       if (!username) throw new Error("choose a username");
-      if (!arena.playing) {
+      const fresh = !arena.playing;
+      if (fresh) {
         // Nobody here yet: a guest first (named as the lobby says, or after the username).
         const saved = localStorage.getItem(NAME_KEY);
         await arena.start(saved || (/^[\p{L}\p{N}]/u.test(username) ? username.slice(0, 24) : "player"));
       }
-      await arena.register(username, password);
+      try {
+        await arena.register(username, password);
+      } catch (failure) {
+        // The guest started only for this registration goes with it: nobody is signed in.
+        if (fresh) await arena.logout().catch(() => arena.forget());
+        throw failure;
+      }
       localStorage.removeItem(NAME_KEY);
       draw();
     });
