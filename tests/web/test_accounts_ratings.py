@@ -427,3 +427,27 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     for client in (ada, bob):
         await client.close()
     assert errors == []
+
+
+async def test_a_visitor_whose_registration_is_refused_is_not_left_signed_in_as_a_guest(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    taken = await account(arena.url, "zoe_taken")
+    page = await open_page(browser, arena.url, errors)
+    await page.click("#nav-account")
+    await expect(page.locator("#register-intro")).to_contain_text("for a new player")
+    await page.fill("#register-username", "zoe_taken")
+    await page.fill("#register-password", PASSWORD)
+    await page.click("#register")
+    await expect(page.locator("#register-error")).to_contain_text("taken")
+    await expect(page.locator("#who")).to_have_text("")
+    await expect(page.locator("#nav-account")).to_have_text("Sign in")
+    assert await page.evaluate(TOKEN) is None
+    # The next username is the visitor's.
+    await page.fill("#register-username", "zoe_free")
+    await page.click("#register")
+    await expect(page.locator("#account-name")).to_contain_text("Signed in as zoe_free.")
+    await expect(page.locator("#who")).to_have_text("zoe_free")
+    await taken.close()
+    assert errors == []

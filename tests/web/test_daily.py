@@ -382,7 +382,7 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
 # ----- the day's end ------------------------------------------------------------------------
 
 
-async def test_a_day_over_reveals_its_seeds_on_the_results_and_on_the_past_days_page(
+async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the_past_days_page(
     browser: Browser, clean_redis: str
 ) -> None:
     errors: list[str] = []
@@ -394,6 +394,10 @@ async def test_a_day_over_reveals_its_seeds_on_the_results_and_on_the_past_days_
         await page.goto(f"{base}#/race/{race_id}")
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
         await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        # Nothing to verify before the seed is out: the page says when it can be.
+        await expect(page.locator("#replay-link")).to_be_visible()
+        await expect(page.locator("#verify-link")).to_have_count(0)
+        await expect(page.locator("#verify-later")).to_have_text("Verify it once the day is over (UTC).")
         # Midnight passes (the next day's deals prepared): the seed is out.
         clock.advance(13 * 3600)
         assert arena.features is not None
@@ -406,6 +410,8 @@ async def test_a_day_over_reveals_its_seeds_on_the_results_and_on_the_past_days_
             f"Seed {deal.seed} (commitment {race.commitment[:12]}\N{HORIZONTAL ELLIPSIS}) revealed."
         )
         assert deal.seed > 2**53  # more than a number holds in the page: shown digit for digit
+        await expect(page.locator("#verify-link")).to_have_attribute("href", f"#/verify/{race_id}")
+        await expect(page.locator("#verify-later")).to_have_count(0)
         await expect(page.locator("#practice-again")).to_have_count(0)  # the deal is no longer today's
         # Today is the next day; its Previous day link goes back to the day that is over.
         await open_daily(page)

@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
@@ -20,6 +20,14 @@ let routed = null; // the hash the page on screen shows
 let arriving = null; // a race an event handed over (RaceInfo), shown at once by its page
 // The order a race's status goes in: a reply that raced an event never takes it back.
 const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, cancelled: 4 };
+// The quick-match queue the page's player waits in (a game id), known app-wide: the lobby
+// shows it with Cancel. A new connection (a welcome) waits in none.
+let queuedFor = null;
+let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
+// The races the page's player sits in (ids): the welcome's, and those created, joined or
+// entered on this page. The lobby lists those not over, with links.
+const myRaces = new Set();
+let myRacesOf = null; // whose they are (a player id)
 
 function fill(score) {
   const bar = element("span");
@@ -31,6 +39,7 @@ function fill(score) {
 // started, its `daily` set): its page is shown at once with the race as the event or
 // reply gave it, so no countdown or start event is missed while the page waits for get_race.
 function enterRace(info) {
+  myRaces.add(info.race_id);
   arriving = info;
   location.hash = `#/race/${info.race_id}`;
   route();
@@ -49,11 +58,14 @@ async function signIn() {
     }
   }
   const saved = localStorage.getItem(NAME_KEY);
-  if (arena.token || saved) {
+  const token = arena.token;
+  if (token || saved) {
     try {
       return await arena.start(saved);
     } catch (failure) {
       if (failure.code === "bad_token") return null;
+      // A saved name the server refuses (saved by an older page): forgotten, not retried.
+      if (failure.code === "invalid_message" && !token) { localStorage.removeItem(NAME_KEY); return null; }
       throw failure;
     }
   }
@@ -71,7 +83,8 @@ async function readingSession() {
 
 function lobbyPage() {
   const error = element("p", { class: "error", role: "alert" });
-  const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: "24", value: localStorage.getItem(NAME_KEY) ?? "" });
+  const savedName = localStorage.getItem(NAME_KEY);
+  const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: "24", value: savedName ?? "" });
   const gameSelect = element("select", { id: "game", "aria-label": "game" }, ...GAMES.map(([id, title]) => element("option", { value: id }, title)));
   const seats = element("input", { id: "seats", type: "number", min: "2", max: "8", value: "2", "aria-label": "seats" });
   const code = element("input", { id: "code", "aria-label": "race code", maxlength: "6", placeholder: "CODE" });
@@ -80,6 +93,10 @@ function lobbyPage() {
   const ratedNote = element("span", { id: "rated-note", class: "setting" });
   const who = element("div", { class: "row", id: "lobby-who" });
   const openList = element("tbody");
+  const myList = element("tbody");
+  const mySection = element("section", { id: "my-races", hidden: true }, element("h2", {}, "Your races"),
+    element("p", { class: "setting" }, "The races you sit in: open one to press Ready, or to leave it."), element("table", {}, myList));
+  const queueLine = element("p", { id: "queue", role: "status", hidden: true });
 
   // An account races under its username; a guest chooses a name (or signs in).
   function drawWho() {
@@ -106,8 +123,8 @@ function lobbyPage() {
     if (!arena.playing && arena.ready && !arena.watchOnly) await signIn(); // a resume under way
     if (!arena.playing) {
       if (!name && !arena.token) throw new Error("choose a name first");
-      localStorage.setItem(NAME_KEY, name || "player");
       await arena.start(name || "player");
+      localStorage.setItem(NAME_KEY, name || "player"); // only a name the server took
     }
   }
 
@@ -121,33 +138,75 @@ function lobbyPage() {
     }
   }
 
+  const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}` }, "Go to race");
+
   async function refresh() {
     if (!arena.player) return;
     try {
+      const me = arena.playing?.player_id;
       const page = await arena.request({ type: "list_races", limit: 20 });
-      openList.replaceChildren(...page.races.map((race) => element("tr", {},
-        element("td", {}, race.code), element("td", {}, race.game),
+      const seated = (race) => me && race.racers.some((r) => r.player_id === me);
+      for (const race of page.races) if (seated(race)) myRaces.add(race.race_id);
+      openList.replaceChildren(...page.races.map((race) => element("tr", { "data-race": race.race_id },
+        element("td", {}, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
         element("td", {}, race.rated ? "rated" : "casual"),
         element("td", {}, `${race.racers.length}/${race.seats}`),
-        element("td", {}, element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
+        element("td", {}, seated(race) ? goTo(race)
+          : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
+      if (!page.races.length) openList.replaceChildren(element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match.")));
+      await refreshMine();
     } catch { /* shown on the next action */ }
+  }
+
+  // The races this player sits in that are not over (the others are dropped from myRaces).
+  async function refreshMine() {
+    if (!arena.playing) { mySection.hidden = true; return; }
+    const races = await Promise.all([...myRaces].map((id) => arena.request({ type: "get_race", race_id: id })
+      .then((reply) => reply.race, (failure) => (failure.code === "connection_lost" ? null : { race_id: id, status: "cancelled" }))));
+    const live = [];
+    for (const race of races) {
+      if (!race) continue;
+      const over = ["finished", "cancelled"].includes(race.status) || !race.racers?.some((r) => r.player_id === arena.playing?.player_id);
+      if (over) myRaces.delete(race.race_id); else live.push(race);
+    }
+    mySection.hidden = !live.length;
+    myList.replaceChildren(...live.map((race) => element("tr", { "data-race": race.race_id },
+      element("td", {}, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
+      element("td", {}, race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
   }
 
   async function join(raceCode) {
     const mine = newShare();
     const reply = await arena.request({ type: "join_race", code: raceCode.trim().toUpperCase(), share_commitment: mine?.commitment });
     keepShare(reply.race.race_id, mine?.share);
+    myRaces.add(reply.race.race_id);
     location.hash = `#/race/${reply.race.race_id}`;
   }
 
+  // While queued: which game, and Cancel (a player waits in one queue at a time).
+  function drawQueue() {
+    queueLine.hidden = !queuedFor;
+    if (!queuedFor) { queueLine.replaceChildren(); return; }
+    queueLine.replaceChildren(`Waiting for someone to race at ${GAME_TITLES[queuedFor] ?? queuedFor}… `,
+      element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
+        await arena.request({ type: "cancel_quick_match" });
+        queuedFor = null;
+        drawQueue();
+      }) }, "Cancel quick match"));
+  }
+
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
+    const before = matchesFound;
     await arena.request({ type: "quick_match", game: id });
-    showError(error, { reason: `waiting for someone to race at ${title}…` });
+    if (matchesFound !== before) return; // matched already: on the race's page
+    queuedFor = id;
+    drawQueue();
   }) }, `Quick match: ${title}`));
 
   app.replaceChildren(
     element("section", {}, element("h1", {}, "Race the same deal"), who),
-    element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick)),
+    element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
+    mySection,
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, seats,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
@@ -156,6 +215,7 @@ function lobbyPage() {
           const mine = newShare(); // our seed share: committed now, revealed with ready
           const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
           keepShare(reply.race.race_id, mine?.share);
+          myRaces.add(reply.race.race_id);
           location.hash = `#/race/${reply.race.race_id}`;
         }) }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value)) }, "Join by code"))),
@@ -163,13 +223,19 @@ function lobbyPage() {
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
   );
   drawWho();
+  drawQueue();
   const stops = [
-    arena.on("match_found", (event) => enterRace(event.race)),
-    arena.on("welcome", drawWho),
+    arena.on("welcome", () => { drawWho(); drawQueue(); refresh(); }),
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);
-  signIn().then(refresh).catch((failure) => showError(error, failure));
+  // The open races are for anyone to see: a visitor who chose no name yet reads them with
+  // the watch-only session (readingSession).
+  signIn().then((player) => {
+    // A saved name the server refused is forgotten (see signIn): not offered again.
+    if (savedName && localStorage.getItem(NAME_KEY) !== savedName && nameInput.value === savedName) nameInput.value = "";
+    return player ?? arena.watch();
+  }).then(refresh).catch((failure) => { if (!arena.playing) showError(error, failure); });
   return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 
@@ -219,6 +285,9 @@ function racePage(raceId, arrived = null) {
   const rematchBox = element("section", { id: "rematch" });
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
   const giveUp = element("button", { id: "give-up" }, "Give up");
+  const leaveButton = element("button", { id: "leave", type: "button", hidden: true, title: "give your seat up before the race starts" }, "Leave race");
+  const joinButton = element("button", { id: "join-race", type: "button", class: "primary", hidden: true }, "Join race");
+  readyButton.hidden = true; // until the race says whether this page races in it
   // Ghosts: during your own scored daily attempt, the day's best finished attempts of the
   // deal, replayed by the server at the elapsed times they had (their progress, no cards).
   const ghostsNote = element("span", { id: "ghosts-note", class: "setting" });
@@ -251,6 +320,10 @@ function racePage(raceId, arrived = null) {
   const solo = () => race?.seats === 1;
 
   function statusNow(info) {
+    if (info.status === "open" && !mine() && info.seats !== 1) { // a visitor: not seated here
+      return info.racers.length < info.seats ? `Race ${info.code}: ${info.racers.length} of ${info.seats} seats taken; join to race`
+        : `Race ${info.code}: every seat is taken`;
+    }
     if (info.seats !== 1 || info.status !== "finished") return statusText(info);
     if (daily?.watching || !mine()) return "This attempt is over";
     return daily?.practice ? "Practice over" : "Your attempt is over";
@@ -283,7 +356,8 @@ function racePage(raceId, arrived = null) {
     if (solo()) dailyKind.textContent = dailyKindText(daily);
     drawGhostsBar();
   }
-  const playing = () => race?.status === "running" && !mine()?.finished;
+  // This page's player races here, and has not finished (a visitor never plays).
+  const playing = () => race?.status === "running" && !!mine() && !mine().finished;
 
   // ----- ghosts: only while one's own scored attempt runs
 
@@ -413,8 +487,9 @@ function racePage(raceId, arrived = null) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || !playing()) return;
     if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
     const key = event.key.toLowerCase();
-    if (key === "u") { event.preventDefault(); play("undo"); }
-    if (key === "h") { event.preventDefault(); askHint(); }
+    // Only while the button would do it: Undo enabled, Hint offered.
+    if (key === "u" && !undoButton.disabled) { event.preventDefault(); play("undo"); }
+    if (key === "h" && race?.hints === true) { event.preventDefault(); askHint(); }
   }
 
   // A racer's rating as RaceInfo gives it; in a rated race (accounts only) a racer
@@ -424,6 +499,13 @@ function racePage(raceId, arrived = null) {
     return race?.rated ? ratingText(1500, true) : "";
   }
 
+  // Before the start, whether they pressed Ready; then how far they got.
+  function racerState(r) {
+    if (r.finished) return r.won ? "won" : "gave up";
+    if (race.status === "open") return r.ready ? "ready" : "not ready";
+    return `${r.cards_left} left`;
+  }
+
   function drawRacers() {
     if (!race) return;
     racers.replaceChildren(...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
@@ -431,7 +513,7 @@ function racePage(raceId, arrived = null) {
         racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
         fill(r.score)),
-      element("span", {}, r.finished ? (r.won ? "won" : "gave up") : r.ready || race.status !== "open" ? `${r.cards_left} left` : "not ready"))));
+      element("span", { class: "racer-state" }, racerState(r)))));
     if (ghosts?.length && ghostable()) racers.append(...ghosts.map(ghostLine));
   }
 
@@ -439,7 +521,15 @@ function racePage(raceId, arrived = null) {
   function load(info, fresh = true) {
     race = info;
     if (fresh && info.server_time) offset = info.server_time - Date.now();
-    readyButton.hidden = info.status !== "open";
+    // A visitor (not seated here) is offered Join while a seat is free, never a racer's
+    // controls; a race under way is theirs to watch.
+    if (!mine() && !solo() && arena.player && ["countdown", "running"].includes(info.status)) {
+      location.replace(`#/watch/${raceId}`);
+      return;
+    }
+    readyButton.hidden = info.status !== "open" || !mine();
+    leaveButton.hidden = !(info.status === "open" && mine() && !solo());
+    joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
     status.textContent = statusNow(info);
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
@@ -490,13 +580,15 @@ function racePage(raceId, arrived = null) {
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : `${s.score} cards home`),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsHome(s.score)),
         element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
         : `Seed revealed after the day (commitment ${summary.commitment.slice(0, 12)}…).`),
       element("p", { class: "row" }, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race"),
-        element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")));
+        summary.seed != null // a daily attempt's seed is out once its day is over
+          ? element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")
+          : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC).")));
     if (solo()) results.append(dailyLinks());
   }
 
@@ -634,11 +726,35 @@ function racePage(raceId, arrived = null) {
   readyButton.addEventListener("click", async () => {
     try { await arena.request({ type: "ready", race_id: raceId, ready: true, share: shareOf(raceId) }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
   });
+  joinButton.addEventListener("click", async () => {
+    showError(error, null);
+    if (!arena.playing) { // a visitor who only reads: a player first
+      showError(error, new Error(`choose a name in the lobby (or sign in) first, then join with the code ${race?.code ?? ""}`));
+      return;
+    }
+    try {
+      const share = newShare();
+      const reply = await arena.request({ type: "join_race", code: race.code, share_commitment: share?.commitment });
+      keepShare(raceId, share?.share);
+      myRaces.add(raceId);
+      load(reply.race);
+    } catch (failure) { showError(error, failure); }
+  });
+  leaveButton.addEventListener("click", async () => {
+    showError(error, null);
+    try {
+      await arena.request({ type: "leave_race", race_id: raceId });
+      myRaces.delete(raceId);
+      location.hash = "#/";
+    } catch (failure) { showError(error, failure); }
+  });
   giveUp.addEventListener("click", async () => {
     try {
       await arena.request({ type: "finish", race_id: raceId });
       const me = mine();
       if (me) { me.finished = true; drawRacers(); }
+      if (hinting) { board.hint(null); if (race) status.textContent = statusNow(race); } // the hint is for a board left
+      hinting = false;
       controls();
     } catch (failure) { showError(error, failure); }
   });
@@ -650,11 +766,12 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinButton, leaveButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
+  controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
-  signIn()
+  readingSession() // a finished race's results are for anyone with the link
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
       if (fetched(reply.race) && reply.race.status === "finished") {
@@ -662,7 +779,10 @@ function racePage(raceId, arrived = null) {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
-    .catch((failure) => showError(error, failure));
+    .catch((failure) => {
+      if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
+      showError(error, failure);
+    });
   return () => { clearInterval(timer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
@@ -715,14 +835,17 @@ function replayPage(raceId) {
   app.replaceChildren(element("h1", {}, "Replay"), racerButtons,
     element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")),
     element("div", { class: "row" }, slider, label), boardBox, error);
-  signIn()
+  readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
       racerButtons.replaceChildren(...summary.standings.map((s) =>
         element("button", { onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id }, `${s.rank}. ${s.name}`)));
       await load(summary.standings[0].player_id);
     })
-    .catch((failure) => showError(error, failure));
+    .catch((failure) => {
+      if (failure.code === "race_not_found") label.textContent = "There is no race with this id (or it is no longer kept).";
+      showError(error, failure);
+    });
   return () => {};
 }
 
@@ -769,8 +892,9 @@ function route() {
   else leavePage = lobbyPage();
 }
 
-// A rematch seated us in a new race: whatever page is on screen, to its countdown, as a
-// quick match's match_found does.
+// A quick match found or a rematch started seated us in a new race: whatever page is on
+// screen, to its countdown.
+arena.on("match_found", (event) => { queuedFor = null; matchesFound += 1; enterRace(event.race); });
 arena.on("rematch_started", (event) => enterRace(event.race));
 // Who is signed in, in the header: an account's username, or a guest's name.
 function drawWho() {
@@ -778,10 +902,19 @@ function drawWho() {
   document.getElementById("who").textContent = !player ? "" : player.username ? player.username : `${player.name} (guest)`;
   document.getElementById("nav-account").textContent = player?.username ? "Account" : "Sign in";
 }
-arena.on("welcome", () => { drawWho(); document.getElementById("link").textContent = ""; });
+arena.on("welcome", (welcome) => {
+  drawWho();
+  document.getElementById("link").textContent = "";
+  queuedFor = null; // a new connection waits in no queue
+  if (arena.watchOnly) return;
+  if (welcome.player_id !== myRacesOf) { myRaces.clear(); myRacesOf = welcome.player_id; }
+  for (const id of welcome.races ?? []) myRaces.add(id);
+});
 arena.on("account", drawWho);
 arena.on("signed_out", (event) => {
   drawWho();
+  queuedFor = null;
+  myRaces.clear();
   // A token the server no longer knows (logged out or a new password elsewhere): say so,
   // back at the lobby's guest screen.
   if (event.reason) {

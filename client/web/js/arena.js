@@ -73,16 +73,34 @@ export class Arena {
       this.ws = null;
       if (watching) watching.close(1000, "playing now");
     }
-    this.ready = this.open(name);
-    return this.ready;
+    return this.attempt(name);
   }
 
   // A session to watch with when nobody signed in on this page (see `watchOnly`).
   async watch() {
     if (this.watchOnly && this.ready) return this.ready;
     this.watchOnly = true;
-    this.ready = this.open(WATCHER_NAME);
-    return this.ready;
+    return this.attempt(WATCHER_NAME);
+  }
+
+  // A hello (see open) kept as `ready` while it is under way. A refused one (a name the
+  // server does not take, rate_limited, ...) is forgotten with its connection, so the next
+  // start begins afresh; only a lost connection with a token to resume is left to
+  // reconnect().
+  async attempt(name) {
+    const hello = this.open(name);
+    this.ready = hello;
+    try {
+      return await hello;
+    } catch (error) {
+      if (this.ready === hello && !(error.code === "connection_lost" && this.sessionToken)) {
+        this.ready = null;
+        const ws = this.ws;
+        this.ws = null; // closed on purpose: no resume
+        if (ws) ws.close();
+      }
+      throw error;
+    }
   }
 
   open(name) {

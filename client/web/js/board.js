@@ -119,12 +119,13 @@ export class Board {
     }
   }
 
-  // The clickable name of a card: Treize's waste has three (wb, wu, wt).
+  // The clickable name of a card: Treize's waste has three (docs/rules.md): wb the
+  // oldest card (from 1 card on), wt the newest (from 2), wu the one under it (from 3).
   nameOf(pile, index, total) {
     if (this.view.game === "treize" && pile === "waste") {
+      if (index === 0) return "wb";
       if (index === total - 1) return "wt";
       if (index === total - 2) return "wu";
-      if (index === 0) return "wb";
     }
     return pile;
   }

@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAME_TITLES, element, playerLink, seconds, showError } from "./dom.js";
+import { GAME_TITLES, cardsHome, element, playerLink, seconds, showError } from "./dom.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
 
@@ -33,7 +33,7 @@ function hms(ms) {
 }
 
 function resultText(won, timeMs, score) {
-  return won ? `won in ${seconds(timeMs)}` : `${score} cards home`;
+  return won ? `won in ${seconds(timeMs)}` : cardsHome(score);
 }
 
 // `view`: "deals" (the deals and boards) or "standings" (the tournament).
@@ -349,8 +349,8 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
       const chosen = name.value.trim();
       if (!chosen) { showError(error, new Error("choose a name first")); return; }
       try {
-        localStorage.setItem(NAME_KEY, chosen);
         await arena.start(chosen);
+        localStorage.setItem(NAME_KEY, chosen); // only a name the server took
         await load();
       } catch (failure) {
         showError(error, failure);

@@ -35,6 +35,11 @@ export function changeText(change) {
   return change > 0 ? `+${change}` : change < 0 ? `${change}` : "±0";
 }
 
+// How many cards a racer put home: "1 card home", "7 cards home".
+export function cardsHome(score) {
+  return `${score} ${score === 1 ? "card" : "cards"} home`;
+}
+
 export function seconds(ms) {
   return `${(ms / 1000).toFixed(1)} s`;
 }

@@ -3,7 +3,7 @@
 // sends it (exactly what that racer sees), one large and the others small.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAME_TITLES, cardsHome, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -19,6 +19,15 @@ function bar(score) {
   const fill = element("span");
   fill.style.width = `${(score / 52) * 100}%`; // CSSOM: the CSP forbids style attributes
   return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score) }, fill);
+}
+
+// A racer's last move as seen here; moves made before the page watched are counted (the
+// snapshot has each board, not its last move).
+function lastText(b) {
+  if (b?.last) return `last ${b.last}`;
+  const moves = b?.view?.move_count ?? 0;
+  if (!moves && !b?.seq) return "no move yet";
+  return moves === 1 ? "1 move" : `${moves || b.seq} moves`;
 }
 
 function stateText(r) {
@@ -98,7 +107,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     const state = b?.won || b?.view?.won ? "won" : b?.finished ? "gave up" : `${52 - score} left`;
     return [element("span", { class: "racer-name" }, r.name, r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
       element("span", { class: "stat" }, `score ${score}`), element("span", { class: "stat state" }, state),
-      element("span", { class: "stat last" }, b?.last ? `last ${b.last}` : "no move yet")];
+      element("span", { class: "stat last" }, lastText(b))];
   }
 
   function drawRacer(id) {
@@ -181,7 +190,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     results.replaceChildren(element("h2", {}, "Results"),
       element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : `${s.score} cards home`)))),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsHome(s.score))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
       featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");

@@ -3,7 +3,7 @@
 // (#/profile for your own, #/profile/<player id> for anyone's).
 
 import {
-  GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
+  GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
 } from "./dom.js";
 
 // The name a guest chose in the lobby (kept for guests only: an account has its username).
@@ -73,12 +73,19 @@ export function accountPage({ app, arena, signIn }) {
       const username = app.querySelector("#register-username").value.trim();
       const password = app.querySelector("#register-password").value;
       if (!username) throw new Error("choose a username");
-      if (!arena.playing) {
+      const fresh = !arena.playing;
+      if (fresh) {
         // Nobody here yet: a guest first (named as the lobby says, or after the username).
         const saved = localStorage.getItem(NAME_KEY);
         await arena.start(saved || (/^[\p{L}\p{N}]/u.test(username) ? username.slice(0, 24) : "player"));
       }
-      await arena.register(username, password);
+      try {
+        await arena.register(username, password);
+      } catch (failure) {
+        // The guest started only for this registration goes with it: nobody is signed in.
+        if (fresh) await arena.logout().catch(() => arena.forget());
+        throw failure;
+      }
       localStorage.removeItem(NAME_KEY);
       draw();
     });
@@ -202,7 +209,7 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
 
 function raceResult(race) {
   if (race.won) return `won in ${seconds(race.time_ms)}`;
-  return `${race.score} cards home`;
+  return cardsHome(race.score);
 }
 
 export function profilePage({ app, arena, signIn, readingSession }, playerId) {

@@ -1,0 +1,197 @@
+"""The lobby's session and the races one sits in, in real headless Chromium against a
+real server: a refused hello, a quick match found on another page, cancelling and leaving,
+the open races a visitor sees, and the forms' own checks."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.async_api import Browser, Page, expect
+
+from client.errors import ArenaError
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from shared.protocol import MatchFound
+from tests.server.conftest import running_node
+from tests.web.test_browser import open_page, page_race_id
+
+NAME_KEY = "solitaire-arena.name"
+TOKEN_KEY = "solitaire-arena.token"
+
+
+async def saved(page: Page, key: str) -> str | None:
+    value = await page.evaluate("(k) => localStorage.getItem(k)", key)
+    assert value is None or isinstance(value, str)
+    return value
+
+
+async def use_up_new_guests(url: str) -> None:
+    """New guests from this address until the server refuses one (rate_limited)."""
+    for attempt in range(5):
+        client = await ArenaClient.connect(url)
+        try:
+            await client.hello(name=f"filler{attempt}")
+        except ArenaError as refused:
+            assert refused.code == "rate_limited"
+            return
+        finally:
+            await client.close()
+    raise AssertionError("the server never refused a new guest")
+
+
+# ----- a refused hello --------------------------------------------------------------------
+
+
+async def test_a_refused_hello_is_not_kept_and_the_next_name_starts_the_guest(
+    browser: Browser, clean_redis: str
+) -> None:
+    """A hello the server refuses (here rate_limited) is forgotten: the name is not saved,
+    and the next press starts a guest under the name typed then."""
+    errors: list[str] = []
+    async with running_node(clean_redis, new_player_burst=1, new_player_rate=0.3) as node:
+        page = await open_page(browser, node.url, errors)
+        await expect(page.locator("#create")).to_be_visible()
+        await use_up_new_guests(node.url)
+        await page.fill("#name", "first")
+        await page.click("#create")
+        await expect(page.locator("p.error").first).to_contain_text("too many new players")
+        assert await saved(page, NAME_KEY) is None
+        assert await saved(page, TOKEN_KEY) is None
+        await page.wait_for_timeout(3_600)  # a new guest is let in again
+        await page.fill("#name", "goodname")
+        await page.click("#create")
+        await expect(page.locator("#status")).to_contain_text("share the code")
+        await expect(page.locator("#who")).to_have_text("goodname (guest)")
+        assert await saved(page, NAME_KEY) == "goodname"
+        await page.reload()
+        await expect(page.locator("#who")).to_have_text("goodname (guest)")
+    assert [e for e in errors if "WebSocket" not in e] == []
+
+
+async def test_a_saved_name_the_server_refuses_is_forgotten_and_every_page_works(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A name saved by an older page that the server refuses is dropped at the next load:
+    not shown again, not retried, and the lobby, Daily and profile pages work."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#create")).to_be_visible()
+    await page.evaluate("(k) => localStorage.setItem(k, '-bad')", NAME_KEY)
+    await page.reload()
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(page.locator("#name")).to_have_value("")
+    await expect(page.locator(".error").first).to_have_text("")
+    assert await saved(page, NAME_KEY) is None
+    await page.evaluate("location.hash = '#/daily'")
+    await expect(page.locator("#daily-guest")).to_be_visible()
+    await page.evaluate("location.hash = '#/profile'")
+    await expect(page.locator("#no-session")).to_be_visible()
+    await page.evaluate("location.hash = '#/'")
+    await page.fill("#name", "goodname")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    await expect(page.locator("#who")).to_have_text("goodname (guest)")
+    assert errors == []
+
+
+# ----- quick match --------------------------------------------------------------------------
+
+
+async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_countdown(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Eight Off")
+    await expect(page.locator("#queue")).to_contain_text("Eight Off")
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("#leaderboard")).to_be_visible()
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("eight-off")
+    race_id = (await bob.wait_for(MatchFound)).race.race_id
+    await expect(page).to_have_url(re.compile(rf"#/race/{race_id}$"))
+    await expect(page.locator("#status")).to_have_text(re.compile("Get ready…|Go!"))
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_queued_quick_match_is_cancelled_from_the_lobby_and_another_game_queued(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Eight Off")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Eight Off")
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("p.error").first).to_contain_text("cancel that quick match")
+    await page.click("#cancel-quick-match")
+    await expect(page.locator("#queue")).to_be_hidden()
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Treize")
+    await expect(page.locator("p.error").first).to_have_text("")
+    # The server has the page in the Treize queue: a Treize player is paired with it.
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    found = await bob.wait_for(MatchFound)
+    assert {r.name for r in found.race.racers} == {"ada", "bob"}
+    await expect(page).to_have_url(re.compile(rf"#/race/{found.race.race_id}$"))
+    await bob.close()
+    assert errors == []
+
+
+async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves_one(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    created: list[str] = []
+    for _ in range(3):
+        await page.click("#create")
+        await expect(page.locator("#status")).to_contain_text("share the code")
+        created.append(page_race_id(page.url))
+        await expect(page.locator("#leave")).to_be_visible()
+        await page.evaluate("location.hash = '#/'")
+    await expect(page.locator("#my-races tr")).to_have_count(3)
+    await page.click("#create")
+    await expect(page.locator("p.error").first).to_contain_text("3 open races")
+    # From the lobby's list to the first race, and out of it.
+    await page.click(f'#my-races tr[data-race="{created[0]}"] a.go-to-race')
+    await expect(page).to_have_url(re.compile(rf"#/race/{created[0]}$"))
+    await page.click("#leave")
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(page.locator("#my-races tr")).to_have_count(2)
+    await expect(page.locator(f'#my-races tr[data-race="{created[0]}"]')).to_have_count(0)
+    observer = await ArenaClient.connect(arena.url)
+    await observer.hello(name="observer")
+    assert (await observer.get_race(created[0])).status == "cancelled"
+    await observer.close()
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    assert errors == []
+
+
+# ----- open races ---------------------------------------------------------------------------
+
+
+async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#no-open-races")).to_contain_text("No open race right now")
+    ada = await ArenaClient.connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("treize")
+    await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text(race.code, timeout=10_000)
+    await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text("Treize")
+    # Read with the watch-only session: nobody is saved or shown as the visitor.
+    assert await saved(page, TOKEN_KEY) is None
+    await expect(page.locator("#who")).to_have_text("")
+    await ada.close()
+    assert errors == []

@@ -1,0 +1,243 @@
+"""The race page in real headless Chromium against a real server: Treize's waste played by
+clicks, what a visitor who does not race in a race is offered, links to finished races,
+the racers' lines, and the keys and status line of a racer."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+
+from server.app import ArenaServer
+from tests.server.conftest import Connect
+from tests.web.test_browser import open_page, running_race_page, shown
+from tests.web.test_spectating import finished_race, sdk_race, winning_line
+from tests.web.test_undo_hints_rematch import same_player
+
+TOKEN_KEY = "solitaire-arena.token"
+#: What only a racer of the race is offered on its page.
+RACER_CONTROLS = ("#ready", "#leave", "#give-up", "#move", "#undo", "#hint")
+
+
+async def guest_page(browser: Browser, connect: Connect, url: str, name: str, errors: list[str]) -> Page:
+    """A page signed in as a new guest ``name`` (its token saved, as the lobby saves it)."""
+    guest = await connect(url)
+    welcome = await guest.hello(name=name)
+    await guest.close()
+    page = await open_page(browser, url, errors)
+    await page.evaluate("([k, t]) => localStorage.setItem(k, t)", [TOKEN_KEY, welcome.token])
+    await page.reload()
+    await expect(page.locator("#who")).to_have_text(f"{name} (guest)")
+    return page
+
+
+async def no_racer_controls(page: Page) -> None:
+    for control in RACER_CONTROLS:
+        assert not await page.locator(control).is_visible(), control
+
+
+async def waste_names(page: Page) -> list[str]:
+    """The names the page gives the waste's cards, oldest first."""
+    names: list[str] = await page.locator('.pile[data-pile="waste"] .card[data-card]').evaluate_all(
+        "(cards) => cards.map((c) => c.dataset.name)"
+    )
+    return names
+
+
+async def until_waste(page: Page, cards: list[str]) -> None:
+    for _ in range(100):
+        if (await shown(page))["waste"] == cards:
+            return
+        await page.wait_for_timeout(20)
+    assert (await shown(page))["waste"] == cards, await page.locator("#refusal").inner_text()
+
+
+async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_clicking(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Treize's seed 2 deals 5H, then KD: with one card the waste is wb (5H pairs with
+    p27's 8), with two they are wb and wt (KD, a King, goes alone)."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, "treize")
+    stock = page.locator('.pile[data-pile="stock"]')
+    await stock.click(position={"x": 5, "y": 5})
+    await until_waste(page, ["5H"])
+    assert await waste_names(page) == ["wb"]
+    await stock.click(position={"x": 5, "y": 5})
+    await until_waste(page, ["5H", "KD"])
+    assert await waste_names(page) == ["wb", "wt"]
+    await page.locator('.card[data-card="KD"]').click()  # wt: a King alone
+    await until_waste(page, ["5H"])
+    assert await waste_names(page) == ["wb"]
+    await page.locator('.card[data-card="5H"]').click()
+    await page.locator('.pile[data-pile="p27"] .card[data-card]').click()  # p27+wb
+    await until_waste(page, [])
+    racer = await same_player(page, arena.url)
+    race_id = page.url.rsplit("/", 1)[1]
+    board = await racer.board(race_id)
+    assert board is not None and board.view.move_count == 4
+    assert board.view.piles["p27"].count == 0
+    await racer.close()
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_visitor_on_an_open_races_page_is_offered_join_and_no_racer_controls(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("eight-off")
+    page = await guest_page(browser, connect, arena.url, "cleo", errors)
+    await page.evaluate(f"location.hash = '#/race/{race.race_id}'")
+    await expect(page.locator("#join-race")).to_be_visible()
+    await expect(page.locator("#status")).to_contain_text("1 of 2 seats taken")
+    await no_racer_controls(page)
+    await page.click("#join-race")
+    await expect(page.locator("#ready")).to_be_visible()
+    await expect(page.locator("#leave")).to_be_visible()
+    await expect(page.locator("#join-race")).to_be_hidden()
+    assert [r.name for r in (await ada.get_race(race.race_id)).racers] == ["ada", "cleo"]
+    assert errors == []
+
+
+async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, _ = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await guest_page(browser, connect, arena.url, "cleo", errors)
+    await page.evaluate(f"location.hash = '#/race/{race_id}'")
+    await expect(page).to_have_url(re.compile(rf"#/watch/{race_id}$"))
+    await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
+    await no_racer_controls(page)
+    assert errors == []
+
+
+async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_without_a_name(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, line, _ = await finished_race(connect, arena.url)
+    page = await open_page(browser, arena.url, errors)
+    await page.evaluate(f"location.hash = '#/race/{race_id}'")
+    await expect(page.locator("#results")).to_contain_text("Seed")
+    await expect(page.locator("#standings")).to_contain_text("ada")
+    await expect(page.locator("#refusal")).to_have_text("")
+    await no_racer_controls(page)
+    await page.click("#replay-link")
+    await expect(page.locator("#step-label")).to_contain_text(f"of {len(line)} moves")
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.token')") is None
+    # A link to a race nobody has says so, on both pages.
+    await page.evaluate("location.hash = '#/race/0123456789ab'")
+    await expect(page.locator("#status")).to_contain_text("There is no race with this id")
+    await no_racer_controls(page)
+    await page.evaluate("location.hash = '#/replay/0123456789ab'")
+    await expect(page.locator("#step-label")).to_contain_text("There is no race with this id")
+    assert errors == []
+
+
+async def test_an_open_races_racers_read_ready_or_not_ready(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    bob = await connect(arena.url)
+    bob_id = (await bob.hello(name="bob")).player_id
+    race = await bob.join_race(code[1])
+    await bob.ready(race.race_id)
+    await expect(page.locator(f'.racer[data-player="{bob_id}"] .racer-state')).to_have_text("ready")
+    await expect(page.locator(".racer >> nth=0").locator(".racer-state")).to_have_text("not ready")
+    assert errors == []
+
+
+async def racing_with_frames(
+    browser: Browser, connect: Connect, url: str, errors: list[str], hints: bool
+) -> tuple[Page, list[dict[str, Any]]]:
+    """ada in a browser (every frame her page sends recorded) and bob through the SDK, in
+    a running race with hints on or off."""
+    page = await open_page(browser, url, errors)
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    await page.fill("#name", "ada")
+    await page.set_checked("#hints", hints)
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    bob = await connect(url)
+    await bob.hello(name="bob")
+    await bob.ready((await bob.join_race(code[1])).race_id)
+    await page.click("#ready")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
+    return page, sent
+
+
+async def test_the_keys_u_and_h_send_nothing_while_undo_is_disabled_or_hints_are_off(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False)
+    await expect(page.locator("#undo")).to_be_disabled()  # the deal: nothing to take back
+    await page.keyboard.press("u")
+    await page.keyboard.press("h")
+    await page.evaluate("() => new Promise((done) => setTimeout(done, 300))")
+    assert [f for f in sent if f["type"] in ("move", "get_hint")] == []
+    await expect(page.locator("#refusal")).to_have_text("")
+    assert errors == []
+
+
+async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    await page.click("#hint")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
+    await expect(page.locator(".card.hinted").first).to_be_visible()
+    await page.click("#give-up")
+    await expect(page.locator("#give-up")).to_be_hidden()
+    await expect(page.locator("#status")).not_to_contain_text("Hint")
+    await expect(page.locator(".card.hinted")).to_have_count(0)
+    assert errors == []
+
+
+async def test_one_card_home_is_singular_on_the_results_and_the_profile(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """bob put one card home (t4>f1) and gave up."""
+    errors: list[str] = []
+    race_id, _, (_, bob) = await finished_race(connect, arena.url)
+    bob_id = (await bob.get_race(race_id)).racers[1].player_id
+    page = await open_page(browser, arena.url, errors)
+    await page.evaluate(f"location.hash = '#/race/{race_id}'")
+    await expect(page.locator(f'#standings tr[data-player="{bob_id}"]')).to_contain_text("1 card home")
+    await page.evaluate(f"location.hash = '#/profile/{bob_id}'")
+    await expect(page.locator(f'#recent tr[data-race="{race_id}"]')).to_contain_text("1 card home")
+    assert errors == []
+
+
+async def test_the_watch_page_counts_the_moves_a_racer_made_before_it_watched(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    line = winning_line()
+    for move in line[:2]:
+        await ada.move(race_id, move)
+    page = await open_page(browser, arena.url, errors)
+    await page.evaluate(f"location.hash = '#/watch/{race_id}'")
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text("2 moves")
+    await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .last')).to_have_text("no move yet")
+    await ada.move(race_id, line[2])
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text(f"last {line[2]}")
+    assert errors == []
