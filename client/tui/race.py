@@ -27,6 +27,7 @@ move field they act only while it is empty (see :mod:`client.tui.move_input`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
 from typing import ClassVar, Final, TypeVar
 
@@ -670,6 +671,15 @@ class RaceScreen(Screen[None]):
         self.redraw()
         self.status.say(rematch_note(rematch, self.state.me))
 
+    async def leave_if_open(self) -> None:
+        """Leave the race if it has not started (the racer quit its lobby)."""
+        state = self.state
+        if state.status != "open" or state.me not in state.racers or state.daily is not None:
+            return
+        # Started, cancelled or unreachable meanwhile: nothing to leave here.
+        with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
+            await self.client.leave(self.race_id)
+
     async def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:
             self.status.say("you are not playing any more")
@@ -712,9 +722,17 @@ class RaceApp(App[None]):
         self.client = client
         self.race_id = race_id
         self.daily = daily
+        self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
-        return RaceScreen(self.client, self.race_id, self.daily)
+        self._race_screen = RaceScreen(self.client, self.race_id, self.daily)
+        return self._race_screen
+
+    async def leave_if_open(self) -> None:
+        """After the app ended: leave the race if it had not started (the racer quit its
+        lobby)."""
+        if self._race_screen is not None:
+            await self._race_screen.leave_if_open()
 
     @property
     def race_screen(self) -> RaceScreen:

@@ -246,3 +246,36 @@ async def test_watch_draws_a_race_in_a_real_terminal_and_quits_on_q(
         await ada.close()
         await bob.close()
         tmux("kill-session", "-t", SESSION)
+
+
+async def test_play_resumes_the_running_race_after_the_terminal_client_was_killed(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    start_play(node, tmp_path)
+    bob = await ArenaClient.connect(node.url)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        await bob.ready(race.race_id)
+        started = await bob.wait_for(RaceStarted, timeout=15)
+        await screen_with(r"t1 +t2 +t3")
+        move = (started.view.legal_moves or [])[0]
+        type_line(move)
+        await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        tmux("kill-session", "-t", SESSION)  # the terminal client is killed mid-race
+
+        # Any play comes back to the race (here a quick match, which would be refused).
+        start_command(tmp_path, f"play --name ada --server {node.url}")
+        await screen_with(r"t1 +t2 +t3")
+        await screen_with(r"ada \(you\)[^\n]*\n[^\n]*\n[^\n]*score +\d+ +moves +1")
+        type_line("undo")  # the next move goes on from where the killed client was
+        undone = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        assert undone.move_count == 0
+        await quit_play()
+        shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
+        assert f"you are still racing in eight-off race {race.race_id} (running): resuming it" in shown, shown
+        assert "Traceback" not in shown, shown
+    finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)

@@ -850,6 +850,41 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
         assert screen.state.view is None and screen.move_input.disabled
 
 
+async def test_a_daily_attempt_resumed_after_the_client_went_away_plays_on_with_its_clock_from_the_start(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    first = await connect(arena.url)
+    await first.hello(name="ada", legal_moves=True)
+    await first.register("ada_resumes", "a long password")
+    started = await first.start_daily("eight-off")
+    assert started.race.board is not None
+    opening = (started.race.board.view.legal_moves or [])[0]
+    await first.move(started.race.race_id, opening)
+    token = first.token
+    assert token is not None
+    await first.close()  # the terminal client went away mid-attempt
+
+    ada = await connect(arena.url)
+    await ada.hello(token=token, legal_moves=True)  # as the daily command says hello
+    resumed = await ada.start_daily("eight-off")  # as the daily command starts it
+    assert resumed.resumed and resumed.race.race_id == started.race.race_id
+    daily = DailyRun("eight-off", resumed.date, scored=resumed.scored)
+    app = RaceApp(ada, resumed.race.race_id, daily=daily)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.status.last.endswith(GO))
+        assert screen.state.seq == 1 and screen.state.view is not None and screen.state.view.move_count == 1
+        # The clock runs from the attempt's first start.
+        assert screen.state.starts_at == started.race.starts_at
+        assert screen.state.ends_at == started.race.ends_at
+        assert "Daily — scored attempt" in lines_of(rendered(screen, "#race-info"))
+        await _type(pilot, screen.legal[0])
+        await wait_until(pilot, lambda: screen.state.seq == 2)
+        assert screen.status.last.startswith("✓ ")
+
+
 #: The leader's first moves, 0.2 s apart: the ghost's timeline has several seconds to show.
 PACED = 20
 GHOST_ROW = re.compile(r"leader_daily  ghost #1\n[█░]{16} +(\d+) left\n  moves +(\d+)(.*)")
