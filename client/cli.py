@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import getpass
 import hashlib
@@ -568,7 +569,13 @@ async def play(args: argparse.Namespace) -> int:
                 return fail(f"nobody else wanted {args.game} within {args.wait:g} s; try again later")
             race_id = found.race.race_id
         if args.join or args.create:
-            await client.ready(race_id)
+            try:
+                await client.ready(race_id)
+            except ArenaError:
+                # Refused (a racer races elsewhere, say): nobody waits for a seat left taken.
+                with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
+                    await client.leave(race_id)
+                raise
         await run_play(client, race_id)
     finally:
         await client.close()

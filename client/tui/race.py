@@ -66,6 +66,7 @@ from shared.protocol import (
     RaceEnded,
     RaceInfo,
     RaceStarted,
+    RaceUpdate,
     RematchInfo,
     RematchStarted,
     RematchUpdate,
@@ -368,6 +369,8 @@ class RaceScreen(Screen[None]):
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
                 self.status.say(self._go_note())
+            elif isinstance(event, RaceUpdate) and self.state.status == "open":
+                self.status.say(self._opening_note())  # who sits in the lobby now
         self.status.say("connection closed", error=True)
 
     async def _sync_clock(self) -> None:

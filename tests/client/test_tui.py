@@ -487,6 +487,26 @@ def test_an_undo_view_replaces_the_newer_looking_one() -> None:
     assert state.view == opening
 
 
+async def test_the_lobby_status_line_follows_the_racers_who_join(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, cy = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    await cy.hello(name="cy")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        await bob.join_race(race.code)
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+        await cy.join_race(race.code)
+        await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
+        await bob.leave(race.race_id)
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+
+
 async def _race(
     arena: ArenaServer, connect: Connect, hints: bool = True
 ) -> tuple[ArenaClient, ArenaClient, str]:
