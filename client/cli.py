@@ -108,7 +108,11 @@ def add_commands(commands: Any) -> None:
             "printed; --rated makes it change its racers' ratings, accounts only) and "
             "--join CODE sits in one. You play as the account you logged in with "
             "(register, login), else as a guest whose token is kept in your credentials "
-            "file, so the same --name resumes the same player. In the race, "
+            "file, so the same --name resumes the same player; a play while you are still "
+            "racing in a race resumes that race. In the lobby of a race you created or "
+            "joined, press r (or Enter) when ready: the race starts once at least two racers "
+            "sit and all are ready, and you are ready by yourself once every seat is taken "
+            "(ctrl+q in the lobby leaves the race). In the race, "
             "type a move in the notation, or 'undo' (key u) to take the last one back, "
             "or 'hint' (key h) for a suggested move where the race allows hints (casual "
             "races you create do unless --no-hints; quick matches and rated races never "
@@ -568,7 +572,9 @@ async def play(args: argparse.Namespace) -> int:
                 await client.cancel_quick_match()
                 return fail(f"nobody else wanted {args.game} within {args.wait:g} s; try again later")
             race_id = found.race.race_id
-        if args.join or args.create:
+        # A racer who fills the last seat is ready at once; the others ready in the lobby
+        # (r), or by themselves once every seat is taken.
+        if args.join and len(race.racers) >= race.seats:
             try:
                 await client.ready(race_id)
             except ArenaError:

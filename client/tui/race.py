@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import ClassVar, Final, TypeVar
 
 from rich.text import Text
@@ -181,6 +182,8 @@ class RaceScreen(Screen[None]):
         Binding("ctrl+r", "replay", "replay (after the end)"),
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
+        Binding("r", "toggle_ready", "ready"),
+        Binding("enter", "toggle_ready", "ready", show=False, priority=True),
         Binding("r", "offer_rematch", "rematch"),
         Binding("y", "answer_rematch(True)", "accept rematch"),
         Binding("n", "answer_rematch(False)", "decline rematch"),
@@ -189,10 +192,19 @@ class RaceScreen(Screen[None]):
         Binding("escape", "clear", "clear", show=False),
     ]
 
-    def __init__(self, client: ArenaClient, race_id: str = "", daily: DailyRun | None = None) -> None:
+    def __init__(
+        self,
+        client: ArenaClient,
+        race_id: str = "",
+        daily: DailyRun | None = None,
+        ready_when_full: bool = False,
+    ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        #: Say ready by itself once every seat of the (open) race is taken, once.
+        self.ready_when_full = ready_when_full
+        self._readied_when_full = False
         self.state = RaceState(race_id=race_id, me=client.player_id, daily=daily)
         if daily is not None:
             self.state.game = daily.game
@@ -266,6 +278,7 @@ class RaceScreen(Screen[None]):
             self.move_input.focus()
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
+        keys += (self.check_action("toggle_ready", ()),)
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -285,6 +298,12 @@ class RaceScreen(Screen[None]):
         return self.playing or self.state.status == "finished"
 
     @property
+    def in_lobby(self) -> bool:
+        """Whether this racer sits in the race and it has not started (``r`` readies)."""
+        state = self.state
+        return state.status == "open" and state.me in state.racers and state.daily is None
+
+    @property
     def hinted_move(self) -> str | None:
         """The last hint's move while the board is the one it was asked for."""
         hint = self.hint
@@ -300,6 +319,8 @@ class RaceScreen(Screen[None]):
             return True if self.state.can_undo else None
         if action == "hint":
             return self.playing and self.state.hints
+        if action == "toggle_ready":
+            return self.in_lobby
         if action == "offer_rematch":
             return self.state.can_offer_rematch
         if action == "answer_rematch":
@@ -341,6 +362,7 @@ class RaceScreen(Screen[None]):
             return
         self.redraw()
         self.status.say(self._opening_note())
+        await self._ready_if_full()
         async for event in self.client.events():
             if isinstance(event, Welcome):
                 # The SDK resumed a dropped connection: follow the race again.
@@ -371,6 +393,7 @@ class RaceScreen(Screen[None]):
                 self.status.say(self._go_note())
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
                 self.status.say(self._opening_note())  # who sits in the lobby now
+                await self._ready_if_full()
         self.status.say("connection closed", error=True)
 
     async def _sync_clock(self) -> None:
@@ -392,9 +415,19 @@ class RaceScreen(Screen[None]):
         if state.status == "running":
             return self._go_note()
         if state.status == "open" and state.code:
-            seated = f"{len(state.racers)}/{state.seats} seated"
-            join = f"play --join {state.code}"
-            return f"{state.game} race {state.code}: {seated}, waiting for everyone to be ready ({join})"
+            ready = sum(racer.ready for racer in state.racers.values())
+            seated = f"{len(state.racers)}/{state.seats} seated, {ready} ready"
+            join = f"others join with play --join {state.code}"
+            mine = state.racers.get(state.me or "")
+            if mine is None:
+                you = "waiting for everyone to be ready"
+            elif mine.ready:
+                you = "you are ready (r: not ready); it starts once everyone is"
+            elif self.ready_when_full:
+                you = "press r (or Enter) when ready, or wait for every seat"
+            else:
+                you = "press r (or Enter) when ready"
+            return f"{state.game} race {state.code}: {seated}; {you} ({join})"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:
@@ -674,6 +707,42 @@ class RaceScreen(Screen[None]):
         self.redraw()
         self.status.say(rematch_note(rematch, self.state.me))
 
+    def action_toggle_ready(self) -> None:
+        self.run_worker(self.toggle_ready(), group="ready", exit_on_error=False)
+
+    async def toggle_ready(self) -> None:
+        """In the lobby: say ready (or no longer ready). The race starts once at least two
+        racers sit and all of them are ready."""
+        mine = self.state.racers.get(self.state.me or "")
+        if not self.in_lobby or mine is None:
+            return
+        await self._say_ready(not mine.ready)
+
+    async def _say_ready(self, ready: bool) -> None:
+        try:
+            await self.client.ready(self.race_id, ready)
+        except ArenaError as exc:
+            self.status.say(f"✗ ready: {exc.message}", error=True)
+            return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"✗ ready: connection problem ({exc})", error=True)
+            return
+        mine = self.state.racers.get(self.state.me or "")
+        if mine is not None and self.state.status == "open":
+            self.state.racers[mine.player_id] = replace(mine, ready=ready)
+            self.redraw()
+            self.status.say(self._opening_note())
+
+    async def _ready_if_full(self) -> None:
+        """Once every seat is taken, ready this racer (once: an unready later stays)."""
+        state = self.state
+        mine = state.racers.get(state.me or "")
+        if not self.ready_when_full or self._readied_when_full or not self.in_lobby or mine is None:
+            return
+        if len(state.racers) >= state.seats and not mine.ready:
+            self._readied_when_full = True
+            await self._say_ready(True)
+
     async def leave_if_open(self) -> None:
         """Leave the race if it has not started (the racer quit its lobby)."""
         state = self.state
@@ -720,15 +789,22 @@ class RaceApp(App[None]):
 
     TITLE = "Solitaire Arena"
 
-    def __init__(self, client: ArenaClient, race_id: str = "", daily: DailyRun | None = None) -> None:
+    def __init__(
+        self,
+        client: ArenaClient,
+        race_id: str = "",
+        daily: DailyRun | None = None,
+        ready_when_full: bool = False,
+    ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         self.daily = daily
+        self.ready_when_full = ready_when_full
         self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
-        self._race_screen = RaceScreen(self.client, self.race_id, self.daily)
+        self._race_screen = RaceScreen(self.client, self.race_id, self.daily, self.ready_when_full)
         return self._race_screen
 
     async def leave_if_open(self) -> None:

@@ -72,6 +72,8 @@ class Racer:
     provisional: bool = False
     #: After a rated race (final standings only): the change it made to ``rating``.
     rating_change: int | None = None
+    #: Whether the racer said they are ready (a race that has not started).
+    ready: bool = False
 
     @classmethod
     def from_info(cls, info: RacerInfo) -> Racer:
@@ -86,6 +88,7 @@ class Racer:
             info.won,
             info.rating,
             info.provisional,
+            ready=info.ready,
         )
 
 
