@@ -35,6 +35,8 @@ from shared.protocol import (
     MoveLog,
     Progress,
     RaceEnded,
+    RaceInfo,
+    RacerInfo,
     RaceStarted,
     RematchStarted,
     RematchUpdate,
@@ -1111,3 +1113,20 @@ async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, c
         await sam.unwatch()
         await tom.unwatch()
         await wait_until(pilot, lambda: "spectator" not in rendered(screen, "#race-info"))
+
+
+def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
+    view = view_of(new_game("eagle-wing", 3))
+    assert view.score == 1  # the deal puts a card home
+    state = RaceState(race_id="r1", me="p_a")
+    state.load(
+        RaceInfo(race_id="r1", code="ABCDEF", game="eagle-wing", seats=2, time_limit=60, status="countdown",
+                 creator="p_a", server_time=0, racers=[RacerInfo(player_id="p_a", name="ada"),
+                                                       RacerInfo(player_id="p_b", name="bob")])
+    )  # fmt: skip
+    assert state.apply(RaceStarted(race_id="r1", starts_at=0, ends_at=60_000, view=view))
+    assert [(r.name, r.score, r.cards_left) for r in state.racers.values()] == [
+        ("ada", 1, 51),
+        ("bob", 1, 51),
+    ]
+    assert [(rank, racer.name) for rank, racer in state.ranking()] == [(1, "ada"), (1, "bob")]
