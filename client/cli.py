@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from websockets.exceptions import InvalidHandshake, InvalidStatus
+from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from client.credentials import Credential, TokenStore
 from client.errors import (
@@ -425,6 +425,8 @@ def run(args: argparse.Namespace) -> int:
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
         return fail(f"the server refused the connection ({exc.response.status_code}): {body}")
+    except InvalidURI:
+        return fail(f"--server {args.server} is not a WebSocket address: ws://host:port or wss://host:port")
     except (OSError, InvalidHandshake) as exc:
         return fail(f"cannot reach {args.server}: {exc}")
     except TimeoutError:

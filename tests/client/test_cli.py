@@ -117,6 +117,14 @@ def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     assert "cannot reach ws://127.0.0.1:9" in one_error_line(result)
 
 
+def test_a_server_address_that_is_not_a_websocket_one_is_one_line(tmp_path: Path) -> None:
+    result = run("profile", "--server", "http://127.0.0.1:8772", config=tmp_path / "c.json")
+    assert one_error_line(result) == (
+        "solitaire-arena: --server http://127.0.0.1:8772 is not a WebSocket address: "
+        "ws://host:port or wss://host:port"
+    )
+
+
 def test_joining_an_unknown_code_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
     result = run("play", "--join", "ZZZZZZ", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
