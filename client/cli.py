@@ -514,6 +514,19 @@ async def _resume(client: ArenaClient, race: RaceInfo) -> None:
     await run_play(client, race.race_id)
 
 
+def join_command(code: str, server: str) -> str:
+    """What friends type to join the race ``code`` on ``server``: with ``--server`` unless
+    it is the default one.
+
+    >>> join_command("K7QX2M", DEFAULT_SERVER)
+    'solitaire-arena play --join K7QX2M'
+    >>> join_command("K7QX2M", "ws://arena.example:8765")
+    'solitaire-arena play --join K7QX2M --server ws://arena.example:8765'
+    """
+    where = "" if server == DEFAULT_SERVER else f" --server {server}"
+    return f"solitaire-arena play --join {code}{where}"
+
+
 def _seated(race: RaceInfo) -> str:
     return f"{len(race.racers)}/{race.seats} seated"
 
@@ -561,7 +574,7 @@ async def play(args: argparse.Namespace) -> int:
                 args.game, seats=args.seats, time_limit=args.time_limit, hints=hints, rated=args.rated
             )
             race_id = race.race_id
-            join = f"solitaire-arena play --join {race.code}"
+            join = join_command(race.code, args.server)
             setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
             print(f"race {race.code} created ({setting}): others join with  {join}")
         else:

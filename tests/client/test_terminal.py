@@ -332,3 +332,14 @@ async def test_enter_in_the_lobby_says_ready_and_the_race_starts_with_the_racers
     finally:
         await bob.close()
         tmux("kill-session", "-t", SESSION)
+
+
+async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProcess, tmp_path: Path) -> None:
+    start_play(node, tmp_path)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await quit_play()
+        shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
+        assert f"others join with  solitaire-arena play --join {code} --server {node.url}\n" in shown, shown
+    finally:
+        tmux("kill-session", "-t", SESSION)
