@@ -45,7 +45,7 @@ from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, local_ms
 from client.tui.legal import legal_moves
-from client.tui.move_input import COMMAND_WORDS, PLAYING_PLACEHOLDER, MoveHints, MoveInput
+from client.tui.move_input import COMMAND_WORDS, MoveHints, MoveInput, playing_placeholder
 from client.tui.panels import (
     ClockPanel,
     DailyPanel,
@@ -179,7 +179,7 @@ class RaceScreen(Screen[None]):
     # dimmed while the racer plays but the server says an undo would be refused.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "give_up", "give up"),
-        Binding("ctrl+r", "replay", "replay (after the end)"),
+        Binding("ctrl+r", "replay", "replay"),
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
         Binding("r", "toggle_ready", "ready"),
@@ -247,6 +247,7 @@ class RaceScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.move_input.command_key = self.command_key
+        self.move_input.dimmed_key = self.dimmed_key
         self.move_input.focus()
         self.set_interval(0.25, self._tick)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
@@ -273,12 +274,13 @@ class RaceScreen(Screen[None]):
         self.query_one("#daily", DailyPanel).show(self.state)
         self.move_input.disabled = not self.typing
         after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
-        self.move_input.placeholder = after if self.state.status == "finished" else PLAYING_PLACEHOLDER
+        playing = playing_placeholder(self.state.hints)
+        self.move_input.placeholder = after if self.state.status == "finished" else playing
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
-        keys += (self.check_action("toggle_ready", ()),)
+        keys += tuple(self.check_action(action, ()) for action in ("toggle_ready", "give_up", "replay"))
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -321,6 +323,10 @@ class RaceScreen(Screen[None]):
             return self.playing and self.state.hints
         if action == "toggle_ready":
             return self.in_lobby
+        if action == "give_up":
+            return self.playing
+        if action == "replay":
+            return self.state.summary is not None
         if action == "offer_rematch":
             return self.state.can_offer_rematch
         if action == "answer_rematch":
@@ -330,6 +336,12 @@ class RaceScreen(Screen[None]):
         if action == "toggle_ghosts":
             return self.state.can_race_ghosts
         return True
+
+    def dimmed_key(self, key: str) -> None:
+        """A one-key command shown dimmed was pressed: say why it does not apply."""
+        if key == "u":
+            # The server's refusal says why (nothing to take back, a card a deal turned up).
+            self.run_worker(self.play("undo"), group="moves", exit_on_error=False)
 
     def command_key(self, key: str) -> bool | None:
         """Whether ``key`` is a one-key command that applies now: ``True``; ``None`` when
@@ -596,8 +608,14 @@ class RaceScreen(Screen[None]):
         typed = event.character or ""
         if not (event.is_printable and typed.strip() and self.board.has_focus and self.typing):
             return
-        if not self.move_input.value and self.command_key(event.key) is True:
+        applies = self.command_key(event.key)
+        if not self.move_input.value and applies is True:
             self.move_input.expect_rest(COMMAND_WORDS[event.key])  # on to the binding
+            return
+        if not self.move_input.value and applies is None:
+            self.move_input.expect_rest(COMMAND_WORDS[event.key])
+            self.dimmed_key(event.key)
+            event.stop()
             return
         self.move_input.focus()
         self.move_input.feed(typed)

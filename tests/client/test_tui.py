@@ -14,6 +14,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from client.bots import Bot, RandomStrategy
+from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui.board import BoardWidget, Direction, neighbour
@@ -510,13 +511,14 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
 
 
 async def _race(
-    arena: ArenaServer, connect: Connect, hints: bool = True
+    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off"
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off, seed 2."""
+    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off (or
+    ``game``), seed 2."""
     ada, bob = await connect(arena.url), await connect(arena.url)
     await ada.hello(name="ada", legal_moves=True)
     await bob.hello(name="bob")
-    race = await ada.create_race("eight-off", seats=2, time_limit=60, hints=hints)
+    race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
     await bob.join_race(race.code)
     await ada.ready(race.race_id)
     await bob.ready(race.race_id)
@@ -639,6 +641,42 @@ async def test_a_race_without_hints_says_so_and_shows_the_refusal(
         await wait_until(pilot, lambda: "✗" in screen.status.last)
         assert screen.status.last.startswith("✗ hint: hints are off in this race")
         assert screen.board.hint is None and screen.state.seq == 0
+
+
+async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _, race_id = await _race(arena, connect, hints=False, game="treize")
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert "hint" not in screen.move_input.placeholder  # hints are off in this race
+        await _type(pilot, "deal")
+        await wait_until(pilot, lambda: screen.state.seq == 1)
+        await wait_until(pilot, lambda: footer_keys(app).get("u") == ("undo", False))
+        await pilot.press("u")
+        await wait_until(pilot, lambda: screen.status.last.startswith("✗ undo: "))
+        with pytest.raises(ArenaError) as refused:
+            await ada.move(race_id, "undo")
+        assert screen.status.last == f"✗ undo: {refused.value.message}"  # as typing undo says
+        assert screen.move_input.value == ""
+        assert "no legal move starts so" not in rendered(screen, "#hints")
+        assert screen.state.seq == 1
+
+
+async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "ctrl+g" in footer_keys(app))
+        assert "ctrl+r" not in footer_keys(app)
+        await _both_finish(pilot, screen, bob, race_id)
+        await wait_until(pilot, lambda: "ctrl+r" in footer_keys(app))
+        assert footer_keys(app)["ctrl+r"] == ("replay", True) and "ctrl+g" not in footer_keys(app)
 
 
 async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
