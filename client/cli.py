@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import getpass
 import hashlib
@@ -31,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from websockets.exceptions import InvalidHandshake, InvalidStatus
+from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from client.credentials import Credential, TokenStore
 from client.errors import (
+    AlreadyRacingError,
     ArenaError,
     BadTokenError,
     DailyAttemptedError,
@@ -58,6 +60,7 @@ from shared.protocol import (
     PlayerProfile,
     RaceCancelled,
     RaceEnded,
+    RaceInfo,
     RaceSummary,
     TableEntry,
     Welcome,
@@ -105,7 +108,11 @@ def add_commands(commands: Any) -> None:
             "printed; --rated makes it change its racers' ratings, accounts only) and "
             "--join CODE sits in one. You play as the account you logged in with "
             "(register, login), else as a guest whose token is kept in your credentials "
-            "file, so the same --name resumes the same player. In the race, "
+            "file, so the same --name resumes the same player; a play while you are still "
+            "racing in a race resumes that race. In the lobby of a race you created or "
+            "joined, press r (or Enter) when ready: the race starts once at least two racers "
+            "sit and all are ready, and you are ready by yourself once every seat is taken "
+            "(ctrl+q in the lobby leaves the race). In the race, "
             "type a move in the notation, or 'undo' (key u) to take the last one back, "
             "or 'hint' (key h) for a suggested move where the race allows hints (casual "
             "races you create do unless --no-hints; quick matches and rated races never "
@@ -418,6 +425,8 @@ def run(args: argparse.Namespace) -> int:
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
         return fail(f"the server refused the connection ({exc.response.status_code}): {body}")
+    except InvalidURI:
+        return fail(f"--server {args.server} is not a WebSocket address: ws://host:port or wss://host:port")
     except (OSError, InvalidHandshake) as exc:
         return fail(f"cannot reach {args.server}: {exc}")
     except TimeoutError:
@@ -444,15 +453,21 @@ async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> Are
     """A connection that said hello as the player :func:`_player` picks: an account with
     its saved token (an account whose token no longer works is an error, never a guest of
     the same name), or a guest resumed or created by ``sign_in``."""
+    client, _welcome = await _sign_in(args, legal_moves)
+    return client
+
+
+async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple[ArenaClient, Welcome]:
+    """:func:`_signed_in`, with the ``welcome`` (its ``races``: those the player is in)."""
     store = TokenStore()
     name, account = _player(args, store)
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
         if account is None:
-            await client.sign_in(name, store, legal_moves=legal_moves)
+            welcome = await client.sign_in(name, store, legal_moves=legal_moves)
         else:
             try:
-                await client.hello(token=account.token, legal_moves=legal_moves)
+                welcome = await client.hello(token=account.token, legal_moves=legal_moves)
             except BadTokenError:
                 store.forget(args.server, account.name)
                 raise CommandError(
@@ -462,7 +477,58 @@ async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> Are
     except BaseException:
         await client.close()
         raise
-    return client
+    return client, welcome
+
+
+async def _races_on(client: ArenaClient, race_ids: list[str]) -> list[RaceInfo]:
+    """The races of ``race_ids`` (``welcome.races``) that are not over and in which the
+    player sits and has not finished."""
+    found = []
+    for race_id in race_ids:
+        try:
+            info = await client.get_race(race_id)
+        except ArenaError:
+            continue  # gone meanwhile
+        mine = next((r for r in info.racers if r.player_id == client.player_id), None)
+        if mine is not None and not mine.finished and info.status in ("open", "countdown", "running"):
+            found.append(info)
+    return found
+
+
+async def _resume(client: ArenaClient, race: RaceInfo) -> None:
+    """Play on in ``race``, a race the player is racing in: a daily attempt (a race of one)
+    on the daily screen, as ``start_daily`` resumes it, anything else on the race screen."""
+    from client.tui.app import run_daily, run_play
+    from client.tui.race_state import DailyRun
+
+    if race.seats == 1:  # a daily attempt: the races one creates or is matched into have 2 seats or more
+        dailies = await client.dailies()
+        attempt = next(
+            (d for d in dailies.deals if d.attempt is not None and d.attempt.race_id == race.race_id), None
+        )
+        if attempt is not None:
+            await run_daily(client, await client.start_daily(attempt.game))
+            return
+        await run_play(client, race.race_id, daily=DailyRun(race.game, dailies.date, practice=True))
+        return
+    await run_play(client, race.race_id)
+
+
+def join_command(code: str, server: str) -> str:
+    """What friends type to join the race ``code`` on ``server``: with ``--server`` unless
+    it is the default one.
+
+    >>> join_command("K7QX2M", DEFAULT_SERVER)
+    'solitaire-arena play --join K7QX2M'
+    >>> join_command("K7QX2M", "ws://arena.example:8765")
+    'solitaire-arena play --join K7QX2M --server ws://arena.example:8765'
+    """
+    where = "" if server == DEFAULT_SERVER else f" --server {server}"
+    return f"solitaire-arena play --join {code}{where}"
+
+
+def _seated(race: RaceInfo) -> str:
+    return f"{len(race.racers)}/{race.seats} seated"
 
 
 async def play(args: argparse.Namespace) -> int:
@@ -476,8 +542,28 @@ async def play(args: argparse.Namespace) -> int:
             "is rated for accounts"
         )
     # With legal moves, every view also says whether an undo would be accepted (key u).
-    client = await _signed_in(args, legal_moves=True)
+    client, welcome = await _sign_in(args, legal_moves=True)
     try:
+        # A race the player is still in (the last client went away) comes first: a race is
+        # raced to its end, and an open one's lobby reopens rather than leaving it behind.
+        races = await _races_on(client, welcome.races)
+        racing = next((r for r in races if r.status != "open"), None)
+        if racing is not None:
+            print(
+                f"you are still racing in {racing.game} race {racing.race_id} ({racing.status}): resuming it",
+                flush=True,
+            )
+            await _resume(client, racing)
+            return 0
+        waiting = next((r for r in races if r.status == "open"), None)
+        if waiting is not None and not args.join:  # a join goes on: the same race, or one more
+            print(
+                f"you sit in {waiting.game} race {waiting.code} ({_seated(waiting)}) already: reopening its "
+                "lobby (ctrl+q there leaves the race)",
+                flush=True,
+            )
+            await run_play(client, waiting.race_id)
+            return 0
         if args.join:
             race = await client.join_race(args.join.strip().upper())
             race_id = race.race_id
@@ -488,7 +574,7 @@ async def play(args: argparse.Namespace) -> int:
                 args.game, seats=args.seats, time_limit=args.time_limit, hints=hints, rated=args.rated
             )
             race_id = race.race_id
-            join = f"solitaire-arena play --join {race.code}"
+            join = join_command(race.code, args.server)
             setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
             print(f"race {race.code} created ({setting}): others join with  {join}")
         else:
@@ -501,8 +587,16 @@ async def play(args: argparse.Namespace) -> int:
                 await client.cancel_quick_match()
                 return fail(f"nobody else wanted {args.game} within {args.wait:g} s; try again later")
             race_id = found.race.race_id
-        if args.join or args.create:
-            await client.ready(race_id)
+        # A racer who fills the last seat is ready at once; the others ready in the lobby
+        # (r), or by themselves once every seat is taken.
+        if args.join and len(race.racers) >= race.seats:
+            try:
+                await client.ready(race_id)
+            except ArenaError:
+                # Refused (a racer races elsewhere, say): nobody waits for a seat left taken.
+                with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
+                    await client.leave(race_id)
+                raise
         await run_play(client, race_id)
     finally:
         await client.close()
@@ -1044,13 +1138,13 @@ async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
         # The board has the attempt once it is over (written in the step that ends it).
         board = await client.daily_board(info.game, date=date, limit=1)
         if board.me is None:
-            return f"scored: in progress (race {attempt.race_id})"
+            return f"scored: in progress (race {attempt.race_id}; daily {info.game} resumes it)"
         result = _result(board.me.won, board.me.score, board.me.time_ms)
         return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
     try:
         summary = await client.results(attempt.race_id)
     except RaceNotOverError:
-        return f"unscored (guest): in progress (race {attempt.race_id})"
+        return f"unscored (guest): in progress (race {attempt.race_id}; daily {info.game} resumes it)"
     mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
     result = _result(mine.won, mine.score, mine.time_ms) if mine is not None else "over"
     return f"unscored (guest): {result} (race {attempt.race_id})"
@@ -1093,6 +1187,14 @@ async def _play_daily(args: argparse.Namespace) -> int:
         except DailyAttemptedError as exc:
             again = f"solitaire-arena daily {args.game} --practice plays it again"
             raise CommandError(f"{exc.code}: {exc.message} ({again})") from None
+        except AlreadyRacingError as exc:
+            raise CommandError(f"{exc.code}: {exc.message} (solitaire-arena play resumes it)") from None
+        if started.resumed:
+            race = started.race
+            print(
+                f"your {race.game} attempt of {started.date} is still on: resuming race {race.race_id}",
+                flush=True,
+            )
         await run_daily(client, started, practice=args.practice)
     finally:
         await client.close()

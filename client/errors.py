@@ -230,7 +230,7 @@ class PlayerNotFoundError(ArenaError):
 
 
 class DailyAttemptedError(ArenaError):
-    """The player already had today's scored attempt (or first play) of that deal."""
+    """The player's attempt of today's deal (scored, or a guest's first play) is over."""
 
     code_of_class = ErrorCode.DAILY_ATTEMPTED.value
 

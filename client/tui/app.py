@@ -11,13 +11,19 @@ from client.tui.watch import WatchApp
 from shared.protocol import DailyStarted
 
 
-async def run_play(client: ArenaClient, race_id: str) -> None:
-    """Play ``race_id`` in the terminal until the player quits (ctrl+q).
+async def run_play(client: ArenaClient, race_id: str, daily: DailyRun | None = None) -> None:
+    """Play ``race_id`` in the terminal until the player quits (ctrl+q); with ``daily``
+    (its ``date`` known), a daily attempt that had started already.
 
     ``client`` has said hello and sits in the race; the race may still be open or
-    counting down. The app reads the client's events while it runs.
+    counting down. The app reads the client's events while it runs. In the lobby of an
+    open race ``r`` (or enter) says ready, and the app says it by itself once every seat is
+    taken. Quitting a race that is still open leaves it (a client that was killed instead
+    comes back to it).
     """
-    await RaceApp(client, race_id).run_async()
+    app = RaceApp(client, race_id, daily=daily, ready_when_full=True)
+    await app.run_async()
+    await app.leave_if_open()
 
 
 async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool = False) -> None:

@@ -3,7 +3,9 @@
 It also takes the race screen's commands: typed as words (``undo``, ``hint``,
 ``rematch``, ``yes``/``accept``, ``no``/``decline``, ``practice``, ``ghosts``), or as one
 key (``u``, ``h``, ``r``, ``y``, ``n``, ``p``, ``g``) pressed while the field is empty and
-the command is available. No move in the notation starts with one of those letters except ``u``
+the command is available (a key shown dimmed, ``u`` while the server would refuse an
+undo, is not typed either: the screen says why). No move in the notation starts with one
+of those letters except ``u``
 (``undo``), ``r`` (``r1>t2``, ``redeal``) and ``p`` (``p9+wt``): a one-key command is
 only taken when the screen offers it (``r`` and ``p`` only after the end, when no move
 is played), and after one the rest of its word typed next is dropped, so typing
@@ -32,8 +34,17 @@ COMMAND_WORDS: Final = {
     "p": "practice",
     "g": "ghosts",
 }
-#: What the field says while the racer plays.
+#: What the field says while the racer plays (:func:`playing_placeholder`).
 PLAYING_PLACEHOLDER: Final = "type a move (t3>f1, t2:3>t5, deal, p9+wt), undo or hint; tab completes"
+
+
+def playing_placeholder(hints: bool) -> str:
+    """What the field says while the racer plays: ``hint`` only where the race allows hints.
+
+    >>> playing_placeholder(False)
+    'type a move (t3>f1, t2:3>t5, deal, p9+wt) or undo; tab completes'
+    """
+    return PLAYING_PLACEHOLDER if hints else PLAYING_PLACEHOLDER.replace(", undo or hint", " or undo")
 
 
 def matching(legal: Sequence[str], typed: str) -> list[str]:
@@ -111,6 +122,9 @@ class MoveInput(Input):
     def __init__(self, *, id: str | None = None) -> None:
         self.legal_suggester = LegalMoveSuggester()
         self.command_key: Callable[[str], bool | None] = lambda key: False
+        #: Called with a command key pressed in the empty field while it is shown but does
+        #: not apply (``command_key`` None): the screen says why; it is not typed.
+        self.dimmed_key: Callable[[str], None] = lambda key: None
         #: The rest of the word of the last one-key command, dropped if typed next.
         self.rest = ""
         super().__init__(placeholder=PLAYING_PLACEHOLDER, suggester=self.legal_suggester, id=id)
@@ -134,11 +148,13 @@ class MoveInput(Input):
         if self._dropped(character):
             event.stop()
             event.prevent_default()
-        elif not self.value and self.command_key(event.key) is True:
+        elif not self.value and (applies := self.command_key(event.key)) is not False:
             # Not typed: it bubbles up to the screen's binding. The rest of the word is
             # armed now, not by the binding: keys typed in a burst are here before it runs.
             self.expect_rest(COMMAND_WORDS.get(event.key, ""))
             event.prevent_default()
+            if applies is None:  # its binding does not run
+                self.dimmed_key(event.key)
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if self.command_key(key) is not False:

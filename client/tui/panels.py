@@ -175,7 +175,7 @@ class RacersPanel(Static):
             text.append(f"{name}  {rating}\n" if rating else f"{name}\n", style="bold" if me else "")
             text.append(progress_bar(racer.cards_left), style="green" if racer.won else "cyan")
             text.append(f" {racer.cards_left:>2} left\n")
-            flag = _flag(racer)
+            flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
             text.append(f"  score {racer.score:>2}  moves {racer.move_count:>3}  {flag}\n", style="dim")
         if state.ghosts_on:
             for ghost in list(state.ghosts.values())[:GHOSTS_SHOWN]:

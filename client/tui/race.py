@@ -27,7 +27,9 @@ move field they act only while it is empty (see :mod:`client.tui.move_input`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import ClassVar, Final, TypeVar
 
 from rich.text import Text
@@ -43,7 +45,7 @@ from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, local_ms
 from client.tui.legal import legal_moves
-from client.tui.move_input import COMMAND_WORDS, PLAYING_PLACEHOLDER, MoveHints, MoveInput
+from client.tui.move_input import COMMAND_WORDS, MoveHints, MoveInput, playing_placeholder
 from client.tui.panels import (
     ClockPanel,
     DailyPanel,
@@ -65,6 +67,7 @@ from shared.protocol import (
     RaceEnded,
     RaceInfo,
     RaceStarted,
+    RaceUpdate,
     RematchInfo,
     RematchStarted,
     RematchUpdate,
@@ -176,9 +179,11 @@ class RaceScreen(Screen[None]):
     # dimmed while the racer plays but the server says an undo would be refused.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "give_up", "give up"),
-        Binding("ctrl+r", "replay", "replay (after the end)"),
+        Binding("ctrl+r", "replay", "replay"),
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
+        Binding("r", "toggle_ready", "ready"),
+        Binding("enter", "toggle_ready", "ready", show=False, priority=True),
         Binding("r", "offer_rematch", "rematch"),
         Binding("y", "answer_rematch(True)", "accept rematch"),
         Binding("n", "answer_rematch(False)", "decline rematch"),
@@ -187,10 +192,19 @@ class RaceScreen(Screen[None]):
         Binding("escape", "clear", "clear", show=False),
     ]
 
-    def __init__(self, client: ArenaClient, race_id: str = "", daily: DailyRun | None = None) -> None:
+    def __init__(
+        self,
+        client: ArenaClient,
+        race_id: str = "",
+        daily: DailyRun | None = None,
+        ready_when_full: bool = False,
+    ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        #: Say ready by itself once every seat of the (open) race is taken, once.
+        self.ready_when_full = ready_when_full
+        self._readied_when_full = False
         self.state = RaceState(race_id=race_id, me=client.player_id, daily=daily)
         if daily is not None:
             self.state.game = daily.game
@@ -233,6 +247,7 @@ class RaceScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.move_input.command_key = self.command_key
+        self.move_input.dimmed_key = self.dimmed_key
         self.move_input.focus()
         self.set_interval(0.25, self._tick)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
@@ -259,11 +274,13 @@ class RaceScreen(Screen[None]):
         self.query_one("#daily", DailyPanel).show(self.state)
         self.move_input.disabled = not self.typing
         after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
-        self.move_input.placeholder = after if self.state.status == "finished" else PLAYING_PLACEHOLDER
+        playing = playing_placeholder(self.state.hints)
+        self.move_input.placeholder = after if self.state.status == "finished" else playing
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
+        keys += tuple(self.check_action(action, ()) for action in ("toggle_ready", "give_up", "replay"))
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -283,6 +300,12 @@ class RaceScreen(Screen[None]):
         return self.playing or self.state.status == "finished"
 
     @property
+    def in_lobby(self) -> bool:
+        """Whether this racer sits in the race and it has not started (``r`` readies)."""
+        state = self.state
+        return state.status == "open" and state.me in state.racers and state.daily is None
+
+    @property
     def hinted_move(self) -> str | None:
         """The last hint's move while the board is the one it was asked for."""
         hint = self.hint
@@ -298,6 +321,12 @@ class RaceScreen(Screen[None]):
             return True if self.state.can_undo else None
         if action == "hint":
             return self.playing and self.state.hints
+        if action == "toggle_ready":
+            return self.in_lobby
+        if action == "give_up":
+            return self.playing
+        if action == "replay":
+            return self.state.summary is not None
         if action == "offer_rematch":
             return self.state.can_offer_rematch
         if action == "answer_rematch":
@@ -307,6 +336,12 @@ class RaceScreen(Screen[None]):
         if action == "toggle_ghosts":
             return self.state.can_race_ghosts
         return True
+
+    def dimmed_key(self, key: str) -> None:
+        """A one-key command shown dimmed was pressed: say why it does not apply."""
+        if key == "u":
+            # The server's refusal says why (nothing to take back, a card a deal turned up).
+            self.run_worker(self.play("undo"), group="moves", exit_on_error=False)
 
     def command_key(self, key: str) -> bool | None:
         """Whether ``key`` is a one-key command that applies now: ``True``; ``None`` when
@@ -339,6 +374,7 @@ class RaceScreen(Screen[None]):
             return
         self.redraw()
         self.status.say(self._opening_note())
+        await self._ready_if_full()
         async for event in self.client.events():
             if isinstance(event, Welcome):
                 # The SDK resumed a dropped connection: follow the race again.
@@ -367,6 +403,9 @@ class RaceScreen(Screen[None]):
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
                 self.status.say(self._go_note())
+            elif isinstance(event, RaceUpdate) and self.state.status == "open":
+                self.status.say(self._opening_note())  # who sits in the lobby now
+                await self._ready_if_full()
         self.status.say("connection closed", error=True)
 
     async def _sync_clock(self) -> None:
@@ -388,9 +427,19 @@ class RaceScreen(Screen[None]):
         if state.status == "running":
             return self._go_note()
         if state.status == "open" and state.code:
-            seated = f"{len(state.racers)}/{state.seats} seated"
-            join = f"play --join {state.code}"
-            return f"{state.game} race {state.code}: {seated}, waiting for everyone to be ready ({join})"
+            ready = sum(racer.ready for racer in state.racers.values())
+            seated = f"{len(state.racers)}/{state.seats} seated, {ready} ready"
+            join = f"others join with play --join {state.code}"
+            mine = state.racers.get(state.me or "")
+            if mine is None:
+                you = "waiting for everyone to be ready"
+            elif mine.ready:
+                you = "you are ready (r: not ready); it starts once everyone is"
+            elif self.ready_when_full:
+                you = "press r (or Enter) when ready, or wait for every seat"
+            else:
+                you = "press r (or Enter) when ready"
+            return f"{state.game} race {state.code}: {seated}; {you} ({join})"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:
@@ -559,8 +608,14 @@ class RaceScreen(Screen[None]):
         typed = event.character or ""
         if not (event.is_printable and typed.strip() and self.board.has_focus and self.typing):
             return
-        if not self.move_input.value and self.command_key(event.key) is True:
+        applies = self.command_key(event.key)
+        if not self.move_input.value and applies is True:
             self.move_input.expect_rest(COMMAND_WORDS[event.key])  # on to the binding
+            return
+        if not self.move_input.value and applies is None:
+            self.move_input.expect_rest(COMMAND_WORDS[event.key])
+            self.dimmed_key(event.key)
+            event.stop()
             return
         self.move_input.focus()
         self.move_input.feed(typed)
@@ -670,6 +725,51 @@ class RaceScreen(Screen[None]):
         self.redraw()
         self.status.say(rematch_note(rematch, self.state.me))
 
+    def action_toggle_ready(self) -> None:
+        self.run_worker(self.toggle_ready(), group="ready", exit_on_error=False)
+
+    async def toggle_ready(self) -> None:
+        """In the lobby: say ready (or no longer ready). The race starts once at least two
+        racers sit and all of them are ready."""
+        mine = self.state.racers.get(self.state.me or "")
+        if not self.in_lobby or mine is None:
+            return
+        await self._say_ready(not mine.ready)
+
+    async def _say_ready(self, ready: bool) -> None:
+        try:
+            await self.client.ready(self.race_id, ready)
+        except ArenaError as exc:
+            self.status.say(f"✗ ready: {exc.message}", error=True)
+            return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"✗ ready: connection problem ({exc})", error=True)
+            return
+        mine = self.state.racers.get(self.state.me or "")
+        if mine is not None and self.state.status == "open":
+            self.state.racers[mine.player_id] = replace(mine, ready=ready)
+            self.redraw()
+            self.status.say(self._opening_note())
+
+    async def _ready_if_full(self) -> None:
+        """Once every seat is taken, ready this racer (once: an unready later stays)."""
+        state = self.state
+        mine = state.racers.get(state.me or "")
+        if not self.ready_when_full or self._readied_when_full or not self.in_lobby or mine is None:
+            return
+        if len(state.racers) >= state.seats and not mine.ready:
+            self._readied_when_full = True
+            await self._say_ready(True)
+
+    async def leave_if_open(self) -> None:
+        """Leave the race if it has not started (the racer quit its lobby)."""
+        state = self.state
+        if state.status != "open" or state.me not in state.racers or state.daily is not None:
+            return
+        # Started, cancelled or unreachable meanwhile: nothing to leave here.
+        with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
+            await self.client.leave(self.race_id)
+
     async def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:
             self.status.say("you are not playing any more")
@@ -707,14 +807,29 @@ class RaceApp(App[None]):
 
     TITLE = "Solitaire Arena"
 
-    def __init__(self, client: ArenaClient, race_id: str = "", daily: DailyRun | None = None) -> None:
+    def __init__(
+        self,
+        client: ArenaClient,
+        race_id: str = "",
+        daily: DailyRun | None = None,
+        ready_when_full: bool = False,
+    ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         self.daily = daily
+        self.ready_when_full = ready_when_full
+        self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
-        return RaceScreen(self.client, self.race_id, self.daily)
+        self._race_screen = RaceScreen(self.client, self.race_id, self.daily, self.ready_when_full)
+        return self._race_screen
+
+    async def leave_if_open(self) -> None:
+        """After the app ended: leave the race if it had not started (the racer quit its
+        lobby)."""
+        if self._race_screen is not None:
+            await self._race_screen.leave_if_open()
 
     @property
     def race_screen(self) -> RaceScreen:

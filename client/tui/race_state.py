@@ -72,6 +72,8 @@ class Racer:
     provisional: bool = False
     #: After a rated race (final standings only): the change it made to ``rating``.
     rating_change: int | None = None
+    #: Whether the racer said they are ready (a race that has not started).
+    ready: bool = False
 
     @classmethod
     def from_info(cls, info: RacerInfo) -> Racer:
@@ -86,6 +88,7 @@ class Racer:
             info.won,
             info.rating,
             info.provisional,
+            ready=info.ready,
         )
 
 
@@ -242,6 +245,11 @@ class RaceState:
             self.status, self.starts_at, self.ends_at = "countdown", event.starts_at, event.ends_at
         elif isinstance(event, RaceStarted):
             self.status, self.starts_at, self.ends_at = "running", event.starts_at, event.ends_at
+            # Every racer starts from the same deal (Eagle Wing's has a card home already).
+            start = event.view.score
+            for player_id, racer in self.racers.items():
+                if racer.move_count == 0 and player_id != self.me:
+                    self.racers[player_id] = replace(racer, score=start, cards_left=CARDS - start)
             self.set_view(event.view, 0)
         elif isinstance(event, Progress):
             known = self.racers.get(event.player_id, Racer(event.player_id, event.player_id))

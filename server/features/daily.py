@@ -233,13 +233,13 @@ class Daily:
                 )
             if not await may_look(self.store, player.player_id, date, game, self.time.now_ms()):
                 raise ArenaError(
-                    ErrorCode.DAILY_NOT_ATTEMPTED, f"finish today's {game} attempt first, then practise it"
+                    ErrorCode.DAILY_NOT_ATTEMPTED,
+                    f"your {game} attempt of today (race {attempt[0]}) is still on: finish it first "
+                    "(start_daily without practice resumes it), then practise it",
                 )
         elif attempt is not None:
-            raise ArenaError(
-                ErrorCode.DAILY_ATTEMPTED,
-                f"you have had today's {game} attempt: practise it (practice: true) or come back tomorrow",
-            )
+            return await self._resume(caller, message, date, attempt[0], attempt[1])
+        await self._refuse_racing_elsewhere(player.player_id, game)
         scored = player.account and not message.practice
         meta = await self.lobby.create(
             player,
@@ -256,18 +256,70 @@ class Daily:
         if not message.practice and not await self.store.dailies.claim_attempt(
             date, game, player.player_id, meta.race_id, scored
         ):
+            # Another request claimed the day's attempt meanwhile: that one is the attempt.
             await self.lobby.leave(player.player_id, meta.race_id)
-            raise ArenaError(ErrorCode.DAILY_ATTEMPTED, f"you have had today's {game} attempt")
-        await self.lobby.begin_countdown(meta.race_id, solo=True)
-        # Started here, not by the clock: the reply then carries the running board, and no
-        # race_started can pass before this connection follows the race.
-        counting = await self.store.races.meta(meta.race_id)
-        if counting is not None:
-            await self.racing.go(counting)
+            claimed = await self.store.dailies.attempt(date, game, player.player_id)
+            if claimed is None:
+                raise ArenaError(ErrorCode.DAILY_ATTEMPTED, f"you have had today's {game} attempt")
+            return await self._resume(caller, message, date, claimed[0], claimed[1])
+        await self._run(meta.race_id)
         log.info("daily attempt", extra={"player_id": player.player_id, "game": game, "scored": scored})
         info = await self.lobby.info(meta.race_id, player.player_id, player.legal_moves)
         reply = DailyStarted(id=message.id, date=date, scored=scored, race=info)
         return Reply(reply, follow=(meta.race_id,))
+
+    async def _run(self, race_id: str) -> None:
+        """Start an attempt's race of one at once (from open or from its countdown)."""
+        meta = await self.store.races.meta(race_id)
+        if meta is not None and meta.status is RaceStatus.OPEN:
+            try:
+                await self.lobby.begin_countdown(race_id, solo=True)
+            except ArenaError as exc:
+                if exc.code is not ErrorCode.RACE_NOT_OPEN:
+                    raise  # else another request started it meanwhile
+            meta = await self.store.races.meta(race_id)
+        # Started here, not by the clock: the reply then carries the running board, and no
+        # race_started can pass before this connection follows the race.
+        if meta is not None and meta.status is RaceStatus.COUNTDOWN:
+            await self.racing.go(meta)
+
+    async def _resume(
+        self, caller: Caller, message: StartDaily, date: str, race_id: str, scored: bool
+    ) -> Reply:
+        """``start_daily`` for a day's attempt already claimed: the same ``daily_started``
+        while it is still on for the player (a client that went away comes back to it,
+        its clock running from its start), ``daily_attempted`` once it is over."""
+        player, game = caller.player, message.game
+        meta = await self.store.races.meta(race_id)
+        on = meta is not None and meta.status in (RaceStatus.OPEN, RaceStatus.COUNTDOWN, RaceStatus.RUNNING)
+        if on:
+            board = await self.store.boards.board(race_id, player.player_id)
+            on = board is None or not board.finished
+        if not on:
+            raise ArenaError(
+                ErrorCode.DAILY_ATTEMPTED,
+                f"your {game} attempt of today is over: practise it (practice: true) or come back tomorrow",
+            )
+        if meta is not None and meta.status is RaceStatus.OPEN:
+            # Claimed but never started (the start was refused): it starts now.
+            await self._refuse_racing_elsewhere(player.player_id, game, race_id)
+        await self._run(race_id)
+        who = {"player_id": player.player_id, "game": game, "race_id": race_id}
+        log.info("daily attempt resumed", extra=who)
+        info = await self.lobby.info(race_id, player.player_id, player.legal_moves)
+        reply = DailyStarted(id=message.id, date=date, scored=scored, race=info, resumed=True)
+        return Reply(reply, follow=(race_id,))
+
+    async def _refuse_racing_elsewhere(self, player_id: str, game: GameName, race_id: str = "") -> None:
+        """An attempt starts at once: not while the player races another race (its race
+        would stay open, the day's attempt claimed and never started)."""
+        busy = await self.lobby.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
+        busy = [m for m in busy if m.race_id != race_id]
+        if busy:
+            raise ArenaError(
+                ErrorCode.ALREADY_RACING,
+                f"you are racing in race {busy[0].race_id}: finish it before today's {game} daily",
+            )
 
     async def get_daily_board(self, caller: Caller, message: GetDailyBoard) -> Reply:
         day = self._day(message.date)

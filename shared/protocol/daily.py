@@ -65,14 +65,17 @@ class StartDaily(Request):
 
 
 class DailyStarted(Reply):
-    """The attempt, a race of one already running: ``race.board`` is the deal. Send moves
-    and ``finish`` as in any race; its clock runs from now for ``time_limit``."""
+    """The attempt, a race of one already running: ``race.board`` is the deal (or the
+    board as far as it got). Send moves and ``finish`` as in any race; its clock runs for
+    ``time_limit`` from its start, ``race.starts_at``. ``resumed``: the attempt had started
+    before (the player came back to it), and its clock has been running since."""
 
     type: Literal["daily_started"] = "daily_started"
     id: RequestId | None = None
     date: str
     scored: bool
     race: RaceInfo
+    resumed: bool = False
 
 
 class GetDailyBoard(Request):

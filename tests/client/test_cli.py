@@ -117,6 +117,14 @@ def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     assert "cannot reach ws://127.0.0.1:9" in one_error_line(result)
 
 
+def test_a_server_address_that_is_not_a_websocket_one_is_one_line(tmp_path: Path) -> None:
+    result = run("profile", "--server", "http://127.0.0.1:8772", config=tmp_path / "c.json")
+    assert one_error_line(result) == (
+        "solitaire-arena: --server http://127.0.0.1:8772 is not a WebSocket address: "
+        "ws://host:port or wss://host:port"
+    )
+
+
 def test_joining_an_unknown_code_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
     result = run("play", "--join", "ZZZZZZ", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
@@ -247,6 +255,27 @@ async def test_refusals_are_the_servers_message_on_one_line(node: NodeProcess, t
     assert one_error_line(short) == "solitaire-arena: a password has 8 to 128 characters"
     nobody = run("profile", "nobody_at_all", "--server", node.url, config=fresh)
     assert one_error_line(nobody) == "solitaire-arena: player_not_found: no account is named 'nobody_at_all'"
+
+
+async def test_a_joiner_whose_ready_is_refused_leaves_the_race_on_the_way_out(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    async with (
+        await ArenaClient.connect(node.url) as ada,
+        await ArenaClient.connect(node.url) as carol,
+    ):
+        await ada.hello(name="ada")
+        lobby = await ada.create_race("treize", seats=2)
+        await ada.ready(lobby.race_id)
+        await start_race(ada, carol)  # ada races elsewhere meanwhile: the lobby cannot start
+        result = run("play", "--join", lobby.code, "--name", "joiner", "--server", node.url,
+                     config=tmp_path / "c.json")  # fmt: skip
+        assert one_error_line(result) == (
+            "solitaire-arena: already_racing: ada is racing in another race: "
+            "a player races one race at a time"
+        )
+        info = await ada.get_race(lobby.race_id)
+        assert [r.name for r in info.racers] == ["ada"]  # the joiner's seat is free again
 
 
 def test_a_rated_race_is_for_accounts(node: NodeProcess, tmp_path: Path) -> None:

@@ -246,3 +246,100 @@ async def test_watch_draws_a_race_in_a_real_terminal_and_quits_on_q(
         await ada.close()
         await bob.close()
         tmux("kill-session", "-t", SESSION)
+
+
+async def test_play_resumes_the_running_race_after_the_terminal_client_was_killed(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    start_play(node, tmp_path)
+    bob = await ArenaClient.connect(node.url)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        await bob.ready(race.race_id)
+        started = await bob.wait_for(RaceStarted, timeout=15)
+        await screen_with(r"t1 +t2 +t3")
+        move = (started.view.legal_moves or [])[0]
+        type_line(move)
+        await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        tmux("kill-session", "-t", SESSION)  # the terminal client is killed mid-race
+
+        # Any play comes back to the race (here a quick match, which would be refused).
+        start_command(tmp_path, f"play --name ada --server {node.url}")
+        await screen_with(r"t1 +t2 +t3")
+        await screen_with(r"ada \(you\)[^\n]*\n[^\n]*\n[^\n]*score +\d+ +moves +1")
+        type_line("undo")  # the next move goes on from where the killed client was
+        undone = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        assert undone.move_count == 0
+        await quit_play()
+        shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
+        assert f"you are still racing in eight-off race {race.race_id} (running): resuming it" in shown, shown
+        assert "Traceback" not in shown, shown
+    finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)
+
+
+async def test_a_three_seat_race_created_in_the_terminal_waits_for_its_three_racers(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    start_play(node, tmp_path, "--seats", "3")
+    bob, cy = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+    try:
+        code = (
+            await screen_with(r"race ([A-Z0-9]{6}): 1/3 seated, 0 ready; press r \(or Enter\) when ready")
+        )[1]
+        await screen_with(r"r ready")  # the footer
+        tmux("send-keys", "-t", SESSION, "r")  # ready, then not ready again
+        await screen_with(r"1/3 seated, 1 ready; you are ready \(r: not ready\)")
+        tmux("send-keys", "-t", SESSION, "r")
+        await screen_with(r"1/3 seated, 0 ready; press r")
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        await bob.ready(race.race_id)  # ada has not said ready: no start with two
+        await screen_with(r"2/3 seated, 1 ready")
+        await cy.hello(name="cy")
+        await cy.join_race(code)  # the last seat: ada is ready by herself
+        await screen_with(r"3/3 seated, 2 ready")
+        await cy.ready(race.race_id)
+        await cy.wait_for(RaceStarted, timeout=15)
+        await screen_with(r"t1 +t2 +t3")
+        info = await cy.get_race(race.race_id)
+        assert [r.name for r in info.racers] == ["ada", "bob", "cy"]
+        await quit_play()
+    finally:
+        await bob.close()
+        await cy.close()
+        tmux("kill-session", "-t", SESSION)
+
+
+async def test_enter_in_the_lobby_says_ready_and_the_race_starts_with_the_racers_seated(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    start_play(node, tmp_path, "--seats", "3")
+    bob = await ArenaClient.connect(node.url)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/3 seated"))[1]
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        await bob.ready(race.race_id)
+        await screen_with(r"2/3 seated, 1 ready")
+        tmux("send-keys", "-t", SESSION, "Enter")
+        await bob.wait_for(RaceStarted, timeout=15)
+        await screen_with(r"t1 +t2 +t3")
+        await quit_play()
+    finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)
+
+
+async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProcess, tmp_path: Path) -> None:
+    start_play(node, tmp_path)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await quit_play()
+        shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
+        assert f"others join with  solitaire-arena play --join {code} --server {node.url}\n" in shown, shown
+    finally:
+        tmux("kill-session", "-t", SESSION)

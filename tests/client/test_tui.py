@@ -14,6 +14,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from client.bots import Bot, RandomStrategy
+from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui.board import BoardWidget, Direction, neighbour
@@ -35,6 +36,8 @@ from shared.protocol import (
     MoveLog,
     Progress,
     RaceEnded,
+    RaceInfo,
+    RacerInfo,
     RaceStarted,
     RematchStarted,
     RematchUpdate,
@@ -487,14 +490,35 @@ def test_an_undo_view_replaces_the_newer_looking_one() -> None:
     assert state.view == opening
 
 
+async def test_the_lobby_status_line_follows_the_racers_who_join(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, cy = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    await cy.hello(name="cy")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        await bob.join_race(race.code)
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+        await cy.join_race(race.code)
+        await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
+        await bob.leave(race.race_id)
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+
+
 async def _race(
-    arena: ArenaServer, connect: Connect, hints: bool = True
+    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off"
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off, seed 2."""
+    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off (or
+    ``game``), seed 2."""
     ada, bob = await connect(arena.url), await connect(arena.url)
     await ada.hello(name="ada", legal_moves=True)
     await bob.hello(name="bob")
-    race = await ada.create_race("eight-off", seats=2, time_limit=60, hints=hints)
+    race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
     await bob.join_race(race.code)
     await ada.ready(race.race_id)
     await bob.ready(race.race_id)
@@ -617,6 +641,42 @@ async def test_a_race_without_hints_says_so_and_shows_the_refusal(
         await wait_until(pilot, lambda: "✗" in screen.status.last)
         assert screen.status.last.startswith("✗ hint: hints are off in this race")
         assert screen.board.hint is None and screen.state.seq == 0
+
+
+async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _, race_id = await _race(arena, connect, hints=False, game="treize")
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert "hint" not in screen.move_input.placeholder  # hints are off in this race
+        await _type(pilot, "deal")
+        await wait_until(pilot, lambda: screen.state.seq == 1)
+        await wait_until(pilot, lambda: footer_keys(app).get("u") == ("undo", False))
+        await pilot.press("u")
+        await wait_until(pilot, lambda: screen.status.last.startswith("✗ undo: "))
+        with pytest.raises(ArenaError) as refused:
+            await ada.move(race_id, "undo")
+        assert screen.status.last == f"✗ undo: {refused.value.message}"  # as typing undo says
+        assert screen.move_input.value == ""
+        assert "no legal move starts so" not in rendered(screen, "#hints")
+        assert screen.state.seq == 1
+
+
+async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "ctrl+g" in footer_keys(app))
+        assert "ctrl+r" not in footer_keys(app)
+        await _both_finish(pilot, screen, bob, race_id)
+        await wait_until(pilot, lambda: "ctrl+r" in footer_keys(app))
+        assert footer_keys(app)["ctrl+r"] == ("replay", True) and "ctrl+g" not in footer_keys(app)
 
 
 async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
@@ -844,10 +904,45 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
     async with again.run_test(size=SIZE) as pilot:
         screen = again.race_screen
         await wait_until(pilot, lambda: screen.status.last.startswith("✗"))
-        assert screen.status.last.startswith("✗ daily_attempted: you have had today's eight-off attempt")
+        assert screen.status.last.startswith("✗ daily_attempted: your eight-off attempt of today is over")
         assert "daily_attempted" in rendered(screen, "#status")
         assert lines_of(rendered(screen, "#race-info")) == ["eight-off  daily", "Daily — attempt"]
         assert screen.state.view is None and screen.move_input.disabled
+
+
+async def test_a_daily_attempt_resumed_after_the_client_went_away_plays_on_with_its_clock_from_the_start(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    first = await connect(arena.url)
+    await first.hello(name="ada", legal_moves=True)
+    await first.register("ada_resumes", "a long password")
+    started = await first.start_daily("eight-off")
+    assert started.race.board is not None
+    opening = (started.race.board.view.legal_moves or [])[0]
+    await first.move(started.race.race_id, opening)
+    token = first.token
+    assert token is not None
+    await first.close()  # the terminal client went away mid-attempt
+
+    ada = await connect(arena.url)
+    await ada.hello(token=token, legal_moves=True)  # as the daily command says hello
+    resumed = await ada.start_daily("eight-off")  # as the daily command starts it
+    assert resumed.resumed and resumed.race.race_id == started.race.race_id
+    daily = DailyRun("eight-off", resumed.date, scored=resumed.scored)
+    app = RaceApp(ada, resumed.race.race_id, daily=daily)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.status.last.endswith(GO))
+        assert screen.state.seq == 1 and screen.state.view is not None and screen.state.view.move_count == 1
+        # The clock runs from the attempt's first start.
+        assert screen.state.starts_at == started.race.starts_at
+        assert screen.state.ends_at == started.race.ends_at
+        assert "Daily — scored attempt" in lines_of(rendered(screen, "#race-info"))
+        await _type(pilot, screen.legal[0])
+        await wait_until(pilot, lambda: screen.state.seq == 2)
+        assert screen.status.last.startswith("✓ ")
 
 
 #: The leader's first moves, 0.2 s apart: the ghost's timeline has several seconds to show.
@@ -1056,3 +1151,20 @@ async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, c
         await sam.unwatch()
         await tom.unwatch()
         await wait_until(pilot, lambda: "spectator" not in rendered(screen, "#race-info"))
+
+
+def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
+    view = view_of(new_game("eagle-wing", 3))
+    assert view.score == 1  # the deal puts a card home
+    state = RaceState(race_id="r1", me="p_a")
+    state.load(
+        RaceInfo(race_id="r1", code="ABCDEF", game="eagle-wing", seats=2, time_limit=60, status="countdown",
+                 creator="p_a", server_time=0, racers=[RacerInfo(player_id="p_a", name="ada"),
+                                                       RacerInfo(player_id="p_b", name="bob")])
+    )  # fmt: skip
+    assert state.apply(RaceStarted(race_id="r1", starts_at=0, ends_at=60_000, view=view))
+    assert [(r.name, r.score, r.cards_left) for r in state.racers.values()] == [
+        ("ada", 1, 51),
+        ("bob", 1, 51),
+    ]
+    assert [(rank, racer.name) for rank, racer in state.ranking()] == [(1, "ada"), (1, "bob")]

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect as ws_connect
 
 from client.errors import DailyNotReadyError
 from client.sdk import ArenaClient
@@ -414,5 +415,68 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
                 "daily": DAY.isoformat(),
             }
         ]
+        await ada.ws.close()
+        await bob.ws.close()
+
+
+async def test_start_daily_resumes_an_attempt_still_running_and_refuses_one_that_is_over(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        ada = Racer(await ws_connect(arena.url, compression=None))
+        token = (await ada.request({"type": "hello", "name": "ada", "legal_moves": True}))["token"]
+        registered = await ada.request({"type": "register", "username": "ada_daily", "password": PASSWORD})
+        assert registered["type"] == "account"
+        game = "eight-off"
+        line = winning_line(game, (await deal_of(arena, game)).seed)
+        started = await start(ada, game)
+        race_id = started["race"]["race_id"]
+        await play_line(ada, race_id, line[:2], clock, 1.0)
+        await ada.ws.close()  # the client went away mid-attempt
+        clock.advance(30)
+
+        back = Racer(await ws_connect(arena.url, compression=None))
+        welcome = await back.request({"type": "hello", "token": token, "legal_moves": True})
+        assert welcome["races"] == [race_id]
+        early = await back.request({"type": "start_daily", "game": game, "practice": True})
+        assert early["code"] == "daily_not_attempted" and "still on" in early["message"]
+        resumed = await back.request({"type": "start_daily", "game": game})
+        assert resumed["type"] == "daily_started", resumed
+        assert resumed["resumed"] is True and resumed["scored"] is True
+        race = resumed["race"]
+        assert race["race_id"] == race_id and race["status"] == "running"
+        assert race["starts_at"] == started["race"]["starts_at"]  # the clock runs from the start
+        assert race["board"]["seq"] == 2 and race["board"]["view"]["move_count"] == 2
+        # The session follows the resumed race: the rest of the line wins it.
+        for seq, move in enumerate(line[2:], start=3):
+            ack = await back.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+            assert ack["type"] == "move_ack", ack
+        await back.event("race_ended")
+
+        over = await back.request({"type": "start_daily", "game": game})
+        assert over["code"] == "daily_attempted"
+        assert over["message"] == (
+            f"your {game} attempt of today is over: practise it (practice: true) or come back tomorrow"
+        )
+        practice = await start(back, game, practice=True)
+        assert practice["race"]["race_id"] != race_id and practice.get("resumed", False) is False
+        await back.ws.close()
+
+
+async def test_a_daily_is_refused_while_racing_elsewhere_and_leaves_the_attempt_unclaimed(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob = await racers(arena.url, "ada", "bob")
+        created = await ada.request({"type": "create_race", "game": "treize", "seats": 2})
+        race = created["race"]
+        await bob.request({"type": "join_race", "code": race["code"]})
+        await ada.request({"type": "ready", "race_id": race["race_id"]})
+        await bob.request({"type": "ready", "race_id": race["race_id"]})
+        await ada.event("race_countdown")
+        refused = await ada.request({"type": "start_daily", "game": "eight-off"})
+        assert refused["code"] == "already_racing" and race["race_id"] in refused["message"]
+        dailies = await ada.request({"type": "get_dailies"})
+        assert all("attempt" not in deal for deal in dailies["deals"])
         await ada.ws.close()
         await bob.ws.close()
