@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
@@ -68,6 +68,9 @@ from shared.protocol import (
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
 from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
 from shared.record import RaceRecord, RecordRejected, RecordSyntaxError, read_record, verify_record
+
+if TYPE_CHECKING:
+    from client.tui.race_state import DailyRun
 
 #: Where the commands connect unless told otherwise.
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -495,23 +498,50 @@ async def _races_on(client: ArenaClient, race_ids: list[str]) -> list[RaceInfo]:
     return found
 
 
-async def _resume(client: ArenaClient, race: RaceInfo) -> None:
-    """Play on in ``race``, a race the player is racing in: a daily attempt (a race of one)
-    on the daily screen, as ``start_daily`` resumes it, anything else on the race screen."""
-    from client.tui.app import run_daily, run_play
+def utc_date(ms: int) -> str:
+    """The UTC day (YYYY-MM-DD) of a server time in ms: the day a daily deal belongs to.
+
+    >>> utc_date(1_773_446_399_999), utc_date(1_773_446_400_000)
+    ('2026-03-13', '2026-03-14')
+    """
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()
+
+
+async def daily_resumption(client: ArenaClient, race: RaceInfo) -> tuple[DailyRun, bool] | None:
+    """How ``play`` goes back to ``race`` when it is a daily run (a race of one; the races
+    one creates or is matched into have 2 seats or more): its ``DailyRun``, named by the
+    day of its deal (the day it started, not today: a run may go on past midnight), and
+    whether ``start_daily`` resumes it (only today's first attempt: it would start a new
+    attempt for any other). None for any other race."""
     from client.tui.race_state import DailyRun
 
-    if race.seats == 1:  # a daily attempt: the races one creates or is matched into have 2 seats or more
-        dailies = await client.dailies()
-        attempt = next(
-            (d for d in dailies.deals if d.attempt is not None and d.attempt.race_id == race.race_id), None
-        )
-        if attempt is not None:
-            await run_daily(client, await client.start_daily(attempt.game))
-            return
-        await run_play(client, race.race_id, daily=DailyRun(race.game, dailies.date, practice=True))
+    if race.seats != 1:
+        return None
+    date = utc_date(race.starts_at if race.starts_at is not None else race.server_time)
+    dailies = await client.dailies(date)
+    attempts = [d.attempt for d in dailies.deals if d.attempt is not None]
+    attempt = next((a for a in attempts if a.race_id == race.race_id), None)
+    if attempt is None:
+        return DailyRun(race.game, date, practice=True), False
+    return DailyRun(race.game, date, scored=attempt.scored), date == utc_date(race.server_time)
+
+
+async def _resume(client: ArenaClient, race: RaceInfo) -> None:
+    """Play on in ``race``, a race the player is racing in: today's daily attempt on the
+    daily screen as ``start_daily`` resumes it, any other daily run (a practice, or an
+    attempt begun before midnight) on the daily screen as it is, anything else on the race
+    screen."""
+    from client.tui.app import run_daily, run_play
+
+    resumption = await daily_resumption(client, race)
+    if resumption is None:
+        await run_play(client, race.race_id)
         return
-    await run_play(client, race.race_id)
+    daily, by_start_daily = resumption
+    if by_start_daily:
+        await run_daily(client, await client.start_daily(race.game))
+    else:
+        await run_play(client, race.race_id, daily=daily)
 
 
 def join_command(code: str, server: str) -> str:
