@@ -104,6 +104,27 @@ async def test_a_visitor_on_an_open_races_page_is_offered_join_and_no_racer_cont
     assert errors == []
 
 
+async def test_a_visitor_on_an_open_races_page_sees_seats_taken_and_the_start_without_reloading(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Only racers get a race's race_update: the visitor's page reads the race again."""
+    errors: list[str] = []
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off")
+    page = await guest_page(browser, connect, arena.url, "cleo", errors)
+    await page.evaluate(f"location.hash = '#/race/{race.race_id}'")
+    await expect(page.locator("#status")).to_contain_text("1 of 2 seats taken")
+    await bob.join_race(race.code)
+    await expect(page.locator("#status")).to_contain_text("every seat is taken", timeout=8_000)
+    await expect(page.locator("#join-race")).to_be_hidden()
+    await ada.ready(race.race_id)
+    await bob.ready(race.race_id)
+    await expect(page).to_have_url(re.compile(rf"#/watch/{race.race_id}$"), timeout=8_000)
+    assert errors == []
+
+
 async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

@@ -20,6 +20,8 @@ let routed = null; // the hash the page on screen shows
 let arriving = null; // a race an event handed over (RaceInfo), shown at once by its page
 // The order a race's status goes in: a reply that raced an event never takes it back.
 const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, cancelled: 4 };
+// How often a visitor's page of an open race reads it again (a visitor gets no race_update).
+const VISITOR_REFRESH_MS = 3000;
 // The quick-match queue the page's player waits in (a game id), known app-wide: the lobby
 // shows it with Cancel. A new connection (a welcome) waits in none.
 let queuedFor = null;
@@ -771,6 +773,12 @@ function racePage(raceId, arrived = null) {
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   const timer = setInterval(tick, 250);
+  // Only a race's racers get its race_update: a visitor's page of an open race asks again
+  // every few seconds (seats taken, the start: then it goes to watch).
+  const visitorTimer = setInterval(async () => {
+    if (race?.status !== "open" || mine()) return;
+    try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch { /* asked again next time */ }
+  }, VISITOR_REFRESH_MS);
   readingSession() // a finished race's results are for anyone with the link
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
@@ -783,7 +791,7 @@ function racePage(raceId, arrived = null) {
       if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
       showError(error, failure);
     });
-  return () => { clearInterval(timer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
+  return () => { clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
 // ----- replay --------------------------------------------------------------------------
