@@ -44,7 +44,7 @@ from client.errors import (
     RaceOverError,
     RateLimitedError,
 )
-from client.sdk import ArenaClient
+from client.sdk import ArenaClient, player_token
 from client.watching import WatchedRace, ranking_lines
 from shared.games import GAMES, GameName
 from shared.protocol import (
@@ -941,7 +941,8 @@ async def login(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     name = welcome.username or welcome.name
-    TokenStore().set_account(args.server, Credential(welcome.player_id, name, welcome.token, account=True))
+    credential = Credential(welcome.player_id, name, player_token(welcome), account=True)
+    TokenStore().set_account(args.server, credential)
     print(
         f"logged in as {name} (player {welcome.player_id}) on {args.server}; "
         "play, replay, profile and leaderboard use this account"

@@ -362,7 +362,7 @@ class ArenaClient:
             except BadTokenError:
                 store.forget(server, name)
         welcome = await self.hello(name=name, legal_moves=legal_moves, bot=bot)
-        store.put(server, Credential(welcome.player_id, name, welcome.token))
+        store.put(server, Credential(welcome.player_id, name, player_token(welcome)))
         return welcome
 
     async def register(self, username: str, password: str) -> Account:
@@ -581,3 +581,11 @@ class ArenaClient:
 
     async def cancel_quick_match(self) -> None:
         await self._expect(CancelQuickMatch(id=self.next_id()), Ok)
+
+
+def player_token(welcome: Welcome) -> str:
+    """The token of a player's ``welcome`` (a viewer's, which has none, is a wrong reply
+    where a player was asked for)."""
+    if welcome.token is None:
+        raise UnexpectedReplyError("unexpected_reply", "a welcome without a token, for a player's hello")
+    return welcome.token

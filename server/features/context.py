@@ -26,6 +26,8 @@ class Identity:
     account: bool = False
     #: The SHA-256 of the token this connection said hello or logged in with.
     token_sha: str = ""
+    #: No player: the session only reads and watches (``hello`` with ``viewer``).
+    viewer: bool = False
 
 
 @dataclass(slots=True)

@@ -55,6 +55,8 @@ class Presence:
             )
         if caller.identity is not None:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
+        if message.viewer:
+            return self._viewer(message)
         if message.token is not None and message.name is not None:
             raise ArenaError(
                 ErrorCode.INVALID_MESSAGE,
@@ -82,6 +84,17 @@ class Presence:
         if message.legal_moves:
             identity = dataclasses.replace(identity, legal_moves=True)
         return await self.welcome(caller, message.id, identity, token, resumed=message.token is not None)
+
+    def _viewer(self, message: Hello) -> Reply:
+        """A session with no player, to read and watch: nothing stored, nothing counted
+        against the address's new guests, gone with its connection."""
+        if message.name is not None or message.token is not None or message.bot:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "a viewer's hello takes no name, token or bot")
+        identity = Identity(f"v_{secrets.token_hex(8)}", "", legal_moves=message.legal_moves, viewer=True)
+        welcome = Welcome(
+            id=message.id, player_id=identity.player_id, name="", server_time=self.time.now_ms(), viewer=True
+        )
+        return Reply(welcome, identify=identity)
 
     async def welcome(
         self, caller: Caller, request_id: RequestId, identity: Identity, token: str, resumed: bool

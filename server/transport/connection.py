@@ -74,8 +74,10 @@ class ConnectionHandler:
             followed = sorted(session.races)
             await self.spectators.leave(session)
             await self.fanout.detach(session)
+            identity = session.caller.identity
             player_id = session.player_id
-            if player_id is not None and self.fanout.sessions_of(player_id) == 0:
+            viewer = identity is not None and identity.viewer
+            if player_id is not None and not viewer and self.fanout.sessions_of(player_id) == 0:
                 try:
                     await self.presence.gone(player_id, followed)
                 except Exception as exc:
@@ -161,7 +163,8 @@ class ConnectionHandler:
         """Tie the connection to a player and to races, as the handler asked."""
         if reply.identify is not None:
             session.caller.identity = reply.identify
-            await self.fanout.attach_player(reply.identify.player_id, session)
+            if not reply.identify.viewer:  # nothing is ever sent to a viewer as a player
+                await self.fanout.attach_player(reply.identify.player_id, session)
         for race_id in reply.follow:
             await self.fanout.attach_race(race_id, session)
         for race_id in reply.unfollow:

@@ -25,14 +25,18 @@ class Router:
     def __init__(self) -> None:
         self._routes: dict[type[Request], Callable[[Caller, Any], Awaitable[Reply]]] = {}
         self._public: set[type[Request]] = set()
+        self._viewable: set[type[Request]] = set()
 
-    def add(self, kind: type[M], handler: Handler[M], public: bool = False) -> None:
-        """Route ``kind`` to ``handler``; only a ``public`` request may come before hello."""
+    def add(self, kind: type[M], handler: Handler[M], public: bool = False, viewers: bool = False) -> None:
+        """Route ``kind`` to ``handler``; only a ``public`` request may come before hello,
+        and only a public or ``viewers`` one from a viewer's session."""
         if kind in self._routes:
             raise ValueError(f"{kind.__name__} has a handler already")
         self._routes[kind] = cast(Callable[[Caller, Any], Awaitable[Reply]], handler)
         if public:
             self._public.add(kind)
+        if public or viewers:
+            self._viewable.add(kind)
 
     def missing(self) -> list[str]:
         """The request classes without a handler."""
@@ -50,6 +54,9 @@ class Router:
         handler = self._routes.get(type(message))
         if handler is None:
             raise ArenaError(ErrorCode.UNKNOWN_TYPE, f"no handler for {type(message).__name__}")
-        if caller.identity is None and type(message) not in self._public:
+        identity = caller.identity
+        if identity is None and type(message) not in self._public:
             raise ArenaError(ErrorCode.HELLO_REQUIRED, "say hello first")
+        if identity is not None and identity.viewer and type(message) not in self._viewable:
+            raise ArenaError(ErrorCode.HELLO_REQUIRED, "this session only watches: say hello as a player")
         return handler(caller, message)

@@ -14,7 +14,8 @@ TOKEN_MAX = 256
 
 
 class Hello(Request):
-    """Open a session: a new guest with ``name``, or resume one with ``token`` (not both)."""
+    """Open a session: a new guest with ``name``, resume one with ``token``, or only look
+    on with ``viewer`` (one of the three)."""
 
     type: Literal["hello"] = "hello"
     id: RequestId
@@ -26,6 +27,9 @@ class Hello(Request):
     legal_moves: bool = False
     #: A new guest that is a program: shown as a bot to everyone (kept on resume).
     bot: bool = False
+    #: A session that only reads and watches, with no player: nothing is stored for it,
+    #: and it cannot race (a visitor's pages before they choose a name).
+    viewer: bool = False
 
 
 class Ping(Request):
@@ -34,19 +38,22 @@ class Ping(Request):
 
 
 class Welcome(Reply):
-    """Reply to ``hello``. ``token`` is secret: it resumes this player on any connection."""
+    """Reply to ``hello``. ``token`` is secret: it resumes this player on any connection
+    (a viewer has none)."""
 
     type: Literal["welcome"] = "welcome"
     id: RequestId | None = None
     protocol: int = PROTOCOL_VERSION
     player_id: str
     name: str
-    token: str
+    token: str | None = None
     resumed: bool = False
     races: list[str] = Field(default_factory=list)
     server_time: int
     #: The account's username when the player has one (absent for a guest).
     username: str | None = None
+    #: The session only reads and watches (``hello`` with ``viewer``).
+    viewer: bool = False
 
 
 class Pong(Reply):

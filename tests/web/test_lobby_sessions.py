@@ -12,6 +12,7 @@ from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from shared.protocol import MatchFound
+from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
 from tests.web.test_browser import open_page, page_race_id
 
@@ -180,7 +181,7 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
 
 
 async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
-    browser: Browser, arena: ArenaServer
+    browser: Browser, arena: ArenaServer, clean_redis: str
 ) -> None:
     errors: list[str] = []
     page = await open_page(browser, arena.url, errors)
@@ -190,8 +191,14 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
     race = await ada.create_race("treize")
     await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text(race.code, timeout=10_000)
     await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text("Treize")
-    # Read with the watch-only session: nobody is saved or shown as the visitor.
+    # Read with a viewer's session: nobody is saved or shown as the visitor, and the
+    # server made no player for it (ada's token is the only one).
     assert await saved(page, TOKEN_KEY) is None
     await expect(page.locator("#who")).to_have_text("")
+    redis = sync_redis(clean_redis)
+    try:
+        assert len(redis.keys("token:*")) == 1
+    finally:
+        redis.close()
     await ada.close()
     assert errors == []

@@ -347,8 +347,8 @@ async def test_browser_racers_commit_and_reveal_seed_shares_and_the_race_starts(
 async def test_a_visitor_who_only_watched_races_under_the_name_they_choose(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
-    """Watching needs a session, but the watch-only guest is kept in memory only: it is
-    neither saved nor shown as the visitor, and the lobby starts their own guest."""
+    """Watching needs a session, but a viewer's, not a player's: nothing is saved or
+    shown as the visitor, and the lobby starts their own guest."""
     errors: list[str] = []
     race_id, _ = await sdk_race(connect, arena.url, "ada", "bob")
     page = await open_page(browser, arena.url, errors, **DESKTOP)

@@ -76,7 +76,7 @@ async function signIn() {
 
 // A session for pages that only read what anyone may (the live list, watching, a race's
 // record, the leaderboard, another player's profile): the page's player, else a
-// watch-only guest (see Arena.watchOnly).
+// viewer's session (see Arena.watchOnly).
 async function readingSession() {
   return (await signIn()) ?? arena.watch();
 }
@@ -232,7 +232,7 @@ function lobbyPage() {
   ];
   const timer = setInterval(refresh, 3000);
   // The open races are for anyone to see: a visitor who chose no name yet reads them with
-  // the watch-only session (readingSession).
+  // the viewer's session (readingSession).
   signIn().then((player) => {
     // A saved name the server refused is forgotten (see signIn): not offered again.
     if (savedName && localStorage.getItem(NAME_KEY) !== savedName && nameInput.value === savedName) nameInput.value = "";

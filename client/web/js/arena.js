@@ -2,8 +2,6 @@
 // events to listeners, and a resume with the saved token after any drop.
 
 const TOKEN_KEY = "solitaire-arena.token";
-// The name of a watch-only guest (nobody races under it).
-const WATCHER_NAME = "spectator";
 // Seeds are 63-bit integers, past what a number holds exactly (2^53): JSON.parse would
 // round them, so a long one is read as its digits (text). `"seed":` unescaped is only
 // ever a key: a quote inside a string comes escaped.
@@ -32,18 +30,22 @@ export class Arena {
     this.ready = null;
     this.closing = false;
     this.pause = 250;
-    // A visitor nobody signed in on who only watches (Live, Watch, Verify) still needs a
-    // session: a guest kept in memory only, never saved, and never raced as. Playing
-    // starts the visitor's own guest under the name they choose.
+    // A visitor nobody signed in on who only reads and watches (the lobby's list, Live,
+    // Watch, Verify, the leaderboard) needs a session, not a player: a viewer's (hello
+    // with viewer), which the server stores nothing for. Playing starts the visitor's own
+    // guest under the name they choose.
     this.watchOnly = false;
-    this.watchToken = null;
   }
 
-  // The saved session's token (a player's, never a watch-only guest's).
+  // The saved session's token (a player's: a viewer has none).
   get token() { return localStorage.getItem(TOKEN_KEY); }
 
-  // The token this page says hello with: the saved one, or the watch-only guest's.
-  get sessionToken() { return this.watchOnly ? this.watchToken : this.token; }
+  // The token this page says hello with: the saved one (a viewer has none).
+  get sessionToken() { return this.watchOnly ? null : this.token; }
+
+  // Whether a dropped connection is said hello on again: a player's with its token, a
+  // viewer's as a new viewer.
+  get resumable() { return this.watchOnly || Boolean(this.token); }
 
   // The player this page plays as: null before one signs in, and while only watching.
   get playing() { return this.watchOnly ? null : this.player; }
@@ -63,12 +65,11 @@ export class Arena {
   }
 
   // Open the connection and say hello: with the saved token, or as a new guest `name`.
-  // A watch-only session is closed first: from now on the page plays.
+  // A viewer's session is closed first: from now on the page plays.
   async start(name) {
     if (this.watchOnly) {
       const watching = this.ws;
       this.watchOnly = false;
-      this.watchToken = null;
       this.player = null;
       this.ws = null;
       if (watching) watching.close(1000, "playing now");
@@ -80,7 +81,7 @@ export class Arena {
   async watch() {
     if (this.watchOnly && this.ready) return this.ready;
     this.watchOnly = true;
-    return this.attempt(WATCHER_NAME);
+    return this.attempt(null);
   }
 
   // A hello (see open) kept as `ready` while it is under way. A refused one (a name the
@@ -93,7 +94,7 @@ export class Arena {
     try {
       return await hello;
     } catch (error) {
-      if (this.ready === hello && !(error.code === "connection_lost" && this.sessionToken)) {
+      if (this.ready === hello && !(error.code === "connection_lost" && this.resumable)) {
         this.ready = null;
         const ws = this.ws;
         this.ws = null; // closed on purpose: no resume
@@ -112,8 +113,8 @@ export class Arena {
       ws.onopen = async () => {
         try {
           const token = this.sessionToken;
-          const hello = token
-            ? { type: "hello", token, legal_moves: true }
+          const hello = this.watchOnly ? { type: "hello", viewer: true, legal_moves: true }
+            : token ? { type: "hello", token, legal_moves: true }
             : { type: "hello", name, legal_moves: true };
           let welcome;
           try {
@@ -121,8 +122,7 @@ export class Arena {
           } catch (error) {
             if (error.code !== "bad_token") throw error;
             // Expired, logged out or revoked (another tab's saved token is not this one's).
-            if (this.watchOnly) this.watchToken = null;
-            else localStorage.removeItem(TOKEN_KEY);
+            localStorage.removeItem(TOKEN_KEY);
             if (!name) {
               // A resume that cannot be: nobody is signed in on this page any more.
               this.player = null;
@@ -143,8 +143,7 @@ export class Arena {
   }
 
   welcomed(welcome) {
-    if (this.watchOnly) this.watchToken = welcome.token;
-    else localStorage.setItem(TOKEN_KEY, welcome.token);
+    if (!this.watchOnly) localStorage.setItem(TOKEN_KEY, welcome.token);
     this.player = welcome;
     this.pause = 250;
     this.emit("welcome", welcome);
@@ -166,7 +165,6 @@ export class Arena {
           this.ws = ws;
           if (old && old !== ws) old.close(1000, "logged in elsewhere on this page");
           this.watchOnly = false; // an account plays: its token is saved
-          this.watchToken = null;
           this.welcomed(welcome);
           resolve(welcome);
         } catch (error) {
@@ -214,17 +212,17 @@ export class Arena {
       this.pending.delete(id);
       waiting.reject(new ArenaError("connection_lost", "the connection dropped"));
     }
-    if (ws !== this.ws || this.closing || !this.sessionToken) return;
+    if (ws !== this.ws || this.closing || !this.resumable) return;
     this.emit("connection", { state: "lost" });
     setTimeout(() => this.reconnect(), this.pause);
   }
 
   async reconnect() {
-    if (!this.sessionToken) return; // signed out meanwhile
+    if (!this.resumable) return; // signed out meanwhile
     if (this.ws?.readyState === WebSocket.OPEN && this.player) return; // a login replaced the dropped one
     this.pause = Math.min(this.pause * 2, 4000);
     try {
-      this.ready = this.open(this.watchOnly ? WATCHER_NAME : null);
+      this.ready = this.open(null);
       await this.ready;
       this.emit("connection", { state: "back" });
     } catch {

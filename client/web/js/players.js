@@ -35,7 +35,7 @@ function form(id, children, error, work) {
   return node;
 }
 
-// Your own profile needs a player: a guest or an account (a watch-only guest is neither).
+// Your own profile needs a player: a guest or an account (a viewer's session is neither).
 function needsSession(app, what) {
   app.replaceChildren(element("h1", {}, what),
     element("p", { id: "no-session" }, "Choose a name in the ", element("a", { href: "#/" }, "lobby"),
