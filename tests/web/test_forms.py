@@ -22,8 +22,8 @@ from shared.protocol.base import NAME_MAX
 from shared.protocol.lobby import CreateRace, JoinRace
 from shared.protocol.racing import MakeMove
 from shared.usernames import USERNAME_MAX, USERNAME_MIN
-from tests.web.test_accounts_ratings import PASSWORD, TOKEN, account, signed_in_page
 from tests.web.conftest import shot_path
+from tests.web.test_accounts_ratings import PASSWORD, TOKEN, account, signed_in_page
 from tests.web.test_browser import open_page
 from tests.web.test_daily import daily_node
 
