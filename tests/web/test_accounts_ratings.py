@@ -71,16 +71,27 @@ async def test_a_guest_registers_and_logs_in_on_another_browser_as_the_same_play
     race_id = page_race_id(guest.url)
     await expect(guest.locator("#who")).to_have_text("ada (guest)")
     first = await same_player(guest, arena.url)
-    # A username the server refuses: its reason, word for word, and still a guest.
+    # A username the page refuses before sending it: said beside the field, still a guest
+    # (tests/web/test_forms.py has every form's checks).
     await guest.click("#nav-account")
     await expect(guest.locator("#register-intro")).to_contain_text("Keep this guest, ada,")
     await guest.fill("#register-username", "ada lovelace")
     await guest.fill("#register-password", PASSWORD)
     await guest.click("#register")
+    await expect(guest.locator("#register-username-note")).to_have_text(
+        "A username has only letters, digits, _ and -: no spaces."
+    )
+    await expect(guest.locator("#register-error")).to_have_text("")
+    await expect(guest.locator("#who")).to_have_text("ada (guest)")
+    # One the server refuses (taken by another account): its reason, word for word.
+    taken = await account(arena.url, "Ada_Taken")
+    await guest.fill("#register-username", "ada_taken")
+    await guest.click("#register")
     await expect(guest.locator("#register-error")).to_have_text(
-        "a username has letters, digits, _ and - only, not ' '"
+        "'ada_taken' is taken, or too like a name that is: choose another"
     )
     await expect(guest.locator("#who")).to_have_text("ada (guest)")
+    await taken.close()
     await guest.fill("#register-username", "Ada_L")
     await guest.click("#register")
     await expect(guest.locator("#account-name")).to_contain_text("Signed in as Ada_L.")

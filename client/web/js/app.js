@@ -11,6 +11,7 @@ import { Board, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
 import { GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
+import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
 const app = document.getElementById("app");
@@ -86,10 +87,14 @@ async function readingSession() {
 function lobbyPage() {
   const error = element("p", { class: "error", role: "alert" });
   const savedName = localStorage.getItem(NAME_KEY);
-  const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: "24", value: savedName ?? "" });
+  const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: String(LIMITS.nameMax), autocomplete: "nickname", value: savedName ?? "" });
+  const nameNote = noteFor(nameInput, nameProblem);
   const gameSelect = element("select", { id: "game", "aria-label": "game" }, ...GAMES.map(([id, title]) => element("option", { value: id }, title)));
-  const seats = element("input", { id: "seats", type: "number", min: "2", max: "8", value: "2", "aria-label": "seats" });
-  const code = element("input", { id: "code", "aria-label": "race code", maxlength: "6", placeholder: "CODE" });
+  const seats = element("input", { id: "seats", type: "number", min: String(LIMITS.seatsMin), max: String(LIMITS.seatsMax), step: "1", required: true, value: "2", "aria-label": "seats" });
+  const seatsNote = noteFor(seats, seatsProblem);
+  const code = element("input", { id: "code", "aria-label": "race code", minlength: String(LIMITS.codeMin), maxlength: String(LIMITS.codeMax),
+    pattern: `[A-Za-z0-9]{${LIMITS.codeMin},${LIMITS.codeMax}}`, placeholder: "CODE", autocomplete: "off" });
+  const codeNote = noteFor(code, codeProblem);
   const hints = element("input", { id: "hints", type: "checkbox", checked: "" });
   const rated = element("input", { id: "rated", type: "checkbox", disabled: true, "aria-describedby": "rated-note" });
   const ratedNote = element("span", { id: "rated-note", class: "setting" });
@@ -106,7 +111,7 @@ function lobbyPage() {
       who.replaceChildren(element("span", { id: "signed-in" }, `Signed in as ${arena.username}.`),
         element("a", { href: "#/account" }, "Account"));
     } else {
-      who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput,
+      who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput, nameNote,
         element("span", { class: "setting" }, "or"), element("a", { href: "#/account", id: "lobby-sign-in" }, "sign in or register"));
     }
     // Rated races are for accounts: the box is there for them only, and a rated race has no hints.
@@ -124,14 +129,21 @@ function lobbyPage() {
     const name = nameInput.value.trim();
     if (!arena.playing && arena.ready && !arena.watchOnly) await signIn(); // a resume under way
     if (!arena.playing) {
-      if (!name && !arena.token) throw new Error("choose a name first");
       await arena.start(name || "player");
       localStorage.setItem(NAME_KEY, name || "player"); // only a name the server took
     }
   }
 
-  async function act(work) {
+  // The name field is checked while the page has nobody to play as: a guest starts under
+  // it (with a saved token it is used only if the token no longer works, and may be empty).
+  const nameNeeded = () => !arena.playing && (!arena.token || nameInput.value.trim() !== "");
+
+  // An action of the lobby: the fields it sends (`fields`) and the name checked first,
+  // nothing sent while one is wrong (its note says why).
+  async function act(work, fields = []) {
     showError(error, null);
+    clearFields([nameInput, seats, code].filter((input) => !fields.includes(input)));
+    if (!checkFields([...(nameNeeded() ? [nameInput] : []), ...fields])) return;
     try {
       await ensureSignedIn();
       await work();
@@ -210,7 +222,7 @@ function lobbyPage() {
     element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
-      element("div", { class: "row" }, gameSelect, seats,
+      element("div", { class: "row" }, gameSelect, seats, seatsNote,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
         element("button", { id: "create", onclick: () => act(async () => {
@@ -219,8 +231,8 @@ function lobbyPage() {
           keepShare(reply.race.race_id, mine?.share);
           myRaces.add(reply.race.race_id);
           location.hash = `#/race/${reply.race.race_id}`;
-        }) }, "Create race")),
-      element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value)) }, "Join by code"))),
+        }, [seats]) }, "Create race")),
+      element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value), [code]) }, "Join by code"), codeNote)),
     error,
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
   );
@@ -280,7 +292,7 @@ function racePage(raceId, arrived = null) {
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
-  const moveInput = element("input", { id: "move", "aria-label": "move in notation", placeholder: "t3>f1", autocomplete: "off" });
+  const moveInput = element("input", { id: "move", "aria-label": "move in notation", placeholder: "t3>f1", autocomplete: "off", maxlength: String(LIMITS.moveMax) });
   const undoButton = element("button", { id: "undo", type: "button", "aria-keyshortcuts": "u", title: "take the last move back (key u)" }, "Undo");
   const hintButton = element("button", { id: "hint", type: "button", "aria-keyshortcuts": "h", title: "suggest a move (key h)" }, "Hint");
   const results = element("section", { id: "results" });

@@ -5,6 +5,7 @@
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
 import { GAME_TITLES, cardsHome, element, playerLink, seconds, showError } from "./dom.js";
+import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
 
@@ -339,15 +340,16 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
 
   // Nobody signed in on this page yet: a guest under a name chosen here, or a sign-in.
   function askName() {
-    const name = element("input", { id: "daily-name", maxlength: "24", autocomplete: "nickname", value: localStorage.getItem(NAME_KEY) ?? "" });
+    const name = element("input", { id: "daily-name", maxlength: String(LIMITS.nameMax), required: true, autocomplete: "nickname",
+      value: localStorage.getItem(NAME_KEY) ?? "" });
     const go = element("form", { id: "daily-guest", novalidate: true },
-      element("div", { class: "field" }, element("label", { for: "daily-name" }, "Name"), name),
+      element("div", { class: "field" }, element("label", { for: "daily-name" }, "Name"), name, noteFor(name, nameProblem)),
       element("button", { type: "submit", class: "primary" }, "Continue as a guest"));
     go.addEventListener("submit", async (event) => {
       event.preventDefault();
       showError(error, null);
+      if (!checkFields([name])) return; // its note says why
       const chosen = name.value.trim();
-      if (!chosen) { showError(error, new Error("choose a name first")); return; }
       try {
         await arena.start(chosen);
         localStorage.setItem(NAME_KEY, chosen); // only a name the server took

@@ -5,24 +5,30 @@
 import {
   GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
 } from "./dom.js";
+import {
+  LIMITS, checkFields, enteredPasswordProblem, loginUsernameProblem, newPasswordProblem, noteFor, usernameProblem,
+} from "./forms.js";
 
 // The name a guest chose in the lobby (kept for guests only: an account has its username).
 export const NAME_KEY = "solitaire-arena.name";
 const PAGE_SIZE = 20;
 
-// A labelled field in a form.
-function field(id, label, attributes) {
-  return element("div", { class: "field" }, element("label", { for: id }, label), element("input", { id, name: id, ...attributes }));
+// A labelled field in a form, with its note saying what `rule` finds wrong (see forms.js).
+function field(id, label, attributes, rule) {
+  const input = element("input", { id, name: id, ...attributes });
+  return element("div", { class: "field" }, element("label", { for: id }, label), input, noteFor(input, rule));
 }
 
-// A form whose submit runs `work` (the button is disabled meanwhile) and shows a refusal
-// in `error` as the server words it.
+// A form whose submit checks its fields (nothing is sent while one is wrong: its note says
+// why), then runs `work` (the button is disabled meanwhile) and shows a refusal in
+// `error` as the server words it.
 function form(id, children, error, work) {
   const node = element("form", { id, novalidate: true }, ...children);
   node.addEventListener("submit", async (event) => {
     event.preventDefault();
     const button = node.querySelector("button[type=submit]");
     showError(error, null);
+    if (!checkFields([...node.querySelectorAll("input")])) return;
     button.disabled = true;
     try {
       await work();
@@ -51,13 +57,13 @@ export function accountPage({ app, arena, signIn }) {
     const loginError = element("p", { class: "error", id: "login-error", role: "alert" });
     const registerError = element("p", { class: "error", id: "register-error", role: "alert" });
     const login = form("login-form", [
-      field("login-username", "Username", { autocomplete: "username", maxlength: "64", required: true }),
-      field("login-password", "Password", { type: "password", autocomplete: "current-password", maxlength: "128", required: true }),
+      field("login-username", "Username", { autocomplete: "username", maxlength: String(LIMITS.loginUsernameMax), required: true }, loginUsernameProblem),
+      field("login-password", "Password", { type: "password", autocomplete: "current-password", maxlength: String(LIMITS.passwordMax), required: true },
+        enteredPasswordProblem),
       element("button", { id: "login", type: "submit", class: "primary" }, "Sign in"),
     ], loginError, async () => {
       const username = app.querySelector("#login-username").value.trim();
       const password = app.querySelector("#login-password").value;
-      if (!username || !password) throw new Error("enter your username and password");
       await arena.login(username, password);
       localStorage.removeItem(NAME_KEY);
       location.hash = "#/";
@@ -66,13 +72,14 @@ export function accountPage({ app, arena, signIn }) {
       ? `Keep this guest, ${arena.player.name}, and every race of theirs: choose a username and a password.`
       : "Choose a username and a password for a new player.";
     const register = form("register-form", [
-      field("register-username", "New username", { autocomplete: "username", maxlength: "20", required: true }),
-      field("register-password", "New password", { type: "password", autocomplete: "new-password", minlength: "8", maxlength: "128", required: true }),
+      field("register-username", "New username", { autocomplete: "username", minlength: String(LIMITS.usernameMin),
+        maxlength: String(LIMITS.usernameMax), required: true }, usernameProblem),
+      field("register-password", "New password", { type: "password", autocomplete: "new-password", minlength: String(LIMITS.passwordMin),
+        maxlength: String(LIMITS.passwordMax), required: true }, newPasswordProblem),
       element("button", { id: "register", type: "submit" }, "Register"),
     ], registerError, async () => {
       const username = app.querySelector("#register-username").value.trim();
       const password = app.querySelector("#register-password").value;
-      if (!username) throw new Error("choose a username");
       const fresh = !arena.playing;
       if (fresh) {
         // Nobody here yet: a guest first (named as the lobby says, or after the username).
@@ -95,7 +102,8 @@ export function accountPage({ app, arena, signIn }) {
         element("h2", { id: "login-title" }, "Log in to your account"), login, loginError),
       element("section", { "aria-labelledby": "register-title" },
         element("h2", { id: "register-title" }, "Register"), element("p", { id: "register-intro" }, who),
-        element("p", { class: "setting" }, "A username has 3–20 letters, digits, _ or -; a password 8 characters or more."),
+        element("p", { class: "setting" }, `A username has ${LIMITS.usernameMin}–${LIMITS.usernameMax} letters, digits, _ or - (at least one letter, `
+          + `of one alphabet); a password ${LIMITS.passwordMin}–${LIMITS.passwordMax} characters.`),
         register, registerError));
   }
 
@@ -104,8 +112,10 @@ export function accountPage({ app, arena, signIn }) {
     const done = element("p", { id: "password-status", role: "status" });
     const logoutError = element("p", { class: "error", id: "logout-error", role: "alert" });
     const change = form("password-form", [
-      field("old-password", "Current password", { type: "password", autocomplete: "current-password", maxlength: "128", required: true }),
-      field("new-password", "New password", { type: "password", autocomplete: "new-password", minlength: "8", maxlength: "128", required: true }),
+      field("old-password", "Current password", { type: "password", autocomplete: "current-password", maxlength: String(LIMITS.passwordMax), required: true },
+        enteredPasswordProblem),
+      field("new-password", "New password", { type: "password", autocomplete: "new-password", minlength: String(LIMITS.passwordMin),
+        maxlength: String(LIMITS.passwordMax), required: true }, newPasswordProblem),
       element("button", { id: "change-password", type: "submit" }, "Change password"),
     ], error, async () => {
       done.textContent = "";
