@@ -924,9 +924,11 @@ function drawWho() {
 }
 arena.on("welcome", (welcome) => {
   drawWho();
-  document.getElementById("link").textContent = "";
   queuedFor = null; // a new connection waits in no queue
+  // A viewer's session, for a visitor's reading, leaves the header's word alone: it may be
+  // telling them they were signed out.
   if (arena.watchOnly) return;
+  document.getElementById("link").textContent = "";
   if (welcome.player_id !== myRacesOf) { myRaces.clear(); myRacesOf = welcome.player_id; }
   for (const id of welcome.races ?? []) myRaces.add(id);
 });
