@@ -126,29 +126,6 @@ async def test_the_watch_page_fits_a_phone_sized_screen(
     await watch_and_switch(browser, arena, connect, "phone", **PHONE)
 
 
-async def test_a_page_that_starts_watching_after_moves_names_each_racers_last_move(
-    browser: Browser, arena: ArenaServer, connect: Connect
-) -> None:
-    errors: list[str] = []
-    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
-    line = winning_line()
-    for move in line[:4]:
-        await ada.move(race_id, move)
-    page = await open_page(browser, arena.url, errors, **DESKTOP)
-    await go(page, f"#/watch/{race_id}")
-    await expect(page.locator("#thumbs .thumb")).to_have_count(2)
-    ada_card = page.locator(f'.thumb[data-player="{ada.player_id}"] .stat.last')
-    await expect(ada_card).to_have_text(f"last {line[3]}")  # from the snapshot, not "4 moves"
-    await expect(page.locator("#large-head")).to_contain_text(f"last {line[3]}")
-    await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .stat.last')).to_have_text(
-        "no move yet"
-    )
-    # The next move names itself, as before.
-    await ada.move(race_id, line[4])
-    await expect(ada_card).to_have_text(f"last {line[4]}")
-    assert errors == []
-
-
 async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
