@@ -54,7 +54,8 @@ class WatchedRace:
         self.summary = None
         self.cancelled = False
         self.spectators = watching.race.spectators if watching.race else 0
-        self.last_move = {}
+        #: Each racer's last move shown: the snapshot's, then each ``watch_move``'s.
+        self.last_move = {b.player_id: b.last_move for b in watching.boards if b.last_move is not None}
 
     @property
     def race_id(self) -> str | None:
@@ -83,7 +84,12 @@ class WatchedRace:
                     return False  # already in the snapshot
                 won = event.view.won
                 self.boards[event.player_id] = SpectatorBoard(
-                    player_id=event.player_id, seq=event.seq, view=event.view, finished=won, won=won
+                    player_id=event.player_id,
+                    seq=event.seq,
+                    view=event.view,
+                    last_move=event.move,
+                    finished=won,
+                    won=won,
                 )
                 self.last_move[event.player_id] = event.move
                 return True

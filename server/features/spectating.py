@@ -26,6 +26,9 @@ class SpectatedBoard:
 
     game: Game
     seq: int = 0
+    #: The move ``seq`` (canonical notation, or ``undo``) as its ``watch_move`` carried it;
+    #: None before the racer's first move.
+    last_move: str | None = None
     finished: bool = False
     #: The board's view, as a wire dict (computed once per move, for every spectator).
     view: dict[str, Any] = field(default_factory=dict)
@@ -148,6 +151,7 @@ class RaceHub:
         except IllegalMove:
             return None  # the store accepted it, so this never happens; skip rather than stop
         board.seq = item.seq
+        board.last_move = item.move
         board.view = view_of(board.game, legal=False)
         board.finished = board.finished or board.game.is_won
         racer = self._racers[item.player_id]
@@ -202,17 +206,24 @@ class RaceHub:
         )
 
     def snapshot(self) -> list[dict[str, Any]]:
-        """Every racer's board as spectators see it now, as wire dicts."""
-        return [
-            {
-                "player_id": player_id,
-                "seq": board.seq,
-                "view": board.view,
-                "finished": board.finished,
-                "won": board.game.is_won,
-            }
-            for player_id, board in self.boards.items()
-        ]
+        """Every racer's board as spectators see it now, as wire dicts, each with its
+        last released move (``last_move``, left out before the first): in a delayed race
+        the last move of the board shown, never one still waiting for the delay."""
+        return [_board_dict(player_id, board) for player_id, board in self.boards.items()]
 
     def racer_ids(self) -> list[str]:
         return list(self._racers)
+
+
+def _board_dict(player_id: str, board: SpectatedBoard) -> dict[str, Any]:
+    """A ``SpectatorBoard`` as a wire dict (``None`` fields left out, as on the wire)."""
+    out: dict[str, Any] = {
+        "player_id": player_id,
+        "seq": board.seq,
+        "view": board.view,
+        "finished": board.finished,
+        "won": board.game.is_won,
+    }
+    if board.last_move is not None:
+        out["last_move"] = board.last_move
+    return out

@@ -77,11 +77,15 @@ class LiveRaces(Reply):
 
 class SpectatorBoard(Reply):
     """One racer's board as a spectator sees it: exactly the racer's own view, never a
-    face-down card. ``seq`` counts the racer's moves shown so far."""
+    face-down card. ``seq`` counts the racer's moves shown so far; ``last_move`` is the
+    move ``seq`` as its ``watch_move`` names it (canonical notation, or ``undo``), absent
+    before the racer's first move. In a delayed race both are as of ``as_of``: never a
+    move the spectator is not shown yet."""
 
     player_id: str
     seq: int
     view: BoardView
+    last_move: str | None = None
     finished: bool = False
     won: bool = False
 

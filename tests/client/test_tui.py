@@ -1106,6 +1106,27 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
     assert app.return_code == 0
 
 
+async def test_a_watch_started_after_moves_names_each_racers_last_move_from_the_snapshot(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    game = new_game("eight-off", WINNABLE_SEED)
+    for _ in range(3):
+        last = game.legal_moves()[-1]
+        game.play(last)
+        await ada.move(race_id, last)
+    sam = await connect(arena.url)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.watch_screen
+        assert screen.shown_racer == ada.player_id
+        assert f"moves 3  last {last}" in shown(screen, "#watch-focus")
+        assert str(screen.cards[bob.player_id or ""].render()).endswith("last -")  # no move yet
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
 async def test_a_featured_watch_waits_for_a_race_and_follows_it(arena: ArenaServer, connect: Connect) -> None:
     sam = await connect(arena.url)
     await sam.hello(name="sam")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -87,6 +88,42 @@ async def test_a_spectator_on_another_node_sees_every_move_as_each_racer_sees_it
             assert all("view" not in frame for frame in racer.events if frame["type"] == "progress")
 
 
+async def test_the_snapshot_names_each_racers_last_move_shown(arena: ArenaServer, clean_redis: str) -> None:
+    ada, bob, sam, cy = await racers(arena.url, "ada", "bob", "sam", "cy")
+    async with running_node(clean_redis) as other:
+        (dee,) = await racers(other.url, "dee")
+        race_id, started = await raw_race(ada, bob)
+        before = await sam.request({"type": "watch", "race_id": race_id})
+        assert [b["seq"] for b in before["boards"]] == [0, 0]
+        assert all("last_move" not in b for b in before["boards"]), before["boards"]
+        legal = started["view"]["legal_moves"]
+        played = []
+        for seq in range(1, 4):
+            ack = await play(ada, race_id, seq, legal)
+            legal = ack["view"]["legal_moves"]
+            played.append(ack["result"]["move"])
+            assert (await sam.event("watch_move"))["move"] == played[-1]
+        # Ada takes her last move back: the last move is the undo, as its watch_move says.
+        undone = await ada.request({"type": "move", "race_id": race_id, "seq": 4, "move": "undo"})
+        assert undone["type"] == "move_ack", undone
+        assert (await sam.event("watch_move"))["move"] == "undo"
+        # A spectator joining this node's hub, and one on a node that replays the log.
+        for spectator in (cy, dee):
+            watching = await spectator.request({"type": "watch", "race_id": race_id})
+            boards = {b["player_id"]: b for b in watching["boards"]}
+            assert boards[ada.player_id]["seq"] == 4
+            assert boards[ada.player_id]["last_move"] == "undo"
+            assert "last_move" not in boards[bob.player_id]  # no move yet
+        ack = await play(ada, race_id, 5, undone["view"]["legal_moves"])
+        assert (await dee.event("watch_move"))["move"] == ack["result"]["move"]
+        fresh = await dee.request({"type": "watch", "race_id": race_id})
+        boards = {b["player_id"]: b for b in fresh["boards"]}
+        assert (boards[ada.player_id]["seq"], boards[ada.player_id]["last_move"]) == (
+            5,
+            ack["result"]["move"],
+        )
+
+
 async def test_a_racer_cannot_watch_the_race_they_are_in(arena: ArenaServer) -> None:
     ada, bob = await racers(arena.url, "ada", "bob")
     race_id, _ = await raw_race(ada, bob)
@@ -165,6 +202,34 @@ async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis:
             assert seen["seq"] == seq
             assert received >= seen["at"] + delay_ms
             assert received >= played_at[seq - 1] + delay_ms - 50  # the test's own clock, 50 ms slack
+
+
+async def test_a_delayed_snapshot_names_the_last_move_as_of_the_delay_not_a_newer_one(
+    clean_redis: str,
+) -> None:
+    delay_ms = 1500
+    async with running_node(clean_redis, spectator_delay=delay_ms / 1000) as node:
+        ada, bob, sam = await racers(node.url, "ada", "bob", "sam")
+        await register(ada, "ada_delayed")
+        await register(bob, "bob_delayed")
+        race_id, started = await raw_race(ada, bob, rated=True)
+        legal = started["view"]["legal_moves"]
+        played = []
+        for seq in range(1, 3):
+            ack = await play(ada, race_id, seq, legal)
+            legal = ack["view"]["legal_moves"]
+            played.append(ack["result"]["move"])
+        await asyncio.sleep(delay_ms / 1000 + 0.4)  # moves 1 and 2 are shown by now
+        newer = next(m for m in legal if m not in ("undo", played[-1]))
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": 3, "move": newer})
+        assert ack["type"] == "move_ack", ack
+        watching = await sam.request({"type": "watch", "race_id": race_id})
+        boards = {b["player_id"]: b for b in watching["boards"]}
+        assert boards[ada.player_id]["seq"] == 2
+        assert boards[ada.player_id]["last_move"] == played[1] != ack["result"]["move"]
+        assert "last_move" not in boards[bob.player_id]
+        seen = await sam.event("watch_move", timeout=10)
+        assert (seen["seq"], seen["move"]) == (3, ack["result"]["move"])
 
 
 async def test_the_featured_watch_follows_the_best_race_and_moves_on_when_it_ends(arena: ArenaServer) -> None:

@@ -247,7 +247,7 @@ async def test_one_card_home_is_singular_on_the_results_and_the_profile(
     assert errors == []
 
 
-async def test_the_watch_page_counts_the_moves_a_racer_made_before_it_watched(
+async def test_the_watch_page_names_the_last_move_a_racer_made_before_it_watched(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
@@ -257,7 +257,9 @@ async def test_the_watch_page_counts_the_moves_a_racer_made_before_it_watched(
         await ada.move(race_id, move)
     page = await open_page(browser, arena.url, errors)
     await page.evaluate(f"location.hash = '#/watch/{race_id}'")
-    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text("2 moves")
+    # From the snapshot's last_move, not a count ("2 moves").
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text(f"last {line[1]}")
+    await expect(page.locator("#large-head")).to_contain_text(f"last {line[1]}")
     await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .last')).to_have_text("no move yet")
     await ada.move(race_id, line[2])
     await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text(f"last {line[2]}")

@@ -21,8 +21,8 @@ function bar(score) {
   return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score) }, fill);
 }
 
-// A racer's last move as seen here; moves made before the page watched are counted (the
-// snapshot has each board, not its last move).
+// A racer's last move as shown here: the snapshot's (last_move, as of its as_of), then each
+// watch_move's. A board with moves but no named last one (an older server) shows its count.
 function lastText(b) {
   if (b?.last) return `last ${b.last}`;
   const moves = b?.view?.move_count ?? 0;
@@ -172,7 +172,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       thumb.addEventListener("click", () => choose(r.player_id));
       thumb.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); choose(r.player_id); } });
       thumbs.append(thumb);
-      boards.set(r.player_id, { seq: given?.seq ?? 0, view: given?.view ?? null, finished: given?.finished ?? r.finished, won: given?.won ?? r.won, last: null, board: new Board(box), thumb });
+      boards.set(r.player_id, { seq: given?.seq ?? 0, view: given?.view ?? null, finished: given?.finished ?? r.finished, won: given?.won ?? r.won, last: given?.last_move ?? null, board: new Board(box), thumb });
     }
     if (!boards.has(chosen)) chosen = race?.racers[0]?.player_id ?? null;
     for (const id of boards.keys()) { drawRacer(id); showBoard(id); }

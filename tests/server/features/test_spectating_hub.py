@@ -105,3 +105,19 @@ def test_a_spectator_count_does_not_wait_behind_delayed_boards() -> None:
     hub.receive_event({"type": "spectators", "race_id": "r1", "count": 7}, 1_001)
     assert hub.release(1_002) == [{"type": "spectators", "race_id": "r1", "count": 7}]
     assert [m["seq"] for m in hub.release(31_000)] == [1]
+
+
+def test_the_snapshot_names_the_last_move_released_never_one_still_waiting() -> None:
+    hub = hub_for("eight-off", 5, ["a", "b"], delay_ms=30_000)
+    assert [b.get("last_move") for b in hub.snapshot()] == [None, None]
+    assert all("last_move" not in b for b in hub.snapshot())  # left out, as on the wire
+    board = new_game("eight-off", 5)
+    first = board.play(board.legal_moves()[0]).move
+    second = board.play(next(m for m in board.legal_moves() if m != first)).move
+    hub.receive_move("a", 1, first, 1_000)
+    hub.receive_move("a", 2, second, 2_000)
+    hub.release(31_500)  # the first is shown, the second still waits
+    a, b = hub.snapshot()
+    assert (a["seq"], a["last_move"]) == (1, first) and "last_move" not in b
+    (released,) = hub.release(32_000)
+    assert released["move"] == second == hub.snapshot()[0]["last_move"]
