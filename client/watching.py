@@ -115,6 +115,19 @@ class WatchedRace:
                 return True
         return False
 
+    def _boards_so_far(self) -> list[str]:
+        """A line per racer who has moved: where the snapshot found their board."""
+        lines = []
+        for player_id, board in self.boards.items():
+            if board.seq == 0:
+                continue
+            score = board.view.score
+            last = self.last_move.get(player_id)
+            done = f"last {last}" if last is not None else "moved"
+            moves = f"{board.seq} move{'' if board.seq == 1 else 's'}"
+            lines.append(f"{self.name(player_id)}: {done} ({moves}, score {score}, {CARDS - score} left)")
+        return lines
+
     def rating(self, player_id: str) -> str:
         """A racer's rating as shown beside their name (``1612``, ``1500?`` while
         provisional), or nothing for a guest."""
@@ -134,6 +147,9 @@ class WatchedRace:
         >>> watched.describe(Watching(id=1, race=race))
         ['watching race r1: treize, casual, running; ada 1612; 0 spectators']
         >>> view = BoardView(game="treize", piles={}, score=9, won=False, move_count=5)
+        >>> board = SpectatorBoard(player_id="p_a", seq=5, view=view, last_move="p28")
+        >>> WatchedRace(Watching(id=1, race=race, boards=[board])).describe(Watching(id=1, race=race))[1:]
+        ['ada: last p28 (5 moves, score 9, 43 left)']
         >>> watched.describe(WatchMove(race_id="r1", player_id="p_a", seq=5, move="p28", at=0, view=view))
         ['ada: p28 (score 9, 43 left)']
         """
@@ -152,7 +168,7 @@ class WatchedRace:
                 line += f"; {self.spectators} spectator{'' if self.spectators == 1 else 's'}"
                 if self.delay_ms > 0:
                     line += f"; delayed {self.delay_ms / 1000:g} s"
-                return [line]
+                return [line, *self._boards_so_far()]
             case WatchMove():
                 score = event.view.score
                 line = f"{self.name(event.player_id)}: {event.move} (score {score}, {CARDS - score} left)"

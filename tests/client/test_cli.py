@@ -760,6 +760,28 @@ async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess,
     ]
 
 
+async def test_watch_plain_starts_with_the_last_move_of_each_racer_who_moved_before_it(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    ada, bob, race_id = await racing(node)
+    before = await play_moves(ada, race_id, 2)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
+    watcher = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "watch", race_id, "--plain", "--once", "--server", node.url,
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert watcher.stdout is not None
+    first = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    assert first.startswith(f"watching race {race_id}: ")
+    so_far = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    assert re.fullmatch(rf"ada: last {re.escape(before[-1])} \(2 moves, score \d+, \d+ left\)", so_far), (
+        so_far
+    )
+    await finish_race(ada, bob, race_id)
+    _out, err = await asyncio.wait_for(watcher.communicate(), 20)
+    assert watcher.returncode == 0, err.decode()
+
+
 def test_watching_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
     result = run("watch", "000000000000", "--plain", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
