@@ -330,10 +330,17 @@ class ArenaClient:
     # ----- requests -------------------------------------------------------------------
 
     async def hello(
-        self, name: str | None = None, token: str | None = None, legal_moves: bool = False, bot: bool = False
+        self,
+        name: str | None = None,
+        token: str | None = None,
+        legal_moves: bool = False,
+        bot: bool = False,
+        viewer: bool = False,
     ) -> Welcome:
         """A new guest (``name``) or a returning one (``token``). ``legal_moves`` asks for
-        each view's legal moves; ``bot`` marks a new guest as a program."""
+        each view's legal moves; ``bot`` marks a new guest as a program. ``viewer`` (with
+        neither a name nor a token) opens a session that only reads and watches: it has
+        no token and is not resumed after a drop."""
         hello = Hello(
             id=self.next_id(),
             protocol=PROTOCOL_VERSION,
@@ -341,6 +348,7 @@ class ArenaClient:
             token=token,
             legal_moves=legal_moves,
             bot=bot,
+            viewer=viewer,
         )
         welcome = await self._expect(hello, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name

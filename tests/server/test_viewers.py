@@ -9,9 +9,12 @@ import json
 import re
 from typing import Any
 
+import pytest
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 
+from client.errors import HelloRequiredError, InvalidMessageError
+from client.sdk import ArenaClient
 from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
 from tests.server.rawclient import racers
@@ -141,3 +144,14 @@ async def test_a_viewers_hello_takes_no_name_token_or_bot(clean_redis: str) -> N
                     "code": "invalid_message",
                     "message": "a viewer's hello takes no name, token or bot",
                 }
+
+
+async def test_the_sdk_says_hello_as_a_viewer_which_stays_one(clean_redis: str) -> None:
+    async with running_node(clean_redis) as node, await ArenaClient.connect(node.url) as client:
+        welcome = await client.hello(viewer=True)
+        assert welcome.viewer and welcome.token is None and welcome.player_id.startswith("v_")
+        assert await client.list_races() == []
+        with pytest.raises(HelloRequiredError, match="only watches"):
+            await client.create_race("treize")
+        with pytest.raises(InvalidMessageError, match="already said hello"):
+            await client.hello(name="ada")
