@@ -21,6 +21,9 @@ def client_message_classes() -> list[type[Request]]:
     return list(typing.get_args(union))
 
 
+_VIEWER_ONLY = "this session only watches: play on a new connection that says hello as a player"
+
+
 class Router:
     def __init__(self) -> None:
         self._routes: dict[type[Request], Callable[[Caller, Any], Awaitable[Reply]]] = {}
@@ -58,5 +61,5 @@ class Router:
         if identity is None and type(message) not in self._public:
             raise ArenaError(ErrorCode.HELLO_REQUIRED, "say hello first")
         if identity is not None and identity.viewer and type(message) not in self._viewable:
-            raise ArenaError(ErrorCode.HELLO_REQUIRED, "this session only watches: say hello as a player")
+            raise ArenaError(ErrorCode.HELLO_REQUIRED, _VIEWER_ONLY)
         return handler(caller, message)

@@ -20,7 +20,7 @@ from tests.server.conftest import running_node
 from tests.server.rawclient import racers
 
 VIEWER_HELLO = {"type": "hello", "id": 1, "viewer": True}
-NOT_A_PLAYER = "this session only watches: say hello as a player"
+NOT_A_PLAYER = "this session only watches: play on a new connection that says hello as a player"
 
 
 async def request(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
