@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import getpass
 import hashlib
 import json
@@ -573,6 +574,7 @@ async def play(args: argparse.Namespace) -> int:
         )
     # With legal moves, every view also says whether an undo would be accepted (key u).
     client, welcome = await _sign_in(args, legal_moves=True)
+    joining = functools.partial(join_command, server=args.server)  # the lobby says it
     try:
         # A race the player is still in (the last client went away) comes first: a race is
         # raced to its end, and an open one's lobby reopens rather than leaving it behind.
@@ -592,7 +594,7 @@ async def play(args: argparse.Namespace) -> int:
                 "lobby (ctrl+q there leaves the race)",
                 flush=True,
             )
-            await run_play(client, waiting.race_id)
+            await run_play(client, waiting.race_id, join_command=joining)
             return 0
         if args.join:
             race = await client.join_race(args.join.strip().upper())
@@ -627,7 +629,7 @@ async def play(args: argparse.Namespace) -> int:
                 with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
                     await client.leave(race_id)
                 raise
-        await run_play(client, race_id)
+        await run_play(client, race_id, join_command=joining)
     finally:
         await client.close()
     return 0

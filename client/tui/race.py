@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import ClassVar, Final, TypeVar
 
@@ -150,10 +150,16 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
     return f"racing ghosts: {', '.join(shown)}; g hides them"
 
 
+def default_join_command(code: str) -> str:
+    """What friends type to join the race ``code`` on the default server."""
+    return f"solitaire-arena play --join {code}"
+
+
 class StatusLine(Static):
     """One line for what just happened; :attr:`last` keeps its text."""
 
-    DEFAULT_CSS = "StatusLine { height: 1; background: $panel; padding: 0 1; }"
+    # Two lines at most: a lobby's note ends with the whole command friends join with.
+    DEFAULT_CSS = "StatusLine { height: auto; max-height: 2; background: $panel; padding: 0 1; }"
 
     last: str = ""
 
@@ -198,10 +204,13 @@ class RaceScreen(Screen[None]):
         race_id: str = "",
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
+        join_command: Callable[[str], str] = default_join_command,
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        #: What friends type to join the race of a code (the lobby's status line says it).
+        self.join_command = join_command
         #: Say ready by itself once every seat of the (open) race is taken, once.
         self.ready_when_full = ready_when_full
         self._readied_when_full = False
@@ -429,7 +438,7 @@ class RaceScreen(Screen[None]):
         if state.status == "open" and state.code:
             ready = sum(racer.ready for racer in state.racers.values())
             seated = f"{len(state.racers)}/{state.seats} seated, {ready} ready"
-            join = f"others join with play --join {state.code}"
+            join = f"others join with: {self.join_command(state.code)}"
             mine = state.racers.get(state.me or "")
             if mine is None:
                 you = "waiting for everyone to be ready"
@@ -439,7 +448,7 @@ class RaceScreen(Screen[None]):
                 you = "press r (or Enter) when ready, or wait for every seat"
             else:
                 you = "press r (or Enter) when ready"
-            return f"{state.game} race {state.code}: {seated}; {you} ({join})"
+            return f"{state.game} race {state.code}: {seated}; {you}; {join}"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:
@@ -813,16 +822,20 @@ class RaceApp(App[None]):
         race_id: str = "",
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
+        join_command: Callable[[str], str] = default_join_command,
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         self.daily = daily
         self.ready_when_full = ready_when_full
+        self.join_command = join_command
         self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
-        self._race_screen = RaceScreen(self.client, self.race_id, self.daily, self.ready_when_full)
+        self._race_screen = RaceScreen(
+            self.client, self.race_id, self.daily, self.ready_when_full, join_command=self.join_command
+        )
         return self._race_screen
 
     async def leave_if_open(self) -> None:

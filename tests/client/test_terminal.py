@@ -338,6 +338,9 @@ async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProces
     start_play(node, tmp_path)
     try:
         code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        # The lobby says the whole command too (what was printed is hidden until the end).
+        lobby = " ".join(tmux("capture-pane", "-p", "-J", "-t", SESSION).split())
+        assert f"others join with: solitaire-arena play --join {code} --server {node.url}" in lobby, lobby
         await quit_play()
         shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
         assert f"others join with  solitaire-arena play --join {code} --server {node.url}\n" in shown, shown

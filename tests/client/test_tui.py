@@ -502,6 +502,8 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        # The whole command friends type, as the command line prints it.
+        assert screen.status.last.endswith(f"others join with: solitaire-arena play --join {race.code}")
         await bob.join_race(race.code)
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
         await cy.join_race(race.code)
