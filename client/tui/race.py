@@ -150,6 +150,10 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
     return f"racing ghosts: {', '.join(shown)}; g hides them"
 
 
+#: The status line while a dropped connection is being resumed.
+RECONNECTING: Final = "connection lost: reconnecting…"
+
+
 def default_join_command(code: str) -> str:
     """What friends type to join the race ``code`` on the default server."""
     return f"solitaire-arena play --join {code}"
@@ -162,10 +166,19 @@ class StatusLine(Static):
     DEFAULT_CSS = "StatusLine { height: auto; max-height: 2; background: $panel; padding: 0 1; }"
 
     last: str = ""
+    #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
+    dropped: bool = False
 
     def say(self, text: str, error: bool = False) -> None:
         self.last = text
         self.update(Text(text, style="bold red" if error else ""))
+
+    def follow_connection(self, reconnecting: bool) -> None:
+        """Say so once the connection dropped and is being resumed (the client's
+        ``reconnecting``): until it is back, nothing else would tell."""
+        if reconnecting and not self.dropped:
+            self.say(RECONNECTING, error=True)
+        self.dropped = reconnecting
 
 
 class RaceScreen(Screen[None]):
@@ -262,6 +275,7 @@ class RaceScreen(Screen[None]):
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
     def _tick(self) -> None:
+        self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
         self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
 
