@@ -104,6 +104,8 @@ TYPED_COMMANDS: Final = {
     "ghosts": "ghosts",
 }
 AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
+#: The move field of a racer who is done while others still race.
+DONE_WAITING: Final = "you are done: the results show once everyone is (ctrl+q quits)"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
 NO_DAILY_REPLAY: Final = (
     "no replay yet: a daily's deal stays secret until its day is over (UTC); "
@@ -298,7 +300,12 @@ class RaceScreen(Screen[None]):
         self.move_input.disabled = not self.typing
         after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
         playing = playing_placeholder(self.state.hints)
-        self.move_input.placeholder = after if self.state.status == "finished" else playing
+        if self.state.status == "finished":
+            self.move_input.placeholder = after
+        elif self.state.i_finished:
+            self.move_input.placeholder = DONE_WAITING
+        else:
+            self.move_input.placeholder = playing
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()

@@ -21,7 +21,7 @@ from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import GO, RECONNECTING, RaceScreen
+from client.tui.race import DONE_WAITING, GO, RECONNECTING, RaceScreen
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
@@ -684,6 +684,8 @@ async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
 async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
     await pilot.press("ctrl+g")  # ada gives up in the terminal
     await wait_until(pilot, lambda: screen.state.i_finished)
+    # Done while bob races: the field no longer offers moves, undo or hints.
+    assert screen.move_input.placeholder == DONE_WAITING and screen.move_input.disabled
     await bob.finish(race_id)
     await wait_until(pilot, lambda: screen.state.summary is not None)
 
