@@ -843,14 +843,14 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
         "5 moves check out"
     )
 
-    # One move changed to an illegal one: the racer and the move's index (from 0) are named.
+    # One move changed to an illegal one: the racer and the move, numbered as in the record.
     section = f"== {ada_id}\n1. {ada_moves[0]} {{"
     assert section in text
     altered = tmp_path / "altered.txt"
     altered.write_text(text.replace(section, f"== {ada_id}\n1. t1>t1 {{"), encoding="utf-8")
     rejected = run("verify", str(altered), config=config)
     assert one_error_line(rejected) == (
-        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 0: "
+        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 1: "
         "illegal move 't1>t1': t1 cannot move onto itself"
     )
     assert rejected.stdout == ""
