@@ -164,8 +164,9 @@ def default_join_command(code: str) -> str:
 class StatusLine(Static):
     """One line for what just happened; :attr:`last` keeps its text."""
 
-    # Two lines at most: a lobby's note ends with the whole command friends join with.
-    DEFAULT_CSS = "StatusLine { height: auto; max-height: 2; background: $panel; padding: 0 1; }"
+    # A lobby's note ends with a line of the whole command friends join with: in 80
+    # columns, with a server address, it takes four.
+    DEFAULT_CSS = "StatusLine { height: auto; max-height: 4; background: $panel; padding: 0 1; }"
 
     last: str = ""
     #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
@@ -469,7 +470,7 @@ class RaceScreen(Screen[None]):
                 you = "press r (or Enter) when ready, or wait for every seat"
             else:
                 you = "press r (or Enter) when ready"
-            return f"{state.game} race {state.code}: {seated}; {you}; {join}"
+            return f"{state.game} race {state.code}: {seated}; {you}\n{join}"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:
