@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import getpass
 import hashlib
 import json
@@ -66,14 +67,19 @@ from shared.protocol import (
     Welcome,
 )
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
+from shared.protocol.lobby import TIME_LIMIT_MAX, TIME_LIMIT_MIN
 from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
 from shared.record import RaceRecord, RecordRejected, RecordSyntaxError, read_record, verify_record
+from shared.usernames import check_username
 
 if TYPE_CHECKING:
     from client.tui.race_state import DailyRun
 
 #: Where the commands connect unless told otherwise.
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
+#: The server's limits on a race code and a created race's seats (``JoinRace``, ``CreateRace``).
+JOIN_CODE = re.compile(r"[A-Za-z0-9]{4,12}")
+SEATS_MIN, SEATS_MAX = 2, 8
 #: Seconds ``play`` waits for a quick-match opponent by default.
 DEFAULT_WAIT = 300.0
 _GAME_NAMES = sorted(GAMES)
@@ -371,7 +377,7 @@ def add_commands(commands: Any) -> None:
     bot.add_argument("--game", default="eight-off", choices=_GAME_NAMES, help="default eight-off")
     bot.add_argument("--races", type=int, help="races per bot, then stop (default: until interrupted)")
     bot.add_argument("--json", action="store_true", help="print each race's result as a JSON line")
-    bot.add_argument("--server", default=default_server(), help=f"server address (default {DEFAULT_SERVER})")
+    bot.add_argument("--server", default=default_server(), help=_SERVER_HELP)
 
 
 _SERVER_HELP = f"server address (env SOLITAIRE_ARENA_SERVER, default {DEFAULT_SERVER})"
@@ -561,9 +567,24 @@ def _seated(race: RaceInfo) -> str:
     return f"{len(race.racers)}/{race.seats} seated"
 
 
+def _play_options_problem(args: argparse.Namespace) -> str:
+    """What is wrong with ``play``'s options, by the server's own limits, before anything
+    is sent ("" when nothing is)."""
+    if args.join is not None and not JOIN_CODE.fullmatch(args.join.strip()):
+        return f"--join {args.join!r} is not a race code: 4 to 12 letters or digits"
+    if not SEATS_MIN <= args.seats <= SEATS_MAX:
+        return f"--seats is {SEATS_MIN} to {SEATS_MAX}"
+    if not TIME_LIMIT_MIN <= args.time_limit <= TIME_LIMIT_MAX:
+        return f"--time-limit is {TIME_LIMIT_MIN:g} to {TIME_LIMIT_MAX:g} seconds"
+    return ""
+
+
 async def play(args: argparse.Namespace) -> int:
     from client.tui.app import run_play  # textual loads only for the commands that draw
 
+    problem = _play_options_problem(args)
+    if problem:
+        return fail(problem)
     if not args.hints and not args.create:
         return fail("--no-hints is for --create: a joined race has its own setting, a quick match none")
     if args.rated and not args.create:
@@ -573,6 +594,7 @@ async def play(args: argparse.Namespace) -> int:
         )
     # With legal moves, every view also says whether an undo would be accepted (key u).
     client, welcome = await _sign_in(args, legal_moves=True)
+    joining = functools.partial(join_command, server=args.server)  # the lobby says it
     try:
         # A race the player is still in (the last client went away) comes first: a race is
         # raced to its end, and an open one's lobby reopens rather than leaving it behind.
@@ -586,15 +608,15 @@ async def play(args: argparse.Namespace) -> int:
             await _resume(client, racing)
             return 0
         waiting = next((r for r in races if r.status == "open"), None)
-        if waiting is not None and not args.join:  # a join goes on: the same race, or one more
+        if waiting is not None and args.join is None:  # a join goes on: the same race, or one more
             print(
                 f"you sit in {waiting.game} race {waiting.code} ({_seated(waiting)}) already: reopening its "
                 "lobby (ctrl+q there leaves the race)",
                 flush=True,
             )
-            await run_play(client, waiting.race_id)
+            await run_play(client, waiting.race_id, join_command=joining)
             return 0
-        if args.join:
+        if args.join is not None:
             race = await client.join_race(args.join.strip().upper())
             race_id = race.race_id
         elif args.create:
@@ -619,7 +641,7 @@ async def play(args: argparse.Namespace) -> int:
             race_id = found.race.race_id
         # A racer who fills the last seat is ready at once; the others ready in the lobby
         # (r), or by themselves once every seat is taken.
-        if args.join and len(race.racers) >= race.seats:
+        if args.join is not None and len(race.racers) >= race.seats:
             try:
                 await client.ready(race_id)
             except ArenaError:
@@ -627,7 +649,7 @@ async def play(args: argparse.Namespace) -> int:
                 with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
                     await client.leave(race_id)
                 raise
-        await run_play(client, race_id)
+        await run_play(client, race_id, join_command=joining)
     finally:
         await client.close()
     return 0
@@ -913,6 +935,10 @@ async def register(args: argparse.Namespace) -> int:
     if saved is not None and saved.account:
         raise CommandError(f"{name} is an account already; register turns a guest into one")
     username = _ask_username(args)
+    try:
+        check_username(username)  # the server's own rule, before the password is asked for
+    except ValueError as exc:
+        raise CommandError(f"bad_username: {exc}") from None
     password = _ask_password(args, new=True)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
@@ -1216,8 +1242,11 @@ async def _play_daily(args: argparse.Namespace) -> int:
         try:
             started = await client.start_daily(args.game, practice=args.practice)
         except DailyAttemptedError as exc:
-            again = f"solitaire-arena daily {args.game} --practice plays it again"
-            raise CommandError(f"{exc.code}: {exc.message} ({again})") from None
+            # The server's text names the protocol's field (practice: true): say the option.
+            raise CommandError(
+                f"{exc.code}: you have had today's {args.game} attempt: solitaire-arena daily "
+                f"{args.game} --practice plays it again (unscored), or come back tomorrow"
+            ) from None
         except AlreadyRacingError as exc:
             raise CommandError(f"{exc.code}: {exc.message} (solitaire-arena play resumes it)") from None
         if started.resumed:
@@ -1481,7 +1510,7 @@ def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_js
     result = (
         f"won in {mine.time_ms / 1000:.1f} s"
         if mine.won and mine.time_ms is not None
-        else f"{mine.score} cards home"
+        else _plural(mine.score, "card") + " home"
     )
     rank = f"rank {mine.rank}/{len(summary.standings)}"
     print(f"{name}: race {summary.race_id} ({summary.game}) {rank}, {result}", flush=True)

@@ -256,6 +256,11 @@ class ArenaClient:
             return
         await self._events.put(None)
 
+    @property
+    def reconnecting(self) -> bool:
+        """Whether the connection dropped and is being resumed (requests wait for it)."""
+        return not self._connected.is_set()
+
     def next_id(self) -> int:
         return next(self._ids)
 

@@ -170,7 +170,8 @@ class RecordSyntaxError(ValueError):
 
 class RecordRejected(ValueError):
     """A record failed verification: ``reason`` says which check, ``player_id`` whose
-    moves or result, and ``move_index`` (from 0) which of their moves, where known."""
+    moves or result, and ``move_index`` (from 0) which of their moves, where known. The
+    text counts moves from 1, as the record numbers them (``racer p_ada, move 1: ...``)."""
 
     def __init__(self, reason: str, player_id: str | None = None, move_index: int | None = None) -> None:
         self.reason = reason
@@ -178,7 +179,7 @@ class RecordRejected(ValueError):
         self.move_index = move_index
         where = [] if player_id is None else [f"racer {player_id}"]
         if move_index is not None:
-            where.append(f"move {move_index}")
+            where.append(f"move {move_index + 1}")
         super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
 
 

@@ -3,17 +3,25 @@ that ended, or watch one being played."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from client.sdk import ArenaClient
-from client.tui.race import RaceApp
+from client.tui.race import RaceApp, default_join_command
 from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
 from client.tui.watch import WatchApp
 from shared.protocol import DailyStarted
 
 
-async def run_play(client: ArenaClient, race_id: str, daily: DailyRun | None = None) -> None:
+async def run_play(
+    client: ArenaClient,
+    race_id: str,
+    daily: DailyRun | None = None,
+    join_command: Callable[[str], str] = default_join_command,
+) -> None:
     """Play ``race_id`` in the terminal until the player quits (ctrl+q); with ``daily``
-    (its ``date`` known), a daily attempt that had started already.
+    (its ``date`` known), a daily attempt that had started already. The lobby's status
+    line gives ``join_command(code)``: what friends type to join.
 
     ``client`` has said hello and sits in the race; the race may still be open or
     counting down. The app reads the client's events while it runs. In the lobby of an
@@ -21,7 +29,7 @@ async def run_play(client: ArenaClient, race_id: str, daily: DailyRun | None = N
     taken. Quitting a race that is still open leaves it (a client that was killed instead
     comes back to it).
     """
-    app = RaceApp(client, race_id, daily=daily, ready_when_full=True)
+    app = RaceApp(client, race_id, daily=daily, ready_when_full=True, join_command=join_command)
     await app.run_async()
     await app.leave_if_open()
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import ClassVar, Final, TypeVar
 
@@ -104,6 +104,8 @@ TYPED_COMMANDS: Final = {
     "ghosts": "ghosts",
 }
 AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
+#: The move field of a racer who is done while others still race.
+DONE_WAITING: Final = "you are done: the results show once everyone is (ctrl+q quits)"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
 NO_DAILY_REPLAY: Final = (
     "no replay yet: a daily's deal stays secret until its day is over (UTC); "
@@ -150,16 +152,36 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
     return f"racing ghosts: {', '.join(shown)}; g hides them"
 
 
+#: The status line while a dropped connection is being resumed.
+RECONNECTING: Final = "connection lost: reconnecting…"
+
+
+def default_join_command(code: str) -> str:
+    """What friends type to join the race ``code`` on the default server."""
+    return f"solitaire-arena play --join {code}"
+
+
 class StatusLine(Static):
     """One line for what just happened; :attr:`last` keeps its text."""
 
-    DEFAULT_CSS = "StatusLine { height: 1; background: $panel; padding: 0 1; }"
+    # A lobby's note ends with a line of the whole command friends join with: in 80
+    # columns, with a server address, it takes four.
+    DEFAULT_CSS = "StatusLine { height: auto; max-height: 4; background: $panel; padding: 0 1; }"
 
     last: str = ""
+    #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
+    dropped: bool = False
 
     def say(self, text: str, error: bool = False) -> None:
         self.last = text
         self.update(Text(text, style="bold red" if error else ""))
+
+    def follow_connection(self, reconnecting: bool) -> None:
+        """Say so once the connection dropped and is being resumed (the client's
+        ``reconnecting``): until it is back, nothing else would tell."""
+        if reconnecting and not self.dropped:
+            self.say(RECONNECTING, error=True)
+        self.dropped = reconnecting
 
 
 class RaceScreen(Screen[None]):
@@ -198,10 +220,13 @@ class RaceScreen(Screen[None]):
         race_id: str = "",
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
+        join_command: Callable[[str], str] = default_join_command,
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        #: What friends type to join the race of a code (the lobby's status line says it).
+        self.join_command = join_command
         #: Say ready by itself once every seat of the (open) race is taken, once.
         self.ready_when_full = ready_when_full
         self._readied_when_full = False
@@ -253,6 +278,7 @@ class RaceScreen(Screen[None]):
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
     def _tick(self) -> None:
+        self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
         self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
 
@@ -275,7 +301,12 @@ class RaceScreen(Screen[None]):
         self.move_input.disabled = not self.typing
         after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
         playing = playing_placeholder(self.state.hints)
-        self.move_input.placeholder = after if self.state.status == "finished" else playing
+        if self.state.status == "finished":
+            self.move_input.placeholder = after
+        elif self.state.i_finished:
+            self.move_input.placeholder = DONE_WAITING
+        else:
+            self.move_input.placeholder = playing
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
@@ -429,7 +460,7 @@ class RaceScreen(Screen[None]):
         if state.status == "open" and state.code:
             ready = sum(racer.ready for racer in state.racers.values())
             seated = f"{len(state.racers)}/{state.seats} seated, {ready} ready"
-            join = f"others join with play --join {state.code}"
+            join = f"others join with: {self.join_command(state.code)}"
             mine = state.racers.get(state.me or "")
             if mine is None:
                 you = "waiting for everyone to be ready"
@@ -439,7 +470,7 @@ class RaceScreen(Screen[None]):
                 you = "press r (or Enter) when ready, or wait for every seat"
             else:
                 you = "press r (or Enter) when ready"
-            return f"{state.game} race {state.code}: {seated}; {you} ({join})"
+            return f"{state.game} race {state.code}: {seated}; {you}\n{join}"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:
@@ -813,16 +844,20 @@ class RaceApp(App[None]):
         race_id: str = "",
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
+        join_command: Callable[[str], str] = default_join_command,
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         self.daily = daily
         self.ready_when_full = ready_when_full
+        self.join_command = join_command
         self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
-        self._race_screen = RaceScreen(self.client, self.race_id, self.daily, self.ready_when_full)
+        self._race_screen = RaceScreen(
+            self.client, self.race_id, self.daily, self.ready_when_full, join_command=self.join_command
+        )
         return self._race_screen
 
     async def leave_if_open(self) -> None:

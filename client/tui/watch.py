@@ -240,6 +240,7 @@ class WatchScreen(Screen[None]):
         self.run_worker(self._follow(), name="follow", group="watch", exit_on_error=False)
 
     def _tick(self) -> None:
+        self.status.follow_connection(self.client.reconnecting)
         self.query_one("#watch-clock", Static).update(watch_clock_text(self.watched, self.clock))
 
     def redraw(self) -> None:

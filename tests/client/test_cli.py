@@ -130,6 +130,25 @@ def test_joining_an_unknown_code_is_one_line(node: NodeProcess, tmp_path: Path) 
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
 
 
+def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tmp_path: Path) -> None:
+    # No server listens: each is refused by the command itself, in the options' words.
+    refusals = {
+        ("--join", ""): "--join '' is not a race code: 4 to 12 letters or digits",
+        ("--join", "a b"): "--join 'a b' is not a race code: 4 to 12 letters or digits",
+        ("--create", "--seats", "9"): "--seats is 2 to 8",
+        ("--create", "--time-limit", "0"): "--time-limit is 1 to 86400 seconds",
+    }
+    for options, refusal in refusals.items():
+        result = run("play", *options, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+        assert one_error_line(result) == f"solitaire-arena: {refusal}"
+        assert result.stdout == ""  # an empty --join is no quick match
+
+
+def test_register_refuses_a_bad_username_before_asking_for_the_password(tmp_path: Path) -> None:
+    result = run("register", "--username", "a", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+    assert one_error_line(result) == "solitaire-arena: bad_username: a username has 3 to 20 characters"
+
+
 def test_no_hints_is_only_for_a_race_being_created(node: NodeProcess, tmp_path: Path) -> None:
     for way in (["--join", "ABCDEF"], []):
         result = run("play", *way, "--no-hints", "--server", node.url, config=tmp_path / "c.json")
@@ -495,8 +514,10 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     # A second scored attempt is refused, in one line that says how to play it again.
     again = run("daily", game, "--server", node.url, config=slow_config)
     line = one_error_line(again)
-    assert line.startswith("solitaire-arena: daily_attempted: ")
-    assert line.endswith(f"(solitaire-arena daily {game} --practice plays it again)")
+    assert line == (
+        f"solitaire-arena: daily_attempted: you have had today's {game} attempt: solitaire-arena "
+        f"daily {game} --practice plays it again (unscored), or come back tomorrow"
+    )
 
     # Someone who has not played sees the places but not the race ids.
     guest = run("daily", game, "--board", "--limit", "100", "--name", "onlooker", "--server", node.url,
@@ -822,14 +843,14 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
         "5 moves check out"
     )
 
-    # One move changed to an illegal one: the racer and the move's index (from 0) are named.
+    # One move changed to an illegal one: the racer and the move, numbered as in the record.
     section = f"== {ada_id}\n1. {ada_moves[0]} {{"
     assert section in text
     altered = tmp_path / "altered.txt"
     altered.write_text(text.replace(section, f"== {ada_id}\n1. t1>t1 {{"), encoding="utf-8")
     rejected = run("verify", str(altered), config=config)
     assert one_error_line(rejected) == (
-        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 0: "
+        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 1: "
         "illegal move 't1>t1': t1 cannot move onto itself"
     )
     assert rejected.stdout == ""

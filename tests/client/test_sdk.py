@@ -190,10 +190,16 @@ async def test_a_client_resumes_across_a_server_restart_on_the_same_address(clea
         race = await start_race(ada, bob, time_limit=120)
         await ada.move(race.race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
         await bob.close()
-    # The node is down: ada's client keeps trying. A new node comes up on the same port.
+    # The node is down: ada's client keeps trying (and says so). A new node comes up on the
+    # same port.
+    for _ in range(100):
+        if ada.reconnecting:
+            break
+        await asyncio.sleep(0.05)
+    assert ada.reconnecting
     async with running_node(clean_redis, port=port):
         welcome = await ada.wait_for(Welcome, timeout=15)
-        assert welcome.resumed and welcome.races == [race.race_id]
+        assert welcome.resumed and welcome.races == [race.race_id] and not ada.reconnecting
         board = await ada.board(race.race_id)
         assert board is not None and board.seq == 1
         assert ada.resumes == 1

@@ -338,6 +338,15 @@ async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProces
     start_play(node, tmp_path)
     try:
         code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        # The lobby says the whole command too (what was printed is hidden until the end), on
+        # a status line that grows to two lines for it.
+        said = f"others join with: solitaire-arena play --join {code} --server {node.url}"
+        for _ in range(100):
+            lobby = " ".join(tmux("capture-pane", "-p", "-t", SESSION).split())
+            if said in lobby:
+                break
+            await asyncio.sleep(0.1)
+        assert said in lobby, lobby
         await quit_play()
         shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
         assert f"others join with  solitaire-arena play --join {code} --server {node.url}\n" in shown, shown

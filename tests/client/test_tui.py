@@ -21,7 +21,7 @@ from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import GO, RaceScreen
+from client.tui.race import DONE_WAITING, GO, RECONNECTING, RaceScreen
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
@@ -502,6 +502,8 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        # The whole command friends type, as the command line prints it.
+        assert screen.status.last.endswith(f"others join with: solitaire-arena play --join {race.code}")
         await bob.join_race(race.code)
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
         await cy.join_race(race.code)
@@ -682,6 +684,8 @@ async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
 async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
     await pilot.press("ctrl+g")  # ada gives up in the terminal
     await wait_until(pilot, lambda: screen.state.i_finished)
+    # Done while bob races: the field no longer offers moves, undo or hints.
+    assert screen.move_input.placeholder == DONE_WAITING and screen.move_input.disabled
     await bob.finish(race_id)
     await wait_until(pilot, lambda: screen.state.summary is not None)
 
@@ -1172,6 +1176,23 @@ async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, c
         await sam.unwatch()
         await tom.unwatch()
         await wait_until(pilot, lambda: "spectator" not in rendered(screen, "#race-info"))
+
+
+async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada, bob = await connect(arena.url, reconnect=True), await connect(arena.url)
+    race = await start_race(ada, bob)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+        # While the client resumes (a server restarting can take seconds), the racer is told.
+        monkeypatch.setattr(ArenaClient, "reconnecting", property(lambda client: True))
+        await wait_until(pilot, lambda: screen.status.last == RECONNECTING)
+        monkeypatch.undo()
+        ada.ws.transport.abort()  # the network drops, and the client resumes
+        await wait_until(pilot, lambda: screen.status.last == "reconnected")
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:

@@ -334,7 +334,8 @@ def test_an_illegal_move_is_rejected_with_its_racer_and_index(eight_off: RaceRec
     error = rejection(with_moves(eight_off, "p_bob", tuple(moves)))
     assert (error.player_id, error.move_index) == ("p_bob", 3)
     assert error.reason == "illegal move 't1>t1': t1 cannot move onto itself"
-    assert str(error) == "racer p_bob, move 3: illegal move 't1>t1': t1 cannot move onto itself"
+    # The text counts as the record numbers its moves: from 1.
+    assert str(error) == "racer p_bob, move 4: illegal move 't1>t1': t1 cannot move onto itself"
 
 
 @pytest.mark.parametrize("game_id", GAMES)
