@@ -754,8 +754,10 @@ async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess,
     await finish_race(ada, bob, race_id)
 
 
-async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess, tmp_path: Path) -> None:
-    ada, bob, race_id = await racing(node)
+async def plain_watch(
+    node: NodeProcess, race_id: str, tmp_path: Path
+) -> tuple[asyncio.subprocess.Process, str]:
+    """``watch RACE --plain --once`` running, with the first line it printed."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
     watcher = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server.cli", "watch", race_id, "--plain", "--once", "--server", node.url,
@@ -763,6 +765,12 @@ async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess,
     )  # fmt: skip
     assert watcher.stdout is not None
     first = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    return watcher, first
+
+
+async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess, tmp_path: Path) -> None:
+    ada, bob, race_id = await racing(node)
+    watcher, first = await plain_watch(node, race_id, tmp_path)
     # The watch is on from here: every move after it is printed.
     assert first == f"watching race {race_id}: eight-off, casual, running; ada, bob; 1 spectator"
     played = [("ada", move) for move in await play_moves(ada, race_id, 2)]
@@ -786,13 +794,7 @@ async def test_watch_plain_starts_with_the_last_move_of_each_racer_who_moved_bef
 ) -> None:
     ada, bob, race_id = await racing(node)
     before = await play_moves(ada, race_id, 2)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
-    watcher = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "watch", race_id, "--plain", "--once", "--server", node.url,
-        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    assert watcher.stdout is not None
-    first = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    watcher, first = await plain_watch(node, race_id, tmp_path)
     assert first.startswith(f"watching race {race_id}: ")
     so_far = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
     assert re.fullmatch(rf"ada: last {re.escape(before[-1])} \(2 moves, score \d+, \d+ left\)", so_far), (
