@@ -210,7 +210,7 @@ class RankingPanel(Static):
                 line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
             text.append(line + "\n", style="bold" if racer.player_id == state.me else "")
             if racer.rating is not None and racer.rating_change is not None:
-                text.append(f"   rating {racer.rating} {racer.rating_change:+d}\n", style="dim")
+                text.append(f"   rating {rating_text(racer, True)} {racer.rating_change:+d}\n", style="dim")
         self.update(text)
 
 

@@ -53,6 +53,7 @@ from client.tui.panels import (
     RacersPanel,
     RankingPanel,
     RematchPanel,
+    rating_text,
     result_text,
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
@@ -428,6 +429,7 @@ class RaceScreen(Screen[None]):
                 self.status.say(rematch_note(event.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
                 await self._find_place()
+                await self._ratings_after()
                 self.redraw()
                 self.status.say(self._ending_note())
             elif self.state.status == "cancelled":
@@ -438,6 +440,14 @@ class RaceScreen(Screen[None]):
                 self.status.say(self._opening_note())  # who sits in the lobby now
                 await self._ready_if_full()
         self.status.say("connection closed", error=True)
+
+    async def _ratings_after(self) -> None:
+        """After a rated race: the new ratings with their provisional mark (the racers
+        panel and the results show them)."""
+        if not self.state.rated:
+            return
+        with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):  # the results' ratings stand
+            self.state.take_ratings(await self.client.get_race(self.race_id))
 
     async def _sync_clock(self) -> None:
         sent = local_ms()
@@ -484,7 +494,7 @@ class RaceScreen(Screen[None]):
                 total = len(self.state.ranking())
                 rating = ""
                 if racer.rating is not None and racer.rating_change is not None:
-                    rating = f", rating {racer.rating} {racer.rating_change:+d}"
+                    rating = f", rating {rating_text(racer, True)} {racer.rating_change:+d}"
                 return f"race over: you placed {ordinal(rank)} of {total}{rating}. {keys}"
         return f"race over. {keys}"
 

@@ -179,6 +179,15 @@ class RaceState:
 
     # ----- updates ------------------------------------------------------------------
 
+    def take_ratings(self, info: RaceInfo) -> None:
+        """Each racer's rating as ``info`` (a ``get_race`` after a rated race's end) has it,
+        with whether it is still provisional, which the end's standings do not say."""
+        for racer in info.racers:
+            known = self.racers.get(racer.player_id)
+            if known is not None and racer.rating is not None:
+                rating = replace(known, rating=racer.rating, provisional=racer.provisional)
+                self.racers[racer.player_id] = rating
+
     def load(self, info: RaceInfo) -> None:
         """Take in a whole race (``get_race``)."""
         self.game = info.game
@@ -264,6 +273,10 @@ class RaceState:
             self._note_win(self.racers[event.player_id])
         elif isinstance(event, RaceEnded):
             self.status, self.summary = "finished", event.summary
+            for standing in event.summary.standings:
+                seated = self.racers.get(standing.player_id)
+                if seated is not None and standing.rating is not None:
+                    self.racers[standing.player_id] = replace(seated, rating=standing.rating)
         elif isinstance(event, RaceCancelled):
             self.status, self.cancelled = "cancelled", event.message
         elif isinstance(event, Ghost):

@@ -794,13 +794,18 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         await wait_until(pilot, lambda: screen.state.summary is not None)
         winner = round(rate(Rating(), [(Rating(), 1.0)]).rating)
         loser = round(rate(Rating(), [(Rating(), 0.0)]).rating)
+        # One game played: both ratings are still provisional, in the results and the
+        # racers panel alike (the end's standings do not say so: get_race does).
+        await wait_until(pilot, lambda: "you placed" in screen.status.last)
         ranking = lines_of(rendered(screen, "#ranking"))
         assert ranking[0] == "Results"
         assert ranking[1].split()[:2] == ["1.", "bob_rated"]
-        assert ranking[2] == f"   rating {winner} {winner - 1500:+d}"  # 1662 +162
+        assert ranking[2] == f"   rating {winner}? {winner - 1500:+d}"  # 1662? +162
         assert ranking[3].split()[:2] == ["2.", "ada_rated"]
-        assert ranking[4] == f"   rating {loser} {loser - 1500:+d}"  # 1338 -162
-        assert f"you placed 2nd of 2, rating {loser} {loser - 1500:+d}." in screen.status.last
+        assert ranking[4] == f"   rating {loser}? {loser - 1500:+d}"  # 1338? -162
+        assert f"you placed 2nd of 2, rating {loser}? {loser - 1500:+d}." in screen.status.last
+        racers = lines_of(rendered(screen, "#racers"))
+        assert f"ada_rated (you)  {loser}?" in racers and f"bob_rated  {winner}?" in racers
 
 
 async def test_a_casual_race_says_so_and_shows_known_ratings_only(
