@@ -27,11 +27,15 @@ async def run_play(
     counting down. The app reads the client's events while it runs. In the lobby of an
     open race ``r`` (or enter) says ready, and the app says it by itself once every seat is
     taken. Quitting a race that is still open leaves it (a client that was killed instead
-    comes back to it).
+    comes back to it); quitting any other race prints how to come back to it, or to its
+    replay.
     """
     app = RaceApp(client, race_id, daily=daily, ready_when_full=True, join_command=join_command)
     await app.run_async()
     await app.leave_if_open()
+    note = app.parting_note()
+    if note is not None:
+        print(note)  # the screen is gone: this stays in the terminal
 
 
 async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool = False) -> None:

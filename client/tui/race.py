@@ -876,6 +876,21 @@ class RaceApp(App[None]):
         if self._race_screen is not None:
             await self._race_screen.leave_if_open()
 
+    def parting_note(self) -> str | None:
+        """After the app ended, for the terminal: where the race the player quit is and
+        how to come back to it (None for a lobby left, or a daily run)."""
+        screen = self._race_screen
+        if screen is None or screen.state.daily is not None:
+            return None
+        state, race_id = screen.state, screen.race_id
+        if state.status == "finished":
+            return f"race {race_id} is over: solitaire-arena replay {race_id} plays it back"
+        if state.status in ("countdown", "running") and state.me in state.racers:
+            if state.i_finished:
+                return f"race {race_id} goes on: solitaire-arena replay {race_id} once it is over"
+            return f"you left race {race_id} while it runs: solitaire-arena play resumes it"
+        return None
+
     @property
     def race_screen(self) -> RaceScreen:
         screen = self.screen_stack[0]

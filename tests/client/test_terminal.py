@@ -119,6 +119,8 @@ async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
         progress = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
         assert progress.move_count == 1
         await quit_play()
+        # The screen is gone; the terminal keeps how to come back to the race.
+        await screen_with(rf"you left race {race.race_id} while it runs: solitaire-arena play resumes it")
         await bob.close()
     finally:
         tmux("kill-session", "-t", SESSION)

@@ -806,6 +806,11 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         assert f"you placed 2nd of 2, rating {loser}? {loser - 1500:+d}." in screen.status.last
         racers = lines_of(rendered(screen, "#racers"))
         assert f"ada_rated (you)  {loser}?" in racers and f"bob_rated  {winner}?" in racers
+    # What `play` prints once the screen is gone.
+    assert (
+        app.parting_note()
+        == f"race {race.race_id} is over: solitaire-arena replay {race.race_id} plays it back"
+    )
 
 
 async def test_a_casual_race_says_so_and_shows_known_ratings_only(
