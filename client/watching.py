@@ -43,7 +43,6 @@ class WatchedRace:
         self.featured = False
         self.delay_ms = 0
         self.spectators = 0
-        self.last_move: dict[str, str] = {}
         self.reset(watching)
 
     def reset(self, watching: Watching) -> None:
@@ -54,8 +53,12 @@ class WatchedRace:
         self.summary = None
         self.cancelled = False
         self.spectators = watching.race.spectators if watching.race else 0
-        #: Each racer's last move shown: the snapshot's, then each ``watch_move``'s.
-        self.last_move = {b.player_id: b.last_move for b in watching.boards if b.last_move is not None}
+
+    @property
+    def last_move(self) -> dict[str, str]:
+        """Each racer's last move shown (player id to move): their board's, from the
+        snapshot or the latest ``watch_move``."""
+        return {pid: board.last_move for pid, board in self.boards.items() if board.last_move is not None}
 
     @property
     def race_id(self) -> str | None:
@@ -91,7 +94,6 @@ class WatchedRace:
                     finished=won,
                     won=won,
                 )
-                self.last_move[event.player_id] = event.move
                 return True
             case Progress(finished=True, won=False):
                 board = self.boards.get(event.player_id)
@@ -122,7 +124,7 @@ class WatchedRace:
             if board.seq == 0:
                 continue
             score = board.view.score
-            last = self.last_move.get(player_id)
+            last = board.last_move
             done = f"last {last}" if last is not None else "moved"
             moves = f"{board.seq} move{'' if board.seq == 1 else 's'}"
             lines.append(f"{self.name(player_id)}: {done} ({moves}, score {score}, {CARDS - score} left)")
