@@ -1242,7 +1242,7 @@ async def _play_daily(args: argparse.Namespace) -> int:
         try:
             started = await client.start_daily(args.game, practice=args.practice)
         except DailyAttemptedError as exc:
-            # The server's text names the protocol's field (practice: true): say the option.
+            # The server's text speaks of practising: say which option does it.
             raise CommandError(
                 f"{exc.code}: you have had today's {args.game} attempt: solitaire-arena daily "
                 f"{args.game} --practice plays it again (unscored), or come back tomorrow"

@@ -34,17 +34,26 @@ COMMAND_WORDS: Final = {
     "p": "practice",
     "g": "ghosts",
 }
-#: What the field says while the racer plays (:func:`playing_placeholder`).
-PLAYING_PLACEHOLDER: Final = "type a move (t3>f1, t2:3>t5, deal, p9+wt), undo or hint; tab completes"
+#: Moves each game's field offers as examples while the racer plays.
+MOVE_EXAMPLES: Final[dict[str, str]] = {
+    "eagle-wing": "waste>t3, t2:2>f1, deal, redeal",
+    "treize": "p25, p9+wt, wb+wt, deal",
+    "eight-off": "t3>f1, t2:3>t5, t4>r, r1>t6",
+}
 
 
-def playing_placeholder(hints: bool) -> str:
-    """What the field says while the racer plays: ``hint`` only where the race allows hints.
+def playing_placeholder(hints: bool, game: str | None = None) -> str:
+    """What the field says while the racer plays: moves of the race's game, and ``hint``
+    only where the race allows hints.
 
-    >>> playing_placeholder(False)
-    'type a move (t3>f1, t2:3>t5, deal, p9+wt) or undo; tab completes'
+    >>> playing_placeholder(False, "treize")
+    'type a move (p25, p9+wt, wb+wt, deal) or undo; tab completes'
+    >>> playing_placeholder(True, "eight-off")
+    'type a move (t3>f1, t2:3>t5, t4>r, r1>t6), undo or hint; tab completes'
     """
-    return PLAYING_PLACEHOLDER if hints else PLAYING_PLACEHOLDER.replace(", undo or hint", " or undo")
+    examples = MOVE_EXAMPLES.get(game or "", "t3>f1, deal, p9+wt")
+    commands = ", undo or hint" if hints else " or undo"
+    return f"type a move ({examples}){commands}; tab completes"
 
 
 def matching(legal: Sequence[str], typed: str) -> list[str]:
@@ -127,7 +136,7 @@ class MoveInput(Input):
         self.dimmed_key: Callable[[str], None] = lambda key: None
         #: The rest of the word of the last one-key command, dropped if typed next.
         self.rest = ""
-        super().__init__(placeholder=PLAYING_PLACEHOLDER, suggester=self.legal_suggester, id=id)
+        super().__init__(placeholder=playing_placeholder(False), suggester=self.legal_suggester, id=id)
 
     def expect_rest(self, word: str) -> None:
         """A one-key command of ``word`` was taken: drop the rest of it if typed next."""

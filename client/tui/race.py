@@ -43,6 +43,7 @@ from textual.widgets import Footer, Input, Static
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
+from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
 from client.tui.legal import legal_moves
 from client.tui.move_input import COMMAND_WORDS, MoveHints, MoveInput, playing_placeholder
@@ -301,7 +302,7 @@ class RaceScreen(Screen[None]):
         self.query_one("#daily", DailyPanel).show(self.state)
         self.move_input.disabled = not self.typing
         after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
-        playing = playing_placeholder(self.state.hints)
+        playing = playing_placeholder(self.state.hints, self.state.game)
         if self.state.status == "finished":
             self.move_input.placeholder = after
         elif self.state.i_finished:
@@ -358,7 +359,8 @@ class RaceScreen(Screen[None]):
         if action == "give_up":
             return self.playing
         if action == "replay":
-            return self.state.summary is not None
+            # A daily's deal stays secret until its day is over: no replay to offer yet.
+            return self.state.summary is not None and self.state.summary.seed is not None
         if action == "offer_rematch":
             return self.state.can_offer_rematch
         if action == "answer_rematch":
@@ -591,7 +593,7 @@ class RaceScreen(Screen[None]):
             try:
                 ack = await self.client.move(self.race_id, move)
             except ArenaError as exc:
-                self.status.say(f"✗ {move}: {exc.message}", error=True)
+                self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
                 if exc.code in RESYNC_CODES:
                     await self._resync()
                 return

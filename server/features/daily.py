@@ -298,7 +298,7 @@ class Daily:
         if not on:
             raise ArenaError(
                 ErrorCode.DAILY_ATTEMPTED,
-                f"your {game} attempt of today is over: practise it (practice: true) or come back tomorrow",
+                f"your {game} attempt of today is over: practise the deal (unscored) or come back tomorrow",
             )
         if meta is not None and meta.status is RaceStatus.OPEN:
             # Claimed but never started (the start was refused): it starts now.

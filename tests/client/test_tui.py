@@ -438,6 +438,20 @@ async def test_a_refused_move_shows_the_servers_reason(arena: ArenaServer, conne
         await _type(pilot, "t9>f1")
         await wait_until(pilot, lambda: "t9" in screen.status.last)
         assert "eight-off has no pile 't9'" in screen.status.last
+        # A refusal naming cards writes them as the board does.
+        deal = new_game("eight-off", WINNABLE_SEED)
+        pairs = [(f"t{a}", f"t{b}") for a in range(1, 9) for b in range(1, 9) if a != b]
+        source, target = next(p for p in pairs if f"{p[0]}>{p[1]}" not in deal.legal_moves())
+        await _type(pilot, f"{source}>{target}")
+        await wait_until(pilot, lambda: f"{source}>{target}" in screen.status.last)
+        card, top = (
+            c.replace("T", "10").replace("D", "♦").replace("H", "♥").replace("S", "♠").replace("C", "♣")
+            for c in (deal.piles[source][-1], deal.piles[target][-1])
+        )
+        assert screen.status.last == (
+            f"✗ {source}>{target}: {card} does not fit on {target} (top {top}): "
+            "the tableau builds down in suit"
+        )
         assert board.plain == before
         assert screen.state.view is not None and screen.state.view.move_count == 0
         # Bob's progress shows up in the racers panel.
@@ -896,10 +910,11 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
         await wait_until(pilot, lambda: "p" in footer_keys(app))
         assert footer_keys(app)["p"] == ("practice", True) and "r" not in footer_keys(app)
 
-        # The replay waits for the day's end: said so, and the screen stays.
+        # The replay waits for the day's end (the seed is secret): not offered, and the
+        # key does nothing.
+        assert "ctrl+r" not in footer_keys(app)
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: screen.status.last.startswith("no replay yet"))
-        assert isinstance(app.screen, RaceScreen)
+        assert isinstance(app.screen, RaceScreen) and screen.status.last.startswith("daily over")
 
         # p plays the same deal again, unscored, on the same screen.
         await pilot.press("p")

@@ -456,7 +456,7 @@ async def test_start_daily_resumes_an_attempt_still_running_and_refuses_one_that
         over = await back.request({"type": "start_daily", "game": game})
         assert over["code"] == "daily_attempted"
         assert over["message"] == (
-            f"your {game} attempt of today is over: practise it (practice: true) or come back tomorrow"
+            f"your {game} attempt of today is over: practise the deal (unscored) or come back tomorrow"
         )
         practice = await start(back, game, practice=True)
         assert practice["race"]["race_id"] != race_id and practice.get("resumed", False) is False

@@ -146,6 +146,24 @@ async def test_a_refused_move_shows_the_servers_reason(browser: Browser, arena: 
     await page.press("#move", "Enter")
     await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
     assert await shown(page) == before
+
+    # A refusal that names cards writes them as the board does (9♦, not 9D).
+    ranks = "A23456789TJQK"
+    tops = {pile: cards[-1] for pile, cards in before.items() if pile.startswith("t") and cards}
+    source, target = next(
+        (a, b)
+        for a in tops
+        for b in tops
+        if a != b
+        and not (tops[a][1] == tops[b][1] and ranks.index(tops[a][0]) + 1 == ranks.index(tops[b][0]))
+    )
+    await page.fill("#move", f"{source}>{target}")
+    await page.press("#move", "Enter")
+    in_words = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    card, top = (f"{c[0].replace('T', '10')}{in_words[c[1]]}" for c in (tops[source], tops[target]))
+    await expect(page.locator("#refusal")).to_have_text(
+        f"{card} does not fit on {target} (top {top}): the tableau builds down in suit"
+    )
     await page.screenshot(path=shot_path("refusal"))
     await bob.close()
     assert errors == []

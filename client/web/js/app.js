@@ -7,7 +7,7 @@
 // where one's own scored attempt may race ghosts (the day's best finished attempts).
 
 import { Arena } from "./arena.js";
-import { Board, setAnimations } from "./board.js";
+import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
 import { GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
@@ -474,6 +474,7 @@ function racePage(raceId, arrived = null) {
         if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
       } catch (failure) {
         showError(error, failure);
+        error.textContent = cardsInWords(error.textContent);
         board.draw();
       }
     });
@@ -534,6 +535,7 @@ function racePage(raceId, arrived = null) {
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
   function load(info, fresh = true) {
     race = info;
+    moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
     if (fresh && info.server_time) offset = info.server_time - Date.now();
     // A visitor (not seated here) is offered Join while a seat is free, never a racer's
     // controls; a race under way is theirs to watch.

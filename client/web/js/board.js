@@ -9,6 +9,14 @@ const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 const GLIDE_MS = 140;
 let animations = true;
 
+// A server's text with its card codes ("9D", "TH") written as the board shows cards.
+export function cardsInWords(text) {
+  return text.replace(/\b([A2-9TJQK])([CDHS])\b/g, (_, rank, suit) => `${RANK_TEXT[rank] ?? rank}${SUITS[suit]}`);
+}
+
+// A move of each game, for the move field's placeholder.
+export const MOVE_EXAMPLES = { "eagle-wing": "waste>t3", treize: "p9+wt", "eight-off": "t3>f1" };
+
 // Moved cards glide to their new place (the page's switch, off under reduced motion).
 export function setAnimations(on) { animations = on; }
 
