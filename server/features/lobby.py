@@ -289,7 +289,7 @@ class Lobby:
         if answer not in (Answer.OK, Answer.ALREADY):
             raise answer_error(answer)
         log.info("racer joined", extra={"race_id": race_id, "player_id": player.player_id})
-        await self.announce(race_id)
+        await self.announce(race_id, mover=player.player_id)
         return race_id
 
     async def leave(self, player_id: str, race_id: str) -> None:
@@ -302,11 +302,15 @@ class Lobby:
             raise answer_error(answer)
         log.info("racer left", extra={"race_id": race_id, "player_id": player_id})
         if answer is Answer.OK:
-            await self.announce(race_id)
+            await self.announce(race_id, mover=player_id)
 
-    async def announce(self, race_id: str) -> None:
+    async def announce(self, race_id: str, mover: str = "") -> None:
+        """Tell the race's followers who sits in it now. ``mover``, the player who just
+        joined or left, is left out: the reply says it, and whether the event would
+        reach them otherwise depends on when their following starts or stops."""
         info = await self.info(race_id, None)
-        await self.store.events.publish_race(race_id, pack_event(EventKind.BROADCAST, RaceUpdate(race=info)))
+        event = pack_event(EventKind.BROADCAST, RaceUpdate(race=info), skip=mover)
+        await self.store.events.publish_race(race_id, event)
 
     async def current_races(self, player_id: str) -> list[RaceMeta]:
         """The player's races that are not over, and those that ended without the player

@@ -12,6 +12,7 @@ from websockets.asyncio.client import connect as ws_connect
 from client.sdk import ArenaClient, ArenaError
 from server.app import ArenaServer
 from server.features import quick_match as matchmaking
+from server.store.keys import race_channel
 from shared import FULL_DECK, new_game, replay
 from shared.protocol import (
     BoardView,
@@ -22,9 +23,10 @@ from shared.protocol import (
     RaceStarted,
     RaceUpdate,
 )
-from tests.redis_direct import sync_redis
+from tests.redis_direct import async_subscriber, sync_redis
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
+from tests.server.rawclient import racers
 from tests.server.solver import solve
 
 
@@ -202,6 +204,39 @@ async def test_list_join_by_code_leave_and_creator_start(arena: ArenaServer, con
         await cyd.join_race(race.code)
     assert closed.value.code == "race_not_open"
     assert await cyd.list_races() == []
+
+
+async def test_a_joiner_or_leaver_never_gets_the_race_update_of_its_own_move(arena: ArenaServer) -> None:
+    """The others hear of a join or a leave; the mover has its reply. The event names the
+    mover to be skipped, so whether it reaches them never depends on when their
+    following starts or stops."""
+    ada, bob = await racers(arena.url, "ada", "bob")
+    race = (await ada.request({"type": "create_race", "game": "treize", "seats": 3}))["race"]
+    listener = async_subscriber(arena.settings.redis_url)
+    pubsub = listener.pubsub()
+    await pubsub.subscribe(race_channel(race["race_id"]))
+    await pubsub.get_message(timeout=1.0)  # the subscribe confirmation
+    try:
+        assert (await bob.request({"type": "join_race", "code": race["code"]}))["type"] == "race"
+        joined = await ada.event("race_update")
+        assert [r["name"] for r in joined["race"]["racers"]] == ["ada", "bob"]
+        assert (await bob.request({"type": "leave_race", "race_id": race["race_id"]}))["type"] == "ok"
+        left = await ada.event("race_update")
+        assert [r["name"] for r in left["race"]["racers"]] == ["ada"]
+        published = []
+        while (message := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)) is not None:
+            published.append(json.loads(message["data"]))
+        assert [(e["msg"]["type"], e["skip"]) for e in published] == [("race_update", bob.player_id)] * 2
+    finally:
+        await pubsub.aclose()
+        await listener.aclose()
+    # Events of one channel keep their order: had either reached bob, it would come
+    # before the update of ada's ready, the first bob hears.
+    await bob.request({"type": "join_race", "code": race["code"]})
+    await ada.request({"type": "ready", "race_id": race["race_id"]})
+    first = await bob.event("race_update")
+    assert [(r["name"], r["ready"]) for r in first["race"]["racers"]] == [("ada", True), ("bob", False)]
+    assert [e for e in bob.events if e["type"] == "race_update"] == []
 
 
 async def test_a_full_race_turns_away_the_next_racer(arena: ArenaServer, connect: Connect) -> None:
