@@ -10,7 +10,8 @@ import contextlib
 from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import AskError, ConnectionError, NoScriptError, ResponseError, TimeoutError
+from redis.exceptions import AskError, ConnectionError, NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 #: One script call waiting for its batch: the script, its keys, its arguments, its answer.
 Call = tuple[Any, list[Any], list[Any], asyncio.Future[Any]]
@@ -19,7 +20,7 @@ Call = tuple[Any, list[Any], list[Any], asyncio.Future[Any]]
 WAIT_MS = 1000
 
 
-class ReplicasBehind(TimeoutError):
+class ReplicasBehind(RedisTimeoutError):
     """The replicas did not confirm a batch's writes in time: its calls are answered as an
     outage (retryable), and a retry finds each write done (``dup``)."""
 
@@ -51,6 +52,8 @@ class ScriptBatcher:
         self._tasks: set[asyncio.Task[None]] = set()
         self._idle: list[Any] = []
         self._connections: list[Any] = []
+        #: Seconds a whole batch may take (the client's socket timeout; None: no limit).
+        self._batch_timeout: float | None = None
 
     async def aclose(self) -> None:
         """Disconnect the batcher's own connections."""
@@ -103,17 +106,13 @@ class ScriptBatcher:
     async def _run(self, batch: list[Call]) -> list[Any]:
         """Send every call of the batch in one write; the replies (or errors) in order."""
         packed = self._packed(batch)
-        if self._idle:
-            connection = self._idle.pop()
-        else:
-            connection = self.client.connection_pool.make_connection()
-            self._connections.append(connection)
+        connection = self._idle.pop() if self._idle else self._new_connection()
         try:
             # Retried on a connection error as redis-py retries a pipeline (the
             # connection's own retry policy): a script that did run before the failure
             # answers 'dup' the second time, which the caller turns into the stored ack.
             results: list[Any] = await connection.retry.call_with_retry(
-                lambda: self._exchange(connection, packed, len(batch), self.ack_replicas),
+                lambda: self._timed_exchange(connection, packed, len(batch)),
                 lambda error: connection.disconnect(),
             )
             return results
@@ -123,6 +122,25 @@ class ScriptBatcher:
             raise
         finally:
             self._idle.append(connection)
+
+    def _new_connection(self) -> Any:
+        connection = self.client.connection_pool.make_connection()
+        # The socket timeout becomes one deadline per batch (_timed_exchange): with it set,
+        # redis-py arms a timer for every reply it reads and runs every write in a task of
+        # its own. Connecting keeps its own timeout.
+        self._batch_timeout = connection.socket_timeout
+        connection.socket_timeout = None
+        self._connections.append(connection)
+        return connection
+
+    async def _timed_exchange(self, connection: Any, packed: bytes, count: int) -> list[Any]:
+        try:
+            async with asyncio.timeout(self._batch_timeout):
+                return await self._exchange(connection, packed, count, self.ack_replicas)
+        except TimeoutError:  # the deadline (Python's own: redis-py's is another class)
+            await connection.disconnect(nowait=True)
+            message = f"Redis did not answer {count} calls within {self._batch_timeout:g} s"
+            raise RedisTimeoutError(message) from None
 
     def _packed(self, batch: list[Call]) -> bytes:
         packed = b"".join(_pack_evalsha(script.sha, keys, args) for script, keys, args, _f in batch)
