@@ -229,6 +229,26 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     await expect(page.locator("#give-up")).to_be_hidden()
     await expect(page.locator("#status")).not_to_contain_text("Hint")
     await expect(page.locator(".card.hinted")).to_have_count(0)
+    # Not "Go!": the race goes on for bob only, and says so over a reload too.
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    assert errors == []
+
+
+async def test_a_racer_who_won_reads_that_they_wait_for_the_others_over_a_reload(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    racer = await same_player(page, arena.url)  # ada wins from another session of hers
+    race_id = page.url.rsplit("/", 1)[1]
+    for move in winning_line():
+        await racer.move(race_id, move)
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("You won! Waiting for the others…")
+    await expect(page.locator(f'.racer[data-player="{racer.player_id}"] .racer-state')).to_have_text("won")
+    await racer.close()
     assert errors == []
 
 

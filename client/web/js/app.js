@@ -338,6 +338,11 @@ function racePage(raceId, arrived = null) {
       return info.racers.length < info.seats ? `Race ${info.code}: ${info.racers.length} of ${info.seats} seats taken; join to race`
         : `Race ${info.code}: every seat is taken`;
     }
+    // A racer done before the others: the race goes on, but not for them.
+    const me = mine();
+    if (info.status === "running" && me?.finished && info.seats !== 1) {
+      return me.won ? "You won! Waiting for the others…" : "You gave up: waiting for the others…";
+    }
     if (info.seats !== 1 || info.status !== "finished") return statusText(info);
     if (daily?.watching || !mine()) return "This attempt is over";
     return daily?.practice ? "Practice over" : "Your attempt is over";
@@ -769,8 +774,9 @@ function racePage(raceId, arrived = null) {
       await arena.request({ type: "finish", race_id: raceId });
       const me = mine();
       if (me) { me.finished = true; drawRacers(); }
-      if (hinting) { board.hint(null); if (race) status.textContent = statusNow(race); } // the hint is for a board left
+      if (hinting) board.hint(null); // the hint is for a board left
       hinting = false;
+      if (race) status.textContent = statusNow(race); // gave up: waiting for the others
       controls();
     } catch (failure) { showError(error, failure); }
   });
