@@ -236,11 +236,17 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     assert errors == []
 
 
-async def test_a_racer_who_won_reads_that_they_wait_for_the_others_over_a_reload(
+async def test_hint_typed_in_the_move_box_asks_for_one_and_a_winner_waits_for_the_others(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
-    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    # `hint` in the move box asks for one, as `undo` there takes a move back.
+    await page.fill("#move", "hint")
+    await page.press("#move", "Enter")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
+    await expect(page.locator("#refusal")).to_have_text("")
+    assert [f["type"] for f in sent if f["type"] in ("move", "get_hint")] == ["get_hint"]
     racer = await same_player(page, arena.url)  # ada wins from another session of hers
     race_id = page.url.rsplit("/", 1)[1]
     for move in winning_line():

@@ -783,8 +783,13 @@ function racePage(raceId, arrived = null) {
   undoButton.addEventListener("click", () => play("undo"));
   hintButton.addEventListener("click", () => askHint());
   ghostsToggle.addEventListener("click", () => setGhosts(ghosts === null));
+  // The move box takes a move in notation, `undo` (a move too) or `hint` (as the key h;
+  // in a race without hints the server says why not).
   moveInput.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && moveInput.value.trim()) { play(moveInput.value.trim()); moveInput.value = ""; }
+    const typed = moveInput.value.trim();
+    if (event.key !== "Enter" || !typed) return;
+    moveInput.value = "";
+    if (typed.toLowerCase() === "hint") askHint(); else play(typed);
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
