@@ -202,3 +202,29 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
         redis.close()
     await ada.close()
     assert errors == []
+
+
+# ----- a race made and joined from the lobby ------------------------------------------------
+
+
+async def test_a_race_made_and_joined_in_the_lobby_shows_its_board_only_once_dealt(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    ada = await open_page(browser, arena.url, errors)
+    await ada.fill("#name", "ada")
+    await ada.click("#create")
+    await expect(ada.locator("#status")).to_contain_text("share the code")
+    await expect(ada.locator("#board")).to_be_hidden()  # no empty felt before the deal
+    await ada.click("#ready")
+    code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
+    assert code is not None
+    bob = await open_page(browser, arena.url, errors)
+    await bob.fill("#name", "bob")
+    await bob.fill("#code", code[1].lower())
+    await bob.click("#join")
+    await expect(bob.locator("#status")).to_contain_text("share the code")
+    await bob.click("#ready")
+    await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(ada.locator("#board")).to_be_visible()
+    assert errors == []
