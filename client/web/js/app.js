@@ -549,6 +549,7 @@ function racePage(raceId, arrived = null) {
       return;
     }
     readyButton.hidden = info.status !== "open" || !mine();
+    readyButton.disabled = mine()?.ready === true; // pressed already (on this page or before a reload)
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
     status.textContent = statusNow(info);
