@@ -224,6 +224,7 @@ async def test_a_race_made_and_joined_in_the_lobby_shows_its_board_only_once_dea
     assert code is not None
     bob = await open_page(browser, arena.url, errors)
     await bob.fill("#name", "bob")
+    await expect(bob.locator('label[for="seats"]')).to_have_text("Seats")  # not a bare "2"
     await bob.fill("#code", code[1].lower())
     await bob.click("#join")
     await expect(bob.locator("#status")).to_contain_text("share the code")

@@ -90,7 +90,7 @@ function lobbyPage() {
   const nameInput = element("input", { id: "name", "aria-label": "your name", maxlength: String(LIMITS.nameMax), autocomplete: "nickname", value: savedName ?? "" });
   const nameNote = noteFor(nameInput, nameProblem);
   const gameSelect = element("select", { id: "game", "aria-label": "game" }, ...GAMES.map(([id, title]) => element("option", { value: id }, title)));
-  const seats = element("input", { id: "seats", type: "number", min: String(LIMITS.seatsMin), max: String(LIMITS.seatsMax), step: "1", required: true, value: "2", "aria-label": "seats" });
+  const seats = element("input", { id: "seats", type: "number", min: String(LIMITS.seatsMin), max: String(LIMITS.seatsMax), step: "1", required: true, value: "2" });
   const seatsNote = noteFor(seats, seatsProblem);
   const code = element("input", { id: "code", "aria-label": "race code", minlength: String(LIMITS.codeMin), maxlength: String(LIMITS.codeMax),
     pattern: `[A-Za-z0-9]{${LIMITS.codeMin},${LIMITS.codeMax}}`, placeholder: "CODE", autocomplete: "off" });
@@ -222,7 +222,7 @@ function lobbyPage() {
     element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
-      element("div", { class: "row" }, gameSelect, seats, seatsNote,
+      element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
         element("button", { id: "create", onclick: () => act(async () => {
