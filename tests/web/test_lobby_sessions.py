@@ -207,7 +207,7 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
 # ----- a race made and joined from the lobby ------------------------------------------------
 
 
-async def test_a_race_made_and_joined_in_the_lobby_shows_its_board_only_once_dealt(
+async def test_a_race_made_and_joined_by_keyboard_in_the_lobby_shows_its_board_once_dealt(
     browser: Browser, arena: ArenaServer
 ) -> None:
     errors: list[str] = []
@@ -226,7 +226,7 @@ async def test_a_race_made_and_joined_in_the_lobby_shows_its_board_only_once_dea
     await bob.fill("#name", "bob")
     await expect(bob.locator('label[for="seats"]')).to_have_text("Seats")  # not a bare "2"
     await bob.fill("#code", code[1].lower())
-    await bob.click("#join")
+    await bob.press("#code", "Enter")  # joins, as the button does
     await expect(bob.locator("#status")).to_contain_text("share the code")
     await bob.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)

@@ -197,6 +197,10 @@ function lobbyPage() {
     location.hash = `#/race/${reply.race.race_id}`;
   }
 
+  // The code field joins with Enter, as its button does.
+  const joinByCode = () => act(() => join(code.value), [code]);
+  code.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); joinByCode(); } });
+
   // While queued: which game, and Cancel (a player waits in one queue at a time).
   function drawQueue() {
     queueLine.hidden = !queuedFor;
@@ -232,7 +236,7 @@ function lobbyPage() {
           myRaces.add(reply.race.race_id);
           location.hash = `#/race/${reply.race.race_id}`;
         }, [seats]) }, "Create race")),
-      element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => act(() => join(code.value), [code]) }, "Join by code"), codeNote)),
+      element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => joinByCode() }, "Join by code"), codeNote)),
     error,
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
   );
