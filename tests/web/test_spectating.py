@@ -385,3 +385,15 @@ async def test_a_visitor_sees_the_leaderboard_without_choosing_a_name(
     await expect(page.locator("#no-session")).to_have_count(0)
     assert await page.evaluate("localStorage.getItem('solitaire-arena.token')") is None
     assert errors == []
+
+
+async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_to_look(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    # A profile nobody has: the server's word, and no "Loading…" left waiting forever.
+    await go(page, "#/profile/p_0123456789abcdef")
+    await expect(page.locator("p.error")).to_contain_text("there is no player")
+    await expect(page.get_by_text("Loading…")).to_have_count(0)
+    assert errors == []

@@ -224,7 +224,8 @@ function raceResult(race) {
 
 export function profilePage({ app, arena, signIn, readingSession }, playerId) {
   const error = element("p", { class: "error", role: "alert" });
-  app.replaceChildren(element("h1", {}, "Profile"), element("p", {}, "Loading…"), error);
+  const loading = element("p", { id: "profile-loading" }, "Loading…");
+  app.replaceChildren(element("h1", {}, "Profile"), loading, error);
 
   function draw(p) {
     const own = p.player_id === arena.player?.player_id;
@@ -285,6 +286,6 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });
       draw(reply.profile);
     })
-    .catch((failure) => showError(error, failure));
+    .catch((failure) => { loading.remove(); showError(error, failure); }); // nothing more is coming
   return () => {};
 }
