@@ -391,7 +391,16 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
+    race_id, _, _ = await finished_race(connect, arena.url)
     page = await open_page(browser, arena.url, errors, **DESKTOP)
+    # Watching a race that is over: the links to what is left of it, and no empty parts.
+    await go(page, f"#/watch/{race_id}")
+    await expect(page.locator("#watch-error")).to_contain_text("the race is over")
+    assert await page.locator("#over-results-link").get_attribute("href") == f"#/race/{race_id}"
+    assert await page.locator("#over-replay-link").get_attribute("href") == f"#/replay/{race_id}"
+    await expect(page.locator(".thumbs-title")).to_be_hidden()
+    await page.click("#over-results-link")
+    await expect(page.locator("#results")).to_contain_text("Seed")
     # A profile nobody has: the server's word, and no "Loading…" left waiting forever.
     await go(page, "#/profile/p_0123456789abcdef")
     await expect(page.locator("p.error")).to_contain_text("there is no player")

@@ -90,6 +90,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   const head = element("div", { class: "watch-head", id: "large-head" });
   const largeBox = element("div", { class: "board", id: "large-board" });
   const thumbs = element("div", { class: "thumbs", id: "thumbs" });
+  const thumbsTitle = element("h2", { class: "thumbs-title", hidden: true }, "All racers"); // once there are racers
   const results = element("section", { id: "watch-results" });
   const large = new Board(largeBox);
   let race = null; // LiveRace
@@ -178,6 +179,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     for (const id of boards.keys()) { drawRacer(id); showBoard(id); }
     if (chosen) choose(chosen);
     if (!race) { head.replaceChildren(); largeBox.replaceChildren(); }
+    thumbsTitle.hidden = !race;
     status.textContent = statusText();
     tick();
   }
@@ -203,7 +205,13 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       const reply = await arena.request(featuredMode ? { type: "watch" } : { type: "watch", race_id: raceId });
       if (!gone) { showError(error, null); load(reply); }
     } catch (failure) {
-      if (!gone) { showError(error, failure); status.textContent = ""; }
+      if (gone) return;
+      showError(error, failure);
+      status.textContent = "";
+      if (failure.code === "race_over" && raceId) { // too late to watch: what is left of it
+        error.append(": ", element("a", { href: `#/race/${raceId}`, id: "over-results-link" }, "Results"),
+          " · ", element("a", { href: `#/replay/${raceId}`, id: "over-replay-link" }, "Replay"));
+      }
     }
   }
 
@@ -251,7 +259,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   app.replaceChildren(
     element("section", {}, element("div", { class: "row" }, title, featuredTag, status, clock, spectators, delay)),
-    error, head, largeBox, element("h2", { class: "thumbs-title" }, "All racers"), thumbs, results);
+    error, head, largeBox, thumbsTitle, thumbs, results);
   const timer = setInterval(tick, 250);
   readingSession().then(watch).catch((failure) => showError(error, failure));
   return () => {
