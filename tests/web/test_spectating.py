@@ -391,7 +391,7 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
-    race_id, _, _ = await finished_race(connect, arena.url)
+    race_id, _, (ada, bob) = await finished_race(connect, arena.url)
     page = await open_page(browser, arena.url, errors, **DESKTOP)
     # Watching a race that is over: the links to what is left of it, and no empty parts.
     await go(page, f"#/watch/{race_id}")
@@ -401,6 +401,13 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     await expect(page.locator(".thumbs-title")).to_be_hidden()
     await page.click("#over-results-link")
     await expect(page.locator("#results")).to_contain_text("Seed")
+    # The replay says whose moves it shows: the winner's first, then the one chosen.
+    await page.click("#replay-link")
+    chosen = page.locator('#racer-buttons button[aria-pressed="true"]')
+    await expect(chosen).to_have_attribute("data-player", str(ada.player_id))
+    await page.click(f'#racer-buttons button[data-player="{bob.player_id}"]')
+    await expect(chosen).to_have_attribute("data-player", str(bob.player_id))
+    await expect(page.locator("#step-label")).to_have_text("the deal (of 1 moves)")
     # A profile nobody has: the server's word, and no "Loading…" left waiting forever.
     await go(page, "#/profile/p_0123456789abcdef")
     await expect(page.locator("p.error")).to_contain_text("there is no player")

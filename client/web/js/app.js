@@ -866,6 +866,7 @@ function replayPage(raceId) {
     }
     slider.max = String(views.length - 1);
     slider.value = "0";
+    for (const button of racerButtons.children) button.setAttribute("aria-pressed", String(button.dataset.player === playerId));
     showStep();
   }
 
@@ -877,7 +878,8 @@ function replayPage(raceId) {
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
       racerButtons.replaceChildren(...summary.standings.map((s) =>
-        element("button", { onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id }, `${s.rank}. ${s.name}`)));
+        element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id,
+          "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}`)));
       await load(summary.standings[0].player_id);
     })
     .catch((failure) => {
