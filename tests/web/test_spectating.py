@@ -251,8 +251,9 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     await page.screenshot(path=shot_path("verify-race"), full_page=True)
     # bob's moves: his button steps through his one move.
     await page.locator(f'#racer-buttons button[data-player="{bob.player_id}"]').click()
-    await expect(page.locator("#step-label")).to_contain_text("of 1 moves")
+    await expect(page.locator("#step-label")).to_have_text("the deal (of 1 move)")
     await expect(checks.locator(f'li[data-check="moves-{bob.player_id}"]')).to_have_class("pass")
+    await expect(checks.locator(f'li[data-check="moves-{bob.player_id}"]')).to_contain_text("the record's 1 move")
     # The record downloads as text, the same the server gives.
     async with page.expect_download() as waiting:
         await page.click("#download")
@@ -407,7 +408,7 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     await expect(chosen).to_have_attribute("data-player", str(ada.player_id))
     await page.click(f'#racer-buttons button[data-player="{bob.player_id}"]')
     await expect(chosen).to_have_attribute("data-player", str(bob.player_id))
-    await expect(page.locator("#step-label")).to_have_text("the deal (of 1 moves)")
+    await expect(page.locator("#step-label")).to_have_text("the deal (of 1 move)")  # bob's one move
     # A profile nobody has: the server's word, and no "Loading…" left waiting forever.
     await go(page, "#/profile/p_0123456789abcdef")
     await expect(page.locator("p.error")).to_contain_text("there is no player")

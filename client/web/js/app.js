@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsHome, changeText, element, movesText, playerLink, ratingText, seconds, showError } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -849,7 +849,7 @@ function replayPage(raceId) {
     if (!views[step]) return;
     board.show({ ...views[step], legal_moves: [] });
     const at = times[step] === undefined ? "" : ` at ${clockTime(times[step])}`;
-    label.textContent = step === 0 ? `the deal (of ${views.length - 1} moves)` : `move ${step}/${views.length - 1}: ${moves[step]}${at}`;
+    label.textContent = step === 0 ? `the deal (of ${movesText(views.length - 1)})` : `move ${step}/${views.length - 1}: ${moves[step]}${at}`;
   }
 
   async function load(playerId) {

@@ -40,6 +40,11 @@ export function cardsHome(score) {
   return `${score} ${score === 1 ? "card" : "cards"} home`;
 }
 
+// A count of moves: "1 move", "0 moves", "12 moves".
+export function movesText(count) {
+  return `${count} ${count === 1 ? "move" : "moves"}`;
+}
+
 export function seconds(ms) {
   return `${(ms / 1000).toFixed(1)} s`;
 }

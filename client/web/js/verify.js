@@ -7,7 +7,7 @@
 
 import { Board } from "./board.js";
 import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
-import { element, showError } from "./dom.js";
+import { element, movesText, showError } from "./dom.js";
 
 // A record's text as headers ([name, value], in order) and move sections (player id ->
 // [{ seq, move, at }]); a line that is neither throws an Error naming it.
@@ -139,7 +139,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     const step = Number(slider.value);
     if (!views[step]) return;
     stepBoard.show({ ...views[step], legal_moves: [] });
-    label.textContent = step === 0 ? `the deal (of ${views.length - 1} moves)` : `move ${step}/${views.length - 1}: ${moves[step]}`;
+    label.textContent = step === 0 ? `the deal (of ${movesText(views.length - 1)})` : `move ${step}/${views.length - 1}: ${moves[step]}`;
   }
 
   // One racer's views from the server (the replay page's get_replay), the first checked
@@ -165,7 +165,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     const logged = (record.sections.get(racer.player_id) ?? []).map((m) => m.move);
     const same = logged.join(" ") === moves.slice(1).join(" ");
     setCheck({ id: `moves-${racer.player_id}`, ok: same, title: `Moves of ${racer.name}`,
-      reason: same ? `the server's replay plays the record's ${logged.length} moves` : "the server's replay and the record list different moves" });
+      reason: same ? `the server's replay plays the record's ${movesText(logged.length)}` : "the server's replay and the record list different moves" });
     slider.max = String(views.length - 1);
     slider.value = "0";
     steps.hidden = false;
