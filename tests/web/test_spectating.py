@@ -413,4 +413,10 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     await go(page, "#/profile/p_0123456789abcdef")
     await expect(page.locator("p.error")).to_contain_text("there is no player")
     await expect(page.get_by_text("Loading…")).to_have_count(0)
+    # Verify with nothing pasted: asked for a record, not told a blank one lacks its headers.
+    await go(page, "#/verify")
+    await page.click("#verify-pasted")
+    await expect(page.locator("#record-text-note")).to_have_text("Paste a race record here, or open its file, first.")
+    await expect(page.locator("#record-text")).to_be_focused()
+    await expect(page.locator("#checks li")).to_have_count(0)
     assert errors == []

@@ -8,6 +8,7 @@
 import { Board } from "./board.js";
 import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
 import { element, movesText, showError } from "./dom.js";
+import { checkFields, clearFields, noteFor } from "./forms.js";
 
 // A record's text as headers ([name, value], in order) and move sections (player id ->
 // [{ seq, move, at }]); a line that is neither throws an Error naming it.
@@ -109,6 +110,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   const steps = element("section", { id: "steps", hidden: true }, element("h2", {}, "The moves, as the server replays them"),
     racerButtons, element("div", { class: "row" }, slider, label), stepBox);
   const pasted = element("textarea", { id: "record-text", rows: "8", "aria-label": "record text", placeholder: '[Event "Solitaire Arena race"]…' });
+  const pastedNote = noteFor(pasted, (value) => (value.trim() ? null : "Paste a race record here, or open its file, first."));
   const file = element("input", { id: "record-file", type: "file", accept: ".txt,.pgn,text/plain", "aria-label": "open a record file" });
   const downloadButton = element("button", { id: "download", type: "button", hidden: true }, "Download record");
   const dealBoard = new Board(dealBox);
@@ -216,12 +218,12 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   downloadButton.addEventListener("click", () => download(`race-${raceId ?? readRaceOf(text)}.txt`, text));
   file.addEventListener("change", async () => {
     const chosen = file.files?.[0];
-    if (chosen) { pasted.value = await chosen.text(); verify(pasted.value); }
+    if (chosen) { pasted.value = await chosen.text(); clearFields([pasted]); verify(pasted.value); }
   });
   const intro = element("p", {}, "This page re-deals the race from its revealed seed in your browser and checks what it can without trusting the server: the commitment, the seed shares, the seed, and that the server's boards start from that deal. ",
     "It runs no game rules: the legality of every move is checked offline by ", element("code", {}, "solitaire-arena verify FILE"), " (the Python engine) on the downloaded record.");
   const input = raceId ? element("div", { class: "row" }, downloadButton)
-    : element("section", { id: "paste" }, element("div", { class: "row" }, file, element("button", { id: "verify-pasted", class: "primary", type: "button", onclick: () => verify(pasted.value) }, "Verify"), downloadButton), pasted);
+    : element("section", { id: "paste" }, element("div", { class: "row" }, file, element("button", { id: "verify-pasted", class: "primary", type: "button", onclick: () => { if (checkFields([pasted])) verify(pasted.value); } }, "Verify"), downloadButton), pasted, pastedNote);
   app.replaceChildren(element("h1", {}, raceId ? `Verify race ${raceId}` : "Verify a race record"), intro, input, error,
     element("section", {}, summaryLine, checksList), dealSection, steps);
   if (raceId) {
