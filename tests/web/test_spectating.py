@@ -80,6 +80,7 @@ async def watch_and_switch(
     page = await open_page(browser, arena.url, errors, **options)
     await go(page, f"#/watch/{race_id}")
     await expect(page.locator("#watch-status")).to_have_text("Racing")
+    await expect(page.locator("#watch-kind")).to_have_text("Eight Off · casual")  # which game this is
     await expect(page.locator("#thumbs .thumb")).to_have_count(2)
     await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
     line = winning_line()

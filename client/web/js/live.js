@@ -86,6 +86,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   const clock = element("span", { class: "clock", id: "watch-clock" });
   const spectators = element("span", { id: "watch-spectators" });
   const delay = element("span", { id: "watch-delay", class: "setting" });
+  const kind = element("span", { id: "watch-kind", class: "setting" }); // the game, rated or casual
   const error = element("p", { class: "error", role: "alert", id: "watch-error" });
   const head = element("div", { class: "watch-head", id: "large-head" });
   const largeBox = element("div", { class: "board", id: "large-board" });
@@ -157,6 +158,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     featuredTag.hidden = !snapshot.featured;
     spectators.textContent = watchingText(race?.spectators ?? 0);
     delay.textContent = delayText(delayMs);
+    kind.textContent = race ? `${GAME_TITLES[race.game] ?? race.game} · ${race.rated ? "rated" : "casual"}` : "";
     // A featured watch moving on keeps the last race's results in view, named as such.
     if (results.dataset.race && results.dataset.race !== race?.race_id) {
       results.querySelector("h2").textContent = "The last race's results";
@@ -258,7 +260,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   document.addEventListener("keydown", shortcut);
 
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, title, featuredTag, status, clock, spectators, delay)),
+    element("section", {}, element("div", { class: "row" }, title, featuredTag, kind, status, clock, spectators, delay)),
     error, head, largeBox, thumbsTitle, thumbs, results);
   const timer = setInterval(tick, 250);
   readingSession().then(watch).catch((failure) => showError(error, failure));
