@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAME_TITLES, cardsHome, element, playerLink, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsHome, element, playerLink, seconds, showError } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -325,6 +325,9 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
         return;
       }
       const dailies = await arena.request(date ? { type: "get_dailies", date } : { type: "get_dailies" });
+      // The games in the order every other page lists them (the lobby, the leaderboard, the Standings tab).
+      const order = (deal) => GAMES.findIndex(([id]) => id === deal.game);
+      dailies.deals.sort((a, b) => order(a) - order(b));
       const [states, boards] = await Promise.all([
         Promise.all(dailies.deals.map((d) => (d.attempt ? attemptState(d.attempt) : null))),
         Promise.all(dailies.deals.map((d) => arena.request({ type: "get_daily_board", game: d.game, date: dailies.date, limit: BOARD_SIZE }))),
