@@ -333,7 +333,7 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
         await page.click("#daily-guest button[type=submit]")
         await expect(page.locator("section.daily")).to_have_count(3)
         # In the order of the lobby, the leaderboard's tabs and the Standings tab's columns.
-        games = await page.locator("section.daily").evaluate_all("(deals) => deals.map((d) => d.dataset.game)")
+        games = await page.locator("section.daily").evaluate_all("(ds) => ds.map((d) => d.dataset.game)")
         assert games == ["eight-off", "eagle-wing", "treize"]
         await expect(page.locator("#who")).to_have_text("gus (guest)")
         box = deal_box(page, "treize")

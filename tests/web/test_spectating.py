@@ -253,8 +253,9 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     # bob's moves: his button steps through his one move.
     await page.locator(f'#racer-buttons button[data-player="{bob.player_id}"]').click()
     await expect(page.locator("#step-label")).to_have_text("the deal (of 1 move)")
-    await expect(checks.locator(f'li[data-check="moves-{bob.player_id}"]')).to_have_class("pass")
-    await expect(checks.locator(f'li[data-check="moves-{bob.player_id}"]')).to_contain_text("the record's 1 move")
+    bobs_moves = checks.locator(f'li[data-check="moves-{bob.player_id}"]')
+    await expect(bobs_moves).to_have_class("pass")
+    await expect(bobs_moves).to_contain_text("the record's 1 move")
     # The record downloads as text, the same the server gives.
     async with page.expect_download() as waiting:
         await page.click("#download")
@@ -417,7 +418,8 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     # Verify with nothing pasted: asked for a record, not told a blank one lacks its headers.
     await go(page, "#/verify")
     await page.click("#verify-pasted")
-    await expect(page.locator("#record-text-note")).to_have_text("Paste a race record here, or open its file, first.")
+    note = page.locator("#record-text-note")
+    await expect(note).to_have_text("Paste a race record here, or open its file, first.")
     await expect(page.locator("#record-text")).to_be_focused()
     await expect(page.locator("#checks li")).to_have_count(0)
     assert errors == []
