@@ -90,6 +90,9 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     await expect(ada.locator("#results")).to_contain_text("1.")
     results = await ada.locator("#results").inner_text()
     assert results.index("ada") < results.index("bob")
+    # Each racer finds themself in the results, as in the racers panel and the daily boards.
+    await expect(ada.locator("#standings tr").first).to_contain_text("ada (you)")
+    await expect(bob.locator("#standings tr").nth(1)).to_contain_text("bob (you)")
     await expect(bob.locator("#results")).to_contain_text("Seed")
     await ada.screenshot(path=shot_path(f"{tag}-results"), full_page=True)
     # The replay: the slider at the end shows the won board, and back at 0 the deal.

@@ -605,7 +605,8 @@ function racePage(raceId, arrived = null) {
     if (!summary) return;
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
-        element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
+        element("td", {}, `${s.rank}.`),
+        element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
         element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsHome(s.score)),
         element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", { id: "seed-line" }, summary.seed != null
