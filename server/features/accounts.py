@@ -21,6 +21,7 @@ from typing import Final, TypeVar
 
 from server.errors import ArenaError
 from server.features.context import Caller, Reply
+from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.presence import Presence
 from server.passwords import dummy_hash, hash_password, verify_password
@@ -36,6 +37,8 @@ CONNECTION_FAILURES: Final = 5
 MAX_QUEUED: Final = 32
 _CONNECTIONS_KEPT: Final = 10_000
 BAD_LOGIN: Final = "wrong username or password"
+#: Why the account's other sessions close when its password changes (a close reason).
+PASSWORD_CHANGED: Final = "signed out: the account's password was changed"
 
 T = TypeVar("T")
 
@@ -134,6 +137,13 @@ class Accounts:
         )
         others = [d for d in await self.store.accounts.tokens(identity.player_id) if d != identity.token_sha]
         await self.store.accounts.revoke(identity.player_id, others)
+        if others:
+            # Revoked tokens stop working at the next hello: the sessions open with them
+            # are closed now, wherever they are, rather than at their next reconnection.
+            signed_out = {"tokens": others, "reason": PASSWORD_CHANGED}
+            await self.store.events.publish_player(
+                identity.player_id, pack_event(EventKind.SIGNED_OUT, signed_out)
+            )
         log.info("password changed", extra={"player_id": identity.player_id, "revoked": len(others)})
         return Reply(Ok(id=message.id))
 

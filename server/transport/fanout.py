@@ -19,6 +19,7 @@ from typing import Any, assert_never
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import broadcast
+from websockets.frames import CloseCode
 
 from server.background import Background
 from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
@@ -291,6 +292,15 @@ class Fanout:
                     self._background.spawn(self._results.told(race_id, told), "noting who saw the end")
                     self._racing.forget_race(race_id)
                     self._background.spawn(self.drop_race(race_id), "dropping an ended race")
+            case EventKind.SIGNED_OUT:
+                revoked = set(event.msg["tokens"])
+                for session in self._sessions.get(channel, ()):
+                    identity = session.caller.identity
+                    if identity is not None and identity.token_sha in revoked and session.closing is None:
+                        reason = event.msg["reason"]
+                        session.closing = asyncio.create_task(
+                            session.ws.close(CloseCode.NORMAL_CLOSURE, reason)
+                        )
             case unexpected:
                 assert_never(unexpected)
 

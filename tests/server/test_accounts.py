@@ -15,6 +15,7 @@ from websockets.exceptions import ConnectionClosed
 from server.app import ArenaServer
 from server.passwords import verify_password
 from tests.redis_direct import async_redis
+from tests.server.conftest import running_node
 
 Frame = dict[str, Any]
 PASSWORD = "correct horse battery"
@@ -218,18 +219,34 @@ async def test_logout_revokes_that_token_and_closes_the_connection(arena: ArenaS
         await conn.close()
 
 
-async def test_a_new_password_revokes_every_other_token(arena: ArenaServer) -> None:
+async def test_a_new_password_revokes_every_other_token_and_closes_their_sessions_on_every_node(
+    arena: ArenaServer,
+) -> None:
     first, _ = await registered(arena.url, "iris")
-    phone, on_phone = await login(arena.url, "iris")
     laptop, on_laptop = await login(arena.url, "iris")
-    wrong = await ask(
-        laptop, {"type": "change_password", "id": 1, "old_password": "nope", "new_password": "new secret!"}
-    )
-    assert wrong["code"] == "bad_login" and wrong["message"] == "the old password is wrong"
-    changed = await ask(
-        laptop, {"type": "change_password", "id": 2, "old_password": PASSWORD, "new_password": "new secret!"}
-    )
-    assert changed == {"type": "ok", "id": 2}
+    same_token = await ws_connect(arena.url, compression=None)
+    welcome = await ask(same_token, {"type": "hello", "id": 1, "token": on_laptop["token"]})
+    assert welcome["type"] == "welcome"
+    async with running_node(arena.settings.redis_url) as other_node:
+        phone, on_phone = await login(other_node.url, "iris")
+        wrong = await ask(
+            laptop,
+            {"type": "change_password", "id": 1, "old_password": "nope", "new_password": "new secret!"},
+        )
+        assert wrong["code"] == "bad_login" and wrong["message"] == "the old password is wrong"
+        changed = await ask(
+            laptop,
+            {"type": "change_password", "id": 2, "old_password": PASSWORD, "new_password": "new secret!"},
+        )
+        assert changed == {"type": "ok", "id": 2}
+        # The sessions of the revoked tokens close at once, here and on the other node; one
+        # with the changer's own token stays.
+        for revoked in (first, phone):
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(revoked.recv(), 5)
+            assert revoked.close_code == 1000
+            assert revoked.close_reason == "signed out: the account's password was changed"
+        assert (await ask(same_token, {"type": "ping", "id": 3}))["type"] == "pong"
     check = await ws_connect(arena.url, compression=None)
     assert (await ask(check, {"type": "hello", "id": 1, "token": on_phone["token"]}))["code"] == "bad_token"
     check2 = await ws_connect(arena.url, compression=None)
@@ -238,7 +255,7 @@ async def test_a_new_password_revokes_every_other_token(arena: ArenaServer) -> N
     assert refused["code"] == "bad_login"
     new, accepted = await login(arena.url, "iris", "new secret!")
     assert accepted["type"] == "welcome"
-    for conn in (first, phone, laptop, check, check2, old, new):
+    for conn in (first, phone, laptop, same_token, check, check2, old, new):
         await conn.close()
 
 
