@@ -39,6 +39,8 @@ _CONNECTIONS_KEPT: Final = 10_000
 BAD_LOGIN: Final = "wrong username or password"
 #: Why the account's other sessions close when its password changes (a close reason).
 PASSWORD_CHANGED: Final = "signed out: the account's password was changed"
+#: Why the other connections with a token close when it logs out.
+LOGGED_OUT: Final = "signed out: logged out on another page"
 
 T = TypeVar("T")
 
@@ -122,6 +124,9 @@ class Accounts:
     async def logout(self, caller: Caller, message: Logout) -> Reply:
         identity = caller.player
         await self.store.accounts.revoke(identity.player_id, [identity.token_sha])
+        # Other connections with the same token (another tab of the same browser) go too;
+        # this one closes after its reply.
+        await self._sign_out(identity.player_id, [identity.token_sha], LOGGED_OUT, keep=caller.connection)
         log.info("logged out", extra={"player_id": identity.player_id})
         return Reply(Ok(id=message.id), close="logged out")
 
@@ -138,14 +143,15 @@ class Accounts:
         others = [d for d in await self.store.accounts.tokens(identity.player_id) if d != identity.token_sha]
         await self.store.accounts.revoke(identity.player_id, others)
         if others:
-            # Revoked tokens stop working at the next hello: the sessions open with them
-            # are closed now, wherever they are, rather than at their next reconnection.
-            signed_out = {"tokens": others, "reason": PASSWORD_CHANGED}
-            await self.store.events.publish_player(
-                identity.player_id, pack_event(EventKind.SIGNED_OUT, signed_out)
-            )
+            await self._sign_out(identity.player_id, others, PASSWORD_CHANGED)
         log.info("password changed", extra={"player_id": identity.player_id, "revoked": len(others)})
         return Reply(Ok(id=message.id))
+
+    async def _sign_out(self, player_id: str, tokens: list[str], reason: str, keep: str = "") -> None:
+        """Revoked tokens stop working at the next hello: the connections open with them
+        are closed now, on every node, rather than at their next reconnection."""
+        signed_out = {"tokens": tokens, "reason": reason, "keep": keep}
+        await self.store.events.publish_player(player_id, pack_event(EventKind.SIGNED_OUT, signed_out))
 
     # ----- passwords -------------------------------------------------------------------
 

@@ -39,6 +39,8 @@ class Caller:
     #: The client's address (the proxy-named one behind a trusted proxy): per-address
     #: limits count by it.
     address: str = ""
+    #: This connection among all the nodes' connections (random).
+    connection: str = ""
 
     @property
     def player(self) -> Identity:

@@ -30,9 +30,10 @@ class EventKind(StrEnum):
     #: A player was seated in a race by others (a rematch): their sessions follow the
     #: message's ``race`` before they are told.
     SEATED = "s"
-    #: Some of a player's tokens were revoked (a new password): their sessions that said
-    #: hello or logged in with one are closed, on every node, with the message's
-    #: ``reason``. The message (``tokens``: the digests; ``reason``) is never sent.
+    #: Some of a player's tokens were revoked (a new password, a logout): their sessions
+    #: that said hello or logged in with one are closed, on every node, with the message's
+    #: ``reason``, except the connection ``keep`` names (the one logging out). The message
+    #: (``tokens``: the digests; ``reason``; ``keep``) is never sent.
     SIGNED_OUT = "o"
 
 

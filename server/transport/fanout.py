@@ -293,16 +293,20 @@ class Fanout:
                     self._racing.forget_race(race_id)
                     self._background.spawn(self.drop_race(race_id), "dropping an ended race")
             case EventKind.SIGNED_OUT:
-                revoked = set(event.msg["tokens"])
-                for session in self._sessions.get(channel, ()):
-                    identity = session.caller.identity
-                    if identity is not None and identity.token_sha in revoked and session.closing is None:
-                        reason = event.msg["reason"]
-                        session.closing = asyncio.create_task(
-                            session.ws.close(CloseCode.NORMAL_CLOSURE, reason)
-                        )
+                self._sign_out(channel, event.msg)
             case unexpected:
                 assert_never(unexpected)
+
+    def _sign_out(self, channel: str, msg: dict[str, Any]) -> None:
+        """Close the player's connections open with a revoked token, but the one kept."""
+        revoked, keep = set(msg["tokens"]), msg.get("keep", "")
+        for session in self._sessions.get(channel, ()):
+            identity = session.caller.identity
+            if identity is None or identity.token_sha not in revoked or session.caller.connection == keep:
+                continue
+            if session.closing is None:
+                close = session.ws.close(CloseCode.NORMAL_CLOSURE, msg["reason"])
+                session.closing = asyncio.create_task(close)
 
     async def _seat(self, session: Session, race: RaceInfo, msg: dict[str, Any], matched: bool) -> None:
         """This session's player was seated in ``race`` (by a quick match when

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +23,12 @@ class Session:
     def __init__(self, ws: ServerConnection, rate: float, burst: int, address: str = "") -> None:
         self.ws = ws
         self.binary = True
-        self.caller = Caller(identity=None, remote=_remote(ws), address=address or peer_host(ws))
+        self.caller = Caller(
+            identity=None,
+            remote=_remote(ws),
+            address=address or peer_host(ws),
+            connection=secrets.token_hex(8),
+        )
         self.limiter = RateLimiter(rate, burst)
         #: Rate-limited frames allowed: 50 at once, then one more every 2 s; past that the
         #: connection is closed (1008).

@@ -202,20 +202,27 @@ async def test_registering_twice_is_refused(arena: ArenaServer) -> None:
     await ws.close()
 
 
-async def test_logout_revokes_that_token_and_closes_the_connection(arena: ArenaServer) -> None:
+async def test_logout_revokes_that_token_and_closes_the_connections_open_with_it(arena: ArenaServer) -> None:
     first, _ = await registered(arena.url, "henry")
     phone, on_phone = await login(arena.url, "henry")
     laptop, on_laptop = await login(arena.url, "henry")
+    other_tab = await ws_connect(arena.url, compression=None)
+    assert (await ask(other_tab, {"type": "hello", "id": 1, "token": on_phone["token"]}))["type"] == "welcome"
     assert await ask(phone, {"type": "logout", "id": 5}) == {"type": "ok", "id": 5}
     with pytest.raises(ConnectionClosed):
         await asyncio.wait_for(phone.recv(), 5)
     assert phone.close_code == 1000 and phone.close_reason == "logged out"
+    # Another connection with that token is signed out at once; the account's others stay.
+    with pytest.raises(ConnectionClosed):
+        await asyncio.wait_for(other_tab.recv(), 5)
+    assert (other_tab.close_code, other_tab.close_reason) == (1000, "signed out: logged out on another page")
+    assert (await ask(laptop, {"type": "ping", "id": 6}))["type"] == "pong"
     again = await ws_connect(arena.url, compression=None)
     revoked = await ask(again, {"type": "hello", "id": 1, "token": on_phone["token"]})
     assert revoked["code"] == "bad_token"
     still = await ws_connect(arena.url, compression=None)
     assert (await ask(still, {"type": "hello", "id": 1, "token": on_laptop["token"]}))["type"] == "welcome"
-    for conn in (first, laptop, again, still):
+    for conn in (first, laptop, other_tab, again, still):
         await conn.close()
 
 
