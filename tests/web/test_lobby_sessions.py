@@ -217,9 +217,16 @@ async def test_a_race_made_and_joined_by_keyboard_in_the_lobby_shows_its_board_o
     await expect(ada.locator("#status")).to_contain_text("share the code")
     await expect(ada.locator("#board")).to_be_hidden()  # no empty felt before the deal
     await ada.click("#ready")
-    await ada.reload()  # Ready is not offered again once pressed
+    await ada.reload()  # once pressed, the button takes it back (after a reload too)
     await expect(ada.locator(".racer .racer-state")).to_have_text("ready")
-    await expect(ada.locator("#ready")).to_be_disabled()
+    await expect(ada.locator("#ready")).to_have_text("Not ready")
+    await ada.click("#ready")
+    await expect(ada.locator(".racer .racer-state")).to_have_text("not ready")
+    await ada.reload()  # the server took it back
+    await expect(ada.locator(".racer .racer-state")).to_have_text("not ready")
+    await expect(ada.locator("#ready")).to_have_text("Ready")
+    await ada.click("#ready")
+    await expect(ada.locator("#ready")).to_have_text("Not ready")
     code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
     assert code is not None
     bob = await open_page(browser, arena.url, errors)

@@ -553,7 +553,7 @@ function racePage(raceId, arrived = null) {
       return;
     }
     readyButton.hidden = info.status !== "open" || !mine();
-    readyButton.disabled = mine()?.ready === true; // pressed already (on this page or before a reload)
+    drawReady();
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
     status.textContent = statusNow(info);
@@ -750,8 +750,20 @@ function racePage(raceId, arrived = null) {
       if (ghosts !== null && ghostable()) setGhosts(true); // the server's ghosts may have gone with its node
     }),
   ];
+  // Ready, then Not ready while the race waits for the others (a racer may change their mind).
+  function drawReady() {
+    const ready = mine()?.ready === true;
+    readyButton.textContent = ready ? "Not ready" : "Ready";
+    readyButton.classList.toggle("primary", !ready);
+    readyButton.title = ready ? "wait: the race does not start until you are ready again" : "";
+  }
   readyButton.addEventListener("click", async () => {
-    try { await arena.request({ type: "ready", race_id: raceId, ready: true, share: shareOf(raceId) }); readyButton.disabled = true; } catch (failure) { showError(error, failure); }
+    const me = mine();
+    const ready = !(me?.ready === true);
+    try {
+      await arena.request(ready ? { type: "ready", race_id: raceId, ready, share: shareOf(raceId) } : { type: "ready", race_id: raceId, ready });
+      if (me) { me.ready = ready; drawRacers(); drawReady(); }
+    } catch (failure) { showError(error, failure); }
   });
   joinButton.addEventListener("click", async () => {
     showError(error, null);
