@@ -194,8 +194,11 @@ class Daily:
         day = self._day(message.date)
         now, date = self.time.now_ms(), day.isoformat()
         over = day_over(date, now)
-        deals = []
+        deals: list[DailyInfo] = []
         for game in GAMES:
+            if not deals and day < day_of(now) and await self.store.dailies.deal(date, game) is None:
+                # The days are dealt whole: a past day without its first deal had none.
+                raise ArenaError(ErrorCode.DAILY_NOT_READY, f"there were no daily challenges on {date}")
             deal = await self._deal(day, game)
             attempt = await self.store.dailies.attempt(date, game, caller.player.player_id)
             deals.append(

@@ -383,7 +383,7 @@ async def test_an_attempt_carries_the_days_commitment_and_its_results_read_witho
         await client.wait_for(RaceEnded)
         summary = await client.results(started.race.race_id)
         assert summary.seed is None and summary.salt is None and summary.commitment == published
-        with pytest.raises(DailyNotReadyError, match="there was no eagle-wing daily on 2027-03-10"):
+        with pytest.raises(DailyNotReadyError, match="there were no daily challenges on 2027-03-10"):
             await client.dailies("2027-03-10")
         await client.close()
 

@@ -456,6 +456,14 @@ async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the
         # A day that has not begun: the server's refusal.
         await page.goto(f"{base}#/daily/2027-03-16")
         await expect(page.locator("#daily-error")).to_have_text("2027-03-16 has not begun (UTC)")
+        # A past day nothing was dealt on (before the server's first): said, with the way on.
+        await page.goto(f"{base}#/daily/2027-03-13")
+        await expect(page.locator("#daily-error")).to_have_text(
+            "there were no daily challenges on 2027-03-13"
+        )
+        await expect(page.locator("#tab-standings")).to_have_attribute("href", "#/daily/standings/2027-03-13")
+        await page.click("#next-day")
+        await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-14")
         await ada.close()
         assert errors == []
 

@@ -335,6 +335,11 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
       if (!gone) { draw(dailies, states, boards); drawn = true; }
     } catch (failure) {
       if (gone) return;
+      if (date) { // the days around it are the server's: its clock, not this one
+        const pong = await arena.request({ type: "ping" }).catch(() => null);
+        if (gone) return;
+        if (pong) offset = pong.server_time - Date.now();
+      }
       app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), navigationOnError(), error);
       showError(error, failure);
       if (failure.code === "daily_not_ready" && !date) reloading = setTimeout(load, 5000); // being prepared
@@ -368,9 +373,13 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
   }
 
   // Refused (a day not begun, deals still being prepared): a way back to today.
+  // A day asked for by date keeps its tabs and its way to the days around it.
   function navigationOnError() {
-    return element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-today" },
+    const toToday = element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-today" },
       view === "standings" ? "Today's standings" : "Today's daily challenges"));
+    if (!date) return toToday;
+    const today = dayOf(now());
+    return element("div", {}, tabs(date, today), navigation(date, today), toToday);
   }
 
   app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), element("p", {}, "Loading…"), error);
