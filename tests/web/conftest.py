@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, Page, async_playwright, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots of every browser test land here (not committed).
@@ -28,3 +28,10 @@ async def browser() -> AsyncIterator[Browser]:
 def shot_path(name: str) -> str:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return str(ARTIFACTS / f"{name}.png")
+
+
+async def give_up(page: Page) -> None:
+    """Give up the race the page shows: the button asks first, the second press gives up."""
+    await page.click("#give-up")
+    await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
+    await page.click("#give-up")

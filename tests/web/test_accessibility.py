@@ -26,7 +26,7 @@ from shared.protocol import RaceEnded
 from tests.server.conftest import WINNABLE_SEED
 from tests.server.solver import solve
 from tests.server.test_profiles import seed_ratings
-from tests.web.conftest import shot_path
+from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import click_move, open_page
 from tests.web.test_daily import DAY, daily_node, play_through
@@ -225,7 +225,7 @@ async def test_every_control_on_every_page_has_an_accessible_name(
         await page.locator("#board .card[data-card]").last.click()
         await audit(page, f"{game}: the race under way", at_least=30)
         await page.screenshot(path=shot_path(f"audit-{game}-race"), animations="disabled")
-        await page.click("#give-up")
+        await give_up(page)
         await bob.finish(race_id)
         await expect(page.locator("#results")).to_contain_text("Seed")
         await expect(page.locator("#offer-rematch")).to_be_visible()
@@ -344,7 +344,7 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
         await expect(page.locator('.pile[data-pile="waste"] .card[data-card]').first).to_be_visible()
         await audit(page, "a daily attempt under way", at_least=30)
-        await page.click("#give-up")
+        await give_up(page)
         await expect(page.locator("#practice-again")).to_be_visible()
         await audit(page, "a daily attempt's results", at_least=8)
         await page.screenshot(path=shot_path("audit-daily-results"), full_page=True)

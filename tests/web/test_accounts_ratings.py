@@ -16,7 +16,7 @@ from server.features.glicko2 import Rating, rate
 from tests.redis_direct import async_redis
 from tests.server.test_profiles import seed_ratings
 from tests.server.test_ratings import foundation_moves
-from tests.web.conftest import shot_path
+from tests.web.conftest import give_up, shot_path
 from tests.web.test_browser import open_page, page_race_id
 from tests.web.test_undo_hints_rematch import after, same_player, until_shown
 
@@ -255,8 +255,8 @@ async def test_a_rated_race_between_two_signed_in_pages_ends_with_ratings_and_ch
         await ada.fill("#move", move)
         await ada.press("#move", "Enter")
         await until_shown(ada, after(moves[: index + 1]), f"after {move}")
-    await ada.click("#give-up")
-    await bob.click("#give-up")
+    await give_up(ada)
+    await give_up(bob)
     # The Glicko-2 numbers for a first rated race, one win and one loss.
     won, lost = rate(Rating(), [(Rating(), 1.0)]), rate(Rating(), [(Rating(), 0.0)])
     winner, loser = round(won.rating), round(lost.rating)
@@ -300,7 +300,7 @@ async def test_a_casual_race_shows_casual_and_no_rating_change(browser: Browser,
     await ada.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
     await expect(ada.locator(".racer .rating")).to_have_count(0)  # guests have no rating
-    await ada.click("#give-up")
+    await give_up(ada)
     await bob.finish(race_id)
     await expect(ada.locator("#results h2")).to_have_text("Results")
     await expect(ada.locator("#standings tr")).to_have_count(2)

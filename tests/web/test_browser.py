@@ -15,7 +15,7 @@ from server.redis_embedded import free_port
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, running_node
 from tests.server.solver import solve
-from tests.web.conftest import shot_path
+from tests.web.conftest import give_up, shot_path
 
 #: Piles whose every face-up card the page shows (fanned); the others show their top card.
 FANNED = re.compile(r"t\d")
@@ -86,7 +86,7 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
         if index == 10:
             await ada.screenshot(path=shot_path(f"{tag}-mid-race"), animations="disabled")  # no glide
     await expect(ada.locator("#status")).to_contain_text("You won")
-    await bob.click("#give-up")
+    await give_up(bob)
     await expect(ada.locator("#results")).to_contain_text("1.")
     results = await ada.locator("#results").inner_text()
     assert results.index("ada") < results.index("bob")

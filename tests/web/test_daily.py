@@ -23,7 +23,7 @@ from server.store.records import DailyDeal
 from shared import GAMES, replay
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
-from tests.web.conftest import shot_path
+from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import click_move, expected, open_page, page_race_id, shown
 
@@ -233,7 +233,7 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         assert again.seats == 1 and again.hints is True and again.status == "running"
         assert again.board is not None and again.board.seq == 0
         await until_board(page, line, "eight-off", deal.seed, 0)  # the same deal, from the start
-        await page.click("#give-up")
+        await give_up(page)
         await expect(page.locator("#status")).to_have_text("Practice over")
         await expect(page.locator("#practice-again")).to_have_text("Practice again")
         board = await ada.daily_board("eight-off")
@@ -298,7 +298,7 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off").click()
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
         bob_race = page_race_id(page.url)
-        await page.click("#give-up")
+        await give_up(page)
         await expect(page.locator("#status")).to_have_text("Your attempt is over")
         await page.click("#daily-back")
         await expect(rows).to_have_count(2)
@@ -354,7 +354,7 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
         await expect(page.locator("#daily-kind")).to_have_text(
             "Daily \N{EM DASH} unscored attempt (guests are not ranked)"
         )
-        await page.click("#give-up")
+        await give_up(page)
         await expect(page.locator("#status")).to_have_text("Your attempt is over")
         await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
         guest = await ArenaClient.connect(arena.url)

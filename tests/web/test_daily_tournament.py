@@ -15,7 +15,7 @@ from playwright.async_api import Browser, Locator, Page, expect
 
 from shared import replay
 from shared.protocol import RaceEnded
-from tests.web.conftest import shot_path
+from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import open_page
 from tests.web.test_daily import DAY, daily_node, deal_box, deal_of, open_daily, winning_line
@@ -135,7 +135,7 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
         await toggle.click()
         await expect(state).to_have_text(won_in)
         # The attempt over (given up), no ghosts and no toggle.
-        await page.click("#give-up")
+        await give_up(page)
         await expect(page.locator("#status")).to_have_text("Your attempt is over")
         await expect(toggle).to_be_hidden()
         await expect(page.locator(".racer.ghost")).to_have_count(0)
@@ -241,7 +241,7 @@ async def test_ghosts_are_offered_only_during_ones_own_scored_attempt(
             "No finished attempt of this deal to race yet."
         )
         await expect(page.locator(".racer.ghost")).to_have_count(0)
-        await page.click("#give-up")
+        await give_up(page)
         await expect(toggle).to_be_hidden()
         await page.click("#practice-again")
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} practice (unscored)")
@@ -257,7 +257,7 @@ async def test_ghosts_are_offered_only_during_ones_own_scored_attempt(
         await expect(other.locator("#daily-kind")).to_contain_text("unscored attempt")
         await expect(other.locator("#ghosts-bar")).to_be_hidden()
         # The guest's standings: no streak, the solo account's attempt on the day's standing.
-        await other.click("#give-up")
+        await give_up(other)
         await expect(other.locator("#status")).to_have_text("Your attempt is over")
         await other.click("#daily-back")
         await open_standings(other)

@@ -221,10 +221,14 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
-    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
     await page.click("#hint")
     await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
     await expect(page.locator(".card.hinted").first).to_be_visible()
+    await page.click("#give-up")  # asks first: a stray tap gives nothing up
+    await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
+    await expect(page.locator(".card.hinted").first).to_be_visible()
+    assert [f for f in sent if f["type"] == "finish"] == []
     await page.click("#give-up")
     await expect(page.locator("#give-up")).to_be_hidden()
     await expect(page.locator("#status")).not_to_contain_text("Hint")

@@ -18,7 +18,7 @@ from shared.protocol import RaceEnded, RaceStarted, Spectators
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.rawclient import racers
 from tests.server.solver import solve
-from tests.web.conftest import ROOT, shot_path
+from tests.web.conftest import ROOT, give_up, shot_path
 from tests.web.test_browser import expected, open_page, page_race_id, running_race_page, shown
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
@@ -147,7 +147,7 @@ async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
         await go(ada, f"#/race/{race_id}")
         await expect(ada.locator("#give-up")).to_be_visible()
         await bob.finish(race_id)
-        await ada.click("#give-up")
+        await give_up(ada)
         await expect(ada.locator("#results")).to_contain_text("1.")
         await ada.screenshot(path=shot_path("race-results-verify-link"), full_page=True)
         await ada.click("#verify-link")

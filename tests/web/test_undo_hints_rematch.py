@@ -12,7 +12,7 @@ from server.app import ArenaServer
 from shared import new_game, replay
 from tests.server.conftest import WINNABLE_SEED, running_node
 from tests.server.solver import solve
-from tests.web.conftest import shot_path
+from tests.web.conftest import give_up, shot_path
 from tests.web.test_browser import click_move, expected, open_page, page_race_id, running_race_page, shown
 
 #: The outline of a legal target (and of a hint): style.css's --accent.
@@ -148,7 +148,7 @@ async def test_a_hint_outlines_a_legal_move_and_a_race_with_hints_off_has_no_hin
     await expect(page.locator(".card.hinted").first).to_be_visible()
     # A race created with the box unticked: every racer sees hints off, and there is no
     # Hint button; the key h does nothing (test_race_page checks that it sends nothing).
-    await page.click("#give-up")
+    await give_up(page)
     await bob.finish(race_id)
     await expect(page.locator("#results")).to_contain_text("Seed")
     await page.click("header .brand")
@@ -210,8 +210,8 @@ async def test_a_rematch_offered_in_one_browser_and_accepted_in_another_starts_a
     async with running_node(clean_redis, countdown=2.0) as node:
         ada, bob, old = await two_pages_racing(browser, node.url, errors)
         await expect(ada.locator("#offer-rematch")).to_be_hidden()  # not while racing
-        await ada.click("#give-up")
-        await bob.click("#give-up")
+        await give_up(ada)
+        await give_up(bob)
         for page in (ada, bob):
             await expect(page.locator("#results")).to_contain_text("Seed")
         await ada.click("#offer-rematch")
@@ -266,7 +266,7 @@ async def test_a_declined_and_an_expired_rematch_show_their_status(
     status = page.locator("#rematch-status")
     answers = page.locator("#rematch-racers li")
     race_id = page_race_id(page.url)
-    await page.click("#give-up")
+    await give_up(page)
     await bob.finish(race_id)
     await expect(page.locator("#offer-rematch")).to_be_visible()
     # bob offers; the page declines: nobody accepted, so no race, and it may offer again.

@@ -102,7 +102,7 @@ function lobbyPage() {
   const openList = element("tbody");
   const myList = element("tbody");
   const mySection = element("section", { id: "my-races", hidden: true }, element("h2", {}, "Your races"),
-    element("p", { class: "setting" }, "The races you sit in: open one to press Ready, or to leave it."), element("table", {}, myList));
+    element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."), element("table", {}, myList));
   const queueLine = element("p", { id: "queue", role: "status", hidden: true });
 
   // An account races under its username; a guest chooses a name (or signs in).
@@ -787,7 +787,23 @@ function racePage(raceId, arrived = null) {
       location.hash = "#/";
     } catch (failure) { showError(error, failure); }
   });
+  // Giving up ends the race for good: the first press asks (for a few seconds), the
+  // second gives up. A stray tap on a phone costs nothing.
+  let giveUpAsked = null;
+  function disarmGiveUp() {
+    clearTimeout(giveUpAsked);
+    giveUpAsked = null;
+    giveUp.textContent = "Give up";
+    giveUp.classList.remove("danger");
+  }
   giveUp.addEventListener("click", async () => {
+    if (giveUpAsked === null) {
+      giveUp.textContent = "Give up? Press again";
+      giveUp.classList.add("danger");
+      giveUpAsked = setTimeout(disarmGiveUp, 4000);
+      return;
+    }
+    disarmGiveUp();
     try {
       await arena.request({ type: "finish", race_id: raceId });
       const me = mine();
