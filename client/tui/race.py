@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import ClassVar, Final, TypeVar
@@ -109,6 +110,9 @@ AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no 
 #: The move field of a racer who is done while others still race.
 DONE_WAITING: Final = "you are done: the results show once everyone is (ctrl+q quits)"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
+#: Seconds within which a second ctrl+g gives up (the first one asks).
+GIVE_UP_WINDOW: Final = 4.0
+GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (your score stays)"
 NO_DAILY_REPLAY: Final = (
     "no replay yet: a daily's deal stays secret until its day is over (UTC); "
     "replay it then (solitaire-arena replay {race_id})"
@@ -241,6 +245,8 @@ class RaceScreen(Screen[None]):
         self.hint: Hint | None = None
         self._moves = asyncio.Lock()
         self._keys: tuple[bool | None, ...] = ()
+        #: When ctrl+g last asked whether to give up (monotonic seconds).
+        self._give_up_asked: float | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -817,6 +823,14 @@ class RaceScreen(Screen[None]):
         if self.state.over or self.state.i_finished:
             self.status.say("you are not playing any more")
             return
+        # Giving up ends the race for good: the first press asks, a second within a few
+        # seconds gives up.
+        now = time.monotonic()
+        if self._give_up_asked is None or now - self._give_up_asked > GIVE_UP_WINDOW:
+            self._give_up_asked = now
+            self.status.say(GIVE_UP_ASK)
+            return
+        self._give_up_asked = None
         try:
             await self.client.finish(self.race_id)
         except ArenaError as exc:

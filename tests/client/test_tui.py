@@ -21,7 +21,7 @@ from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import DONE_WAITING, GO, RECONNECTING, RaceScreen
+from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
@@ -696,7 +696,10 @@ async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
 
 
 async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
-    await pilot.press("ctrl+g")  # ada gives up in the terminal
+    await pilot.press("ctrl+g")  # ada gives up in the terminal: asked first
+    await wait_until(pilot, lambda: screen.status.last == GIVE_UP_ASK)
+    assert not screen.state.i_finished
+    await pilot.press("ctrl+g")
     await wait_until(pilot, lambda: screen.state.i_finished)
     # Done while bob races: the field no longer offers moves, undo or hints.
     assert screen.move_input.placeholder == DONE_WAITING and screen.move_input.disabled
@@ -802,7 +805,7 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         # Bob takes a card home, ada gives up at 0: bob ranks first.
         for move in foundation_moves(1):
             await bob.move(race.race_id, move)
-        await pilot.press("ctrl+g")
+        await pilot.press("ctrl+g", "ctrl+g")
         await wait_until(pilot, lambda: screen.state.i_finished)
         await bob.finish(race.race_id)
         await wait_until(pilot, lambda: screen.state.summary is not None)
@@ -1055,7 +1058,7 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
         assert screen.move_input.value == ""
 
         # Once the attempt is over, g is gone from the footer and refused as a word.
-        await pilot.press("ctrl+g")
+        await pilot.press("ctrl+g", "ctrl+g")
         await wait_until(pilot, lambda: screen.status.last.startswith("daily over"))
         await wait_until(pilot, lambda: "g" not in footer_keys(app))
         screen.move_input.post_message(events.Paste("ghosts"))
