@@ -1,5 +1,5 @@
 // A board drawn from the server's view, laid out as Aisleriot lays each game out, and
-// moves built by clicks from the legal moves the server sends (no rules here).
+// moves built by clicks or keys from the legal moves the server sends (no rules here).
 
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
@@ -21,27 +21,38 @@ export const MOVE_EXAMPLES = { "eagle-wing": "waste>t3", treize: "p9+wt", "eight
 export function setAnimations(on) { animations = on; }
 
 // Where each pile sits, in card slots (x) and rows (y); `fan` piles spread downwards.
+// `row` is the row the arrow keys go along (left, right) and between (up, down).
 function layout(game) {
   const slots = [];
-  const at = (pile, x, y, fan = false) => slots.push({ pile, x, y, fan });
+  const at = (pile, x, y, row, fan = false) => slots.push({ pile, x, y, row, fan });
   if (game === "eight-off") {
-    for (let i = 0; i < 4; i++) at(`f${i + 1}`, 0, i * 1.5);
-    for (let i = 0; i < 8; i++) at(`r${i + 1}`, 2 + i, 0);
-    for (let i = 0; i < 8; i++) at(`t${i + 1}`, 2 + i, 1.6, true);
+    for (let i = 0; i < 4; i++) at(`f${i + 1}`, 0, i * 1.5, i);
+    for (let i = 0; i < 8; i++) at(`r${i + 1}`, 2 + i, 0, 0);
+    for (let i = 0; i < 8; i++) at(`t${i + 1}`, 2 + i, 1.6, 1, true);
   } else if (game === "eagle-wing") {
-    at("stock", 0, 0); at("waste", 1, 0);
-    for (let i = 0; i < 4; i++) at(`f${i + 1}`, 3 + i, 0);
+    at("stock", 0, 0, 0); at("waste", 1, 0, 0);
+    for (let i = 0; i < 4; i++) at(`f${i + 1}`, 3 + i, 0, 0);
     const names = ["t1", "t2", "t3", "t4", "reserve", "t5", "t6", "t7", "t8"];
     const drop = [2, 1, 0, 1, 3, 1, 0, 1, 2];
-    names.forEach((name, i) => at(name, i, 1.6 + drop[i] * 0.45, name !== "reserve"));
+    names.forEach((name, i) => at(name, i, 1.6 + drop[i] * 0.45, 1, name !== "reserve"));
   } else {
-    at("stock", 0, 0); at("waste", 1, 0);
+    at("stock", 0, 0, 0); at("waste", 1, 0, 0);
     let index = 1;
     for (let row = 1; row <= 7; row++) {
-      for (let k = 0; k < row; k++) at(`p${index++}`, (7 - row) * 0.5 + k, 1.4 + (row - 1) * 0.62);
+      for (let k = 0; k < row; k++) at(`p${index++}`, (7 - row) * 0.5 + k, 1.4 + (row - 1) * 0.62, row);
     }
   }
   return slots;
+}
+
+// Up or down from a pile: the nearest pile of the next row, if one is within two slots.
+function nearestInRow(slots, from, row) {
+  let best = null;
+  for (const slot of slots) {
+    if (slot.row !== row || Math.abs(slot.x - from.x) > 2) continue;
+    if (!best || Math.abs(slot.x - from.x) < Math.abs(best.x - from.x)) best = slot;
+  }
+  return best;
 }
 
 // A card: a button where the board is played, a picture where it is only shown.
@@ -76,7 +87,8 @@ export function parseMove(move) {
 }
 
 export class Board {
-  // `onMove(move)` plays a move built by clicks; without it the board is only shown.
+  // `onMove(move)` plays a move built by clicks or keys; without it the board is only
+  // shown (no tab stop, nothing to pick).
   constructor(container, onMove = null) {
     this.container = container;
     this.onMove = onMove;
@@ -85,6 +97,20 @@ export class Board {
     this.selected = null; // { name, count }
     this.hinted = null; // a suggested move (parsed), outlined until the next view
     this.places = null; // where draw() put each card: { cards, tops } (see draw)
+    // The keyboard: the board is one tab stop (a roving tabindex) over its stops, each
+    // what a click would pick or drop on: a pile's top card, a fanned pile's card where
+    // a group of cards can move, an empty pile. `focus` ({ pile, key }) survives redraws.
+    this.stops = [];
+    this.focus = null;
+    if (onMove) {
+      container.setAttribute("role", "group");
+      container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, Escape puts back");
+      container.addEventListener("keydown", (event) => this.key(event));
+      container.addEventListener("focusin", (event) => {
+        const stop = this.stops.find((s) => s.element === event.target);
+        if (stop) this.rove(stop);
+      });
+    }
   }
 
   // The board as `view` shows it; `steps` ([card, from, to], from a move's ack) glide.
@@ -180,6 +206,52 @@ export class Board {
     if (move) this.onMove(move.move);
   }
 
+  // The one stop the board's tab stop is on.
+  rove(stop) {
+    this.focus = { pile: stop.pile, key: stop.key };
+    for (const s of this.stops) s.element.tabIndex = s === stop ? 0 : -1;
+  }
+
+  // Keys on a focused stop: arrows go between stops, Enter or Space does what a click
+  // does (picks up, drops), Escape puts a picked card back. Other keys pass on (u, h).
+  key(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const stop = this.stops.find((s) => s.element === event.target);
+    if (!stop) return;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (!event.repeat) this.click(stop.name, stop.count);
+    } else if (event.key === "Escape") {
+      if (!this.selected) return;
+      event.preventDefault();
+      this.selected = null;
+      this.draw();
+    } else if (event.key.startsWith("Arrow")) {
+      event.preventDefault();
+      const next = this.stopFrom(stop, event.key);
+      if (next) { this.rove(next); next.element.focus(); }
+    }
+  }
+
+  // The stop an arrow key goes to: along a fanned pile's stops (up, down) or Treize's
+  // waste (left, right), else the next pile of the row, or of the row above or below
+  // (its top card).
+  stopFrom(stop, key) {
+    const own = this.stops.filter((s) => s.pile === stop.pile);
+    const along = stop.slot.fan ? ["ArrowUp", "ArrowDown"] : own.length > 1 ? ["ArrowLeft", "ArrowRight"] : [];
+    const step = key === "ArrowUp" || key === "ArrowLeft" ? -1 : 1;
+    if (along.includes(key) && own[own.indexOf(stop) + step]) return own[own.indexOf(stop) + step];
+    const slots = layout(this.view.game);
+    let slot;
+    if (key === "ArrowLeft" || key === "ArrowRight") {
+      const row = slots.filter((s) => s.row === stop.slot.row).sort((a, b) => a.x - b.x);
+      slot = row[row.findIndex((s) => s.pile === stop.pile) + step];
+    } else {
+      slot = nearestInRow(slots, stop.slot, stop.slot.row + step);
+    }
+    return slot ? this.stops.filter((s) => s.pile === slot.pile).at(-1) : null;
+  }
+
   targets() {
     if (!this.selected) return new Set();
     const names = new Set();
@@ -192,7 +264,9 @@ export class Board {
 
   draw() {
     const view = this.view;
+    const focused = this.onMove && this.container.contains(document.activeElement);
     this.container.replaceChildren();
+    this.stops = [];
     if (!view) return;
     const inner = document.createElement("div");
     inner.className = `board-inner game-${view.game}`;
@@ -242,6 +316,17 @@ export class Board {
         if (code) places.cards.set(code, place);
         places.tops.set(slot.pile, place);
         if (this.onMove) {
+          // A stop: the top card, a group that can move (none while a card is picked up,
+          // but the picked one), Treize's named waste cards.
+          const top = index === cards.length - 1;
+          const group = slot.fan && code && (this.selected ? lifted : this.legal.some((m) => m.from === name && m.count === count));
+          if (treizeWaste ? name !== "waste" : top || group) {
+            const target = this.selected && (targets.has(name) || targets.has(slot.pile));
+            const on = name === slot.pile ? slot.pile : `${slot.pile} ${name}`;
+            const more = count > 1 ? `, and ${count - 1} card${count === 2 ? "" : "s"} on it` : "";
+            element.setAttribute("aria-label", `${element.getAttribute("aria-label")}${more}, ${on}${lifted ? ", picked up" : ""}${target ? ", legal target" : ""}`);
+            this.stops.push({ pile: slot.pile, key: treizeWaste ? name : count, name, count, element, slot });
+          }
           element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
           element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
           element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
@@ -258,6 +343,10 @@ export class Board {
       // A hinted move's target pile, or its source when that is empty (a redeal's stock).
       if (hint && ((!hint.pair && hint.to === slot.pile) || (hint.from === slot.pile && !cards.length))) pileElement.classList.add("target");
       if (this.onMove) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
+      if (this.onMove && !cards.length) { // an empty pile: the pile is the button, and the stop
+        if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
+        this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot });
+      }
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
       width = Math.max(width, slot.x * step + w + (treizeWaste ? rem * 0.9 * 8 : 0));
@@ -267,5 +356,12 @@ export class Board {
     inner.style.height = `${height + rem}px`;
     this.container.append(inner);
     this.places = places;
+    // The tab stop: where the focus was (that pile's top card if the stop is gone), and
+    // the focus back on it if the board had it before this redraw.
+    const stop = this.stops.find((s) => s.pile === this.focus?.pile && s.key === this.focus?.key)
+      ?? this.stops.filter((s) => s.pile === this.focus?.pile).at(-1) ?? this.stops[0];
+    if (!stop) return;
+    this.rove(stop);
+    if (focused) stop.element.focus();
   }
 }
