@@ -1,0 +1,89 @@
+"""Keyboard play in real headless Chromium: the board is one tab stop, arrows go between
+piles, Enter picks a card up and drops it where the server's legal moves allow (the same
+move a click sends), Escape puts it back, and the keys u and h still work from the board."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+
+from server.app import ArenaServer
+from shared import replay
+from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.solver import solve
+from tests.web.test_browser import expected, shown
+from tests.web.test_race_page import racing_with_frames
+
+#: The focused element's pile and accessible name, if the board has the focus.
+FOCUSED = """() => {
+  const el = document.activeElement;
+  return el?.closest('#board') ? [el.closest('.pile').dataset.pile, el.getAttribute('aria-label')] : null;
+}"""
+
+
+async def tab_to_board(page: Page) -> None:
+    await page.locator("#give-up").focus()
+    for _ in range(10):
+        await page.keyboard.press("Tab")
+        if await page.evaluate(FOCUSED):
+            return
+    raise AssertionError("Tab never reached the board")
+
+
+async def press(page: Page, *keys: str) -> list[str]:
+    """Presses ``keys`` in turn; the pile and name of the stop focused then."""
+    for key in keys:
+        await page.keyboard.press(key)
+    focused: list[str] | None = await page.evaluate(FOCUSED)
+    assert focused is not None, f"the board lost the focus after {keys}"
+    return focused
+
+
+async def board_is(page: Page, line: list[str]) -> None:
+    want = expected(replay("eight-off", WINNABLE_SEED, line).view())  # type: ignore[arg-type]
+    for _ in range(100):
+        if await shown(page) == want:
+            return
+        await page.wait_for_timeout(20)
+    assert await shown(page) == want, await page.locator("#refusal").inner_text()
+
+
+def moves(sent: list[dict[str, Any]]) -> list[str]:
+    return [f["move"] for f in sent if f["type"] == "move"]
+
+
+async def test_a_move_is_played_with_the_keyboard_alone_and_escape_puts_a_picked_card_back(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The deal (seed 2) has the ace of spades on t4; f1, an empty foundation, takes it."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None and line[0] == "t4>f1"
+    await tab_to_board(page)
+    await expect(page.locator('#board [tabindex="0"]')).to_have_count(1)  # one tab stop
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"]
+    assert await press(page, "ArrowDown", "ArrowRight") == ["t1", "jack of clubs, t1"]
+    # Escape puts a picked card back: nothing lit, nothing sent.
+    assert await press(page, "Enter") == ["t1", "jack of clubs, t1, picked up"]
+    await expect(page.locator("#board .card.selected")).to_have_count(1)
+    await expect(page.locator("#board .pile.target").first).to_be_visible()
+    await press(page, "Escape")
+    await expect(page.locator("#board .card.selected")).to_have_count(0)
+    await expect(page.locator("#board .pile.target")).to_have_count(0)
+    # t4's ace up, then left along the tableau and up to f1, which it may go to.
+    ace = ["t4", "ace of spades, t4, picked up"]
+    assert await press(page, *["ArrowRight"] * 3, " ") == ace  # Space picks up as Enter does
+    await expect(page.locator('#board .pile[data-pile="f1"]')).to_have_class("pile target")
+    assert await press(page, *["ArrowLeft"] * 4) == ["f2", "f2, empty, legal target"]
+    assert await press(page, "ArrowUp", "Enter") == ["f1", "f1, empty, legal target"]
+    await board_is(page, line[:1])
+    assert moves(sent) == ["t4>f1"]
+    # The focus stays on the board, on the ace now home; the key u there takes it back.
+    assert await page.evaluate(FOCUSED) == ["f1", "ace of spades, f1"]
+    await expect(page.locator("#undo")).to_be_enabled()
+    await page.keyboard.press("u")
+    await board_is(page, [])
+    assert moves(sent) == ["t4>f1", "undo"]
+    assert errors == []
