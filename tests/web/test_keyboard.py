@@ -12,6 +12,7 @@ from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.solver import solve
+from tests.web.conftest import shot_path
 from tests.web.test_browser import expected, shown
 from tests.web.test_race_page import racing_with_frames
 
@@ -86,4 +87,31 @@ async def test_a_move_is_played_with_the_keyboard_alone_and_escape_puts_a_picked
     await page.keyboard.press("u")
     await board_is(page, [])
     assert moves(sent) == ["t4>f1", "undo"]
+    assert errors == []
+
+
+async def test_up_and_down_go_along_a_fanned_pile_to_a_group_that_can_move(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """After the line's first three moves (typed), t5 ends 4D 3D and t7 ends 5D: t5:2>t7."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None and line[3] == "t5:2>t7"
+    for move in line[:3]:
+        await page.fill("#move", move)
+        await page.press("#move", "Enter")
+    await board_is(page, line[:3])
+    await page.keyboard.press("Shift+Tab")  # from the move box back to the board
+    assert await press(page, "ArrowDown", *["ArrowRight"] * 5) == ["t5", "3 of diamonds, t5"]
+    assert await press(page, "ArrowUp") == ["t5", "4 of diamonds, and 1 card on it, t5"]
+    assert await press(page, "ArrowUp") == ["r5", "r5, empty"]  # no group higher: the pile above
+    assert await press(page, "ArrowDown") == ["t5", "3 of diamonds, t5"]  # a pile is entered at its top
+    assert await press(page, "ArrowUp", "Enter") == ["t5", "4 of diamonds, and 1 card on it, t5, picked up"]
+    await expect(page.locator("#board .card.selected")).to_have_count(1)
+    await page.screenshot(path=shot_path("keyboard-picked"), animations="disabled")
+    assert await press(page, "ArrowRight", "ArrowRight") == ["t7", "5 of diamonds, t7, legal target"]
+    await page.keyboard.press("Enter")
+    await board_is(page, line[:4])
+    assert moves(sent) == line[:4]
     assert errors == []
