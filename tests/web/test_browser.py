@@ -103,6 +103,7 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
         re.compile(rf"^move {len(line)}/{len(line)}: {re.escape(line[-1])} at \d+:\d\d\.\d$")
     )
     assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, line).view())  # type: ignore[arg-type]
+    await expect(ada.locator("#board [tabindex]")).to_have_count(0)  # the replay's board: no tab stop
     await ada.screenshot(path=shot_path(f"{tag}-replay"), full_page=True)
     await ada.locator("#step").fill("0")
     assert await shown(ada) == expected(replay("eight-off", WINNABLE_SEED, []).view())  # type: ignore[arg-type]

@@ -89,6 +89,7 @@ async def watch_and_switch(
         await shows(page, "#large-board", ack.view)  # ada's board is the large one
     await expect(page.locator("#large-head")).to_contain_text("ada")
     await expect(page.locator("#large-head")).to_contain_text(f"last {line[5]}")
+    await expect(page.locator("#large-board [tabindex]")).to_have_count(0)  # shown, not played: no tab stop
     bob_ack = await bob.move(race_id, line[0])
     await shows(page, f'.thumb[data-player="{bob.player_id}"]', bob_ack.view)
     await page.keyboard.press("2")  # bob's board large
