@@ -78,7 +78,8 @@ async def test_a_move_is_played_with_the_keyboard_alone_and_escape_puts_a_picked
     assert await press(page, *["ArrowRight"] * 3, " ") == ace  # Space picks up as Enter does
     await expect(page.locator('#board .pile[data-pile="f1"]')).to_have_class("pile target")
     assert await press(page, *["ArrowLeft"] * 4) == ["f2", "f2, empty, legal target"]
-    assert await press(page, "ArrowUp", "Enter") == ["f1", "f1, empty, legal target"]
+    assert await press(page, "ArrowUp") == ["f1", "f1, empty, legal target"]
+    await page.keyboard.press("Enter")
     await board_is(page, line[:1])
     assert moves(sent) == ["t4>f1"]
     # The focus stays on the board, on the ace now home; the key u there takes it back.
