@@ -196,10 +196,15 @@ class Daily:
         over = day_over(date, now)
         deals: list[DailyInfo] = []
         for game in GAMES:
-            if not deals and day < day_of(now) and await self.store.dailies.deal(date, game) is None:
+            try:
+                deal = await self._deal(day, game)
+            except ArenaError as exc:
+                if deals or day >= day_of(now) or exc.code is not ErrorCode.DAILY_NOT_READY:
+                    raise
                 # The days are dealt whole: a past day without its first deal had none.
-                raise ArenaError(ErrorCode.DAILY_NOT_READY, f"there were no daily challenges on {date}")
-            deal = await self._deal(day, game)
+                raise ArenaError(
+                    ErrorCode.DAILY_NOT_READY, f"there were no daily challenges on {date}"
+                ) from None
             attempt = await self.store.dailies.attempt(date, game, caller.player.player_id)
             deals.append(
                 DailyInfo(
