@@ -3,7 +3,8 @@
 An event travels over Redis pub/sub as JSON ``{"o": origin, "k": kind, "skip": player,
 "msg": message}``. ``origin`` (a node id, optional) marks an event that node already
 delivered to its own sessions: it skips the copy Redis sends back. The ``skip`` player
-(the mover, for progress) does not get it.
+(the mover, for progress) does not get it. A ``spectators`` event also holds every
+node's count of the race's spectators (``"n": {node id: count}``, never sent).
 """
 
 from __future__ import annotations

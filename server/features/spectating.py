@@ -63,7 +63,10 @@ class RaceHub:
         self.starts_at = race.starts_at
         self.ends_at = race.ends_at
         self.rated = race.rated
+        #: Everyone watching on every node, as a new spectator is told it.
         self.spectators = race.spectators
+        #: Those watching on other nodes, as of the latest count read or published.
+        self._elsewhere = race.spectators
         self._racers: dict[str, RacerInfo] = {}
         self.boards: dict[str, SpectatedBoard] = {}
         for racer in race.racers:
@@ -82,7 +85,6 @@ class RaceHub:
         self._known_seq = dict.fromkeys(self._racers, 0)
         self._known: set[str] = set()  # lifecycle events received: "started", "ended"
         self._queue: deque[_Pending] = deque()
-        self._immediate: list[dict[str, Any]] = []
         #: Set once the race's end (or cancellation) was released: the hub is done.
         self.over = False
 
@@ -103,10 +105,6 @@ class RaceHub:
         """A race event (its wire dict) that happened at ``at``: the start, a racer giving
         up, the end or cancellation; anything else is not for spectators."""
         kind = msg.get("type")
-        if kind == "spectators":
-            self.spectators = int(msg.get("count", 0))
-            self._immediate.append(msg)  # a count, not a view: no delay, nothing to wait behind
-            return
         if kind == "progress":
             if not msg.get("finished") or msg.get("won"):
                 return  # a move's progress: the move itself comes with its board
@@ -122,12 +120,23 @@ class RaceHub:
             return
         self._queue.append(_Pending(at + self.delay_ms, "event", msg=msg))
 
+    def count_elsewhere(self, elsewhere: int) -> None:
+        """The spectators on the other nodes: counts go by the latest one published (in
+        order), and this node's own are added as they are now, see :meth:`recount`."""
+        self._elsewhere = elsewhere
+
+    def recount(self, here: int) -> int:
+        """Everyone watching, with ``here`` spectators on this node now (no delay: a count
+        is not a view, so nothing waits behind the boards)."""
+        self.spectators = self._elsewhere + here
+        return self.spectators
+
     # ----- what goes out ---------------------------------------------------------------
 
     def release(self, now: int) -> list[dict[str, Any]]:
         """Everything whose time came, in order, as wire dicts for spectators; the boards
         and status move on with it."""
-        out, self._immediate = self._immediate, []
+        out: list[dict[str, Any]] = []
         queue = self._queue
         while queue and queue[0].release_at <= now:
             item = queue.popleft()
@@ -142,7 +151,7 @@ class RaceHub:
 
     @property
     def waiting(self) -> bool:
-        return bool(self._queue or self._immediate)
+        return bool(self._queue)
 
     def _play(self, item: _Pending) -> dict[str, Any] | None:
         board = self.boards[item.player_id]

@@ -183,7 +183,7 @@ class Watching:
 
     async def open_hub(self, race_id: str) -> RaceHub:
         """The spectators' copy of a race, as of now: replayed from its log, with what
-        happened within the delay still waiting in it."""
+        happened within the delay still waiting in it, and those watching on other nodes."""
         now = self.time.now_ms()
         race = await self.store.races.race(race_id)
         if race is None:
@@ -192,8 +192,11 @@ class Watching:
         ids = [s.player_id for s in seats]
         ratings = await self.store.ratings.ratings(meta.game, ids)
         info = race_info(meta, seats, {}, None, now, ratings)
-        (spectators,) = await self.store.watching.spectators([race_id], now)
-        live = self._live_race(meta, info.racers, spectators, "countdown")
+        # Read after the node listens to the race's channel: the counts published from
+        # now on come after this one. This node's own spectators are counted by the hub.
+        watchers = await self.store.watching.watchers(race_id, now)
+        elsewhere = sum(count for node, count in watchers.items() if node != self.settings.node_id)
+        live = self._live_race(meta, info.racers, elsewhere, "countdown")
         hub = RaceHub(live, meta.seed, self.delay_ms(meta.rated), daily=bool(meta.daily))
         if meta.status.is_started and meta.starts_at is not None and meta.ends_at is not None:
             view = BoardView.model_validate(new_game(meta.game, meta.seed).view())

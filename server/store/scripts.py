@@ -560,16 +560,22 @@ WATCHERS: Final = LuaScript(
     argv=("node id", "this node's spectators", "now", "valid for (ms)", "channel", "race id"),
     answers="the race's spectators on every node. Each node's entry is "
     "``<count>:<valid until ms>``; entries past their time (a node that died) are dropped. "
-    "A changed total is published to the race's channel as a ``spectators`` event.",
+    "A changed total is published to the race's channel as a ``spectators`` event, its "
+    'envelope also holding every node\'s count (``"n": {node id: count}``): a node adds '
+    "its own spectators of the moment to the others' instead of waiting for its own write.",
     source="""
 local now = tonumber(ARGV[3])
 local before, total = 0, 0
+local nodes = {}
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
   local count, until_ms = string.match(entries[i + 1], '^(%d+):(%d+)$')
   if count and tonumber(until_ms) > now then
     before = before + tonumber(count)
-    if entries[i] ~= ARGV[1] then total = total + tonumber(count) end
+    if entries[i] ~= ARGV[1] then
+      total = total + tonumber(count)
+      nodes[entries[i]] = tonumber(count)
+    end
   else
     redis.call('HDEL', KEYS[1], entries[i])
   end
@@ -577,12 +583,15 @@ end
 if tonumber(ARGV[2]) > 0 then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. (now + tonumber(ARGV[4])))
   total = total + tonumber(ARGV[2])
+  nodes[ARGV[1]] = tonumber(ARGV[2])
 else
   redis.call('HDEL', KEYS[1], ARGV[1])
 end
 if total ~= before then
-  redis.call('PUBLISH', ARGV[5], '{"k":"b","skip":"","msg":{"type":"spectators","race_id":' ..
-    cjson.encode(ARGV[6]) .. ',"count":' .. total .. '}}')
+  local counts = '{}'
+  if next(nodes) ~= nil then counts = cjson.encode(nodes) end
+  redis.call('PUBLISH', ARGV[5], '{"k":"b","skip":"","n":' .. counts ..
+    ',"msg":{"type":"spectators","race_id":' .. cjson.encode(ARGV[6]) .. ',"count":' .. total .. '}}')
 end
 return total
 """,

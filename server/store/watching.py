@@ -31,6 +31,11 @@ class WatchStore:
             rows: list[list[str]] = await pipe.execute()
         return [_live_total(values, now) for values in rows]
 
+    async def watchers(self, race_id: str, now: int) -> dict[str, int]:
+        """How many people watch the race on each node now (node id to count)."""
+        entries: dict[str, str] = await self.redis.hgetall(keys.race_watchers(race_id))
+        return {node: count for node, value in entries.items() if (count := _live_count(value, now))}
+
     async def add_live(self, race_id: str, at: int) -> None:
         await self.redis.zadd(keys.LIVE_RACES, {race_id: at})
 
@@ -50,9 +55,10 @@ def _live_total(values: list[str], now: int) -> int:
     >>> _live_total(["3:2000", "4:500", "bad"], 1000)
     3
     """
-    total = 0
-    for value in values:
-        count, _, until = value.partition(":")
-        if count.isdigit() and until.isdigit() and int(until) > now:
-            total += int(count)
-    return total
+    return sum(_live_count(value, now) for value in values)
+
+
+def _live_count(value: str, now: int) -> int:
+    """One node's entry ``<count>:<valid until ms>``: its count while valid, else 0."""
+    count, _, until = value.partition(":")
+    return int(count) if count.isdigit() and until.isdigit() and int(until) > now else 0

@@ -41,8 +41,10 @@ log = logging.getLogger("arena.spectators")
 
 #: How often delayed hubs release what is due, and featured spectators look for a race.
 _TICK = 0.05
-#: How often changed spectator counts are written (and racers told).
-_COUNT_EVERY = 0.5
+#: At most this often a race's changed spectator count is written (and racers and other
+#: nodes told), and this node's spectators of it told: a thousand arriving at once make
+#: a few writes and messages a second, and the first arrival in a while shows at once.
+_COUNT_EVERY = 0.25
 #: A node's spectator count stays valid this long unless written again (a node that
 #: dies stops counting after it); live counts are written again well before.
 _COUNT_VALID_MS = 30_000
@@ -68,6 +70,12 @@ class _Hub:
     #: Released messages still being written, each with the members it goes to.
     outbox: deque[tuple[dict[str, Any], list[Session]]] = field(default_factory=deque)
     sender: asyncio.Task[None] | None = None
+    #: The count the members were last told, all but those in ``fresh``: who joined since,
+    #: with the count their snapshot carried (themselves in it).
+    shown: int = -1
+    fresh: dict[Session, int] = field(default_factory=dict)
+    #: When (the loop's time) the members were last told a count.
+    told_at: float = 0.0
 
 
 class Spectators:
@@ -173,9 +181,11 @@ class Spectators:
             return  # unwatched while the hub opened
         # The snapshot is written and the session joins without yielding: nothing the hub
         # releases can fall between the two.
-        self._send(session, self._watching_message(hub, request_id, featured))
-        _small_kernel_buffer(session)
         entry.members.add(session)
+        hub.recount(len(entry.members))  # the newcomer's first count has them in it
+        self._send(session, self._watching_message(hub, request_id, featured))
+        entry.fresh[session] = hub.spectators
+        _small_kernel_buffer(session)
         self._watching[session] = race_id
         self.metrics.spectators.set(len(self._watching))
 
@@ -206,9 +216,9 @@ class Spectators:
         try:
             # Registered first, so that every move from now on is published to the watch
             # channel; listening next; the log read last.
-            await self.store.watching.set_spectators(
-                race_id, self.node_id, 1, self.time.now_ms(), _COUNT_VALID_MS
-            )
+            now = self.time.now_ms()
+            await self.store.watching.set_spectators(race_id, self.node_id, 1, now, _COUNT_VALID_MS)
+            self._counted[race_id] = (1, now)
             await self.fanout.listen(
                 keys.watch_channel(race_id), lambda p: self._payload(race_id, "watch", p)
             )
@@ -267,9 +277,22 @@ class Spectators:
                 move = orjson.loads(payload)
                 hub.receive_move(str(move["p"]), int(move["s"]), str(move["m"]), int(move["at"]))
             else:
-                hub.receive_event(unpack_event(payload).msg, self.time.now_ms())
+                msg = unpack_event(payload).msg
+                if msg.get("type") == "spectators":
+                    hub.count_elsewhere(self._elsewhere(hub.race_id, payload, msg))
+                else:
+                    hub.receive_event(msg, self.time.now_ms())
         except (ValueError, KeyError, TypeError):
             log.warning("dropped an unreadable spectator event", extra={"race_id": hub.race_id})
+
+    def _elsewhere(self, race_id: str, payload: str, msg: dict[str, Any]) -> int:
+        """Those watching on other nodes, from a published count: every node's count but
+        this one's (one from a node that sends only the total: less this node's last)."""
+        nodes = orjson.loads(payload).get("n")
+        if isinstance(nodes, dict):
+            return sum(int(count) for node, count in nodes.items() if node != self.node_id)
+        written = self._counted.get(race_id, (0, 0))[0]
+        return max(0, int(msg.get("count", 0)) - written)
 
     def _release(self, race_id: str, entry: _Hub) -> None:
         hub = entry.hub
@@ -292,11 +315,11 @@ class Spectators:
 
     # ----- sending ---------------------------------------------------------------------
 
-    def _broadcast(self, entry: _Hub, message: dict[str, Any]) -> None:
-        """Send ``message`` to the hub's members of now, in order after what is still
-        being sent: many members are written a chunk at a time, letting the node's other
-        work (racers' moves) run in between."""
-        entry.outbox.append((message, list(entry.members)))
+    def _broadcast(self, entry: _Hub, message: dict[str, Any], targets: list[Session] | None = None) -> None:
+        """Send ``message`` to the hub's members of now (or to ``targets`` of them), in
+        order after what is still being sent: many members are written a chunk at a time,
+        letting the node's other work (racers' moves) run in between."""
+        entry.outbox.append((message, list(entry.members) if targets is None else targets))
         if entry.sender is None or entry.sender.done():
             entry.sender = asyncio.create_task(self._send_out(entry), name="spectators-send")
 
@@ -343,18 +366,17 @@ class Spectators:
     # ----- the tick --------------------------------------------------------------------
 
     async def _run(self) -> None:
-        last_count = last_featured = 0.0
+        last_featured = 0.0
         loop = asyncio.get_running_loop()
         while not self._stopping.is_set():
             await asyncio.sleep(_TICK)
+            now = loop.time()
             for race_id, entry in list(self._hubs.items()):
                 if entry.hub is not None and entry.hub.waiting:
                     self._release(race_id, entry)
-            now = loop.time()
+                self._tell_count(race_id, entry, now)
             try:
-                if now - last_count >= _COUNT_EVERY:
-                    last_count = now
-                    await self._write_counts()
+                await self._write_counts()
                 if now - last_featured >= _FEATURED_RETRY:
                     last_featured = now
                     for session in [s for s, race in self._watching.items() if race is None]:
@@ -363,12 +385,33 @@ class Spectators:
             except Exception as exc:
                 log.warning("spectator bookkeeping failed", extra={"reason": repr(exc)})
 
+    def _tell_count(self, race_id: str, entry: _Hub, now: float) -> None:
+        """Tell this node's spectators of the race how many watch, when it changed for
+        any of them (at most every ``_COUNT_EVERY``): this node's count as it is now, the
+        other nodes' as they last published it."""
+        hub = entry.hub
+        if hub is None or now - entry.told_at < _COUNT_EVERY:
+            return
+        count = hub.recount(len(entry.members))
+        if count == entry.shown and not entry.fresh:
+            return
+        targets = [s for s in entry.members if entry.fresh.get(s, entry.shown) != count]
+        entry.shown = count
+        entry.fresh.clear()
+        if targets:
+            entry.told_at = now
+            self._broadcast(entry, {"type": "spectators", "race_id": race_id, "count": count}, targets)
+
     async def _write_counts(self) -> None:
+        """Write the spectator counts of this node that changed (each race's at most
+        every ``_COUNT_EVERY``), and refresh the others before they expire."""
         now = self.time.now_ms()
         for race_id, entry in list(self._hubs.items()):
             count = len(entry.members)
             written = self._counted.get(race_id)
-            due = written is None or written[0] != count or now - written[1] >= _COUNT_REFRESH_MS
+            since = now - written[1] if written is not None else _COUNT_REFRESH_MS
+            changed = written is None or written[0] != count
+            due = (changed and since >= _COUNT_EVERY * 1000) or since >= _COUNT_REFRESH_MS
             if due and count > 0 and entry.hub is not None:
                 self._counted[race_id] = (count, now)
                 await self.store.watching.set_spectators(race_id, self.node_id, count, now, _COUNT_VALID_MS)

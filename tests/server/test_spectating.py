@@ -297,3 +297,32 @@ def _back_and_forth(legal: list[str], seq: int) -> str:
     if seq % 2 == 0 and "undo" in legal:
         return "undo"
     return next(m for m in legal if m != "undo")
+
+
+async def test_a_watcher_is_counted_at_once_by_itself_and_everyone_watching_on_every_node(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob, sam, tom = await racers(arena.url, "ada", "bob", "sam", "tom")
+    async with running_node(clean_redis) as other:
+        (dee,) = await racers(other.url, "dee")
+        race_id, _ = await raw_race(ada, bob)
+        assert (await sam.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 1
+        # Tom joins sam's node: his first count has him in it, and sam and the racers
+        # hear of him within a moment.
+        started = time.monotonic()
+        assert (await tom.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 2
+        assert (await sam.event("spectators", timeout=1.0))["count"] == 2
+        assert [(await ada.event("spectators", timeout=1.0))["count"] for _ in range(2)] == [1, 2]
+        assert time.monotonic() - started < 0.5
+        # Dee joins on another node: counted there with both of them, and here at once.
+        assert (await dee.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 3
+        assert (await sam.event("spectators", timeout=1.0))["count"] == 3
+        assert (await tom.event("spectators", timeout=1.0))["count"] == 3  # never a stale 2 first
+        assert (await ada.event("spectators", timeout=1.0))["count"] == 3
+        # A departure too: dee's node and sam's node both count tom out.
+        assert (await tom.request({"type": "unwatch"}))["type"] == "ok"
+        assert (await sam.event("spectators", timeout=1.0))["count"] == 2
+        assert (await dee.event("spectators", timeout=1.0))["count"] == 2
+        while (await bob.event("spectators", timeout=1.0))["count"] != 2:
+            pass
+        assert not [f for f in sam.events + dee.events if f["type"] == "spectators"]

@@ -98,12 +98,14 @@ def test_a_move_seen_twice_or_out_of_order_is_played_once() -> None:
     assert hub.snapshot()[0]["view"] == board.view()
 
 
-def test_a_spectator_count_does_not_wait_behind_delayed_boards() -> None:
+def test_a_spectator_count_is_the_other_nodes_as_published_and_this_nodes_as_it_is_now() -> None:
     hub = hub_for("eight-off", 5, ["a"], delay_ms=30_000)
     board = new_game("eight-off", 5)
     hub.receive_move("a", 1, board.play(board.legal_moves()[0]).move, 1_000)
-    hub.receive_event({"type": "spectators", "race_id": "r1", "count": 7}, 1_001)
-    assert hub.release(1_002) == [{"type": "spectators", "race_id": "r1", "count": 7}]
+    hub.count_elsewhere(7)
+    assert hub.recount(2) == 9 and hub.live_race().spectators == 9  # no wait behind the boards
+    hub.receive_event({"type": "spectators", "race_id": "r1", "count": 1}, 1_001)  # not its way in
+    assert hub.recount(3) == 10
     assert [m["seq"] for m in hub.release(31_000)] == [1]
 
 
