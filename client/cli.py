@@ -23,6 +23,7 @@ import functools
 import getpass
 import hashlib
 import json
+import math
 import os
 import random
 import re
@@ -576,6 +577,8 @@ def _play_options_problem(args: argparse.Namespace) -> str:
         return f"--seats is {SEATS_MIN} to {SEATS_MAX}"
     if not TIME_LIMIT_MIN <= args.time_limit <= TIME_LIMIT_MAX:
         return f"--time-limit is {TIME_LIMIT_MIN:g} to {TIME_LIMIT_MAX:g} seconds"
+    if not 0 < args.wait < math.inf:
+        return "--wait is a number of seconds above 0"
     return ""
 
 
@@ -1163,7 +1166,8 @@ async def daily(args: argparse.Namespace) -> int:
         return await _daily_standings(args)
     if args.game is None:
         if args.board or args.practice:
-            raise CommandError("--board and --practice need a GAME: solitaire-arena daily eight-off --board")
+            option = "--board" if args.board else "--practice"
+            raise CommandError(f"{option} needs a GAME: solitaire-arena daily eight-off {option}")
         return await _list_dailies(args)
     if args.board:
         if args.practice:
@@ -1461,6 +1465,8 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
 async def bots(args: argparse.Namespace) -> int:
     if args.count < 1:
         return fail("--count must be at least 1")
+    if args.races is not None and args.races < 1:
+        return fail("--races must be at least 1 (leave it out: until interrupted)")
     store = TokenStore()
     fleet = [asyncio.create_task(_run_bot(args, number, store)) for number in range(1, args.count + 1)]
     try:

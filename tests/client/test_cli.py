@@ -137,11 +137,28 @@ def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tm
         ("--join", "a b"): "--join 'a b' is not a race code: 4 to 12 letters or digits",
         ("--create", "--seats", "9"): "--seats is 2 to 8",
         ("--create", "--time-limit", "0"): "--time-limit is 1 to 86400 seconds",
+        ("--wait", "0"): "--wait is a number of seconds above 0",
+        ("--wait", "nan"): "--wait is a number of seconds above 0",
     }
     for options, refusal in refusals.items():
         result = run("play", *options, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
         assert one_error_line(result) == f"solitaire-arena: {refusal}"
         assert result.stdout == ""  # an empty --join is no quick match
+
+
+def test_bots_refuse_a_number_of_races_below_one_instead_of_doing_nothing(tmp_path: Path) -> None:
+    result = run("bot", "--races", "0", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+    assert (
+        one_error_line(result)
+        == "solitaire-arena: --races must be at least 1 (leave it out: until interrupted)"
+    )
+
+
+def test_daily_practice_without_a_game_names_practice_not_board(tmp_path: Path) -> None:
+    result = run("daily", "--practice", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+    assert one_error_line(result) == (
+        "solitaire-arena: --practice needs a GAME: solitaire-arena daily eight-off --practice"
+    )
 
 
 def test_register_refuses_a_bad_username_before_asking_for_the_password(tmp_path: Path) -> None:
