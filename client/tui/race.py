@@ -113,6 +113,8 @@ AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscor
 #: Seconds within which a second ctrl+g gives up (the first one asks).
 GIVE_UP_WINDOW: Final = 4.0
 GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (your score stays)"
+#: What the status line says once the window passed without a second ctrl+g.
+GIVE_UP_LAPSED: Final = "you play on: no second ctrl+g within 4 s (ctrl+g asks again)"
 NO_DAILY_REPLAY: Final = (
     "no replay yet: a daily's deal stays secret until its day is over (UTC); "
     "replay it then (solitaire-arena replay {race_id})"
@@ -829,6 +831,7 @@ class RaceScreen(Screen[None]):
         if self._give_up_asked is None or now - self._give_up_asked > GIVE_UP_WINDOW:
             self._give_up_asked = now
             self.status.say(GIVE_UP_ASK)
+            self.set_timer(GIVE_UP_WINDOW, self._give_up_lapsed)
             return
         self._give_up_asked = None
         try:
@@ -839,6 +842,16 @@ class RaceScreen(Screen[None]):
         self.state.gave_up()
         self.redraw()
         self.status.say(f"you gave up with score {self.state.view.score if self.state.view else 0}")
+
+    def _give_up_lapsed(self) -> None:
+        """The window of the last ask passed: the status line no longer asks for a second
+        ctrl+g that would only ask again (unless it says something newer by now)."""
+        asked = self._give_up_asked
+        if asked is None or time.monotonic() - asked < GIVE_UP_WINDOW - 0.1:
+            return  # given up, or asked again since
+        self._give_up_asked = None
+        if self.status.last == GIVE_UP_ASK and not self.state.over and not self.state.i_finished:
+            self.status.say(GIVE_UP_LAPSED)
 
     async def action_replay(self) -> None:
         if self.state.summary is None:

@@ -17,11 +17,12 @@ from client.bots import Bot, RandomStrategy
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
+from client.tui import race as race_module
 from client.tui.board import BoardWidget, Direction, neighbour
 from client.tui.cards import card_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
+from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GIVE_UP_LAPSED, GO, RECONNECTING, RaceScreen
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
@@ -693,6 +694,24 @@ async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
         await _both_finish(pilot, screen, bob, race_id)
         await wait_until(pilot, lambda: "ctrl+r" in footer_keys(app))
         assert footer_keys(app)["ctrl+r"] == ("replay", True) and "ctrl+g" not in footer_keys(app)
+
+
+async def test_a_give_up_not_confirmed_in_time_stops_asking_for_a_second_ctrl_g(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(race_module, "GIVE_UP_WINDOW", 0.3)
+    ada, _, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: screen.status.last == GIVE_UP_ASK)
+        await wait_until(pilot, lambda: screen.status.last == GIVE_UP_LAPSED)
+        assert "again within" not in rendered(screen, "#status")
+        await pilot.press("ctrl+g")  # asks again, as it says
+        await wait_until(pilot, lambda: screen.status.last == GIVE_UP_ASK)
+        assert not screen.state.i_finished
 
 
 async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient, race_id: str) -> None:
