@@ -122,12 +122,15 @@ NO_DAILY_REPLAY: Final = (
 
 
 def undo_note(result: MoveSummary) -> str:
-    """What an undo took back, from its steps (each card going back where it came from).
+    """What an undo took back, from its steps (each card going back where it came from),
+    the cards written as the board draws them.
 
-    >>> undo_note(MoveSummary(move="undo", steps=[("AS", "f1", "t4")], score_delta=-1, score=0, won=False))
-    '✓ undo: AS f1>t4  -1 (score 0)'
+    >>> undo_note(MoveSummary(move="undo", steps=[("TS", "f1", "t4")], score_delta=-1, score=0, won=False))
+    '✓ undo: 10♠ f1>t4  -1 (score 0)'
     """
-    shown = ", ".join(f"{card or 'a card'} {src}>{dst}" for card, src, dst in result.steps[:4])
+    shown = ", ".join(
+        f"{cards_in_words(card) if card else 'a card'} {src}>{dst}" for card, src, dst in result.steps[:4]
+    )
     more = f" (+{len(result.steps) - 4})" if len(result.steps) > 4 else ""
     note = f"✓ undo: {shown}{more}" if shown else "✓ undo"
     if result.score_delta:

@@ -19,7 +19,7 @@ from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import race as race_module
 from client.tui.board import BoardWidget, Direction, neighbour
-from client.tui.cards import card_text
+from client.tui.cards import card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
 from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GIVE_UP_LAPSED, GO, RECONNECTING, RaceScreen
@@ -566,7 +566,8 @@ async def test_u_and_the_word_undo_take_the_last_move_back(arena: ArenaServer, c
     first = game.legal_moves()[0]
     game.play(first)
     steps = game.play("undo").to_dict()["steps"]
-    undone = "✓ undo: " + ", ".join(f"{card} {src}>{dst}" for card, src, dst in steps)
+    undone = "✓ undo: " + ", ".join(f"{cards_in_words(card)} {src}>{dst}" for card, src, dst in steps)
+    assert not any(card in undone for card, _src, _dst in steps)  # 9♠ as on the board, not 9S
     app = RaceApp(ada, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
