@@ -15,12 +15,15 @@ is played), and after one the rest of its word typed next is dropped, so typing
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
+
+if TYPE_CHECKING:
+    from client.tui.board import Direction
 
 #: Legal moves listed under the input at most.
 SHOWN_MOVES = 24
@@ -117,7 +120,8 @@ class MoveInput(Input):
     """One line for a move in notation (``t3>f1``, ``t2:3>t5``, ``deal``, ``p9+wt``).
 
     Tab completes as far as the legal moves agree (the right arrow at the end takes the
-    greyed suggestion); tab with nothing to complete moves on to the board.
+    greyed suggestion); tab with nothing to complete moves on to the board, and so do
+    the arrow keys (left and right while the field is empty), moving its cursor.
 
     ``command_key(key)`` says whether a key is one of the screen's commands: ``True``
     while it applies, ``None`` while it is shown but does not apply, ``False`` when it is
@@ -126,7 +130,11 @@ class MoveInput(Input):
     screen's bindings, so that the footer shows them while it has the focus.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", "complete", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "complete", "complete", show=False),
+        Binding("up", "to_board('up')", "board", show=False),
+        Binding("down", "to_board('down')", "board", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         self.legal_suggester = LegalMoveSuggester()
@@ -134,6 +142,10 @@ class MoveInput(Input):
         #: Called with a command key pressed in the empty field while it is shown but does
         #: not apply (``command_key`` None): the screen says why; it is not typed.
         self.dimmed_key: Callable[[str], None] = lambda key: None
+        #: Called with an arrow key that leaves the field (up or down, or left or right in
+        #: the empty field): the screen moves the board's cursor that way and focuses it,
+        #: and says whether it did (no board to pick on: the key does what it did).
+        self.to_board: Callable[[Direction], bool] = lambda direction: False
         #: The rest of the word of the last one-key command, dropped if typed next.
         self.rest = ""
         super().__init__(placeholder=playing_placeholder(False), suggester=self.legal_suggester, id=id)
@@ -174,6 +186,17 @@ class MoveInput(Input):
         """Type ``character`` here as if pressed in the field (keys typed on the board)."""
         if not self._dropped(character):
             self.insert_text_at_cursor(character)
+
+    def action_to_board(self, direction: Direction) -> None:
+        self.to_board(direction)
+
+    def action_cursor_left(self, select: bool = False) -> None:
+        if select or self.value or not self.to_board("left"):
+            super().action_cursor_left(select)
+
+    def action_cursor_right(self, select: bool = False) -> None:
+        if select or self.value or not self.to_board("right"):
+            super().action_cursor_right(select)
 
     def action_complete(self) -> None:
         found = matching(self.legal_suggester.legal, self.value) if self.value.strip() else []

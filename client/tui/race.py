@@ -43,7 +43,7 @@ from textual.widgets import Footer, Input, Static
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
-from client.tui.board import BoardArea, BoardWidget
+from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
 from client.tui.legal import legal_moves
@@ -79,7 +79,7 @@ from shared.protocol import (
 
 T = TypeVar("T")
 
-GO: Final = "go! type a move, or pick a card and its target on the board"
+GO: Final = "go! type a move, or pick a card and its target on the board (arrow keys, enter)"
 #: Errors after which the client's idea of its board is out of date: fetch it again.
 RESYNC_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "unavailable", "internal_error"})
 #: The one-key commands: the action each runs (``COMMAND_WORDS``: the word that does the same).
@@ -286,6 +286,7 @@ class RaceScreen(Screen[None]):
     def on_mount(self) -> None:
         self.move_input.command_key = self.command_key
         self.move_input.dimmed_key = self.dimmed_key
+        self.move_input.to_board = self.to_board
         self.move_input.focus()
         self.set_interval(0.25, self._tick)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
@@ -380,6 +381,15 @@ class RaceScreen(Screen[None]):
             return self.state.daily is not None and self.state.status == "finished"
         if action == "toggle_ghosts":
             return self.state.can_race_ghosts
+        return True
+
+    def to_board(self, direction: Direction) -> bool:
+        """An arrow key from the move field: the board takes the focus, its cursor moved
+        that way, while there is a move to pick on it."""
+        if not self.playing or self.board.view is None:
+            return False
+        self.board.focus()
+        self.board.action_cursor(direction)
         return True
 
     def dimmed_key(self, key: str) -> None:

@@ -697,6 +697,26 @@ async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
         assert footer_keys(app)["ctrl+r"] == ("replay", True) and "ctrl+g" not in footer_keys(app)
 
 
+async def test_an_arrow_key_in_the_empty_move_field_goes_to_the_board(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        board, field = screen.board, screen.move_input
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.playing)
+        assert field.has_focus and board.cursor is None
+        await pilot.press("down")
+        assert board.has_focus and board.cursor is not None  # a pile to pick, shown
+        await pilot.press("t")  # typing goes back to the field
+        assert field.has_focus and field.value == "t"
+        await pilot.press("left")  # within the text it moves the text's cursor
+        assert field.has_focus and field.cursor_position == 0
+        await pilot.press("delete", "right")
+        assert board.has_focus
+
+
 async def test_a_give_up_not_confirmed_in_time_stops_asking_for_a_second_ctrl_g(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
