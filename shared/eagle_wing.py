@@ -72,7 +72,7 @@ class EagleWing(FoundationGame):
 
     def _check_names(self, move: Move) -> None:
         if move.kind == "remove":
-            raise BadNotation(f"{move.src!r} is not an eagle-wing move: write A>B, A:k>B or deal")
+            raise BadNotation(f"{move.src!r} is not an eagle-wing move: write A>B, A:k>B, deal or redeal")
         if move.kind != "move":
             return
         if move.src not in PILES:
@@ -128,7 +128,7 @@ class EagleWing(FoundationGame):
             if src not in _TABLEAU_SET:
                 raise RuleViolation("only a tableau pile moves cards as a group")
             if count > len(pile):
-                raise RuleViolation(f"{src} holds only {len(pile)} card(s)")
+                raise RuleViolation(f"{src} holds only {len(pile)} card{'' if len(pile) == 1 else 's'}")
         return pile[: -count - 1 : -1]
 
     def _resolve_foundation(self, card: str) -> str:

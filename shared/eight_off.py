@@ -158,7 +158,7 @@ class EightOff(FoundationGame):
         if src not in _TABLEAU_SET:
             raise RuleViolation("only a tableau pile moves a run of cards")
         if count > len(source):
-            raise RuleViolation(f"{src} holds only {len(source)} card(s)")
+            raise RuleViolation(f"{src} holds only {len(source)} card{'' if len(source) == 1 else 's'}")
         if dst not in _TABLEAU_SET:
             raise RuleViolation("a run moves only to a tableau pile; other moves take one card")
         run = source[-count:]

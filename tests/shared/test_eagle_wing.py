@@ -367,3 +367,13 @@ def test_eagle_wing_is_won_with_all_52_on_the_foundations() -> None:
     result = game.play("waste>f4")
     assert result.won and game.is_won and game.score == 52
     assert game.legal_moves() == []
+
+
+def test_eagle_wing_a_word_that_is_no_move_is_told_every_kind_of_move_redeal_included() -> None:
+    game = new_game("eagle-wing", 5)
+    assert rejected(game, "blah").endswith("write A>B, A:k>B, deal or redeal")
+
+
+def test_eagle_wing_a_group_bigger_than_its_pile_counts_the_cards_in_words() -> None:
+    game = new_game("eagle-wing", 5)
+    assert rejected(game, "t1:3>f1") == "t1 holds only 1 card"
