@@ -40,9 +40,14 @@ async def run_play(
 
 async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool = False) -> None:
     """Play the daily attempt ``started`` (``ArenaClient.start_daily``'s reply: a race of
-    one, running already) until the player quits; ``p`` practises it after the end."""
+    one, running already) until the player quits; ``p`` practises it after the end.
+    Quitting a run under way prints how to come back to it."""
     daily = DailyRun(started.race.game, started.date, scored=started.scored, practice=practice)
-    await RaceApp(client, started.race.race_id, daily=daily).run_async()
+    app = RaceApp(client, started.race.race_id, daily=daily)
+    await app.run_async()
+    note = app.parting_note()
+    if note is not None:
+        print(note)  # quit mid-run: how to come back to it
 
 
 async def run_replay(client: ArenaClient, race_id: str) -> None:

@@ -920,11 +920,19 @@ class RaceApp(App[None]):
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it (None for a lobby left, or a daily run)."""
+        how to come back to it (None for a lobby left, or a daily run over)."""
         screen = self._race_screen
-        if screen is None or screen.state.daily is not None:
+        if screen is None:
             return None
         state, race_id = screen.state, screen.race_id
+        if state.daily is not None:
+            if state.status != "running" or state.i_finished:
+                return None  # its end said what comes next
+            run = "practice" if state.daily.practice else "attempt"
+            return (
+                f"you left your {state.daily.game} daily {run} (race {race_id}) while it runs, and its "
+                "clock with it: solitaire-arena play resumes it"
+            )
         if state.status == "finished":
             return f"race {race_id} is over: solitaire-arena replay {race_id} plays it back"
         if state.status in ("countdown", "running") and state.me in state.racers:

@@ -717,6 +717,33 @@ async def test_an_arrow_key_in_the_empty_move_field_goes_to_the_board(
         assert board.has_focus
 
 
+async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    ada = await connect(arena.url)
+    await ada.hello(name="ada", legal_moves=True)
+    started = await ada.start_daily("treize")
+    app = RaceApp(ada, started.race.race_id, daily=DailyRun("treize", started.date))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+    race_id = started.race.race_id
+    assert app.parting_note() == (
+        f"you left your treize daily attempt (race {race_id}) while it runs, and its clock with it: "
+        "solitaire-arena play resumes it"
+    )
+    await ada.finish(race_id)
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)  # practice may start
+    practice = await ada.start_daily("treize", practice=True)
+    app = RaceApp(ada, practice.race.race_id, daily=DailyRun("treize", practice.date, practice=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+        await pilot.press("ctrl+g", "ctrl+g")  # given up: nothing to come back to
+        await wait_until(pilot, lambda: app.race_screen.state.i_finished)
+    assert app.parting_note() is None
+
+
 async def test_a_give_up_not_confirmed_in_time_stops_asking_for_a_second_ctrl_g(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
