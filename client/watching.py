@@ -126,7 +126,8 @@ class WatchedRace:
             score = board.view.score
             last = board.last_move
             done = f"last {last}" if last is not None else "moved"
-            moves = f"{board.seq} move{'' if board.seq == 1 else 's'}"
+            count = board.view.move_count  # not seq: an undo is a message, not a move
+            moves = f"{count} move{'' if count == 1 else 's'}"
             lines.append(f"{self.name(player_id)}: {done} ({moves}, score {score}, {CARDS - score} left)")
         return lines
 

@@ -822,6 +822,18 @@ async def test_watch_plain_starts_with_the_last_move_of_each_racer_who_moved_bef
     assert watcher.returncode == 0, err.decode()
 
 
+async def test_watch_plain_counts_a_racers_moves_without_their_undos(node: NodeProcess, tmp_path: Path) -> None:
+    ada, bob, race_id = await racing(node)
+    await play_moves(ada, race_id, 3)
+    await ada.move(race_id, "undo")  # seq 4, but 2 moves on the board
+    watcher, _first = await plain_watch(node, race_id, tmp_path)
+    so_far = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    assert re.fullmatch(r"ada: last undo \(2 moves, score \d+, \d+ left\)", so_far), so_far
+    await finish_race(ada, bob, race_id)
+    _out, err = await asyncio.wait_for(watcher.communicate(), 20)
+    assert watcher.returncode == 0, err.decode()
+
+
 def test_watching_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
     result = run("watch", "000000000000", "--plain", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
