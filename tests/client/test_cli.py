@@ -822,7 +822,9 @@ async def test_watch_plain_starts_with_the_last_move_of_each_racer_who_moved_bef
     assert watcher.returncode == 0, err.decode()
 
 
-async def test_watch_plain_counts_a_racers_moves_without_their_undos(node: NodeProcess, tmp_path: Path) -> None:
+async def test_watch_plain_counts_a_racers_moves_without_their_undos(
+    node: NodeProcess, tmp_path: Path
+) -> None:
     ada, bob, race_id = await racing(node)
     await play_moves(ada, race_id, 3)
     await ada.move(race_id, "undo")  # seq 4, but 2 moves on the board
