@@ -368,7 +368,9 @@ def add_commands(commands: Any) -> None:
         description=(
             "Run bots that queue for quick matches and race whoever comes, again and "
             "again, until interrupted (or --races each). They are marked as bots, see only "
-            "what any racer sees, and print one line per race."
+            "what any racer sees, and print one line per race. After racing a person, a bot "
+            "waits a few seconds for their rematch offer: it accepts while it has races left "
+            "and declines after its last."
         ),
     )
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
@@ -1499,6 +1501,7 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
             summary = await bot.race()
             played += 1
             _report(bot.name, client.player_id, summary, args.json)
+        await bot.wind_down()
     finally:
         await client.close()
 

@@ -9,6 +9,10 @@ The bot sees what any racer sees: its own views, never a hidden card. A move the
 refuses (or a seq it does not expect) makes it read its board again with ``get_race``
 and go on from there. It gives up (``finish``) when its strategy has nothing useful left
 or after ``max_moves`` moves, and it waits for the race's end before the next one.
+
+After a race against a person, a bot gives them :data:`REMATCH_WINDOW` seconds to offer a
+rematch before it queues again: it accepts while it has races left to play, and after its
+last race (``wind_down``) it declines, so nobody waits out an offer to a bot that left.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from client.errors import (
     RaceOverError,
     RacerFinishedError,
     RateLimitedError,
+    RematchNotOpenError,
     SeqConflictError,
     StaleSeqError,
     UnavailableError,
@@ -36,8 +41,11 @@ from shared.protocol import (
     MatchFound,
     RaceCancelled,
     RaceEnded,
+    RaceInfo,
     RaceStarted,
     RaceSummary,
+    RematchStarted,
+    RematchUpdate,
     Welcome,
 )
 from shared.strategies.strategy import Strategy
@@ -50,6 +58,8 @@ _TRY_AGAIN: Final = (RateLimitedError, UnavailableError)
 _OVER: Final = (RaceOverError, RacerFinishedError)
 #: Resyncs in a row after which the bot gives up the race (its rules disagree with the server's).
 MAX_RESYNCS: Final = 3
+#: Seconds a bot waits, after a race against a person, for that person's rematch offer.
+REMATCH_WINDOW: Final = 8.0
 
 
 def bot_name(strategy: str, number: int) -> str:
@@ -62,7 +72,8 @@ class Bot:
     ``new_strategy`` for each race; its name is ``bot-<strategy>-<number>``. ``wait`` is
     how long, in seconds, it waits for a match and for the start (the end may take the
     race's whole time limit more); ``pause`` how long it waits before sending a move again
-    that the server could not take (``rate_limited``, ``unavailable``)."""
+    that the server could not take (``rate_limited``, ``unavailable``); ``rematch_window``
+    how long it waits for a person's rematch offer after racing them (0: never)."""
 
     def __init__(
         self,
@@ -73,6 +84,7 @@ class Bot:
         max_moves: int = 1000,
         wait: float = 60.0,
         pause: float = 0.2,
+        rematch_window: float = REMATCH_WINDOW,
     ) -> None:
         self.client = client
         self.game: GameName = game
@@ -81,6 +93,9 @@ class Bot:
         self.max_moves = max_moves
         self.wait = wait
         self.pause = pause
+        self.rematch_window = rematch_window
+        #: The last race, while a rematch of it may still be offered (a person raced in it).
+        self._rematchable: RaceSummary | None = None
 
     async def hello(self) -> Welcome:
         """Open the session: the bot's only ``hello`` (a new guest, marked as a bot)."""
@@ -95,18 +110,61 @@ class Bot:
             if summary is not None:
                 summaries.append(summary)
             count += 1
+        await self.wind_down()
         return summaries
 
     async def race(self) -> RaceSummary | None:
-        """One race: queue, wait for the start, play, finish, and wait for the end. None
-        when the race was cancelled."""
-        await self.client.quick_match(self.game)
-        found = await self.client.wait_for(MatchFound, timeout=self.wait)
-        race_id = found.race.race_id
+        """One race: the last opponent's rematch if they offer one in time, else a quick
+        match; wait for the start, play, finish, and wait for the end. None when the race
+        was cancelled."""
+        race = await self._rematch(accept=True) or await self._quick_match()
+        race_id = race.race_id
         started = await self.client.wait_for(RaceStarted, lambda e: e.race_id == race_id, timeout=self.wait)
         await self.play(race_id, started.view)
-        end = await self._end_of(race_id, found.race.time_limit + self.wait)
-        return end.summary if isinstance(end, RaceEnded) else None
+        end = await self._end_of(race_id, race.time_limit + self.wait)
+        if not isinstance(end, RaceEnded):
+            return None
+        with_person = any(not s.bot for s in end.summary.standings if s.player_id != self.client.player_id)
+        self._rematchable = end.summary if with_person else None
+        return end.summary
+
+    async def wind_down(self) -> None:
+        """After the bot's last race: decline the rematch its opponent offers in the window."""
+        await self._rematch(accept=False)
+
+    async def _quick_match(self) -> RaceInfo:
+        await self.client.quick_match(self.game)
+        return (await self.client.wait_for(MatchFound, timeout=self.wait)).race
+
+    async def _rematch(self, accept: bool) -> RaceInfo | None:
+        """Answer the rematch of the last race if its person offers one within the window;
+        the new race when it starts with this bot in it."""
+        last, self._rematchable = self._rematchable, None
+        if last is None or self.rematch_window <= 0:
+            return None
+        race_id = last.race_id
+        try:
+            await self.client.wait_for(RematchUpdate, lambda e: _offered(e, race_id), self.rematch_window)
+            answered = await self.client.answer_rematch(race_id, accept)
+        except (TimeoutError, RematchNotOpenError):
+            return None
+        if not accept or answered.status in ("declined", "expired", "failed"):
+            return None
+        return await self._rematch_race(race_id)
+
+    async def _rematch_race(self, race_id: str) -> RaceInfo | None:
+        """The rematch of ``race_id`` once it starts; None if it will not."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.wait
+        while True:
+            try:
+                event = await self.client.next_event(max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                return None
+            if isinstance(event, RematchStarted) and event.race_id == race_id:
+                return event.race
+            if isinstance(event, RematchUpdate) and _closed(event, race_id):
+                return None
 
     async def play(self, race_id: str, view: BoardView) -> None:
         """Play from ``view`` until won, out of moves or given up (then ``finish``)."""
@@ -153,3 +211,12 @@ class Bot:
             event = await self.client.next_event(max(0.0, deadline - loop.time()))
             if isinstance(event, RaceEnded | RaceCancelled) and event.race_id == race_id:
                 return event
+
+
+def _offered(event: RematchUpdate, race_id: str) -> bool:
+    return event.rematch.race_id == race_id and event.rematch.status == "open"
+
+
+def _closed(event: RematchUpdate, race_id: str) -> bool:
+    """The rematch of ``race_id`` will not start."""
+    return event.rematch.race_id == race_id and event.rematch.status in ("declined", "expired", "failed")

@@ -15,6 +15,7 @@ from client.bots.offline import play_deal
 from client.sdk import ArenaClient
 from shared import GAMES, new_game
 from shared.knowledge import view_key
+from shared.protocol import MatchFound, RaceEnded, RaceStarted, RematchStarted, RematchUpdate
 from tests.server.conftest import running_node
 from tests.shared.enginekit import played, with_hidden_shuffled
 
@@ -194,3 +195,48 @@ async def test_a_bot_refused_a_move_reads_its_board_again_and_plays_on(clean_red
     blunderer = BlundersFirst(Checked(SearchStrategy(seed=2)))
     await _race_two_bots(clean_redis, blunderer, RandomStrategy(seed=2))
     assert blunderer.blundered and isinstance(blunderer.inner, Checked) and blunderer.inner.choices > 0
+
+
+async def _person_races(person: ArenaClient, race_id: str | None = None) -> str:
+    """The person plays a race (a quick match when ``race_id`` is None): gives up at the
+    start and waits for the end; the race's id."""
+    if race_id is None:
+        await person.quick_match("eight-off")
+        race_id = (await person.wait_for(MatchFound)).race.race_id
+    await person.wait_for(RaceStarted, lambda e: e.race_id == race_id)
+    await person.finish(race_id)
+    await person.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+    return race_id
+
+
+async def test_a_bot_takes_a_persons_rematch_while_it_has_races_left_and_declines_after_its_last(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis, quick_match_time_limit=30, countdown=0.1) as node:
+        person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        try:
+            await person.hello(name="ada")
+            bot = Bot(bot_client, "eight-off", lambda: RandomStrategy(seed=3), max_moves=5, wait=10)
+            await bot.hello()
+            first, first_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
+            assert first is not None and first.race_id == first_id
+
+            second = asyncio.create_task(bot.race())
+            await person.offer_rematch(first_id)
+            started = await person.wait_for(RematchStarted, lambda e: e.race_id == first_id)
+            assert [r.name for r in started.race.racers] == ["ada", bot.name]
+            second_id = await _person_races(person, started.race.race_id)
+            summary = await asyncio.wait_for(second, 30)
+            assert summary is not None and summary.race_id == second_id
+
+            leaving = asyncio.create_task(bot.wind_down())
+            await person.offer_rematch(second_id)
+            told = await person.wait_for(
+                RematchUpdate, lambda u: u.rematch.race_id == second_id and u.rematch.status != "open"
+            )
+            assert told.rematch.status == "declined"
+            assert {r.name: r.answer for r in told.rematch.racers} == {"ada": "offered", bot.name: "declined"}
+            await asyncio.wait_for(leaving, 10)
+        finally:
+            await person.close()
+            await bot_client.close()
