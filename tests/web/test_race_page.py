@@ -181,14 +181,15 @@ async def test_an_open_races_racers_read_ready_or_not_ready(
 
 
 async def racing_with_frames(
-    browser: Browser, connect: Connect, url: str, errors: list[str], hints: bool
+    browser: Browser, connect: Connect, url: str, errors: list[str], hints: bool, game: str = "eight-off"
 ) -> tuple[Page, list[dict[str, Any]]]:
     """ada in a browser (every frame her page sends recorded) and bob through the SDK, in
-    a running race with hints on or off."""
+    a running race of ``game`` with hints on or off."""
     page = await open_page(browser, url, errors)
     sent: list[dict[str, Any]] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
     await page.fill("#name", "ada")
+    await page.select_option("#game", game)
     await page.set_checked("#hints", hints)
     await page.click("#create")
     await expect(page.locator("#status")).to_contain_text("share the code")

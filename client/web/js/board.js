@@ -104,7 +104,8 @@ export class Board {
     this.focus = null;
     if (onMove) {
       container.setAttribute("role", "group");
-      container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, Escape puts back");
+      container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, F sends home to a foundation, Escape puts back");
+      container.setAttribute("aria-keyshortcuts", "F");
       container.addEventListener("keydown", (event) => this.key(event));
       container.addEventListener("focusin", (event) => {
         const stop = this.stops.find((s) => s.element === event.target);
@@ -200,10 +201,23 @@ export class Board {
     document.addEventListener("pointerup", release);
   }
 
-  // Double-click: the card to a foundation, where that is legal.
-  home(name) {
-    const move = this.legal.find((m) => m.from === name && m.count === 1 && m.to && m.to.startsWith("f"));
+  // Double-click: the card (or the group from it, where that may go) to a foundation,
+  // where that is legal; the move sent, or null.
+  home(name, count = 1) {
+    const homeward = this.legal.filter((m) => m.from === name && m.to?.startsWith("f"));
+    const move = homeward.find((m) => m.count === count) ?? homeward.find((m) => m.count === 1);
     if (move) this.onMove(move.move);
+    return move ?? null;
+  }
+
+  // The key F: the picked-up card, else the focused one, home as a double-click sends it.
+  // Where no foundation takes it, the notation's shorthand `A>f` goes instead, so the
+  // server says why not (a card that fits none, a game without foundations).
+  sendHome(stop) {
+    const from = this.selected ?? stop;
+    this.selected = null;
+    if (this.home(from.name, from.count)) return;
+    this.onMove(`${from.name}${from.count > 1 ? `:${from.count}` : ""}>f`);
   }
 
   // The one stop the board's tab stop is on.
@@ -213,7 +227,8 @@ export class Board {
   }
 
   // Keys on a focused stop: arrows go between stops, Enter or Space does what a click
-  // does (picks up, drops), Escape puts a picked card back. Other keys pass on (u, h).
+  // does (picks up, drops), F sends home, Escape puts a picked card back. Other keys
+  // pass on (u, h).
   key(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const stop = this.stops.find((s) => s.element === event.target);
@@ -221,6 +236,9 @@ export class Board {
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       if (!event.repeat) this.click(stop.name, stop.count);
+    } else if (event.key === "f" || event.key === "F") {
+      event.preventDefault();
+      if (!event.repeat) this.sendHome(stop);
     } else if (event.key === "Escape") {
       if (!this.selected) return;
       event.preventDefault();
@@ -329,7 +347,7 @@ export class Board {
           }
           element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
           element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
-          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
+          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name, count); });
         }
         pileElement.append(element);
       });
