@@ -197,9 +197,25 @@ function lobbyPage() {
     location.hash = `#/race/${reply.race.race_id}`;
   }
 
-  // The code field joins with Enter, as its button does.
+  // Enter in a field does its row's action: the name field takes the name (a guest
+  // starts under it, as the daily page's "Continue as a guest" does; the header then
+  // shows it), the seats field creates the race, the code field joins, as their buttons do.
+  const onEnter = (input, action) => input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    action();
+  });
   const joinByCode = () => act(() => join(code.value), [code]);
-  code.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); joinByCode(); } });
+  const createRace = () => act(async () => {
+    const mine = newShare(); // our seed share: committed now, revealed with ready
+    const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
+    keepShare(reply.race.race_id, mine?.share);
+    myRaces.add(reply.race.race_id);
+    location.hash = `#/race/${reply.race.race_id}`;
+  }, [seats]);
+  onEnter(nameInput, () => act(async () => {}));
+  onEnter(seats, createRace);
+  onEnter(code, joinByCode);
 
   // While queued: which game, and Cancel (a player waits in one queue at a time).
   function drawQueue() {
@@ -229,13 +245,7 @@ function lobbyPage() {
       element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
-        element("button", { id: "create", onclick: () => act(async () => {
-          const mine = newShare(); // our seed share: committed now, revealed with ready
-          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
-          keepShare(reply.race.race_id, mine?.share);
-          myRaces.add(reply.race.race_id);
-          location.hash = `#/race/${reply.race.race_id}`;
-        }, [seats]) }, "Create race")),
+        element("button", { id: "create", onclick: createRace }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => joinByCode() }, "Join by code"), codeNote)),
     error,
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
