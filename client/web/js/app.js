@@ -732,6 +732,10 @@ function racePage(raceId, arrived = null) {
     arena.on("race_started", (e) => {
       if (e.race_id !== raceId || !race) return;
       Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
+      // Every racer starts from the same deal: Eagle Wing's has a card home already.
+      for (const r of race.racers) {
+        if (!r.move_count) Object.assign(r, { score: e.view.score, cards_left: 52 - e.view.score });
+      }
       load(race, false);
       if (!seq) showBoard(e.view);
     }),
