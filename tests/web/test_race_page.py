@@ -218,7 +218,7 @@ async def test_the_keys_u_and_h_send_nothing_while_undo_is_disabled_or_hints_are
     assert errors == []
 
 
-async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
+async def test_giving_up_clears_the_hint_and_a_refusal_from_the_status_line_and_the_board(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
@@ -226,6 +226,9 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     await page.click("#hint")
     await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
     await expect(page.locator(".card.hinted").first).to_be_visible()
+    await page.fill("#move", "t1>t1")
+    await page.press("#move", "Enter")
+    await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
     await page.click("#give-up")  # asks first: a stray tap gives nothing up
     await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
     await expect(page.locator(".card.hinted").first).to_be_visible()
@@ -234,6 +237,7 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     await expect(page.locator("#give-up")).to_be_hidden()
     await expect(page.locator("#status")).not_to_contain_text("Hint")
     await expect(page.locator(".card.hinted")).to_have_count(0)
+    await expect(page.locator("#refusal")).to_have_text("")
     # Not "Go!": the race goes on for bob only, and says so over a reload too.
     await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
     await page.reload()

@@ -748,6 +748,7 @@ function racePage(raceId, arrived = null) {
     arena.on("race_ended", async (e) => {
       if (e.race_id !== raceId || !race) return;
       race.status = "finished";
+      showError(error, null); // a refused move's reason is for a board no longer played
       load(race, false);
       showResults(e.summary);
       try { // the racers' ratings as the end left them
@@ -818,6 +819,7 @@ function racePage(raceId, arrived = null) {
       return;
     }
     disarmGiveUp();
+    showError(error, null); // a refused move's reason is for a board left
     try {
       await arena.request({ type: "finish", race_id: raceId });
       const me = mine();
