@@ -44,7 +44,10 @@ async def press(page: Page, *keys: str) -> list[str]:
 
 
 async def board_is(page: Page, line: list[str], game: str = "eight-off") -> None:
-    want = expected(replay(game, WINNABLE_SEED, line).view())  # type: ignore[arg-type]
+    view = replay(game, WINNABLE_SEED, line).view()  # type: ignore[arg-type]
+    want = expected(view)
+    if game == "treize":  # the waste shows every card (three of them named)
+        want["waste"] = list(view["piles"]["waste"]["cards"])
     for _ in range(100):
         if await shown(page) == want:
             return
@@ -130,6 +133,7 @@ async def test_the_key_f_sends_the_focused_or_picked_card_home_or_the_server_say
     await expect(board).to_have_attribute("aria-keyshortcuts", "F")
     await expect(board).to_have_attribute("aria-label", re.compile("F sends home to a foundation"))
     await tab_to_board(page)
+    assert await press(page, "f") == ["f1", "f1, empty"]  # nothing to send home
     assert await press(page, "ArrowDown", "ArrowRight", "f") == ["t1", "jack of clubs, t1"]
     # No foundation takes it: the shorthand goes, and the refusal is the server's reason.
     await expect(page.locator("#refusal")).to_have_text("J♣ fits no foundation")
@@ -145,21 +149,27 @@ async def test_the_key_f_sends_the_focused_or_picked_card_home_or_the_server_say
     assert errors == []
 
 
-async def test_a_treize_pair_is_removed_with_the_keyboard(
+async def test_treize_deals_removes_a_king_and_a_pair_with_the_keyboard(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
-    """Seed 2: p22 (2S) and p24 (JS) make 13; from the stock, the waste, then down the
-    pyramid's left edge to p22."""
+    """Seed 2: the stock deals 5H, then KD, which F removes (a King goes alone); p22 (2S)
+    and p24 (JS) make 13: from the waste down the pyramid's left edge to p22."""
     errors: list[str] = []
     page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False, game="treize")
     await tab_to_board(page)
     assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock"]
-    assert await press(page, "ArrowRight", "ArrowDown") == ["p1", "10 of hearts, p1"]
+    for dealt in (1, 2):
+        await page.keyboard.press("Enter")  # the stock deals, as a click on it does
+        await board_is(page, ["deal"] * dealt, "treize")
+    assert await press(page, "ArrowRight") == ["waste", "king of diamonds, waste wt"]
+    await page.keyboard.press("f")
+    await board_is(page, ["deal", "deal", "wt"], "treize")
+    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1"]
     assert await press(page, *["ArrowDown"] * 6, "Enter") == ["p22", "2 of spades, p22, picked up"]
     assert await press(page, "ArrowRight", "ArrowRight") == ["p24", "jack of spades, p24, legal target"]
     await page.keyboard.press("Enter")
-    await board_is(page, ["p22+p24"], "treize")
-    assert moves(sent) == ["p22+p24"]
+    await board_is(page, ["deal", "deal", "wt", "p22+p24"], "treize")
+    assert moves(sent) == ["deal", "deal", "wt", "p22+p24"]
     assert await page.evaluate(FOCUSED) is not None  # the board keeps the focus
     assert errors == []
 

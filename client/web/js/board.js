@@ -202,18 +202,22 @@ export class Board {
   }
 
   // Double-click: the card (or the group from it, where that may go) to a foundation,
-  // where that is legal; the move sent, or null.
+  // where that is legal, or a card that goes on its own (Treize's King); the move sent,
+  // or null.
   home(name, count = 1) {
     const homeward = this.legal.filter((m) => m.from === name && m.to?.startsWith("f"));
-    const move = homeward.find((m) => m.count === count) ?? homeward.find((m) => m.count === 1);
+    const alone = this.legal.find((m) => m.from === name && m.to === null && m.from !== "stock");
+    const move = homeward.find((m) => m.count === count) ?? homeward.find((m) => m.count === 1) ?? alone;
     if (move) this.onMove(move.move);
     return move ?? null;
   }
 
   // The key F: the picked-up card, else the focused one, home as a double-click sends it.
   // Where no foundation takes it, the notation's shorthand `A>f` goes instead, so the
-  // server says why not (a card that fits none, a game without foundations).
+  // server says why not (a card that fits none, a game without foundations). An empty
+  // pile has nothing to send.
   sendHome(stop) {
+    if (!this.selected && stop.empty) return;
     const from = this.selected ?? stop;
     this.selected = null;
     if (this.home(from.name, from.count)) return;
@@ -363,7 +367,7 @@ export class Board {
       if (this.onMove) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
       if (this.onMove && !cards.length) { // an empty pile: the pile is the button, and the stop
         if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
-        this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot });
+        this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot, empty: true });
       }
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
