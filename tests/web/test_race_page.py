@@ -238,6 +238,15 @@ async def test_giving_up_clears_the_hint_and_a_refusal_from_the_status_line_and_
     await expect(page.locator("#status")).not_to_contain_text("Hint")
     await expect(page.locator(".card.hinted")).to_have_count(0)
     await expect(page.locator("#refusal")).to_have_text("")
+    # The board is only shown now: no tab stop, and a card clicked to a legal target
+    # (seed 2: t4>f1) lights nothing and sends nothing.
+    await expect(page.locator("#board [tabindex]")).to_have_count(0)
+    before = len(sent)
+    await page.locator('.pile[data-pile="t4"] .card[data-card]').last.click()
+    await expect(page.locator("#board .card.selected")).to_have_count(0)
+    await page.locator('.pile[data-pile="f1"]').click()
+    await page.wait_for_timeout(200)
+    assert [f for f in sent[before:] if f["type"] == "move"] == []
     # Not "Go!": the race goes on for bob only, and says so over a reload too.
     await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
     await page.reload()

@@ -466,10 +466,12 @@ function racePage(raceId, arrived = null) {
     controls();
   }
 
-  // Undo, Hint, the move box and Give up: while this racer plays. Undo is enabled when
-  // the view says the server would take it; Hint is there when the race allows hints.
+  // Undo, Hint, the move box, Give up and a played board: while this racer plays. Undo
+  // is enabled when the view says the server would take it; Hint is there when the race
+  // allows hints.
   function controls() {
     const on = playing();
+    board.setPlayable(on); // a racer who finished, or a race over: the board is only shown
     giveUp.hidden = !on;
     moveInput.hidden = !on;
     undoButton.hidden = !on;

@@ -88,10 +88,11 @@ export function parseMove(move) {
 
 export class Board {
   // `onMove(move)` plays a move built by clicks or keys; without it the board is only
-  // shown (no tab stop, nothing to pick).
+  // shown (no tab stop, nothing to pick), as it is while not playable (setPlayable).
   constructor(container, onMove = null) {
     this.container = container;
     this.onMove = onMove;
+    this.playable = true;
     this.view = null;
     this.legal = [];
     this.selected = null; // { name, count }
@@ -103,14 +104,37 @@ export class Board {
     this.stops = [];
     this.focus = null;
     if (onMove) {
-      container.setAttribute("role", "group");
-      container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, F sends home to a foundation, Escape puts back");
-      container.setAttribute("aria-keyshortcuts", "F");
+      this.describe();
       container.addEventListener("keydown", (event) => this.key(event));
       container.addEventListener("focusin", (event) => {
         const stop = this.stops.find((s) => s.element === event.target);
         if (stop) this.rove(stop);
       });
+    }
+  }
+
+  // Whether clicks and keys play on this board now.
+  get played() { return Boolean(this.onMove) && this.playable; }
+
+  // A board played, or only shown (a racer who finished, a race over): no tab stop,
+  // nothing to pick up, no move sent.
+  setPlayable(on) {
+    if (this.playable === on) return;
+    this.playable = on;
+    this.selected = null;
+    this.describe();
+    this.draw();
+  }
+
+  // The keys of a played board, for screen readers.
+  describe() {
+    const keys = {
+      role: "group",
+      "aria-label": "board: arrow keys go between piles, Enter or Space picks up and drops, F sends home to a foundation, Escape puts back",
+      "aria-keyshortcuts": "F",
+    };
+    for (const [name, value] of Object.entries(keys)) {
+      if (this.played) this.container.setAttribute(name, value); else this.container.removeAttribute(name);
     }
   }
 
@@ -286,7 +310,7 @@ export class Board {
 
   draw() {
     const view = this.view;
-    const focused = this.onMove && this.container.contains(document.activeElement);
+    const focused = this.played && this.container.contains(document.activeElement);
     this.container.replaceChildren();
     this.stops = [];
     if (!view) return;
@@ -313,7 +337,7 @@ export class Board {
       pileElement.style.left = `${left}px`;
       pileElement.style.top = `${top}px`;
       // A pile with cards groups its cards (each a button); an empty one is the button.
-      pileElement.setAttribute("role", data.count || !this.onMove ? "group" : "button");
+      pileElement.setAttribute("role", data.count || !this.played ? "group" : "button");
       pileElement.setAttribute("aria-label", data.count ? `${slot.pile}, ${data.count} card${data.count === 1 ? "" : "s"}` : `${slot.pile}, empty`);
       pileElement.innerHTML = `<span class="label">${slot.pile}</span>`;
       const hidden = data.count - data.cards.length;
@@ -323,7 +347,7 @@ export class Board {
       const cards = treizeWaste ? data.cards : shown;
       places.tops.set(slot.pile, { element: null, x: left, y: top });
       cards.forEach((code, index) => {
-        const element = cardElement(code, this.onMove ? "button" : "img");
+        const element = cardElement(code, this.played ? "button" : "img");
         const name = treizeWaste ? this.nameOf("waste", index, cards.length) : slot.pile;
         const count = slot.fan ? cards.length - index : 1;
         const x = treizeWaste ? index * rem * 0.9 : 0;
@@ -337,7 +361,7 @@ export class Board {
         const place = { element, x: left + x, y: top + index * fanStep - (lifted ? rem * 0.2 : 0) };
         if (code) places.cards.set(code, place);
         places.tops.set(slot.pile, place);
-        if (this.onMove) {
+        if (this.played) {
           // A stop: the top card, a group that can move (none while a card is picked up,
           // but the picked one), Treize's named waste cards.
           const top = index === cards.length - 1;
@@ -364,8 +388,8 @@ export class Board {
       if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
       // A hinted move's target pile, or its source when that is empty (a redeal's stock).
       if (hint && ((!hint.pair && hint.to === slot.pile) || (hint.from === slot.pile && !cards.length))) pileElement.classList.add("target");
-      if (this.onMove) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
-      if (this.onMove && !cards.length) { // an empty pile: the pile is the button, and the stop
+      if (this.played) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
+      if (this.played && !cards.length) { // an empty pile: the pile is the button, and the stop
         if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
         this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot, empty: true });
       }
