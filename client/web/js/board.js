@@ -126,16 +126,16 @@ export class Board {
     this.draw();
   }
 
-  // The keys of a played board, for screen readers.
+  // The board's name, with its keys while it is played, for screen readers.
   describe() {
-    const keys = {
-      role: "group",
-      "aria-label": "board: arrow keys go between piles, Enter or Space picks up and drops, F sends home to a foundation, Escape puts back",
-      "aria-keyshortcuts": "F",
-    };
-    for (const [name, value] of Object.entries(keys)) {
-      if (this.played) this.container.setAttribute(name, value); else this.container.removeAttribute(name);
+    this.container.setAttribute("role", "group");
+    if (!this.played) {
+      this.container.setAttribute("aria-label", "board");
+      this.container.removeAttribute("aria-keyshortcuts");
+      return;
     }
+    this.container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, F sends home to a foundation, Escape puts back");
+    this.container.setAttribute("aria-keyshortcuts", "F");
   }
 
   // The board as `view` shows it; `steps` ([card, from, to], from a move's ack) glide.
