@@ -213,6 +213,9 @@ async def test_each_game_is_drawn_with_every_face_up_card_and_plays_by_clicking(
         else:
             assert faces[name] == pile["cards"][-1:], name
     await page.screenshot(path=shot_path(f"{game}-start"), full_page=True)
+    # Every racer starts with the deal's cards left: Eagle Wing deals one home already.
+    states = page.locator(".racer[data-player] .racer-state")
+    await expect(states).to_have_text([f"{52 - view['score']} left"] * 2)
     # A move by clicks: the stock deals (Treize and Eagle Wing both start with "deal").
     await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
     await expect(page.locator(".racer[data-player] >> nth=0")).to_contain_text("left")

@@ -140,6 +140,32 @@ async def test_the_lobby_says_what_is_wrong_with_the_name_seats_or_code_and_send
     assert errors == []
 
 
+async def test_enter_in_the_lobbys_name_field_takes_the_name_and_in_the_seats_field_creates(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The name field's Enter starts the guest under the name (checked first) and stays in
+    the lobby; the seats field's Enter does what Create race does."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    sent = await recording(page)
+    await expect(page.locator("#no-open-races")).to_be_visible()
+    mark = len(sent)
+    await page.press("#name", "Enter")
+    await refused_here(page, "name", "Choose a name first.")
+    assert await sent_since(page, sent, mark) == []
+    await page.fill("#name", "ada")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#who")).to_have_text("ada (guest)")
+    assert [(f["type"], f.get("name")) for f in await sent_since(page, sent, mark)] == [("hello", "ada")]
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.name')") == "ada"
+    await expect(page.locator("#create")).to_be_visible()  # still the lobby: no race made
+    await page.fill("#seats", "3")
+    await page.press("#seats", "Enter")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    assert [f["seats"] for f in sent if f["type"] == "create_race"] == [3]
+    assert errors == []
+
+
 async def test_a_code_of_the_right_form_that_no_race_has_shows_the_servers_reason(
     browser: Browser, arena: ArenaServer
 ) -> None:

@@ -1,9 +1,11 @@
 """Keyboard play in real headless Chromium: the board is one tab stop, arrows go between
 piles, Enter picks a card up and drops it where the server's legal moves allow (the same
-move a click sends), Escape puts it back, and the keys u and h still work from the board."""
+move a click sends), F sends a card home, Escape puts it back, and the keys u and h still
+work from the board; in each of the three games."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.async_api import Browser, Page, expect
@@ -41,8 +43,11 @@ async def press(page: Page, *keys: str) -> list[str]:
     return focused
 
 
-async def board_is(page: Page, line: list[str]) -> None:
-    want = expected(replay("eight-off", WINNABLE_SEED, line).view())  # type: ignore[arg-type]
+async def board_is(page: Page, line: list[str], game: str = "eight-off") -> None:
+    view = replay(game, WINNABLE_SEED, line).view()  # type: ignore[arg-type]
+    want = expected(view)
+    if game == "treize":  # the waste shows every card (three of them named)
+        want["waste"] = list(view["piles"]["waste"]["cards"])
     for _ in range(100):
         if await shown(page) == want:
             return
@@ -115,4 +120,74 @@ async def test_up_and_down_go_along_a_fanned_pile_to_a_group_that_can_move(
     await page.keyboard.press("Enter")
     await board_is(page, line[:4])
     assert moves(sent) == line[:4]
+    assert errors == []
+
+
+async def test_the_key_f_sends_the_focused_or_picked_card_home_or_the_server_says_why_not(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Seed 2: t1's jack of clubs fits no foundation, t4's ace of spades goes to f1."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False)
+    board = page.locator("#board")
+    await expect(board).to_have_attribute("aria-keyshortcuts", "F")
+    await expect(board).to_have_attribute("aria-label", re.compile("F sends home to a foundation"))
+    await tab_to_board(page)
+    assert await press(page, "f") == ["f1", "f1, empty"]  # nothing to send home
+    assert await press(page, "ArrowDown", "ArrowRight", "f") == ["t1", "jack of clubs, t1"]
+    # No foundation takes it: the shorthand goes, and the refusal is the server's reason.
+    await expect(page.locator("#refusal")).to_have_text("J♣ fits no foundation")
+    assert moves(sent) == ["t1>f"]
+    await board_is(page, [])
+    # A picked-up card goes home wherever the focus went meanwhile, as the move a
+    # double-click sends (the leftmost empty foundation, explicit).
+    assert await press(page, *["ArrowRight"] * 3, "Enter", "ArrowLeft") == ["t3", "3 of diamonds, t3"]
+    await page.keyboard.press("F")
+    await board_is(page, ["t4>f1"])
+    assert moves(sent) == ["t1>f", "t4>f1"]
+    await expect(page.locator("#refusal")).to_have_text("")
+    assert errors == []
+
+
+async def test_treize_deals_removes_a_king_and_a_pair_with_the_keyboard(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Seed 2: the stock deals 5H, then KD, which F removes (a King goes alone); p22 (2S)
+    and p24 (JS) make 13: from the waste down the pyramid's left edge to p22."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False, game="treize")
+    await tab_to_board(page)
+    assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock"]
+    for dealt in (1, 2):
+        await page.keyboard.press("Enter")  # the stock deals, as a click on it does
+        await board_is(page, ["deal"] * dealt, "treize")
+    assert await press(page, "ArrowRight") == ["waste", "king of diamonds, waste wt"]
+    await page.keyboard.press("f")
+    await board_is(page, ["deal", "deal", "wt"], "treize")
+    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1"]
+    assert await press(page, *["ArrowDown"] * 6, "Enter") == ["p22", "2 of spades, p22, picked up"]
+    assert await press(page, "ArrowRight", "ArrowRight") == ["p24", "jack of spades, p24, legal target"]
+    await page.keyboard.press("Enter")
+    await board_is(page, ["deal", "deal", "wt", "p22+p24"], "treize")
+    assert moves(sent) == ["deal", "deal", "wt", "p22+p24"]
+    assert await page.evaluate(FOCUSED) is not None  # the board keeps the focus
+    assert errors == []
+
+
+async def test_eagle_wing_deals_and_plays_the_waste_with_the_keyboard(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Seed 2: the fifth card dealt, 7H, goes on t1's 8H."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False, game="eagle-wing")
+    await tab_to_board(page)
+    assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock"]
+    for dealt in range(1, 6):
+        await page.keyboard.press("Enter")  # the stock deals, as a click on it does
+        await board_is(page, ["deal"] * dealt, "eagle-wing")
+    assert await press(page, "ArrowRight", "Enter") == ["waste", "7 of hearts, waste, picked up"]
+    assert await press(page, "ArrowDown", "ArrowLeft") == ["t1", "8 of hearts, t1, legal target"]
+    await page.keyboard.press("Enter")
+    await board_is(page, ["deal"] * 5 + ["waste>t1"], "eagle-wing")
+    assert moves(sent) == ["deal"] * 5 + ["waste>t1"]
     assert errors == []

@@ -181,14 +181,15 @@ async def test_an_open_races_racers_read_ready_or_not_ready(
 
 
 async def racing_with_frames(
-    browser: Browser, connect: Connect, url: str, errors: list[str], hints: bool
+    browser: Browser, connect: Connect, url: str, errors: list[str], hints: bool, game: str = "eight-off"
 ) -> tuple[Page, list[dict[str, Any]]]:
     """ada in a browser (every frame her page sends recorded) and bob through the SDK, in
-    a running race with hints on or off."""
+    a running race of ``game`` with hints on or off."""
     page = await open_page(browser, url, errors)
     sent: list[dict[str, Any]] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
     await page.fill("#name", "ada")
+    await page.select_option("#game", game)
     await page.set_checked("#hints", hints)
     await page.click("#create")
     await expect(page.locator("#status")).to_contain_text("share the code")
@@ -217,7 +218,7 @@ async def test_the_keys_u_and_h_send_nothing_while_undo_is_disabled_or_hints_are
     assert errors == []
 
 
-async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
+async def test_giving_up_clears_the_hint_and_a_refusal_from_the_status_line_and_the_board(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     errors: list[str] = []
@@ -225,6 +226,9 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     await page.click("#hint")
     await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
     await expect(page.locator(".card.hinted").first).to_be_visible()
+    await page.fill("#move", "t1>t1")
+    await page.press("#move", "Enter")
+    await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
     await page.click("#give-up")  # asks first: a stray tap gives nothing up
     await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
     await expect(page.locator(".card.hinted").first).to_be_visible()
@@ -233,6 +237,16 @@ async def test_giving_up_clears_the_hint_from_the_status_line_and_the_board(
     await expect(page.locator("#give-up")).to_be_hidden()
     await expect(page.locator("#status")).not_to_contain_text("Hint")
     await expect(page.locator(".card.hinted")).to_have_count(0)
+    await expect(page.locator("#refusal")).to_have_text("")
+    # The board is only shown now: no tab stop, and a card clicked to a legal target
+    # (seed 2: t4>f1) lights nothing and sends nothing.
+    await expect(page.locator("#board [tabindex]")).to_have_count(0)
+    before = len(sent)
+    await page.locator('.pile[data-pile="t4"] .card[data-card]').last.click()
+    await expect(page.locator("#board .card.selected")).to_have_count(0)
+    await page.locator('.pile[data-pile="f1"]').click()
+    await page.wait_for_timeout(200)
+    assert [f for f in sent[before:] if f["type"] == "move"] == []
     # Not "Go!": the race goes on for bob only, and says so over a reload too.
     await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
     await page.reload()

@@ -197,9 +197,25 @@ function lobbyPage() {
     location.hash = `#/race/${reply.race.race_id}`;
   }
 
-  // The code field joins with Enter, as its button does.
+  // Enter in a field does its row's action: the name field takes the name (a guest
+  // starts under it, as the daily page's "Continue as a guest" does; the header then
+  // shows it), the seats field creates the race, the code field joins, as their buttons do.
+  const onEnter = (input, action) => input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    action();
+  });
   const joinByCode = () => act(() => join(code.value), [code]);
-  code.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); joinByCode(); } });
+  const createRace = () => act(async () => {
+    const mine = newShare(); // our seed share: committed now, revealed with ready
+    const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
+    keepShare(reply.race.race_id, mine?.share);
+    myRaces.add(reply.race.race_id);
+    location.hash = `#/race/${reply.race.race_id}`;
+  }, [seats]);
+  onEnter(nameInput, () => act(async () => {}));
+  onEnter(seats, createRace);
+  onEnter(code, joinByCode);
 
   // While queued: which game, and Cancel (a player waits in one queue at a time).
   function drawQueue() {
@@ -229,13 +245,7 @@ function lobbyPage() {
       element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
-        element("button", { id: "create", onclick: () => act(async () => {
-          const mine = newShare(); // our seed share: committed now, revealed with ready
-          const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
-          keepShare(reply.race.race_id, mine?.share);
-          myRaces.add(reply.race.race_id);
-          location.hash = `#/race/${reply.race.race_id}`;
-        }, [seats]) }, "Create race")),
+        element("button", { id: "create", onclick: createRace }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => joinByCode() }, "Join by code"), codeNote)),
     error,
     element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
@@ -456,10 +466,12 @@ function racePage(raceId, arrived = null) {
     controls();
   }
 
-  // Undo, Hint, the move box and Give up: while this racer plays. Undo is enabled when
-  // the view says the server would take it; Hint is there when the race allows hints.
+  // Undo, Hint, the move box, Give up and a played board: while this racer plays. Undo
+  // is enabled when the view says the server would take it; Hint is there when the race
+  // allows hints.
   function controls() {
     const on = playing();
+    board.setPlayable(on); // a racer who finished, or a race over: the board is only shown
     giveUp.hidden = !on;
     moveInput.hidden = !on;
     undoButton.hidden = !on;
@@ -722,6 +734,10 @@ function racePage(raceId, arrived = null) {
     arena.on("race_started", (e) => {
       if (e.race_id !== raceId || !race) return;
       Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
+      // Every racer starts from the same deal: Eagle Wing's has a card home already.
+      for (const r of race.racers) {
+        if (!r.move_count) Object.assign(r, { score: e.view.score, cards_left: 52 - e.view.score });
+      }
       load(race, false);
       if (!seq) showBoard(e.view);
     }),
@@ -734,6 +750,7 @@ function racePage(raceId, arrived = null) {
     arena.on("race_ended", async (e) => {
       if (e.race_id !== raceId || !race) return;
       race.status = "finished";
+      showError(error, null); // a refused move's reason is for a board no longer played
       load(race, false);
       showResults(e.summary);
       try { // the racers' ratings as the end left them
@@ -804,6 +821,7 @@ function racePage(raceId, arrived = null) {
       return;
     }
     disarmGiveUp();
+    showError(error, null); // a refused move's reason is for a board left
     try {
       await arena.request({ type: "finish", race_id: raceId });
       const me = mine();

@@ -88,10 +88,11 @@ export function parseMove(move) {
 
 export class Board {
   // `onMove(move)` plays a move built by clicks or keys; without it the board is only
-  // shown (no tab stop, nothing to pick).
+  // shown (no tab stop, nothing to pick), as it is while not playable (setPlayable).
   constructor(container, onMove = null) {
     this.container = container;
     this.onMove = onMove;
+    this.playable = true;
     this.view = null;
     this.legal = [];
     this.selected = null; // { name, count }
@@ -103,14 +104,38 @@ export class Board {
     this.stops = [];
     this.focus = null;
     if (onMove) {
-      container.setAttribute("role", "group");
-      container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, Escape puts back");
+      this.describe();
       container.addEventListener("keydown", (event) => this.key(event));
       container.addEventListener("focusin", (event) => {
         const stop = this.stops.find((s) => s.element === event.target);
         if (stop) this.rove(stop);
       });
     }
+  }
+
+  // Whether clicks and keys play on this board now.
+  get played() { return Boolean(this.onMove) && this.playable; }
+
+  // A board played, or only shown (a racer who finished, a race over): no tab stop,
+  // nothing to pick up, no move sent.
+  setPlayable(on) {
+    if (this.playable === on) return;
+    this.playable = on;
+    this.selected = null;
+    this.describe();
+    this.draw();
+  }
+
+  // The board's name, with its keys while it is played, for screen readers.
+  describe() {
+    this.container.setAttribute("role", "group");
+    if (!this.played) {
+      this.container.setAttribute("aria-label", "board");
+      this.container.removeAttribute("aria-keyshortcuts");
+      return;
+    }
+    this.container.setAttribute("aria-label", "board: arrow keys go between piles, Enter or Space picks up and drops, F sends home to a foundation, Escape puts back");
+    this.container.setAttribute("aria-keyshortcuts", "F");
   }
 
   // The board as `view` shows it; `steps` ([card, from, to], from a move's ack) glide.
@@ -200,10 +225,27 @@ export class Board {
     document.addEventListener("pointerup", release);
   }
 
-  // Double-click: the card to a foundation, where that is legal.
-  home(name) {
-    const move = this.legal.find((m) => m.from === name && m.count === 1 && m.to && m.to.startsWith("f"));
+  // Double-click: the card (or the group from it, where that may go) to a foundation,
+  // where that is legal, or a card that goes on its own (Treize's King); the move sent,
+  // or null.
+  home(name, count = 1) {
+    const homeward = this.legal.filter((m) => m.from === name && m.to?.startsWith("f"));
+    const alone = this.legal.find((m) => m.from === name && m.to === null && m.from !== "stock");
+    const move = homeward.find((m) => m.count === count) ?? homeward.find((m) => m.count === 1) ?? alone;
     if (move) this.onMove(move.move);
+    return move ?? null;
+  }
+
+  // The key F: the picked-up card, else the focused one, home as a double-click sends it.
+  // Where no foundation takes it, the notation's shorthand `A>f` goes instead, so the
+  // server says why not (a card that fits none, a game without foundations). An empty
+  // pile has nothing to send.
+  sendHome(stop) {
+    if (!this.selected && stop.empty) return;
+    const from = this.selected ?? stop;
+    this.selected = null;
+    if (this.home(from.name, from.count)) return;
+    this.onMove(`${from.name}${from.count > 1 ? `:${from.count}` : ""}>f`);
   }
 
   // The one stop the board's tab stop is on.
@@ -213,7 +255,8 @@ export class Board {
   }
 
   // Keys on a focused stop: arrows go between stops, Enter or Space does what a click
-  // does (picks up, drops), Escape puts a picked card back. Other keys pass on (u, h).
+  // does (picks up, drops), F sends home, Escape puts a picked card back. Other keys
+  // pass on (u, h).
   key(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const stop = this.stops.find((s) => s.element === event.target);
@@ -221,6 +264,9 @@ export class Board {
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       if (!event.repeat) this.click(stop.name, stop.count);
+    } else if (event.key === "f" || event.key === "F") {
+      event.preventDefault();
+      if (!event.repeat) this.sendHome(stop);
     } else if (event.key === "Escape") {
       if (!this.selected) return;
       event.preventDefault();
@@ -264,7 +310,7 @@ export class Board {
 
   draw() {
     const view = this.view;
-    const focused = this.onMove && this.container.contains(document.activeElement);
+    const focused = this.played && this.container.contains(document.activeElement);
     this.container.replaceChildren();
     this.stops = [];
     if (!view) return;
@@ -291,7 +337,7 @@ export class Board {
       pileElement.style.left = `${left}px`;
       pileElement.style.top = `${top}px`;
       // A pile with cards groups its cards (each a button); an empty one is the button.
-      pileElement.setAttribute("role", data.count || !this.onMove ? "group" : "button");
+      pileElement.setAttribute("role", data.count || !this.played ? "group" : "button");
       pileElement.setAttribute("aria-label", data.count ? `${slot.pile}, ${data.count} card${data.count === 1 ? "" : "s"}` : `${slot.pile}, empty`);
       pileElement.innerHTML = `<span class="label">${slot.pile}</span>`;
       const hidden = data.count - data.cards.length;
@@ -301,7 +347,7 @@ export class Board {
       const cards = treizeWaste ? data.cards : shown;
       places.tops.set(slot.pile, { element: null, x: left, y: top });
       cards.forEach((code, index) => {
-        const element = cardElement(code, this.onMove ? "button" : "img");
+        const element = cardElement(code, this.played ? "button" : "img");
         const name = treizeWaste ? this.nameOf("waste", index, cards.length) : slot.pile;
         const count = slot.fan ? cards.length - index : 1;
         const x = treizeWaste ? index * rem * 0.9 : 0;
@@ -315,7 +361,7 @@ export class Board {
         const place = { element, x: left + x, y: top + index * fanStep - (lifted ? rem * 0.2 : 0) };
         if (code) places.cards.set(code, place);
         places.tops.set(slot.pile, place);
-        if (this.onMove) {
+        if (this.played) {
           // A stop: the top card, a group that can move (none while a card is picked up,
           // but the picked one), Treize's named waste cards.
           const top = index === cards.length - 1;
@@ -329,7 +375,7 @@ export class Board {
           }
           element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
           element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
-          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name); });
+          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name, count); });
         }
         pileElement.append(element);
       });
@@ -342,10 +388,10 @@ export class Board {
       if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
       // A hinted move's target pile, or its source when that is empty (a redeal's stock).
       if (hint && ((!hint.pair && hint.to === slot.pile) || (hint.from === slot.pile && !cards.length))) pileElement.classList.add("target");
-      if (this.onMove) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
-      if (this.onMove && !cards.length) { // an empty pile: the pile is the button, and the stop
+      if (this.played) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
+      if (this.played && !cards.length) { // an empty pile: the pile is the button, and the stop
         if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
-        this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot });
+        this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot, empty: true });
       }
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
