@@ -136,6 +136,21 @@ async def test_a_hint_is_a_legal_move_in_a_race_that_allows_hints(arena: ArenaSe
         assert ack["type"] == "move_ack"
 
 
+async def test_a_hint_before_the_start_is_race_not_started_for_a_seated_racer(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        created = await ada.request({"type": "create_race", "game": "eight-off", "hints": True})
+        race_id = created["race"]["race_id"]
+        early = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert early == {
+            "type": "error",
+            "id": early["id"],
+            "code": "race_not_started",
+            "message": "the race has not started yet: wait for it",
+        }
+        stranger = await bob.request({"type": "get_hint", "race_id": race_id})
+        assert stranger["code"] == "not_a_racer"
+
+
 async def test_hints_are_refused_in_a_race_whose_setting_is_off(arena: ArenaServer) -> None:
     async with two_racers(arena.url) as (ada, bob):
         race_id = await running(ada, bob, hints=False)
