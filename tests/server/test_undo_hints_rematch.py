@@ -89,6 +89,16 @@ async def test_in_a_race_a_deal_that_turned_up_a_card_cannot_be_undone(arena: Ar
         assert "turned up a card nobody had seen" in refused["message"]
         board = await ada.request({"type": "get_race", "race_id": race_id})
         assert board["race"]["board"]["seq"] == 1  # the refused undo took no seq
+        # A node that loads the board afresh (a restart, another node) says why too.
+        arena.features.racing.forget_race(race_id)  # type: ignore[union-attr]
+        again = await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "undo"})
+        assert again == {
+            "type": "error",
+            "id": again["id"],
+            "code": "illegal_move",
+            "message": "a move that turned up a card nobody had seen stays, and so does every move "
+            "before it: in a race a move that reveals a card cannot be undone",
+        }
 
 
 async def test_undo_works_after_the_node_lost_its_cached_board(clean_redis: str, arena: ArenaServer) -> None:
