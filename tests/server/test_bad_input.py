@@ -101,6 +101,18 @@ async def test_requests_before_hello_and_unknown_tokens_are_refused(
     assert error.code == "unsupported_protocol"
 
 
+async def test_any_text_that_is_not_a_token_is_bad_token_however_long(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        for token in ("", "x" * 43, "x" * 300, "é" * 2000):
+            await ws.send(msgpack.packb({"type": "hello", "id": 1, "token": token}))
+            assert msgpack.unpackb(await ws.recv()) == {
+                "type": "error",
+                "id": 1,
+                "code": "bad_token",
+                "message": "that token is unknown: say hello with a name",
+            }
+
+
 async def test_a_frame_over_the_size_limit_closes_with_1009(arena: ArenaServer) -> None:
     async with ws_connect(arena.url, compression=None, max_size=None) as ws:
         await ws.send(b"\x00" * (arena.settings.max_message_bytes + 1))
