@@ -45,7 +45,13 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
             data = orjson.loads(frame)
         else:
             data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+        if isinstance(frame, bytes) and "not allowed for map key" in str(exc):
+            # Valid msgpack, as some libraries write structs (numbered fields): say so.
+            raise ProtocolError(
+                ErrorCode.MALFORMED,
+                "a map in the binary frame has a key that is not text: name fields by text",
+            ) from None
         kind = (
             "text frame is not valid JSON" if isinstance(frame, str) else "binary frame is not valid msgpack"
         )

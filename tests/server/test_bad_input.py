@@ -46,6 +46,19 @@ async def test_malformed_msgpack_gets_malformed_and_the_connection_stays_open(
     await assert_still_serving(client)
 
 
+async def test_msgpack_with_numbered_fields_is_malformed_and_says_why(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        for message in ({0: "ping", 1: 7}, {"type": "ping", "id": 7, "x": {None: 1}}):
+            await ws.send(msgpack.packb(message))
+            assert msgpack.unpackb(await ws.recv()) == {
+                "type": "error",
+                "code": "malformed",
+                "message": "a map in the binary frame has a key that is not text: name fields by text",
+            }
+        await ws.send(b"\xc1")
+        assert msgpack.unpackb(await ws.recv())["message"] == "the binary frame is not valid msgpack"
+
+
 async def test_malformed_json_is_answered_in_json(arena: ArenaServer) -> None:
     async with ws_connect(arena.url, compression=None) as ws:
         await ws.send("{not json")
