@@ -52,10 +52,13 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
                 ErrorCode.MALFORMED,
                 "a map in the binary frame has a key that is not text: name fields by text",
             ) from None
-        kind = (
-            "text frame is not valid JSON" if isinstance(frame, str) else "binary frame is not valid msgpack"
-        )
-        raise ProtocolError(ErrorCode.MALFORMED, f"the {kind}") from None
+        if isinstance(frame, str):
+            reason = "the text frame is not valid JSON"
+        elif frame.lstrip()[:1] == b"{":
+            reason = "the binary frame is not valid msgpack (JSON goes in a text frame)"
+        else:
+            reason = "the binary frame is not valid msgpack"
+        raise ProtocolError(ErrorCode.MALFORMED, reason) from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.MALFORMED, "a message is a map with a 'type' field")
     return data

@@ -59,6 +59,16 @@ async def test_msgpack_with_numbered_fields_is_malformed_and_says_why(arena: Are
         assert msgpack.unpackb(await ws.recv())["message"] == "the binary frame is not valid msgpack"
 
 
+async def test_json_sent_in_a_binary_frame_is_told_where_json_goes(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "ping", "id": 1}).encode())
+        assert msgpack.unpackb(await ws.recv()) == {
+            "type": "error",
+            "code": "malformed",
+            "message": "the binary frame is not valid msgpack (JSON goes in a text frame)",
+        }
+
+
 async def test_malformed_json_is_answered_in_json(arena: ArenaServer) -> None:
     async with ws_connect(arena.url, compression=None) as ws:
         await ws.send("{not json")
