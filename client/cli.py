@@ -805,9 +805,12 @@ async def export(args: argparse.Namespace) -> int:
 def verify(args: argparse.Namespace) -> int:
     """Check a record file offline: 0 when it holds, 1 when a check fails, 2 when the
     file is not a record (or cannot be read)."""
-    path = args.file
+    path = "stdin" if args.file == "-" else args.file
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if args.file == "-":
+            text = sys.stdin.buffer.read().decode("utf-8")  # UTF-8 whatever the locale, as a file
+        else:
+            text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         print(f"solitaire-arena: {path} is not a race record: not UTF-8 text", file=sys.stderr)
         return 2

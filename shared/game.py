@@ -176,6 +176,12 @@ class Game(ABC):
 
     def _undo_refusal(self) -> str | None:
         if not self._history:
+            if self.move_count and self.undo_rule is UndoRule.KEEP_REVEALS:
+                # Rebuilt from a position: its history was cut at a move that revealed.
+                return (
+                    "a move that turned up a card nobody had seen stays, and so does every move "
+                    "before it: in a race a move that reveals a card cannot be undone"
+                )
             return "there is no move to undo"
         last = self._history[-1]
         if last.revealed and self.undo_rule is UndoRule.KEEP_REVEALS:

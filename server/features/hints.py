@@ -48,6 +48,11 @@ class Hints:
             raise race_not_found(race_id)
         record = await self.store.boards.board(race_id, player_id)
         if record is None:
+            # Boards are dealt at the countdown: a racer seated before it has none yet.
+            if meta.status is RaceStatus.OPEN and player_id in {
+                seat.player_id for seat in await self.store.races.seats(race_id)
+            }:
+                raise answer_error(Answer.NOT_STARTED)
             raise not_a_racer(race_id)
         if not meta.hints:
             raise ArenaError(ErrorCode.HINTS_OFF, HINTS_OFF)

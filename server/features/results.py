@@ -103,7 +103,10 @@ class RaceResults:
         """A racer's views move by move, from the revealed seed and the move log."""
         summary = await self.summary(message.race_id, caller.player.player_id)  # once it is over
         if all(s.player_id != message.player_id for s in summary.standings):
-            raise ArenaError(ErrorCode.NOT_A_RACER, f"{message.player_id} did not race in {message.race_id}")
+            raise ArenaError(
+                ErrorCode.NOT_A_RACER,
+                f"player {message.player_id!r} did not race in race {message.race_id!r}",
+            )
         logged = [
             m for m in await self.store.boards.move_log(message.race_id) if m.player_id == message.player_id
         ]

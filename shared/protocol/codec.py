@@ -45,11 +45,20 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
             data = orjson.loads(frame)
         else:
             data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
-        kind = (
-            "text frame is not valid JSON" if isinstance(frame, str) else "binary frame is not valid msgpack"
-        )
-        raise ProtocolError(ErrorCode.MALFORMED, f"the {kind}") from None
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+        if isinstance(frame, bytes) and "not allowed for map key" in str(exc):
+            # Valid msgpack, as some libraries write structs (numbered fields): say so.
+            raise ProtocolError(
+                ErrorCode.MALFORMED,
+                "a map in the binary frame has a key that is not text: name fields by text",
+            ) from None
+        if isinstance(frame, str):
+            reason = "the text frame is not valid JSON"
+        elif frame.lstrip()[:1] == b"{":
+            reason = "the binary frame is not valid msgpack (JSON goes in a text frame)"
+        else:
+            reason = "the binary frame is not valid msgpack"
+        raise ProtocolError(ErrorCode.MALFORMED, reason) from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.MALFORMED, "a message is a map with a 'type' field")
     return data

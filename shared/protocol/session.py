@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from shared.protocol.base import PROTOCOL_VERSION, PlayerName, Reply, Request, RequestId
-
-#: A token is checked by the server (``bad_token``), not by its shape here: any text up
-#: to this length is read.
-TOKEN_MAX = 256
 
 
 class Hello(Request):
@@ -21,7 +17,9 @@ class Hello(Request):
     id: RequestId
     protocol: int = PROTOCOL_VERSION
     name: PlayerName | None = None
-    token: Annotated[str, Field(max_length=TOKEN_MAX)] | None = None
+    #: Checked by the server, not by its shape here: any text that is not a token it
+    #: handed out is ``bad_token`` (the frame's size bounds it).
+    token: str | None = None
     #: Send the board's legal moves (canonical notation) with every view this session
     #: gets, for clients that do not run the rules themselves.
     legal_moves: bool = False

@@ -907,3 +907,13 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     assert unreadable.stderr.strip().startswith(f"solitaire-arena: {garbage} is not a race record: line 2: ")
     missing = run("verify", str(tmp_path / "nowhere.txt"), config=config)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_verify_from_stdin_names_stdin_in_its_errors(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    garbage = run("verify", "-", config=config, stdin='[Event "Solitaire Arena race"]\nnot a header\n')
+    assert garbage.returncode == 2
+    assert garbage.stderr.startswith("solitaire-arena: stdin is not a race record: line 2: ")
+    empty = run("verify", "-", config=config, stdin="")
+    assert empty.returncode == 2 and empty.stderr.startswith("solitaire-arena: stdin is not a race record: ")
+    assert "- " not in garbage.stderr + empty.stderr

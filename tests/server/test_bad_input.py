@@ -46,6 +46,29 @@ async def test_malformed_msgpack_gets_malformed_and_the_connection_stays_open(
     await assert_still_serving(client)
 
 
+async def test_msgpack_with_numbered_fields_is_malformed_and_says_why(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        for message in ({0: "ping", 1: 7}, {"type": "ping", "id": 7, "x": {None: 1}}):
+            await ws.send(msgpack.packb(message))
+            assert msgpack.unpackb(await ws.recv()) == {
+                "type": "error",
+                "code": "malformed",
+                "message": "a map in the binary frame has a key that is not text: name fields by text",
+            }
+        await ws.send(b"\xc1")
+        assert msgpack.unpackb(await ws.recv())["message"] == "the binary frame is not valid msgpack"
+
+
+async def test_json_sent_in_a_binary_frame_is_told_where_json_goes(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "ping", "id": 1}).encode())
+        assert msgpack.unpackb(await ws.recv()) == {
+            "type": "error",
+            "code": "malformed",
+            "message": "the binary frame is not valid msgpack (JSON goes in a text frame)",
+        }
+
+
 async def test_malformed_json_is_answered_in_json(arena: ArenaServer) -> None:
     async with ws_connect(arena.url, compression=None) as ws:
         await ws.send("{not json")
@@ -99,6 +122,18 @@ async def test_requests_before_hello_and_unknown_tokens_are_refused(
     assert bad_token.value.code == "bad_token"
     error = await raw_reply(client, json.dumps({"type": "hello", "id": 9, "protocol": 99, "name": "ada"}))
     assert error.code == "unsupported_protocol"
+
+
+async def test_any_text_that_is_not_a_token_is_bad_token_however_long(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        for token in ("", "x" * 43, "x" * 300, "é" * 2000):
+            await ws.send(msgpack.packb({"type": "hello", "id": 1, "token": token}))
+            assert msgpack.unpackb(await ws.recv()) == {
+                "type": "error",
+                "id": 1,
+                "code": "bad_token",
+                "message": "that token is unknown: say hello with a name",
+            }
 
 
 async def test_a_frame_over_the_size_limit_closes_with_1009(arena: ArenaServer) -> None:

@@ -469,4 +469,9 @@ async def test_get_replay_gives_a_racers_views_move_by_move_after_the_end(
         ]
         await ws.send(json.dumps({**ask, "id": 3, "player_id": "p_nobody"}))
         refused = json.loads(await ws.recv())
-        assert refused["code"] == "not_a_racer"
+        assert refused == {
+            "type": "error",
+            "id": 3,
+            "code": "not_a_racer",
+            "message": f"player 'p_nobody' did not race in race '{race.race_id}'",
+        }

@@ -89,6 +89,16 @@ async def test_in_a_race_a_deal_that_turned_up_a_card_cannot_be_undone(arena: Ar
         assert "turned up a card nobody had seen" in refused["message"]
         board = await ada.request({"type": "get_race", "race_id": race_id})
         assert board["race"]["board"]["seq"] == 1  # the refused undo took no seq
+        # A node that loads the board afresh (a restart, another node) says why too.
+        arena.features.racing.forget_race(race_id)  # type: ignore[union-attr]
+        again = await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "undo"})
+        assert again == {
+            "type": "error",
+            "id": again["id"],
+            "code": "illegal_move",
+            "message": "a move that turned up a card nobody had seen stays, and so does every move "
+            "before it: in a race a move that reveals a card cannot be undone",
+        }
 
 
 async def test_undo_works_after_the_node_lost_its_cached_board(clean_redis: str, arena: ArenaServer) -> None:
@@ -134,6 +144,21 @@ async def test_a_hint_is_a_legal_move_in_a_race_that_allows_hints(arena: ArenaSe
         assert again["message"] == "one hint per 1 s: ask again soon"
         ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": hint["move"]})
         assert ack["type"] == "move_ack"
+
+
+async def test_a_hint_before_the_start_is_race_not_started_for_a_seated_racer(arena: ArenaServer) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        created = await ada.request({"type": "create_race", "game": "eight-off", "hints": True})
+        race_id = created["race"]["race_id"]
+        early = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert early == {
+            "type": "error",
+            "id": early["id"],
+            "code": "race_not_started",
+            "message": "the race has not started yet: wait for it",
+        }
+        stranger = await bob.request({"type": "get_hint", "race_id": race_id})
+        assert stranger["code"] == "not_a_racer"
 
 
 async def test_hints_are_refused_in_a_race_whose_setting_is_off(arena: ArenaServer) -> None:
