@@ -57,28 +57,35 @@ async def until_waste(page: Page, cards: list[str]) -> None:
 async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_clicking(
     browser: Browser, arena: ArenaServer
 ) -> None:
-    """Treize's seed 2 deals 5H, then KD: with one card the waste is wb (5H pairs with
-    p27's 8), with two they are wb and wt (KD, a King, goes alone)."""
+    """Treize's seed 2 deals 5H, KD, QH, 7D. With one card the waste is wb: 5H pairs with
+    p27's 8 (dragged onto it), KD goes alone (a click on the waste outside its card aims at
+    it); with two they are wb and wt, and 7D pairs with p25's 6."""
     errors: list[str] = []
     page, bob = await running_race_page(browser, arena.url, errors, "treize")
     stock = page.locator('.pile[data-pile="stock"]')
     await stock.click(position={"x": 5, "y": 5})
     await until_waste(page, ["5H"])
     assert await waste_names(page) == ["wb"]
+    p27 = page.locator('.pile[data-pile="p27"] .card[data-card]')
+    await p27.drag_to(page.locator('.card[data-card="5H"]'))
+    await until_waste(page, [])  # p27+wb
     await stock.click(position={"x": 5, "y": 5})
-    await until_waste(page, ["5H", "KD"])
-    assert await waste_names(page) == ["wb", "wt"]
-    await page.locator('.card[data-card="KD"]').click()  # wt: a King alone
-    await until_waste(page, ["5H"])
+    await until_waste(page, ["KD"])
     assert await waste_names(page) == ["wb"]
-    await page.locator('.card[data-card="5H"]').click()
-    await page.locator('.pile[data-pile="p27"] .card[data-card]').click()  # p27+wb
+    await page.locator('.pile[data-pile="waste"] > .label').click()  # wb: a King alone
     await until_waste(page, [])
+    for dealt in (["QH"], ["QH", "7D"]):
+        await stock.click(position={"x": 5, "y": 5})
+        await until_waste(page, dealt)
+    assert await waste_names(page) == ["wb", "wt"]
+    await page.locator('.card[data-card="7D"]').click()
+    await page.locator('.pile[data-pile="p25"] .card[data-card]').click()  # p25+wt
+    await until_waste(page, ["QH"])
     racer = await same_player(page, arena.url)
     race_id = page.url.rsplit("/", 1)[1]
     board = await racer.board(race_id)
-    assert board is not None and board.view.move_count == 4
-    assert board.view.piles["p27"].count == 0
+    assert board is not None and board.view.move_count == 7
+    assert board.view.piles["p27"].count == 0 and board.view.piles["p25"].count == 0
     await racer.close()
     await bob.close()
     assert errors == []
