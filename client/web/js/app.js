@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsHome, changeText, element, movesText, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsHome, changeText, dealCardsLeft, element, movesText, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -303,6 +303,8 @@ function racePage(raceId, arrived = null) {
   const ratedSetting = element("span", { class: "setting", id: "rated-setting" });
   const dailyKind = element("span", { class: "daily-kind", id: "daily-kind", hidden: true });
   const watchers = element("span", { class: "setting", id: "spectators" }); // "3 watching"
+  let watcherCount = 0;
+  let watchersAtEnd = null; // how many watched as the race ended
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
@@ -572,7 +574,8 @@ function racePage(raceId, arrived = null) {
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
     ratedSetting.textContent = info.rated ? "Rated" : "Casual";
-    if (info.spectators !== undefined) watchers.textContent = info.spectators ? `${info.spectators} watching` : "";
+    if (info.spectators !== undefined && watchersAtEnd === null) watcherCount = info.spectators;
+    drawWatchers();
     drawDaily();
     if (solo()) learnDaily(info);
     if (info.board) {
@@ -585,6 +588,14 @@ function racePage(raceId, arrived = null) {
     drawRematch();
     tick();
     resumeGhosts();
+  }
+
+  // How many watch while the race is on; once it is over, how many watched as it ended
+  // (frozen: spectators leaving a finished race change nothing); none for one cancelled.
+  function drawWatchers() {
+    const over = STAGES[race?.status ?? "open"] >= STAGES.finished;
+    if (over && watchersAtEnd === null) watchersAtEnd = watcherCount;
+    watchers.textContent = race?.status === "cancelled" ? "" : watchersText(over ? watchersAtEnd : watcherCount, over);
   }
 
   // A get_race reply: events may have moved the race on since the server answered.
@@ -759,7 +770,12 @@ function racePage(raceId, arrived = null) {
       } catch { /* the results stand without them */ }
     }),
     arena.on("ghost", takeGhost),
-    arena.on("spectators", (e) => { if (e.race_id === raceId) watchers.textContent = e.count ? `${e.count} watching` : ""; }),
+    arena.on("spectators", (e) => {
+      if (e.race_id !== raceId) return;
+      watcherCount = e.count;
+      if (race) race.spectators = e.count;
+      drawWatchers();
+    }),
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
