@@ -450,7 +450,8 @@ function racePage(raceId, arrived = null) {
   // day's board, its progress at this attempt's elapsed time.
   function ghostLine(g) {
     const at = ghostProgress.get(g.player_id);
-    const left = at?.cards_left ?? 52;
+    const left = at?.cards_left ?? dealCardsLeft(race.game); // not moved yet: the deal's
+    const score = at?.score ?? 52 - dealCardsLeft(race.game);
     const moves = at?.move_count ?? 0;
     const state = !at?.finished ? `${left} left · ${moves} ${moves === 1 ? "move" : "moves"}`
       : at.won ? `won in ${seconds(at.elapsed_ms)}` : `finished · ${left} left`;
@@ -458,8 +459,8 @@ function racePage(raceId, arrived = null) {
     return element("div", { class: "racer ghost", "data-ghost": g.player_id },
       element("span", { class: "racer-name" }, element("span", { class: "ghost-tag" }, "ghost"), " ", `${g.name}`,
         element("span", { class: "ghost-info" }, `rank ${g.rank} · ${result}`)),
-      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(at?.score ?? 0),
-        "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(at?.score ?? 0)),
+      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score),
+        "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(score)),
       element("span", { class: "ghost-state" }, state));
   }
 
