@@ -142,6 +142,11 @@ async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
     await expect(page).to_have_url(re.compile(rf"#/watch/{race_id}$"))
     await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
     await no_racer_controls(page)
+    # Its replay waits for the end: the server's word and the way to the race, nothing else.
+    await page.evaluate(f"location.hash = '#/replay/{race_id}'")
+    await expect(page.locator("p.error")).to_have_text("the race has no results until it ends: see the race")
+    assert await page.locator("#not-over-link").get_attribute("href") == f"#/race/{race_id}"
+    await expect(page.locator("#verify-link")).to_have_count(0)
     assert errors == []
 
 
@@ -164,7 +169,11 @@ async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_with
     await expect(page.locator("#status")).to_contain_text("There is no race with this id")
     await no_racer_controls(page)
     await page.evaluate("location.hash = '#/replay/0123456789ab'")
-    await expect(page.locator("#step-label")).to_contain_text("There is no race with this id")
+    # Said once, with no slider, no board and no Verify link to follow.
+    gone = "There is no race with this id (or it is no longer kept)."
+    await expect(page.locator("p.error")).to_have_text(gone)
+    for part in ("#verify-link", "#step", "#board"):
+        await expect(page.locator(part)).to_have_count(0)
     assert errors == []
 
 

@@ -935,9 +935,9 @@ function replayPage(raceId) {
   }
 
   slider.addEventListener("input", showStep);
-  app.replaceChildren(element("h1", {}, "Replay"), racerButtons,
-    element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")),
-    element("div", { class: "row" }, slider, label), boardBox, error);
+  const verifyLine = element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race"));
+  const stepLine = element("div", { class: "row" }, slider, label);
+  app.replaceChildren(element("h1", {}, "Replay"), racerButtons, verifyLine, stepLine, boardBox, error);
   readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
@@ -947,8 +947,13 @@ function replayPage(raceId) {
       await load(summary.standings[0].player_id);
     })
     .catch((failure) => {
-      if (failure.code === "race_not_found") label.textContent = "There is no race with this id (or it is no longer kept).";
-      showError(error, failure);
+      // No replay to show: no slider, no board, no Verify link; what there is instead.
+      verifyLine.remove();
+      stepLine.remove();
+      boardBox.remove();
+      if (failure.code === "race_not_found") error.textContent = "There is no race with this id (or it is no longer kept).";
+      else showError(error, failure);
+      if (failure.code === "race_not_over") error.append(": ", element("a", { href: `#/race/${raceId}`, id: "not-over-link" }, "see the race"));
     });
   return () => {};
 }
