@@ -25,8 +25,10 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Final
+from functools import cache
+from typing import Final, cast
 
+from shared import new_game
 from shared.games import GameName
 from shared.protocol import (
     BoardView,
@@ -52,6 +54,16 @@ from shared.protocol import (
 CARDS: Final = 52
 #: Ghosts the server races at most (the day's best three finished attempts).
 GHOSTS_SHOWN: Final = 3
+
+
+@cache
+def dealt_home(game: str | None) -> int:
+    """The cards a deal of ``game`` puts home before any move (Eagle Wing's base card).
+
+    >>> dealt_home("eagle-wing"), dealt_home("treize"), dealt_home(None)
+    (1, 0, 0)
+    """
+    return new_game(cast(GameName, game), 0).score if game else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,14 +310,21 @@ class RaceState:
         >>> state.set_ghosts([GhostInfo(player_id="p_z", name="zoe", rank=1, won=True, time_ms=95012)])
         >>> state.ghosts["p_z"].name, state.ghosts["p_z"].cards_left, state.ghosts["p_z"].move_count
         ('zoe', 49, 2)
+        >>> state.game = "eagle-wing"  # one not heard of yet has the deal's cards left
+        >>> state.set_ghosts([GhostInfo(player_id="p_y", name="yan", rank=2, won=False, time_ms=None)])
+        >>> state.ghosts["p_y"].cards_left, state.ghosts["p_y"].score
+        (51, 1)
         >>> state.ghosts_on = False
         >>> state.apply(Ghost(race_id="r1", player_id="p_z", elapsed_ms=5000, score=4,
         ...                   cards_left=48, move_count=3, finished=False, won=False))
         False
         """
         ghosts = {}
+        start = dealt_home(self.game)
         for info in infos[:GHOSTS_SHOWN]:
-            known = self.ghosts.get(info.player_id, GhostRacer(info.player_id, info.name))
+            known = self.ghosts.get(info.player_id) or GhostRacer(
+                info.player_id, info.name, score=start, cards_left=CARDS - start
+            )
             ghosts[info.player_id] = replace(known, name=info.name, rank=info.rank)
         self.ghosts = ghosts
 

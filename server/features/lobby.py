@@ -81,7 +81,7 @@ def race_info(
     ``board`` only, the commitment from the start (before any seed share is revealed),
     the seed at the end, and
     each racer's rating in the game when ``ratings`` has it."""
-    racers = [racer_info(s, boards.get(s.player_id)) for s in seats]
+    racers = [racer_info(s, boards.get(s.player_id), meta.game) for s in seats]
     if ratings:
         racers = [_rated(r, ratings.get(r.player_id), now) for r in racers]
     over = meta.status is RaceStatus.FINISHED and (not meta.daily or day_over(meta.daily, now))

@@ -6,10 +6,11 @@ Unit-tested without Redis (tests/server/features/test_race_rules.py).
 from __future__ import annotations
 
 from enum import Enum
+from functools import cache
 from typing import Any
 
 from server.store.records import BoardRecord, RaceMeta, RaceStatus, Seat
-from shared import Game
+from shared import Game, GameName, new_game
 from shared.protocol import RacerInfo, Standing
 from shared.ranking import ResultKey, rank_results, result_key
 
@@ -127,11 +128,32 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
     ]
 
 
-def racer_info(seat: Seat, board: BoardRecord | None) -> RacerInfo:
-    """What everyone may know of a racer: the seat, and the board's counters once dealt."""
+@cache
+def dealt_home(game: GameName) -> int:
+    """The cards every deal of ``game`` puts home (its score before any move): Eagle Wing's
+    base card on f1, none in the other games.
+
+    >>> [dealt_home(g) for g in ("eagle-wing", "treize", "eight-off")]
+    [1, 0, 0]
+    """
+    return new_game(game, 0).score
+
+
+def racer_info(seat: Seat, board: BoardRecord | None, game: GameName) -> RacerInfo:
+    """What everyone may know of a racer: the seat, and the board's counters once dealt
+    (before that, the deal's: in Eagle Wing one card is home from the start)."""
     shares = {"share_committed": bool(seat.share_commitment), "share_revealed": bool(seat.share)}
     if board is None:
-        return RacerInfo(player_id=seat.player_id, name=seat.name, bot=seat.bot, ready=seat.ready, **shares)
+        start = dealt_home(game)
+        return RacerInfo(
+            player_id=seat.player_id,
+            name=seat.name,
+            bot=seat.bot,
+            ready=seat.ready,
+            **shares,
+            score=start,
+            cards_left=CARDS - start,
+        )
     return RacerInfo(
         player_id=seat.player_id,
         name=seat.name,

@@ -193,6 +193,8 @@ async def test_list_join_by_code_leave_and_creator_start(arena: ArenaServer, con
     await bob.join_race(race.code.lower())
     update = await ada.wait_for(RaceUpdate)
     assert len(update.race.racers) == 2
+    # Before the deal every racer has the deal's cards left: Eagle Wing's base card is home.
+    assert [(r.score, r.cards_left) for r in update.race.racers] == [(1, 51), (1, 51)]
     await cyd.join_race(race.code)
     await cyd.leave(race.race_id)
     with pytest.raises(ArenaError) as not_creator:

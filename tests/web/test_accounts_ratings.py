@@ -435,6 +435,12 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await page.goto(page.url.split("#")[0] + f"#/profile/{bob.player_id}")
     await expect(page.locator("#profile-name")).to_have_text("bob_p")
     await expect(page.locator("#profile-account")).to_have_text("Account bob_p")
+    # On a phone the recent races' table scrolls in its own box: the page keeps its width.
+    await page.set_viewport_size({"width": 375, "height": 740})
+    overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the profile is {overflow}px wider than the phone's screen"
+    await page.locator("#recent tr a.replay-link").first.scroll_into_view_if_needed()
+    await expect(page.locator("#recent tr a.replay-link").first).to_be_in_viewport()
     for client in (ada, bob):
         await client.close()
     assert errors == []

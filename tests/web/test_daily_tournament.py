@@ -271,3 +271,27 @@ async def test_ghosts_are_offered_only_during_ones_own_scored_attempt(
         assert await other.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
         await other.context.close()
         assert errors == []
+
+
+async def test_a_ghost_that_has_not_moved_yet_has_the_deals_cards_left(
+    browser: Browser, clean_redis: str
+) -> None:
+    """Eagle Wing deals a card home: a ghost that has not moved yet has 51 cards left."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        leader = await account(arena.url, "eagle_leader")
+        started = await leader.start_daily("eagle-wing")
+        clock.advance(PACE)
+        await leader.finish(started.race.race_id)  # gives up PACE seconds in, with no move
+        await leader.wait_for(RaceEnded, lambda e: e.race_id == started.race.race_id)
+        await account(arena.url, "eagle_chaser")
+        page = await signed_in_page(browser, arena.url, "eagle_chaser", errors)
+        await open_daily(page)
+        await deal_box(page, "eagle-wing").get_by_role("button", name="Play Eagle Wing").click()
+        await page.get_by_role("button", name="Race ghosts", exact=True).click()
+        ghost = page.locator(f'.racer.ghost[data-ghost="{leader.player_id}"]')
+        await expect(ghost.locator(".ghost-state")).to_have_text("51 left \N{MIDDLE DOT} 0 moves")
+        await expect(ghost.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "1")
+        await expect(page.locator(".racer:not(.ghost) .racer-state")).to_have_text("51 left")
+        await give_up(page)
+    assert errors == []

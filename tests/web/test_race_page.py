@@ -57,28 +57,35 @@ async def until_waste(page: Page, cards: list[str]) -> None:
 async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_clicking(
     browser: Browser, arena: ArenaServer
 ) -> None:
-    """Treize's seed 2 deals 5H, then KD: with one card the waste is wb (5H pairs with
-    p27's 8), with two they are wb and wt (KD, a King, goes alone)."""
+    """Treize's seed 2 deals 5H, KD, QH, 7D. With one card the waste is wb: 5H pairs with
+    p27's 8 (dragged onto it), KD goes alone (a click on the waste outside its card aims at
+    it); with two they are wb and wt, and 7D pairs with p25's 6."""
     errors: list[str] = []
     page, bob = await running_race_page(browser, arena.url, errors, "treize")
     stock = page.locator('.pile[data-pile="stock"]')
     await stock.click(position={"x": 5, "y": 5})
     await until_waste(page, ["5H"])
     assert await waste_names(page) == ["wb"]
+    p27 = page.locator('.pile[data-pile="p27"] .card[data-card]')
+    await p27.drag_to(page.locator('.card[data-card="5H"]'))
+    await until_waste(page, [])  # p27+wb
     await stock.click(position={"x": 5, "y": 5})
-    await until_waste(page, ["5H", "KD"])
-    assert await waste_names(page) == ["wb", "wt"]
-    await page.locator('.card[data-card="KD"]').click()  # wt: a King alone
-    await until_waste(page, ["5H"])
+    await until_waste(page, ["KD"])
     assert await waste_names(page) == ["wb"]
-    await page.locator('.card[data-card="5H"]').click()
-    await page.locator('.pile[data-pile="p27"] .card[data-card]').click()  # p27+wb
+    await page.locator('.pile[data-pile="waste"] > .label').click()  # wb: a King alone
     await until_waste(page, [])
+    for dealt in (["QH"], ["QH", "7D"]):
+        await stock.click(position={"x": 5, "y": 5})
+        await until_waste(page, dealt)
+    assert await waste_names(page) == ["wb", "wt"]
+    await page.locator('.card[data-card="7D"]').click()
+    await page.locator('.pile[data-pile="p25"] .card[data-card]').click()  # p25+wt
+    await until_waste(page, ["QH"])
     racer = await same_player(page, arena.url)
     race_id = page.url.rsplit("/", 1)[1]
     board = await racer.board(race_id)
-    assert board is not None and board.view.move_count == 4
-    assert board.view.piles["p27"].count == 0
+    assert board is not None and board.view.move_count == 7
+    assert board.view.piles["p27"].count == 0 and board.view.piles["p25"].count == 0
     await racer.close()
     await bob.close()
     assert errors == []
@@ -135,6 +142,11 @@ async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
     await expect(page).to_have_url(re.compile(rf"#/watch/{race_id}$"))
     await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
     await no_racer_controls(page)
+    # Its replay waits for the end: the server's word and the way to the race, nothing else.
+    await page.evaluate(f"location.hash = '#/replay/{race_id}'")
+    await expect(page.locator("p.error")).to_have_text("the race has no results until it ends: see the race")
+    assert await page.locator("#not-over-link").get_attribute("href") == f"#/race/{race_id}"
+    await expect(page.locator("#verify-link")).to_have_count(0)
     assert errors == []
 
 
@@ -157,7 +169,11 @@ async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_with
     await expect(page.locator("#status")).to_contain_text("There is no race with this id")
     await no_racer_controls(page)
     await page.evaluate("location.hash = '#/replay/0123456789ab'")
-    await expect(page.locator("#step-label")).to_contain_text("There is no race with this id")
+    # Said once, with no slider, no board and no Verify link to follow.
+    gone = "There is no race with this id (or it is no longer kept)."
+    await expect(page.locator("p.error")).to_have_text(gone)
+    for part in ("#verify-link", "#step", "#board"):
+        await expect(page.locator(part)).to_have_count(0)
     assert errors == []
 
 

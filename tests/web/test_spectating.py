@@ -112,6 +112,7 @@ async def watch_and_switch(
     await expect(page.locator("#watch-results")).to_contain_text("1.")
     await expect(page.locator(f'.thumb[data-player="{ada.player_id}"]')).to_contain_text("won")
     assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{race_id}"
+    await expect(page.locator("#watch-spectators")).to_have_text("1 watched")  # as it ended, not now
     await page.screenshot(path=shot_path(f"watch-{tag}-results"), full_page=True, animations="disabled")
     assert errors == []
 
@@ -147,9 +148,16 @@ async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
         # Back on the race page to the end: the results link to the Verify page.
         await go(ada, f"#/race/{race_id}")
         await expect(ada.locator("#give-up")).to_be_visible()
+        await sam.watch(race_id)
+        await expect(ada.locator("#spectators")).to_have_text("1 watching")
         await bob.finish(race_id)
         await give_up(ada)
         await expect(ada.locator("#results")).to_contain_text("1.")
+        # Once the race is over: how many watched it as it ended, whoever leaves after.
+        await expect(ada.locator("#spectators")).to_have_text("1 watched")
+        await sam.unwatch()
+        await ada.wait_for_timeout(500)  # the count of 0 reaches the page within 0.25 s
+        await expect(ada.locator("#spectators")).to_have_text("1 watched")
         await ada.screenshot(path=shot_path("race-results-verify-link"), full_page=True)
         await ada.click("#verify-link")
         await expect(ada.locator("#verdict")).to_have_text("Every check made here passed.")

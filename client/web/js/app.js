@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsHome, changeText, element, movesText, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsHome, changeText, dealCardsLeft, element, movesText, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
 import { keepShare, newShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -303,6 +303,8 @@ function racePage(raceId, arrived = null) {
   const ratedSetting = element("span", { class: "setting", id: "rated-setting" });
   const dailyKind = element("span", { class: "daily-kind", id: "daily-kind", hidden: true });
   const watchers = element("span", { class: "setting", id: "spectators" }); // "3 watching"
+  let watcherCount = 0;
+  let watchersAtEnd = null; // how many watched as the race ended
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
   const boardBox = element("div", { class: "board", id: "board" });
@@ -448,7 +450,8 @@ function racePage(raceId, arrived = null) {
   // day's board, its progress at this attempt's elapsed time.
   function ghostLine(g) {
     const at = ghostProgress.get(g.player_id);
-    const left = at?.cards_left ?? 52;
+    const left = at?.cards_left ?? dealCardsLeft(race.game); // not moved yet: the deal's
+    const score = at?.score ?? 52 - dealCardsLeft(race.game);
     const moves = at?.move_count ?? 0;
     const state = !at?.finished ? `${left} left · ${moves} ${moves === 1 ? "move" : "moves"}`
       : at.won ? `won in ${seconds(at.elapsed_ms)}` : `finished · ${left} left`;
@@ -456,8 +459,8 @@ function racePage(raceId, arrived = null) {
     return element("div", { class: "racer ghost", "data-ghost": g.player_id },
       element("span", { class: "racer-name" }, element("span", { class: "ghost-tag" }, "ghost"), " ", `${g.name}`,
         element("span", { class: "ghost-info" }, `rank ${g.rank} · ${result}`)),
-      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(at?.score ?? 0),
-        "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(at?.score ?? 0)),
+      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score),
+        "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(score)),
       element("span", { class: "ghost-state" }, state));
   }
 
@@ -572,7 +575,8 @@ function racePage(raceId, arrived = null) {
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
     ratedSetting.textContent = info.rated ? "Rated" : "Casual";
-    if (info.spectators !== undefined) watchers.textContent = info.spectators ? `${info.spectators} watching` : "";
+    if (info.spectators !== undefined && watchersAtEnd === null) watcherCount = info.spectators;
+    drawWatchers();
     drawDaily();
     if (solo()) learnDaily(info);
     if (info.board) {
@@ -585,6 +589,14 @@ function racePage(raceId, arrived = null) {
     drawRematch();
     tick();
     resumeGhosts();
+  }
+
+  // How many watch while the race is on; once it is over, how many watched as it ended
+  // (frozen: spectators leaving a finished race change nothing); none for one cancelled.
+  function drawWatchers() {
+    const over = STAGES[race?.status ?? "open"] >= STAGES.finished;
+    if (over && watchersAtEnd === null) watchersAtEnd = watcherCount;
+    watchers.textContent = race?.status === "cancelled" ? "" : watchersText(over ? watchersAtEnd : watcherCount, over);
   }
 
   // A get_race reply: events may have moved the race on since the server answered.
@@ -759,7 +771,12 @@ function racePage(raceId, arrived = null) {
       } catch { /* the results stand without them */ }
     }),
     arena.on("ghost", takeGhost),
-    arena.on("spectators", (e) => { if (e.race_id === raceId) watchers.textContent = e.count ? `${e.count} watching` : ""; }),
+    arena.on("spectators", (e) => {
+      if (e.race_id !== raceId) return;
+      watcherCount = e.count;
+      if (race) race.spectators = e.count;
+      drawWatchers();
+    }),
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
@@ -918,9 +935,9 @@ function replayPage(raceId) {
   }
 
   slider.addEventListener("input", showStep);
-  app.replaceChildren(element("h1", {}, "Replay"), racerButtons,
-    element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")),
-    element("div", { class: "row" }, slider, label), boardBox, error);
+  const verifyLine = element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race"));
+  const stepLine = element("div", { class: "row" }, slider, label);
+  app.replaceChildren(element("h1", {}, "Replay"), racerButtons, verifyLine, stepLine, boardBox, error);
   readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
@@ -930,8 +947,13 @@ function replayPage(raceId) {
       await load(summary.standings[0].player_id);
     })
     .catch((failure) => {
-      if (failure.code === "race_not_found") label.textContent = "There is no race with this id (or it is no longer kept).";
-      showError(error, failure);
+      // No replay to show: no slider, no board, no Verify link; what there is instead.
+      verifyLine.remove();
+      stepLine.remove();
+      boardBox.remove();
+      if (failure.code === "race_not_found") error.textContent = "There is no race with this id (or it is no longer kept).";
+      else showError(error, failure);
+      if (failure.code === "race_not_over") error.append(": ", element("a", { href: `#/race/${raceId}`, id: "not-over-link" }, "see the race"));
     });
   return () => {};
 }

@@ -216,8 +216,9 @@ export class Board {
     const release = (up) => {
       document.removeEventListener("pointerup", release);
       const moved = Math.hypot(up.clientX - from.x, up.clientY - from.y) > 8;
-      const pile = document.elementFromPoint(up.clientX, up.clientY)?.closest(".pile");
-      const target = pile?.dataset.pile;
+      // Over a card, its name (Treize's waste has three); else what the pile's click aims at.
+      const hit = document.elementFromPoint(up.clientX, up.clientY);
+      const target = hit?.closest(".card[data-name]")?.dataset.name ?? hit?.closest(".pile")?.dataset.aim;
       if (!moved || !target || target === name) return; // a click, handled as one
       this.selected = { name, count };
       this.click(target, 1);
@@ -345,6 +346,10 @@ export class Board {
       const fanStep = slot.fan ? rem * 1.35 : 0;
       const treizeWaste = view.game === "treize" && slot.pile === "waste";
       const cards = treizeWaste ? data.cards : shown;
+      // What a click on the pile outside its cards aims at: Treize's newest waste card (wb
+      // while it is the only one, wt from two on), else the pile.
+      const aim = treizeWaste && cards.length ? this.nameOf("waste", cards.length - 1, cards.length) : slot.pile;
+      pileElement.dataset.aim = aim;
       places.tops.set(slot.pile, { element: null, x: left, y: top });
       cards.forEach((code, index) => {
         const element = cardElement(code, this.played ? "button" : "img");
@@ -388,10 +393,10 @@ export class Board {
       if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
       // A hinted move's target pile, or its source when that is empty (a redeal's stock).
       if (hint && ((!hint.pair && hint.to === slot.pile) || (hint.from === slot.pile && !cards.length))) pileElement.classList.add("target");
-      if (this.played) pileElement.addEventListener("click", () => this.click(slot.pile === "waste" && view.game === "treize" ? "wt" : slot.pile, 1));
+      if (this.played) pileElement.addEventListener("click", () => this.click(aim, 1));
       if (this.played && !cards.length) { // an empty pile: the pile is the button, and the stop
         if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
-        this.stops.push({ pile: slot.pile, key: 1, name: treizeWaste ? "wt" : slot.pile, count: 1, element: pileElement, slot, empty: true });
+        this.stops.push({ pile: slot.pile, key: 1, name: aim, count: 1, element: pileElement, slot, empty: true });
       }
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);

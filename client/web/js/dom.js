@@ -45,6 +45,18 @@ export function movesText(count) {
   return `${count} ${count === 1 ? "move" : "moves"}`;
 }
 
+// How many watch a race: "3 watching" while it runs; once it is over, how many watched
+// as it ended ("3 watched"), which later arrivals and departures no longer change.
+export function watchersText(count, over = false) {
+  return count ? `${count} ${over ? "watched" : "watching"}` : "";
+}
+
+// Cards a racer who has not moved yet has left: the deal's, as Eagle Wing deals one home.
+export const DEALT_HOME = { "eagle-wing": 1 };
+export function dealCardsLeft(game) {
+  return 52 - (DEALT_HOME[game] ?? 0);
+}
+
 export function seconds(ms) {
   return `${(ms / 1000).toFixed(1)} s`;
 }

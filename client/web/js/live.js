@@ -3,7 +3,7 @@
 // sends it (exactly what that racer sees), one large and the others small.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, cardsHome, element, playerLink, ratingText, seconds, showError } from "./dom.js";
+import { GAME_TITLES, cardsHome, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -12,7 +12,6 @@ function clockText(ms) {
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
 }
 
-const watchingText = (count) => (count ? `${count} watching` : "");
 const delayText = (ms) => (ms > 0 ? `${Math.round(ms / 1000)} s behind` : "");
 
 function bar(score) {
@@ -48,7 +47,7 @@ export function livePage({ app, arena, readingSession }) {
     return element("article", { class: "live-race", "data-race": race.race_id },
       element("div", { class: "row" }, element("strong", {}, GAME_TITLES[race.game] ?? race.game),
         element("span", { class: "setting" }, kind), element("span", { class: "setting" }, race.status === "countdown" ? "starting" : "running"),
-        element("span", { class: "spectators" }, watchingText(race.spectators) || "nobody watching yet"),
+        element("span", { class: "spectators" }, watchersText(race.spectators) || "nobody watching yet"),
         element("a", { href: `#/watch/${race.race_id}`, class: "watch-link", "aria-label": `watch race ${race.race_id}` }, "Watch")),
       element("div", { class: "racers" }, ...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
         element("span", { class: "racer-name" }, playerLink(r.player_id, r.name, r.bot),
@@ -95,6 +94,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   const results = element("section", { id: "watch-results" });
   const large = new Board(largeBox);
   let race = null; // LiveRace
+  let watchers = 0; // how many watch, as last counted (frozen once the race is over)
   let delayMs = 0;
   let offset = 0; // the server's clock minus this one
   let boards = new Map(); // player id -> { seq, view, finished, won, last, board, thumb }
@@ -156,7 +156,8 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     delayMs = snapshot.delay_ms ?? 0;
     offset = (snapshot.as_of ?? Date.now()) + delayMs - Date.now();
     featuredTag.hidden = !snapshot.featured;
-    spectators.textContent = watchingText(race?.spectators ?? 0);
+    watchers = race?.spectators ?? 0;
+    drawWatchers();
     delay.textContent = delayText(delayMs);
     kind.textContent = race ? `${GAME_TITLES[race.game] ?? race.game} · ${race.rated ? "rated" : "casual"}` : "";
     // A featured watch moving on keeps the last race's results in view, named as such.
@@ -187,6 +188,13 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   }
 
   const ours = (event) => race && event.race_id === race.race_id;
+  const over = () => ["finished", "cancelled"].includes(race?.status);
+
+  // While the race runs, how many watch now; at its end, how many watched (none shown
+  // for a race cancelled).
+  function drawWatchers() {
+    spectators.textContent = race?.status === "cancelled" ? "" : watchersText(watchers, over());
+  }
 
   function showResults(summary) {
     const link = `#/verify/${summary.race_id}`;
@@ -243,10 +251,11 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       race.status = "finished";
       status.textContent = statusText();
       tick();
+      drawWatchers();
       showResults(e.summary);
     }),
-    arena.on("race_cancelled", (e) => { if (ours(e)) { race.status = "cancelled"; status.textContent = e.message ?? statusText(); tick(); } }),
-    arena.on("spectators", (e) => { if (ours(e)) spectators.textContent = watchingText(e.count); }),
+    arena.on("race_cancelled", (e) => { if (ours(e)) { race.status = "cancelled"; status.textContent = e.message ?? statusText(); tick(); drawWatchers(); } }),
+    arena.on("spectators", (e) => { if (ours(e) && !over()) { watchers = e.count; drawWatchers(); } }),
     arena.on("welcome", () => { if (!gone && asked) watch(); }), // a resumed connection watches again
   ];
 

@@ -222,6 +222,9 @@ function raceResult(race) {
   return cardsHome(race.score);
 }
 
+// A table wider than a phone's screen scrolls sideways in its own box, not the page.
+const scrolling = (content) => element("div", { class: "table-scroll" }, content);
+
 export function profilePage({ app, arena, signIn, readingSession }, playerId) {
   const error = element("p", { class: "error", role: "alert" });
   const loading = element("p", { id: "profile-loading" }, "Loading…");
@@ -274,9 +277,9 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       element("h1", { id: "profile-name" }, `${p.name}${p.bot ? " 🤖" : ""}`),
       element("p", { id: "profile-account" },
         p.username ? `Account ${p.username}` : "Guest", p.bot ? " · a bot" : "", own ? " · this is you" : ""),
-      element("section", { "aria-labelledby": "ratings-title" }, element("h2", { id: "ratings-title" }, "Ratings"), ratings),
-      element("section", { "aria-labelledby": "stats-title" }, element("h2", { id: "stats-title" }, "Races by game"), stats),
-      element("section", { "aria-labelledby": "recent-title" }, element("h2", { id: "recent-title" }, "Recent races"), recent),
+      element("section", { "aria-labelledby": "ratings-title" }, element("h2", { id: "ratings-title" }, "Ratings"), scrolling(ratings)),
+      element("section", { "aria-labelledby": "stats-title" }, element("h2", { id: "stats-title" }, "Races by game"), scrolling(stats)),
+      element("section", { "aria-labelledby": "recent-title" }, element("h2", { id: "recent-title" }, "Recent races"), scrolling(recent)),
       error);
   }
 
