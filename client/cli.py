@@ -48,6 +48,7 @@ from client.errors import (
 )
 from client.sdk import ArenaClient, player_token
 from client.watching import WatchedRace, ranking_lines
+from client.wording import result_words
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
@@ -849,8 +850,8 @@ def record_text(record: RaceRecord) -> str:
     commitment 031b64d20b6116cda77d76f7ef42e286f8dedb734e183ad66145c4c5b4b6e4b5
     seed 42: the server seed (no racer sent a seed share)
     results
-      1. Ada        0 cards home, 1 move          (p_1)
-      1. Bob [bot]  0 cards home, 0 moves         (p_2)
+      1. Ada        0 cards removed, 1 move       (p_1)
+      1. Bob [bot]  0 cards removed, 0 moves      (p_2)
     verified: the commitment, 0 seed shares, the seed and 1 move check out
     """
     kind = "rated" if record.rated else "casual"
@@ -877,7 +878,8 @@ def record_text(record: RaceRecord) -> str:
         names[player] = f"{racer.name}{' [bot]' if racer.bot else ''}{rating}"
     width = max(len(name) for name in names.values())
     for result in record.results:
-        outcome = f"{_result(result.won, result.score, result.time_ms)}, {_plural(result.move_count, 'move')}"
+        outcome = f"{result_words(record.game, result.won, result.score, result.time_ms)}, "
+        outcome += _plural(result.move_count, "move")
         name = names[result.player_id]
         lines.append(f"  {result.rank}. {name:<{width}}  {outcome:<28}  ({result.player_id})")
     moves = sum(len(moves) for _player, moves in record.moves)
@@ -1072,8 +1074,8 @@ def profile_text(found: PlayerProfile) -> str:
     races
       eight-off   2 races, 1 win, best 95.0 s
     latest races
-      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s   +162  19...
-      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards home         19...
+      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  19...
+      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        19...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1100,17 +1102,13 @@ def profile_text(found: PlayerProfile) -> str:
     if found.recent:
         lines.append("latest races")
     for race in found.recent:
-        result = (
-            f"won in {_seconds(race.time_ms)}"
-            if race.won and race.time_ms is not None
-            else ("won" if race.won else _plural(race.score, "card") + " home")
-        )
+        result = result_words(race.game, race.won, race.score, race.time_ms)
         change = f"{race.rating_change:+d}" if race.rating_change is not None else ""
         when = datetime.fromtimestamp(race.ended_at / 1000).strftime("%Y-%m-%d %H:%M")
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
         place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"
         lines.append(
-            f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  {result:<14}  {change:>4}  {when}"
+            f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  {result:<16}  {change:>4}  {when}"
         )
     return "\n".join(line.rstrip() for line in lines)
 
@@ -1205,14 +1203,14 @@ async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
         board = await client.daily_board(info.game, date=date, limit=1)
         if board.me is None:
             return f"scored: in progress (race {attempt.race_id}; daily {info.game} resumes it)"
-        result = _result(board.me.won, board.me.score, board.me.time_ms)
+        result = result_words(info.game, board.me.won, board.me.score, board.me.time_ms)
         return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
     try:
         summary = await client.results(attempt.race_id)
     except RaceNotOverError:
         return f"unscored (guest): in progress (race {attempt.race_id}; daily {info.game} resumes it)"
     mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
-    result = _result(mine.won, mine.score, mine.time_ms) if mine is not None else "over"
+    result = result_words(info.game, mine.won, mine.score, mine.time_ms) if mine is not None else "over"
     return f"unscored (guest): {result} (race {attempt.race_id})"
 
 
@@ -1268,12 +1266,6 @@ async def _play_daily(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     return 0
-
-
-def _result(won: bool, score: int, time_ms: int | None) -> str:
-    if won:
-        return f"won in {_seconds(time_ms)}" if time_ms is not None else "won"
-    return _plural(score, "card") + " home"
 
 
 def _until(ms: int) -> str:
@@ -1358,9 +1350,9 @@ def daily_board_text(board: DailyBoard) -> str:
     ...     me=entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a"))
     >>> print(daily_board_text(page))
     treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
-    rank  name                      result           race
-       1  zoe                       won in 95.0 s    a1b2c3d4e5f6
-       2  ada                       won in 101.6 s   0f1e2d3c4b5a  <- you
+    rank  name                      result            race
+       1  zoe                       won in 95.0 s     a1b2c3d4e5f6
+       2  ada                       won in 101.6 s    0f1e2d3c4b5a  <- you
     you: #2  won in 101.6 s
     more: --offset 2
     >>> hidden = page.model_copy(update={"entries": [entry(1, "zoe", False, 31)], "me": None,
@@ -1368,14 +1360,14 @@ def daily_board_text(board: DailyBoard) -> str:
     >>> print(daily_board_text(hidden))
     treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
     rank  name                      result
-       1  zoe                       31 cards home
+       1  zoe                       31 cards removed
     you: not on this board (it lists finished scored attempts)
     race ids show once your own attempt is over, or the day is
     """
     if board.total == 0:
         return f"nobody has finished a scored {board.game} attempt of {board.date} yet"
     races = any(entry.race_id for entry in board.entries)
-    head = f"rank  {'name':<24}  {'result':<15}  race" if races else f"rank  {'name':<24}  result"
+    head = f"rank  {'name':<24}  {'result':<16}  race" if races else f"rank  {'name':<24}  result"
     lines = [
         f"{board.game} daily board of {board.date} (UTC): {_plural(board.total, 'finished scored attempt')}",
         head,
@@ -1383,13 +1375,14 @@ def daily_board_text(board: DailyBoard) -> str:
     mine = board.me.player_id if board.me is not None else None
     for entry in board.entries:
         name = f"{entry.name}{' [bot]' if entry.bot else ''}"
-        result = _result(entry.won, entry.score, entry.time_ms)
-        line = f"{entry.rank:>4}  {name:<24}  {result:<15}  {entry.race_id or ''}"
+        result = result_words(board.game, entry.won, entry.score, entry.time_ms)
+        line = f"{entry.rank:>4}  {name:<24}  {result:<16}  {entry.race_id or ''}"
         lines.append(line.rstrip() + ("  <- you" if entry.player_id == mine else ""))
     if not board.entries:
         lines.append("  (no one this far down)")
     if board.me is not None:
-        lines.append(f"you: #{board.me.rank}  {_result(board.me.won, board.me.score, board.me.time_ms)}")
+        me = board.me
+        lines.append(f"you: #{me.rank}  {result_words(board.game, me.won, me.score, me.time_ms)}")
     else:
         lines.append("you: not on this board (it lists finished scored attempts)")
     if board.entries and not races:
@@ -1519,10 +1512,6 @@ def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_js
         line = {"race_id": summary.race_id, "game": summary.game, **mine.model_dump(mode="json")}
         print(json.dumps(line), flush=True)
         return
-    result = (
-        f"won in {mine.time_ms / 1000:.1f} s"
-        if mine.won and mine.time_ms is not None
-        else _plural(mine.score, "card") + " home"
-    )
+    result = result_words(summary.game, mine.won, mine.score, mine.time_ms)
     rank = f"rank {mine.rank}/{len(summary.standings)}"
     print(f"{name}: race {summary.race_id} ({summary.game}) {rank}, {result}", flush=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from client.wording import result_words
 from shared.protocol import (
     LiveRace,
     Progress,
@@ -201,17 +202,12 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
     ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=1, move_count=3)])
     >>> print("\\n".join(ranking_lines(summary)))
       1. ada  won in 95.0 s, 80 moves, rating 1662 +12
-      2. bob  1 card home, 3 moves
+      2. bob  1 card removed, 3 moves
     """
     width = max((len(s.name) for s in summary.standings), default=0)
     lines = []
     for standing in summary.standings:
-        if standing.won and standing.time_ms is not None:
-            result = f"won in {standing.time_ms / 1000:.1f} s"
-        elif standing.won:
-            result = "won"
-        else:
-            result = f"{standing.score} card{'' if standing.score == 1 else 's'} home"
+        result = result_words(summary.game, standing.won, standing.score, standing.time_ms)
         moves = f"{standing.move_count} move{'' if standing.move_count == 1 else 's'}"
         line = f"{standing.rank:>3}. {standing.name:<{width}}  {result}, {moves}"
         if standing.rating is not None and standing.rating_change is not None:

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
+from client.wording import result_words
 
 BAR_WIDTH = 16
 #: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
@@ -240,17 +241,6 @@ class RematchPanel(Static):
         self.update(text)
 
 
-def result_text(won: bool, score: int, time_ms: int | None) -> str:
-    """An attempt's result: the time of a win, else the cards taken home.
-
-    >>> result_text(True, 52, 95012), result_text(False, 1, None)
-    ('won in 95.0 s', '1 card home')
-    """
-    if won:
-        return f"won in {time_ms / 1000:.1f} s" if time_ms is not None else "won"
-    return f"{score} card{'' if score == 1 else 's'} home"
-
-
 def daily_text(state: RaceState) -> str:
     """After a daily attempt: its place on the day's board, and how to play it again.
 
@@ -282,7 +272,7 @@ def daily_text(state: RaceState) -> str:
     if place is None:
         lines.append("not on the board yet")
     else:
-        result = result_text(place.won, place.score, place.time_ms)
+        result = result_words(daily.game, place.won, place.score, place.time_ms)
         lines.append(f"#{place.rank} of {state.board_total}: {result}")
     lines.append("p practises the deal (unscored)")
     return "\n".join(lines)

@@ -56,10 +56,10 @@ from client.tui.panels import (
     RankingPanel,
     RematchPanel,
     rating_text,
-    result_text,
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
+from client.wording import result_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -528,7 +528,7 @@ class RaceScreen(Screen[None]):
             mine = next((s for s in self.state.summary.standings if s.player_id == self.state.me), None)
         result = "over"
         if mine is not None:
-            result = "you " + result_text(mine.won, mine.score, mine.time_ms)
+            result = "you " + result_words(daily.game, mine.won, mine.score, mine.time_ms)
         place = self.state.place
         if not daily.scored:
             where = "not on the board (practice)" if daily.practice else "not on the board (guest)"

@@ -28,9 +28,10 @@ from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
-from client.tui.panels import progress_bar, result_text, spectators_text
+from client.tui.panels import progress_bar, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
+from client.wording import result_words
 from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
 
 #: Racers the number keys reach (1-8); tab reaches every one.
@@ -131,7 +132,7 @@ def results_text(summary: RaceSummary) -> Text:
     """The results, best first, with each racer's new rating after a rated race."""
     text = Text("Results\n", style="bold")
     for standing in summary.standings:
-        result = result_text(standing.won, standing.score, standing.time_ms)
+        result = result_words(summary.game, standing.won, standing.score, standing.time_ms)
         text.append(f"{standing.rank}. {standing.name:<12} {result}\n")
         if standing.rating is not None and standing.rating_change is not None:
             text.append(f"   rating {standing.rating} {standing.rating_change:+d}\n", style="dim")
@@ -150,12 +151,12 @@ def winner_text(summary: RaceSummary | None) -> str:
     (': ada won in 95.0 s', '')
     >>> winner_text(summary.model_copy(update={"standings": [
     ...     ada.model_copy(update={"won": False, "score": 9, "time_ms": None})]}))
-    ': ada first with 9 cards home'
+    ': ada first with 9 cards removed'
     """
     if summary is None or not summary.standings:
         return ""
     first = summary.standings[0]
-    result = result_text(first.won, first.score, first.time_ms)
+    result = result_words(summary.game, first.won, first.score, first.time_ms)
     return f": {first.name} {result}" if first.won else f": {first.name} first with {result}"
 
 

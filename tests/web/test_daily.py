@@ -372,7 +372,7 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
         await expect(page.locator("section.daily")).to_have_count(3)
         score = racer.score
         await expect(box.locator(".attempt-state")).to_have_text(
-            f"Your attempt (unscored): {score} cards home."
+            f"Your attempt (unscored): {score} cards removed."  # Treize removes, never home
         )
         await expect(box.get_by_role("button", name="Practice Treize")).to_be_visible()
         await expect(page.locator("#board-treize tbody")).to_have_text("No finished scored attempts yet.")

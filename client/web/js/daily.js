@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAMES, GAME_TITLES, cardsHome, element, playerLink, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsScored, element, playerLink, seconds, showError } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -33,8 +33,8 @@ function hms(ms) {
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`;
 }
 
-function resultText(won, timeMs, score) {
-  return won ? `won in ${seconds(timeMs)}` : cardsHome(score);
+function resultText(game, won, timeMs, score) {
+  return won ? `won in ${seconds(timeMs)}` : cardsScored(game, score);
 }
 
 // `view`: "deals" (the deals and boards) or "standings" (the tournament).
@@ -130,7 +130,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
 
   // One line of a board: rank, name (yours marked), result, and the attempt's results and
   // replay where the server gives its race id.
-  function boardRow(entry, title) {
+  function boardRow(entry, title, game) {
     const me = entry.player_id === arena.player?.player_id;
     const what = `${entry.name}'s ${title} attempt`;
     const see = entry.race_id
@@ -141,7 +141,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
     return element("tr", { "data-player": entry.player_id, class: me ? "me" : null, "aria-current": me ? "true" : null },
       element("td", { class: "number" }, `${entry.rank}`),
       element("td", {}, playerLink(entry.player_id, entry.name, entry.bot), me ? " (you)" : ""),
-      element("td", { class: "result" }, resultText(entry.won, entry.time_ms, entry.score)),
+      element("td", { class: "result" }, resultText(game, entry.won, entry.time_ms, entry.score)),
       element("td", { class: "links" }, ...see));
   }
 
@@ -156,9 +156,9 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
     function draw(board) {
       next = board.next_offset ?? null;
       more.hidden = next === null;
-      const lines = shown.map((e) => boardRow(e, title));
+      const lines = shown.map((e) => boardRow(e, title, game));
       if (board.me && !shown.some((e) => e.player_id === board.me.player_id)) {
-        lines.push(element("tr", { class: "gap" }, element("td", { colspan: "4" }, "…")), boardRow(board.me, title));
+        lines.push(element("tr", { class: "gap" }, element("td", { colspan: "4" }, "…")), boardRow(board.me, title, game));
       }
       if (!shown.length) {
         lines.push(element("tr", {}, element("td", { colspan: "4" }, "No finished scored attempts yet.")));
@@ -222,7 +222,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
     else {
       const s = state.standing;
       const rank = deal.attempt.scored && board?.me ? `, rank ${board.me.rank} of ${board.total}` : "";
-      line.textContent = `${kind}: ${resultText(s.won, s.time_ms, s.score)}${rank}.`;
+      line.textContent = `${kind}: ${resultText(deal.game, s.won, s.time_ms, s.score)}${rank}.`;
     }
     if (!state.lost && !state.cancelled) box.append(results);
     if (isToday) {

@@ -35,9 +35,10 @@ export function changeText(change) {
   return change > 0 ? `+${change}` : change < 0 ? `${change}` : "±0";
 }
 
-// How many cards a racer put home: "1 card home", "7 cards home".
-export function cardsHome(score) {
-  return `${score} ${score === 1 ? "card" : "cards"} home`;
+// A score in words: the cards a racer put home ("1 card home", "7 cards home"), or in
+// Treize, whose score counts the cards its pairs and Kings took away, "7 cards removed".
+export function cardsScored(game, score) {
+  return `${score} ${score === 1 ? "card" : "cards"} ${game === "treize" ? "removed" : "home"}`;
 }
 
 // A count of moves: "1 move", "0 moves", "12 moves".

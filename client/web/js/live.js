@@ -3,7 +3,7 @@
 // sends it (exactly what that racer sees), one large and the others small.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, cardsHome, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
+import { GAME_TITLES, cardsScored, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -202,7 +202,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     results.replaceChildren(element("h2", {}, "Results"),
       element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsHome(s.score))))),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsScored(summary.game, s.score))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
       featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");

@@ -3,7 +3,7 @@
 // (#/profile for your own, #/profile/<player id> for anyone's).
 
 import {
-  GAMES, GAME_TITLES, cardsHome, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
+  GAMES, GAME_TITLES, cardsScored, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
 } from "./dom.js";
 import {
   LIMITS, checkFields, enteredPasswordProblem, loginUsernameProblem, newPasswordProblem, noteFor, usernameProblem,
@@ -219,7 +219,7 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
 
 function raceResult(race) {
   if (race.won) return `won in ${seconds(race.time_ms)}`;
-  return cardsHome(race.score);
+  return cardsScored(race.game, race.score);
 }
 
 // A table wider than a phone's screen scrolls sideways in its own box, not the page.

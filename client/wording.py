@@ -1,0 +1,27 @@
+"""A racer's result in words, written alike by every terminal client: what a score
+counts depends on the game (cards on the foundations, or in Treize cards removed)."""
+
+from __future__ import annotations
+
+
+def cards_scored(game: str, score: int) -> str:
+    """A score in words: the cards put home on the foundations, or, in Treize (whose
+    score counts the cards its pairs and Kings took away), the cards removed.
+
+    >>> cards_scored("eight-off", 1), cards_scored("eagle-wing", 12), cards_scored("treize", 30)
+    ('1 card home', '12 cards home', '30 cards removed')
+    """
+    return f"{score} card{'' if score == 1 else 's'} {'removed' if game == 'treize' else 'home'}"
+
+
+def result_words(game: str, won: bool, score: int, time_ms: int | None) -> str:
+    """A racer's result: the time of a win, else the cards scored.
+
+    >>> result_words("eight-off", True, 52, 95012), result_words("treize", False, 2, None)
+    ('won in 95.0 s', '2 cards removed')
+    >>> result_words("eagle-wing", True, 52, None)
+    'won'
+    """
+    if won:
+        return f"won in {time_ms / 1000:.1f} s" if time_ms is not None else "won"
+    return cards_scored(game, score)
