@@ -82,6 +82,22 @@ CLOSE_MARGIN_MS: Final = 60_000
 PREPARE_EVERY: Final = 60.0
 
 
+def _misses(
+    player_id: str, index: int, rows: list[tuple[str, float]], total: int, offset: int, limit: int
+) -> bool:
+    """Whether a board page (``rows`` from place ``offset``, of ``total``) leaves out the
+    player who is at place ``index`` of the board: it is older than their attempt's end.
+
+    >>> _misses("p_a", 1, [("p_b", 5.0)], 1, 0, 1), _misses("p_a", 1, [("p_b", 5.0)], 2, 0, 1)
+    (True, False)
+    >>> _misses("p_a", 0, [("p_b", 5.0)], 2, 0, 1), _misses("p_a", 0, [("p_a", 5.0)], 2, 0, 1)
+    (True, False)
+    """
+    if index >= total:
+        return True
+    return offset <= index < offset + limit and all(row[0] != player_id for row in rows)
+
+
 class Daily:
     def __init__(
         self, store: Store, lobby: Lobby, racing: Racing, settings: Settings, time: TimeSource
@@ -333,11 +349,16 @@ class Daily:
         day = self._day(message.date)
         date, game, viewer = day.isoformat(), message.game, caller.player.player_id
         looking = await may_look(self.store, viewer, date, game, self.time.now_ms())
+        mine = await self.store.dailies.board_place(date, game, viewer)
         total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
+        if mine is not None and _misses(viewer, mine[1], rows, total, message.offset, message.limit):
+            # A page kept from before the reader's own attempt ended: they would not find
+            # themselves on it (or be placed beyond its count), so it is read again.
+            self._pages.drop((date, game, message.offset, message.limit, looking))
+            total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
         me = None
-        mine = await self.store.dailies.board_score(date, game, viewer)
         if mine is not None:
-            (me,) = await self._entries(date, game, [(viewer, mine)], looking)
+            (me,) = await self._entries(date, game, [(viewer, mine[0])], looking)
         more = message.offset + len(rows) < total
         board = DailyBoard(
             id=message.id,

@@ -73,9 +73,15 @@ class DailyStore:
         size: int = await self.redis.zcard(keys.daily_board(day, game))
         return size
 
-    async def board_score(self, day: str, game: str, player_id: str) -> float | None:
-        score: float | None = await self.redis.zscore(keys.daily_board(day, game), player_id)
-        return score
+    async def board_place(self, day: str, game: str, player_id: str) -> tuple[float, int] | None:
+        """The player's board score and place in the board's order (0 is first), or None
+        when they are not on the board."""
+        key = keys.daily_board(day, game)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zscore(key, player_id)
+            pipe.zrank(key, player_id)
+            score, index = await pipe.execute()
+        return None if score is None or index is None else (float(score), int(index))
 
     async def rank_of(self, day: str, game: str, score: float) -> int:
         """The rank a board score has: 1 + the attempts strictly better (ties share it)."""

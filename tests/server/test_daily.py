@@ -263,6 +263,28 @@ async def test_equal_results_share_a_rank(clean_redis: str, clock: ManualTime) -
             await racer.ws.close()
 
 
+async def test_a_player_just_finished_finds_their_attempt_on_a_board_page_read_a_moment_before(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob = await accounts(arena.url, "ada", "bob")
+        game = "treize"
+        for racer in (ada, bob):
+            started = await start(racer, game)
+            await racer.request({"type": "finish", "race_id": started["race"]["race_id"]})
+            await racer.event("race_ended")
+            # At once, as a client asks for its place at the end: ada's read is the page
+            # a busy board keeps for a moment; bob's must still count and list bob.
+            board = await racer.request({"type": "get_daily_board", "game": game, "limit": 1})
+            assert board["me"]["player_id"] == racer.player_id
+            assert board["total"] >= board["me"]["rank"]
+        assert board["total"] == 2 and board["entries"][0]["player_id"] == ada.player_id
+        page = await bob.request({"type": "get_daily_board", "game": game})
+        assert [e["name"] for e in page["entries"]] == ["ada_daily", "bob_daily"]
+        for racer in (ada, bob):
+            await racer.ws.close()
+
+
 async def test_ghosts_replay_the_best_attempts_at_the_same_elapsed_times_and_carry_no_cards(
     clean_redis: str, clock: ManualTime
 ) -> None:
