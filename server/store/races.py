@@ -325,6 +325,9 @@ class RaceStore:
         the racers whose rating could not be written (it moved meanwhile)."""
         writes: list[OnceWrite] = []
         rating_of: dict[int, str] = {}
+        # Every racer's place on the leaderboard in one write: the key's marker takes one
+        # write per race, so a second one to the same key would be skipped as done.
+        listings: list[str | float] = []
         for racer in plan["racers"]:
             player_id = racer["player_id"]
             rating = racer.get("rating")
@@ -344,16 +347,14 @@ class RaceStore:
                         ),
                     )
                 )
-                board = keys.leaderboard(game)
-                if racer["listed"]:
-                    writes.append(OnceWrite(board, "zadd", (player_id, rating["rating"])))
-                else:
-                    writes.append(OnceWrite(board, "zrem", (player_id,)))
+                listings += [player_id, rating["rating"] if racer["listed"] else ""]
                 history = keys.player_rating_history(player_id, game)
                 writes.append(OnceWrite(history, "push", (racer["history"], HISTORY)))
             stats = keys.player_stats(player_id, game)
             writes.append(OnceWrite(stats, "stats", ("1" if racer["won"] else "0", racer.get("time_ms", ""))))
             writes.append(OnceWrite(keys.player_recent(player_id), "push", (racer["recent"], RECENT)))
+        if listings:
+            writes.append(OnceWrite(keys.leaderboard(game), "zset", tuple(listings)))
         if plan["daily"]:
             day, member, score = plan["daily"]
             writes.append(OnceWrite(keys.daily_board(day, game), "zadd", (member, score)))

@@ -318,9 +318,10 @@ APPLY_ONCE: Final = LuaScript(
         "op id (a race id, a day)",
         "now",
         "how long the marker remembers (ms; no longer than the target has left, but 10 min at least)",
-        "op: rating | zadd | zrem | push | stats | zincrby | streak",
+        "op: rating | zadd | zset | push | stats | zincrby | streak",
         "then the op's arguments: rating: expected games, rating, rd, volatility, games, "
-        "last_at; zadd: member, score; zrem: member; push: value, kept; stats: won (1/0), "
+        "last_at; zadd: member, score; zset: member, score ('' removes it), ...; push: value, "
+        "kept; stats: won (1/0), "
         "time ms ('' for none); zincrby: member, amount, ...; streak: day number",
     ),
     answers="1 when applied now, 0 when this op id was applied before, -1 (rating) when "
@@ -339,8 +340,11 @@ if op == 'rating' then
     'games', ARGV[9], 'last_at', ARGV[10])
 elseif op == 'zadd' then
   redis.call('ZADD', target, ARGV[6], ARGV[5])
-elseif op == 'zrem' then
-  redis.call('ZREM', target, ARGV[5])
+elseif op == 'zset' then
+  for i = 5, #ARGV, 2 do
+    if ARGV[i + 1] == '' then redis.call('ZREM', target, ARGV[i])
+    else redis.call('ZADD', target, ARGV[i + 1], ARGV[i]) end
+  end
 elseif op == 'push' then
   redis.call('LPUSH', target, ARGV[5])
   redis.call('LTRIM', target, 0, tonumber(ARGV[6]) - 1)

@@ -51,6 +51,30 @@ async def test_the_leaderboard_is_best_first_with_pages_and_my_own_rank(
     await close(me)
 
 
+async def test_a_rated_race_puts_every_racers_new_rating_on_the_leaderboard(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob, cyd = await accounts(arena.url, "ada", "bob", "cyd")
+    settled = {
+        r.player_id: (f"{n}_acct", 1600.0, 50.0) for r, n in ((ada, "ada"), (bob, "bob"), (cyd, "cyd"))
+    }
+    await seed_ratings(clean_redis, settled, arena.time.now_ms())
+    race_id = await seated(ada, [bob, cyd], rated=True)
+    await play(cyd, race_id, foundation_moves(1))
+    for racer in (ada, bob, cyd):
+        await racer.request({"type": "finish", "race_id": race_id})
+    await ada.event("race_ended")
+    client = async_redis(clean_redis)
+    try:
+        listed = dict(await client.zrange("leaderboard:eight-off", 0, -1, withscores=True))
+        for racer in (ada, bob, cyd):
+            rating = float(await client.hget(f"player:{racer.player_id}:rating:eight-off", "rating"))
+            assert listed[racer.player_id] == pytest.approx(rating) and rating != 1600.0, racer.player_id
+    finally:
+        await client.aclose()
+    await close(ada, bob, cyd)
+
+
 async def test_provisional_ratings_stay_off_the_leaderboard(arena: ArenaServer) -> None:
     ada, bob = await accounts(arena.url, "ada", "bob")
     race_id = await seated(ada, [bob], rated=True)
