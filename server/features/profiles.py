@@ -38,6 +38,20 @@ HISTORY_SHOWN: Final = 20
 RECENT_SHOWN: Final = 20
 
 
+def _stale(
+    me: LeaderboardEntry, entries: list[LeaderboardEntry], total: int, offset: int, limit: int
+) -> bool:
+    """Whether a leaderboard page (``entries`` from place ``offset + 1``, of ``total``)
+    disagrees with the reader's own entry ``me``, read just now: it is older than their
+    latest rated race."""
+    if me.rank > total:
+        return True
+    shown = [entry for entry in entries if entry.player_id == me.player_id]
+    if offset < me.rank <= offset + limit:
+        return shown != [me]
+    return bool(shown)
+
+
 class Profiles:
     def __init__(self, store: Store, time: TimeSource) -> None:
         self.store = store
@@ -47,8 +61,13 @@ class Profiles:
         )
 
     async def get_leaderboard(self, caller: Caller, message: GetLeaderboard) -> Reply:
-        total, entries = await self._page(message.game, message.offset, message.limit)
         me = await self._entry(message.game, caller.player.player_id)
+        total, entries = await self._page(message.game, message.offset, message.limit)
+        if me is not None and _stale(me, entries, total, message.offset, message.limit):
+            # A page kept from before the reader's latest rated race: it would show them
+            # elsewhere than ``me`` does, so it is read again.
+            self.pages.drop((message.game, message.offset, message.limit))
+            total, entries = await self._page(message.game, message.offset, message.limit)
         more = message.offset + len(entries) < total
         return Reply(
             Leaderboard(

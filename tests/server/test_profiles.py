@@ -75,6 +75,33 @@ async def test_a_rated_race_puts_every_racers_new_rating_on_the_leaderboard(
     await close(ada, bob, cyd)
 
 
+async def test_the_leaderboard_read_just_after_a_rated_race_shows_the_new_ratings_on_its_page(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    now = arena.time.now_ms()
+    await seed_ratings(
+        clean_redis,
+        {ada.player_id: ("ada_acct", 1600.0, 50.0), bob.player_id: ("bob_acct", 1610.0, 50.0)},
+        now,
+    )
+    before = await ada.request({"type": "get_leaderboard", "game": "eight-off"})
+    assert [e["name"] for e in before["entries"]] == ["bob_acct", "ada_acct"]
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(1))
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": race_id})
+    ended = await ada.event("race_ended")
+    new = {s["name"]: s["rating"] for s in ended["summary"]["standings"]}
+    after = await ada.request({"type": "get_leaderboard", "game": "eight-off"})  # at once
+    assert [(e["name"], e["rating"]) for e in after["entries"]] == [
+        ("ada_acct", new["ada_acct"]),
+        ("bob_acct", new["bob_acct"]),
+    ]
+    assert after["me"]["rank"] == 1 and after["me"]["rating"] == new["ada_acct"]
+    await close(ada, bob)
+
+
 async def test_provisional_ratings_stay_off_the_leaderboard(arena: ArenaServer) -> None:
     ada, bob = await accounts(arena.url, "ada", "bob")
     race_id = await seated(ada, [bob], rated=True)
