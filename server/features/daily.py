@@ -553,6 +553,12 @@ class Daily:
         day = self._day(message.date)
         date, week = day.isoformat(), iso_week(day)
         totals, places = await self.day_points(date)
+        reader = caller.player.player_id
+        if await self.store.dailies.boards_of(date, GAMES, reader) - places.get(reader, {}).keys():
+            # A standing kept from before the reader's own attempt ended: read it again,
+            # so that they find that attempt's points in it.
+            self._standing.drop(date)
+            totals, places = await self.day_points(date)
         ordered = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
         top = ordered[:TABLE_TOP]
         names = await self.store.players.profiles([p for p, _ in top])

@@ -83,6 +83,14 @@ class DailyStore:
             score, index = await pipe.execute()
         return None if score is None or index is None else (float(score), int(index))
 
+    async def boards_of(self, day: str, games: tuple[str, ...], player_id: str) -> set[str]:
+        """The games on whose board of ``day`` the player is."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game in games:
+                pipe.zscore(keys.daily_board(day, game), player_id)
+            scores = await pipe.execute()
+        return {game for game, score in zip(games, scores, strict=True) if score is not None}
+
     async def rank_of(self, day: str, game: str, score: float) -> int:
         """The rank a board score has: 1 + the attempts strictly better (ties share it)."""
         better: int = await self.redis.zcount(keys.daily_board(day, game), "-inf", f"({score}")

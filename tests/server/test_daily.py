@@ -263,7 +263,7 @@ async def test_equal_results_share_a_rank(clean_redis: str, clock: ManualTime) -
             await racer.ws.close()
 
 
-async def test_a_player_just_finished_finds_their_attempt_on_a_board_page_read_a_moment_before(
+async def test_a_player_just_finished_finds_their_attempt_on_the_board_and_standing_read_a_moment_before(
     clean_redis: str, clock: ManualTime
 ) -> None:
     async with daily_node(clean_redis, clock) as arena:
@@ -278,6 +278,8 @@ async def test_a_player_just_finished_finds_their_attempt_on_a_board_page_read_a
             board = await racer.request({"type": "get_daily_board", "game": game, "limit": 1})
             assert board["me"]["player_id"] == racer.player_id
             assert board["total"] >= board["me"]["rank"]
+            standing = await racer.request({"type": "get_daily_standings"})
+            assert racer.player_id in [e["player_id"] for e in standing["day"]]
         assert board["total"] == 2 and board["entries"][0]["player_id"] == ada.player_id
         page = await bob.request({"type": "get_daily_board", "game": game})
         assert [e["name"] for e in page["entries"]] == ["ada_daily", "bob_daily"]
