@@ -15,9 +15,10 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from shared import replay
 from shared.protocol import RaceEnded, RaceStarted, Spectators
-from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.rawclient import racers
 from tests.server.solver import solve
+from tests.server.test_ratings import foundation_moves
 from tests.web.conftest import ROOT, give_up, shot_path
 from tests.web.test_browser import expected, open_page, page_race_id, running_race_page, shown
 
@@ -193,6 +194,43 @@ async def test_the_featured_watch_follows_a_race_and_moves_on_when_it_ends(
     await go(page, "#/")
     await expect(page.locator("#create")).to_be_visible()
     await dan.wait_for(Spectators, lambda e: e.race_id == second and e.count == 0)
+    assert errors == []
+
+
+async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_race(
+    browser: Browser, clean_redis: str, connect: Connect
+) -> None:
+    errors: list[str] = []
+    async with running_node(clean_redis, spectator_delay=0.0) as node:
+        clients = []
+        for name in ("ada_w", "bob_w"):
+            client = await connect(node.url)
+            await client.hello(name=name)
+            await client.register(name, "correct horse battery")
+            clients.append(client)
+        ada, bob = clients
+        race = await ada.create_race("eight-off", rated=True)
+        await bob.join_race(race.code)
+        for client in clients:
+            await client.ready(race.race_id)
+        for client in clients:
+            await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+        page = await open_page(browser, node.url, errors, **DESKTOP)
+        await go(page, f"#/watch/{race.race_id}")
+        await expect(page.locator("#watch-kind")).to_have_text("Eight Off · rated")
+        for move in foundation_moves(1):
+            await ada.move(race.race_id, move)
+        await ada.finish(race.race_id)
+        await bob.finish(race.race_id)
+        ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race.race_id)
+        await expect(page.locator("#watch-results h2")).to_have_text("Results (rated)")
+        for standing in ended.summary.standings:
+            assert standing.rating is not None and standing.rating_change is not None
+            change = (
+                f"+{standing.rating_change}" if standing.rating_change > 0 else f"{standing.rating_change}"
+            )
+            row = page.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
+            await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
     assert errors == []
 
 

@@ -3,7 +3,7 @@
 // sends it (exactly what that racer sees), one large and the others small.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, cardsScored, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
+import { GAME_TITLES, cardsScored, changeText, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -196,13 +196,23 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     spectators.textContent = race?.status === "cancelled" ? "" : watchersText(watchers, over());
   }
 
-  function showResults(summary) {
+  // A rated race's standing, as the race page shows it: the change at once, the new
+  // rating (with its ? while provisional) once get_race after the end says whether it is.
+  function standingRating(s, after) {
+    if (s.rating_change == null) return "";
+    const racer = after?.racers.find((r) => r.player_id === s.player_id);
+    const change = changeText(s.rating_change);
+    return racer && s.rating != null ? `${ratingText(s.rating, racer.provisional)} (${change})` : change;
+  }
+
+  function showResults(summary, after = null) {
     const link = `#/verify/${summary.race_id}`;
     results.dataset.race = summary.race_id;
-    results.replaceChildren(element("h2", {}, "Results"),
+    results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsScored(summary.game, s.score))))),
+        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsScored(summary.game, s.score)),
+        element("td", { class: "rating-change" }, standingRating(s, after))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
       featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");
@@ -253,6 +263,11 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       tick();
       drawWatchers();
       showResults(e.summary);
+      if (e.summary.rated) {
+        arena.request({ type: "get_race", race_id: e.summary.race_id })
+          .then((reply) => { if (!gone && race?.race_id === e.summary.race_id) showResults(e.summary, reply.race); })
+          .catch(() => {}); // the changes alone stay
+      }
     }),
     arena.on("race_cancelled", (e) => { if (ours(e)) { race.status = "cancelled"; status.textContent = e.message ?? statusText(); tick(); drawWatchers(); } }),
     arena.on("spectators", (e) => { if (ours(e) && !over()) { watchers = e.count; drawWatchers(); } }),
