@@ -1130,7 +1130,7 @@ def leaderboard_text(board: Leaderboard) -> str:
     more: --offset 2
     """
     if board.total == 0:
-        return f"nobody is on the {board.game} leaderboard yet: ratings settle after a few rated races"
+        return f"nobody is on the {board.game} leaderboard yet: ratings settle in about 10 - 20 rated races"
     lines = [
         f"{board.game} leaderboard: {_plural(board.total, 'account')} with a settled rating",
         f"rank  {'name':<24}  rating  games",

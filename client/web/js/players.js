@@ -190,7 +190,7 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
           offset ? "No more players." : `Nobody is listed at ${GAME_TITLES[game]} yet.`)));
       }
       if (board.me) mine.textContent = `Your rank: ${board.me.rank} of ${board.total}, rated ${board.me.rating}.`;
-      else if (arena.username) mine.textContent = "You are not listed yet: the leaderboard shows settled ratings only, after a few rated races.";
+      else if (arena.username) mine.textContent = "You are not listed yet: the leaderboard shows settled ratings only, which takes about 10 - 20 rated races.";
       else mine.textContent = "Guests are not listed: register to race rated races.";
       info.textContent = board.entries.length ? `${offset + 1}–${offset + board.entries.length} of ${board.total}` : "";
       previous.disabled = offset === 0;
