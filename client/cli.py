@@ -48,7 +48,7 @@ from client.errors import (
 )
 from client.sdk import ArenaClient, player_token
 from client.watching import WatchedRace, ranking_lines
-from client.wording import result_words
+from client.wording import change_words, result_words
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
@@ -1103,7 +1103,7 @@ def profile_text(found: PlayerProfile) -> str:
         lines.append("latest races")
     for race in found.recent:
         result = result_words(race.game, race.won, race.score, race.time_ms)
-        change = f"{race.rating_change:+d}" if race.rating_change is not None else ""
+        change = change_words(race.rating_change) if race.rating_change is not None else ""
         when = datetime.fromtimestamp(race.ended_at / 1000).strftime("%Y-%m-%d %H:%M")
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
         place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from client.wording import result_words
+from client.wording import change_words, result_words
 from shared.protocol import (
     LiveRace,
     Progress,
@@ -211,6 +211,6 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
         moves = f"{standing.move_count} move{'' if standing.move_count == 1 else 's'}"
         line = f"{standing.rank:>3}. {standing.name:<{width}}  {result}, {moves}"
         if standing.rating is not None and standing.rating_change is not None:
-            line += f", rating {standing.rating} {standing.rating_change:+d}"
+            line += f", rating {standing.rating} {change_words(standing.rating_change)}"
         lines.append(line)
     return lines

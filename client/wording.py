@@ -25,3 +25,12 @@ def result_words(game: str, won: bool, score: int, time_ms: int | None) -> str:
     if won:
         return f"won in {time_ms / 1000:.1f} s" if time_ms is not None else "won"
     return cards_scored(game, score)
+
+
+def change_words(change: int) -> str:
+    """A rating change with its sign, as the browser writes it too.
+
+    >>> change_words(12), change_words(-8), change_words(0)
+    ('+12', '-8', '±0')
+    """
+    return f"{change:+d}" if change else "±0"

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
-from client.wording import result_words
+from client.wording import change_words, result_words
 
 BAR_WIDTH = 16
 #: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
@@ -211,7 +211,9 @@ class RankingPanel(Static):
                 line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
             text.append(line + "\n", style="bold" if racer.player_id == state.me else "")
             if racer.rating is not None and racer.rating_change is not None:
-                text.append(f"   rating {rating_text(racer, True)} {racer.rating_change:+d}\n", style="dim")
+                text.append(
+                    f"   rating {rating_text(racer, True)} {change_words(racer.rating_change)}\n", style="dim"
+                )
         self.update(text)
 
 

@@ -59,7 +59,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import result_words
+from client.wording import change_words, result_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -517,7 +517,7 @@ class RaceScreen(Screen[None]):
                 total = len(self.state.ranking())
                 rating = ""
                 if racer.rating is not None and racer.rating_change is not None:
-                    rating = f", rating {rating_text(racer, True)} {racer.rating_change:+d}"
+                    rating = f", rating {rating_text(racer, True)} {change_words(racer.rating_change)}"
                 return f"race over: you placed {ordinal(rank)} of {total}{rating}. {keys}"
         return f"race over. {keys}"
 

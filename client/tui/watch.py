@@ -31,7 +31,7 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import progress_bar, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
-from client.wording import result_words
+from client.wording import change_words, result_words
 from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
 
 #: Racers the number keys reach (1-8); tab reaches every one.
@@ -135,7 +135,7 @@ def results_text(summary: RaceSummary) -> Text:
         result = result_words(summary.game, standing.won, standing.score, standing.time_ms)
         text.append(f"{standing.rank}. {standing.name:<12} {result}\n")
         if standing.rating is not None and standing.rating_change is not None:
-            text.append(f"   rating {standing.rating} {standing.rating_change:+d}\n", style="dim")
+            text.append(f"   rating {standing.rating} {change_words(standing.rating_change)}\n", style="dim")
     return text
 
 
