@@ -51,6 +51,8 @@ log = logging.getLogger("arena.app")
 
 #: How long a starting node waits for Redis to answer its first ping.
 STARTUP_PING_TIMEOUT = 10.0
+#: The reason connections are closed with (1001, going away) when the node stops.
+SHUTDOWN_REASON = "server shutting down"
 
 
 class StartupError(RuntimeError):
@@ -301,7 +303,10 @@ class ArenaServer:
     async def stop(self) -> None:
         """Close connections (1001 going away), stop the clock, Redis, the embedded server."""
         if self.server is not None:
-            self.server.close()
+            try:
+                self.server.close(reason=SHUTDOWN_REASON)
+            except TypeError:  # websockets before 14 closes with 1001 and no reason
+                self.server.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 10)
         if self.features is not None:

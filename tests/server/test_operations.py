@@ -128,7 +128,7 @@ async def test_sigterm_shuts_down_gracefully(tmp_path: Path) -> None:
     code = await asyncio.to_thread(node.terminate)
     assert code == 0
     await asyncio.wait_for(client.ws.wait_closed(), 5)
-    assert client.ws.close_code == 1001
+    assert (client.ws.close_code, client.ws.close_reason) == (1001, "server shutting down")
     await client.close()
     assert not (tmp_path / "data" / "redis.pid").exists()  # its redis shut down cleanly
 
