@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
+import redis.exceptions
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from server.admission import AddressLimits, Admission
@@ -47,6 +48,15 @@ from server.transport.web import WebFiles
 from shared import protocol as p
 
 log = logging.getLogger("arena.app")
+
+#: How long a starting node waits for Redis to answer its first ping.
+STARTUP_PING_TIMEOUT = 10.0
+#: The reason connections are closed with (1001, going away) when the node stops.
+SHUTDOWN_REASON = "server shutting down"
+
+
+class StartupError(RuntimeError):
+    """The node cannot start (Redis does not answer); the message is one readable line."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +207,17 @@ class ArenaServer:
         return f"ws://{self.settings.host}:{self.port}"
 
     async def start(self) -> None:
+        """Connect to Redis (or start the embedded one), start the features, listen.
+
+        A start that fails stops what it had started (the clock, the embedded Redis, …)
+        before the error goes on, so nothing is left running behind it."""
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         settings = self.settings
         redis_url = settings.redis_url
         if not redis_url:
@@ -205,7 +226,11 @@ class ArenaServer:
         self.redis = open_redis(redis_url, settings.redis_max_connections)
         store = Store(self.redis, settings.ack_replicas)
         self.store = store
-        await store.ping()
+        try:
+            await asyncio.wait_for(store.ping(), STARTUP_PING_TIMEOUT)
+        except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
+            reason = str(exc) or f"no answer within {STARTUP_PING_TIMEOUT:g} s"
+            raise StartupError(f"Redis at {_safe(redis_url)} does not answer: {reason}") from None
         await store.load_scripts()
         health = StoreHealth(self.metrics, OUTAGE_ERRORS)
         features = build_features(
@@ -254,18 +279,22 @@ class ArenaServer:
             address = client_address(ws, ws.request, admission)
             await handler.serve(Session(ws, settings.rate_limit, settings.rate_burst, address))
 
-        self.server = await serve(
-            connection,
-            settings.host,
-            settings.port,
-            process_request=http_routes(store, self.metrics, admission, WebFiles()),
-            create_connection=gated_connection(admission, self.metrics),
-            compression=None,
-            max_size=settings.max_message_bytes,
-            max_queue=64,
-            ping_interval=20,
-            ping_timeout=20,
-        )
+        try:
+            self.server = await serve(
+                connection,
+                settings.host,
+                settings.port,
+                process_request=http_routes(store, self.metrics, admission, WebFiles()),
+                create_connection=gated_connection(admission, self.metrics),
+                compression=None,
+                max_size=settings.max_message_bytes,
+                max_queue=64,
+                ping_interval=20,
+                ping_timeout=20,
+            )
+        except OSError as exc:  # the port is taken, the host has no such address, …
+            where = f"{settings.host}:{settings.port} (SA_HOST, SA_PORT)"
+            raise StartupError(f"cannot listen on {where}: {exc.strerror or exc}") from None
         log.info(
             "listening",
             extra={"address": self.url, "node_id": settings.node_id, "redis_url": _safe(redis_url)},
@@ -274,7 +303,10 @@ class ArenaServer:
     async def stop(self) -> None:
         """Close connections (1001 going away), stop the clock, Redis, the embedded server."""
         if self.server is not None:
-            self.server.close()
+            try:
+                self.server.close(reason=SHUTDOWN_REASON)
+            except TypeError:  # websockets before 14 closes with 1001 and no reason
+                self.server.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 10)
         if self.features is not None:
@@ -304,16 +336,21 @@ class ArenaServer:
         """Serve until SIGTERM or SIGINT, then shut down gracefully."""
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        signals = (signal.SIGTERM, signal.SIGINT)
+        for sig in signals:
             loop.add_signal_handler(sig, stop.set)
-        await self.start()
         try:
-            if ready is not None:
-                ready(self)
-            await stop.wait()
-            log.info("shutting down")
+            await self.start()
+            try:
+                if ready is not None:
+                    ready(self)
+                await stop.wait()
+                log.info("shutting down")
+            finally:
+                await self.stop()
         finally:
-            await self.stop()
+            for sig in signals:  # a signal from now on ends the process as usual
+                loop.remove_signal_handler(sig)
 
 
 def _safe(url: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 log = logging.getLogger("arena.background")
@@ -30,6 +30,22 @@ class Background:
             log.exception("%s failed", what)
 
     async def stop(self) -> None:
-        for task in list(self._tasks):
+        await cancel_and_wait(self._tasks)
+
+
+async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until every one has ended.
+
+    A task that runs on after its cancellation is cancelled again until it ends: a
+    library call can swallow a cancellation (redis-py does, now and then, in the middle
+    of a command), and a node's stop must not wait on such a task for the rest of its
+    work, nor forever."""
+    tasks = list(tasks)
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        _, pending = await asyncio.wait(pending, timeout=0.1)
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure was logged where it happened

@@ -12,8 +12,9 @@ from dataclasses import fields
 
 from client import cli as player_commands
 from server import logs
-from server.app import ArenaServer
-from server.config import ENV_VARS, HELP, Settings
+from server.app import ArenaServer, StartupError
+from server.config import CHOICES, ENV_VARS, HELP, Settings
+from server.redis_embedded import EmbeddedRedisError
 
 _DESCRIPTION = (
     "Race other people on the same solitaire deal: Eagle Wing, Treize and Eight Off. "
@@ -24,7 +25,8 @@ _SERVE_DESCRIPTION = (
     "append-only persistence in --data-dir. Every option has an environment variable; "
     "an option given on the command line wins over the environment."
 )
-_CHOICES = {"log_format": ("json", "text"), "redis_fsync": ("everysec", "always", "no")}
+#: Flags the parser checks itself (log levels are checked in any case by the settings).
+_CHOICES = {name: CHOICES[name] for name in ("log_format", "redis_fsync")}
 
 
 def _flag(name: str) -> str:
@@ -80,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         return player_commands.run(args)
     try:
         settings = Settings.from_env(**{name: getattr(args, name) for name in ENV_VARS})
-    except SystemExit as exc:
+    except ValueError as exc:  # a SettingError: one line naming the setting
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 2
     logs.configure(settings.log_level, settings.log_format)
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(ArenaServer(settings).run(ready))
     except KeyboardInterrupt:
         pass
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, StartupError, EmbeddedRedisError) as exc:
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 1
     return 0

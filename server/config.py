@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from dataclasses import dataclass, field, fields, replace
@@ -82,6 +83,51 @@ HELP: Final = {
 }
 
 
+#: The smallest and largest value of each number setting (None: no bound).
+LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
+    "port": (0, 65535),
+    "countdown": (0, None),
+    "quick_match_time_limit": (1, 24 * 3600),
+    "lobby_grace": (0, None),
+    "max_open_races": (1, None),
+    "create_rate": (0, None),
+    "max_message_bytes": (1024, None),
+    "hello_timeout": (0.01, None),
+    "rate_limit": (0.01, None),
+    "rate_burst": (1, None),
+    "max_connections_per_address": (0, None),
+    "connect_rate": (0, None),
+    "connect_burst": (1, None),
+    "new_player_rate": (0, None),
+    "new_player_burst": (1, None),
+    "abuse_ban": (0, None),
+    "guest_ttl": (0, None),
+    "daily_time_limit": (1, 24 * 3600),
+    "spectator_delay": (0, None),
+    "spectator_buffer": (1, None),
+    "clock_tick": (0.001, 10),
+    "race_ttl": (0, None),
+    "redis_max_connections": (1, None),
+    "ack_replicas": (0, None),
+}
+
+#: The values each word setting takes (log levels in any case).
+CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "redis_fsync": ("everysec", "always", "no"),
+    "log_level": ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+    "log_format": ("json", "text"),
+}
+
+
+class SettingError(ValueError):
+    """A setting's value the node cannot run with; the message is one line naming it."""
+
+
+def setting_name(name: str) -> str:
+    """How an operator sets ``name``: its flag and its environment variable."""
+    return f"--{name.replace('_', '-')} ({ENV_VARS[name]})"
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a node can be told. Times are in seconds."""
@@ -157,7 +203,25 @@ class Settings:
             if var in env and env[var] != "":
                 values[name] = _convert(types[name], env[var], var)
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return replace(cls(), **values)
+        settings = replace(cls(), **values)
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        """Raise :class:`SettingError` for the first value out of its range or choices."""
+        for name, (low, high) in LIMITS.items():
+            value = getattr(self, name)
+            if (
+                not math.isfinite(value)
+                or (low is not None and value < low)
+                or (high is not None and value > high)
+            ):
+                bounds = f"at least {low:g}" if high is None else f"from {low:g} to {high:g}"
+                raise SettingError(f"{setting_name(name)} must be {bounds}, not {value!r}")
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value.upper() not in {a.upper() for a in allowed}:
+                raise SettingError(f"{setting_name(name)} must be one of {', '.join(allowed)}, not {value!r}")
 
 
 def _convert(kind: Any, raw: str, var: str) -> Any:
@@ -167,5 +231,6 @@ def _convert(kind: Any, raw: str, var: str) -> Any:
         if kind in ("float", float):
             return float(raw)
     except ValueError:
-        raise SystemExit(f"{var}={raw!r} is not a number") from None
+        what = "a whole number" if kind in ("int", int) else "a number"
+        raise SettingError(f"{var}={raw!r} is not {what}") from None
     return raw

@@ -8,10 +8,27 @@ import sys
 import time
 from typing import Any, Final
 
-_CONTEXT_FIELDS: Final = (
-    "race_id", "player_id", "node_id", "code", "game", "remote", "redis_url", "pid",
-    "address", "reason", "close_code", "seq", "status",
-)  # fmt: skip
+#: What every log record has; anything else on a record came as ``extra`` and is a field.
+_RECORD_ATTRIBUTES: Final = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+    "taskName",
+}
+#: Fields never written, whoever passes them: a log line holds no credential.
+_SECRET_WORDS: Final = ("token", "password", "secret")
+_PLAIN: Final = frozenset({str, int, float, bool, list, tuple, dict})
+
+
+def context_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The record's ``extra`` fields of plain values (race and player ids, reasons, …),
+    by name; objects a library attaches (websockets' connection) are left out."""
+    return {
+        name: value
+        for name, value in record.__dict__.items()
+        if name not in _RECORD_ATTRIBUTES
+        and type(value) in _PLAIN  # not isinstance: a dead weak proxy raises there
+        and not any(word in name.lower() for word in _SECRET_WORDS)
+    }
 
 
 class JsonFormatter(logging.Formatter):
@@ -23,10 +40,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
-        for name in _CONTEXT_FIELDS:
-            value = record.__dict__.get(name)
-            if value is not None:
-                data[name] = value
+        data.update(context_fields(record))
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
         return json.dumps(data, default=str)
@@ -35,11 +49,7 @@ class JsonFormatter(logging.Formatter):
 class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         base = super().format(record)
-        extra = " ".join(
-            f"{name}={record.__dict__[name]}"
-            for name in _CONTEXT_FIELDS
-            if record.__dict__.get(name) is not None
-        )
+        extra = " ".join(f"{name}={value}" for name, value in context_fields(record).items())
         return f"{base} {extra}".rstrip()
 
 

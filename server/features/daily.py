@@ -7,12 +7,12 @@ look at a daily deal's moves before the day is over.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import logging
 import secrets
 from typing import Final
 
+from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
@@ -125,12 +125,8 @@ class Daily:
         self._task = asyncio.create_task(self._keep_prepared(), name="daily-deals")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        for task in [*self._preparing.values(), *self._ghosts.values()]:
-            task.cancel()
+        tasks = [*self._preparing.values(), *self._ghosts.values()]
+        await cancel_and_wait([self._task, *tasks] if self._task is not None else tasks)
         self.worker.stop()
 
     # ----- the day's deals --------------------------------------------------------------

@@ -11,10 +11,10 @@ is no longer there.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Final
 
+from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError
 from server.features.context import Caller, Identity, Reply
@@ -59,9 +59,7 @@ class QuickMatchmaker:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait([self._task])
 
     # ----- handlers --------------------------------------------------------------------
 

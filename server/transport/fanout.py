@@ -21,7 +21,7 @@ from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
-from server.background import Background
+from server.background import Background, cancel_and_wait
 from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
@@ -82,9 +82,7 @@ class Fanout:
             # The reader only ever waits (for a message, a ping's answer, a retry), and
             # the node's connections are closed by now: nothing is lost by not letting
             # its current wait (up to 0.2 s) run out.
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait([self._task])
         await self._background.stop()
         await self._close_subscriber()
 

@@ -34,13 +34,13 @@ def http_routes(store: Store, metrics: Metrics, admission: Admission, web: WebFi
             except Exception:
                 healthy = False
             if healthy:
-                return connection.respond(200, "ok\n")
-            return connection.respond(503, "redis unreachable\n")
+                return _fresh(connection.respond(200, "ok\n"))
+            return _fresh(connection.respond(503, "redis unreachable\n"))
         if path == "/metrics":
             response = connection.respond(200, metrics.render().decode())
             del response.headers["Content-Type"]
             response.headers["Content-Type"] = CONTENT_TYPE_LATEST
-            return response
+            return _fresh(response)
         page = web.response(connection, request)
         if page is not None:
             return page
@@ -54,6 +54,13 @@ def http_routes(store: Store, metrics: Metrics, admission: Admission, web: WebFi
         return None
 
     return process_request
+
+
+def _fresh(response: Response) -> Response:
+    """A health or metrics answer is about this moment: no cache (a proxy's, a
+    browser's) may keep it."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def client_address(connection: ServerConnection, request: Request | None, admission: Admission) -> str:

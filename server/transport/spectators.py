@@ -23,7 +23,7 @@ import orjson
 from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
-from server.background import Background
+from server.background import Background, cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError
 from server.features.context import WatchTarget
@@ -110,9 +110,7 @@ class Spectators:
     async def stop(self) -> None:
         self._stopping.set()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait([self._task])
         await self._background.stop()
         for race_id in list(self._hubs):
             with contextlib.suppress(Exception):

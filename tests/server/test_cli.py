@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from server.config import ENV_VARS
+import pytest
+
+from server.config import ENV_VARS, SettingError, Settings
+from server.redis_embedded import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SA_") and k != "REDIS_URL"}
     environment.update({"PYTHONPATH": str(ROOT), **(env or {})})
     command = [sys.executable, "-m", "server.cli", *args]
-    return subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=30)
+    return subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
 
 
 def test_the_top_level_help_is_plain_text_and_names_the_commands() -> None:
@@ -41,7 +48,67 @@ def test_serve_help_gives_every_flag_its_environment_variable_and_default() -> N
 def test_a_bad_setting_is_one_readable_line_not_a_traceback() -> None:
     result = run("serve", env={"SA_PORT": "abc"})
     assert result.returncode != 0
-    assert result.stderr.strip() == "solitaire-arena: SA_PORT='abc' is not a number"
+    assert result.stderr.strip() == "solitaire-arena: SA_PORT='abc' is not a whole number"
+
+
+def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_setting() -> None:
+    result = run("serve", env={"SA_LOG_LEVEL": "verbose"})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        "solitaire-arena: --log-level (SA_LOG_LEVEL) must be one of "
+        "DEBUG, INFO, WARNING, ERROR, CRITICAL, not 'verbose'"
+    )
+    result = run("serve", "--port", "70000")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "solitaire-arena: --port (SA_PORT) must be from 0 to 65535, not 70000"
+
+
+@pytest.mark.parametrize(
+    ("env", "flag"),
+    [
+        ({"SA_CLOCK_TICK": "0"}, "--clock-tick (SA_CLOCK_TICK)"),
+        ({"SA_RATE_LIMIT": "-5"}, "--rate-limit (SA_RATE_LIMIT)"),
+        ({"SA_COUNTDOWN": "nan"}, "--countdown (SA_COUNTDOWN)"),
+        ({"SA_MAX_MESSAGE_BYTES": "0"}, "--max-message-bytes (SA_MAX_MESSAGE_BYTES)"),
+        ({"SA_REDIS_MAX_CONNECTIONS": "0"}, "--redis-max-connections (SA_REDIS_MAX_CONNECTIONS)"),
+        ({"SA_LOG_FORMAT": "xml"}, "--log-format (SA_LOG_FORMAT)"),
+        ({"SA_REDIS_FSYNC": "sometimes"}, "--redis-fsync (SA_REDIS_FSYNC)"),
+    ],
+)
+def test_settings_a_node_cannot_run_with_are_refused(env: dict[str, str], flag: str) -> None:
+    with pytest.raises(SettingError, match=re.escape(flag)):
+        Settings.from_env(env)
+
+
+def test_the_defaults_pass_the_checks_and_log_levels_take_any_case() -> None:
+    Settings().check()
+    assert Settings.from_env({"SA_LOG_LEVEL": "debug", "SA_PORT": "0"}).log_level == "debug"
+
+
+def test_a_redis_that_does_not_answer_at_start_is_one_line_without_its_password() -> None:
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    result = run("serve", "--port", "0", env={"REDIS_URL": url, "SA_LOG_LEVEL": "ERROR"})
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("solitaire-arena: Redis at redis://***@127.0.0.1:")
+    assert "does not answer" in result.stderr and "hunter2" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_port_in_use_stops_what_started_and_exits_at_once(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        started = time.monotonic()
+        env = {"SA_DATA_DIR": str(tmp_path / "data"), "SA_LOG_LEVEL": "ERROR"}
+        result = run("serve", "--port", port, env=env, timeout=20)
+    assert time.monotonic() - started < 15  # it used to hang, its clock and workers left running
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        f"solitaire-arena: cannot listen on 127.0.0.1:{port} (SA_HOST, SA_PORT): "
+        f"error while attempting to bind on address ('127.0.0.1', {port}): address already in use"
+    )
+    assert not (tmp_path / "data" / "redis.pid").exists()  # its embedded Redis was stopped
 
 
 def test_a_bad_flag_value_is_refused_by_the_parser() -> None:

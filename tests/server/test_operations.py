@@ -22,12 +22,13 @@ from tests.server.conftest import Connect, running_node, start_node
 from tests.server.helpers import start_race
 
 
-def http_get(url: str) -> tuple[int, str, str]:
+def http_get(url: str, header: str = "Content-Type") -> tuple[int, str, str]:
+    """The status, the ``header`` asked for and the body of a GET."""
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, response.headers["Content-Type"], response.read().decode()
+            return response.status, response.headers[header], response.read().decode()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers["Content-Type"], exc.read().decode()
+        return exc.code, exc.headers[header], exc.read().decode()
 
 
 async def test_healthz_and_metrics_are_served_on_the_websocket_port(
@@ -45,6 +46,8 @@ async def test_healthz_and_metrics_are_served_on_the_websocket_port(
     assert "arena_move_latency_seconds_bucket" in body
     assert "arena_races_started_total 1.0" in body
     assert "arena_races_subscribed 1.0" in body
+    for path in ("/healthz", "/metrics"):  # about this moment: never cached
+        assert (await asyncio.to_thread(http_get, base + path, "Cache-Control"))[1] == "no-store"
 
 
 async def test_healthz_says_503_when_redis_is_gone(tmp_path: Path) -> None:
@@ -56,8 +59,9 @@ async def test_healthz_says_503_when_redis_is_gone(tmp_path: Path) -> None:
     await node.start()
     try:
         private.stop()
-        status, _kind, body = await asyncio.to_thread(http_get, f"http://127.0.0.1:{node.port}/healthz")
-        assert status == 503 and "redis" in body
+        url = f"http://127.0.0.1:{node.port}/healthz"
+        status, cache, body = await asyncio.to_thread(http_get, url, "Cache-Control")
+        assert status == 503 and "redis" in body and cache == "no-store"
     finally:
         await node.stop()
 
@@ -128,7 +132,7 @@ async def test_sigterm_shuts_down_gracefully(tmp_path: Path) -> None:
     code = await asyncio.to_thread(node.terminate)
     assert code == 0
     await asyncio.wait_for(client.ws.wait_closed(), 5)
-    assert client.ws.close_code == 1001
+    assert (client.ws.close_code, client.ws.close_reason) == (1001, "server shutting down")
     await client.close()
     assert not (tmp_path / "data" / "redis.pid").exists()  # its redis shut down cleanly
 

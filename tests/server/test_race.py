@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -477,3 +478,18 @@ async def test_get_replay_gives_a_racers_views_move_by_move_after_the_end(
             "code": "not_a_racer",
             "message": f"player 'p_nobody' did not race in race '{race.race_id}'",
         }
+
+
+def test_every_extra_field_of_a_log_line_is_written_but_never_a_credential() -> None:
+    from server.logs import JsonFormatter, TextFormatter
+
+    record = logging.LogRecord("arena.daily", logging.INFO, __file__, 1, "daily deal prepared", None, None)
+    extra = {"day": "2026-01-02", "game": "treize", "ms": 41, "proven": True, "token": "t0ps3cret"}
+    record.__dict__.update(extra, websocket=object())
+    data = json.loads(JsonFormatter().format(record))
+    assert {k: data[k] for k in ("day", "game", "ms", "proven")} == {
+        "day": "2026-01-02", "game": "treize", "ms": 41, "proven": True,
+    }  # fmt: skip
+    assert "token" not in data and "websocket" not in data
+    text = TextFormatter("%(message)s").format(record)
+    assert text == "daily deal prepared day=2026-01-02 game=treize ms=41 proven=True"
