@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def ready(node: ArenaServer) -> None:
         gc.freeze()  # what startup allocated is never garbage: keep it out of collections
-        print(f"solitaire-arena listening on {node.url}", flush=True)
+        browser = node.url.replace("ws://", "http://", 1) + "/"
+        print(f"solitaire-arena listening on {node.url} (in a browser: {browser})", flush=True)
 
     # The collector's pauses are the server's latency tail (bench/load.py). A young
     # generation of 5,000 objects keeps each pause to a few milliseconds (a move waiting

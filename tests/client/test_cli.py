@@ -50,6 +50,12 @@ def node(redis_url: str) -> Iterator[NodeProcess]:
     process.terminate()
 
 
+def test_serve_prints_its_websocket_address_and_the_browsers(node: NodeProcess) -> None:
+    port = node.port
+    want = f"solitaire-arena listening on ws://127.0.0.1:{port} (in a browser: http://127.0.0.1:{port}/)"
+    assert node.banner == want
+
+
 def run(
     *args: str, config: Path, timeout: float = 30, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:

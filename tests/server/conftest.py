@@ -59,6 +59,8 @@ class NodeProcess:
 
     process: subprocess.Popen[str]
     port: int
+    #: The line it printed once it listened.
+    banner: str = ""
 
     @property
     def url(self) -> str:
@@ -104,7 +106,7 @@ def start_node(
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if "listening on" in line:
-            return NodeProcess(process, port)
+            return NodeProcess(process, port, line.rstrip("\n"))
         if not line and process.poll() is not None:
             break
     process.kill()
