@@ -35,10 +35,15 @@ log = logging.getLogger("arena.accounts")
 ACCOUNT_FAILURES: Final = 5
 CONNECTION_FAILURES: Final = 5
 MAX_QUEUED: Final = 32
+#: Tokens one account holds at most (devices logged in); a login past that revokes others.
+MAX_TOKENS: Final = 100
 _CONNECTIONS_KEPT: Final = 10_000
 BAD_LOGIN: Final = "wrong username or password"
 #: Why the account's other sessions close when its password changes (a close reason).
 PASSWORD_CHANGED: Final = "signed out: the account's password was changed"
+ALREADY_REGISTERED: Final = "you already have an account: log in with it"
+#: Why a connection closes when its token was revoked by a login past :data:`MAX_TOKENS`.
+TOO_MANY_TOKENS: Final = "signed out: too many devices logged in to this account"
 #: Why the other connections with a token close when it logs out.
 LOGGED_OUT: Final = "signed out: logged out on another page"
 
@@ -66,16 +71,20 @@ class Accounts:
             username = check_username(message.username)
         except ValueError as exc:
             raise ArenaError(ErrorCode.BAD_USERNAME, str(exc)) from None
+        # Refusals known before hashing cost no scrypt: a register sent again and again
+        # must not keep the node's one hashing thread busy for everyone's logins.
+        if identity.account:
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
+        if await self.store.accounts.find(username_key(username)) is not None:
+            raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
         hashed = await self._hashing(hash_password, message.password)
         word = await self.store.accounts.register(
             identity.player_id, username, username_key(username), hashed
         )
         if word == "taken":
-            raise ArenaError(
-                ErrorCode.USERNAME_TAKEN, f"{username!r} is taken, or too like a name that is: choose another"
-            )
+            raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
         if word == "registered":
-            raise ArenaError(ErrorCode.ALREADY_REGISTERED, "you already have an account: log in with it")
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
         if word != "ok":
             raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
         await self.store.players.keep(identity.player_id, 0)
@@ -112,7 +121,9 @@ class Accounts:
         player_id, stored, bot = found
         await self._check_password(caller, player_id, message.password, stored, BAD_LOGIN)
         token = secrets.token_urlsafe(32)
-        await self.store.accounts.add_token(player_id, token)
+        evicted = await self.store.accounts.add_token(player_id, token, MAX_TOKENS)
+        if evicted:
+            await self._sign_out(player_id, evicted, TOO_MANY_TOKENS)
         username = await self.store.accounts.username(player_id) or message.username
         identity = dataclasses.replace(
             await self.presence.identity_of(player_id, username, bot, token),
@@ -184,3 +195,7 @@ class Accounts:
             return await asyncio.get_running_loop().run_in_executor(self._hasher, work, *args)
         finally:
             self._queued -= 1
+
+
+def _taken(username: str) -> str:
+    return f"{username!r} is taken, or too like a name that is: choose another"

@@ -62,12 +62,22 @@ class AccountStore:
     async def set_password(self, player_id: str, password_hash: str) -> None:
         await self.redis.hset(keys.player(player_id), "password", password_hash)
 
-    async def add_token(self, player_id: str, token: str) -> None:
-        """A new token for the account (a login on some device); it never expires."""
+    async def add_token(self, player_id: str, token: str, most: int) -> list[str]:
+        """A new token for the account (a login on some device); it never expires, but an
+        account holds at most ``most`` tokens: past that, others are revoked (chosen at
+        random: the set keeps no order) and their digests returned, so that logging in
+        in a loop cannot grow the store without end."""
         digest = token_digest(token)
         # Listed first, so a token that works can always be revoked.
         await self.redis.sadd(keys.player_tokens(player_id), digest)
         await self.redis.set(keys.token(digest), player_id)
+        excess = int(await self.redis.scard(keys.player_tokens(player_id))) - most
+        if excess <= 0:
+            return []
+        picked: list[str] = await self.redis.srandmember(keys.player_tokens(player_id), excess + 1)
+        evicted = [d for d in picked if d != digest][:excess]
+        await self.revoke(player_id, evicted)
+        return evicted
 
     async def revoke(self, player_id: str, digests: list[str]) -> None:
         if not digests:

@@ -42,7 +42,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``daily:points:all`` | sorted set | player -> tournament points ever |
 | ``player:<id>:daily_streak`` | hash | last (day number), current and best streak of days played |
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
-| ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them) |
+| ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them; at most 100) |
 | ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
 | ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |

@@ -294,3 +294,72 @@ async def test_login_on_a_connection_that_said_hello_is_refused(arena: ArenaServ
     assert reply["code"] == "invalid_message" and reply["message"] == "this connection already said hello"
     await first.close()
     await ws.close()
+
+
+async def test_logging_in_again_and_again_keeps_at_most_max_tokens_and_signs_out_the_revoked(
+    arena: ArenaServer, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.features.accounts.MAX_TOKENS", 3, raising=False)
+    first, welcome = await registered(arena.url, "nina_n")
+    player_id = welcome["player_id"]
+    sessions = [first]
+    for _ in range(6):
+        ws, reply = await login(arena.url, "nina_n")
+        assert reply["type"] == "welcome" and reply["player_id"] == player_id, reply
+        sessions.append(ws)
+    direct = async_redis(clean_redis)
+    try:
+        digests = await direct.smembers(f"player:{player_id}:tokens")
+        tokens = [key async for key in direct.scan_iter(match="token:*")]
+    finally:
+        await direct.aclose()
+    assert len(digests) == 3
+    assert sorted(tokens) == sorted(f"token:{d}" for d in digests)
+    # The newest session always keeps its token; the connections whose tokens went are
+    # closed with the reason, and 3 stay open.
+    closed: list[str] = []
+    for ws in sessions:
+        try:
+            await asyncio.wait_for(ws.recv(), 0.5)
+        except ConnectionClosed as exc:
+            assert exc.rcvd is not None and exc.rcvd.code == 1000
+            closed.append(exc.rcvd.reason)
+        except TimeoutError:
+            pass
+    assert closed == ["signed out: too many devices logged in to this account"] * 4
+    newest = sessions[-1]
+    pong = await ask(newest, {"type": "ping", "id": 1})
+    assert pong["type"] == "pong"
+    for ws in sessions:
+        await ws.close()
+
+
+async def test_register_sent_again_by_an_account_or_with_a_taken_name_is_refused_without_hashing(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner, _ = await registered(arena.url, "omar_o")
+    hashed: list[str] = []
+
+    def counting_hash(password: str) -> str:
+        hashed.append(password)
+        return "scrypt$not-a-real-hash"
+
+    monkeypatch.setattr("server.features.accounts.hash_password", counting_hash)
+    again = {"type": "register", "id": 2, "username": "omar_p", "password": PASSWORD}
+    assert await ask(owner, again) == {
+        "type": "error",
+        "id": 2,
+        "code": "already_registered",
+        "message": "you already have an account: log in with it",
+    }
+    ws, _ = await guest(arena.url, "pia")
+    taken = {"type": "register", "id": 3, "username": "Omar-0", "password": PASSWORD}
+    assert await ask(ws, taken) == {
+        "type": "error",
+        "id": 3,
+        "code": "username_taken",
+        "message": "'Omar-0' is taken, or too like a name that is: choose another",
+    }
+    assert hashed == []
+    await owner.close()
+    await ws.close()
