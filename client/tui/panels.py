@@ -167,6 +167,9 @@ class RacersPanel(Static):
 
     DEFAULT_CSS = "RacersPanel { height: auto; border-top: solid $primary; }"
 
+    #: How wide a racer's progress bar is drawn (shorter in a narrowed side panel).
+    bar_width: int = BAR_WIDTH
+
     def show(self, state: RaceState) -> None:
         text = Text()
         for racer in state.racers.values():
@@ -174,7 +177,8 @@ class RacersPanel(Static):
             name = f"{racer.name}{' (you)' if me else ''}{' [bot]' if racer.bot else ''}"
             rating = rating_text(racer, state.rated)
             text.append(f"{name}  {rating}\n" if rating else f"{name}\n", style="bold" if me else "")
-            text.append(progress_bar(racer.cards_left), style="green" if racer.won else "cyan")
+            bar = progress_bar(racer.cards_left, self.bar_width)
+            text.append(bar, style="green" if racer.won else "cyan")
             text.append(f" {racer.cards_left:>2} left\n")
             flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
             text.append(f"  score {racer.score:>2}  moves {racer.move_count:>3}  {flag}\n", style="dim")

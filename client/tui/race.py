@@ -46,9 +46,11 @@ from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
+from client.tui.layout import board_size
 from client.tui.legal import legal_moves
 from client.tui.move_input import COMMAND_WORDS, MoveHints, MoveInput, playing_placeholder
 from client.tui.panels import (
+    BAR_WIDTH,
     ClockPanel,
     DailyPanel,
     RaceInfoPanel,
@@ -78,6 +80,13 @@ from shared.protocol import (
 )
 
 T = TypeVar("T")
+
+#: The side panel's width, and how narrow it gets so that a board fits beside it in a
+#: narrow terminal (80 columns) rather than scroll out of sight.
+SIDE_WIDTH: Final = 34
+SIDE_MIN_WIDTH: Final = 22
+#: A racer's " 52 left" after the progress bar, and the side panel's padding.
+_BAR_AFTER: Final = 8 + 2
 
 GO: Final = "go! type a move, or pick a card and its target on the board (arrow keys, enter)"
 #: Errors after which the client's idea of its board is out of date: fetch it again.
@@ -252,6 +261,7 @@ class RaceScreen(Screen[None]):
         self._keys: tuple[bool | None, ...] = ()
         #: When ctrl+g last asked whether to give up (monotonic seconds).
         self._give_up_asked: float | None = None
+        self._side_width = SIDE_WIDTH
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -291,6 +301,29 @@ class RaceScreen(Screen[None]):
         self.set_interval(0.25, self._tick)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_side)
+
+    def _fit_side(self) -> None:
+        """Narrow the side panel (down to :data:`SIDE_MIN_WIDTH`) while the board would
+        not fit beside it, so the whole board shows in an 80-column terminal."""
+        width = SIDE_WIDTH
+        view = self.board.view
+        if view is not None:
+            board_width, board_height = board_size(view.game)
+            area = self.query_one("#board-area", BoardArea)
+            scrollbar = area.styles.scrollbar_size_vertical if board_height > area.outer_size.height else 0
+            room = self.query_one("#main").size.width - (board_width + 2) - scrollbar
+            width = max(SIDE_MIN_WIDTH, min(SIDE_WIDTH, room))
+        racers = self.query_one("#racers", RacersPanel)
+        bar_width = min(BAR_WIDTH, width - _BAR_AFTER)
+        if self._side_width == width and racers.bar_width == bar_width:
+            return
+        self._side_width = width
+        self.query_one("#side").styles.width = width
+        racers.bar_width = bar_width
+        racers.show(self.state)
+
     def _tick(self) -> None:
         self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
@@ -302,6 +335,7 @@ class RaceScreen(Screen[None]):
         if view is not None:
             self.legal = legal_moves(view) if self.playing else []
             self.board.show(view, self.legal, hint=self.hinted_move)
+            self._fit_side()
         else:
             self.legal = []
             if self.board.view is not None:

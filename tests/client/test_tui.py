@@ -18,7 +18,7 @@ from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import race as race_module
-from client.tui.board import BoardWidget, Direction, neighbour
+from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
@@ -681,6 +681,30 @@ async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
         assert screen.move_input.value == ""
         assert "no legal move starts so" not in rendered(screen, "#hints")
         assert screen.state.seq == 1
+
+
+def screen_lines(app: RaceApp) -> list[str]:
+    """What the terminal shows, line by line."""
+    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.parametrize("game_name", ["treize", "eagle-wing"])
+async def test_in_an_80_column_terminal_the_whole_board_shows_beside_the_racers(
+    arena: ArenaServer, connect: Connect, game_name: GameName
+) -> None:
+    ada, _bob, race_id = await _race(arena, connect, game=game_name)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await pilot.pause(0.3)
+        shown = "\n".join(screen_lines(app))
+        for line in screen.board.plain.splitlines():
+            assert line.rstrip() in shown, f"cut off: {line.rstrip()!r}\n{shown}"
+        assert not screen.query_one("#board-area", BoardArea).show_horizontal_scrollbar
+        # The racers panel beside it, each racer's bar and cards left on one line.
+        assert sum(" 52 left" in line or " 51 left" in line for line in shown.splitlines()) == 2
+        assert "ada (you)" in shown and "Ranking" in shown
 
 
 async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
