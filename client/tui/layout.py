@@ -6,8 +6,9 @@ of its label; the cards start on the line below. A slot is :data:`SLOT_WIDTH` ce
 :data:`HALF_SLOT` cells.
 
 - Eight Off (``eight_off.scm``): the four foundations in a column on the left, the eight
-  reserve cells in the top row after one blank slot, the eight tableau columns below
-  them after two blank slots.
+  reserve cells in the top row and the eight tableau columns below them, both right of
+  the foundations. (Aisleriot leaves one and two blank slots before them; a terminal 80
+  columns wide has no room for those beside the racers.)
 - Eagle Wing (``eagle_wing.scm``): stock, waste, a blank, ``f1``-``f4`` on top; below,
   the wings ``t1``-``t4`` and ``t5``-``t8`` rise towards the middle (``t3``/``t6``
   highest, ``t1``/``t8`` lowest) and the trunk, the reserve, hangs between them.
@@ -65,8 +66,8 @@ def _col(slot_index: int) -> int:
 
 def _eight_off() -> tuple[Slot, ...]:
     foundations = [Slot(f"f{i + 1}", f"f{i + 1}", 0, 3 * i, "top", counted=True) for i in range(4)]
-    reserve = [Slot(f"r{i + 1}", f"r{i + 1}", _col(2 + i), 0, "top") for i in range(8)]
-    tableau = [Slot(f"t{i + 1}", f"t{i + 1}", _col(3 + i), 3, "down") for i in range(8)]
+    reserve = [Slot(f"r{i + 1}", f"r{i + 1}", _col(1 + i), 0, "top") for i in range(8)]
+    tableau = [Slot(f"t{i + 1}", f"t{i + 1}", _col(1 + i), 3, "down") for i in range(8)]
     return (*foundations, *reserve, *tableau)
 
 

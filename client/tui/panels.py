@@ -181,7 +181,10 @@ class RacersPanel(Static):
             text.append(bar, style="green" if racer.won else "cyan")
             text.append(f" {racer.cards_left:>2} left\n")
             flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
-            text.append(f"  score {racer.score:>2}  moves {racer.move_count:>3}  {flag}\n", style="dim")
+            # A narrowed panel (an 80-column terminal) has 20 cells: the line keeps to them.
+            lead, gap = ("  ", "  ") if self.bar_width >= BAR_WIDTH else ("", " ")
+            counts = f"{lead}score {racer.score:>2}{gap}moves {racer.move_count:>3}{gap}{flag}"
+            text.append(counts.rstrip() + "\n", style="dim")
         if state.ghosts_on:
             for ghost in list(state.ghosts.values())[:GHOSTS_SHOWN]:
                 name, bar, moves = ghost_lines(ghost)
