@@ -14,7 +14,7 @@ t1 cannot move onto itself
 
 from shared.cards import FULL_DECK, RANKS, SUITS
 from shared.deal import DEAL_VERSION, shuffled_deck
-from shared.engine import from_position, new_game, replay
+from shared.engine import dealt_home, from_position, new_game, replay
 from shared.errors import BadNotation, IllegalMove, RuleViolation
 from shared.game import Game, MoveResult, Step, UndoRule
 from shared.games import GAMES, GameName
@@ -40,6 +40,7 @@ __all__ = [
     "RuleViolation",
     "Step",
     "UndoRule",
+    "dealt_home",
     "from_position",
     "new_game",
     "parse_move",

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 # The game modules register their classes in Game.registry when imported.
@@ -36,6 +37,17 @@ def new_game(
     board = kind.deal(shuffled_deck(game, seed, deal_version))
     board.undo_rule = undo_rule
     return board
+
+
+@cache
+def dealt_home(game: str) -> int:
+    """The cards every deal of ``game`` puts home, its score before any move: Eagle Wing's
+    base card on f1, none in the other games.
+
+    >>> [dealt_home(g) for g in ("eagle-wing", "treize", "eight-off")]
+    [1, 0, 0]
+    """
+    return new_game(game, 0).score
 
 
 def from_position(data: dict[str, Any], move_count: int = 0) -> Game:

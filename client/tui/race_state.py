@@ -25,10 +25,9 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cache
-from typing import Final, cast
+from typing import Final
 
-from shared import new_game
+from shared import dealt_home
 from shared.games import GameName
 from shared.protocol import (
     BoardView,
@@ -54,16 +53,6 @@ from shared.protocol import (
 CARDS: Final = 52
 #: Ghosts the server races at most (the day's best three finished attempts).
 GHOSTS_SHOWN: Final = 3
-
-
-@cache
-def dealt_home(game: str | None) -> int:
-    """The cards a deal of ``game`` puts home before any move (Eagle Wing's base card).
-
-    >>> dealt_home("eagle-wing"), dealt_home("treize"), dealt_home(None)
-    (1, 0, 0)
-    """
-    return new_game(cast(GameName, game), 0).score if game else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +309,7 @@ class RaceState:
         False
         """
         ghosts = {}
-        start = dealt_home(self.game)
+        start = dealt_home(self.game) if self.game else 0
         for info in infos[:GHOSTS_SHOWN]:
             known = self.ghosts.get(info.player_id) or GhostRacer(
                 info.player_id, info.name, score=start, cards_left=CARDS - start

@@ -6,11 +6,10 @@ Unit-tested without Redis (tests/server/features/test_race_rules.py).
 from __future__ import annotations
 
 from enum import Enum
-from functools import cache
 from typing import Any
 
 from server.store.records import BoardRecord, RaceMeta, RaceStatus, Seat
-from shared import Game, GameName, new_game
+from shared import Game, GameName, dealt_home
 from shared.protocol import RacerInfo, Standing
 from shared.ranking import ResultKey, rank_results, result_key
 
@@ -126,17 +125,6 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
         )
         for rank, board in zip(ranks, ordered, strict=True)
     ]
-
-
-@cache
-def dealt_home(game: GameName) -> int:
-    """The cards every deal of ``game`` puts home (its score before any move): Eagle Wing's
-    base card on f1, none in the other games.
-
-    >>> [dealt_home(g) for g in ("eagle-wing", "treize", "eight-off")]
-    [1, 0, 0]
-    """
-    return new_game(game, 0).score
 
 
 def racer_info(seat: Seat, board: BoardRecord | None, game: GameName) -> RacerInfo:
