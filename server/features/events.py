@@ -43,6 +43,8 @@ class Event:
     kind: EventKind
     msg: dict[str, Any]
     skip: str = ""
+    #: A ``spectators`` event's count on every node (its ``"n"``), when it carries one.
+    nodes: dict[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +75,17 @@ def unpack_event(payload: str) -> Event:
     """An event from its published form; raises ``ValueError`` when unreadable.
 
     >>> unpack_event(pack_event(EventKind.RACE_ENDED, {"type": "x"}, skip="p1"))
-    Event(kind=<EventKind.RACE_ENDED: 'e'>, msg={'type': 'x'}, skip='p1')
+    Event(kind=<EventKind.RACE_ENDED: 'e'>, msg={'type': 'x'}, skip='p1', nodes=None)
+    >>> unpack_event('{"k":"b","n":{"a1":2},"msg":{"type":"spectators","count":3}}').nodes
+    {'a1': 2}
     """
     try:
         data = orjson.loads(payload)
         msg = data["msg"]
         if not isinstance(msg, dict):
             raise TypeError("msg")
-        return Event(EventKind(data["k"]), msg, str(data.get("skip", "")))
+        nodes = data.get("n")
+        counts = {str(node): int(count) for node, count in nodes.items()} if isinstance(nodes, dict) else None
+        return Event(EventKind(data["k"]), msg, str(data.get("skip", "")), counts)
     except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise ValueError(f"unreadable event: {exc!r}") from None

@@ -27,7 +27,7 @@ from server.background import Background, cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError
 from server.features.context import WatchTarget
-from server.features.events import unpack_event
+from server.features.events import Event, unpack_event
 from server.features.spectating import RaceHub
 from server.features.watching import Watching
 from server.metrics import Metrics
@@ -275,22 +275,21 @@ class Spectators:
                 move = orjson.loads(payload)
                 hub.receive_move(str(move["p"]), int(move["s"]), str(move["m"]), int(move["at"]))
             else:
-                msg = unpack_event(payload).msg
-                if msg.get("type") == "spectators":
-                    hub.count_elsewhere(self._elsewhere(hub.race_id, payload, msg))
+                event = unpack_event(payload)
+                if event.msg.get("type") == "spectators":
+                    hub.count_elsewhere(self._elsewhere(hub.race_id, event))
                 else:
-                    hub.receive_event(msg, self.time.now_ms())
+                    hub.receive_event(event.msg, self.time.now_ms())
         except (ValueError, KeyError, TypeError):
             log.warning("dropped an unreadable spectator event", extra={"race_id": hub.race_id})
 
-    def _elsewhere(self, race_id: str, payload: str, msg: dict[str, Any]) -> int:
+    def _elsewhere(self, race_id: str, event: Event) -> int:
         """Those watching on other nodes, from a published count: every node's count but
         this one's (one from a node that sends only the total: less this node's last)."""
-        nodes = orjson.loads(payload).get("n")
-        if isinstance(nodes, dict):
-            return sum(int(count) for node, count in nodes.items() if node != self.node_id)
+        if event.nodes is not None:
+            return sum(count for node, count in event.nodes.items() if node != self.node_id)
         written = self._counted.get(race_id, (0, 0))[0]
-        return max(0, int(msg.get("count", 0)) - written)
+        return max(0, int(event.msg.get("count", 0)) - written)
 
     def _release(self, race_id: str, entry: _Hub) -> None:
         hub = entry.hub
