@@ -3,7 +3,9 @@
 It keeps its data (append-only file) in a data directory, listens on a unix socket
 there (or a free loopback port when the path is too long), dies with its parent
 (``PR_SET_PDEATHSIG``, so a SIGKILLed node does not leave it behind holding the data
-directory), and is stopped with SIGTERM, which makes Redis flush the AOF.
+directory), and is stopped with SIGTERM, which makes Redis flush the AOF. A second node
+on a data directory whose node still runs is refused at once; one whose node was killed
+waits for that node's Redis to finish flushing.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ log = logging.getLogger("arena.redis")
 
 _SOCKET_NAME: Final = "redis.sock"
 _PIDFILE: Final = "redis.pid"
+#: The pid of the node that started the redis-server, so a second node can tell a live
+#: owner (refuse at once) from a killed one whose Redis is still flushing (wait for it).
+_OWNER_PIDFILE: Final = "node.pid"
 _UNIX_PATH_MAX: Final = 100
 
 
@@ -75,6 +80,23 @@ def spawn_redis(args: list[str]) -> subprocess.Popen[bytes]:
     )
 
 
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _parent_pid(pid: int) -> int | None:
+    """The parent of a live process, from /proc (None where there is no /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (in parentheses) may hold spaces; the fields after it are plain.
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -120,6 +142,7 @@ class EmbeddedRedis:
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             self.url = f"redis://127.0.0.1:{port}/0"
         self._process = spawn_redis(args)
+        (self.data_dir / _OWNER_PIDFILE).write_text(f"{os.getpid()}\n")
         self._wait_ready(timeout)
         log.info("embedded redis started", extra={"redis_url": self.url, "pid": self.pid})
         return self.url
@@ -129,12 +152,17 @@ class EmbeddedRedis:
         return self._process.pid if self._process else None
 
     def _wait_for_previous(self, timeout: float) -> None:
-        """A previous redis on this data dir (its node was killed) must be gone first."""
-        pidfile = self.data_dir / _PIDFILE
-        try:
-            pid = int(pidfile.read_text().strip())
-        except (OSError, ValueError):
+        """A previous redis on this data dir (its node was killed) must be gone first; one
+        whose node still runs is not going away, so that is refused at once."""
+        pid = _read_pid(self.data_dir / _PIDFILE)
+        if pid is None:
             return
+        owner = _read_pid(self.data_dir / _OWNER_PIDFILE)
+        if owner is not None and _pid_alive(owner) and _parent_pid(pid) == owner:
+            raise EmbeddedRedisError(
+                f"another node (pid {owner}) is serving from {self.data_dir}: "
+                "stop it first, or give this one its own data directory (--data-dir, SA_DATA_DIR)"
+            )
         deadline = time.monotonic() + timeout
         while _pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -81,6 +83,25 @@ def test_embedded_redis_keeps_its_aof_in_the_data_dir(tmp_path: Path) -> None:
     assert client.get("k") == b"v"
     client.close()
     again.stop()
+
+
+def test_a_second_node_on_a_data_dir_in_use_is_refused_at_once(tmp_path: Path) -> None:
+    from server.redis_embedded import EmbeddedRedis, EmbeddedRedisError
+
+    first = EmbeddedRedis(tmp_path / "data")
+    first.start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(EmbeddedRedisError) as refused:
+            EmbeddedRedis(tmp_path / "data").start(timeout=10)
+        assert time.monotonic() - started < 2  # not the 10 s wait meant for a killed node's Redis
+        assert str(refused.value) == (
+            f"another node (pid {os.getpid()}) is serving from {(tmp_path / 'data').resolve()}: "
+            "stop it first, or give this one its own data directory (--data-dir, SA_DATA_DIR)"
+        )
+        assert redis.Redis.from_url(first.url).ping()  # the first one's Redis is untouched
+    finally:
+        first.stop()
 
 
 async def test_sigkill_mid_race_then_restart_resumes_at_the_acked_position(
