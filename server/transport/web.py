@@ -4,10 +4,15 @@
 A request that asks for a WebSocket upgrade is never answered here, whatever its path,
 so every other client keeps connecting as before. Files are read once and kept in
 memory; nothing outside ``client/web`` can be named (no ``..``, no hidden files).
+
+Every file carries an ``ETag`` (a digest of its bytes) with ``Cache-Control: no-cache``:
+a browser asks again on every load, so a new release is seen at once, and a file it
+already holds costs a ``304 Not Modified`` without its body.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from importlib import resources
 from pathlib import PurePosixPath
@@ -35,7 +40,8 @@ class WebFiles:
 
     def __init__(self) -> None:
         root = resources.files("client") / "web"
-        self._files: dict[str, tuple[bytes, str]] = {}
+        #: URL path -> (body, content type, entity tag).
+        self._files: dict[str, tuple[bytes, str, str]] = {}
         self._load(root, PurePosixPath("/static"))
         index = self._files.get("/static/index.html")
         if index is not None:
@@ -50,7 +56,8 @@ class WebFiles:
                 continue
             kind = _TYPES.get(PurePosixPath(entry.name).suffix)
             if kind is not None:
-                self._files[str(url / entry.name)] = (entry.read_bytes(), kind)
+                body = entry.read_bytes()
+                self._files[str(url / entry.name)] = (body, kind, _entity_tag(body))
 
     def response(self, connection: ServerConnection, request: Request) -> Response | None:
         """The file ``request`` names, a 404 for any other plain GET, or None for a
@@ -61,13 +68,16 @@ class WebFiles:
         found = self._files.get(path)
         if found is None:
             return connection.respond(404, "not found\n")
-        body, kind = found
-        response = connection.respond(200, "")
-        response.body = body
+        body, kind, tag = found
+        unchanged = _matches(request.headers.get("If-None-Match", ""), tag)
+        response = connection.respond(304 if unchanged else 200, "")
         headers = response.headers
         del headers["Content-Type"], headers["Content-Length"]
-        headers["Content-Type"] = kind
-        headers["Content-Length"] = str(len(body))
+        if not unchanged:
+            response.body = body
+            headers["Content-Type"] = kind
+            headers["Content-Length"] = str(len(body))
+        headers["ETag"] = tag
         headers["Cache-Control"] = "no-cache"
         headers["X-Content-Type-Options"] = "nosniff"
         headers["Content-Security-Policy"] = _POLICY
@@ -75,4 +85,15 @@ class WebFiles:
 
     def total_bytes(self) -> int:
         """What loading the page fetches at most (every file once)."""
-        return sum(len(body) for path, (body, _) in self._files.items() if path != "/")
+        return sum(len(body) for path, (body, _, _) in self._files.items() if path != "/")
+
+
+def _entity_tag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+
+
+def _matches(if_none_match: str, tag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``tag`` (weakly compared, as RFC 9110
+    asks for this header, so ``W/"x"`` matches ``"x"``) or is ``*``."""
+    offered = [part.strip().removeprefix("W/") for part in if_none_match.split(",")]
+    return "*" in offered or tag in offered

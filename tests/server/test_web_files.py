@@ -15,16 +15,18 @@ from server.app import ArenaServer
 from server.transport.web import WebFiles
 
 
-def get(url: str) -> tuple[int, dict[str, str], bytes]:
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=5) as reply:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=5) as reply:
             return reply.status, dict(reply.headers), reply.read()
     except urllib.error.HTTPError as refused:
         return refused.code, dict(refused.headers), refused.read()
 
 
-async def fetch(arena: ArenaServer, path: str) -> tuple[int, dict[str, str], bytes]:
-    return await asyncio.to_thread(get, arena.url.replace("ws://", "http://") + path)
+async def fetch(
+    arena: ArenaServer, path: str, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    return await asyncio.to_thread(get, arena.url.replace("ws://", "http://") + path, headers)
 
 
 async def test_a_browser_gets_the_page_with_a_strict_content_policy(arena: ArenaServer) -> None:
@@ -36,6 +38,23 @@ async def test_a_browser_gets_the_page_with_a_strict_content_policy(arena: Arena
     for path, kind in (("/static/js/app.js", "text/javascript"), ("/static/style.css", "text/css")):
         status, headers, body = await fetch(arena, path)
         assert status == 200 and headers["Content-Type"].startswith(kind) and body
+
+
+async def test_a_file_the_browser_holds_is_revalidated_with_its_etag_and_costs_a_304(
+    arena: ArenaServer,
+) -> None:
+    status, headers, body = await fetch(arena, "/static/js/app.js")
+    tag = headers["ETag"]
+    assert status == 200 and headers["Cache-Control"] == "no-cache" and tag.startswith('"')
+    status, headers, empty = await fetch(arena, "/static/js/app.js", {"If-None-Match": tag})
+    assert (status, headers["ETag"], headers["Cache-Control"], empty) == (304, tag, "no-cache", b"")
+    assert "Content-Type" not in headers
+    status, _, _ = await fetch(arena, "/static/js/app.js", {"If-None-Match": f'"other", W/{tag}'})
+    assert status == 304
+    status, headers, again = await fetch(arena, "/static/js/app.js", {"If-None-Match": '"stale"'})
+    assert (status, headers["ETag"], again) == (200, tag, body)
+    _, page_headers, _ = await fetch(arena, "/")
+    assert page_headers["ETag"] != tag  # each file its own tag
 
 
 @pytest.mark.parametrize(
