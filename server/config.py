@@ -30,6 +30,7 @@ ENV_VARS: Final = {
     "new_player_burst": "SA_NEW_PLAYER_BURST",
     "trusted_proxies": "SA_TRUSTED_PROXIES",
     "abuse_ban": "SA_ABUSE_BAN",
+    "login_failures_per_address": "SA_LOGIN_FAILURES_PER_ADDRESS",
     "guest_ttl": "SA_GUEST_TTL",
     "daily_secret": "SA_DAILY_SECRET",
     "daily_time_limit": "SA_DAILY_TIME_LIMIT",
@@ -67,6 +68,8 @@ HELP: Final = {
     "new_player_burst": "burst of new guests allowed above the new-player rate",
     "abuse_ban": "seconds an address is refused after a connection of its was closed for abuse; "
     "doubles with each repeat within an hour, up to 300 (0: no ban)",
+    "login_failures_per_address": "failed logins (wrong passwords, unknown usernames) one address may make "
+    "in 15 minutes, on all nodes together (0: no limit)",
     "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "daily_secret": "the secret daily deals' seeds derive from (unset: one made once, kept in Redis)",
@@ -101,6 +104,7 @@ LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "new_player_rate": (0, None),
     "new_player_burst": (1, None),
     "abuse_ban": (0, None),
+    "login_failures_per_address": (0, None),
     "guest_ttl": (0, None),
     "daily_time_limit": (1, 24 * 3600),
     "spectator_delay": (0, None),
@@ -163,6 +167,10 @@ class Settings:
     new_player_burst: int = 20
     #: Seconds an address is refused after one of its connections was shut for abuse.
     abuse_ban: float = 2.0
+    #: Failed logins one client address may make within 15 minutes of its first, counted
+    #: in Redis for every node; then its logins are refused before any password is
+    #: hashed. One NAT's or proxy's users share it (0: no limit).
+    login_failures_per_address: int = 20
     #: Proxies (comma-separated addresses) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.

@@ -5,7 +5,13 @@ Password hashes (scrypt, :mod:`server.passwords`) run in one worker thread: Open
 releases the interpreter lock while hashing, so moves go on meanwhile, and one thread
 leaves the other core to the event loop. Beyond :data:`MAX_QUEUED` hashes waiting, the
 node answers ``unavailable``. Wrong passwords are limited per account
-(:data:`ACCOUNT_FAILURES` in 15 minutes) and per connection (:data:`CONNECTION_FAILURES`).
+(:data:`ACCOUNT_FAILURES` in 15 minutes) and per connection (:data:`CONNECTION_FAILURES`);
+failed logins (wrong passwords and unknown usernames) per client address, on every node
+together (``login_failures_per_address`` within 15 minutes of the first, the address being
+the one a trusted proxy names, as for the other per-address limits); and password changes
+tried per account (:data:`PASSWORD_CHANGES` an hour). Each limit refuses before any hash,
+with ``rate_limited``: a login sprayed over many connections, nodes and accounts from one
+address, or ``change_password`` sent again and again, cannot keep the hashing thread busy.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable
@@ -35,6 +42,9 @@ log = logging.getLogger("arena.accounts")
 ACCOUNT_FAILURES: Final = 5
 CONNECTION_FAILURES: Final = 5
 MAX_QUEUED: Final = 32
+#: Password changes an account may try in an hour (the store's ``CHANGE_WINDOW``): each
+#: costs up to two hashes; a person changes theirs rarely, and retries after a typo fit.
+PASSWORD_CHANGES: Final = 5
 #: Tokens one account holds at most (devices logged in); a login past that revokes others.
 MAX_TOKENS: Final = 100
 _CONNECTIONS_KEPT: Final = 10_000
@@ -51,10 +61,12 @@ T = TypeVar("T")
 
 
 class Accounts:
-    def __init__(self, store: Store, presence: Presence, lobby: Lobby) -> None:
+    def __init__(self, store: Store, presence: Presence, lobby: Lobby, address_failures: int) -> None:
         self.store = store
         self.presence = presence
         self.lobby = lobby
+        #: Failed logins one client address may make in :data:`FAILURE_WINDOW` (0: no limit).
+        self.address_failures = address_failures
         self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password")
         self._queued = 0
         #: Wrong passwords per connection (by its remote address and port).
@@ -113,6 +125,27 @@ class Accounts:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
         if self._connection_failures.get(caller.remote, 0) >= CONNECTION_FAILURES:
             raise ArenaError(ErrorCode.RATE_LIMITED, "too many wrong passwords on this connection")
+        most = self.address_failures
+        if not most:
+            return await self._login(caller, message)
+        wait = await self.store.accounts.guess_from(caller.address, most)
+        if wait:
+            raise ArenaError(
+                ErrorCode.RATE_LIMITED,
+                f"too many failed logins from your address: try again in {_minutes(wait)}",
+            )
+        # Counted before the hash (so guesses sent at once cannot all slip under the
+        # limit); given back unless the answer is bad_login.
+        try:
+            reply = await self._login(caller, message)
+        except ArenaError as exc:
+            if exc.code is not ErrorCode.BAD_LOGIN:
+                await self.store.accounts.not_a_failure_from(caller.address)
+            raise
+        await self.store.accounts.not_a_failure_from(caller.address)
+        return reply
+
+    async def _login(self, caller: Caller, message: Login) -> Reply:
         found = await self.store.accounts.find(username_key(message.username))
         if found is None:
             await self._hashing(verify_password, message.password, dummy_hash())  # the same time
@@ -146,6 +179,12 @@ class Accounts:
         stored = await self.store.accounts.password_hash(identity.player_id) if identity.account else None
         if stored is None:
             raise ArenaError(ErrorCode.NOT_REGISTERED, "a guest has no password: register first")
+        wait = await self.store.accounts.change_tried(identity.player_id, PASSWORD_CHANGES)
+        if wait:
+            raise ArenaError(
+                ErrorCode.RATE_LIMITED,
+                f"too many password changes for this account: try again in {_minutes(wait)}",
+            )
         wrong = "the old password is wrong"
         await self._check_password(caller, identity.player_id, message.old_password, stored, wrong)
         await self.store.accounts.set_password(
@@ -195,6 +234,16 @@ class Accounts:
             return await asyncio.get_running_loop().run_in_executor(self._hasher, work, *args)
         finally:
             self._queued -= 1
+
+
+def _minutes(seconds: int) -> str:
+    """A wait for a person, in whole minutes rounded up.
+
+    >>> _minutes(900), _minutes(61), _minutes(5)
+    ('15 minutes', '2 minutes', '1 minute')
+    """
+    minutes = max(1, math.ceil(seconds / 60))
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
 def _taken(username: str) -> str:

@@ -1,5 +1,6 @@
-"""Accounts: usernames (unique by skeleton), password hashes, the tokens of each account
-and the count of wrong passwords."""
+"""Accounts: usernames (unique by skeleton), password hashes, the tokens of each account,
+the counts of wrong passwords (per account), failed logins (per client address) and password
+changes."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ from server.store.players import token_digest
 CLAIM_MS = 30_000
 #: How long wrong passwords are remembered, seconds.
 FAILURE_WINDOW = 15 * 60
+#: How long an account's password changes are counted, seconds from the first.
+CHANGE_WINDOW = 60 * 60
 
 
 class AccountStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
         self._register = client.register_script(scripts.REGISTER.source)
+        self._count = client.register_script(scripts.COUNT.source)
+        self._uncount = client.register_script(scripts.UNCOUNT.source)
 
     async def register(self, player_id: str, username: str, skeleton: str, password_hash: str) -> str:
         """``ok``, ``registered`` (already an account), ``taken`` or ``no_player``.
@@ -108,3 +113,23 @@ class AccountStore:
 
     async def succeeded(self, player_id: str) -> None:
         await self.redis.delete(keys.login_failures(player_id))
+
+    async def guess_from(self, address: str, most: int) -> int:
+        """Count one password about to be checked for a login from a client address, on
+        every node together: 0 when counted, else the seconds until the address may try
+        again (it has ``most`` counted within :data:`FAILURE_WINDOW` of its first; this
+        one is not counted). Counting before the check lets no more than ``most`` checks
+        through, however many arrive at once."""
+        counter = keys.address_login_failures(address)
+        wait: int = await self._count(keys=[counter], args=[most, FAILURE_WINDOW])
+        return wait
+
+    async def not_a_failure_from(self, address: str) -> None:
+        """Give back a count of :meth:`guess_from`: the password was right, or never checked."""
+        await self._uncount(keys=[keys.address_login_failures(address)])
+
+    async def change_tried(self, player_id: str, most: int) -> int:
+        """Count one password change tried by the account: 0 when counted, else the
+        seconds until it may try again (``most`` within :data:`CHANGE_WINDOW`)."""
+        wait: int = await self._count(keys=[keys.password_changes(player_id)], args=[most, CHANGE_WINDOW])
+        return wait

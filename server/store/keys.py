@@ -44,6 +44,8 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them; at most 100) |
 | ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
+| ``player:<id>:password_changes`` | string | password changes tried in the hour (expires) |
+| ``address:<address>:login_failures`` | string | failed logins from a client address (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
 | ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |
 | ``queue:{<game>}:rated`` | sorted set | accounts waiting for a rated match -> their rating |
@@ -204,6 +206,15 @@ def player_tokens(player_id: str) -> str:
 
 def login_failures(player_id: str) -> str:
     return f"player:{player_id}:login_failures"
+
+
+def password_changes(player_id: str) -> str:
+    return f"player:{player_id}:password_changes"
+
+
+def address_login_failures(address: str) -> str:
+    """Wrong logins from one client address (the one per-address limits count by)."""
+    return f"address:{address}:login_failures"
 
 
 def token(digest: str) -> str:

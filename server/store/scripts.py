@@ -1,7 +1,7 @@
 """The Lua scripts of the store, each with its KEYS/ARGV contract.
 
-Each script touches the keys of one race (one hash tag) or of one queue, all passed in
-``KEYS``; Redis runs it atomically. Only the store's modules call them.
+Each script touches the keys of one race (one hash tag), of one queue or a single key,
+all passed in ``KEYS``; Redis runs it atomically. Only the store's modules call them.
 """
 
 from __future__ import annotations
@@ -558,6 +558,42 @@ return 'ok'
 """,
 )
 
+COUNT: Final = LuaScript(
+    "count",
+    keys=("counter",),
+    argv=("the most it may hold", "seconds it lasts from its first count"),
+    answers="0 when counted; else the seconds until the counter lapses (it holds the most "
+    "already, and this one is not counted). Counting never extends the counter's life.",
+    source="""
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then
+  local left = redis.call('PTTL', KEYS[1])
+  if left > 0 then return math.ceil(left / 1000) end
+  redis.call('EXPIRE', KEYS[1], ARGV[2])  -- a counter without a life must not refuse forever
+  return tonumber(ARGV[2])
+end
+redis.call('INCR', KEYS[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 0
+""",
+)
+
+UNCOUNT: Final = LuaScript(
+    "uncount",
+    keys=("counter",),
+    argv=(),
+    answers="the count left. Gives back one count of :data:`COUNT` (its life is kept); a "
+    "counter that lapsed stays gone, and one back at zero is deleted.",
+    source="""
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count <= 1 then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+return redis.call('DECR', KEYS[1])
+""",
+)
+
 WATCHERS: Final = LuaScript(
     "watchers",
     keys=("watchers",),
@@ -621,5 +657,7 @@ ALL: Final = (
     REMATCH_ANSWER,
     REMATCH_EXPIRE,
     REGISTER,
+    COUNT,
+    UNCOUNT,
     WATCHERS,
 )

@@ -13,8 +13,9 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 from server.app import ArenaServer
-from server.passwords import verify_password
-from tests.redis_direct import async_redis
+from server.passwords import hash_password, verify_password
+from server.store import keys
+from tests.redis_direct import async_redis, sync_redis
 from tests.server.conftest import running_node
 
 Frame = dict[str, Any]
@@ -106,6 +107,31 @@ async def test_the_password_is_stored_only_as_an_scrypt_hash(arena: ArenaServer,
     await ws.close()
 
 
+async def login_from(
+    url: str, address: str, username: str, password: str = PASSWORD
+) -> tuple[ClientConnection, Frame]:
+    """A login through a proxy (the node must trust 127.0.0.1) for a client at ``address``."""
+    ws = await ws_connect(url, compression=None, additional_headers={"X-Forwarded-For": address})
+    return ws, await ask(ws, {"type": "login", "id": "l", "username": username, "password": password})
+
+
+def hashes_spent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The passwords the nodes of this process hash for accounts from now on (still for real)."""
+    spent: list[str] = []
+
+    def verifying(password: str, stored: str) -> bool:
+        spent.append(password)
+        return verify_password(password, stored)
+
+    def hashing(password: str) -> str:
+        spent.append(password)
+        return hash_password(password)
+
+    monkeypatch.setattr("server.features.accounts.verify_password", verifying)
+    monkeypatch.setattr("server.features.accounts.hash_password", hashing)
+    return spent
+
+
 async def test_a_wrong_password_and_an_unknown_name_get_the_same_refusal(arena: ArenaServer) -> None:
     ws, _ = await registered(arena.url, "bob_b")
     wrong, refused = await login(arena.url, "bob_b", "not the password")
@@ -152,6 +178,99 @@ async def test_wrong_passwords_are_limited_per_connection(arena: ArenaServer) ->
         blocked["code"] == "rate_limited"
         and blocked["message"] == "too many wrong passwords on this connection"
     )
+    await ws.close()
+
+
+SPRAYER = "203.0.113.7"
+
+
+async def test_failed_logins_from_one_address_are_limited_over_its_connections_and_nodes_without_hashing(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spent = hashes_spent(monkeypatch)
+    settings: dict[str, object] = {"trusted_proxies": "127.0.0.1", "login_failures_per_address": 3}
+    async with (
+        running_node(clean_redis, **settings) as first,
+        running_node(clean_redis, **settings) as second,
+    ):
+        owner, _ = await registered(first.url, "ruth_r")
+        # A guess at each of several accounts (real or not), each on its own connection.
+        for node, username in ((first, "ruth_r"), (second, "nobody_1"), (first, "nobody_2")):
+            ws, refused = await login_from(node.url, SPRAYER, username, "a wrong guess")
+            assert refused["code"] == "bad_login"
+            await ws.close()
+        checked = len(spent)
+        ws, limited = await login_from(second.url, SPRAYER, "ruth_r")  # even the right password
+        assert limited == {
+            "type": "error",
+            "id": "l",
+            "code": "rate_limited",
+            "message": "too many failed logins from your address: try again in 15 minutes",
+        }
+        assert len(spent) == checked
+        elsewhere, welcome = await login_from(second.url, "198.51.100.8", "ruth_r")
+        assert welcome["type"] == "welcome"
+        for conn in (owner, ws, elsewhere):
+            await conn.close()
+
+
+async def test_guesses_sent_at_once_from_one_address_get_no_more_checks_than_its_limit(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spent = hashes_spent(monkeypatch)
+    async with running_node(clean_redis, login_failures_per_address=3) as node:
+        sockets = [await ws_connect(node.url, compression=None) for _ in range(6)]
+        guesses = [
+            ask(ws, {"type": "login", "id": n, "username": f"nobody_{n}", "password": "a wrong guess"})
+            for n, ws in enumerate(sockets)
+        ]
+        codes = sorted(reply["code"] for reply in await asyncio.gather(*guesses))
+        assert codes == ["bad_login"] * 3 + ["rate_limited"] * 3
+        assert len(spent) == 3
+        for ws in sockets:
+            await ws.close()
+
+
+async def test_a_failed_login_counts_against_its_address_for_15_minutes_and_a_right_one_does_not(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    owner, _ = await registered(arena.url, "sam_s")
+    wrong, refused = await login(arena.url, "sam_s", "not the password")
+    assert refused["code"] == "bad_login"
+    right, welcome = await login(arena.url, "sam_s")
+    assert welcome["type"] == "welcome"
+    probe = sync_redis(clean_redis, decode_responses=True)
+    counter = keys.address_login_failures("127.0.0.1")
+    try:
+        assert probe.get(counter) == "1"
+        assert 895 <= probe.ttl(counter) <= 900
+    finally:
+        probe.close()
+    for conn in (owner, wrong, right):
+        await conn.close()
+
+
+async def test_password_changes_are_limited_per_account_before_any_hashing(
+    arena: ArenaServer, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.features.accounts.PASSWORD_CHANGES", 1)
+    ws, welcome = await registered(arena.url, "tess_t")
+    spent = hashes_spent(monkeypatch)
+    change = {"type": "change_password", "id": 1, "old_password": PASSWORD, "new_password": "staple 2 horses"}
+    assert await ask(ws, change) == {"type": "ok", "id": 1}
+    back = {**change, "id": 2, "old_password": "staple 2 horses", "new_password": PASSWORD}
+    assert await ask(ws, back) == {
+        "type": "error",
+        "id": 2,
+        "code": "rate_limited",
+        "message": "too many password changes for this account: try again in 60 minutes",
+    }
+    assert spent == [PASSWORD, "staple 2 horses"]  # the first change's two hashes only
+    probe = sync_redis(clean_redis, decode_responses=True)
+    try:
+        assert 3595 <= probe.ttl(keys.password_changes(welcome["player_id"])) <= 3600
+    finally:
+        probe.close()
     await ws.close()
 
 
