@@ -22,6 +22,7 @@ from server.config import Settings
 from server.features.accounts import Accounts
 from server.features.daily import Daily
 from server.features.hints import Hints
+from server.features.leaderboard_sweep import LeaderboardSweep
 from server.features.lobby import Lobby, random_seed
 from server.features.presence import Presence
 from server.features.profiles import Profiles
@@ -73,6 +74,7 @@ class Features:
     profiles: Profiles
     daily: Daily
     watching: Watching
+    leaderboard_sweep: LeaderboardSweep
 
 
 def routes(features: Features) -> Router:
@@ -138,6 +140,7 @@ def build_features(
     profiles = Profiles(store, time)
     daily = Daily(store, lobby, racing, settings, time)
     watching = Watching(store, settings, time)
+    leaderboard_sweep = LeaderboardSweep(store, time, settings.leaderboard_sweep)
     return Features(
         presence,
         lobby,
@@ -151,6 +154,7 @@ def build_features(
         profiles,
         daily,
         watching,
+        leaderboard_sweep,
     )
 
 
@@ -272,6 +276,7 @@ class ArenaServer:
         spectators.start()
         features.clock.start()
         features.quick_match.start()
+        features.leaderboard_sweep.start()
         if self.settings.daily_prepare:
             features.daily.start()
 
@@ -318,6 +323,7 @@ class ArenaServer:
             self.features.hints.stop()
             self.features.accounts.stop()
             await self.features.daily.stop()
+            await self.features.leaderboard_sweep.stop()
         if self.spectators is not None:
             await self.spectators.stop()
         if self.fanout is not None:

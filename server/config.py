@@ -183,6 +183,9 @@ class Settings:
     #: Whether the node prepares today's and tomorrow's daily deals in the background
     #: (tests turn it off and prepare the days they drive).
     daily_prepare: bool = True
+    #: Seconds between a node's sweeps of idle accounts (provisional again) off the
+    #: leaderboards (tests shorten it).
+    leaderboard_sweep: float = 3600.0
     #: How far behind spectators of a rated race watch (casual races: live).
     spectator_delay: float = 30.0
     #: A spectator whose connection has this many bytes waiting to be sent is dropped.

@@ -5,7 +5,8 @@ lines the racer's history, counts and recent races get.
 A rating period is a day: a rating's deviation grows with each whole day since its last
 rated race before the race counts (:func:`current`). A rating is *provisional* while its
 deviation is above :data:`PROVISIONAL_RD`: shown with a ``?`` and kept off the
-leaderboards.
+leaderboards (a listed rating that turns provisional again is swept off them:
+:mod:`server.features.leaderboard_sweep`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ def current(stored: PlayerRating | None, now: int) -> Rating:
 
 def provisional(rd: float) -> bool:
     return rd > PROVISIONAL_RD
+
+
+def unsettled(
+    listed: list[tuple[str, float]], stored: dict[str, PlayerRating | None], now: int
+) -> list[tuple[str, float]]:
+    """The ``listed`` (player, leaderboard score) whose rating, as it stands ``now``, is
+    provisional again: whole days without a rated race grew its deviation past
+    :data:`PROVISIONAL_RD`. A settled rating of deviation 60 turns provisional on its
+    79th idle day:
+
+    >>> ada = {"p_ada": PlayerRating(1700.0, 60.0, 0.06, 30, 0)}
+    >>> unsettled([("p_ada", 1700.0)], ada, 78 * DAY_MS), unsettled([("p_ada", 1700.0)], ada, 79 * DAY_MS)
+    ([], [('p_ada', 1700.0)])
+    """
+    return [(player, score) for player, score in listed if provisional(current(stored.get(player), now).rd)]
 
 
 def new_ratings(

@@ -32,7 +32,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``player:<id>:rating_history:<game>`` | list | ratings after the latest rated races, newest first |
 | ``player:<id>:stats:<game>`` | hash | races, wins, best_ms |
 | ``player:<id>:recent`` | list | the latest races, JSON, newest first |
-| ``leaderboard:<game>`` | sorted set | player -> rating, non-provisional accounts only |
+| ``leaderboard:<game>`` | sorted set | player -> rating of accounts not provisional (idle ones swept off) |
 | ``daily:secret`` | string | the daily secret (hex), unless a setting gives one |
 | ``daily:{<day>}:<game>:deal`` | string | the day's deal: seed, candidate, salt, commitment, proven |
 | ``daily:{<day>}:<game>:board`` | sorted set | player -> board score of a scored attempt (lower first) |

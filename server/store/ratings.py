@@ -1,13 +1,15 @@
 """Ratings, leaderboards and what a profile shows: read here; written only at a race's
-end, by the script that ends it (:meth:`server.store.races.RaceStore.complete_end`)."""
+end, by the script that ends it (:meth:`server.store.races.RaceStore.complete_end`),
+except the sweep that takes idle accounts off a leaderboard (:meth:`RatingStore.unlist`)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
-from server.store import keys
+from server.store import keys, scripts
 from server.store.records import PlayerRating
 
 
@@ -25,6 +27,7 @@ _FIELDS = ["rating", "rd", "volatility", "games", "last_at"]
 class RatingStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
+        self._unlist = client.register_script(scripts.UNLIST.source)
 
     async def ratings(self, game: str, player_ids: list[str]) -> dict[str, PlayerRating | None]:
         """Each player's rating in ``game`` (None before their first rated race)."""
@@ -80,3 +83,21 @@ class RatingStore:
     async def listed(self, game: str) -> int:
         count: int = await self.redis.zcard(keys.leaderboard(game))
         return count
+
+    async def listed_batches(self, game: str, count: int) -> AsyncIterator[list[tuple[str, float]]]:
+        """Every (player id, rating) of the leaderboard, about ``count`` at a time (ZSCAN:
+        one listed all along comes at least once, one listed or removed meanwhile may not)."""
+        cursor = 0
+        while True:
+            cursor, rows = await self.redis.zscan(keys.leaderboard(game), cursor, count=count)
+            if rows:
+                yield rows
+            if cursor == 0:
+                return
+
+    async def unlist(self, game: str, read: list[tuple[str, float]]) -> int:
+        """Take players off the leaderboard, each only if its score is still the one
+        ``read``; how many were removed (see :data:`scripts.UNLIST`)."""
+        args = [value for player_id, score in read for value in (player_id, repr(score))]
+        removed: int = await self._unlist(keys=[keys.leaderboard(game)], args=args)
+        return removed

@@ -1,7 +1,8 @@
 """The Lua scripts of the store, each with its KEYS/ARGV contract.
 
-Each script touches the keys of one race (one hash tag), of one queue or a single key,
-all passed in ``KEYS``; Redis runs it atomically. Only the store's modules call them.
+Each script touches one cluster slot: the keys of one race (one hash tag), of one queue,
+or one key (with its marker), all passed in ``KEYS``; Redis runs it atomically. Only the
+store's modules call them.
 """
 
 from __future__ import annotations
@@ -594,6 +595,24 @@ return redis.call('DECR', KEYS[1])
 """,
 )
 
+UNLIST: Final = LuaScript(
+    "unlist",
+    keys=("leaderboard",),
+    argv=("player id", "the score read", "..."),
+    answers="how many players were removed: each only while their score is still the one "
+    "read, so a rated race that ended since the read (a new score) keeps its player listed.",
+    source="""
+local removed = 0
+for i = 1, #ARGV, 2 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+    removed = removed + redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+return removed
+""",
+)
+
 WATCHERS: Final = LuaScript(
     "watchers",
     keys=("watchers",),
@@ -659,5 +678,6 @@ ALL: Final = (
     REGISTER,
     COUNT,
     UNCOUNT,
+    UNLIST,
     WATCHERS,
 )
