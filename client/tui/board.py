@@ -195,3 +195,12 @@ class BoardArea(VerticalScroll, can_focus=False):
     """Scrolls a board that does not fit; the focus goes to the board, not here."""
 
     DEFAULT_CSS = "BoardArea { overflow-x: auto; }"
+
+    def width_beside(self, row_width: int, game: str, widest: int, narrowest: int) -> int:
+        """How wide a panel beside the area gets in a row ``row_width`` wide: ``widest``,
+        or less, down to ``narrowest``, so that ``game``'s whole board shows here (with
+        the area's vertical scrollbar when the board is taller than the area)."""
+        board_width, board_height = board_size(game)
+        scrollbar = self.styles.scrollbar_size_vertical if board_height > self.outer_size.height else 0
+        room = row_width - (board_width + 2) - scrollbar  # the board's padding: a column each side
+        return max(narrowest, min(widest, room))

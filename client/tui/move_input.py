@@ -217,8 +217,8 @@ class MoveHints(Static):
     DEFAULT_CSS = "MoveHints { height: auto; max-height: 3; color: $text-muted; }"
 
     def show(self, legal: Sequence[str], typed: str, playing: bool = True) -> None:
+        self.display = playing  # its line goes to the board and the side panel meanwhile
         if not playing:
-            self.update("")
             return
         if not legal:
             self.update("no legal move: give up with ctrl+g, or wait for the end")

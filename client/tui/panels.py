@@ -7,6 +7,7 @@ instead)."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from client.tui.clock import ServerClock, format_remaining
@@ -14,8 +15,29 @@ from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceSt
 from client.wording import change_words, result_words
 
 BAR_WIDTH = 16
+#: The columns a side panel has inside its padding when it is as wide as it gets.
+SIDE_COLUMNS = 32
 #: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
 START_RATING = 1500
+
+
+def room_for(column: Widget, flexible: Widget) -> int:
+    """The lines ``column`` has left for its child ``flexible`` once its other children
+    shown take theirs."""
+    others = sum(
+        child.outer_size.height for child in column.children if child is not flexible and child.display
+    )
+    return column.content_size.height - others
+
+
+def bar_width_in(columns: int) -> int:
+    """How wide a progress bar is drawn in a panel of ``columns``, with a racer's
+    `` 52 left`` after it.
+
+    >>> bar_width_in(32), bar_width_in(20)
+    (16, 12)
+    """
+    return min(BAR_WIDTH, columns - len(" 52 left"))
 
 
 def progress_bar(cards_left: int, width: int = BAR_WIDTH) -> str:
@@ -69,9 +91,10 @@ def rating_text(racer: Racer, rated: bool) -> str:
     return f"{START_RATING}?" if rated else ""
 
 
-def race_text(state: RaceState) -> str:
+def race_text(state: RaceState, columns: int = SIDE_COLUMNS) -> str:
     """The game, the race's code, whether it is rated, and its hint setting; for a daily
-    attempt its day and whether it is scored.
+    attempt its day and whether it is scored. In fewer ``columns`` than a line takes, the
+    same in short lines (:func:`short_race_text`).
 
     >>> state = RaceState(race_id="r1", me="p_a", game="treize", code="K7QX2M", hints=True)
     >>> print(race_text(state))
@@ -97,6 +120,13 @@ def race_text(state: RaceState) -> str:
     Daily — scored attempt
     hints off in this attempt
     """
+    text = _full_race_text(state)
+    if max(len(line) for line in text.splitlines()) > columns:
+        return short_race_text(state)
+    return text
+
+
+def _full_race_text(state: RaceState) -> str:
     daily = state.daily
     if daily is not None:
         if daily.date is None:  # not started (or refused)
@@ -109,6 +139,38 @@ def race_text(state: RaceState) -> str:
     text = f"{first}\n{kind}\n{hints}"
     if state.spectators > 0:
         text += f"\n{spectators_text(state.spectators)} watching"
+    return text
+
+
+def short_race_text(state: RaceState) -> str:
+    """What :func:`race_text` says, in lines of 20 columns at most (the side panel beside
+    a board in an 80-column terminal).
+
+    >>> state = RaceState(race_id="r1", me="p_a", game="eagle-wing", code="K7QX2M", hints=True)
+    >>> print(short_race_text(state))
+    eagle-wing  K7QX2M
+    Casual, hints on: h
+    >>> state.rated, state.hints, state.spectators = True, False, 12
+    >>> short_race_text(state).splitlines()[1:]
+    ['Rated, hints off', '12 spectators']
+    >>> from client.tui.race_state import DailyRun
+    >>> state.daily = DailyRun("eagle-wing", "2027-03-14", practice=True)
+    >>> print(short_race_text(state))
+    daily 2027-03-14
+    eagle-wing, practice
+    hints off
+    """
+    hints = "hints on: h" if state.hints else "hints off"
+    daily = state.daily
+    if daily is not None:
+        if daily.date is None:
+            return f"{daily.game}  daily\n{daily.label}"
+        kind = "practice" if daily.practice else "scored" if daily.scored else "guest"
+        return f"daily {daily.date}\n{daily.game}, {kind}\n{hints}"
+    first = f"{state.game or 'race'}  {state.code}" if state.code else state.game or "race"
+    text = f"{first}\n{'Rated' if state.rated else 'Casual'}, {hints}"
+    if state.spectators > 0:
+        text += f"\n{spectators_text(state.spectators)}"
     return text
 
 
@@ -126,8 +188,11 @@ def spectators_text(count: int) -> str:
 class RaceInfoPanel(Static):
     DEFAULT_CSS = "RaceInfoPanel { height: auto; color: $text-muted; }"
 
+    #: The columns the panel has (fewer in a narrowed side panel).
+    columns: int = SIDE_COLUMNS
+
     def show(self, state: RaceState) -> None:
-        self.update(race_text(state))
+        self.update(race_text(state, self.columns))
 
 
 class ClockPanel(Static):
@@ -137,7 +202,7 @@ class ClockPanel(Static):
         self.update(clock_text(state, clock))
 
 
-def ghost_lines(ghost: GhostRacer) -> tuple[str, str, str]:
+def ghost_lines(ghost: GhostRacer, bar_width: int = BAR_WIDTH) -> tuple[str, str, str]:
     """A ghost's rows in the racers panel: its name, marked a ghost (with its place on the
     day's board), a bar of its cards played and cards left, its moves and how it ended.
 
@@ -150,15 +215,29 @@ def ghost_lines(ghost: GhostRacer) -> tuple[str, str, str]:
     ('████████████████  0 left', '  moves  80  won in 95.0 s')
     >>> ghost_lines(replace(ghost, rank=0, finished=True))[::2]
     ('zoe  ghost', '  moves   2  finished')
+
+    With a shorter bar (a narrowed panel: 20 columns), how it ended goes up by the name:
+
+    >>> ghost_lines(replace(ghost, cards_left=0, move_count=80, finished=True, won=True), bar_width=12)
+    ('zoe  ghost #1  won', '████████████  0 left', 'moves  80')
     """
     name = f"{ghost.name}  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
-    bar = f"{progress_bar(ghost.cards_left)} {ghost.cards_left:>2} left"
+    bar = f"{progress_bar(ghost.cards_left, bar_width)} {ghost.cards_left:>2} left"
+    if bar_width < BAR_WIDTH:
+        end = "won" if ghost.won else "done" if ghost.finished else ""
+        return f"{name}  {end}".rstrip(), bar, f"moves {ghost.move_count:>3}"
     end = ""
     if ghost.won:
         end = f"  won in {ghost.elapsed_ms / 1000:.1f} s"
     elif ghost.finished:
         end = "  finished"
     return name, bar, f"  moves {ghost.move_count:>3}{end}"
+
+
+#: Lines a racer takes in the racers panel: name, bar, score and moves; where the side
+#: panel is short, name and bar only (the ranking under it has the scores).
+FULL_ROWS = 3
+SHORT_ROWS = 2
 
 
 class RacersPanel(Static):
@@ -169,30 +248,74 @@ class RacersPanel(Static):
 
     #: How wide a racer's progress bar is drawn (shorter in a narrowed side panel).
     bar_width: int = BAR_WIDTH
+    #: Lines per racer (and ghost): :data:`FULL_ROWS` or :data:`SHORT_ROWS`.
+    rows: int = FULL_ROWS
+    #: The lines the panel is cut to (None: all of them).
+    _limit: int | None = None
 
     def show(self, state: RaceState) -> None:
         text = Text()
         for racer in state.racers.values():
-            me = racer.player_id == state.me
-            name = f"{racer.name}{' (you)' if me else ''}{' [bot]' if racer.bot else ''}"
-            rating = rating_text(racer, state.rated)
-            text.append(f"{name}  {rating}\n" if rating else f"{name}\n", style="bold" if me else "")
-            bar = progress_bar(racer.cards_left, self.bar_width)
-            text.append(bar, style="green" if racer.won else "cyan")
-            text.append(f" {racer.cards_left:>2} left\n")
-            flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
-            # A narrowed panel (an 80-column terminal) has 20 cells: the line keeps to them.
-            lead, gap = ("  ", "  ") if self.bar_width >= BAR_WIDTH else ("", " ")
-            counts = f"{lead}score {racer.score:>2}{gap}moves {racer.move_count:>3}{gap}{flag}"
-            text.append(counts.rstrip() + "\n", style="dim")
-        if state.ghosts_on:
-            for ghost in list(state.ghosts.values())[:GHOSTS_SHOWN]:
-                name, bar, moves = ghost_lines(ghost)
-                text.append(name + "\n", style="italic")
-                text.append(bar[:BAR_WIDTH], style="green" if ghost.won else "magenta")
-                text.append(bar[BAR_WIDTH:] + "\n")
+            self._add_racer(text, racer, state)
+        for ghost in self._ghosts(state):
+            name, bar, moves = ghost_lines(ghost, self.bar_width)
+            text.append(name + "\n", style="italic")
+            text.append(bar[: self.bar_width], style="green" if ghost.won else "magenta")
+            text.append(bar[self.bar_width :] + "\n")
+            if self.rows == FULL_ROWS:
                 text.append(moves + "\n", style="dim")
+        text.rstrip()
         self.update(text)
+
+    def lines(self, state: RaceState, rows: int) -> int:
+        """The lines the panel takes with ``rows`` per racer, its border included."""
+        return 1 + rows * (len(state.racers) + len(self._ghosts(state)))
+
+    def fit(self, state: RaceState, room: int) -> None:
+        """Keep to ``room`` lines: short rows if the full ones do not fit, and past that
+        the racers at the end are cut, so that the panels under this one still show."""
+        rows = FULL_ROWS if self.lines(state, FULL_ROWS) <= room else SHORT_ROWS
+        limit = max(room, 1) if self.lines(state, rows) > room else None
+        if (rows, limit) == (self.rows, self._limit):
+            return
+        self.rows, self._limit = rows, limit
+        self.styles.max_height = limit
+        self.show(state)
+
+    @staticmethod
+    def _ghosts(state: RaceState) -> list[GhostRacer]:
+        return list(state.ghosts.values())[:GHOSTS_SHOWN] if state.ghosts_on else []
+
+    def _add_racer(self, text: Text, racer: Racer, state: RaceState) -> None:
+        me = racer.player_id == state.me
+        name = f"{racer.name}{' (you)' if me else ''}{' [bot]' if racer.bot else ''}"
+        flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
+        # A narrowed panel (an 80-column terminal) has 20 columns: the flag goes up by the
+        # name, and the counts keep to them.
+        narrow = self.bar_width < BAR_WIDTH
+        head = [name, rating_text(racer, state.rated), flag if narrow else ""]
+        text.append("  ".join(part for part in head if part) + "\n", style="bold" if me else "")
+        text.append(progress_bar(racer.cards_left, self.bar_width), style="green" if racer.won else "cyan")
+        text.append(f" {racer.cards_left:>2} left\n")
+        if self.rows != FULL_ROWS:
+            return
+        lead, gap = ("", " ") if narrow else ("  ", "  ")
+        counts = f"{lead}score {racer.score:>2}{gap}moves {racer.move_count:>3}{gap}{'' if narrow else flag}"
+        text.append(counts.rstrip() + "\n", style="dim")
+
+
+def split_to_fit(head: str, tail: str, columns: int, gap: str = " ", indent: str = "   ") -> list[str]:
+    """``head``, ``gap`` and ``tail`` on one line, or where that does not fit in
+    ``columns``, the tail on a line of its own after ``indent`` (a racer's place and name,
+    then how they did).
+
+    >>> split_to_fit("1. ada", "won in 95.0 s", 32)
+    ['1. ada won in 95.0 s']
+    >>> split_to_fit("1. ada          52", "won 95.0s", 20, gap="  ")
+    ['1. ada          52', '   won 95.0s']
+    """
+    line = f"{head}{gap}{tail}"
+    return [line] if len(line) <= columns else [head, f"{indent}{tail}"]
 
 
 class RankingPanel(Static):
@@ -200,6 +323,9 @@ class RankingPanel(Static):
     race, each racer's new rating and its change under their line)."""
 
     DEFAULT_CSS = "RankingPanel { height: auto; border-top: solid $primary; }"
+
+    #: The columns the panel has (fewer in a narrowed side panel).
+    columns: int = SIDE_COLUMNS
 
     def show(self, state: RaceState) -> None:
         title = "Results" if state.summary is not None else "Ranking"
@@ -214,13 +340,16 @@ class RankingPanel(Static):
             if state.daily is not None:
                 line = f"{racer.name:<15} {racer.score:>2}"
             time_ms = times.get(racer.player_id)
+            lines = [line]
             if racer.won:
-                line += f"  won {time_ms / 1000:.1f}s" if time_ms is not None else "  won"
-            text.append(line + "\n", style="bold" if racer.player_id == state.me else "")
+                won = f"won {time_ms / 1000:.1f}s" if time_ms is not None else "won"
+                lines = split_to_fit(line, won, self.columns, gap="  ")
+            text.append("\n".join(lines) + "\n", style="bold" if racer.player_id == state.me else "")
             if racer.rating is not None and racer.rating_change is not None:
                 text.append(
                     f"   rating {rating_text(racer, True)} {change_words(racer.rating_change)}\n", style="dim"
                 )
+        text.rstrip()
         self.update(text)
 
 
@@ -229,6 +358,9 @@ class RematchPanel(Static):
 
     DEFAULT_CSS = "RematchPanel { height: auto; border-top: solid $primary; }"
 
+    #: The columns the panel has (fewer in a narrowed side panel).
+    columns: int = SIDE_COLUMNS
+
     def show(self, state: RaceState, clock: ServerClock) -> None:
         self.display = state.status == "finished" and state.daily is None
         if not self.display:
@@ -236,17 +368,19 @@ class RematchPanel(Static):
         text = Text("Rematch\n", style="bold")
         rematch = state.rematch
         if rematch is None:
-            text.append("r offers one: same racers, new deal\n")
-            self.update(text)
+            self.update(text.append("r offers one: same racers, new deal"))
             return
         text.append(rematch_note(rematch, state.me) + "\n")
+        # Names padded to 16, or less for the answers (``accepted``, 8 letters) to fit.
+        pad = min(16, self.columns - len("   accepted"))
         for racer in rematch.racers:
             name = f"{racer.name}{' (you)' if racer.player_id == state.me else ''}"
-            text.append(f"  {name:<16} {racer.answer}\n", style="dim")
+            text.append(f"  {name:<{pad}} {racer.answer}\n", style="dim")
         if rematch.status == "open":
             text.append(f"  {format_remaining(clock.until(rematch.expires_at))} to answer\n", style="dim")
         elif state.can_offer_rematch:
             text.append("r offers another\n")
+        text.rstrip()
         self.update(text)
 
 

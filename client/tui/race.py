@@ -46,18 +46,18 @@ from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
-from client.tui.layout import board_size
 from client.tui.legal import legal_moves
 from client.tui.move_input import COMMAND_WORDS, MoveHints, MoveInput, playing_placeholder
 from client.tui.panels import (
-    BAR_WIDTH,
     ClockPanel,
     DailyPanel,
     RaceInfoPanel,
     RacersPanel,
     RankingPanel,
     RematchPanel,
+    bar_width_in,
     rating_text,
+    room_for,
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
@@ -85,10 +85,11 @@ T = TypeVar("T")
 #: narrow terminal (80 columns) rather than scroll out of sight.
 SIDE_WIDTH: Final = 34
 SIDE_MIN_WIDTH: Final = 22
-#: A racer's " 52 left" after the progress bar, and the side panel's padding.
-_BAR_AFTER: Final = 8 + 2
+#: The side panel's padding, a column each side.
+_SIDE_PADDING: Final = 2
 
-GO: Final = "go! type a move, or pick a card and its target on the board (arrow keys, enter)"
+#: Said at the start, in one line of an 80-column terminal.
+GO: Final = "go! type a move, or pick a card and its target on the board (arrows, enter)"
 #: Errors after which the client's idea of its board is out of date: fetch it again.
 RESYNC_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "unavailable", "internal_error"})
 #: The one-key commands: the action each runs (``COMMAND_WORDS``: the word that does the same).
@@ -310,19 +311,29 @@ class RaceScreen(Screen[None]):
         width = SIDE_WIDTH
         view = self.board.view
         if view is not None:
-            board_width, board_height = board_size(view.game)
             area = self.query_one("#board-area", BoardArea)
-            scrollbar = area.styles.scrollbar_size_vertical if board_height > area.outer_size.height else 0
-            room = self.query_one("#main").size.width - (board_width + 2) - scrollbar
-            width = max(SIDE_MIN_WIDTH, min(SIDE_WIDTH, room))
-        racers = self.query_one("#racers", RacersPanel)
-        bar_width = min(BAR_WIDTH, width - _BAR_AFTER)
-        if self._side_width == width and racers.bar_width == bar_width:
+            width = area.width_beside(
+                self.query_one("#main").size.width, view.game, SIDE_WIDTH, SIDE_MIN_WIDTH
+            )
+        if self._side_width == width:
+            self.call_after_refresh(self._fit_racers)  # the height may have changed
             return
         self._side_width = width
         self.query_one("#side").styles.width = width
-        racers.bar_width = bar_width
-        racers.show(self.state)
+        columns = width - _SIDE_PADDING
+        self.query_one("#racers", RacersPanel).bar_width = bar_width_in(columns)
+        self.query_one("#race-info", RaceInfoPanel).columns = columns
+        self.query_one("#ranking", RankingPanel).columns = columns
+        self.query_one("#rematch", RematchPanel).columns = columns
+        self.redraw_side()
+
+    def _fit_racers(self) -> None:
+        """In a short terminal, the racers panel gives up lines so that the ranking (and
+        after the end the rematch) under it still shows."""
+        side = self.query_one("#side")
+        if side.size.height > 0:
+            racers = self.query_one("#racers", RacersPanel)
+            racers.fit(self.state, room_for(side, racers))
 
     def _tick(self) -> None:
         self.status.follow_connection(self.client.reconnecting)
@@ -342,10 +353,7 @@ class RaceScreen(Screen[None]):
                 self.board.reset()
         self.move_input.set_legal(self.legal)
         self._show_move_hints(self.move_input.value)
-        self.query_one("#race-info", RaceInfoPanel).show(self.state)
-        self.query_one("#racers", RacersPanel).show(self.state)
-        self.query_one("#ranking", RankingPanel).show(self.state)
-        self.query_one("#daily", DailyPanel).show(self.state)
+        self.redraw_side()
         self.move_input.disabled = not self.typing
         after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
         playing = playing_placeholder(self.state.hints, self.state.game)
@@ -363,6 +371,15 @@ class RaceScreen(Screen[None]):
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
+
+    def redraw_side(self) -> None:
+        """Bring the side panels up to date with :attr:`state` (the clock and the
+        rematch follow it on their own)."""
+        self.query_one("#race-info", RaceInfoPanel).show(self.state)
+        self.query_one("#racers", RacersPanel).show(self.state)
+        self.query_one("#ranking", RankingPanel).show(self.state)
+        self.query_one("#daily", DailyPanel).show(self.state)
+        self.call_after_refresh(self._fit_racers)
 
     def _show_move_hints(self, typed: str) -> None:
         self.query_one("#hints", MoveHints).show(self.legal, typed, self.playing)

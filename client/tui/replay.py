@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -57,6 +58,13 @@ class Timeline:
         return len(self.views) - 1
 
 
+#: The move list's width, how narrow it gets so that a board fits beside it in an
+#: 80-column terminal, and its padding.
+MOVES_WIDTH: Final = 34
+MOVES_MIN_WIDTH: Final = 22
+_MOVES_PADDING: Final = 2
+
+
 def timelines(log: MoveLog, racers: Sequence[str] = (), started_at: int | None = None) -> list[Timeline]:
     """A timeline per racer: ``racers`` first (in that order), then anyone else in the log.
     Move times count from ``started_at`` (the race's start; default: the first move)."""
@@ -86,20 +94,41 @@ def clock_time(ms: int) -> str:
     return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
 
 
+def move_line(number: int, move: str, at: str, columns: int) -> str:
+    """A move in the move list, numbered, with the time it was played (``at``); tighter
+    where the usual line does not fit in ``columns``.
+
+    >>> move_line(12, "t2:3>t5", "1:23.4", 32)
+    ' 12. t2:3>t5      1:23.4'
+    >>> move_line(12, "t2:3>t5", "1:23.4", 21)
+    ' 12 t2:3>t5    1:23.4'
+    """
+    line = f"{number:>3}. {move:<10}" + (f" {at:>8}" if at else "")
+    if len(line) <= columns:
+        return line
+    return f"{number:>3} {move:<10} {at}".rstrip()
+
+
+_STEP: Final = Binding.Group("move", compact=True)
+
+
 class ReplayScreen(Screen[None]):
     """Replays a finished race from its move log."""
 
+    # The title and the status line wrap rather than lose their ends in 80 columns (a
+    # seed has up to 20 digits, a move's note may end with why the log stops).
     DEFAULT_CSS = """
-    #replay-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+    #replay-title { height: auto; max-height: 2; background: $panel; padding: 0 1; text-style: bold; }
     #replay-main { height: 1fr; }
     #replay-board-area { width: 1fr; }
     #replay-moves { width: 34; padding: 0 1; }
-    #replay-status { height: 1; background: $panel; padding: 0 1; }
+    #replay-status { height: auto; max-height: 2; background: $panel; padding: 0 1; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "step(1)", "next move"),
-        Binding("left", "step(-1)", "previous"),
+        # One footer entry for both arrows: the whole footer fits in 80 columns.
+        Binding("left", "step(-1)", "previous", group=_STEP),
+        Binding("right", "step(1)", "next move", group=_STEP),
         Binding("pagedown", "step(10)", "+10", show=False),
         Binding("pageup", "step(-10)", "-10", show=False),
         Binding("home", "jump(0)", "deal"),
@@ -119,6 +148,7 @@ class ReplayScreen(Screen[None]):
         self.timelines = timelines(log, [*first, *names], started_at)
         self.racer = 0
         self.index = 0
+        self._moves_width = MOVES_WIDTH
 
     def compose(self) -> ComposeResult:
         yield Static(id="replay-title")
@@ -139,6 +169,20 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.redraw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_moves)
+
+    def _fit_moves(self) -> None:
+        """Narrow the move list (down to :data:`MOVES_MIN_WIDTH`) while the board would
+        not fit beside it, so the whole board shows in an 80-column terminal."""
+        area = self.query_one("#replay-board-area", BoardArea)
+        row = self.query_one("#replay-main").size.width
+        width = area.width_beside(row, self.move_log.game, MOVES_WIDTH, MOVES_MIN_WIDTH)
+        if width != self._moves_width:
+            self._moves_width = width
+            self.query_one("#replay-moves").styles.width = width
+            self.redraw()
 
     def redraw(self) -> None:
         timeline = self.timeline
@@ -170,14 +214,15 @@ class ReplayScreen(Screen[None]):
         return note
 
     def _move_list(self) -> Text:
-        text = Text("Moves\n", style="bold")
+        text = Text("Moves\n", style="bold", no_wrap=True, overflow="crop")
         shown = self.timeline.moves[: self.timeline.last]
         start = max(0, self.index - 12)
         times = self.timeline.times
+        columns = self._moves_width - _MOVES_PADDING
         for number, move in enumerate(shown[start : start + 24], start=start + 1):
             style = "reverse" if number == self.index else ""
-            at = f" {clock_time(times[number - 1]):>8}" if number <= len(times) else ""
-            text.append(f"{number:>3}. {move:<10}{at}\n", style=style)
+            at = clock_time(times[number - 1]) if number <= len(times) else ""
+            text.append(move_line(number, move, at, columns) + "\n", style=style)
         if not shown:
             text.append("(no moves)\n", style="dim")
         return text

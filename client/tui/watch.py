@@ -15,9 +15,10 @@ events in a worker, as the race screen follows its race.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -28,7 +29,7 @@ from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
-from client.tui.panels import progress_bar, spectators_text
+from client.tui.panels import bar_width_in, progress_bar, room_for, spectators_text, split_to_fit
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
 from client.wording import change_words, result_words
@@ -36,6 +37,11 @@ from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcom
 
 #: Racers the number keys reach (1-8); tab reaches every one.
 NUMBER_KEYS = 8
+#: The side panel's width, how narrow it gets so that a board fits beside it in an
+#: 80-column terminal, and its padding.
+SIDE_WIDTH: Final = 36
+SIDE_MIN_WIDTH: Final = 22
+_SIDE_PADDING: Final = 2
 
 
 def racer_order(watched: WatchedRace) -> list[str]:
@@ -109,9 +115,12 @@ def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     return text
 
 
-def card_text(watched: WatchedRace, player_id: str, number: int) -> Text:
-    """A racer's compact card: number and name, rating, a bar of cards played, score and
-    cards left, moves, the last move, and whether they finished or won."""
+def card_text(
+    watched: WatchedRace, player_id: str, number: int, columns: int = SIDE_WIDTH - _SIDE_PADDING
+) -> Text:
+    """A racer's compact card in ``columns``: number and name, rating, a bar of cards
+    played, score and cards left, moves, the last move (on a line of its own where it
+    does not fit), and whether they finished or won."""
     text = Text()
     rating = watched.rating(player_id)
     state = _state_of(watched, player_id)
@@ -121,21 +130,29 @@ def card_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     board = watched.boards.get(player_id)
     score = board.view.score if board is not None else 0
     moves = board.view.move_count if board is not None else 0
-    text.append(progress_bar(CARDS - score), style="green" if state == "won" else "cyan")
+    text.append(
+        progress_bar(CARDS - score, bar_width_in(columns)), style="green" if state == "won" else "cyan"
+    )
     text.append(f" {CARDS - score:>2} left\n")
     last = watched.last_move.get(player_id, "-")
-    text.append(f"score {score:>2}  moves {moves:>3}  last {last}", style="dim")
+    counts = split_to_fit(f"score {score:>2}  moves {moves:>3}", f"last {last}", columns, gap="  ", indent="")
+    text.append("\n".join(counts), style="dim")
     return text
 
 
-def results_text(summary: RaceSummary) -> Text:
-    """The results, best first, with each racer's new rating after a rated race."""
+def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING) -> Text:
+    """The results, best first, with each racer's new rating after a rated race; in
+    ``columns``."""
     text = Text("Results\n", style="bold")
-    for standing in summary.standings:
-        result = result_words(summary.game, standing.won, standing.score, standing.time_ms)
-        text.append(f"{standing.rank}. {standing.name:<12} {result}\n")
+    results = [result_words(summary.game, s.won, s.score, s.time_ms) for s in summary.standings]
+    # Names padded alike, so that the results line up: to 12, or less for the results to fit.
+    pad = max(0, min(12, columns - len("1.  ") - max(map(len, results), default=0)))
+    for standing, result in zip(summary.standings, results, strict=True):
+        head = f"{standing.rank}. {standing.name:<{pad}}"
+        text.append("\n".join(split_to_fit(head, result, columns)) + "\n")
         if standing.rating is not None and standing.rating_change is not None:
             text.append(f"   rating {standing.rating} {change_words(standing.rating_change)}\n", style="dim")
+    text.rstrip()
     return text
 
 
@@ -183,7 +200,7 @@ class WatchScreen(Screen[None]):
     #watch-side { width: 36; padding: 0 1; }
     #watch-clock { height: 1; text-style: bold; }
     #watch-spectators { height: 1; color: $text-muted; }
-    #watch-cards { height: auto; max-height: 100%; }
+    #watch-cards { height: auto; scrollbar-size-vertical: 1; }
     #watch-results { height: auto; border-top: solid $primary; }
     """
 
@@ -204,6 +221,7 @@ class WatchScreen(Screen[None]):
         #: The racer on the large board.
         self.shown_racer: str | None = None
         self.cards: dict[str, RacerCard] = {}
+        self._side_width = SIDE_WIDTH
 
     def compose(self) -> ComposeResult:
         yield Static(id="watch-title")
@@ -240,6 +258,36 @@ class WatchScreen(Screen[None]):
         self.status.say(self._opening_note())
         self.run_worker(self._follow(), name="follow", group="watch", exit_on_error=False)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit_side)
+
+    def _fit_side(self) -> None:
+        """Narrow the side panel (down to :data:`SIDE_MIN_WIDTH`) while the large board
+        would not fit beside it; keep the results under the cards in sight. Between two
+        featured races (no board) the panel keeps its width, as the board its size."""
+        width = self._side_width
+        view = self.board.view
+        if view is not None:
+            area = self.query_one("#watch-board-area", BoardArea)
+            row = self.query_one("#watch-main").size.width
+            width = area.width_beside(row, view.game, SIDE_WIDTH, SIDE_MIN_WIDTH)
+        if width != self._side_width:
+            self._side_width = width
+            self.query_one("#watch-side").styles.width = width
+            self.redraw()
+        self.call_after_refresh(self._fit_cards)
+
+    def _fit_cards(self) -> None:
+        """The cards scroll rather than push the results out of the side panel."""
+        side = self.query_one("#watch-side")
+        cards = self.query_one("#watch-cards", VerticalScroll)
+        if side.size.height > 0:
+            cards.styles.max_height = max(room_for(side, cards), 1)
+
+    @property
+    def side_columns(self) -> int:
+        return self._side_width - _SIDE_PADDING
+
     def _tick(self) -> None:
         self.status.follow_connection(self.client.reconnecting)
         self.query_one("#watch-clock", Static).update(watch_clock_text(self.watched, self.clock))
@@ -258,8 +306,9 @@ class WatchScreen(Screen[None]):
         results = self.query_one("#watch-results", Static)
         results.display = watched.summary is not None
         if watched.summary is not None:
-            results.update(results_text(watched.summary))
+            results.update(results_text(watched.summary, self.side_columns))
         self._tick()
+        self.call_after_refresh(self._fit_side)
 
     def _draw_focus(self) -> None:
         focus = self.query_one("#watch-focus", Static)
@@ -283,7 +332,8 @@ class WatchScreen(Screen[None]):
             holder.mount_all(self.cards.values())
         for number, (player, card) in enumerate(self.cards.items(), start=1):
             card.display = player != self.shown_racer
-            card.update(card_text(self.watched, player, number))
+            # One column for the cards' scrollbar, there once they outgrow the side panel.
+            card.update(card_text(self.watched, player, number, self.side_columns - 1))
 
     # ----- following the race -----------------------------------------------------
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from textual import events
+from textual.app import App
 from textual.pilot import Pilot
 
 from client.bots import Bot, RandomStrategy
@@ -684,32 +685,6 @@ async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
         assert screen.state.seq == 1
 
 
-def screen_lines(app: RaceApp) -> list[str]:
-    """What the terminal shows, line by line."""
-    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
-
-
-@pytest.mark.parametrize("game_name", ["treize", "eagle-wing", "eight-off"])
-async def test_in_an_80_column_terminal_the_whole_board_shows_beside_the_racers(
-    arena: ArenaServer, connect: Connect, game_name: GameName
-) -> None:
-    ada, _bob, race_id = await _race(arena, connect, game=game_name)
-    app = RaceApp(ada, race_id)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = app.race_screen
-        await wait_until(pilot, lambda: screen.state.view is not None)
-        await pilot.pause(0.3)
-        shown = "\n".join(screen_lines(app))
-        for line in screen.board.plain.splitlines():
-            assert line.rstrip() in shown, f"cut off: {line.rstrip()!r}\n{shown}"
-        assert not screen.query_one("#board-area", BoardArea).show_horizontal_scrollbar
-        # The racers panel beside it, each racer's bar and cards left on one line.
-        assert sum(" 52 left" in line or " 51 left" in line for line in shown.splitlines()) == 2
-        assert "ada (you)" in shown, shown
-        if game_name != "eight-off":  # its three lines of move hints push the ranking below
-            assert "Ranking" in shown, shown
-
-
 async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
     arena: ArenaServer, connect: Connect
 ) -> None:
@@ -1332,3 +1307,135 @@ def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
         ("bob", 1, 51),
     ]
     assert [(rank, racer.name) for rank, racer in state.ranking()] == [(1, "ada"), (1, "bob")]
+
+
+# ----- a standard 80x24 terminal -----------------------------------------------------------------
+
+SMALL = (80, 24)
+
+
+def screen_lines(app: App[None]) -> list[str]:
+    """What the terminal shows, line by line."""
+    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+def unseen(app: App[None], text: str) -> list[str]:
+    """The lines of ``text`` the terminal does not show whole (cut off, wrapped, or out of
+    sight below the others)."""
+    shown = "\n".join(screen_lines(app))
+    return [line.rstrip() for line in text.splitlines() if line.strip() and line.rstrip() not in shown]
+
+
+async def until_shown(pilot: Pilot[None], app: App[None], text: str) -> None:
+    """Wait until every line of ``text`` shows whole on the terminal."""
+    try:
+        await wait_until(pilot, lambda: not unseen(app, text), timeout=2)
+    except AssertionError:
+        screen = "\n".join(screen_lines(app))
+        raise AssertionError(f"not shown: {unseen(app, text)}\n{screen}") from None
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_the_race(
+    arena: ArenaServer, connect: Connect, game_name: GameName
+) -> None:
+    ada, bob, race_id = await _race(arena, connect, game=game_name)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await until_shown(pilot, app, screen.board.plain)
+        area = screen.query_one("#board-area", BoardArea)
+        await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
+        # The racers panel beside it, each racer's bar and cards left on one line.
+        shown = screen_lines(app)
+        assert sum(" 52 left" in line or " 51 left" in line for line in shown) == 2
+        assert any("ada (you)" in line for line in shown)
+        # Under it the ranking, every racer's place and name, in sight.
+        ranking = rendered(screen, "#ranking")
+        assert lines_of(ranking)[0] == "Ranking" and "1. ada" in ranking and "1. bob" in ranking
+        await until_shown(pilot, app, ranking)
+
+        await _both_finish(pilot, screen, bob, race_id)
+        results = rendered(screen, "#ranking")
+        assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
+        await until_shown(pilot, app, results)
+        await until_shown(pilot, app, screen.board.plain)
+
+
+async def test_in_80x24_five_racers_keep_the_ranking_in_sight(arena: ArenaServer, connect: Connect) -> None:
+    names = ["ada", "bob", "cyd", "dee", "eve"]
+    racers = [await connect(arena.url) for _ in names]
+    for client, name in zip(racers, names, strict=True):
+        await client.hello(name=name)
+    race = await racers[0].create_race("eight-off", seats=len(names), time_limit=60)
+    for client in racers[1:]:
+        await client.join_race(race.code)
+    for client in racers:
+        await client.ready(race.race_id)
+    app = RaceApp(racers[0], race.race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        # The racers panel gives up its score lines (and its last racers) for the ranking.
+        ranking = rendered(screen, "#ranking")
+        assert all(f"1. {name}" in ranking for name in names)
+        await until_shown(pilot, app, ranking)
+        assert any("ada (you)" in line for line in screen_lines(app))
+        await pilot.press("ctrl+g", "ctrl+g")
+        for client in racers[1:]:
+            await client.finish(race.race_id)
+        await wait_until(pilot, lambda: screen.state.summary is not None)
+        results = rendered(screen, "#ranking")
+        assert lines_of(results)[0] == "Results" and all(f". {name}" in results for name in names)
+        await until_shown(pilot, app, results)
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+async def test_in_80x24_the_replay_shows_the_whole_board_its_moves_and_its_keys(game_name: GameName) -> None:
+    seed = 12_345_678_901_234_567_890  # a seed as long as they get: the title wraps
+    game, moves = new_game(game_name, seed), []
+    while len(moves) < 30 and (legal := game.legal_moves()):
+        moves.append("deal" if "deal" in legal else legal[0])  # Treize's waste fans out to the right
+        game.play(moves[-1])
+    app = ReplayApp(
+        _log(game_name, seed, {"p_a": moves, "p_b": moves[:3]}), {"p_a": "ada", "p_b": "bob"}, me="p_a"
+    )
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("end")
+        screen = app.replay_screen
+        await until_shown(pilot, app, screen.board.plain)
+        area = screen.query_one("#replay-board-area", BoardArea)
+        await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
+        moves_list = str(screen.query_one("#replay-moves").render())
+        assert f"{len(moves)}" in lines_of(moves_list)[-1] and moves[-1] in lines_of(moves_list)[-1]
+        await until_shown(pilot, app, moves_list)  # with the times they were played at
+        await until_shown(pilot, app, str(screen.query_one("#replay-status").render()))
+        title = " ".join(screen_lines(app)[:2])
+        assert str(seed) in title and "racer ada (1/2)" in title
+        footer = screen_lines(app)[-1]
+        for key in ("tab next racer", "←→ move", "home deal", "end last move", "esc close"):
+            assert key in footer, footer
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the_results(
+    arena: ArenaServer, connect: Connect, game_name: GameName
+) -> None:
+    ada, bob, race_id = await _race(arena, connect, game=game_name)
+    sam = await connect(arena.url)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.watch_screen
+        await until_shown(pilot, app, screen.board.plain)
+        area = screen.query_one("#watch-board-area", BoardArea)
+        await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
+        await until_shown(pilot, app, str(screen.cards[bob.player_id or ""].render()))
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        await wait_until(pilot, lambda: screen.watched.summary is not None)
+        results = shown(screen, "#watch-results")
+        assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
+        await until_shown(pilot, app, results)
+        await until_shown(pilot, app, screen.board.plain)
