@@ -10,7 +10,7 @@ import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
 import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, movesText, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
-import { keepShare, newShare, shareOf } from "./fairness.js";
+import { forgetQueueShares, keepShare, newShare, queueShare, seatQueueShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
@@ -224,6 +224,7 @@ function lobbyPage() {
     queueLine.replaceChildren(`Waiting for someone to race at ${GAME_TITLES[queuedFor] ?? queuedFor}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
+        forgetQueueShares();
         queuedFor = null;
         drawQueue();
       }) }, "Cancel quick match"));
@@ -231,7 +232,8 @@ function lobbyPage() {
 
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
     const before = matchesFound;
-    await arena.request({ type: "quick_match", game: id });
+    const mine = queueShare(id); // kept before asking: match_found may overtake the reply
+    await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
     drawQueue();
@@ -1003,7 +1005,20 @@ function route() {
 
 // A quick match found or a rematch started seated us in a new race: whatever page is on
 // screen, to its countdown.
-arena.on("match_found", (event) => { queuedFor = null; matchesFound += 1; enterRace(event.race); });
+arena.on("match_found", (event) => {
+  queuedFor = null;
+  matchesFound += 1;
+  revealShare(event.race, seatQueueShare(event.race.game, event.race.race_id));
+  enterRace(event.race);
+});
+
+// Seated in a counting-down race with a committed share: reveal it before the start. One
+// refused (too late) leaves it out of the deal; the race goes on, and its record says so.
+function revealShare(race, share) {
+  const me = race.racers.find((r) => r.player_id === arena.playing?.player_id);
+  if (!share || !me?.share_committed || me.share_revealed) return;
+  arena.request({ type: "reveal_share", race_id: race.race_id, share }).catch(() => {});
+}
 arena.on("rematch_started", (event) => enterRace(event.race));
 // Who is signed in, in the header: an account's username, or a guest's name.
 function drawWho() {

@@ -71,6 +71,30 @@ export function shareOf(raceId) {
   return sessionStorage.getItem(SHARE_KEY + raceId) ?? undefined;
 }
 
+// A quick match's share: committed with quick_match (the same one when asking again while
+// queued), kept by game until match_found seats us, then kept as the race's and revealed
+// with reveal_share during the countdown.
+const QUEUE_KEY = SHARE_KEY + "queue.";
+
+export function queueShare(game) {
+  const kept = sessionStorage.getItem(QUEUE_KEY + game);
+  if (kept) return { share: kept, commitment: sha256(kept) };
+  const fresh = newShare();
+  if (fresh) sessionStorage.setItem(QUEUE_KEY + game, fresh.share);
+  return fresh;
+}
+
+export function seatQueueShare(game, raceId) {
+  const share = sessionStorage.getItem(QUEUE_KEY + game);
+  sessionStorage.removeItem(QUEUE_KEY + game);
+  keepShare(raceId, share);
+  return share ?? undefined;
+}
+
+export function forgetQueueShares() {
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith(QUEUE_KEY)) sessionStorage.removeItem(key);
+}
+
 // ----- the deal
 
 export function commitmentOf(game, serverSeed, salt) {
