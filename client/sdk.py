@@ -100,6 +100,7 @@ from shared.protocol import (
     Register,
     Rematch,
     RematchInfo,
+    RematchStarted,
     Replay,
     Results,
     RevealShare,
@@ -150,6 +151,9 @@ class ArenaClient:
         self.shares: dict[str, str] = {}
         #: The seed share committed with ``quick_match``, by game, until the match.
         self._queue_shares: dict[str, str] = {}
+        #: The seed share committed with a rematch offer or acceptance, by the race that
+        #: ended, until the rematch starts.
+        self._rematch_shares: dict[str, str] = {}
         #: Seed shares being revealed in the background (a quick match's countdown).
         self._reveals: set[asyncio.Task[None]] = set()
         self.stray_errors: list[Error] = []
@@ -215,6 +219,8 @@ class ArenaClient:
                         self.stray_errors.append(message)
                     if isinstance(message, MatchFound):
                         self._seated(message.race, self._queue_shares.pop(message.race.game, None))
+                    if isinstance(message, RematchStarted):
+                        self._seated(message.race, self._rematch_shares.pop(message.race_id, None))
                     await self._events.put(message)
         except ConnectionClosed:
             pass
@@ -578,15 +584,45 @@ class ArenaClient:
         """A good next move for this racer's board (``hints_off`` where the race forbids)."""
         return await self._expect(GetHint(id=self.next_id(), race_id=race_id), Hint)
 
-    async def offer_rematch(self, race_id: str) -> RematchInfo:
-        """Offer the racers of ``race_id`` (ended) a rematch on a new deal."""
-        return (await self._expect(OfferRematch(id=self.next_id(), race_id=race_id), Rematch)).rematch
+    async def offer_rematch(self, race_id: str, share: bool = True) -> RematchInfo:
+        """Offer the racers of ``race_id`` (ended) a rematch on a new deal. With ``share``,
+        a random seed share goes into its deal: the commitment now, the share by itself
+        when ``rematch_started`` comes (as in :meth:`quick_match`)."""
+        secret = self._rematch_share(race_id, share)
+        message = OfferRematch(
+            id=self.next_id(), race_id=race_id, share_commitment=share_commitment(secret) if secret else None
+        )
+        return (await self._rematch_request(race_id, message)).rematch
 
-    async def answer_rematch(self, race_id: str, accept: bool) -> RematchInfo:
+    async def answer_rematch(self, race_id: str, accept: bool, share: bool = True) -> RematchInfo:
         """Accept or decline the rematch offered after ``race_id``; once every answer is in,
-        a ``rematch_started`` event seats the accepted racers in the new race."""
-        message = AnswerRematch(id=self.next_id(), race_id=race_id, accept=accept)
-        return (await self._expect(message, Rematch)).rematch
+        a ``rematch_started`` event seats the accepted racers in the new race. An
+        acceptance with ``share`` adds a seed share, as :meth:`offer_rematch`."""
+        secret = self._rematch_share(race_id, share and accept)
+        message = AnswerRematch(
+            id=self.next_id(),
+            race_id=race_id,
+            accept=accept,
+            share_commitment=share_commitment(secret) if secret else None,
+        )
+        return (await self._rematch_request(race_id, message)).rematch
+
+    def _rematch_share(self, race_id: str, share: bool) -> str | None:
+        """A new seed share for the rematch of ``race_id``, kept before asking: the
+        ``rematch_started`` an answer causes may overtake its reply."""
+        self._rematch_shares.pop(race_id, None)
+        if not share:
+            return None
+        secret = secrets.token_hex(32)
+        self._rematch_shares[race_id] = secret
+        return secret
+
+    async def _rematch_request(self, race_id: str, message: OfferRematch | AnswerRematch) -> Rematch:
+        try:
+            return await self._expect(message, Rematch)
+        except ArenaError:
+            self._rematch_shares.pop(race_id, None)
+            raise
 
     async def finish(self, race_id: str) -> None:
         await self._expect(Finish(id=self.next_id(), race_id=race_id), Ok)

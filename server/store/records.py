@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -159,6 +159,8 @@ class RematchRecord:
     status: str
     expires_at: int
     answers: dict[str, str]
+    #: The seed share commitment each racer sent with their offer or acceptance.
+    commitments: dict[str, str] = field(default_factory=dict)
     new_race_id: str | None = None
     reason: str | None = None
 

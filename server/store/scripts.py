@@ -536,7 +536,14 @@ end
 REMATCH_OFFER: Final = LuaScript(
     "rematch_offer",
     keys=("rematch",),
-    argv=("offerer", "now", "expires_at", "ttl seconds (0: none)", "racer ids..."),
+    argv=(
+        "offerer",
+        "now",
+        "expires_at",
+        "ttl seconds (0: none)",
+        "the offerer's seed share commitment ('': none)",
+        "racer ids...",
+    ),
     answers="ok | exists. A new offer replaces one that was declined, expired or failed "
     "(or is open past its time); never one that is open or started.",
     source="""
@@ -547,7 +554,8 @@ if status == 'open' and tonumber(ARGV[2]) <= tonumber(redis.call('HGET', KEYS[1]
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'offered_by', ARGV[1], 'status', 'open', 'expires_at', ARGV[3])
-for i = 5, #ARGV do
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'c:' .. ARGV[1], ARGV[5]) end
+for i = 6, #ARGV do
   local answer = 'pending'
   if ARGV[i] == ARGV[1] then answer = 'offered' end
   redis.call('HSET', KEYS[1], 'a:' .. ARGV[i], answer)
@@ -560,7 +568,7 @@ return 'ok'
 REMATCH_ANSWER: Final = LuaScript(
     "rematch_answer",
     keys=("rematch",),
-    argv=("player id", "'accepted' or 'declined'", "now"),
+    argv=("player id", "'accepted' or 'declined'", "now", "the racer's seed share commitment ('': none)"),
     answers="ok | start | declined | none (no offer) | closed (decided) | late (past its "
     "time) | not_invited | answered. The last answer decides the offer.",
     source=_REMATCH_DECIDE
@@ -573,6 +581,7 @@ local current = redis.call('HGET', KEYS[1], 'a:' .. ARGV[1])
 if not current then return 'not_invited' end
 if current ~= 'pending' then return 'answered' end
 redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], ARGV[2])
+if ARGV[2] == 'accepted' and ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'c:' .. ARGV[1], ARGV[4]) end
 return decide(false)
 """,
 )

@@ -1,6 +1,7 @@
-"""Seed shares in quick matches, end to end on raw frames: each racer commits with
-``quick_match`` and reveals with ``reveal_share`` during the countdown; the start deals
-from the mix of the shares revealed by then, and the record says which are in it."""
+"""Seed shares in races without a ready step (quick matches, rematches), end to end on raw
+frames: each racer commits with ``quick_match`` (or the rematch offer or acceptance) and
+reveals with ``reveal_share`` during the countdown; the start deals from the mix of the
+shares revealed by then, and the record says which are in it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from shared import new_game
 from shared.fairness import mixed_seed, share_commitment
-from shared.protocol import MatchFound, RaceEnded, RaceStarted, to_wire
+from shared.protocol import MatchFound, RaceEnded, RaceStarted, RematchStarted, to_wire
 from shared.record import RaceRecord, read_record, verify_record
 from tests.server.conftest import running_node
 from tests.server.rawclient import Frame, Racer, racers
@@ -126,7 +127,34 @@ async def test_a_quick_match_without_shares_races_on_the_committed_seed(mixing: 
     assert dealt_from(started, record.seed)
 
 
-async def test_the_sdk_commits_and_reveals_a_quick_match_share_by_itself(mixing: ArenaServer) -> None:
+async def test_a_rematch_is_dealt_from_the_shares_committed_with_the_offer_and_the_acceptance(
+    mixing: ArenaServer,
+) -> None:
+    ada, bob = await racers(mixing.url, "ada", "bob")
+    ended_id = await matched(ada, bob, ada_commits=False, bob_commits=False)
+    await raced(ada, bob, ended_id)
+    assert (await ada.request({"type": "offer_rematch", "race_id": ended_id, **committed("ada")}))[
+        "type"
+    ] == "rematch"
+    answer = {"type": "answer_rematch", "race_id": ended_id, "accept": True, **committed("bob")}
+    assert (await bob.request(answer))["type"] == "rematch"
+    seated = await ada.event("rematch_started")
+    race_id = seated["race"]["race_id"]
+    assert (await bob.event("rematch_started"))["race"]["race_id"] == race_id
+    assert seated["race"]["status"] == "countdown"
+    assert all(r["share_committed"] and not r["share_revealed"] for r in seated["race"]["racers"])
+    for racer, name in ((ada, "ada"), (bob, "bob")):
+        assert (await reveal(racer, race_id, SHARES[name]))["type"] == "ok"
+    started, record = await raced(ada, bob, race_id)
+    by_player = {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]}
+    assert {(s.player_id, s.share) for s in record.shares} == set(by_player.items())
+    assert record.seed == mixed_seed("treize", record.server_seed, by_player)
+    assert dealt_from(started, record.seed)
+
+
+async def test_the_sdk_commits_and_reveals_quick_match_and_rematch_shares_by_itself(
+    mixing: ArenaServer,
+) -> None:
     ada, bob = await ArenaClient.connect(mixing.url), await ArenaClient.connect(mixing.url)
     try:
         await ada.hello(name="ada")
@@ -144,6 +172,19 @@ async def test_the_sdk_commits_and_reveals_a_quick_match_share_by_itself(mixing:
         assert record.seed == mixed_seed(
             "treize", record.server_seed, {record.shares[0].player_id: ada.shares[race_id]}
         )
+        assert dealt_from(to_wire(started), record.seed)
+        # The rematch: both commit (bob with its acceptance) and reveal by themselves.
+        await ada.offer_rematch(race_id)
+        await bob.answer_rematch(race_id, accept=True)
+        rematch_id = (await ada.wait_for(RematchStarted)).race.race_id
+        started = await ada.wait_for(RaceStarted)
+        for client in (ada, bob):
+            await client.finish(rematch_id)
+        await ada.wait_for(RaceEnded, lambda e: e.race_id == rematch_id)
+        record = read_record(await ada.record(rematch_id))
+        verify_record(record)
+        shares = {s.player_id: s.share for s in record.shares}
+        assert shares == {ada.player_id: ada.shares[rematch_id], bob.player_id: bob.shares[rematch_id]}
         assert dealt_from(to_wire(started), record.seed)
     finally:
         await ada.close()
