@@ -79,6 +79,7 @@ from shared.protocol import (
     Login,
     Logout,
     MakeMove,
+    MatchFound,
     MoveAck,
     MoveLog,
     OfferRematch,
@@ -99,8 +100,10 @@ from shared.protocol import (
     Register,
     Rematch,
     RematchInfo,
+    RematchStarted,
     Replay,
     Results,
+    RevealShare,
     ServerMessage,
     StartDaily,
     StartRace,
@@ -144,8 +147,15 @@ class ArenaClient:
         self.token: str | None = None
         self.name: str | None = None
         self.seqs: dict[str, int] = {}
-        #: This client's seed share of each race it created or joined, until ready.
+        #: This client's seed share of each race it created, joined or was seated in.
         self.shares: dict[str, str] = {}
+        #: The seed share committed with ``quick_match``, by game, until the match.
+        self._queue_shares: dict[str, str] = {}
+        #: The seed share committed with a rematch offer or acceptance, by the race that
+        #: ended, until the rematch starts.
+        self._rematch_shares: dict[str, str] = {}
+        #: Seed shares being revealed in the background (a quick match's countdown).
+        self._reveals: set[asyncio.Task[None]] = set()
         self.stray_errors: list[Error] = []
         #: How many times the connection was resumed.
         self.resumes = 0
@@ -176,6 +186,8 @@ class ArenaClient:
 
     async def close(self) -> None:
         self._closing = True
+        for task in self._reveals:
+            task.cancel()
         if self._resuming is not None:
             self._resuming.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -205,6 +217,10 @@ class ArenaClient:
                 else:
                     if isinstance(message, Error):
                         self.stray_errors.append(message)
+                    if isinstance(message, MatchFound):
+                        self._seated(message.race, self._queue_shares.pop(message.race.game, None))
+                    if isinstance(message, RematchStarted):
+                        self._seated(message.race, self._rematch_shares.pop(message.race_id, None))
                     await self._events.put(message)
         except ConnectionClosed:
             pass
@@ -301,6 +317,23 @@ class ArenaClient:
         if not isinstance(reply, kind):
             raise UnexpectedReplyError("unexpected_reply", f"expected {kind.__name__}, got {reply!r}")
         return reply
+
+    def _seated(self, race: RaceInfo, share: str | None) -> None:
+        """Seated in ``race`` with the commitment to ``share``: reveal it in the background
+        during the countdown (the reader cannot wait for the reply itself)."""
+        mine = next((r for r in race.racers if r.player_id == self.player_id), None)
+        if share is None or mine is None or not mine.share_committed or mine.share_revealed:
+            return
+        self.shares[race.race_id] = share
+        task = asyncio.create_task(self._reveal_quietly(race.race_id))
+        self._reveals.add(task)
+        task.add_done_callback(self._reveals.discard)
+
+    async def _reveal_quietly(self, race_id: str) -> None:
+        # A reveal refused (too late, the connection lost) leaves the share out of the
+        # deal: the race goes on, and its record lists the shares that are in.
+        with contextlib.suppress(ArenaError, TimeoutError):
+            await self.reveal_share(race_id)
 
     # ----- events ---------------------------------------------------------------------
 
@@ -510,6 +543,12 @@ class ArenaClient:
         share = self.shares.get(race_id) if ready else None
         await self._expect(Ready(id=self.next_id(), race_id=race_id, ready=ready, share=share), Ok)
 
+    async def reveal_share(self, race_id: str) -> None:
+        """Reveal this client's seed share of a race before its start (a quick match's is
+        revealed by itself when the match is found)."""
+        message = RevealShare(id=self.next_id(), race_id=race_id, share=self.shares[race_id])
+        await self._expect(message, Ok)
+
     async def start(self, race_id: str) -> None:
         await self._expect(StartRace(id=self.next_id(), race_id=race_id), Ok)
 
@@ -545,15 +584,45 @@ class ArenaClient:
         """A good next move for this racer's board (``hints_off`` where the race forbids)."""
         return await self._expect(GetHint(id=self.next_id(), race_id=race_id), Hint)
 
-    async def offer_rematch(self, race_id: str) -> RematchInfo:
-        """Offer the racers of ``race_id`` (ended) a rematch on a new deal."""
-        return (await self._expect(OfferRematch(id=self.next_id(), race_id=race_id), Rematch)).rematch
+    async def offer_rematch(self, race_id: str, share: bool = True) -> RematchInfo:
+        """Offer the racers of ``race_id`` (ended) a rematch on a new deal. With ``share``,
+        a random seed share goes into its deal: the commitment now, the share by itself
+        when ``rematch_started`` comes (as in :meth:`quick_match`)."""
+        secret = self._rematch_share(race_id, share)
+        message = OfferRematch(
+            id=self.next_id(), race_id=race_id, share_commitment=share_commitment(secret) if secret else None
+        )
+        return (await self._rematch_request(race_id, message)).rematch
 
-    async def answer_rematch(self, race_id: str, accept: bool) -> RematchInfo:
+    async def answer_rematch(self, race_id: str, accept: bool, share: bool = True) -> RematchInfo:
         """Accept or decline the rematch offered after ``race_id``; once every answer is in,
-        a ``rematch_started`` event seats the accepted racers in the new race."""
-        message = AnswerRematch(id=self.next_id(), race_id=race_id, accept=accept)
-        return (await self._expect(message, Rematch)).rematch
+        a ``rematch_started`` event seats the accepted racers in the new race. An
+        acceptance with ``share`` adds a seed share, as :meth:`offer_rematch`."""
+        secret = self._rematch_share(race_id, share and accept)
+        message = AnswerRematch(
+            id=self.next_id(),
+            race_id=race_id,
+            accept=accept,
+            share_commitment=share_commitment(secret) if secret else None,
+        )
+        return (await self._rematch_request(race_id, message)).rematch
+
+    def _rematch_share(self, race_id: str, share: bool) -> str | None:
+        """A new seed share for the rematch of ``race_id``, kept before asking: the
+        ``rematch_started`` an answer causes may overtake its reply."""
+        self._rematch_shares.pop(race_id, None)
+        if not share:
+            return None
+        secret = secrets.token_hex(32)
+        self._rematch_shares[race_id] = secret
+        return secret
+
+    async def _rematch_request(self, race_id: str, message: OfferRematch | AnswerRematch) -> Rematch:
+        try:
+            return await self._expect(message, Rematch)
+        except ArenaError:
+            self._rematch_shares.pop(race_id, None)
+            raise
 
     async def finish(self, race_id: str) -> None:
         await self._expect(Finish(id=self.next_id(), race_id=race_id), Ok)
@@ -589,11 +658,29 @@ class ArenaClient:
         """A finished race's record as text (docs/record.md)."""
         return (await self._expect(GetRecord(id=self.next_id(), race_id=race_id), RecordText)).text
 
-    async def quick_match(self, game: GameName) -> Queued:
-        return await self._expect(QuickMatch(id=self.next_id(), game=game), Queued)
+    async def quick_match(self, game: GameName, share: bool = True) -> Queued:
+        """Wait in ``game``'s queue. With ``share``, a random seed share goes into the deal:
+        its commitment now (the same one when asking again while queued), the share
+        itself as soon as ``match_found`` comes, during the countdown."""
+        before = self._queue_shares.pop(game, None)
+        secret = (before or secrets.token_hex(32)) if share else None
+        message = QuickMatch(
+            id=self.next_id(), game=game, share_commitment=share_commitment(secret) if secret else None
+        )
+        if secret:
+            self._queue_shares[game] = secret  # before sending: match_found may overtake the reply
+        try:
+            return await self._expect(message, Queued)
+        except ArenaError:
+            if before is None:
+                self._queue_shares.pop(game, None)
+            else:
+                self._queue_shares[game] = before
+            raise
 
     async def cancel_quick_match(self) -> None:
         await self._expect(CancelQuickMatch(id=self.next_id()), Ok)
+        self._queue_shares.clear()
 
 
 def player_token(welcome: Welcome) -> str:

@@ -105,6 +105,11 @@ class WatchedRace:
                 self.race = self.race.model_copy(
                     update={"status": "running", "starts_at": event.starts_at, "ends_at": event.ends_at}
                 )
+                # The deal played: seed shares revealed during the countdown may have changed it.
+                opening = event.view.model_copy(update={"legal_moves": None, "can_undo": None})
+                for player_id, board in self.boards.items():
+                    if board.seq == 0:
+                        self.boards[player_id] = board.model_copy(update={"view": opening})
                 return True
             case RaceEnded():
                 self.summary = event.summary

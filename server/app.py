@@ -87,6 +87,7 @@ def routes(features: Features) -> Router:
     router.add(p.ListRaces, features.lobby.list_races, viewers=True)
     router.add(p.LeaveRace, features.lobby.leave_race)
     router.add(p.Ready, features.lobby.ready)
+    router.add(p.RevealShare, features.lobby.reveal_share)
     router.add(p.StartRace, features.lobby.start_race)
     router.add(p.GetRace, features.lobby.get_race, viewers=True)
     router.add(p.MakeMove, features.racing.make_move)

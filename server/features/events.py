@@ -4,7 +4,9 @@ An event travels over Redis pub/sub as JSON ``{"o": origin, "k": kind, "skip": p
 "msg": message}``. ``origin`` (a node id, optional) marks an event that node already
 delivered to its own sessions: it skips the copy Redis sends back. The ``skip`` player
 (the mover, for progress) does not get it. A ``spectators`` event also holds every
-node's count of the race's spectators (``"n": {node id: count}``, never sent).
+node's count of the race's spectators (``"n": {node id: count}``, never sent), and a
+``race_started`` event the seed of the deal it starts (``"d"``, never sent: the
+spectators' copies of the race deal from it).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class Event:
     skip: str = ""
     #: A ``spectators`` event's count on every node (its ``"n"``), when it carries one.
     nodes: dict[str, int] | None = None
+    #: A ``race_started`` event's deal seed (its ``"d"``), when it carries one.
+    deal: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +60,21 @@ class LocalEvent:
     skip: str = ""
 
 
-def pack_event(kind: EventKind, message: BaseModel | dict[str, Any], skip: str = "", origin: str = "") -> str:
+def pack_event(
+    kind: EventKind,
+    message: BaseModel | dict[str, Any],
+    skip: str = "",
+    origin: str = "",
+    deal: int | None = None,
+) -> str:
     """The published form of an event."""
     msg = message if isinstance(message, dict) else to_wire(message)
     data: dict[str, Any] = {"o": origin} if origin else {}
     data["k"] = kind.value
     data["skip"] = skip
     data["msg"] = msg
+    if deal is not None:
+        data["d"] = deal
     return orjson.dumps(data).decode()
 
 
@@ -75,7 +87,7 @@ def unpack_event(payload: str) -> Event:
     """An event from its published form; raises ``ValueError`` when unreadable.
 
     >>> unpack_event(pack_event(EventKind.RACE_ENDED, {"type": "x"}, skip="p1"))
-    Event(kind=<EventKind.RACE_ENDED: 'e'>, msg={'type': 'x'}, skip='p1', nodes=None)
+    Event(kind=<EventKind.RACE_ENDED: 'e'>, msg={'type': 'x'}, skip='p1', nodes=None, deal=None)
     >>> unpack_event('{"k":"b","n":{"a1":2},"msg":{"type":"spectators","count":3}}').nodes
     {'a1': 2}
     """
@@ -86,6 +98,13 @@ def unpack_event(payload: str) -> Event:
             raise TypeError("msg")
         nodes = data.get("n")
         counts = {str(node): int(count) for node, count in nodes.items()} if isinstance(nodes, dict) else None
-        return Event(EventKind(data["k"]), msg, str(data.get("skip", "")), counts)
+        deal = data.get("d")
+        return Event(
+            EventKind(data["k"]),
+            msg,
+            str(data.get("skip", "")),
+            counts,
+            int(deal) if deal is not None else None,
+        )
     except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise ValueError(f"unreadable event: {exc!r}") from None

@@ -45,6 +45,7 @@ from shared.protocol import (
     RacerInfo,
     RaceUpdate,
     Ready,
+    RevealShare,
     StartRace,
 )
 
@@ -178,9 +179,9 @@ class Lobby:
 
     async def ready(self, caller: Caller, message: Ready) -> Reply:
         race_id = message.race_id
-        share = await self._checked_share(race_id, caller.player.player_id, message) if message.ready else ""
-        if not self.mix_shares:
-            share = ""  # checked, not kept: the deal stays the server's seed (tests)
+        share = ""
+        if message.ready:
+            share = await self._checked_share(race_id, caller.player.player_id, message.share)
         answer = await self.store.races.set_ready(race_id, caller.player.player_id, message.ready, share)
         if answer is Answer.ALL_READY:
             await self.begin_countdown(race_id)
@@ -190,25 +191,42 @@ class Lobby:
             raise answer_error(answer)
         return Reply(Ok(id=message.id))
 
-    async def _checked_share(self, race_id: str, player_id: str, message: Ready) -> str:
-        """The seed share a ready reveals: it must match the commitment sent with the join,
-        and a racer who sent a commitment must reveal its share."""
+    async def reveal_share(self, caller: Caller, message: RevealShare) -> Reply:
+        """A racer seated with a commitment (a quick match, a rematch) reveals the share
+        before the start; the start mixes every share revealed by then."""
+        race_id = message.race_id
+        share = await self._checked_share(race_id, caller.player.player_id, message.share)
+        answer = await self.store.races.reveal_share(race_id, caller.player.player_id, share)
+        if answer is Answer.NOT_OPEN:
+            raise ArenaError(
+                ErrorCode.RACE_NOT_OPEN, "the race has started: its deal was dealt without your seed share"
+            )
+        if answer is not Answer.OK:
+            raise answer_error(answer)
+        return Reply(Ok(id=message.id))
+
+    async def _checked_share(self, race_id: str, player_id: str, share: str | None) -> str:
+        """The seed share a ready or a reveal_share reveals: it must match the commitment
+        sent with the seat, and a racer who sent a commitment must reveal its share with
+        ready. Not kept ('') by a node that does not mix shares (tests)."""
         seat = next((s for s in await self.store.races.seats(race_id) if s.player_id == player_id), None)
-        if seat is None or not seat.share_commitment:
-            if message.share is not None:
+        if seat is None:
+            return ""  # the store answers: no such race, or not a racer
+        if not seat.share_commitment:
+            if share is not None:
                 raise ArenaError(
-                    ErrorCode.BAD_SHARE, "no seed share commitment came with your join: send none"
+                    ErrorCode.BAD_SHARE, "no seed share commitment came with your seat: send no share"
                 )
             return ""
-        if message.share is None:
+        if share is None:
             raise ArenaError(
                 ErrorCode.BAD_SHARE, "reveal your seed share with ready: you sent its commitment when joining"
             )
-        if share_commitment(message.share) != seat.share_commitment:
+        if share_commitment(share) != seat.share_commitment:
             raise ArenaError(
-                ErrorCode.BAD_SHARE, "that seed share does not match the commitment you joined with"
+                ErrorCode.BAD_SHARE, "that seed share does not match the commitment you sent for this race"
             )
-        return message.share
+        return share if self.mix_shares else ""
 
     async def start_race(self, caller: Caller, message: StartRace) -> Reply:
         meta = await self.store.races.meta(message.race_id)

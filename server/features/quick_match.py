@@ -64,7 +64,7 @@ class QuickMatchmaker:
     # ----- handlers --------------------------------------------------------------------
 
     async def quick_match(self, caller: Caller, message: QuickMatch) -> Reply:
-        await self.enqueue(caller.player, message.game)
+        await self.enqueue(caller.player, message.game, message.share_commitment or "")
         return Reply(Queued(id=message.id, game=message.game, rated=caller.player.account))
 
     async def cancel_quick_match(self, caller: Caller, message: CancelQuickMatch) -> Reply:
@@ -73,9 +73,10 @@ class QuickMatchmaker:
 
     # ----- queues ----------------------------------------------------------------------
 
-    async def enqueue(self, player: Identity, game: GameName) -> str | None:
-        """Queue the player, or pair them with a waiting one; the race id when paired.
-        Accounts wait in the game's rated queue and pair by rating; guests in the casual one."""
+    async def enqueue(self, player: Identity, game: GameName, share_commitment: str = "") -> str | None:
+        """Queue the player (with the commitment to their seed share, if any), or pair them
+        with a waiting one; the race id when paired. Accounts wait in the game's rated
+        queue and pair by rating; guests in the casual one."""
         player_id = player.player_id
         racing = await self.lobby.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
         if racing:
@@ -83,7 +84,7 @@ class QuickMatchmaker:
                 ErrorCode.ALREADY_RACING,
                 f"you are racing in race {racing[0].race_id}: finish it before queueing again",
             )
-        other_game = await self.store.queues.claim(player_id, game, LEASE_MS)
+        other_game = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment)
         if other_game is not None:
             raise ArenaError(
                 ErrorCode.ALREADY_QUEUED,
@@ -109,7 +110,10 @@ class QuickMatchmaker:
         return await self._pair(game, other, player, rated=player.account)
 
     async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str:
-        """Seat ``other`` (who waited) and ``player`` in a new race and count it down."""
+        """Seat ``other`` (who waited) and ``player`` in a new race, each with the seed share
+        commitment they queued with, and count it down: they reveal their shares during
+        the countdown, and the start mixes those revealed by then."""
+        other_share, player_share = await self.store.queues.share_commitments([other, player.player_id])
         await self.store.queues.release([other, player.player_id])
         other_name, other_bot = await self.store.players.profile(other) or ("?", False)
         meta = await self.lobby.create(
@@ -119,8 +123,9 @@ class QuickMatchmaker:
             self.time_limit,
             ready=True,
             rated=rated,
+            share_commitment=other_share,
         )
-        await self.lobby.join(player, meta.code, ready=True)
+        await self.lobby.join(player, meta.code, ready=True, share_commitment=player_share)
         await self.lobby.begin_countdown(meta.race_id)
         log.info(
             "quick match", extra={"race_id": meta.race_id, "player_id": player.player_id, "rated": rated}

@@ -22,9 +22,10 @@ from server.features.events import EventKind, LocalEvent, pack_event
 from server.features.race_rules import CARDS, view_of, window_from_go
 from server.features.results import RaceResults
 from server.metrics import Metrics
-from server.store import Answer, MoveOutcome, RaceMeta, RaceStatus, Store
+from server.store import Answer, Deal, MoveOutcome, RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
 from shared import Game, IllegalMove, UndoRule, from_position, new_game, parse_move, replay
+from shared.fairness import mixed_seed
 from shared.protocol import BoardView, ErrorCode, Finish, MakeMove, Ok, Progress, RaceStarted
 
 log = logging.getLogger("arena.racing")
@@ -72,20 +73,38 @@ class Racing:
 
     async def go(self, meta: RaceMeta) -> None:
         """The countdown is over: moves are accepted from now on, for the whole time
-        limit. A race whose announced window passed before its clock came (the node was
-        down) is void instead."""
+        limit, on the deal mixed from every seed share revealed by now. A race whose
+        announced window passed before its clock came (the node was down) is void instead."""
         now = self.time.now_ms()
         window = window_from_go(meta, now)
         if window is None:
             await self.results.void(meta, now)
             return
         starts_at, ends_at = window
-        view = BoardView.model_validate(view_of(new_game(meta.game, meta.seed), legal=True))
-        event = RaceStarted(race_id=meta.race_id, starts_at=starts_at, ends_at=ends_at, view=view)
-        payload = pack_event(EventKind.BROADCAST, event)
-        if await self.store.races.go(meta.race_id, meta.game, now, payload, ends_at):
-            late = now - (meta.starts_at or now)
-            log.info("race started", extra={"race_id": meta.race_id, "late_ms": late})
+        for _attempt in range(5):
+            deal, game = await self._deal(meta)
+            view = BoardView.model_validate(view_of(game, legal=True))
+            event = RaceStarted(race_id=meta.race_id, starts_at=starts_at, ends_at=ends_at, view=view)
+            payload = pack_event(EventKind.BROADCAST, event, deal=deal.seed)
+            answer = await self.store.races.go(meta.race_id, meta.game, now, payload, ends_at, deal)
+            if answer is Answer.OK:
+                late = now - (meta.starts_at or now)
+                log.info("race started", extra={"race_id": meta.race_id, "late_ms": late})
+            if answer is not Answer.CHANGED:
+                return
+        # Shares kept coming: the race stays in countdown and the next tick tries again.
+
+    async def _deal(self, meta: RaceMeta) -> tuple[Deal, Game]:
+        """The race's deal from the server's seed and the shares revealed so far: the
+        countdown dealt from those revealed with ready; those revealed since change it."""
+        seats = await self.store.races.seats(meta.race_id)
+        shares = {s.player_id: s.share for s in seats if s.share}
+        seed = mixed_seed(meta.game, meta.server_seed, shares)
+        game = new_game(meta.game, seed)
+        player_ids = tuple(s.player_id for s in seats)
+        if seed == meta.seed:
+            return Deal(seed, tuple(shares), player_ids), game
+        return Deal(seed, tuple(shares), player_ids, dict(game.position()), game.score), game
 
     # ----- handlers --------------------------------------------------------------------
 

@@ -68,7 +68,8 @@ class Rematches:
         expires_at = now + int(self.wait * 1000)
         ttl = max(self.settings.race_ttl, int(self.wait) + 60) if self.settings.race_ttl else 0
         racers = [s.player_id for s in seats]
-        if not await self.store.rematches.offer(race_id, player_id, racers, now, expires_at, ttl):
+        commitment = message.share_commitment or ""
+        if not await self.store.rematches.offer(race_id, player_id, racers, now, expires_at, ttl, commitment):
             raise ArenaError(ErrorCode.REMATCH_EXISTS, "a rematch of this race is already offered or started")
         log.info("rematch offered", extra={"race_id": race_id, "player_id": player_id})
         self.background.spawn(self._expire_later(race_id), "expiring a rematch offer")
@@ -77,7 +78,8 @@ class Rematches:
 
     async def answer_rematch(self, caller: Caller, message: AnswerRematch) -> Reply:
         race_id, player_id = message.race_id, caller.player.player_id
-        word = await self.store.rematches.answer(race_id, player_id, message.accept, self.time.now_ms())
+        now, commitment = self.time.now_ms(), message.share_commitment or ""
+        word = await self.store.rematches.answer(race_id, player_id, message.accept, now, commitment)
         if word == "late":
             await self._decide_expired(race_id)
         if word == "not_invited":
@@ -117,7 +119,9 @@ class Rematches:
         await self._told(race_id, seats)
 
     async def _start(self, race_id: str, seats: list[Seat]) -> None:
-        """Seat the offerer and everyone who accepted in a new race and count it down."""
+        """Seat the offerer and everyone who accepted in a new race, each with the seed
+        share commitment they sent, and count it down: they reveal their shares during the
+        countdown, and the start mixes those revealed by then."""
         record = await self.store.rematches.get(race_id)
         meta = await self.store.races.meta(race_id)
         if record is None or meta is None:
@@ -140,9 +144,11 @@ class Rematches:
                 ready=True,
                 hints=meta.hints,
                 rated=meta.rated,
+                share_commitment=record.commitments.get(identities[0].player_id, ""),
             )
             for identity in identities[1:]:
-                await self.lobby.join(identity, new.code, ready=True)
+                commitment = record.commitments.get(identity.player_id, "")
+                await self.lobby.join(identity, new.code, ready=True, share_commitment=commitment)
             await self.lobby.begin_countdown(new.race_id)
         except ArenaError as exc:
             await self.store.rematches.failed(race_id, exc.message)

@@ -17,7 +17,7 @@ from typing import Any
 
 from server.features.race_rules import CARDS, view_of
 from shared import Game, GameName, IllegalMove, UndoRule, new_game
-from shared.protocol import LiveRace, RacerInfo
+from shared.protocol import LiveRace
 
 
 @dataclass
@@ -43,6 +43,8 @@ class _Pending:
     move: str = ""
     at: int = 0
     msg: dict[str, Any] | None = None
+    #: A ``race_started``'s deal seed, when the event carried one.
+    deal: int | None = None
 
 
 class RaceHub:
@@ -67,12 +69,23 @@ class RaceHub:
         self.spectators = race.spectators
         #: Those watching on other nodes, as of the latest count read or published.
         self._elsewhere = race.spectators
-        self._racers: dict[str, RacerInfo] = {}
+        self._racers = {racer.player_id: racer for racer in race.racers}
         self.boards: dict[str, SpectatedBoard] = {}
-        for racer in race.racers:
-            game = new_game(race.game, seed, undo_rule=UndoRule.KEEP_REVEALS)
-            self.boards[racer.player_id] = SpectatedBoard(game, view=view_of(game, legal=False))
-            self._racers[racer.player_id] = racer.model_copy(
+        self._deal(seed)
+        #: The highest seq received of each racer (released or waiting).
+        self._known_seq = dict.fromkeys(self._racers, 0)
+        self._known: set[str] = set()  # lifecycle events received: "started", "ended"
+        self._queue: deque[_Pending] = deque()
+        #: Set once the race's end (or cancellation) was released: the hub is done.
+        self.over = False
+
+    def _deal(self, seed: int) -> None:
+        """Every racer's board as the deal of ``seed`` opens, before any move."""
+        self.seed = seed
+        for player_id, racer in self._racers.items():
+            game = new_game(self.game, seed, undo_rule=UndoRule.KEEP_REVEALS)
+            self.boards[player_id] = SpectatedBoard(game, view=view_of(game, legal=False))
+            self._racers[player_id] = racer.model_copy(
                 update={
                     "score": game.score,
                     "cards_left": CARDS - game.score,
@@ -81,12 +94,6 @@ class RaceHub:
                     "won": False,
                 }
             )
-        #: The highest seq received of each racer (released or waiting).
-        self._known_seq = dict.fromkeys(self._racers, 0)
-        self._known: set[str] = set()  # lifecycle events received: "started", "ended"
-        self._queue: deque[_Pending] = deque()
-        #: Set once the race's end (or cancellation) was released: the hub is done.
-        self.over = False
 
     # ----- what comes in ---------------------------------------------------------------
 
@@ -101,9 +108,10 @@ class RaceHub:
         self._known_seq[player_id] = seq
         self._queue.append(_Pending(at + self.delay_ms, "move", player_id, seq, move, at))
 
-    def receive_event(self, msg: dict[str, Any], at: int) -> None:
-        """A race event (its wire dict) that happened at ``at``: the start, a racer giving
-        up, the end or cancellation; anything else is not for spectators."""
+    def receive_event(self, msg: dict[str, Any], at: int, deal: int | None = None) -> None:
+        """A race event (its wire dict) that happened at ``at``: the start (with the seed
+        of its ``deal``: seed shares revealed during the countdown change it), a racer
+        giving up, the end or cancellation; anything else is not for spectators."""
         kind = msg.get("type")
         if kind == "progress":
             if not msg.get("finished") or msg.get("won"):
@@ -118,7 +126,7 @@ class RaceHub:
             self._known.add("ended")
         else:
             return
-        self._queue.append(_Pending(at + self.delay_ms, "event", msg=msg))
+        self._queue.append(_Pending(at + self.delay_ms, "event", msg=msg, deal=deal))
 
     def count_elsewhere(self, elsewhere: int) -> None:
         """The spectators on the other nodes: counts go by the latest one published (in
@@ -145,7 +153,7 @@ class RaceHub:
                 if message is not None:
                     out.append(message)
             elif item.msg is not None:
-                self._apply_event(item.msg)
+                self._apply_event(item.msg, item.deal)
                 out.append(item.msg)
         return out
 
@@ -183,9 +191,11 @@ class RaceHub:
             "view": board.view,
         }
 
-    def _apply_event(self, msg: dict[str, Any]) -> None:
+    def _apply_event(self, msg: dict[str, Any], deal: int | None) -> None:
         kind = msg.get("type")
         if kind == "race_started":
+            if deal is not None and deal != self.seed:
+                self._deal(deal)  # no move comes before the start
             self.status = "running"
             self.starts_at = msg.get("starts_at", self.starts_at)
             self.ends_at = msg.get("ends_at", self.ends_at)

@@ -32,6 +32,7 @@ from server.store.ratings import RatingStore
 from server.store.records import (
     Answer,
     BoardRecord,
+    Deal,
     LoggedMoveRecord,
     MoveOutcome,
     PlayerRating,
@@ -48,6 +49,7 @@ __all__ = [
     "OUTAGE_ERRORS",
     "Answer",
     "BoardRecord",
+    "Deal",
     "LoggedMoveRecord",
     "MoveOutcome",
     "PlayerRating",

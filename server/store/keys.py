@@ -149,6 +149,12 @@ def player_queue(player_id: str) -> str:
     return f"player:{player_id}:queue"
 
 
+def player_queue_share(player_id: str) -> str:
+    """The seed share commitment a queued player sent with ``quick_match`` (it lives as
+    long as their place in the queue)."""
+    return f"player:{player_id}:queue:share"
+
+
 def player_rating(player_id: str, game: str) -> str:
     return f"player:{player_id}:rating:{game}"
 

@@ -13,17 +13,30 @@ class QueueStore:
         self._match = client.register_script(scripts.MATCH.source)
         self._match_rated = client.register_script(scripts.MATCH_RATED.source)
 
-    async def claim(self, player_id: str, game: str, lease_ms: int) -> str | None:
-        """Mark the player as queued for ``game``. Returns the other game they are
+    async def claim(self, player_id: str, game: str, lease_ms: int, share_commitment: str = "") -> str | None:
+        """Mark the player as queued for ``game``, with the seed share commitment they
+        sent ('' for none; asking again replaces it). Returns the other game they are
         already queued for (and changes nothing), or None."""
         key = keys.player_queue(player_id)
-        if await self.redis.set(key, game, nx=True, px=lease_ms):
-            return None
-        current: str | None = await self.redis.get(key)
-        if current is None or current == game:
+        if not await self.redis.set(key, game, nx=True, px=lease_ms):
+            current: str | None = await self.redis.get(key)
+            if current is not None and current != game:
+                return current
             await self.redis.set(key, game, px=lease_ms)
-            return None
-        return current
+        share_key = keys.player_queue_share(player_id)
+        if share_commitment:
+            await self.redis.set(share_key, share_commitment, px=lease_ms)
+        else:
+            await self.redis.delete(share_key)
+        return None
+
+    async def share_commitments(self, player_ids: list[str]) -> list[str]:
+        """The seed share commitment each queued player sent ('' for none)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.get(keys.player_queue_share(player_id))
+            found: list[str | None] = await pipe.execute()
+        return [value or "" for value in found]
 
     async def queued_game(self, player_id: str) -> str | None:
         game: str | None = await self.redis.get(keys.player_queue(player_id))
@@ -64,11 +77,14 @@ class QueueStore:
                 leases = keys.rated_leases(game) if rated else keys.queue_leases(game)
                 pipe.zadd(leases, {player_id: lease_until}, xx=True)
                 pipe.pexpire(keys.player_queue(player_id), lease_ms)
+                pipe.pexpire(keys.player_queue_share(player_id), lease_ms)
             await pipe.execute()
 
     async def release(self, player_ids: list[str]) -> None:
         """The players left their queue (paired): they may queue again."""
-        await self.redis.delete(*(keys.player_queue(p) for p in player_ids))
+        await self.redis.delete(
+            *(key for p in player_ids for key in (keys.player_queue(p), keys.player_queue_share(p)))
+        )
 
     async def unqueue(self, game: str, player_id: str) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -78,4 +94,5 @@ class QueueStore:
             pipe.hdel(keys.rated_since(game), player_id)
             pipe.zrem(keys.rated_leases(game), player_id)
             pipe.delete(keys.player_queue(player_id))
+            pipe.delete(keys.player_queue_share(player_id))
             await pipe.execute()

@@ -10,7 +10,7 @@ import orjson
 
 from server.store import keys, scripts
 from server.store.once import OnceWrite, OnceWriter
-from server.store.records import Answer, RaceMeta, RacerRecord, RaceStatus, Seat
+from server.store.records import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat
 
 log = logging.getLogger("arena.store")
 
@@ -27,6 +27,7 @@ class RaceStore:
         self._leave = client.register_script(scripts.LEAVE.source)
         self._rename_seat = client.register_script(scripts.RENAME_SEAT.source)
         self._start = client.register_script(scripts.START.source)
+        self._reveal = client.register_script(scripts.REVEAL.source)
         self._go = client.register_script(scripts.GO.source)
         self._begin_end = client.register_script(scripts.BEGIN_END.source)
         self._end_plan = client.register_script(scripts.END_PLAN.source)
@@ -134,6 +135,13 @@ class RaceStore:
         )
         return Answer(reply)
 
+    async def reveal_share(self, race_id: str, player_id: str, share: str) -> Answer:
+        """The racer reveals their seed ``share`` before the start, ready or not."""
+        reply = await self._reveal(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, share]
+        )
+        return Answer(reply)
+
     async def rename_seat(self, race_id: str, player_id: str, name: str) -> Answer:
         """The racer's seat takes their new name (a guest became an account), unless the
         race is already ending or over."""
@@ -207,19 +215,34 @@ class RaceStore:
                 await pipe.execute()
         return answer
 
-    async def go(self, race_id: str, game: str, now: int, event: str, ends_at: int) -> bool:
-        """Countdown over: the race runs from ``now`` to ``ends_at``, its next deadline."""
-        started = bool(
-            await self._go(
-                keys=[keys.race_meta(race_id)], args=[now, event, keys.race_channel(race_id), ends_at]
-            )
+    async def go(self, race_id: str, game: str, now: int, event: str, ends_at: int, deal: Deal) -> Answer:
+        """Countdown over: the race runs from ``now`` to ``ends_at``, its next deadline,
+        dealt from ``deal``. ``ok`` when it started; ``changed`` when a seed share came
+        after ``deal`` was mixed (mix again); ``no`` when it was not due or not counting down."""
+        position = json.dumps(deal.position, separators=(",", ":")) if deal.position is not None else ""
+        board_keys = [keys.race_board(race_id, p) for p in deal.player_ids]
+        args: list[Any] = [
+            now,
+            event,
+            keys.race_channel(race_id),
+            ends_at,
+            deal.seed,
+            position,
+            deal.score,
+            ",".join(sorted(deal.shared)),
+        ]
+        reply = await self._go(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id), *board_keys], args=args
         )
+        answer = Answer(reply)
+        if answer is Answer.CHANGED:
+            return answer
         async with self.redis.pipeline(transaction=False) as pipe:
             self._unlist(pipe, race_id, game)
-            if started:
+            if answer is Answer.OK:
                 pipe.zadd(keys.DEADLINES, {race_id: ends_at})
             await pipe.execute()
-        return started
+        return answer
 
     async def void(
         self, race_id: str, code: str, player_ids: list[str], now: int, reason: str, event: str, ttl: int

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -50,6 +50,20 @@ class Answer(StrEnum):
     NOT_STARTED = "not_started"
     OVER = "over"
     FINISHED = "finished"
+    NO = "no"
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The deal a race starts with: its seed, mixed from the shares of the ``shared``
+    racers, and the opening ``position`` (None when the countdown's deal stands) with its
+    ``score``, for the boards of ``player_ids``."""
+
+    seed: int
+    shared: tuple[str, ...]
+    player_ids: tuple[str, ...]
+    position: dict[str, Any] | None = None
+    score: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +159,8 @@ class RematchRecord:
     status: str
     expires_at: int
     answers: dict[str, str]
+    #: The seed share commitment each racer sent with their offer or acceptance.
+    commitments: dict[str, str] = field(default_factory=dict)
     new_race_id: str | None = None
     reason: str | None = None
 

@@ -16,19 +16,30 @@ class RematchStore:
         self._expire = client.register_script(scripts.REMATCH_EXPIRE.source)
 
     async def offer(
-        self, race_id: str, offerer: str, racers: list[str], now: int, expires_at: int, ttl: int
+        self,
+        race_id: str,
+        offerer: str,
+        racers: list[str],
+        now: int,
+        expires_at: int,
+        ttl: int,
+        share_commitment: str = "",
     ) -> bool:
-        """Open an offer to ``racers`` (the offerer among them); False when one is open
-        or started already."""
+        """Open an offer to ``racers`` (the offerer among them, with the commitment to
+        their seed share for the rematch, if any); False when one is open or started already."""
         answer: str = await self._offer(
-            keys=[keys.race_rematch(race_id)], args=[offerer, now, expires_at, ttl, *racers]
+            keys=[keys.race_rematch(race_id)], args=[offerer, now, expires_at, ttl, share_commitment, *racers]
         )
         return answer == "ok"
 
-    async def answer(self, race_id: str, player_id: str, accept: bool, now: int) -> str:
-        """The script's word (see :data:`scripts.REMATCH_ANSWER`)."""
+    async def answer(
+        self, race_id: str, player_id: str, accept: bool, now: int, share_commitment: str = ""
+    ) -> str:
+        """The script's word (see :data:`scripts.REMATCH_ANSWER`); an acceptance keeps the
+        commitment to the racer's seed share for the rematch, if any."""
         word: str = await self._answer(
-            keys=[keys.race_rematch(race_id)], args=[player_id, "accepted" if accept else "declined", now]
+            keys=[keys.race_rematch(race_id)],
+            args=[player_id, "accepted" if accept else "declined", now, share_commitment],
         )
         return word
 
@@ -50,12 +61,14 @@ class RematchStore:
         if not raw:
             return None
         answers = {field[2:]: value for field, value in raw.items() if field.startswith("a:")}
+        commitments = {field[2:]: value for field, value in raw.items() if field.startswith("c:")}
         return RematchRecord(
             race_id=race_id,
             offered_by=raw["offered_by"],
             status=raw["status"],
             expires_at=int(raw["expires_at"]),
             answers=answers,
+            commitments=commitments,
             new_race_id=raw.get("new_race_id") or None,
             reason=raw.get("reason") or None,
         )

@@ -138,19 +138,66 @@ return 'ok'
 """,
 )
 
+REVEAL: Final = LuaScript(
+    "reveal",
+    keys=("meta", "racers"),
+    argv=(
+        "player id",
+        "the racer's seed share, checked against its commitment by the caller ('' keeps none)",
+    ),
+    answers="ok | not_found | not_a_racer | not_open (the race has started: its deal is fixed)",
+    source="""
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 'not_found' end
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw then return 'not_a_racer' end
+if status ~= 'open' and status ~= 'countdown' then return 'not_open' end
+if ARGV[2] ~= '' then
+  local seat = cjson.decode(raw)
+  seat['share'] = ARGV[2]
+  redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(seat))
+end
+return 'ok'
+""",
+)
+
 GO: Final = LuaScript(
     "go",
-    keys=("meta",),
-    argv=("now", "event", "channel", "ends_at"),
-    answers="1 when the countdown was over and the race now runs, else 0. The race starts "
-    "now, however late its clock came: starts_at becomes now and ends_at now + time limit, "
-    "so nobody loses playing time to a node that was down across the start.",
+    keys=("meta", "racers", "board of each racer, in the order of the player ids"),
+    argv=(
+        "now",
+        "event",
+        "channel",
+        "ends_at",
+        "the deal's seed",
+        "position JSON of the deal ('' when the countdown's deal stands)",
+        "initial score",
+        "the racers whose shares are in the seed, sorted, comma-separated",
+        "player ids...",
+    ),
+    answers="ok when the countdown was over and the race now runs; changed when the revealed "
+    "shares are no longer exactly those given (one came meanwhile: mix again); no otherwise. "
+    "The race starts now, however late its clock came: starts_at becomes now and ends_at now + "
+    "time limit, so nobody loses playing time to a node that was down across the start. Shares "
+    "revealed during the countdown change the seed: every board is dealt again from it.",
     source="""
-if redis.call('HGET', KEYS[1], 'status') ~= 'countdown' then return 0 end
-if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'starts_at')) then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'running', 'starts_at', ARGV[1], 'ends_at', ARGV[4])
+if redis.call('HGET', KEYS[1], 'status') ~= 'countdown' then return 'no' end
+if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'starts_at')) then return 'no' end
+local shared = {}
+local seats = redis.call('HGETALL', KEYS[2])
+for i = 1, #seats, 2 do
+  if cjson.decode(seats[i + 1])['share'] then table.insert(shared, seats[i]) end
+end
+table.sort(shared)
+if table.concat(shared, ',') ~= ARGV[8] then return 'changed' end
+redis.call('HSET', KEYS[1], 'status', 'running', 'starts_at', ARGV[1], 'ends_at', ARGV[4], 'seed', ARGV[5])
+if ARGV[6] ~= '' then
+  for i = 3, #KEYS do
+    redis.call('HSET', KEYS[i], 'position', ARGV[6], 'score', ARGV[7])
+  end
+end
 redis.call('PUBLISH', ARGV[3], ARGV[2])
-return 1
+return 'ok'
 """,
 )
 
@@ -490,7 +537,14 @@ end
 REMATCH_OFFER: Final = LuaScript(
     "rematch_offer",
     keys=("rematch",),
-    argv=("offerer", "now", "expires_at", "ttl seconds (0: none)", "racer ids..."),
+    argv=(
+        "offerer",
+        "now",
+        "expires_at",
+        "ttl seconds (0: none)",
+        "the offerer's seed share commitment ('': none)",
+        "racer ids...",
+    ),
     answers="ok | exists. A new offer replaces one that was declined, expired or failed "
     "(or is open past its time); never one that is open or started.",
     source="""
@@ -501,7 +555,8 @@ if status == 'open' and tonumber(ARGV[2]) <= tonumber(redis.call('HGET', KEYS[1]
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'offered_by', ARGV[1], 'status', 'open', 'expires_at', ARGV[3])
-for i = 5, #ARGV do
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'c:' .. ARGV[1], ARGV[5]) end
+for i = 6, #ARGV do
   local answer = 'pending'
   if ARGV[i] == ARGV[1] then answer = 'offered' end
   redis.call('HSET', KEYS[1], 'a:' .. ARGV[i], answer)
@@ -514,7 +569,7 @@ return 'ok'
 REMATCH_ANSWER: Final = LuaScript(
     "rematch_answer",
     keys=("rematch",),
-    argv=("player id", "'accepted' or 'declined'", "now"),
+    argv=("player id", "'accepted' or 'declined'", "now", "the racer's seed share commitment ('': none)"),
     answers="ok | start | declined | none (no offer) | closed (decided) | late (past its "
     "time) | not_invited | answered. The last answer decides the offer.",
     source=_REMATCH_DECIDE
@@ -527,6 +582,7 @@ local current = redis.call('HGET', KEYS[1], 'a:' .. ARGV[1])
 if not current then return 'not_invited' end
 if current ~= 'pending' then return 'answered' end
 redis.call('HSET', KEYS[1], 'a:' .. ARGV[1], ARGV[2])
+if ARGV[2] == 'accepted' and ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'c:' .. ARGV[1], ARGV[4]) end
 return decide(false)
 """,
 )

@@ -279,7 +279,7 @@ class Spectators:
                 if event.msg.get("type") == "spectators":
                     hub.count_elsewhere(self._elsewhere(hub.race_id, event))
                 else:
-                    hub.receive_event(event.msg, self.time.now_ms())
+                    hub.receive_event(event.msg, self.time.now_ms(), event.deal)
         except (ValueError, KeyError, TypeError):
             log.warning("dropped an unreadable spectator event", extra={"race_id": hub.race_id})
 

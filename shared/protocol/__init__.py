@@ -91,6 +91,7 @@ from shared.protocol.lobby import (
     RaceStatusName,
     RaceUpdate,
     Ready,
+    RevealShare,
     StartRace,
 )
 from shared.protocol.messages import CLIENT_ADAPTER, SERVER_ADAPTER, ClientMessage, ServerMessage
@@ -254,6 +255,7 @@ __all__ = [
     "Request",
     "RequestId",
     "Results",
+    "RevealShare",
     "ServerMessage",
     "SpectatorBoard",
     "Spectators",

@@ -17,7 +17,7 @@ TIME_LIMIT_MAX = 24 * 3600.0
 
 #: The SHA-256 (hex) of a racer's seed share, sent when joining (docs/deals.md).
 ShareCommitment = Annotated[str, Field(pattern=DIGEST_PATTERN)]
-#: A racer's seed share, revealed with ``ready``.
+#: A racer's seed share, revealed with ``ready`` or ``reveal_share``.
 SeedShare = Annotated[str, Field(pattern=SHARE_PATTERN)]
 
 RaceStatusName = Literal["open", "countdown", "running", "ending", "finished", "cancelled"]
@@ -73,6 +73,16 @@ class Ready(Request):
     ready: bool = True
     #: The seed share whose commitment came with the join (required then, with ready).
     share: SeedShare | None = None
+
+
+class RevealShare(Request):
+    """The seed share whose commitment came with the seat, revealed before the start:
+    during the countdown of a race that had no ready step (a quick match, a rematch)."""
+
+    type: Literal["reveal_share"] = "reveal_share"
+    id: RequestId
+    race_id: RaceId
+    share: SeedShare
 
 
 class StartRace(Request):
@@ -177,5 +187,5 @@ class RaceCountdown(Reply):
     server_time: int
 
 
-Requests = CreateRace | JoinRace | ListRaces | LeaveRace | Ready | StartRace | GetRace
+Requests = CreateRace | JoinRace | ListRaces | LeaveRace | Ready | RevealShare | StartRace | GetRace
 Replies = Race | RaceList | RaceUpdate | RaceCountdown

@@ -6,13 +6,16 @@ from typing import Literal
 
 from shared.game import GameName
 from shared.protocol.base import Reply, Request, RequestId
-from shared.protocol.lobby import RaceInfo
+from shared.protocol.lobby import RaceInfo, ShareCommitment
 
 
 class QuickMatch(Request):
     type: Literal["quick_match"] = "quick_match"
     id: RequestId
     game: GameName
+    #: The racer's seed share commitment (docs/deals.md); once paired, reveal the share
+    #: with ``reveal_share`` during the countdown.
+    share_commitment: ShareCommitment | None = None
 
 
 class CancelQuickMatch(Request):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from shared.protocol.base import RaceId, Reply, Request, RequestId
-from shared.protocol.lobby import RaceInfo
+from shared.protocol.lobby import RaceInfo, ShareCommitment
 
 #: How long an offer waits for answers, in seconds.
 REMATCH_WAIT = 30.0
@@ -19,6 +19,9 @@ class OfferRematch(Request):
     type: Literal["offer_rematch"] = "offer_rematch"
     id: RequestId
     race_id: RaceId
+    #: The offerer's seed share commitment for the rematch (docs/deals.md); reveal the
+    #: share with ``reveal_share`` once ``rematch_started`` seats them.
+    share_commitment: ShareCommitment | None = None
 
 
 class AnswerRematch(Request):
@@ -26,6 +29,8 @@ class AnswerRematch(Request):
     id: RequestId
     race_id: RaceId
     accept: bool
+    #: With an acceptance: the racer's seed share commitment, as in ``offer_rematch``.
+    share_commitment: ShareCommitment | None = None
 
 
 class RematchRacer(Reply):

@@ -4,16 +4,20 @@ the open races a visitor sees, and the forms' own checks."""
 
 from __future__ import annotations
 
+import json
 import re
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, WebSocket, expect
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
-from shared.protocol import MatchFound
+from shared.fairness import share_commitment
+from shared.protocol import MatchFound, RaceEnded, RaceStarted
+from shared.record import read_record, verify_record
 from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
+from tests.web.conftest import give_up
 from tests.web.test_browser import open_page, page_race_id
 
 NAME_KEY = "solitaire-arena.name"
@@ -116,6 +120,46 @@ async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_count
     await expect(page.locator("#status")).to_have_text(re.compile("Get ready…|Go!"))
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
     await bob.close()
+    assert errors == []
+
+
+async def test_the_pages_quick_match_commits_to_a_seed_share_and_reveals_it_in_the_countdown(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    sent: list[dict[str, object]] = []
+
+    def record_frames(ws: WebSocket) -> None:
+        ws.on(
+            "framesent",
+            lambda payload: sent.append(json.loads(payload)) if isinstance(payload, str) else None,
+        )
+
+    async with running_node(clean_redis, mix_shares=True, countdown=1.0) as node:
+        page = await open_page(browser, node.url, errors)
+        page.on("websocket", record_frames)
+        await page.fill("#name", "ada")
+        await page.click("text=Quick match: Treize")
+        await expect(page.locator("#queue")).to_contain_text("Treize")
+        bob = await ArenaClient.connect(node.url)
+        await bob.hello(name="bob")
+        await bob.quick_match("treize")
+        race_id = (await bob.wait_for(MatchFound)).race.race_id
+        await bob.wait_for(RaceStarted)
+        ada = next(r for r in (await bob.get_race(race_id)).racers if r.name == "ada")
+        assert ada.share_committed and ada.share_revealed
+        queued = next(f for f in sent if f["type"] == "quick_match")
+        revealed = next(f for f in sent if f["type"] == "reveal_share")
+        assert revealed["race_id"] == race_id and isinstance(revealed["share"], str)
+        assert share_commitment(revealed["share"]) == queued["share_commitment"]
+        await bob.finish(race_id)
+        await give_up(page)
+        await bob.wait_for(RaceEnded)
+        record = read_record(await bob.record(race_id))
+        verify_record(record)
+        shares = {s.player_id: s.share for s in record.shares}
+        assert shares == {ada.player_id: revealed["share"], bob.player_id: bob.shares[race_id]}
+        await bob.close()
     assert errors == []
 
 

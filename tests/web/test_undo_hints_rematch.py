@@ -247,6 +247,12 @@ async def test_a_rematch_offered_in_one_browser_and_accepted_in_another_starts_a
         race = await server.get_race(new)
         assert race.status == "running" and race.game == "eight-off" and race.hints is True
         assert sorted(r.name for r in race.racers) == ["ada", "bob"]
+        # Each page committed to a seed share with its offer or acceptance, and kept the
+        # share as the new race's when rematch_started came (to reveal it: reveal_share).
+        assert all(r.share_committed for r in race.racers)
+        for page in (ada, bob):
+            kept = await page.evaluate("(k) => sessionStorage.getItem(k)", f"solitaire-arena.share.{new}")
+            assert isinstance(kept, str) and re.fullmatch("[0-9a-f]{64}", kept)
         assert (await server.get_race(old)).status == "finished"
         # And the page plays the new race.
         first = winning_line()[0]

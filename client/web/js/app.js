@@ -10,7 +10,7 @@ import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
 import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, movesText, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
-import { keepShare, newShare, shareOf } from "./fairness.js";
+import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
 
@@ -224,6 +224,7 @@ function lobbyPage() {
     queueLine.replaceChildren(`Waiting for someone to race at ${GAME_TITLES[queuedFor] ?? queuedFor}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
+        forgetPendingShares("queue.");
         queuedFor = null;
         drawQueue();
       }) }, "Cancel quick match"));
@@ -231,7 +232,8 @@ function lobbyPage() {
 
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
     const before = matchesFound;
-    await arena.request({ type: "quick_match", game: id });
+    const mine = pendingShare(`queue.${id}`, true); // kept before asking: match_found may overtake the reply
+    await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
     drawQueue();
@@ -684,10 +686,14 @@ function racePage(raceId, arrived = null) {
     drawRematch();
   }
 
+  // An offer or an acceptance commits to a seed share for the rematch's deal (kept before
+  // asking: the rematch_started an answer causes may overtake its reply).
   async function askRematch(message) {
     showError(error, null);
+    const joins = message.type === "offer_rematch" || message.accept;
+    const share = joins ? pendingShare(`rematch.${raceId}`) : null;
     try {
-      takeRematch((await arena.request({ ...message, race_id: raceId })).rematch);
+      takeRematch((await arena.request({ ...message, race_id: raceId, share_commitment: share?.commitment })).rematch);
     } catch (failure) {
       showError(error, failure);
     }
@@ -1003,8 +1009,24 @@ function route() {
 
 // A quick match found or a rematch started seated us in a new race: whatever page is on
 // screen, to its countdown.
-arena.on("match_found", (event) => { queuedFor = null; matchesFound += 1; enterRace(event.race); });
-arena.on("rematch_started", (event) => enterRace(event.race));
+arena.on("match_found", (event) => {
+  queuedFor = null;
+  matchesFound += 1;
+  revealShare(event.race, seatPendingShare(`queue.${event.race.game}`, event.race.race_id));
+  enterRace(event.race);
+});
+
+// Seated in a counting-down race with a committed share: reveal it before the start. One
+// refused (too late) leaves it out of the deal; the race goes on, and its record says so.
+function revealShare(race, share) {
+  const me = race.racers.find((r) => r.player_id === arena.playing?.player_id);
+  if (!share || !me?.share_committed || me.share_revealed) return;
+  arena.request({ type: "reveal_share", race_id: race.race_id, share }).catch(() => {});
+}
+arena.on("rematch_started", (event) => {
+  revealShare(event.race, seatPendingShare(`rematch.${event.race_id}`, event.race.race_id));
+  enterRace(event.race);
+});
 // Who is signed in, in the header: an account's username, or a guest's name.
 function drawWho() {
   const player = arena.playing;

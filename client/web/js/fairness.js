@@ -71,6 +71,32 @@ export function shareOf(raceId) {
   return sessionStorage.getItem(SHARE_KEY + raceId) ?? undefined;
 }
 
+// A share committed before the race exists: with quick_match (kept as "queue.<game>", the
+// same one when asking again while queued) or a rematch offer or acceptance (kept as
+// "rematch.<race id that ended>"), until match_found or rematch_started seats us; then
+// kept as the race's, and revealed with reveal_share during the countdown.
+const PENDING_KEY = SHARE_KEY + "pending.";
+
+export function pendingShare(key, reuse = false) {
+  const kept = reuse ? sessionStorage.getItem(PENDING_KEY + key) : null;
+  if (kept) return { share: kept, commitment: sha256(kept) };
+  const fresh = newShare();
+  if (fresh) sessionStorage.setItem(PENDING_KEY + key, fresh.share);
+  else sessionStorage.removeItem(PENDING_KEY + key);
+  return fresh;
+}
+
+export function seatPendingShare(key, raceId) {
+  const share = sessionStorage.getItem(PENDING_KEY + key);
+  sessionStorage.removeItem(PENDING_KEY + key);
+  keepShare(raceId, share);
+  return share ?? undefined;
+}
+
+export function forgetPendingShares(prefix) {
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith(PENDING_KEY + prefix)) sessionStorage.removeItem(key);
+}
+
 // ----- the deal
 
 export function commitmentOf(game, serverSeed, salt) {

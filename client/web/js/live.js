@@ -253,7 +253,8 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     arena.on("race_started", (e) => {
       if (!ours(e)) return;
       Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
-      for (const [id, b] of boards) if (!b.view) { b.view = e.view; showBoard(id); }
+      // The deal played (seed shares revealed during the countdown may have changed it).
+      for (const [id, b] of boards) if (!b.view || !b.seq) { b.view = e.view; showBoard(id); }
       status.textContent = statusText();
     }),
     arena.on("race_ended", (e) => {

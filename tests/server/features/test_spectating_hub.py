@@ -123,3 +123,20 @@ def test_the_snapshot_names_the_last_move_released_never_one_still_waiting() -> 
     assert (a["seq"], a["last_move"]) == (1, first) and "last_move" not in b
     (released,) = hub.release(32_000)
     assert released["move"] == second == hub.snapshot()[0]["last_move"]
+
+
+def test_a_start_on_another_deal_deals_the_boards_again_before_the_first_move() -> None:
+    """Seed shares revealed during the countdown change the deal at the start: a hub opened
+    during the countdown plays the racers' moves on the deal they started with."""
+    hub = hub_for("treize", 5, ["a", "b"], delay_ms=1_000)
+    started = {"type": "race_started", "race_id": "r1", "starts_at": 2_000, "ends_at": 9_000}
+    hub.receive_event(started, 2_000, deal=6)
+    played = new_game("treize", 6, undo_rule=UndoRule.KEEP_REVEALS)
+    first = played.legal_moves()[0]
+    played.play(first)
+    hub.receive_move("a", 1, first, at=2_100)
+    assert [b["view"] for b in hub.snapshot()] == [new_game("treize", 5).view()] * 2  # not yet released
+    kinds = [m["type"] for m in hub.release(now=3_100)]
+    assert kinds == ["race_started", "watch_move"]
+    views = {b["player_id"]: b["view"] for b in hub.snapshot()}
+    assert views == {"a": played.view(), "b": new_game("treize", 6).view()}

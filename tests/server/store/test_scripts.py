@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.store import Answer, RaceMeta, RacerRecord, RaceStatus, Seat, Store, keys
+from server.store import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat, Store, keys
 from server.store.once import MARKER_MS, OnceWrite, OnceWriter
 from tests.redis_direct import async_redis
 
@@ -45,7 +45,7 @@ async def running_race(store: Store, *players: str) -> str:
         race_id, "eight-off", list(players), 2_000, 60_000, {"game": "x"}, 0, "{}", 7
     )
     assert answer is Answer.OK
-    assert await store.races.go(race_id, "eight-off", 2_000, "{}", 60_000)
+    assert await store.races.go(race_id, "eight-off", 2_000, "{}", 60_000, Deal(7, (), players)) is Answer.OK
     return race_id
 
 
@@ -137,10 +137,32 @@ async def test_go_waits_for_the_countdown_then_sets_the_time_limit_as_deadline(s
     await store.races.start_countdown(
         race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
     )
-    assert not await store.races.go(race_id, "eight-off", 1_999, "{}", 9_000)
-    assert await store.races.go(race_id, "eight-off", 2_000, "{}", 9_000)
+    deal = Deal(7, (), ("ada", "bob"))
+    assert await store.races.go(race_id, "eight-off", 1_999, "{}", 9_000, deal) is Answer.NO
+    assert await store.races.go(race_id, "eight-off", 2_000, "{}", 9_000, deal) is Answer.OK
     assert await store.redis.zscore(keys.DEADLINES, race_id) == 9_000
-    assert not await store.races.go(race_id, "eight-off", 2_001, "{}", 9_000)
+    assert await store.races.go(race_id, "eight-off", 2_001, "{}", 9_000, deal) is Answer.NO
+
+
+async def test_go_deals_again_from_the_shares_revealed_in_the_countdown_and_then_takes_none(
+    store: Store,
+) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    await store.races.start_countdown(
+        race_id, "eight-off", ["ada", "bob"], 2_000, 9_000, {"game": "x"}, 0, "{}", 7
+    )
+    assert await store.races.reveal_share(race_id, "bob", "0b" * 16) is Answer.OK
+    unmixed = Deal(7, (), ("ada", "bob"))
+    assert await store.races.go(race_id, "eight-off", 2_000, "{}", 9_000, unmixed) is Answer.CHANGED
+    mixed = Deal(99, ("bob",), ("ada", "bob"), {"game": "y"}, 1)
+    assert await store.races.go(race_id, "eight-off", 2_000, "{}", 9_000, mixed) is Answer.OK
+    meta = await store.races.meta(race_id)
+    assert meta is not None and meta.status is RaceStatus.RUNNING and meta.seed == 99
+    for player in ("ada", "bob"):
+        board = await store.boards.board(race_id, player)
+        assert board is not None and board.position == {"game": "y"} and board.score == 1
+    assert await store.races.reveal_share(race_id, "ada", "a0" * 16) is Answer.NOT_OPEN
+    assert await store.races.reveal_share(race_id, "eve", "a0" * 16) is Answer.NOT_A_RACER
 
 
 async def test_the_move_script_compares_and_sets_the_seq(store: Store) -> None:

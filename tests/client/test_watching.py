@@ -1,0 +1,28 @@
+"""What a spectator client shows: the boards of a watched race as its events come in."""
+
+from __future__ import annotations
+
+from client.watching import WatchedRace
+from shared import new_game
+from shared.protocol import BoardView, LiveRace, RacerInfo, RaceStarted, SpectatorBoard, Watching
+
+
+def opening(seed: int) -> BoardView:
+    return BoardView.model_validate(new_game("treize", seed).view())
+
+
+def test_the_start_shows_the_deal_played_on_boards_without_a_move() -> None:
+    """Seed shares revealed during the countdown change the deal at the start: boards
+    shown during the countdown give way to race_started's."""
+    race = LiveRace(
+        race_id="r1",
+        game="treize",
+        status="countdown",
+        rated=False,
+        racers=[RacerInfo(player_id=p, name=p) for p in ("a", "b")],
+    )
+    boards = [SpectatorBoard(player_id=p, seq=0, view=opening(5)) for p in ("a", "b")]
+    watched = WatchedRace(Watching(race=race, boards=boards))
+    played = opening(6).model_copy(update={"legal_moves": ["p1+p2"], "can_undo": False})
+    assert watched.apply(RaceStarted(race_id="r1", starts_at=2_000, ends_at=9_000, view=played))
+    assert [b.view for b in watched.boards.values()] == [opening(6), opening(6)]
