@@ -144,7 +144,7 @@ class ReplayScreen(Screen[None]):
         super().__init__()
         self.move_log = log
         self.names = dict(names)
-        first = [me] if me is not None else []
+        first = [me] if me in self.names else []  # a viewer who did not race has no board
         self.timelines = timelines(log, [*first, *names], started_at)
         self.racer = 0
         self.index = 0

@@ -271,6 +271,15 @@ async def test_the_replay_screen_steps_through_each_racer() -> None:
         assert board.view == view_of(new_game("eight-off", WINNABLE_SEED))
 
 
+async def test_a_viewer_who_did_not_race_replays_only_the_racers() -> None:
+    log = _log("treize", 7, {"p_a": [], "p_b": []})
+    app = ReplayApp(log, {"p_a": "ada", "p_b": "bob"}, me="p_watcher")
+    async with app.run_test(size=SIZE):
+        screen = app.replay_screen
+        assert [t.player_id for t in screen.timelines] == ["p_a", "p_b"]
+        assert "racer ada (1/2)" in str(screen.query_one("#replay-title").render())
+
+
 @pytest.mark.parametrize("game_name", GAMES)
 async def test_every_game_draws_in_the_app(game_name: GameName) -> None:
     first = new_game(game_name, 4).legal_moves()[0]
