@@ -5,7 +5,7 @@ Password hashes (scrypt, :mod:`server.passwords`) run in one worker thread: Open
 releases the interpreter lock while hashing, so moves go on meanwhile, and one thread
 leaves the other core to the event loop. Beyond :data:`MAX_QUEUED` hashes waiting, the
 node answers ``unavailable``. Wrong passwords are limited per account
-(:data:`ACCOUNT_FAILURES` in 15 minutes) and per connection (:data:`CONNECTION_FAILURES`);
+(:data:`ACCOUNT_FAILURES` within 15 minutes of the first) and per connection (:data:`CONNECTION_FAILURES`);
 failed logins (wrong passwords and unknown usernames) per client address, on every node
 together (``login_failures_per_address`` within 15 minutes of the first, the address being
 the one a trusted proxy names, as for the other per-address limits); and password changes
@@ -33,7 +33,6 @@ from server.features.lobby import Lobby
 from server.features.presence import Presence
 from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
-from server.store.accounts import FAILURE_WINDOW
 from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register
 from shared.usernames import check_username, username_key
 
@@ -208,14 +207,20 @@ class Accounts:
     async def _check_password(
         self, caller: Caller, player_id: str, password: str, stored: str, wrong: str
     ) -> None:
-        if await self.store.accounts.failures(player_id) >= ACCOUNT_FAILURES:
-            minutes = FAILURE_WINDOW // 60
+        # Counted before the hash, as for an address: guesses sent at once cannot all
+        # read a count under the limit.
+        wait = await self.store.accounts.guess_at(player_id, ACCOUNT_FAILURES)
+        if wait:
             raise ArenaError(
                 ErrorCode.RATE_LIMITED,
-                f"too many wrong passwords for this account: try again in {minutes} minutes",
+                f"too many wrong passwords for this account: try again in {_minutes(wait)}",
             )
-        if not await self._hashing(verify_password, password, stored):
-            await self.store.accounts.failed(player_id)
+        try:
+            right = await self._hashing(verify_password, password, stored)
+        except BaseException:
+            await self.store.accounts.not_a_guess_at(player_id)
+            raise
+        if not right:
             self._failed_here(caller.remote)
             raise ArenaError(ErrorCode.BAD_LOGIN, wrong)
         await self.store.accounts.succeeded(player_id)

@@ -99,17 +99,16 @@ class AccountStore:
         digests: set[str] = await self.redis.smembers(keys.player_tokens(player_id))
         return sorted(digests)
 
-    async def failures(self, player_id: str) -> int:
-        value: str | None = await self.redis.get(keys.login_failures(player_id))
-        return int(value) if value else 0
+    async def guess_at(self, player_id: str, most: int) -> int:
+        """Count one password about to be checked for the account: 0 when counted, else
+        the seconds until it may be tried again (``most`` counted within
+        :data:`FAILURE_WINDOW` of the first). A right password clears the count
+        (:meth:`succeeded`); one never checked gives its count back (:meth:`not_a_guess_at`)."""
+        wait: int = await self._count(keys=[keys.login_failures(player_id)], args=[most, FAILURE_WINDOW])
+        return wait
 
-    async def failed(self, player_id: str) -> int:
-        """Count one wrong password; the count within the window."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incr(keys.login_failures(player_id))
-            pipe.expire(keys.login_failures(player_id), FAILURE_WINDOW)
-            count, _ = await pipe.execute()
-        return int(count)
+    async def not_a_guess_at(self, player_id: str) -> None:
+        await self._uncount(keys=[keys.login_failures(player_id)])
 
     async def succeeded(self, player_id: str) -> None:
         await self.redis.delete(keys.login_failures(player_id))

@@ -231,6 +231,24 @@ async def test_guesses_sent_at_once_from_one_address_get_no_more_checks_than_its
             await ws.close()
 
 
+async def test_guesses_sent_at_once_at_one_account_get_no_more_checks_than_its_limit(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_node(clean_redis, login_failures_per_address=0) as node:
+        owner, _ = await registered(node.url, "tia_t")
+        spent = hashes_spent(monkeypatch)
+        sockets = [await ws_connect(node.url, compression=None) for _ in range(8)]
+        guesses = [
+            ask(ws, {"type": "login", "id": n, "username": "tia_t", "password": f"wrong guess {n}"})
+            for n, ws in enumerate(sockets)
+        ]
+        codes = sorted(reply["code"] for reply in await asyncio.gather(*guesses))
+        assert codes == ["bad_login"] * 5 + ["rate_limited"] * 3
+        assert len(spent) == 5
+        for ws in (owner, *sockets):
+            await ws.close()
+
+
 async def test_a_failed_login_counts_against_its_address_for_15_minutes_and_a_right_one_does_not(
     arena: ArenaServer, clean_redis: str
 ) -> None:
