@@ -255,7 +255,10 @@ class RacersPanel(Static):
 
     def show(self, state: RaceState) -> None:
         text = Text()
-        for racer in state.racers.values():
+        racers = list(state.racers.values())
+        if self._limit is not None:  # cut short: the player's own row goes first, never cut
+            racers.sort(key=lambda racer: racer.player_id != state.me)
+        for racer in racers:
             self._add_racer(text, racer, state)
         for ghost in self._ghosts(state):
             name, bar, moves = ghost_lines(ghost, self.bar_width)
@@ -273,7 +276,8 @@ class RacersPanel(Static):
 
     def fit(self, state: RaceState, room: int) -> None:
         """Keep to ``room`` lines: short rows if the full ones do not fit, and past that
-        the racers at the end are cut, so that the panels under this one still show."""
+        the racers at the end are cut (the player's own row moved first), so that the
+        panels under this one still show."""
         rows = FULL_ROWS if self.lines(state, FULL_ROWS) <= room else SHORT_ROWS
         limit = max(room, 1) if self.lines(state, rows) > room else None
         if (rows, limit) == (self.rows, self._limit):

@@ -1372,7 +1372,9 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         await until_shown(pilot, app, screen.board.plain)
 
 
-async def test_in_80x24_five_racers_keep_the_ranking_in_sight(arena: ArenaServer, connect: Connect) -> None:
+async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_sight(
+    arena: ArenaServer, connect: Connect
+) -> None:
     names = ["ada", "bob", "cyd", "dee", "eve"]
     racers = [await connect(arena.url) for _ in names]
     for client, name in zip(racers, names, strict=True):
@@ -1382,7 +1384,7 @@ async def test_in_80x24_five_racers_keep_the_ranking_in_sight(arena: ArenaServer
         await client.join_race(race.code)
     for client in racers:
         await client.ready(race.race_id)
-    app = RaceApp(racers[0], race.race_id)
+    app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None)
@@ -1390,9 +1392,9 @@ async def test_in_80x24_five_racers_keep_the_ranking_in_sight(arena: ArenaServer
         ranking = rendered(screen, "#ranking")
         assert all(f"1. {name}" in ranking for name in names)
         await until_shown(pilot, app, ranking)
-        assert any("ada (you)" in line for line in screen_lines(app))
+        assert any("eve (you)" in line for line in screen_lines(app))
         await pilot.press("ctrl+g", "ctrl+g")
-        for client in racers[1:]:
+        for client in racers[:-1]:
             await client.finish(race.race_id)
         await wait_until(pilot, lambda: screen.state.summary is not None)
         results = rendered(screen, "#ranking")
