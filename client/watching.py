@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from client.wording import change_words, result_words
+from client.wording import DEAL_AT_START, change_words, result_words
 from shared.protocol import (
     LiveRace,
     Progress,
     RaceCancelled,
     RaceEnded,
+    RacerInfo,
     RaceStarted,
     RaceSummary,
     ServerMessage,
@@ -62,15 +63,31 @@ class WatchedRace:
         return {pid: board.last_move for pid, board in self.boards.items() if board.last_move is not None}
 
     @property
+    def deal_hidden(self) -> bool:
+        """Whether the race counts down, its deal not shown yet: the boards come with
+        ``race_started``."""
+        return self.race is not None and any(board.view is None for board in self.boards.values())
+
+    def counts(self, player_id: str) -> tuple[int, int]:
+        """A racer's score and moves: their board's, or before the deal is shown, the
+        race's (the deal's score: in Eagle Wing one card is home from the start)."""
+        board = self.boards.get(player_id)
+        if board is not None and board.view is not None:
+            return board.view.score, board.view.move_count
+        racer = self._racer(player_id)
+        return (racer.score, racer.move_count) if racer is not None else (0, 0)
+
+    @property
     def race_id(self) -> str | None:
         return self.race.race_id if self.race else None
 
+    def _racer(self, player_id: str) -> RacerInfo | None:
+        racers = self.race.racers if self.race is not None else []
+        return next((r for r in racers if r.player_id == player_id), None)
+
     def name(self, player_id: str) -> str:
-        if self.race is not None:
-            for racer in self.race.racers:
-                if racer.player_id == player_id:
-                    return racer.name
-        return player_id
+        racer = self._racer(player_id)
+        return racer.name if racer is not None else player_id
 
     def apply(self, event: ServerMessage) -> bool:
         """Take one event in; True when it changed what is shown."""
@@ -105,7 +122,8 @@ class WatchedRace:
                 self.race = self.race.model_copy(
                     update={"status": "running", "starts_at": event.starts_at, "ends_at": event.ends_at}
                 )
-                # The deal played: seed shares revealed during the countdown may have changed it.
+                # The deal, shown from now on (the countdown's boards have none; an older
+                # server's may show a deal that shares revealed in the countdown changed).
                 opening = event.view.model_copy(update={"legal_moves": None, "can_undo": None})
                 for player_id, board in self.boards.items():
                     if board.seq == 0:
@@ -127,7 +145,7 @@ class WatchedRace:
         """A line per racer who has moved: where the snapshot found their board."""
         lines = []
         for player_id, board in self.boards.items():
-            if board.seq == 0:
+            if board.seq == 0 or board.view is None:
                 continue
             score = board.view.score
             last = board.last_move
@@ -140,7 +158,7 @@ class WatchedRace:
     def rating(self, player_id: str) -> str:
         """A racer's rating as shown beside their name (``1612``, ``1500?`` while
         provisional), or nothing for a guest."""
-        racer = next((r for r in self.race.racers if r.player_id == player_id), None) if self.race else None
+        racer = self._racer(player_id)
         if racer is None or racer.rating is None:
             return ""
         return f"{racer.rating}{'?' if racer.provisional else ''}"
@@ -161,6 +179,10 @@ class WatchedRace:
         ['ada: last p28 (5 moves, score 9, 43 left)']
         >>> watched.describe(WatchMove(race_id="r1", player_id="p_a", seq=5, move="p28", at=0, view=view))
         ['ada: p28 (score 9, 43 left)']
+        >>> counting = race.model_copy(update={"status": "countdown"})
+        >>> dealt_later = Watching(id=1, race=counting, boards=[SpectatorBoard(player_id="p_a", seq=0)])
+        >>> WatchedRace(dealt_later).describe(dealt_later)[1:]
+        ['the deal is shown when the race starts']
         """
         race = self.race
         match event:
@@ -177,6 +199,8 @@ class WatchedRace:
                 line += f"; {self.spectators} spectator{'' if self.spectators == 1 else 's'}"
                 if self.delay_ms > 0:
                     line += f"; delayed {self.delay_ms / 1000:g} s"
+                if self.deal_hidden:
+                    return [line, DEAL_AT_START]
                 return [line, *self._boards_so_far()]
             case WatchMove():
                 score = event.view.score

@@ -3,6 +3,10 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
+#: What a spectator is shown instead of the boards while the race counts down (the
+#: browser's watch page says it too): nobody sees the deal before the race starts.
+DEAL_AT_START = "the deal is shown when the race starts"
+
 
 def cards_scored(game: str, score: int) -> str:
     """A score in words: the cards put home on the foundations, or, in Treize (whose

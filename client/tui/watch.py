@@ -5,9 +5,11 @@ card beside it: name, rating, score, cards left, last move, and whether they fin
 won. Tab (or shift+tab) and the keys 1-8 switch the large board between racers; ``q``
 quits. The title says which race, whether it is rated, ``featured`` when the screen
 follows the featured race, and ``delayed 30 s`` when the race reaches its spectators
-late (a rated race): the clock then runs that far behind too, with the boards. Once the
-race ends the results show under the cards; a featured watch then moves on to the next
-race by itself (the server's unasked ``watching``).
+late (a rated race): the clock then runs that far behind too, with the boards. While
+the race counts down there is no board to draw (nobody sees the deal before the start):
+a line says the deal is shown when the race starts. Once the race ends the results show
+under the cards; a featured watch then moves on to the next race by itself (the
+server's unasked ``watching``).
 
 The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
 events in a worker, as the race screen follows its race.
@@ -32,7 +34,7 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import bar_width_in, progress_bar, room_for, spectators_text, split_to_fit
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
-from client.wording import change_words, result_words
+from client.wording import DEAL_AT_START, change_words, result_words
 from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
 
 #: Racers the number keys reach (1-8); tab reaches every one.
@@ -107,9 +109,7 @@ def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     state = _state_of(watched, player_id)
     if state:
         text.append(f"  {state}", style="bold green" if state == "won" else "")
-    board = watched.boards.get(player_id)
-    score = board.view.score if board is not None else 0
-    moves = board.view.move_count if board is not None else 0
+    score, moves = watched.counts(player_id)
     text.append(f"\nscore {score}  {CARDS - score} left  moves {moves}")
     text.append(f"  last {watched.last_move.get(player_id, '-')}")
     return text
@@ -127,9 +127,7 @@ def card_text(
     text.append(f"{number} {watched.name(player_id)}", style="bold")
     text.append(f"  {rating}" if rating else "")
     text.append(f"  {state}\n" if state else "\n", style="bold green" if state == "won" else "")
-    board = watched.boards.get(player_id)
-    score = board.view.score if board is not None else 0
-    moves = board.view.move_count if board is not None else 0
+    score, moves = watched.counts(player_id)
     text.append(
         progress_bar(CARDS - score, bar_width_in(columns)), style="green" if state == "won" else "cyan"
     )
@@ -197,6 +195,7 @@ class WatchScreen(Screen[None]):
     #watch-left { width: 1fr; }
     #watch-focus { height: auto; padding: 0 1; }
     #watch-board-area { height: 1fr; }
+    #watch-deal { height: auto; padding: 1 1; color: $text-muted; }
     #watch-side { width: 36; padding: 0 1; }
     #watch-clock { height: 1; text-style: bold; }
     #watch-spectators { height: 1; color: $text-muted; }
@@ -229,6 +228,7 @@ class WatchScreen(Screen[None]):
             with Vertical(id="watch-left"):
                 yield Static(id="watch-focus")
                 with BoardArea(id="watch-board-area"):
+                    yield Static(DEAL_AT_START, id="watch-deal")
                     yield BoardWidget(id="watch-board", interactive=False)
             with Vertical(id="watch-side"):
                 yield Static(id="watch-clock")
@@ -318,7 +318,9 @@ class WatchScreen(Screen[None]):
             focus.update("")
         else:
             focus.update(focus_text(self.watched, player, self.order.index(player) + 1))
-        if board is not None:
+        # During the countdown the boards have no view: the waiting line stands in for them.
+        self.query_one("#watch-deal", Static).display = self.watched.deal_hidden
+        if board is not None and board.view is not None:
             self.board.show(board.view)
         elif self.board.view is not None:
             self.board.reset()

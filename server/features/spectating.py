@@ -6,7 +6,9 @@ plays each on its own copy of that racer's board, so every node with spectators
 computes each view once, whatever the number of spectators, and the mover's node does
 no work for them. Everything a spectator is sent waits in the hub's queue until
 ``delay_ms`` after it happened (rated races): a spectator never sees a board sooner.
-No I/O here: the transport feeds a hub and sends what it releases.
+Before the start is released the boards are the deal itself, which nobody sees before
+the race starts: the snapshot then leaves every view out (``race_started`` carries the
+deal). No I/O here: the transport feeds a hub and sends what it releases.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ class RaceHub:
         self._racers = {racer.player_id: racer for racer in race.racers}
         self.boards: dict[str, SpectatedBoard] = {}
         self._deal(seed)
+        #: Whether spectators may see the boards: once the start is released.
+        self.deal_shown = race.status != "countdown"
         #: The highest seq received of each racer (released or waiting).
         self._known_seq = dict.fromkeys(self._racers, 0)
         self._known: set[str] = set()  # lifecycle events received: "started", "ended"
@@ -196,6 +200,7 @@ class RaceHub:
         if kind == "race_started":
             if deal is not None and deal != self.seed:
                 self._deal(deal)  # no move comes before the start
+            self.deal_shown = True
             self.status = "running"
             self.starts_at = msg.get("starts_at", self.starts_at)
             self.ends_at = msg.get("ends_at", self.ends_at)
@@ -227,22 +232,24 @@ class RaceHub:
     def snapshot(self) -> list[dict[str, Any]]:
         """Every racer's board as spectators see it now, as wire dicts, each with its
         last released move (``last_move``, left out before the first): in a delayed race
-        the last move of the board shown, never one still waiting for the delay."""
-        return [_board_dict(player_id, board) for player_id, board in self.boards.items()]
+        the last move of the board shown, never one still waiting for the delay. Before
+        the start is released, no ``view``: that would be the deal."""
+        return [_board_dict(player_id, board, self.deal_shown) for player_id, board in self.boards.items()]
 
     def racer_ids(self) -> list[str]:
         return list(self._racers)
 
 
-def _board_dict(player_id: str, board: SpectatedBoard) -> dict[str, Any]:
+def _board_dict(player_id: str, board: SpectatedBoard, with_view: bool) -> dict[str, Any]:
     """A ``SpectatorBoard`` as a wire dict (``None`` fields left out, as on the wire)."""
     out: dict[str, Any] = {
         "player_id": player_id,
         "seq": board.seq,
-        "view": board.view,
         "finished": board.finished,
         "won": board.game.is_won,
     }
+    if with_view:
+        out["view"] = board.view
     if board.last_move is not None:
         out["last_move"] = board.last_move
     return out

@@ -80,11 +80,13 @@ class SpectatorBoard(Reply):
     face-down card. ``seq`` counts the racer's moves shown so far; ``last_move`` is the
     move ``seq`` as its ``watch_move`` names it (canonical notation, or ``undo``), absent
     before the racer's first move. In a delayed race both are as of ``as_of``: never a
-    move the spectator is not shown yet."""
+    move the spectator is not shown yet. ``view`` is absent until the race's start
+    reaches the spectator (``race_started``, which carries the deal): nobody sees the
+    deal before the race starts."""
 
     player_id: str
     seq: int
-    view: BoardView
+    view: BoardView | None = None
     last_move: str | None = None
     finished: bool = False
     won: bool = False

@@ -20,7 +20,7 @@ from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import race as race_module
 from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
-from client.tui.cards import card_text, cards_in_words
+from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
 from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GIVE_UP_LAPSED, GO, RECONNECTING, RaceScreen
@@ -28,6 +28,7 @@ from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
+from client.wording import DEAL_AT_START
 from server.app import ArenaServer
 from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
@@ -45,7 +46,7 @@ from shared.protocol import (
     RematchUpdate,
 )
 from shared.solver import solve_deal
-from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
@@ -538,21 +539,30 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
 
 
-async def _race(
-    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off"
+async def _counting_race(
+    url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off"
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off (or
-    ``game``), seed 2."""
-    ada, bob = await connect(arena.url), await connect(arena.url)
+    """ada (who asks for legal moves, as ``play`` does) and bob, both ready to race Eight
+    Off (or ``game``), seed 2: its countdown has begun."""
+    ada, bob = await connect(url), await connect(url)
     await ada.hello(name="ada", legal_moves=True)
     await bob.hello(name="bob")
     race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
     await bob.join_race(race.code)
     await ada.ready(race.race_id)
     await bob.ready(race.race_id)
-    await ada.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
-    await bob.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
     return ada, bob, race.race_id
+
+
+async def _race(
+    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off"
+) -> tuple[ArenaClient, ArenaClient, str]:
+    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off (or
+    ``game``), seed 2."""
+    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game)
+    await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id)
+    await bob.wait_for(RaceStarted, lambda e: e.race_id == race_id)
+    return ada, bob, race_id
 
 
 def footer_keys(app: RaceApp) -> dict[str, tuple[str, bool]]:
@@ -1252,6 +1262,7 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(arena: ArenaServ
         await wait_until(pilot, lambda: screen.watched.race_id == race_id)
         assert shown(screen, "#watch-title") == f"Watching race {race_id}  eight-off  casual  featured"
         assert screen.status.last == f"now watching race {race_id} (eight-off), featured"
+        await wait_until(pilot, lambda: screen.board.view is not None)  # at the start, if joined before
         assert screen.board.plain == OPENING
         assert set(screen.cards) == {ada.player_id, bob.player_id}
         # When it ends the watch waits for the next race; the status line keeps who came first.
@@ -1262,6 +1273,34 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(arena: ArenaServ
         assert screen.status.last.endswith("; featured: waiting for the next race to start")
         assert screen.board.view is None and not screen.cards
         assert not screen.query_one("#watch-results").display
+
+
+async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_the_start(
+    clean_redis: str, connect: Connect
+) -> None:
+    async with running_node(clean_redis, countdown=1.2) as node:
+        _ada, bob, race_id = await _counting_race(node.url, connect)
+        sam = await connect(node.url)
+        await sam.hello(name="sam")
+        app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.watch_screen
+            waiting = screen.query_one("#watch-deal")
+            assert screen.watched.race is not None and screen.watched.race.status == "countdown"
+            assert waiting.display and shown(screen, "#watch-deal") == DEAL_AT_START
+            assert screen.board.view is None and screen.board.plain == ""
+            assert shown(screen, "#watch-focus").startswith("1/2 ada")
+            assert str(screen.cards[bob.player_id or ""].render()).startswith("2 bob")
+            assert shown(screen, "#watch-clock").startswith("starts in")
+            await until_shown(pilot, app, DEAL_AT_START)
+            terminal = "\n".join(screen_lines(app))
+            assert not [suit for suit in SUIT_SYMBOLS.values() if suit in terminal]  # no card shown
+            # The start brings the deal, and the line goes.
+            await wait_until(pilot, lambda: screen.board.view is not None)
+            assert screen.board.plain == OPENING and not waiting.display
+            assert screen.status.last == "the race started"
+            await pilot.press("q")
+        assert app.return_code == 0
 
 
 async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, connect: Connect) -> None:

@@ -17,19 +17,27 @@ from tests.server.rawclient import Frame, Racer, racers
 pytestmark = pytest.mark.asyncio
 
 
-async def raw_race(
+async def counting_race(
     a: Racer, b: Racer, game: str = "eight-off", rated: bool = False, time_limit: float = 60.0
-) -> tuple[str, Frame]:
-    """a creates, b joins, both ready; returns the race id and a's race_started."""
+) -> str:
+    """a creates, b joins, both ready; returns the race id as its countdown begins."""
     created = await a.request({"type": "create_race", "game": game, "time_limit": time_limit, "rated": rated})
     race = created["race"]
     joined = await b.request({"type": "join_race", "code": race["code"]})
     assert joined["type"] == "race", joined
     for racer in (a, b):
         assert (await racer.request({"type": "ready", "race_id": race["race_id"]}))["type"] == "ok"
+    return str(race["race_id"])
+
+
+async def raw_race(
+    a: Racer, b: Racer, game: str = "eight-off", rated: bool = False, time_limit: float = 60.0
+) -> tuple[str, Frame]:
+    """a creates, b joins, both ready; returns the race id and a's race_started."""
+    race_id = await counting_race(a, b, game, rated, time_limit)
     started = await a.event("race_started")
     await b.event("race_started")
-    return race["race_id"], started
+    return race_id, started
 
 
 def own_view(ack: Frame) -> Frame:
@@ -326,3 +334,95 @@ async def test_a_watcher_is_counted_at_once_by_itself_and_everyone_watching_on_e
         while (await bob.event("spectators", timeout=1.0))["count"] != 2:
             pass
         assert not [f for f in sam.events + dee.events if f["type"] == "spectators"]
+
+
+# ----- the countdown: nobody sees the deal before the start ----------------------------
+
+
+async def watch_raw(spectator: Racer, race_id: str) -> None:
+    await spectator.ws.send(json.dumps({"type": "watch", "id": 1, "race_id": race_id}))
+
+
+async def raw_frames_until(spectator: Racer, kind: str, timeout: float = 5.0) -> list[tuple[str, float]]:
+    """Every frame the spectator receives, as sent (JSON text), with when it came (ms),
+    up to the first ``kind`` included."""
+    frames: list[tuple[str, float]] = []
+    while True:
+        raw = await asyncio.wait_for(spectator.ws.recv(), timeout)
+        assert isinstance(raw, str)
+        frames.append((raw, time.time() * 1000))
+        if json.loads(raw)["type"] == kind:
+            return frames
+
+
+def dealt_cards(view: Frame) -> set[str]:
+    return {card for pile in view["piles"].values() for card in pile["cards"]}
+
+
+def without_legal(view: Frame) -> Frame:
+    return {k: v for k, v in view.items() if k not in ("legal_moves", "can_undo")}
+
+
+def assert_no_deal_before_the_start(
+    frames: list[tuple[str, float]], racers: list[Racer], started: Frame
+) -> None:
+    """The countdown's snapshot names the racers with no view, no frame before the start
+    carries a card of the deal, and the start carries the deal as dealt."""
+    snapshot = json.loads(frames[0][0])
+    assert snapshot["type"] == "watching" and snapshot["race"]["status"] == "countdown"
+    assert [r["player_id"] for r in snapshot["race"]["racers"]] == [r.player_id for r in racers]
+    assert all(r["ready"] for r in snapshot["race"]["racers"])
+    assert snapshot["boards"] == [
+        {"player_id": r.player_id, "seq": 0, "finished": False, "won": False} for r in racers
+    ]
+    dealt = dealt_cards(started["view"])
+    assert len(dealt) == 52  # Eight Off deals every card face up
+    before = [raw for raw, _at in frames[:-1]]
+    assert [raw for raw in before if '"view"' in raw or any(f'"{card}"' in raw for card in dealt)] == []
+    start = json.loads(frames[-1][0])
+    assert start["type"] == "race_started" and without_legal(start["view"]) == without_legal(started["view"])
+
+
+async def test_a_spectator_of_the_countdown_on_any_node_gets_no_card_of_the_deal_before_the_start(
+    clean_redis: str,
+) -> None:
+    async with (
+        running_node(clean_redis, countdown=0.8) as node,
+        running_node(clean_redis, countdown=0.8) as other,
+    ):
+        ada, bob, sam = await racers(node.url, "ada", "bob", "sam")
+        (dee,) = await racers(other.url, "dee")
+        race_id = await counting_race(ada, bob)
+        for spectator in (sam, dee):  # this node's hub and one replaying the race elsewhere
+            await watch_raw(spectator, race_id)
+        seen = [await raw_frames_until(spectator, "race_started") for spectator in (sam, dee)]
+        started = await ada.event("race_started")
+        for frames in seen:
+            assert_no_deal_before_the_start(frames, [ada, bob], started)
+        # From the start a snapshot has the boards as dealt, on either node.
+        opening = without_legal(started["view"])
+        for spectator in (sam, dee):
+            fresh = await spectator.request({"type": "watch", "race_id": race_id})
+            assert [b["view"] for b in fresh["boards"]] == [opening, opening]
+
+
+async def test_a_rated_races_spectators_see_the_boards_only_when_the_delayed_start_reaches_them(
+    clean_redis: str,
+) -> None:
+    delay_ms = 1000
+    async with running_node(clean_redis, countdown=0.5, spectator_delay=delay_ms / 1000) as node:
+        ada, bob, sam, tom = await racers(node.url, "ada", "bob", "sam", "tom")
+        await register(ada, "ada_counting")
+        await register(bob, "bob_counting")
+        race_id = await counting_race(ada, bob, rated=True)
+        await watch_raw(sam, race_id)
+        started = await ada.event("race_started")
+        # Started for the racers, not yet for spectators: a new snapshot has no board either.
+        late = await tom.request({"type": "watch", "race_id": race_id})
+        assert late["race"]["status"] == "countdown" and all("view" not in b for b in late["boards"])
+        frames = await raw_frames_until(sam, "race_started")
+        assert_no_deal_before_the_start(frames, [ada, bob], started)
+        assert frames[-1][1] >= started["starts_at"] + delay_ms
+        fresh = await tom.request({"type": "watch", "race_id": race_id})
+        assert fresh["race"]["status"] == "running"
+        assert [b["view"] for b in fresh["boards"]] == [without_legal(started["view"])] * 2

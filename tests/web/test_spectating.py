@@ -130,6 +130,42 @@ async def test_the_watch_page_fits_a_phone_sized_screen(
     await watch_and_switch(browser, arena, connect, "phone", **PHONE)
 
 
+async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_the_start(
+    browser: Browser, clean_redis: str, connect: Connect
+) -> None:
+    errors: list[str] = []
+    async with running_node(clean_redis, countdown=2.0) as node:
+        page = await open_page(browser, node.url, errors, **DESKTOP)
+        ada, bob = await connect(node.url), await connect(node.url)
+        await ada.hello(name="ada")
+        await bob.hello(name="bob")
+        race = await ada.create_race("eight-off")
+        await bob.join_race(race.code)
+        await ada.ready(race.race_id)
+        await bob.ready(race.race_id)
+        await go(page, f"#/watch/{race.race_id}")
+        await expect(page.locator("#watch-deal")).to_be_visible()
+        counting = await page.evaluate(
+            """() => ({status: document.querySelector('#watch-status').textContent,
+                deal: document.querySelector('#watch-deal').textContent,
+                racers: [...document.querySelectorAll('#thumbs .racer-name')].map((n) => n.textContent),
+                cards: document.querySelectorAll('.card').length})"""
+        )
+        assert counting == {
+            "status": "Starting…",
+            "deal": "The deal is shown when the race starts.",
+            "racers": ["ada", "bob"],
+            "cards": 0,
+        }
+        await page.screenshot(path=shot_path("watch-countdown"), full_page=True, animations="disabled")
+        started = await ada.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+        await shows(page, "#large-board", started.view)
+        await shows(page, f'.thumb[data-player="{bob.player_id}"]', started.view)
+        await expect(page.locator("#watch-deal")).to_be_hidden()
+        await expect(page.locator("#watch-status")).to_have_text("Racing")
+    assert errors == []
+
+
 async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

@@ -1,6 +1,8 @@
 // The races being played now (#/live) and watching one (#/watch/<race id>, or #/watch
 // for the featured race, followed from race to race): every racer's board as the server
-// sends it (exactly what that racer sees), one large and the others small.
+// sends it (exactly what that racer sees), one large and the others small. During the
+// countdown the server sends no board (nobody sees the deal before the start): the racers
+// show with a line saying so, and the boards come with race_started.
 
 import { Board } from "./board.js";
 import { GAME_TITLES, cardsScored, changeText, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
@@ -92,6 +94,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   const thumbs = element("div", { class: "thumbs", id: "thumbs" });
   const thumbsTitle = element("h2", { class: "thumbs-title", hidden: true }, "All racers"); // once there are racers
   const results = element("section", { id: "watch-results" });
+  const dealNote = element("p", { id: "watch-deal", hidden: true }, "The deal is shown when the race starts.");
   const large = new Board(largeBox);
   let race = null; // LiveRace
   let watchers = 0; // how many watch, as last counted (frozen once the race is over)
@@ -124,9 +127,11 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   function showBoard(id) {
     const b = boards.get(id);
-    if (!b?.view) return;
-    b.board.show({ ...b.view, legal_moves: [] });
-    if (id === chosen) large.show({ ...b.view, legal_moves: [] });
+    if (!b) return;
+    if (b.view) {
+      b.board.show({ ...b.view, legal_moves: [] });
+      if (id === chosen) large.show({ ...b.view, legal_moves: [] });
+    } else if (id === chosen) largeBox.replaceChildren(); // no deal shown yet, nor the last race's board
     drawRacer(id);
   }
 
@@ -142,6 +147,10 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   function statusText() {
     if (!race) return featuredMode ? "No race is being played right now: the next one shows here when it starts." : "";
     return { countdown: "Starting…", running: "Racing", ending: "Ending…", finished: "The race is over", cancelled: "This race was cancelled" }[race.status] ?? race.status;
+  }
+
+  function drawDealNote() {
+    dealNote.hidden = !race || [...boards.values()].every((b) => b.view);
   }
 
   function tick() {
@@ -183,6 +192,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     if (chosen) choose(chosen);
     if (!race) { head.replaceChildren(); largeBox.replaceChildren(); }
     thumbsTitle.hidden = !race;
+    drawDealNote();
     status.textContent = statusText();
     tick();
   }
@@ -253,8 +263,10 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     arena.on("race_started", (e) => {
       if (!ours(e)) return;
       Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
-      // The deal played (seed shares revealed during the countdown may have changed it).
+      // The deal, shown from now on (an older server's countdown boards may show one that
+      // seed shares revealed in the countdown changed).
       for (const [id, b] of boards) if (!b.view || !b.seq) { b.view = e.view; showBoard(id); }
+      drawDealNote();
       status.textContent = statusText();
     }),
     arena.on("race_ended", (e) => {
@@ -286,7 +298,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   app.replaceChildren(
     element("section", {}, element("div", { class: "row" }, title, featuredTag, kind, status, clock, spectators, delay)),
-    error, head, largeBox, thumbsTitle, thumbs, results);
+    error, head, dealNote, largeBox, thumbsTitle, thumbs, results);
   const timer = setInterval(tick, 250);
   readingSession().then(watch).catch((failure) => showError(error, failure));
   return () => {

@@ -13,11 +13,11 @@ from shared import GAMES, UndoRule, new_game
 from shared.protocol import LiveRace, RacerInfo
 
 
-def hub_for(game: str, seed: int, players: list[str], delay_ms: int = 0) -> RaceHub:
+def hub_for(game: str, seed: int, players: list[str], delay_ms: int = 0, status: str = "running") -> RaceHub:
     race = LiveRace(
         race_id="r1",
         game=game,  # type: ignore[arg-type]  # one of GAMES
-        status="running",
+        status=status,  # type: ignore[arg-type]  # a watchable status
         rated=delay_ms > 0,
         racers=[RacerInfo(player_id=p, name=p) for p in players],
     )
@@ -128,15 +128,28 @@ def test_the_snapshot_names_the_last_move_released_never_one_still_waiting() -> 
 def test_a_start_on_another_deal_deals_the_boards_again_before_the_first_move() -> None:
     """Seed shares revealed during the countdown change the deal at the start: a hub opened
     during the countdown plays the racers' moves on the deal they started with."""
-    hub = hub_for("treize", 5, ["a", "b"], delay_ms=1_000)
+    hub = hub_for("treize", 5, ["a", "b"], delay_ms=1_000, status="countdown")
     started = {"type": "race_started", "race_id": "r1", "starts_at": 2_000, "ends_at": 9_000}
     hub.receive_event(started, 2_000, deal=6)
     played = new_game("treize", 6, undo_rule=UndoRule.KEEP_REVEALS)
     first = played.legal_moves()[0]
     played.play(first)
     hub.receive_move("a", 1, first, at=2_100)
-    assert [b["view"] for b in hub.snapshot()] == [new_game("treize", 5).view()] * 2  # not yet released
+    assert not [b for b in hub.snapshot() if "view" in b]  # the start is not released yet
     kinds = [m["type"] for m in hub.release(now=3_100)]
     assert kinds == ["race_started", "watch_move"]
     views = {b["player_id"]: b["view"] for b in hub.snapshot()}
     assert views == {"a": played.view(), "b": new_game("treize", 6).view()}
+
+
+def test_a_hub_opened_in_the_countdown_shows_no_board_until_the_start_is_released() -> None:
+    """Nobody sees the deal before the race starts: the snapshot names each racer with no
+    view, whatever the delay, until the start comes out of the hub."""
+    hub = hub_for("eight-off", 5, ["a", "b"], delay_ms=30_000, status="countdown")
+    counting = [{"player_id": p, "seq": 0, "finished": False, "won": False} for p in ("a", "b")]
+    assert hub.snapshot() == counting
+    started = {"type": "race_started", "race_id": "r1", "starts_at": 2_000, "ends_at": 9_000}
+    hub.receive_event(started, 2_000, deal=5)
+    assert hub.release(now=31_999) == [] and hub.snapshot() == counting
+    assert hub.release(now=32_000) == [started]
+    assert [b["view"] for b in hub.snapshot()] == [new_game("eight-off", 5).view()] * 2
