@@ -1247,7 +1247,9 @@ async def test_a_watch_started_after_moves_names_each_racers_last_move_from_the_
     assert app.return_code == 0
 
 
-async def test_a_featured_watch_waits_for_a_race_and_follows_it(arena: ArenaServer, connect: Connect) -> None:
+async def test_a_featured_watch_waits_for_a_race_and_follows_it(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sam = await connect(arena.url)
     await sam.hello(name="sam")
     waiting = await sam.watch()
@@ -1255,13 +1257,20 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(arena: ArenaServ
     app = WatchApp(sam, waiting)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.watch_screen
+        # Every status line said, as the watch may find the race in its countdown and
+        # then say "the race started" after "now watching".
+        said: list[str] = []
+        say = screen.status.say
+        monkeypatch.setattr(
+            screen.status, "say", lambda text, error=False: (said.append(text), say(text, error))
+        )
         assert shown(screen, "#watch-title") == "Watching the featured race  featured"
         assert screen.status.last.startswith("featured: nobody is racing now")
         assert screen.board.view is None
         ada, bob, race_id = await _race(arena, connect)
         await wait_until(pilot, lambda: screen.watched.race_id == race_id)
         assert shown(screen, "#watch-title") == f"Watching race {race_id}  eight-off  casual  featured"
-        assert screen.status.last == f"now watching race {race_id} (eight-off), featured"
+        assert f"now watching race {race_id} (eight-off), featured" in said
         await wait_until(pilot, lambda: screen.board.view is not None)  # at the start, if joined before
         assert screen.board.plain == OPENING
         assert set(screen.cards) == {ada.player_id, bob.player_id}
