@@ -1,8 +1,9 @@
 """Idle accounts off the leaderboards: a leaderboard lists settled ratings only, and a
 listed rating turns provisional again after enough days without a rated race
 (:func:`~server.features.ratings.current`). Every node sweeps each game's leaderboard
-every ``every`` seconds (hourly: a deviation grows once a day), the first sweep one
-interval after its start; a player swept off comes back with their next rated race,
+every ``every`` seconds (hourly: a deviation grows once a day), the first sweep at a
+random point of its first interval (:func:`first_wait`), so that nodes restarted more
+often than that still sweep, and not all at once; a player swept off comes back with their next rated race,
 whose end lists them again.
 
 Sweeps are idempotent, so many nodes sweeping is harmless. A player is taken off only
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from typing import Final
 
 from server.background import cancel_and_wait
@@ -27,6 +29,17 @@ log = logging.getLogger("arena.leaderboards")
 
 #: Leaderboard entries read at a time (ZSCAN's COUNT, a hint) and judged together.
 BATCH: Final = 500
+#: The first sweep's wait is at least this share of an interval.
+FIRST_AT_LEAST: Final = 0.05
+
+
+def first_wait(every: float, draw: float) -> float:
+    """The wait before a node's first sweep, for a ``draw`` in [0, 1).
+
+    >>> first_wait(3600, 0.0), first_wait(3600, 0.5)
+    (180.0, 1890.0)
+    """
+    return every * (FIRST_AT_LEAST + (1 - FIRST_AT_LEAST) * draw)
 
 
 class LeaderboardSweep:
@@ -66,8 +79,10 @@ class LeaderboardSweep:
         return removed
 
     async def _keep_sweeping(self) -> None:
+        wait = first_wait(self.every, random.random())
         while True:
-            await asyncio.sleep(self.every)
+            await asyncio.sleep(wait)
+            wait = self.every
             try:
                 await self.sweep()
             except Exception as exc:
