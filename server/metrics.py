@@ -41,6 +41,12 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.login_refusals = Counter(
+            "arena_login_refusals",
+            "Logins and password changes refused (rate_limited) by a guessing limit, before any hash",
+            ["limit"],
+            registry=self.registry,
+        )
         self.shut_connections = Counter(
             "arena_shut_connections",
             "Connections closed for abuse (1008)",

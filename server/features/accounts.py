@@ -31,6 +31,7 @@ from server.features.context import Caller, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.presence import Presence
+from server.metrics import Metrics
 from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
 from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register
@@ -60,8 +61,11 @@ T = TypeVar("T")
 
 
 class Accounts:
-    def __init__(self, store: Store, presence: Presence, lobby: Lobby, address_failures: int) -> None:
+    def __init__(
+        self, store: Store, presence: Presence, lobby: Lobby, metrics: Metrics, address_failures: int
+    ) -> None:
         self.store = store
+        self.metrics = metrics
         self.presence = presence
         self.lobby = lobby
         #: Failed logins one client address may make in :data:`FAILURE_WINDOW` (0: no limit).
@@ -123,15 +127,14 @@ class Accounts:
         if caller.identity is not None:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
         if self._connection_failures.get(caller.remote, 0) >= CONNECTION_FAILURES:
-            raise ArenaError(ErrorCode.RATE_LIMITED, "too many wrong passwords on this connection")
+            raise self._refused("connection", "too many wrong passwords on this connection")
         most = self.address_failures
         if not most:
             return await self._login(caller, message)
         wait = await self.store.accounts.guess_from(caller.address, most)
         if wait:
-            raise ArenaError(
-                ErrorCode.RATE_LIMITED,
-                f"too many failed logins from your address: try again in {_minutes(wait)}",
+            raise self._refused(
+                "address", f"too many failed logins from your address: try again in {_minutes(wait)}"
             )
         # Counted before the hash (so guesses sent at once cannot all slip under the
         # limit); given back unless the answer is bad_login.
@@ -180,9 +183,8 @@ class Accounts:
             raise ArenaError(ErrorCode.NOT_REGISTERED, "a guest has no password: register first")
         wait = await self.store.accounts.change_tried(identity.player_id, PASSWORD_CHANGES)
         if wait:
-            raise ArenaError(
-                ErrorCode.RATE_LIMITED,
-                f"too many password changes for this account: try again in {_minutes(wait)}",
+            raise self._refused(
+                "changes", f"too many password changes for this account: try again in {_minutes(wait)}"
             )
         wrong = "the old password is wrong"
         await self._check_password(caller, identity.player_id, message.old_password, stored, wrong)
@@ -211,9 +213,8 @@ class Accounts:
         # read a count under the limit.
         wait = await self.store.accounts.guess_at(player_id, ACCOUNT_FAILURES)
         if wait:
-            raise ArenaError(
-                ErrorCode.RATE_LIMITED,
-                f"too many wrong passwords for this account: try again in {_minutes(wait)}",
+            raise self._refused(
+                "account", f"too many wrong passwords for this account: try again in {_minutes(wait)}"
             )
         try:
             right = await self._hashing(verify_password, password, stored)
@@ -224,6 +225,12 @@ class Accounts:
             self._failed_here(caller.remote)
             raise ArenaError(ErrorCode.BAD_LOGIN, wrong)
         await self.store.accounts.succeeded(player_id)
+
+    def _refused(self, limit: str, reason: str) -> ArenaError:
+        """A ``rate_limited`` refusal by one of the guessing limits, counted by ``limit``
+        (an operator sees guessing in ``arena_login_refusals_total``)."""
+        self.metrics.login_refusals.labels(limit=limit).inc()
+        return ArenaError(ErrorCode.RATE_LIMITED, reason)
 
     def _failed_here(self, remote: str) -> None:
         failures = self._connection_failures

@@ -227,6 +227,7 @@ async def test_guesses_sent_at_once_from_one_address_get_no_more_checks_than_its
         codes = sorted(reply["code"] for reply in await asyncio.gather(*guesses))
         assert codes == ["bad_login"] * 3 + ["rate_limited"] * 3
         assert len(spent) == 3
+        assert 'arena_login_refusals_total{limit="address"} 3.0' in node.metrics.render().decode()
         for ws in sockets:
             await ws.close()
 
@@ -245,6 +246,9 @@ async def test_guesses_sent_at_once_at_one_account_get_no_more_checks_than_its_l
         codes = sorted(reply["code"] for reply in await asyncio.gather(*guesses))
         assert codes == ["bad_login"] * 5 + ["rate_limited"] * 3
         assert len(spent) == 5
+        refusals = node.metrics.render().decode()
+        assert 'arena_login_refusals_total{limit="account"} 3.0' in refusals
+        assert 'limit="address"' not in refusals  # that limit is off here
         for ws in (owner, *sockets):
             await ws.close()
 
