@@ -47,6 +47,21 @@ async def login(url: str, username: str, password: str = PASSWORD) -> tuple[Clie
     return ws, await ask(ws, {"type": "login", "id": "l", "username": username, "password": password})
 
 
+async def logins_at_once(url: str, attempts: list[tuple[str, str]]) -> list[str]:
+    """Each (username, password) sent as a login on a connection of its own, all at once:
+    the answers' codes, sorted."""
+    sockets = [await ws_connect(url, compression=None) for _ in attempts]
+    try:
+        guesses = [
+            ask(ws, {"type": "login", "id": n, "username": username, "password": password})
+            for n, (ws, (username, password)) in enumerate(zip(sockets, attempts, strict=True))
+        ]
+        return sorted(reply["code"] for reply in await asyncio.gather(*guesses))
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
 async def test_a_guest_registers_and_logs_in_on_another_connection_as_the_same_player(
     arena: ArenaServer,
 ) -> None:
@@ -219,17 +234,10 @@ async def test_guesses_sent_at_once_from_one_address_get_no_more_checks_than_its
 ) -> None:
     spent = hashes_spent(monkeypatch)
     async with running_node(clean_redis, login_failures_per_address=3) as node:
-        sockets = [await ws_connect(node.url, compression=None) for _ in range(6)]
-        guesses = [
-            ask(ws, {"type": "login", "id": n, "username": f"nobody_{n}", "password": "a wrong guess"})
-            for n, ws in enumerate(sockets)
-        ]
-        codes = sorted(reply["code"] for reply in await asyncio.gather(*guesses))
+        codes = await logins_at_once(node.url, [(f"nobody_{n}", "a wrong guess") for n in range(6)])
         assert codes == ["bad_login"] * 3 + ["rate_limited"] * 3
         assert len(spent) == 3
         assert 'arena_login_refusals_total{limit="address"} 3.0' in node.metrics.render().decode()
-        for ws in sockets:
-            await ws.close()
 
 
 async def test_guesses_sent_at_once_at_one_account_get_no_more_checks_than_its_limit(
@@ -238,19 +246,13 @@ async def test_guesses_sent_at_once_at_one_account_get_no_more_checks_than_its_l
     async with running_node(clean_redis, login_failures_per_address=0) as node:
         owner, _ = await registered(node.url, "tia_t")
         spent = hashes_spent(monkeypatch)
-        sockets = [await ws_connect(node.url, compression=None) for _ in range(8)]
-        guesses = [
-            ask(ws, {"type": "login", "id": n, "username": "tia_t", "password": f"wrong guess {n}"})
-            for n, ws in enumerate(sockets)
-        ]
-        codes = sorted(reply["code"] for reply in await asyncio.gather(*guesses))
+        codes = await logins_at_once(node.url, [("tia_t", f"wrong guess {n}") for n in range(8)])
         assert codes == ["bad_login"] * 5 + ["rate_limited"] * 3
         assert len(spent) == 5
         refusals = node.metrics.render().decode()
         assert 'arena_login_refusals_total{limit="account"} 3.0' in refusals
         assert 'limit="address"' not in refusals  # that limit is off here
-        for ws in (owner, *sockets):
-            await ws.close()
+        await owner.close()
 
 
 async def test_a_failed_login_counts_against_its_address_for_15_minutes_and_a_right_one_does_not(
