@@ -557,17 +557,22 @@ class Daily:
             totals, places = await self.day_points(date)
         ordered = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
         top = ordered[:TABLE_TOP]
-        names = await self.store.players.profiles([p for p, _ in top])
-        day_table = []
-        for rank, (player_id, total) in zip(tie_ranks([t for _p, t in top]), top, strict=True):
-            name, bot = names.get(player_id, ("?", False))
-            day_table.append(
-                TournamentEntry.model_validate(
-                    {"rank": rank, "player_id": player_id, "name": name, "bot": bot, "points": total,
-                     "places": places[player_id]}
-                )
-            )  # fmt: skip
-        streak = await self.store.dailies.streak(caller.player.player_id)
+        mine = totals.get(reader)
+        names = await self.store.players.profiles(
+            [p for p, _ in top] + ([reader] if mine is not None else [])
+        )
+        day_table = [
+            _tournament_entry(rank, player_id, total, places[player_id], names)
+            for rank, (player_id, total) in zip(tie_ranks([t for _p, t in top]), top, strict=True)
+        ]
+        me_day = None
+        if mine is not None:
+            # The tables' rule: one more than the players with strictly more points.
+            rank = 1 + sum(1 for total in totals.values() if total > mine)
+            me_day = _tournament_entry(rank, reader, mine, places[reader], names)
+        week_table, me_week = await self._table(week, reader)
+        all_time, me_all_time = await self._table(None, reader)
+        streak = await self.store.dailies.streak(reader)
         current = 0
         if streak is not None:
             # A run is current while it reaches the latest day counted: yesterday, or the
@@ -586,17 +591,42 @@ class Daily:
                 date=date,
                 week=week,
                 day=day_table,
-                week_table=await self._table(week),
-                all_time=await self._table(None),
+                week_table=week_table,
+                all_time=all_time,
                 streak=Streak(current=current, best=streak[2]) if streak else None,
+                me_day=me_day,
+                me_week=me_week,
+                me_all_time=me_all_time,
             )
         )
 
-    async def _table(self, week: str | None) -> list[TableEntry]:
+    async def _table(self, week: str | None, reader: str) -> tuple[list[TableEntry], TableEntry | None]:
+        """The top of the week's table (or the all-time one, ``week`` None), and the
+        reader's own entry in it (None without points there)."""
         rows = await self.store.dailies.table(week, TABLE_TOP)
-        names = await self.store.players.profiles([p for p, _ in rows])
-        table = []
-        for rank, (player_id, value) in zip(tie_ranks([v for _p, v in rows]), rows, strict=True):
-            name, bot = names.get(player_id, ("?", False))
-            table.append(TableEntry(rank=rank, player_id=player_id, name=name, bot=bot, points=int(value)))
-        return table
+        place = await self.store.dailies.table_place(week, reader)
+        names = await self.store.players.profiles(
+            [p for p, _ in rows] + ([reader] if place is not None else [])
+        )
+        table = [
+            _table_entry(rank, player_id, int(value), names)
+            for rank, (player_id, value) in zip(tie_ranks([v for _p, v in rows]), rows, strict=True)
+        ]
+        if place is None:
+            return table, None
+        points_there, rank = place
+        return table, _table_entry(rank, reader, points_there, names)
+
+
+def _table_entry(rank: int, player_id: str, points: int, names: dict[str, tuple[str, bool]]) -> TableEntry:
+    name, bot = names.get(player_id, ("?", False))
+    return TableEntry(rank=rank, player_id=player_id, name=name, bot=bot, points=points)
+
+
+def _tournament_entry(
+    rank: int, player_id: str, points: int, places: dict[str, int], names: dict[str, tuple[str, bool]]
+) -> TournamentEntry:
+    name, bot = names.get(player_id, ("?", False))
+    return TournamentEntry.model_validate(
+        {"rank": rank, "player_id": player_id, "name": name, "bot": bot, "points": points, "places": places}
+    )

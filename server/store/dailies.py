@@ -122,9 +122,21 @@ class DailyStore:
 
     async def table(self, week: str | None, count: int) -> list[tuple[str, float]]:
         """The top of the week's table (or the all-time one, ``week`` None)."""
-        key = keys.daily_points_week(week) if week else keys.DAILY_POINTS_ALL
-        rows: list[tuple[str, float]] = await self.redis.zrevrange(key, 0, count - 1, withscores=True)
+        rows: list[tuple[str, float]] = await self.redis.zrevrange(
+            _table_key(week), 0, count - 1, withscores=True
+        )
         return rows
+
+    async def table_place(self, week: str | None, player_id: str) -> tuple[int, int] | None:
+        """(points, rank) of the player in the week's table (or the all-time one, ``week``
+        None), or None when they have no points there. The rank is 1 + the players with
+        strictly more points, so equal points share it, as the table's rows do."""
+        key = _table_key(week)
+        points: float | None = await self.redis.zscore(key, player_id)
+        if points is None:
+            return None
+        better: int = await self.redis.zcount(key, f"({points}", "+inf")
+        return int(points), better + 1
 
     async def streak(self, player_id: str) -> tuple[int, int, int] | None:
         """(last day number, current, best) of the player's streak, or None."""
@@ -132,3 +144,8 @@ class DailyStore:
             keys.player_daily_streak(player_id), ["last", "current", "best"]
         )
         return None if last is None else (int(last), int(current), int(best))
+
+
+def _table_key(week: str | None) -> str:
+    """The key of the week's table of points, or of the all-time one (``week`` None)."""
+    return keys.daily_points_week(week) if week else keys.DAILY_POINTS_ALL

@@ -194,7 +194,14 @@ class Streak(Reply):
 
 class DailyStandings(Reply):
     """``day`` is live until the day is counted; ``week`` (the ISO week of ``date``) and
-    ``all_time`` count the days already over. The top 20 of each table."""
+    ``all_time`` count the days already over. The top 20 of each table.
+
+    The sender's own entry in each table, wherever they stand in it (inside the top 20
+    too: it is then also one of the table's rows), and absent when they have no points
+    there (a guest, or an account without a scored attempt that day, or a counted day
+    that week or ever): ``me_day`` in the day's standing (with their places), ``me_week``
+    in the week's table and ``me_all_time`` in the all-time table. Its ``rank`` follows
+    the tables' rule: one more than the players with strictly more points."""
 
     type: Literal["daily_standings"] = "daily_standings"
     id: RequestId | None = None
@@ -204,6 +211,9 @@ class DailyStandings(Reply):
     week_table: list[TableEntry]
     all_time: list[TableEntry]
     streak: Streak | None = None
+    me_day: TournamentEntry | None = None
+    me_week: TableEntry | None = None
+    me_all_time: TableEntry | None = None
 
 
 Requests = GetDailies | StartDaily | GetDailyBoard | DailyGhosts | GetDailyStandings

@@ -17,7 +17,8 @@ from websockets.asyncio.client import connect as ws_connect
 from client.errors import DailyNotReadyError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
-from server.features.daily_rules import DAY_MS, day_start
+from server.features.daily_rules import DAY_MS, day_start, iso_week
+from server.store import keys
 from server.store.records import DailyDeal
 from server.timesource import ManualTime
 from shared import GAMES, replay
@@ -392,6 +393,67 @@ async def test_the_tournament_counts_points_by_place_once_per_day_with_streaks(
         assert all_time == [("ada_daily", 50), ("bob_daily", 43)]
         await ada.ws.close()
         await bob.ws.close()
+
+
+async def count_day(arena: ArenaServer, day: dt.date, points: dict[str, int]) -> None:
+    """Count ``day``'s tournament ``points`` into its week's and the all-time tables, as
+    the server's daily task does once the day is over."""
+    assert arena.store is not None
+    days = (day - dt.date(1970, 1, 1)).days
+    assert await arena.store.dailies.close(day.isoformat(), days, iso_week(day), points, 0)
+
+
+async def test_the_standings_give_the_senders_own_place_in_each_table_beyond_the_top_20(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """More players than a table shows: the sender's own entry in each table has their
+    exact rank (equal points share it) and points, inside the top 20 or not, and is left
+    out of the frame where they have no points."""
+    async with daily_node(clean_redis, clock) as arena:
+        assert arena.store is not None
+        (ada,) = await accounts(arena.url, "ada")
+        (gus,) = await racers(arena.url, "gus")  # a guest: no points anywhere
+        date = DAY.isoformat()
+        # Each game's board has ten players in places 1 to 10 (25 to 1 points): three
+        # players for each number of points. Ada is 11th on Eight Off's, for 1 point.
+        async with arena.store.redis.pipeline(transaction=False) as pipe:
+            for game in GAMES:
+                pipe.zadd(
+                    keys.daily_board(date, game), {f"p_{game}_{place}": place for place in range(1, 11)}
+                )
+            pipe.zadd(keys.daily_board(date, "eight-off"), {ada.player_id: 20})
+            await pipe.execute()
+        # Counted days: one of this week (24 players with 50 down to 27 points, ada 29,
+        # as the 22nd has), and one of the week before (ada alone, 100 points).
+        week = {f"p_week_{index}": 50 - index for index in range(24)}
+        await count_day(arena, DAY - dt.timedelta(days=1), {**week, ada.player_id: 29})
+        await count_day(arena, DAY - dt.timedelta(days=13), {ada.player_id: 100})
+
+        standings = await ada.request({"type": "get_daily_standings"})
+        # The top 20: three players share each rank (1, 1, 1, 4, 4, 4, ..., 19, 19).
+        assert [e["rank"] for e in standings["day"]] == [1 + 3 * (row // 3) for row in range(20)]
+        me = {"player_id": ada.player_id, "name": "ada_daily", "bot": False}
+        # 27 players have more than 1 point; three others have 1, as ada has.
+        assert standings["me_day"] == {"rank": 28, **me, "points": 1, "places": {"eight-off": 11}}
+        assert [(e["rank"], e["points"]) for e in standings["week_table"]] == [
+            (rank, 51 - rank) for rank in range(1, 21)
+        ]
+        assert standings["me_week"] == {"rank": 22, **me, "points": 29}  # p_week_21 has 29 too
+        # First of all time: the entry is there as well as the table's first row.
+        assert standings["me_all_time"] == {"rank": 1, **me, "points": 129}
+        assert standings["all_time"][0] == standings["me_all_time"]
+
+        # A day without ada's points, in the week of her 100: no day entry, first that week.
+        past = await ada.request({"type": "get_daily_standings", "date": "2027-03-07"})
+        assert past["week"] == "2027-W09" and past["day"] == [] and "me_day" not in past
+        assert past["me_week"] == {"rank": 1, **me, "points": 100}
+        assert past["me_all_time"] == {"rank": 1, **me, "points": 129}
+        # A guest has no points in any table: none of the three is in the frame.
+        theirs = await gus.request({"type": "get_daily_standings"})
+        assert len(theirs["day"]) == len(theirs["week_table"]) == 20
+        assert not {"me_day", "me_week", "me_all_time", "streak"} & theirs.keys()
+        for racer in (ada, gus):
+            await racer.ws.close()
 
 
 async def test_an_attempt_carries_the_days_commitment_and_its_results_read_without_a_seed(
