@@ -66,6 +66,7 @@ from shared.protocol import (
     RaceInfo,
     RaceSummary,
     TableEntry,
+    TournamentEntry,
     Welcome,
 )
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
@@ -1404,20 +1405,38 @@ def _places(places: dict[GameName, int]) -> str:
     return ", ".join(f"{game} #{places[game]}" for game in GAMES if game in places)
 
 
-def _table_lines(entries: list[TableEntry], me: str | None, empty: str) -> list[str]:
-    lines = [f"rank  {'name':<24}  points"]
-    for entry in entries:
-        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
-        you = "  <- you" if entry.player_id == me else ""
-        lines.append(f"{entry.rank:>4}  {name:<24}  {entry.points:>6}{you}")
+#: Between a table's rows and the player's own row further down.
+GAP_LINE = "   …"
+
+
+def _own_row(row: str | None, shown: bool) -> list[str]:
+    """The player's own ``row`` (None: no place there) under a table that leaves it out
+    (not ``shown``), after a gap line; nothing when the table shows it."""
+    return [GAP_LINE, row] if row is not None and not shown else []
+
+
+def _points_row(entry: TableEntry | TournamentEntry, me: str | None) -> str:
+    """One row of a table of points (of the day's standing: with the places), marked
+    when it is ``me``'s."""
+    name = f"{entry.name}{' [bot]' if entry.bot else ''}"
+    places = f"  {_places(entry.places)}" if isinstance(entry, TournamentEntry) else ""
+    you = "  <- you" if entry.player_id == me else ""
+    return f"{entry.rank:>4}  {name:<24}  {entry.points:>6}{places}{you}"
+
+
+def _table_lines(entries: list[TableEntry], own: TableEntry | None, me: str | None, empty: str) -> list[str]:
+    """A table of points with its column names, the player's row marked, and their own
+    row (``own``) under it when the table leaves it out."""
+    lines = [f"rank  {'name':<24}  points", *(_points_row(entry, me) for entry in entries)]
     if not entries:
         lines.append(f"  {empty}")
-    return lines
+    shown = any(entry.player_id == me for entry in entries)
+    return lines + _own_row(_points_row(own, me) if own is not None else None, shown)
 
 
 def daily_standings_text(standings: DailyStandings, me: str | None = None) -> str:
     """The daily tournament as ``daily --standings`` prints it (``me``: whose rows are
-    marked).
+    marked; their own row follows a table that leaves it out).
 
     >>> from shared.protocol import Streak, TournamentEntry
     >>> day = [TournamentEntry(rank=1, player_id="p_b", name="bob", points=43,
@@ -1425,7 +1444,8 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     ...        TournamentEntry(rank=2, player_id="p_a", name="ada", points=25, places={"eight-off": 1})]
     >>> all_time = [TableEntry(rank=1, player_id="p_a", name="ada", points=2410)]
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=day,
-    ...     week_table=[], all_time=all_time, streak=Streak(current=6, best=19)), me="p_a"))
+    ...     week_table=[], all_time=all_time, streak=Streak(current=6, best=19), me_day=day[1],
+    ...     me_all_time=all_time[0]), me="p_a"))
     daily tournament of 2027-03-14 (UTC)
     rank  name                      points  places
        1  bob                           43  treize #1, eight-off #2
@@ -1438,21 +1458,43 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
        1  ada                         2410  <- you
     your streak: 6 days (best 19)
     points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board, 1 for any other ...
+
+    Below the top 20, as the server sends it (only the first row shown here):
+
+    >>> top = [TableEntry(rank=1, player_id="p_z", name="zoe", points=120)]
+    >>> text = daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10",
+    ...     day=[TournamentEntry(rank=1, player_id="p_z", name="zoe", points=50, places={"treize": 1})],
+    ...     week_table=top, all_time=top,
+    ...     me_day=TournamentEntry(rank=143, player_id="p_a", name="ada", points=2, places={"treize": 140}),
+    ...     me_week=TableEntry(rank=37, player_id="p_a", name="ada", points=9)), me="p_a")
+    >>> for line in text.splitlines()[:11]:
+    ...     print(line)
+    daily tournament of 2027-03-14 (UTC)
+    rank  name                      points  places
+       1  zoe                           50  treize #1
+       …
+     143  ada                            2  treize #140  <- you
+    week 2027-W10 (days counted once they are over)
+    rank  name                      points
+       1  zoe                          120
+       …
+      37  ada                            9  <- you
+    all time
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
     ...     week_table=[], all_time=[])).splitlines()[2])
       nobody has finished a scored attempt of 2027-03-14 yet
     """
     lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {'name':<24}  points  places"]
-    for entry in standings.day:
-        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
-        you = "  <- you" if entry.player_id == me else ""
-        lines.append(f"{entry.rank:>4}  {name:<24}  {entry.points:>6}  {_places(entry.places)}{you}")
+    lines += [_points_row(entry, me) for entry in standings.day]
     if not standings.day:
         lines.append(f"  nobody has finished a scored attempt of {standings.date} yet")
+    shown = any(entry.player_id == me for entry in standings.day)
+    own = standings.me_day
+    lines += _own_row(_points_row(own, me) if own is not None else None, shown)
     lines.append(f"week {standings.week} (days counted once they are over)")
-    lines += _table_lines(standings.week_table, me, "no day of this week counted yet")
+    lines += _table_lines(standings.week_table, standings.me_week, me, "no day of this week counted yet")
     lines.append("all time")
-    lines += _table_lines(standings.all_time, me, "no day counted yet")
+    lines += _table_lines(standings.all_time, standings.me_all_time, me, "no day counted yet")
     streak = standings.streak
     current, best = (streak.current, streak.best) if streak is not None else (0, 0)
     lines.append(f"your streak: {_plural(current, 'day')} (best {best})")

@@ -474,7 +474,9 @@ class ArenaClient:
         return await self._expect(message, DailyBoard)
 
     async def daily_standings(self, date: str | None = None) -> DailyStandings:
-        """The daily tournament: the day's standing, the week's and all-time tables, my streak."""
+        """The daily tournament: the day's standing, the week's and all-time tables (the top
+        20 of each), my streak, and my own entry in each table wherever I stand in it
+        (``me_day``, ``me_week``, ``me_all_time``; None where I have no points)."""
         return await self._expect(GetDailyStandings(id=self.next_id(), date=date), DailyStandings)
 
     async def daily_ghosts(self, race_id: str, on: bool = True) -> Ghosts:

@@ -682,12 +682,14 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     assert lines[11].startswith("points: 25 18 15 12 10 8 6 4 2 1 for places 1-10")
 
     # A day counted a while ago (as the server's daily task counts one): its week's table,
-    # the all-time table and the streaks it left.
+    # the all-time table and the streaks it left. 19 others scored more than both: slow
+    # is the last of the top 20 shown, and fast's own row comes under each table.
     then = dt.date.fromisoformat(found.date) - dt.timedelta(days=5)
     then_week = then.isocalendar()
     redis = async_redis(redis_url)
     try:
-        points = {ids[fast.name]: 25, ids[slow.name]: 43}
+        points = {f"p_other_{index}": 100 - index for index in range(19)}
+        points |= {ids[fast.name]: 25, ids[slow.name]: 43}
         week_name = f"{then_week.year}-W{then_week.week:02d}"
         days = (then - dt.date(1970, 1, 1)).days
         assert await Store(redis).dailies.close(then.isoformat(), days, week_name, points, 0)
@@ -697,9 +699,15 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     assert past.returncode == 0, past.stderr
     lines = past.stdout.splitlines()
     assert lines[2] == f"  nobody has finished a scored attempt of {then} yet"
-    table = [["1", slow.name, "43"], ["2", fast.name, "25", "<-", "you"]]
-    assert standing_rows(past.stdout, f"week {week_name} (days counted once they are over)") == table
-    assert standing_rows(past.stdout, "all time") == table
+    for header in (f"week {week_name} (days counted once they are over)", "all time"):
+        rows = standing_rows(past.stdout, header)
+        assert [row[0] for row in rows] == [str(rank) for rank in range(1, 21)]
+        assert rows[0][2] == "100" and rows[-1] == ["20", slow.name, "43"]
+        end = lines.index(header) + 2 + len(rows)
+        assert lines[end : end + 2] == [
+            "   \N{HORIZONTAL ELLIPSIS}",
+            f"  21  {fast.name:<24}      25  <- you",
+        ]
     assert "your streak: 0 days (best 1)" in lines  # not current: five days ago
 
     # GAME (or --board) with --standings is refused in one line, and so is a day to come.
