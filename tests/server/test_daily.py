@@ -403,6 +403,28 @@ async def count_day(arena: ArenaServer, day: dt.date, points: dict[str, int]) ->
     assert await arena.store.dailies.close(day.isoformat(), days, iso_week(day), points, 0)
 
 
+async def crowd_the_tables(arena: ArenaServer, player_id: str) -> None:
+    """More players than a table shows, around ``player_id``, written straight to the store:
+
+    - :data:`DAY`'s standing: each game's board has ten players in places 1 to 10 (25 to
+      1 points), so three players have each number of points; the player is 11th on
+      Eight Off's, for 1 point: 28th, as the three others with 1 point are;
+    - its week's table: a counted day (the day before) of 24 players with 50 down to 27
+      points, and the player's 29, as the 22nd has: 22nd;
+    - all time: that day and one of the week before, the player's 100 alone: 1st, 129.
+    """
+    assert arena.store is not None
+    date = DAY.isoformat()
+    async with arena.store.redis.pipeline(transaction=False) as pipe:
+        for game in GAMES:
+            pipe.zadd(keys.daily_board(date, game), {f"p_{game}_{place}": place for place in range(1, 11)})
+        pipe.zadd(keys.daily_board(date, "eight-off"), {player_id: 20})
+        await pipe.execute()
+    week = {f"p_week_{index}": 50 - index for index in range(24)}
+    await count_day(arena, DAY - dt.timedelta(days=1), {**week, player_id: 29})
+    await count_day(arena, DAY - dt.timedelta(days=13), {player_id: 100})
+
+
 async def test_the_standings_give_the_senders_own_place_in_each_table_beyond_the_top_20(
     clean_redis: str, clock: ManualTime
 ) -> None:
@@ -410,25 +432,9 @@ async def test_the_standings_give_the_senders_own_place_in_each_table_beyond_the
     exact rank (equal points share it) and points, inside the top 20 or not, and is left
     out of the frame where they have no points."""
     async with daily_node(clean_redis, clock) as arena:
-        assert arena.store is not None
         (ada,) = await accounts(arena.url, "ada")
         (gus,) = await racers(arena.url, "gus")  # a guest: no points anywhere
-        date = DAY.isoformat()
-        # Each game's board has ten players in places 1 to 10 (25 to 1 points): three
-        # players for each number of points. Ada is 11th on Eight Off's, for 1 point.
-        async with arena.store.redis.pipeline(transaction=False) as pipe:
-            for game in GAMES:
-                pipe.zadd(
-                    keys.daily_board(date, game), {f"p_{game}_{place}": place for place in range(1, 11)}
-                )
-            pipe.zadd(keys.daily_board(date, "eight-off"), {ada.player_id: 20})
-            await pipe.execute()
-        # Counted days: one of this week (24 players with 50 down to 27 points, ada 29,
-        # as the 22nd has), and one of the week before (ada alone, 100 points).
-        week = {f"p_week_{index}": 50 - index for index in range(24)}
-        await count_day(arena, DAY - dt.timedelta(days=1), {**week, ada.player_id: 29})
-        await count_day(arena, DAY - dt.timedelta(days=13), {ada.player_id: 100})
-
+        await crowd_the_tables(arena, ada.player_id)
         standings = await ada.request({"type": "get_daily_standings"})
         # The top 20: three players share each rank (1, 1, 1, 4, 4, 4, ..., 19, 19).
         assert [e["rank"] for e in standings["day"]] == [1 + 3 * (row // 3) for row in range(20)]

@@ -15,6 +15,7 @@ from playwright.async_api import Browser, Locator, Page, expect
 
 from shared import replay
 from shared.protocol import RaceEnded
+from tests.server.test_daily import crowd_the_tables
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import open_page
@@ -220,6 +221,43 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
         for client in (leader, chaser):
             await client.close()
         assert errors == []
+
+
+async def test_the_standings_show_my_own_row_under_a_table_whose_top_20_leave_me_out(
+    browser: Browser, clean_redis: str
+) -> None:
+    """Among more players than a table shows: my row comes after a gap under the day's
+    standing and the week's table (28th and 22nd, sharing those ranks), and is only marked
+    where the top 20 have it (first of all time)."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        crowd = await account(arena.url, "crowd_day")
+        assert crowd.player_id is not None
+        await crowd_the_tables(arena, crowd.player_id)
+        mine = await crowd.daily_standings()
+        assert mine.me_day is not None and (mine.me_day.rank, mine.me_day.points) == (28, 1)
+        page = await signed_in_page(browser, arena.url, "crowd_day", errors)
+        await open_daily(page)
+        await open_standings(page)
+        for table, count, own in (
+            ("#standing-day", 20, ["28", "crowd_day (you)", "1", "11th", "\N{EM DASH}", "\N{EM DASH}"]),
+            ("#standing-week", 20, ["22", "crowd_day (you)", "29"]),
+        ):
+            rows = page.locator(f"{table} tbody tr")
+            await expect(rows).to_have_count(count + 2)
+            await expect(rows.nth(count)).to_have_class("gap")
+            await expect(rows.nth(count)).to_have_text("\N{HORIZONTAL ELLIPSIS}")
+            assert (await row_cells(rows))[count + 1] == own
+            await expect(rows.nth(count + 1)).to_have_class("me")
+            await expect(page.locator(f"{table} tr.me")).to_have_count(1)
+        all_time = page.locator("#standing-all-time tbody tr")
+        await expect(all_time).to_have_count(20)
+        await expect(all_time.nth(0)).to_have_class("me")
+        assert (await row_cells(all_time))[0] == ["1", "crowd_day (you)", "129"]
+        await expect(page.locator("#standing-all-time tr.gap")).to_have_count(0)
+        await page.screenshot(path=shot_path("daily-standings-own-rows"), full_page=True)
+        await crowd.close()
+    assert errors == []
 
 
 async def test_ghosts_are_offered_only_during_ones_own_scored_attempt(

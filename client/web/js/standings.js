@@ -1,8 +1,9 @@
 // The daily tournament, the Standings tab of the Daily page (#/daily/standings, or
 // #/daily/standings/<YYYY-MM-DD> for a past day): the day's standing with each player's
 // place on each game's board, the table of the day's ISO week and the all-time table (the
-// server's top 20 of each), and your streak of days with a scored attempt. Built here;
-// daily.js loads it and draws the page around it.
+// server's top 20 of each, and your own row under a table that leaves it out), and your
+// streak of days with a scored attempt. Built here; daily.js loads it and draws the page
+// around it.
 
 import { GAMES, element, playerLink } from "./dom.js";
 
@@ -33,22 +34,29 @@ function days(n) {
   return n === 1 ? "1 day" : `${n} days`;
 }
 
-// A table of points: rank, player (yours marked), points, and for the day's standing the
-// place on each game's board.
-function pointsTable({ id, caption, entries, me, empty, places = false }) {
+// One row of a table of points: rank, player (yours marked), points, and for the day's
+// standing the place on each game's board.
+function pointsRow(entry, me, places) {
+  const mine = entry.player_id === me;
+  return element("tr", { "data-player": entry.player_id, class: mine ? "me" : null, "aria-current": mine ? "true" : null },
+    element("td", { class: "number" }, `${entry.rank}`),
+    element("td", {}, playerLink(entry.player_id, entry.name, entry.bot), mine ? " (you)" : ""),
+    element("td", { class: "number points" }, `${entry.points}`),
+    ...(places ? GAMES.map(([game]) => {
+      const place = entry.places?.[game];
+      return element("td", { class: "place", "data-game": game }, place ? ordinal(place) : "—");
+    }) : []));
+}
+
+// A table of points, yours marked; `own` (the server's entry of yours in that table, if
+// any) comes under the rows after a gap when the top 20 leave it out.
+function pointsTable({ id, caption, entries, own, me, empty, places = false }) {
   const head = ["Rank", "Player", "Points", ...(places ? GAMES.map(([, title]) => title) : [])];
-  const rows = entries.map((entry) => {
-    const mine = entry.player_id === me;
-    return element("tr", { "data-player": entry.player_id, class: mine ? "me" : null, "aria-current": mine ? "true" : null },
-      element("td", { class: "number" }, `${entry.rank}`),
-      element("td", {}, playerLink(entry.player_id, entry.name, entry.bot), mine ? " (you)" : ""),
-      element("td", { class: "number points" }, `${entry.points}`),
-      ...(places ? GAMES.map(([game]) => {
-        const place = entry.places?.[game];
-        return element("td", { class: "place", "data-game": game }, place ? ordinal(place) : "—");
-      }) : []));
-  });
+  const rows = entries.map((entry) => pointsRow(entry, me, places));
   if (!rows.length) rows.push(element("tr", { class: "empty" }, element("td", { colspan: String(head.length) }, empty)));
+  if (own && !entries.some((entry) => entry.player_id === own.player_id)) {
+    rows.push(element("tr", { class: "gap" }, element("td", { colspan: String(head.length) }, "…")), pointsRow(own, me, places));
+  }
   return element("table", { id, class: "board-table standings-table" },
     element("caption", {}, caption),
     element("thead", {}, element("tr", {}, ...head.map((h) => element("th", { scope: "col" }, h)))),
@@ -89,17 +97,17 @@ export function standingsParts(standings, { me, guest, today, refresh }) {
           element("h2", { id: "standing-day-title" }, isToday ? "Today's standing" : `Standing of ${standings.date}`), refresh),
         element("p", { class: "setting" }, isToday ? "Live: it changes as attempts finish." : "The day's points, place by place.",
           counted ? ` ${counted === 1 ? "1 player" : `${counted} players`}${counted >= 20 ? " shown: the top 20" : ""}.` : ""),
-        pointsTable({ id: "standing-day", caption: `${isToday ? "Today" : standings.date}: points and places per game`, entries: standings.day, me, places: true,
+        pointsTable({ id: "standing-day", caption: `${isToday ? "Today" : standings.date}: points and places per game`, entries: standings.day, own: standings.me_day, me, places: true,
           empty: isToday ? "Nobody has finished a scored attempt today yet." : "Nobody finished a scored attempt that day." })),
       element("section", { class: "standings-part", "aria-labelledby": "standing-week-title" },
         element("h2", { id: "standing-week-title" }, thisWeek ? "This week" : `Week ${standings.week}`),
         element("p", { class: "setting", id: "standing-week-range" }, `${standings.week}: Monday ${week.monday} to Sunday ${week.sunday}, the days counted so far.`),
-        pointsTable({ id: "standing-week", caption: `Week ${standings.week}: points (top 20)`, entries: standings.week_table, me,
+        pointsTable({ id: "standing-week", caption: `Week ${standings.week}: points (top 20)`, entries: standings.week_table, own: standings.me_week, me,
           empty: "No day of this week has been counted yet." })),
       element("section", { class: "standings-part", "aria-labelledby": "standing-all-time-title" },
         element("h2", { id: "standing-all-time-title" }, "All time"),
         element("p", { class: "setting" }, "Every day counted so far."),
-        pointsTable({ id: "standing-all-time", caption: "All time: points (top 20)", entries: standings.all_time, me,
+        pointsTable({ id: "standing-all-time", caption: "All time: points (top 20)", entries: standings.all_time, own: standings.me_all_time, me,
           empty: "No day has been counted yet." }))),
   ];
 }
