@@ -1459,13 +1459,14 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     your streak: 6 days (best 19)
     points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board, 1 for any other ...
 
-    Below the top 20, as the server sends it (only the first row shown here):
+    A player below the top 20 (a top of one row here, for short) finds their own row under it:
 
     >>> top = [TableEntry(rank=1, player_id="p_z", name="zoe", points=120)]
     >>> text = daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10",
     ...     day=[TournamentEntry(rank=1, player_id="p_z", name="zoe", points=50, places={"treize": 1})],
     ...     week_table=top, all_time=top,
-    ...     me_day=TournamentEntry(rank=143, player_id="p_a", name="ada", points=2, places={"treize": 140}),
+    ...     me_day=TournamentEntry(rank=143, player_id="p_a", name="ada", points=2,
+    ...                            places={"treize": 140, "eight-off": 97}),
     ...     me_week=TableEntry(rank=37, player_id="p_a", name="ada", points=9)), me="p_a")
     >>> for line in text.splitlines()[:11]:
     ...     print(line)
@@ -1473,7 +1474,7 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     rank  name                      points  places
        1  zoe                           50  treize #1
        …
-     143  ada                            2  treize #140  <- you
+     143  ada                            2  treize #140, eight-off #97  <- you
     week 2027-W10 (days counted once they are over)
     rank  name                      points
        1  zoe                          120
