@@ -637,17 +637,81 @@ return 0
 
 UNCOUNT: Final = LuaScript(
     "uncount",
-    keys=("counter",),
+    keys=("counter", "..."),
     argv=(),
-    answers="the count left. Gives back one count of :data:`COUNT` (its life is kept); a "
-    "counter that lapsed stays gone, and one back at zero is deleted.",
+    answers="the counts left, one per counter. Gives back one count of :data:`COUNT` (or "
+    ":data:`GUESS`) to each counter (its life is kept); a counter that lapsed stays gone, and "
+    "one back at zero is deleted.",
     source="""
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count <= 1 then
-  redis.call('DEL', KEYS[1])
-  return 0
+local left = {}
+for i, key in ipairs(KEYS) do
+  local count = tonumber(redis.call('GET', key) or '0')
+  if count <= 1 then
+    redis.call('DEL', key)
+    left[i] = 0
+  else
+    left[i] = redis.call('DECR', key)
+  end
 end
-return redis.call('DECR', KEYS[1])
+return left
+""",
+)
+
+GUESS: Final = LuaScript(
+    "guess",
+    keys=("pair counter", "account counter", "known addresses"),
+    argv=(
+        "the most the pair counter may hold",
+        "the most the account counter may hold before addresses not known are refused (0: no bound)",
+        "seconds a counter lasts from its first count",
+        "the client address",
+        "the oldest ms of a login that still makes an address known",
+    ),
+    answers="``['', 0]`` when counted (in both counters); else the limit that refuses it "
+    "(``account_address``: the pair counter holds the most; ``account``: the account counter "
+    "does and the address is not known) and the seconds until that counter lapses; a "
+    "refused guess is not counted. Counting never extends a counter's life.",
+    source="""
+local function lapse(key)
+  local left = redis.call('PTTL', key)
+  if left > 0 then return math.ceil(left / 1000) end
+  redis.call('EXPIRE', key, ARGV[3])  -- a counter without a life must not refuse forever
+  return tonumber(ARGV[3])
+end
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then
+  return {'account_address', lapse(KEYS[1])}
+end
+local most = tonumber(ARGV[2])
+if most > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= most then
+  local seen = redis.call('ZSCORE', KEYS[3], ARGV[4])
+  if not seen or tonumber(seen) < tonumber(ARGV[5]) then return {'account', lapse(KEYS[2])} end
+end
+for i = 1, 2 do
+  redis.call('INCR', KEYS[i])
+  if redis.call('TTL', KEYS[i]) < 0 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
+end
+return {'', 0}
+""",
+)
+
+LOGGED_IN: Final = LuaScript(
+    "logged_in",
+    keys=("pair counter", "account counter", "known addresses"),
+    argv=("the client address", "now (ms)", "ms an address stays known", "the most addresses kept"),
+    answers="the addresses known. A right password from the address: its pair counter is "
+    "cleared, the account counter gets back the count :data:`GUESS` made (a new account has "
+    "none), and the address is known from now on, among the latest ones only (each known "
+    "for its time from its latest login; the set lives as long as its newest).",
+    source="""
+redis.call('DEL', KEYS[1])
+local count = tonumber(redis.call('GET', KEYS[2]) or '0')
+if count <= 1 then redis.call('DEL', KEYS[2]) else redis.call('DECR', KEYS[2]) end
+local now = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[3], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[3])))
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[4]) + 1))
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return redis.call('ZCARD', KEYS[3])
 """,
 )
 
@@ -734,6 +798,8 @@ ALL: Final = (
     REGISTER,
     COUNT,
     UNCOUNT,
+    GUESS,
+    LOGGED_IN,
     UNLIST,
     WATCHERS,
 )
