@@ -137,7 +137,15 @@ def build_features(
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     hints = Hints(store, time)
     rematches = Rematches(store, lobby, settings, time)
-    accounts = Accounts(store, presence, lobby, metrics, settings.login_failures_per_address)
+    accounts = Accounts(
+        store,
+        presence,
+        lobby,
+        metrics,
+        time,
+        settings.login_failures_per_address,
+        settings.login_failures_per_account,
+    )
     profiles = Profiles(store, time)
     daily = Daily(store, lobby, racing, settings, time)
     watching = Watching(store, settings, time)

@@ -31,6 +31,7 @@ ENV_VARS: Final = {
     "trusted_proxies": "SA_TRUSTED_PROXIES",
     "abuse_ban": "SA_ABUSE_BAN",
     "login_failures_per_address": "SA_LOGIN_FAILURES_PER_ADDRESS",
+    "login_failures_per_account": "SA_LOGIN_FAILURES_PER_ACCOUNT",
     "guest_ttl": "SA_GUEST_TTL",
     "daily_secret": "SA_DAILY_SECRET",
     "daily_time_limit": "SA_DAILY_TIME_LIMIT",
@@ -70,6 +71,8 @@ HELP: Final = {
     "doubles with each repeat within an hour, up to 300 (0: no ban)",
     "login_failures_per_address": "failed logins (wrong passwords, unknown usernames) one address may make "
     "in 15 minutes, on all nodes together (0: no limit)",
+    "login_failures_per_account": "wrong passwords for one account in 15 minutes, from all addresses and "
+    "nodes together, past which only addresses it logged in from in 30 days may try (0: no limit)",
     "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "daily_secret": "the secret daily deals' seeds derive from (unset: one made once, kept in Redis)",
@@ -105,6 +108,7 @@ LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "new_player_burst": (1, None),
     "abuse_ban": (0, None),
     "login_failures_per_address": (0, None),
+    "login_failures_per_account": (0, None),
     "guest_ttl": (0, None),
     "daily_time_limit": (1, 24 * 3600),
     "spectator_delay": (0, None),
@@ -171,6 +175,12 @@ class Settings:
     #: in Redis for every node; then its logins are refused before any password is
     #: hashed. One NAT's or proxy's users share it (0: no limit).
     login_failures_per_address: int = 20
+    #: Wrong passwords for one account within 15 minutes of the first, from every address
+    #: and node together, past which only the addresses the account logged in (or
+    #: registered) from in the last 30 days may try; each (account, address) pair has 5 of
+    #: its own. Ten addresses at their pair limit reach it, so one rival cannot lock the
+    #: owner out, and guessing from many addresses gets 200 tries an hour (0: no bound).
+    login_failures_per_account: int = 50
     #: Proxies (comma-separated addresses) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.

@@ -4,14 +4,28 @@ device), ``logout`` and ``change_password``.
 Password hashes (scrypt, :mod:`server.passwords`) run in one worker thread: OpenSSL
 releases the interpreter lock while hashing, so moves go on meanwhile, and one thread
 leaves the other core to the event loop. Beyond :data:`MAX_QUEUED` hashes waiting, the
-node answers ``unavailable``. Wrong passwords are limited per account
-(:data:`ACCOUNT_FAILURES` within 15 minutes of the first) and per connection (:data:`CONNECTION_FAILURES`);
-failed logins (wrong passwords and unknown usernames) per client address, on every node
-together (``login_failures_per_address`` within 15 minutes of the first, the address being
-the one a trusted proxy names, as for the other per-address limits); and password changes
-tried per account (:data:`PASSWORD_CHANGES` an hour). Each limit refuses before any hash,
-with ``rate_limited``: a login sprayed over many connections, nodes and accounts from one
-address, or ``change_password`` sent again and again, cannot keep the hashing thread busy.
+node answers ``unavailable``.
+
+Guessing is limited on every node together (counts in Redis), each limit refusing with
+``rate_limited`` before any hash, so that a login sprayed over many connections, nodes and
+accounts, or ``change_password`` sent again and again, cannot keep the hashing thread busy:
+
+- wrong passwords per account *and* client address (:data:`PAIR_FAILURES` within 15
+  minutes of the first): an address that guesses locks itself out of that account, not
+  the owner elsewhere;
+- wrong passwords per account from every address (``login_failures_per_account`` within 15
+  minutes of the first): past it, only addresses the account logged in (or registered)
+  from in the last 30 days may try, each within its own pair limit, so guessing from many
+  addresses stays bounded and still does not lock the owner out where they logged in before;
+- failed logins (wrong passwords and unknown usernames) per client address, whatever the
+  account (``login_failures_per_address`` within 15 minutes of the first);
+- password changes tried per account (:data:`PASSWORD_CHANGES` an hour).
+
+A wrong old password in ``change_password`` counts as a wrong password from the caller's
+address (pair and account counts), and the pair limit refuses a change too; the
+account-wide bound does not, as the caller holds a session of the account. Wrong logins
+are also limited per connection (:data:`CONNECTION_FAILURES`, this node only). The
+address is the one a trusted proxy names, as for the other per-address limits.
 """
 
 from __future__ import annotations
@@ -34,12 +48,16 @@ from server.features.presence import Presence
 from server.metrics import Metrics
 from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
+from server.store.accounts import Lockout
+from server.timesource import TimeSource
 from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register
 from shared.usernames import check_username, username_key
 
 log = logging.getLogger("arena.accounts")
 
-ACCOUNT_FAILURES: Final = 5
+#: Wrong passwords one client address may give for one account within 15 minutes: a
+#: person's typos fit, and a rival guessing at an account locks out only themselves.
+PAIR_FAILURES: Final = 5
 CONNECTION_FAILURES: Final = 5
 MAX_QUEUED: Final = 32
 #: Password changes an account may try in an hour (the store's ``CHANGE_WINDOW``): each
@@ -62,14 +80,25 @@ T = TypeVar("T")
 
 class Accounts:
     def __init__(
-        self, store: Store, presence: Presence, lobby: Lobby, metrics: Metrics, address_failures: int
+        self,
+        store: Store,
+        presence: Presence,
+        lobby: Lobby,
+        metrics: Metrics,
+        time: TimeSource,
+        address_failures: int,
+        account_failures: int,
     ) -> None:
         self.store = store
         self.metrics = metrics
         self.presence = presence
         self.lobby = lobby
-        #: Failed logins one client address may make in :data:`FAILURE_WINDOW` (0: no limit).
+        self.time = time
+        #: Failed logins one client address may make in 15 minutes (0: no limit).
         self.address_failures = address_failures
+        #: Wrong passwords for one account in 15 minutes past which only the addresses it
+        #: is known at may try (0: no bound).
+        self.account_failures = account_failures
         self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password")
         self._queued = 0
         #: Wrong passwords per connection (by its remote address and port).
@@ -104,10 +133,23 @@ class Accounts:
             raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
         await self.store.players.keep(identity.player_id, 0)
         log.info("registered", extra={"player_id": identity.player_id})
+        await self._known_at(caller, identity.player_id)
         await self._rename_seats(identity.player_id, username)
         account = dataclasses.replace(identity, name=username, account=True)
         reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
         return Reply(reply, identify=account)
+
+    async def _known_at(self, caller: Caller, player_id: str) -> None:
+        """The new account's address is known to it (logins from there pass the
+        account-wide bound). The account exists whatever happens here: a failure is
+        logged, and the address becomes known at its first login."""
+        try:
+            await self.store.accounts.succeeded(player_id, caller.address, self.time.now_ms())
+        except Exception as exc:
+            log.warning(
+                "a new account's address is not known to it",
+                extra={"player_id": player_id, "reason": repr(exc)},
+            )
 
     async def _rename_seats(self, player_id: str, name: str) -> None:
         """The new account's races that are not over show its name to everyone in them
@@ -154,7 +196,9 @@ class Accounts:
             self._failed_here(caller.remote)
             raise ArenaError(ErrorCode.BAD_LOGIN, BAD_LOGIN)
         player_id, stored, bot = found
-        await self._check_password(caller, player_id, message.password, stored, BAD_LOGIN)
+        await self._check_password(
+            caller, player_id, message.password, stored, BAD_LOGIN, self.account_failures
+        )
         token = secrets.token_urlsafe(32)
         evicted = await self.store.accounts.add_token(player_id, token, MAX_TOKENS)
         if evicted:
@@ -187,7 +231,9 @@ class Accounts:
                 "changes", f"too many password changes for this account: try again in {_minutes(wait)}"
             )
         wrong = "the old password is wrong"
-        await self._check_password(caller, identity.player_id, message.old_password, stored, wrong)
+        # The caller holds a session of the account: the account-wide bound (for
+        # addresses it is not known at) does not apply, the pair limit does.
+        await self._check_password(caller, identity.player_id, message.old_password, stored, wrong, 0)
         await self.store.accounts.set_password(
             identity.player_id, await self._hashing(hash_password, message.new_password)
         )
@@ -207,24 +253,24 @@ class Accounts:
     # ----- passwords -------------------------------------------------------------------
 
     async def _check_password(
-        self, caller: Caller, player_id: str, password: str, stored: str, wrong: str
+        self, caller: Caller, player_id: str, password: str, stored: str, wrong: str, account_most: int
     ) -> None:
         # Counted before the hash, as for an address: guesses sent at once cannot all
         # read a count under the limit.
-        wait = await self.store.accounts.guess_at(player_id, ACCOUNT_FAILURES)
-        if wait:
-            raise self._refused(
-                "account", f"too many wrong passwords for this account: try again in {_minutes(wait)}"
-            )
+        accounts = self.store.accounts
+        now = self.time.now_ms()
+        lockout = await accounts.guess_at(player_id, caller.address, PAIR_FAILURES, account_most, now)
+        if lockout is not None:
+            raise self._refused(lockout.limit, _locked_out(lockout))
         try:
             right = await self._hashing(verify_password, password, stored)
         except BaseException:
-            await self.store.accounts.not_a_guess_at(player_id)
+            await accounts.not_a_guess_at(player_id, caller.address)
             raise
         if not right:
             self._failed_here(caller.remote)
             raise ArenaError(ErrorCode.BAD_LOGIN, wrong)
-        await self.store.accounts.succeeded(player_id)
+        await accounts.succeeded(player_id, caller.address, self.time.now_ms())
 
     def _refused(self, limit: str, reason: str) -> ArenaError:
         """A ``rate_limited`` refusal by one of the guessing limits, counted by ``limit``
@@ -256,6 +302,21 @@ def _minutes(seconds: int) -> str:
     """
     minutes = max(1, math.ceil(seconds / 60))
     return "1 minute" if minutes == 1 else f"{minutes} minutes"
+
+
+def _locked_out(lockout: Lockout) -> str:
+    """Why a password is not checked, for a person.
+
+    >>> _locked_out(Lockout("account_address", 840))
+    'too many wrong passwords for this account from your address: try again in 14 minutes'
+    >>> _locked_out(Lockout("account", 60))
+    'too many wrong passwords for this account: try again in 1 minute, or from a network you used before'
+    """
+    wait = _minutes(lockout.wait)
+    if lockout.limit == "account_address":
+        return f"too many wrong passwords for this account from your address: try again in {wait}"
+    elsewhere = "or from a network you used before"
+    return f"too many wrong passwords for this account: try again in {wait}, {elsewhere}"
 
 
 def _taken(username: str) -> str:

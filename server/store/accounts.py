@@ -1,9 +1,11 @@
 """Accounts: usernames (unique by skeleton), password hashes, the tokens of each account,
-the counts of wrong passwords (per account), failed logins (per client address) and password
-changes."""
+the counts of wrong passwords (per account and client address, and per account), the
+addresses each account logged in from lately, failed logins (per client address) and
+password changes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from server.store import keys, scripts
@@ -15,6 +17,21 @@ CLAIM_MS = 30_000
 FAILURE_WINDOW = 15 * 60
 #: How long an account's password changes are counted, seconds from the first.
 CHANGE_WINDOW = 60 * 60
+#: How long an address stays known to an account after its latest login there, ms.
+KNOWN_FOR_MS = 30 * 24 * 3600 * 1000
+#: The most addresses known to one account (the latest ones).
+KNOWN_KEPT = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Lockout:
+    """Why a password may not be checked now."""
+
+    #: ``account_address`` (too many from this address for this account) or ``account``
+    #: (too many for this account from everywhere, and the address is not known to it).
+    limit: str
+    #: Seconds until the counter that refuses it lapses.
+    wait: int
 
 
 class AccountStore:
@@ -23,6 +40,8 @@ class AccountStore:
         self._register = client.register_script(scripts.REGISTER.source)
         self._count = client.register_script(scripts.COUNT.source)
         self._uncount = client.register_script(scripts.UNCOUNT.source)
+        self._guess = client.register_script(scripts.GUESS.source)
+        self._logged_in = client.register_script(scripts.LOGGED_IN.source)
 
     async def register(self, player_id: str, username: str, skeleton: str, password_hash: str) -> str:
         """``ok``, ``registered`` (already an account), ``taken`` or ``no_player``.
@@ -99,19 +118,33 @@ class AccountStore:
         digests: set[str] = await self.redis.smembers(keys.player_tokens(player_id))
         return sorted(digests)
 
-    async def guess_at(self, player_id: str, most: int) -> int:
-        """Count one password about to be checked for the account: 0 when counted, else
-        the seconds until it may be tried again (``most`` counted within
-        :data:`FAILURE_WINDOW` of the first). A right password clears the count
-        (:meth:`succeeded`); one never checked gives its count back (:meth:`not_a_guess_at`)."""
-        wait: int = await self._count(keys=[keys.login_failures(player_id)], args=[most, FAILURE_WINDOW])
-        return wait
+    async def guess_at(
+        self, player_id: str, address: str, most: int, account_most: int, now_ms: int
+    ) -> Lockout | None:
+        """Count one password about to be checked for the account from a client address,
+        per (account, address) and per account: None when counted, else the
+        :class:`Lockout` that refuses it (and counts nothing). The pair may have ``most``
+        counted within :data:`FAILURE_WINDOW` of its first; past ``account_most`` for the
+        account (0: no bound), only addresses it logged in from within
+        :data:`KNOWN_FOR_MS` may try. A right password clears the pair's count and makes
+        the address known (:meth:`succeeded`); one never checked gives its counts back
+        (:meth:`not_a_guess_at`)."""
+        known_since = now_ms - KNOWN_FOR_MS
+        args = [most, account_most, FAILURE_WINDOW, address, known_since]
+        limit, wait = await self._guess(keys=keys.login_keys(player_id, address), args=args)
+        return Lockout(limit, int(wait)) if limit else None
 
-    async def not_a_guess_at(self, player_id: str) -> None:
-        await self._uncount(keys=[keys.login_failures(player_id)])
+    async def not_a_guess_at(self, player_id: str, address: str) -> None:
+        pair, account, _ = keys.login_keys(player_id, address)
+        await self._uncount(keys=[pair, account])
 
-    async def succeeded(self, player_id: str) -> None:
-        await self.redis.delete(keys.login_failures(player_id))
+    async def succeeded(self, player_id: str, address: str, now_ms: int) -> None:
+        """The account's password was given right from ``address`` (a login, a change, or
+        the register that set it): the pair's count is cleared, the account's gets this
+        guess back, and the address is known to the account for :data:`KNOWN_FOR_MS`
+        (the latest :data:`KNOWN_KEPT` addresses only)."""
+        args = [address, now_ms, KNOWN_FOR_MS, KNOWN_KEPT]
+        await self._logged_in(keys=keys.login_keys(player_id, address), args=args)
 
     async def guess_from(self, address: str, most: int) -> int:
         """Count one password about to be checked for a login from a client address, on

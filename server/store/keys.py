@@ -1,7 +1,8 @@
 """Every Redis key and pub/sub channel name of the service, built here and nowhere else.
 
 Keys of one race share the hash tag ``{race id}`` so a race never spans cluster slots;
-the keys of a quick-match queue share ``{game}``. A marker of applied writes lies in its
+the keys of a quick-match queue share ``{game}``, and those of an account's login
+limits ``{player id}``. A marker of applied writes lies in its
 key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applied``
 (entries kept 8 days, the marker no longer than its key has left, 10 min at least).
 
@@ -43,7 +44,9 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``player:<id>:daily_streak`` | hash | last (day number), current and best streak of days played |
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them; at most 100) |
-| ``player:<id>:login_failures`` | string | wrong passwords lately (expires) |
+| ``player:{<id>}:login_failures`` | string | wrong passwords for the account, all addresses (expires) |
+| ``player:{<id>}:login_failures:<address>`` | string | wrong passwords for it from one address (expires) |
+| ``player:{<id>}:known_addresses`` | sorted set | address -> ms of its latest login there (20, 30 days) |
 | ``player:<id>:password_changes`` | string | password changes tried in the hour (expires) |
 | ``address:<address>:login_failures`` | string | failed logins from a client address (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
@@ -211,7 +214,30 @@ def player_tokens(player_id: str) -> str:
 
 
 def login_failures(player_id: str) -> str:
-    return f"player:{player_id}:login_failures"
+    """Wrong passwords for an account from every address (the account-wide bound)."""
+    return f"player:{{{player_id}}}:login_failures"
+
+
+def pair_login_failures(player_id: str, address: str) -> str:
+    """Wrong passwords for an account from one client address."""
+    return f"player:{{{player_id}}}:login_failures:{address}"
+
+
+def known_addresses(player_id: str) -> str:
+    """The client addresses an account logged in (or registered) from lately."""
+    return f"player:{{{player_id}}}:known_addresses"
+
+
+def login_keys(player_id: str, address: str) -> list[str]:
+    """The KEYS of a GUESS or LOGGED_IN call for a password of ``player_id`` tried from
+    ``address``: the pair's counter, the account's counter and its known addresses, all
+    in the account's slot (hash tag ``{player id}``).
+
+    >>> login_keys("p_1", "2001:db8::7")  # doctest: +NORMALIZE_WHITESPACE
+    ['player:{p_1}:login_failures:2001:db8::7', 'player:{p_1}:login_failures',
+     'player:{p_1}:known_addresses']
+    """
+    return [pair_login_failures(player_id, address), login_failures(player_id), known_addresses(player_id)]
 
 
 def password_changes(player_id: str) -> str:

@@ -615,39 +615,106 @@ return 'ok'
 """,
 )
 
+#: Lua for counters of limited tries, each living its seconds from its first count:
+#: ``lapse`` (the seconds until a full one lapses), ``count`` and ``uncount`` (one back;
+#: at zero it is deleted, and one that lapsed stays gone), both keeping the counter's life.
+_COUNTERS: Final = """
+local function lapse(key, seconds)
+  local left = redis.call('PTTL', key)
+  if left > 0 then return math.ceil(left / 1000) end
+  redis.call('EXPIRE', key, seconds)  -- a counter without a life must not refuse forever
+  return tonumber(seconds)
+end
+local function count(key, seconds)
+  redis.call('INCR', key)
+  if redis.call('TTL', key) < 0 then redis.call('EXPIRE', key, seconds) end
+end
+local function uncount(key)
+  if tonumber(redis.call('GET', key) or '0') <= 1 then
+    redis.call('DEL', key)
+    return 0
+  end
+  return redis.call('DECR', key)
+end
+"""
+
 COUNT: Final = LuaScript(
     "count",
     keys=("counter",),
     argv=("the most it may hold", "seconds it lasts from its first count"),
     answers="0 when counted; else the seconds until the counter lapses (it holds the most "
     "already, and this one is not counted). Counting never extends the counter's life.",
-    source="""
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count >= tonumber(ARGV[1]) then
-  local left = redis.call('PTTL', KEYS[1])
-  if left > 0 then return math.ceil(left / 1000) end
-  redis.call('EXPIRE', KEYS[1], ARGV[2])  -- a counter without a life must not refuse forever
-  return tonumber(ARGV[2])
-end
-redis.call('INCR', KEYS[1])
-if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+    source=_COUNTERS
+    + """
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return lapse(KEYS[1], ARGV[2]) end
+count(KEYS[1], ARGV[2])
 return 0
 """,
 )
 
 UNCOUNT: Final = LuaScript(
     "uncount",
-    keys=("counter",),
+    keys=("counter", "..."),
     argv=(),
-    answers="the count left. Gives back one count of :data:`COUNT` (its life is kept); a "
-    "counter that lapsed stays gone, and one back at zero is deleted.",
-    source="""
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count <= 1 then
-  redis.call('DEL', KEYS[1])
-  return 0
+    answers="the counts left, one per counter. Gives back one count of :data:`COUNT` (or "
+    ":data:`GUESS`) to each counter (its life is kept); a counter that lapsed stays gone, and "
+    "one back at zero is deleted.",
+    source=_COUNTERS
+    + """
+local left = {}
+for i, key in ipairs(KEYS) do left[i] = uncount(key) end
+return left
+""",
+)
+
+GUESS: Final = LuaScript(
+    "guess",
+    keys=("pair counter", "account counter", "known addresses"),
+    argv=(
+        "the most the pair counter may hold",
+        "the most the account counter may hold before addresses not known are refused (0: no bound)",
+        "seconds a counter lasts from its first count",
+        "the client address",
+        "the oldest ms of a login that still makes an address known",
+    ),
+    answers="``['', 0]`` when counted (in both counters); else the limit that refuses it "
+    "(``account_address``: the pair counter holds the most; ``account``: the account counter "
+    "does and the address is not known) and the seconds until that counter lapses; a "
+    "refused guess is not counted. Counting never extends a counter's life.",
+    source=_COUNTERS
+    + """
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then
+  return {'account_address', lapse(KEYS[1], ARGV[3])}
 end
-return redis.call('DECR', KEYS[1])
+local most = tonumber(ARGV[2])
+if most > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= most then
+  local seen = redis.call('ZSCORE', KEYS[3], ARGV[4])
+  if not seen or tonumber(seen) < tonumber(ARGV[5]) then return {'account', lapse(KEYS[2], ARGV[3])} end
+end
+count(KEYS[1], ARGV[3])
+count(KEYS[2], ARGV[3])
+return {'', 0}
+""",
+)
+
+LOGGED_IN: Final = LuaScript(
+    "logged_in",
+    keys=("pair counter", "account counter", "known addresses"),
+    argv=("the client address", "now (ms)", "ms an address stays known", "the most addresses kept"),
+    answers="the addresses known. A right password from the address: its pair counter is "
+    "cleared, the account counter gets back the count :data:`GUESS` made (a new account has "
+    "none), and the address is known from now on, among the latest ones only (each known "
+    "for its time from its latest login; the set lives as long as its newest).",
+    source=_COUNTERS
+    + """
+redis.call('DEL', KEYS[1])
+uncount(KEYS[2])
+local now = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[3], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[3])))
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[4]) + 1))
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return redis.call('ZCARD', KEYS[3])
 """,
 )
 
@@ -734,6 +801,8 @@ ALL: Final = (
     REGISTER,
     COUNT,
     UNCOUNT,
+    GUESS,
+    LOGGED_IN,
     UNLIST,
     WATCHERS,
 )

@@ -15,6 +15,7 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.config import Settings
 from server.redis_embedded import free_port
+from server.timesource import ManualTime
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,10 +40,13 @@ def node_settings(redis_url: str, **overrides: object) -> Settings:
 @contextlib.asynccontextmanager
 async def running_node(redis_url: str, **overrides: object) -> AsyncIterator[ArenaServer]:
     """An in-process node on ``redis_url`` dealing :data:`WINNABLE_SEED` (racers' seed
-    shares checked, not mixed in, unless ``mix_shares=True``), stopped after."""
+    shares checked, not mixed in, unless ``mix_shares=True``; on the system clock unless
+    ``time=`` a :class:`ManualTime`), stopped after."""
     mix_shares = bool(overrides.pop("mix_shares", False))
+    clock = overrides.pop("time", None)
+    assert clock is None or isinstance(clock, ManualTime)
     settings = node_settings(redis_url, **overrides)
-    node = ArenaServer(settings, seed_source=lambda: WINNABLE_SEED, mix_shares=mix_shares)
+    node = ArenaServer(settings, seed_source=lambda: WINNABLE_SEED, time=clock, mix_shares=mix_shares)
     await node.start()
     try:
         yield node

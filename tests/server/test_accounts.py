@@ -15,6 +15,7 @@ from websockets.exceptions import ConnectionClosed
 from server.app import ArenaServer
 from server.passwords import hash_password, verify_password
 from server.store import keys
+from server.timesource import ManualTime
 from tests.redis_direct import async_redis, sync_redis
 from tests.server.conftest import running_node
 
@@ -30,13 +31,20 @@ async def ask(ws: ClientConnection, message: Frame) -> Frame:
             return data
 
 
-async def guest(url: str, name: str) -> tuple[ClientConnection, Frame]:
-    ws = await ws_connect(url, compression=None)
+async def connected(url: str, address: str | None = None) -> ClientConnection:
+    """A connection, through a proxy (the node must trust 127.0.0.1) for a client at
+    ``address`` when one is given."""
+    headers = {"X-Forwarded-For": address} if address else None
+    return await ws_connect(url, compression=None, additional_headers=headers)
+
+
+async def guest(url: str, name: str, address: str | None = None) -> tuple[ClientConnection, Frame]:
+    ws = await connected(url, address)
     return ws, await ask(ws, {"type": "hello", "id": "h", "name": name})
 
 
-async def registered(url: str, username: str) -> tuple[ClientConnection, Frame]:
-    ws, welcome = await guest(url, "someone")
+async def registered(url: str, username: str, address: str | None = None) -> tuple[ClientConnection, Frame]:
+    ws, welcome = await guest(url, "someone", address)
     reply = await ask(ws, {"type": "register", "id": 1, "username": username, "password": PASSWORD})
     assert reply["type"] == "account", reply
     return ws, welcome
@@ -47,10 +55,12 @@ async def login(url: str, username: str, password: str = PASSWORD) -> tuple[Clie
     return ws, await ask(ws, {"type": "login", "id": "l", "username": username, "password": password})
 
 
-async def logins_at_once(url: str, attempts: list[tuple[str, str]]) -> list[str]:
-    """Each (username, password) sent as a login on a connection of its own, all at once:
-    the answers' codes, sorted."""
-    sockets = [await ws_connect(url, compression=None) for _ in attempts]
+async def logins_at_once(
+    url: str, attempts: list[tuple[str, str]], addresses: list[str] | None = None
+) -> list[str]:
+    """Each (username, password) sent as a login on a connection of its own (from the
+    client address of the same rank, if given), all at once: the answers' codes, sorted."""
+    sockets = [await connected(url, address) for address in addresses or [None] * len(attempts)]
     try:
         guesses = [
             ask(ws, {"type": "login", "id": n, "username": username, "password": password})
@@ -126,8 +136,15 @@ async def login_from(
     url: str, address: str, username: str, password: str = PASSWORD
 ) -> tuple[ClientConnection, Frame]:
     """A login through a proxy (the node must trust 127.0.0.1) for a client at ``address``."""
-    ws = await ws_connect(url, compression=None, additional_headers={"X-Forwarded-For": address})
+    ws = await connected(url, address)
     return ws, await ask(ws, {"type": "login", "id": "l", "username": username, "password": password})
+
+
+async def code_from(url: str, address: str, username: str, password: str = PASSWORD) -> str:
+    """The answer's type (``welcome``) or error code to a login from ``address``."""
+    ws, reply = await login_from(url, address, username, password)
+    await ws.close()
+    return str(reply["code"] if reply["type"] == "error" else reply["type"])
 
 
 def hashes_spent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -167,17 +184,85 @@ async def test_a_wrong_password_and_an_unknown_name_get_the_same_refusal(arena: 
         await conn.close()
 
 
-async def test_wrong_passwords_are_limited_per_account(arena: ArenaServer) -> None:
-    ws, _ = await registered(arena.url, "carol")
-    for attempt in range(5):
-        conn, refused = await login(arena.url, "carol", f"guess number {attempt}")
-        assert refused["code"] == "bad_login"
-        await conn.close()
-    conn, locked = await login(arena.url, "carol")  # even the right password waits now
-    assert locked["code"] == "rate_limited"
-    assert locked["message"] == "too many wrong passwords for this account: try again in 15 minutes"
-    await conn.close()
-    await ws.close()
+PROXIED: dict[str, object] = {"trusted_proxies": "127.0.0.1"}
+HOME, RIVAL, CAFE, HOTEL = "198.51.100.10", "203.0.113.66", "192.0.2.44", "192.0.2.99"
+LOCKED_HERE = "too many wrong passwords for this account from your address: try again in 15 minutes"
+LOCKED_AWAY = (
+    "too many wrong passwords for this account: try again in 15 minutes, or from a network you used before"
+)
+
+
+async def test_wrong_passwords_from_one_address_lock_out_that_address_and_not_the_owner_elsewhere(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spent = hashes_spent(monkeypatch)
+    async with running_node(clean_redis, **PROXIED) as node:
+        owner, _ = await registered(node.url, "carol", HOME)
+        for attempt in range(5):
+            assert await code_from(node.url, RIVAL, "carol", f"guess number {attempt}") == "bad_login"
+        checked = len(spent)
+        rival, locked = await login_from(node.url, RIVAL, "carol")  # even the right password waits now
+        assert locked == {"type": "error", "id": "l", "code": "rate_limited", "message": LOCKED_HERE}
+        assert len(spent) == checked
+        # The owner logs in from a new device on another network, one never used before.
+        assert await code_from(node.url, CAFE, "carol") == "welcome"
+        assert 'arena_login_refusals_total{limit="account_address"} 1.0' in node.metrics.render().decode()
+        await rival.close()
+        await owner.close()
+
+
+async def test_past_the_account_wide_bound_only_addresses_the_account_logged_in_from_may_try(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis, **PROXIED, login_failures_per_account=3) as node:
+        owner, _ = await registered(node.url, "uma_u", HOME)  # known by its register
+        assert await code_from(node.url, CAFE, "uma_u") == "welcome"  # known by a login
+        for guesser in ("203.0.113.1", "203.0.113.2", "203.0.113.3"):
+            assert await code_from(node.url, guesser, "uma_u", "a wrong guess") == "bad_login"
+        ws, refused = await login_from(node.url, HOTEL, "uma_u")  # right, but never from here
+        assert refused == {"type": "error", "id": "l", "code": "rate_limited", "message": LOCKED_AWAY}
+        assert await code_from(node.url, HOME, "uma_u") == "welcome"
+        assert await code_from(node.url, CAFE, "uma_u") == "welcome"
+        # A known address keeps its own allowance of wrong passwords, no more.
+        for attempt in range(5):
+            assert await code_from(node.url, CAFE, "uma_u", f"typo {attempt}") == "bad_login"
+        assert await code_from(node.url, CAFE, "uma_u") == "rate_limited"
+        assert await code_from(node.url, HOME, "uma_u") == "welcome"
+        refusals = node.metrics.render().decode()
+        assert 'arena_login_refusals_total{limit="account"} 1.0' in refusals
+        assert 'arena_login_refusals_total{limit="account_address"} 1.0' in refusals
+        await ws.close()
+        await owner.close()
+
+
+async def test_wrong_counts_lapse_15_minutes_after_the_first_and_a_known_address_30_days_after_its_login(
+    clean_redis: str,
+) -> None:
+    clock = ManualTime(1_800_000_000_000)
+    async with running_node(clean_redis, **PROXIED, login_failures_per_account=5, time=clock) as node:
+        owner, welcome = await registered(node.url, "vera_v", HOME)
+        player_id = welcome["player_id"]
+        for attempt in range(5):
+            assert await code_from(node.url, CAFE, "vera_v", f"typo {attempt}") == "bad_login"
+        assert await code_from(node.url, CAFE, "vera_v") == "rate_limited"
+        assert await code_from(node.url, HOME, "vera_v") == "welcome"
+        pair, account, known = keys.login_keys(player_id, CAFE)
+        probe = sync_redis(clean_redis, decode_responses=True)
+        try:
+            assert [895 <= probe.ttl(key) <= 900 for key in (pair, account)] == [True, True]
+            assert probe.zrange(known, 0, -1) == [HOME]
+            assert 30 * 86400 - 5 <= probe.ttl(known) <= 30 * 86400
+            clock.advance(30 * 86400 + 1)  # HOME's latest login is 30 days old now
+            assert await code_from(node.url, HOME, "vera_v") == "rate_limited"
+            probe.pexpire(pair, 1)
+            probe.pexpire(account, 1)  # as 15 minutes after the first typo
+            await asyncio.sleep(0.01)
+            assert await code_from(node.url, CAFE, "vera_v") == "welcome"
+            assert await code_from(node.url, HOME, "vera_v") == "welcome"
+            assert probe.zrange(known, 0, -1) == [CAFE, HOME]
+        finally:
+            probe.close()
+        await owner.close()
 
 
 async def test_wrong_passwords_are_limited_per_connection(arena: ArenaServer) -> None:
@@ -240,7 +325,7 @@ async def test_guesses_sent_at_once_from_one_address_get_no_more_checks_than_its
         assert 'arena_login_refusals_total{limit="address"} 3.0' in node.metrics.render().decode()
 
 
-async def test_guesses_sent_at_once_at_one_account_get_no_more_checks_than_its_limit(
+async def test_guesses_sent_at_once_from_one_address_at_one_account_get_no_more_checks_than_its_limit(
     clean_redis: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with running_node(clean_redis, login_failures_per_address=0) as node:
@@ -250,8 +335,22 @@ async def test_guesses_sent_at_once_at_one_account_get_no_more_checks_than_its_l
         assert codes == ["bad_login"] * 5 + ["rate_limited"] * 3
         assert len(spent) == 5
         refusals = node.metrics.render().decode()
-        assert 'arena_login_refusals_total{limit="account"} 3.0' in refusals
+        assert 'arena_login_refusals_total{limit="account_address"} 3.0' in refusals
         assert 'limit="address"' not in refusals  # that limit is off here
+        await owner.close()
+
+
+async def test_guesses_sent_at_once_from_many_addresses_get_no_more_checks_than_the_account_wide_bound(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_node(clean_redis, **PROXIED, login_failures_per_account=3) as node:
+        owner, _ = await registered(node.url, "una_u", HOME)
+        spent = hashes_spent(monkeypatch)
+        guessers = [f"203.0.113.{n}" for n in range(1, 7)]
+        codes = await logins_at_once(node.url, [("una_u", f"wrong guess {n}") for n in range(6)], guessers)
+        assert codes == ["bad_login"] * 3 + ["rate_limited"] * 3
+        assert len(spent) == 3
+        assert 'arena_login_refusals_total{limit="account"} 3.0' in node.metrics.render().decode()
         await owner.close()
 
 
@@ -407,6 +506,40 @@ async def test_a_new_password_revokes_every_other_token_and_closes_their_session
     assert accepted["type"] == "welcome"
     for conn in (first, phone, laptop, same_token, check, check2, old, new):
         await conn.close()
+
+
+async def test_a_wrong_old_password_counts_against_its_address_and_the_account_wide_bound_refuses_no_change(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("server.features.accounts.PAIR_FAILURES", 2)
+    async with running_node(clean_redis, **PROXIED, login_failures_per_account=1) as node:
+        owner, welcome = await registered(node.url, "wes_w", HOME)
+        assert await code_from(node.url, RIVAL, "wes_w", "a wrong guess") == "bad_login"  # the bound
+        resume = {"type": "hello", "id": "h", "token": welcome["token"]}
+        hotel, cafe = await connected(node.url, HOTEL), await connected(node.url, CAFE)
+        assert (await ask(hotel, resume))["type"] == "welcome" and (await ask(cafe, resume))[
+            "type"
+        ] == "welcome"
+        change = {
+            "type": "change_password",
+            "id": 1,
+            "old_password": PASSWORD,
+            "new_password": "staple 2 horses",
+        }
+        assert await ask(hotel, change) == {"type": "ok", "id": 1}  # from an address never logged in from
+        wrong = {**change, "old_password": "not the password"}
+        for attempt in range(2):
+            assert (await ask(cafe, {**wrong, "id": attempt}))["code"] == "bad_login"
+        fixed = {**change, "id": 3, "old_password": "staple 2 horses", "new_password": PASSWORD}
+        assert await ask(cafe, fixed) == {
+            "type": "error",
+            "id": 3,
+            "code": "rate_limited",
+            "message": LOCKED_HERE,
+        }
+        assert await code_from(node.url, CAFE, "wes_w", "staple 2 horses") == "rate_limited"
+        for conn in (owner, hotel, cafe):
+            await conn.close()
 
 
 async def test_a_guest_has_no_password_to_change(arena: ArenaServer) -> None:

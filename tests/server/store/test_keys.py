@@ -26,3 +26,10 @@ def test_every_key_of_a_race_shares_its_hash_tag() -> None:
 
     tagged = [k for k in keys.race_keys("abc", "CODE", ["p1"]) if not k.startswith("code:")]
     assert all("{abc}" in k for k in tagged) and len(tagged) == 9
+
+
+def test_the_keys_of_an_accounts_login_limits_share_its_hash_tag() -> None:
+    from server.store import keys
+
+    tagged = keys.login_keys("p_1", "2001:db8::{7}")
+    assert [k.split("{", 1)[1].split("}", 1)[0] for k in tagged] == ["p_1"] * 3

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.store import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat, Store, keys
+from server.store.accounts import KNOWN_FOR_MS, Lockout
 from server.store.once import MARKER_MS, OnceWrite, OnceWriter
 from tests.redis_direct import async_redis
 
@@ -301,3 +302,27 @@ async def test_a_move_after_redis_lost_its_scripts_loads_them_again_and_runs_onc
     assert await move(store, race_id, "ada", 1) is Answer.OK
     assert [m.seq for m in await store.boards.move_log(race_id)] == [1]
     assert await move(store, race_id, "ada", 2) is Answer.OK
+
+
+async def test_an_account_knows_its_20_latest_addresses_each_for_30_days_from_its_latest_login(
+    store: Store,
+) -> None:
+    for n in range(25):
+        await store.accounts.succeeded("p_1", f"10.0.0.{n}", 1_000 + n)
+    known = keys.known_addresses("p_1")
+    assert await store.redis.zrange(known, 0, -1) == [f"10.0.0.{n}" for n in range(5, 25)]
+    await store.accounts.succeeded("p_1", "10.0.1.1", 1_010 + KNOWN_FOR_MS)
+    assert await store.redis.zrange(known, 0, -1) == [*(f"10.0.0.{n}" for n in range(10, 25)), "10.0.1.1"]
+    assert KNOWN_FOR_MS - 5_000 <= await store.redis.pttl(known) <= KNOWN_FOR_MS
+
+
+async def test_a_guess_refused_counts_nothing_and_one_given_back_leaves_no_count(store: Store) -> None:
+    for _ in range(2):
+        assert await store.accounts.guess_at("p_1", "10.0.0.1", 2, 0, 1_000) is None
+    assert await store.accounts.guess_at("p_1", "10.0.0.1", 2, 0, 1_000) == Lockout("account_address", 900)
+    assert await store.accounts.guess_at("p_1", "10.0.0.2", 5, 2, 1_000) == Lockout("account", 900)
+    pair, account, _ = keys.login_keys("p_1", "10.0.0.1")
+    assert [await store.redis.get(key) for key in (pair, account)] == ["2", "2"]
+    await store.accounts.not_a_guess_at("p_1", "10.0.0.1")
+    await store.accounts.not_a_guess_at("p_1", "10.0.0.1")
+    assert await store.redis.exists(pair, account) == 0
