@@ -2,13 +2,15 @@
 new guests per second.
 
 A client's address is the socket's peer, or, when that peer is a trusted reverse proxy,
-the last address its ``X-Forwarded-For`` names. State is kept in memory per node (an
+the last address its ``X-Forwarded-For`` names; an IPv6 client counts by its /64 network
+(:func:`limited_as`). State is kept in memory per node (an
 attacker spread over many nodes gets each node's allowance); an address that holds no
 connection and whose buckets are full is forgotten.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,6 +35,29 @@ class Refusal(Enum):
     TOO_MANY_OPEN = "too many open connections from your address"
     TOO_FAST = "too many new connections from your address: slow down"
     BANNED = "a connection from your address was closed for abuse: try again later"
+
+
+def limited_as(address: str) -> str:
+    """The name per-address limits count ``address`` by. An IPv6 host is usually given a
+    whole /64 network and may take any address in it (privacy addresses change daily), so
+    it counts by that network: one host cannot get a fresh allowance, or look new to an
+    account it knows, by changing address. An IPv4 address written as IPv6
+    (``::ffff:1.2.3.4``) counts as the IPv4 address; anything else as it is.
+
+    >>> limited_as("2001:db8:1:2:aaaa:bbbb:cccc:dddd")
+    '2001:db8:1:2::/64'
+    >>> limited_as("::ffff:192.0.2.7"), limited_as("192.0.2.7"), limited_as("localhost")
+    ('192.0.2.7', '192.0.2.7', 'localhost')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return address
 
 
 @dataclass(frozen=True)
@@ -78,12 +103,14 @@ class Admission:
         '5.6.7.8'
         >>> behind_proxy.client_address("9.9.9.9", "1.2.3.4")
         '9.9.9.9'
+        >>> behind_proxy.client_address("10.0.0.1", "2001:db8:1:2:aaaa::1")
+        '2001:db8:1:2::/64'
         """
         if forwarded_for and peer in self.trusted_proxies:
             named = forwarded_for.rsplit(",", 1)[-1].strip()
             if named:
-                return named
-        return peer
+                return limited_as(named)
+        return limited_as(peer)
 
     def refuse_connection(self, address: str) -> Refusal | None:
         """Why ``address`` may not open another connection now, or None (it may; the

@@ -163,6 +163,21 @@ async def test_behind_a_trusted_proxy_limits_count_the_forwarded_address(clean_r
         assert await refused_status(node.url, **{"X-Forwarded-For": "198.51.100.1"}) == 429
 
 
+async def test_ipv6_clients_count_by_their_64_network_so_a_new_address_in_it_is_no_new_allowance(
+    clean_redis: str,
+) -> None:
+    settings: dict[str, object] = {"max_connections_per_address": 2, "connect_rate": 0}
+    async with (
+        running_node(clean_redis, trusted_proxies="127.0.0.1", **settings) as node,
+        opened(node.url, **{"X-Forwarded-For": "2001:db8:7:1::10"}),
+        opened(node.url, **{"X-Forwarded-For": "2001:db8:7:1:ffff:1:2:3"}),
+    ):
+        assert await refused_status(node.url, **{"X-Forwarded-For": "2001:db8:7:1:abcd::99"}) == 429
+        async with opened(node.url, **{"X-Forwarded-For": "2001:db8:7:2::10"}) as neighbour:
+            welcome = await request(neighbour, {"type": "hello", "id": 1, "name": "next-network"})
+            assert welcome["type"] == "welcome"
+
+
 async def test_an_untrusted_peer_cannot_pick_its_address_with_x_forwarded_for(clean_redis: str) -> None:
     settings: dict[str, object] = {"max_connections_per_address": 1, "connect_rate": 0}
     async with (
