@@ -1395,14 +1395,23 @@ def daily_board_text(board: DailyBoard) -> str:
 
 #: How the daily tournament scores a place on a game's board, one line.
 POINTS_NOTE = (
-    "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board, "
-    "1 for any other finished scored attempt"
+    "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board,\n"
+    "        1 for any other finished scored attempt"
 )
 
 
+#: The day's standing's columns: a player's place on each game's board ('-': none).
+PLACES_HEADER = "  ".join(GAMES)
+
+
 def _places(places: dict[GameName, int]) -> str:
-    """A player's places on the day's boards, in the games' order."""
-    return ", ".join(f"{game} #{places[game]}" for game in GAMES if game in places)
+    """A player's places on the day's boards, a column each in the games' order, so that
+    a row fits 80 columns with all three.
+
+    >>> _places({"eight-off": 97, "treize": 140})
+    '         -     140         97'
+    """
+    return "  ".join(f"{places.get(game, '-'):>{len(game)}}" for game in GAMES)
 
 
 #: Between a table's rows and the player's own row further down.
@@ -1447,9 +1456,9 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     ...     week_table=[], all_time=all_time, streak=Streak(current=6, best=19), me_day=day[1],
     ...     me_all_time=all_time[0]), me="p_a"))
     daily tournament of 2027-03-14 (UTC)
-    rank  name                      points  places
-       1  bob                           43  treize #1, eight-off #2
-       2  ada                           25  eight-off #1  <- you
+    rank  name                      points  eagle-wing  treize  eight-off
+       1  bob                           43           -       1          2
+       2  ada                           25           -       -          1  <- you
     week 2027-W10 (days counted once they are over)
     rank  name                      points
       no day of this week counted yet
@@ -1457,7 +1466,8 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     rank  name                      points
        1  ada                         2410  <- you
     your streak: 6 days (best 19)
-    points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board, 1 for any other ...
+    points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board,
+            1 for any other finished scored attempt
 
     A player below the top 20 (a top of one row here, for short) finds their own row under it:
 
@@ -1471,10 +1481,10 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     >>> for line in text.splitlines()[:11]:
     ...     print(line)
     daily tournament of 2027-03-14 (UTC)
-    rank  name                      points  places
-       1  zoe                           50  treize #1
+    rank  name                      points  eagle-wing  treize  eight-off
+       1  zoe                           50           -       1          -
        …
-     143  ada                            2  treize #140, eight-off #97  <- you
+     143  ada                            2           -     140         97  <- you
     week 2027-W10 (days counted once they are over)
     rank  name                      points
        1  zoe                          120
@@ -1485,7 +1495,7 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     ...     week_table=[], all_time=[])).splitlines()[2])
       nobody has finished a scored attempt of 2027-03-14 yet
     """
-    lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {'name':<24}  points  places"]
+    lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {'name':<24}  points  {PLACES_HEADER}"]
     lines += [_points_row(entry, me) for entry in standings.day]
     if not standings.day:
         lines.append(f"  nobody has finished a scored attempt of {standings.date} yet")

@@ -666,11 +666,12 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     day = f"daily tournament of {found.date} (UTC)"
-    assert lines[:2] == [day, "rank  name                      points  places"]
+    assert lines[:2] == [day, "rank  name                      points  eagle-wing  treize  eight-off"]
     assert standing_rows(shown.stdout, day) == [
-        ["1", fast.name, "25", "eight-off", "#1"],
-        ["2", slow.name, "18", "eight-off", "#2", "<-", "you"],
+        ["1", fast.name, "25", "-", "-", "1"],
+        ["2", slow.name, "18", "-", "-", "2", "<-", "you"],
     ]
+    assert max(len(line) for line in lines) <= 80  # a standard terminal's width
     week = dt.date.fromisoformat(found.date).isocalendar()
     assert lines[4:7] == [
         f"week {week.year}-W{week.week:02d} (days counted once they are over)",
@@ -679,7 +680,10 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     ]
     assert lines[7:10] == ["all time", "rank  name                      points", "  no day counted yet"]
     assert lines[10] == "your streak: 0 days (best 0)"
-    assert lines[11].startswith("points: 25 18 15 12 10 8 6 4 2 1 for places 1-10")
+    assert lines[11:13] == [
+        "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board,",
+        "        1 for any other finished scored attempt",
+    ]
 
     # A day counted a while ago (as the server's daily task counts one): its week's table,
     # the all-time table and the streaks it left. 19 others scored more than both: slow
