@@ -304,6 +304,49 @@ async def finished_race(connect: Connect, url: str) -> tuple[str, list[str], lis
     return race_id, line, [ada, bob]
 
 
+async def test_the_replay_page_shows_the_racer_chosen_last_while_a_long_replay_still_pages(
+    browser: Browser, clean_redis: str, connect: Connect
+) -> None:
+    errors: list[str] = []
+    async with running_node(clean_redis, rate_burst=300) as node:  # ada's 201 moves at once
+        race_id, (ada, bob) = await sdk_race(connect, node.url, "ada", "bob")
+        for index in range(201):  # a card back and forth between reserve cells: two pages of views
+            await ada.move(race_id, "r1>r5" if index % 2 == 0 else "r5>r1")
+        await bob.move(race_id, winning_line()[0])
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        page = await open_page(browser, node.url, errors, **DESKTOP)
+        await replay_switched_while_paging(page, race_id, ada.player_id, bob.player_id)
+    assert errors == []
+
+
+async def replay_switched_while_paging(page: Page, race_id: str, ada: str, bob: str) -> None:
+    """ada's replay (201 moves) and bob's (1), both chosen at once, bob last."""
+    await go(page, f"#/replay/{race_id}")
+    label, pressed = page.locator("#step-label"), page.locator('#racer-buttons button[aria-pressed="true"]')
+    # The page opens on the first racer in the results (equal results: by player id).
+    first = page.locator("#racer-buttons button").first
+    await expect(first).to_have_attribute("aria-pressed", "true")
+    opened_on = await first.get_attribute("data-player")
+    await expect(label).to_have_text(f"the deal (of {'1 move' if opened_on == bob else '201 moves'})")
+    # ada's button, then bob's, in one go: ada's second page is still to come when bob's
+    # replay is whole, and must not end up in it or take the page back to ada.
+    await page.evaluate(
+        """(ids) => { for (const id of ids) document.querySelector(
+             `#racer-buttons button[data-player="${id}"]`).click(); }""",
+        [ada, bob],
+    )
+    for _ in range(2):  # and still so once any late page of ada's would have come
+        await expect(label).to_have_text("the deal (of 1 move)")
+        await expect(pressed).to_have_attribute("data-player", bob)
+        await page.wait_for_timeout(300)
+    await page.click(f'#racer-buttons button[data-player="{ada}"]')
+    await expect(label).to_have_text("the deal (of 201 moves)")
+    await page.locator("#step").fill("201")
+    await expect(label).to_contain_text("move 201/201: r1>r5")
+
+
 async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_moves(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

@@ -922,18 +922,22 @@ function replayPage(raceId) {
     label.textContent = step === 0 ? `the deal (of ${movesText(views.length - 1)})` : `move ${step}/${views.length - 1}: ${moves[step]}${at}`;
   }
 
+  // The racer chosen last wins: a racer's pages still arriving after another was chosen
+  // (a long replay comes 200 moves a page) are dropped, never mixed into the other's.
+  let loading = 0;
   async function load(playerId) {
-    views = [];
-    moves = [];
-    times = [];
+    const mine = ++loading;
+    const got = { views: [], moves: [], times: [] };
     let total = 1;
-    while (views.length < total) {
-      const page = await arena.request({ type: "get_replay", race_id: raceId, player_id: playerId, offset: views.length, limit: 200 });
+    while (got.views.length < total) {
+      const page = await arena.request({ type: "get_replay", race_id: raceId, player_id: playerId, offset: got.views.length, limit: 200 });
+      if (mine !== loading) return;
       total = page.total;
-      views.push(...page.views);
-      moves.push(...page.moves);
-      times.push(...(page.times ?? []));
+      got.views.push(...page.views);
+      got.moves.push(...page.moves);
+      got.times.push(...(page.times ?? []));
     }
+    ({ views, moves, times } = got);
     slider.max = String(views.length - 1);
     slider.value = "0";
     for (const button of racerButtons.children) button.setAttribute("aria-pressed", String(button.dataset.player === playerId));
