@@ -212,6 +212,24 @@ def add_commands(commands: Any) -> None:
         "--name", help="the saved account to log out (default: the one logged in on the server)"
     )
 
+    password = commands.add_parser(
+        "password",
+        help="change the password of the account logged in here",
+        description=(
+            "Change the password of the account logged in on this server (the old one and "
+            "the new one are asked for, the new one twice, not shown; with --password-stdin "
+            "they are stdin's first two lines). Every other device's token stops working; "
+            "the token kept here goes on working. A password has 8-128 characters."
+        ),
+    )
+    password.add_argument("--server", default=default_server(), help=_SERVER_HELP)
+    password.add_argument("--name", help="the saved account (default: the one logged in on the server)")
+    password.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the old password, then the new one, from stdin's first two lines (default: asked for)",
+    )
+
     profile = commands.add_parser(
         "profile",
         help="a player's ratings, race counts and latest races",
@@ -417,6 +435,7 @@ def run(args: argparse.Namespace) -> int:
         "register": register,
         "login": login,
         "logout": logout,
+        "password": change_password,
         "profile": profile,
         "leaderboard": leaderboard,
         "daily": daily,
@@ -918,22 +937,22 @@ def _terminal() -> bool:
         return sys.stdin.isatty()
 
 
-def _ask_password(args: argparse.Namespace, new: bool) -> str:
-    """The password: stdin's first line with ``--password-stdin``, else asked for without
+def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -> str:
+    """The password: stdin's next line with ``--password-stdin``, else asked for without
     echo (a ``new`` one twice, and checked for length before it is sent)."""
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     elif not _terminal():
-        raise CommandError("no terminal to ask for the password on: give it with --password-stdin")
+        raise CommandError(f"no terminal to ask for the {what} on: give it with --password-stdin")
     else:
         try:
-            password = getpass.getpass("password: ")
-            if new and password and getpass.getpass("password again: ") != password:
+            password = getpass.getpass(f"{what}: ")
+            if new and password and getpass.getpass(f"{what} again: ") != password:
                 raise CommandError("the two passwords differ")
         except EOFError:
             password = ""
     if not password:
-        raise CommandError("no password given")
+        raise CommandError(f"no {what} given")
     if new and not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
         raise CommandError(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
     return password
@@ -987,12 +1006,39 @@ async def login(args: argparse.Namespace) -> int:
     return 0
 
 
-async def logout(args: argparse.Namespace) -> int:
-    store = TokenStore()
+def _saved_account(args: argparse.Namespace, store: TokenStore) -> Credential:
+    """The account kept here that ``--name`` names (default: the one logged in)."""
     saved = store.get(args.server, args.name) if args.name else store.account(args.server)
     if saved is None or not saved.account:
         who = f"no account named {args.name}" if args.name else "no account"
         raise CommandError(f"{who} is logged in on {args.server} here")
+    return saved
+
+
+async def change_password(args: argparse.Namespace) -> int:
+    store = TokenStore()
+    saved = _saved_account(args, store)
+    old = _ask_password(args, new=False, what="old password")
+    new = _ask_password(args, new=True, what="new password")
+    client = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        try:
+            await client.hello(token=saved.token)
+        except BadTokenError:
+            store.forget(args.server, saved.name)
+            raise CommandError(
+                f"{saved.name} is logged out here (its token no longer works): log in again"
+            ) from None
+        await client.change_password(old, new)
+    finally:
+        await client.close()
+    print(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
+    return 0
+
+
+async def logout(args: argparse.Namespace) -> int:
+    store = TokenStore()
+    saved = _saved_account(args, store)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
         try:

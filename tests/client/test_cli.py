@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from client.credentials import Credential, TokenStore
-from client.errors import BadTokenError, DailyNotAttemptedError, DailyNotReadyError
+from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store
@@ -212,7 +212,7 @@ def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
     assert replay.returncode == 0 and "--json" in replay.stdout
     assert "--rated" in play.stdout and "accounts only" in words
     top = run("--help", config=tmp_path / "c.json")
-    for command in ("register", "login", "logout", "profile", "leaderboard", "daily"):
+    for command in ("register", "login", "logout", "password", "profile", "leaderboard", "daily"):
         assert re.search(rf"^    {command}\b", top.stdout, re.MULTILINE), command
     for command in ("register", "login"):
         text = run(command, "--help", config=tmp_path / "c.json").stdout
@@ -387,6 +387,57 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
     # After that, the commands play as a guest again.
     guest = run("profile", "--name", "wanderer", "--server", node.url, config=config)
     assert guest.stdout.splitlines()[0] == "wanderer  guest"
+
+
+async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config, elsewhere = tmp_path / "c.json", tmp_path / "elsewhere.json"
+    username = unique("pat")
+    key = f"{node.url} {username}"
+    token = register(node, config, username)[key]["token"]
+    logged_in = run(
+        "login", "--username", username, "--password-stdin", "--server", node.url,
+        config=elsewhere, stdin=PASSWORD + "\n",
+    )  # fmt: skip
+    assert logged_in.returncode == 0, logged_in.stderr
+    new_password = "a much newer secret"
+    wrong = run(
+        "password", "--password-stdin", "--server", node.url, config=config,
+        stdin=f"not the password\n{new_password}\n",
+    )  # fmt: skip
+    assert one_error_line(wrong) == "solitaire-arena: bad_login: the old password is wrong"
+    short = run(
+        "password", "--password-stdin", "--server", node.url, config=config, stdin=f"{PASSWORD}\nshort\n"
+    )
+    assert one_error_line(short) == "solitaire-arena: a password has 8 to 128 characters"
+
+    changed = run(
+        "password", "--password-stdin", "--server", node.url, config=config,
+        stdin=f"{PASSWORD}\n{new_password}\n",
+    )  # fmt: skip
+    assert changed.returncode == 0, changed.stderr
+    assert changed.stdout.strip() == (
+        f"the password of {username} on {node.url} is changed; other devices must log in again"
+    )
+    assert json.loads(config.read_text())[key]["token"] == token
+    own = run("profile", "--server", node.url, config=config)  # this device's token still works
+    assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
+    stale = run(
+        "password", "--password-stdin", "--server", node.url, config=elsewhere,
+        stdin=f"{new_password}\n{PASSWORD}\n",
+    )  # fmt: skip
+    assert one_error_line(stale) == (
+        f"solitaire-arena: {username} is logged out here (its token no longer works): log in again"
+    )
+    assert key not in json.loads(elsewhere.read_text())
+    async with await ArenaClient.connect(node.url) as probe:
+        with pytest.raises(BadLoginError):
+            await probe.login(username, PASSWORD)
+    async with await ArenaClient.connect(node.url) as probe:
+        assert (await probe.login(username, new_password)).username == username
+    nobody = run("password", "--password-stdin", "--server", node.url, config=tmp_path / "none.json")
+    assert one_error_line(nobody) == f"solitaire-arena: no account is logged in on {node.url} here"
 
 
 # ----- daily challenges ---------------------------------------------------------------------------
