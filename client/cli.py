@@ -28,7 +28,7 @@ import os
 import random
 import re
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1015,23 +1015,34 @@ def _saved_account(args: argparse.Namespace, store: TokenStore) -> Credential:
     return saved
 
 
-async def change_password(args: argparse.Namespace) -> int:
-    store = TokenStore()
-    saved = _saved_account(args, store)
-    old = _ask_password(args, new=False, what="old password")
-    new = _ask_password(args, new=True, what="new password")
+@contextlib.asynccontextmanager
+async def _signed_in_as(
+    args: argparse.Namespace, store: TokenStore, saved: Credential
+) -> AsyncIterator[ArenaClient | None]:
+    """A connection that said hello with the saved account's token, or None when the
+    server no longer knows the token (it is then forgotten here)."""
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
         try:
             await client.hello(token=saved.token)
         except BadTokenError:
             store.forget(args.server, saved.name)
-            raise CommandError(
-                f"{saved.name} is logged out here (its token no longer works): log in again"
-            ) from None
-        await client.change_password(old, new)
+            yield None
+        else:
+            yield client
     finally:
         await client.close()
+
+
+async def change_password(args: argparse.Namespace) -> int:
+    store = TokenStore()
+    saved = _saved_account(args, store)
+    old = _ask_password(args, new=False, what="old password")
+    new = _ask_password(args, new=True, what="new password")
+    async with _signed_in_as(args, store, saved) as client:
+        if client is None:
+            raise CommandError(f"{saved.name} is logged out here (its token no longer works): log in again")
+        await client.change_password(old, new)
     print(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
 
@@ -1039,17 +1050,11 @@ async def change_password(args: argparse.Namespace) -> int:
 async def logout(args: argparse.Namespace) -> int:
     store = TokenStore()
     saved = _saved_account(args, store)
-    client = await ArenaClient.connect(args.server, open_timeout=10)
-    try:
-        try:
-            await client.hello(token=saved.token)
-        except BadTokenError:
-            store.forget(args.server, saved.name)
+    async with _signed_in_as(args, store, saved) as client:
+        if client is None:
             print(f"{saved.name} was logged out already; the token kept here is forgotten")
             return 0
         await client.logout()
-    finally:
-        await client.close()
     store.forget(args.server, saved.name)
     print(f"logged out {saved.name} on {args.server}: the token kept here no longer works")
     return 0
