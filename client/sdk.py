@@ -101,6 +101,8 @@ from shared.protocol import (
     Rematch,
     RematchInfo,
     RematchStarted,
+    Rename,
+    Renamed,
     Replay,
     Results,
     RevealShare,
@@ -419,6 +421,13 @@ class ArenaClient:
         )
         self.name = account.username
         return account
+
+    async def rename(self, name: str) -> str:
+        """A guest's new name (an account keeps its username): shown from now on in the
+        races it sits in that are not over. The name as the server keeps it."""
+        renamed = await self._expect(Rename(id=self.next_id(), name=name), Renamed)
+        self.name = renamed.name
+        return renamed.name
 
     async def login(self, username: str, password: str, legal_moves: bool = False) -> Welcome:
         """Instead of :meth:`hello`: the account's player here, with a new token for this

@@ -104,6 +104,7 @@ def routes(features: Features) -> Router:
     router.add(p.Login, features.accounts.login, public=True)
     router.add(p.Logout, features.accounts.logout)
     router.add(p.ChangePassword, features.accounts.change_password)
+    router.add(p.Rename, features.accounts.rename)
     router.add(p.GetLeaderboard, features.profiles.get_leaderboard, viewers=True)
     router.add(p.GetProfile, features.profiles.get_profile, viewers=True)
     router.add(p.GetDailies, features.daily.get_dailies, viewers=True)

@@ -1,5 +1,5 @@
 """Accounts: ``register`` (a guest claims a username), ``login`` (instead of hello, on any
-device), ``logout`` and ``change_password``.
+device), ``logout``, ``change_password``, and a guest's ``rename``.
 
 Password hashes (scrypt, :mod:`server.passwords`) run in one worker thread: OpenSSL
 releases the interpreter lock while hashing, so moves go on meanwhile, and one thread
@@ -50,7 +50,7 @@ from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
 from server.store.accounts import Lockout
 from server.timesource import TimeSource
-from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register
+from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register, Rename, Renamed
 from shared.usernames import check_username, username_key
 
 log = logging.getLogger("arena.accounts")
@@ -63,6 +63,9 @@ MAX_QUEUED: Final = 32
 #: Password changes an account may try in an hour (the store's ``CHANGE_WINDOW``): each
 #: costs up to two hashes; a person changes theirs rarely, and retries after a typo fit.
 PASSWORD_CHANGES: Final = 5
+#: Renames a guest may make in an hour (the store's ``RENAME_WINDOW``): each is shown in
+#: every race the guest sits in, so a stream of them must not flood those races' lobbies.
+RENAMES: Final = 10
 #: Tokens one account holds at most (devices logged in); a login past that revokes others.
 MAX_TOKENS: Final = 100
 _CONNECTIONS_KEPT: Final = 10_000
@@ -134,10 +137,29 @@ class Accounts:
         await self.store.players.keep(identity.player_id, 0)
         log.info("registered", extra={"player_id": identity.player_id})
         await self._known_at(caller, identity.player_id)
-        await self._rename_seats(identity.player_id, username)
+        await self._rename_seats(identity.player_id, username, account=True)
         account = dataclasses.replace(identity, name=username, account=True)
         reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
         return Reply(reply, identify=account)
+
+    async def rename(self, caller: Caller, message: Rename) -> Reply:
+        identity = caller.player
+        if identity.account:
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, "an account goes by its username")
+        if message.name == identity.name:
+            return Reply(Renamed(id=message.id, name=message.name))
+        wait = await self.store.players.rename_tried(identity.player_id, RENAMES)
+        if wait:
+            raise ArenaError(ErrorCode.RATE_LIMITED, f"too many renames: try again in {_minutes(wait)}")
+        word = await self.store.players.rename(identity.player_id, message.name)
+        if word == "registered":  # a register on another connection came first
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, "an account goes by its username")
+        if word != "ok":
+            raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
+        log.info("renamed", extra={"player_id": identity.player_id})
+        await self._rename_seats(identity.player_id, message.name, account=False)
+        renamed = dataclasses.replace(identity, name=message.name)
+        return Reply(Renamed(id=message.id, name=message.name), identify=renamed)
 
     async def _known_at(self, caller: Caller, player_id: str) -> None:
         """The new account's address is known to it (logins from there pass the
@@ -151,17 +173,21 @@ class Accounts:
                 extra={"player_id": player_id, "reason": repr(exc)},
             )
 
-    async def _rename_seats(self, player_id: str, name: str) -> None:
-        """The new account's races that are not over show its name to everyone in them
-        from now on (their results too). The account exists whatever happens here: a
-        failure is logged, and those races keep the guest's name."""
+    async def _rename_seats(self, player_id: str, name: str, account: bool) -> None:
+        """The player's other sessions, on every node, go by its new name (a new
+        account's, or a guest's), and its races that are not over show it to everyone in
+        them from now on (their results too). The name is the player's whatever happens
+        here: a failure is logged, and those sessions and races keep the old one until
+        their next hello."""
         try:
+            renamed = {"player_id": player_id, "name": name, "account": account}
+            await self.store.events.publish_player(player_id, pack_event(EventKind.RENAMED, renamed))
             for race_id in await self.store.players.active_races(player_id):
                 if await self.store.races.rename_seat(race_id, player_id, name) is Answer.OK:
                     await self.lobby.announce(race_id)
         except Exception as exc:
             log.warning(
-                "a new account's seats kept the guest's name",
+                "a player's seats kept the old name",
                 extra={"player_id": player_id, "reason": repr(exc)},
             )
 

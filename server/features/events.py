@@ -38,6 +38,10 @@ class EventKind(StrEnum):
     #: ``reason``, except the connection ``keep`` names (the one logging out). The message
     #: (``tokens``: the digests; ``reason``; ``keep``) is never sent.
     SIGNED_OUT = "o"
+    #: A player's name changed (a guest renamed, or became an account): their sessions on
+    #: every node go by the message's ``name`` from now on (and are an account's when its
+    #: ``account`` says so), whatever they seat themselves in next. Never sent.
+    RENAMED = "n"
 
 
 @dataclass(frozen=True, slots=True)

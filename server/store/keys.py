@@ -48,6 +48,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``player:{<id>}:login_failures:<address>`` | string | wrong passwords for it from one address (expires) |
 | ``player:{<id>}:known_addresses`` | sorted set | address -> ms of its latest login there (20, 30 days) |
 | ``player:<id>:password_changes`` | string | password changes tried in the hour (expires) |
+| ``player:<id>:renames`` | string | a guest's renames in the hour (expires) |
 | ``address:<address>:login_failures`` | string | failed logins from a client address (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
 | ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |
@@ -242,6 +243,10 @@ def login_keys(player_id: str, address: str) -> list[str]:
 
 def password_changes(player_id: str) -> str:
     return f"player:{player_id}:password_changes"
+
+
+def player_renames(player_id: str) -> str:
+    return f"player:{player_id}:renames"
 
 
 def address_login_failures(address: str) -> str:

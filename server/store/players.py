@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from server.store import keys
+from server.store import keys, scripts
 from shared.games import GAMES
 
 
@@ -14,9 +14,15 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: How long a guest's renames are counted, seconds from the first.
+RENAME_WINDOW = 60 * 60
+
+
 class PlayerStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
+        self._rename = client.register_script(scripts.RENAME.source)
+        self._count = client.register_script(scripts.COUNT.source)
 
     async def create(
         self, player_id: str, name: str, token: str, now: int, ttl: int, bot: bool = False
@@ -85,6 +91,18 @@ class PlayerStore:
         return {
             p: (name, bot == "1") for p, (name, bot) in zip(player_ids, rows, strict=True) if name is not None
         }
+
+    async def rename(self, player_id: str, name: str) -> str:
+        """``ok`` (the guest goes by ``name`` now), ``registered`` (an account keeps its
+        username) or ``no_player``."""
+        word: str = await self._rename(keys=[keys.player(player_id)], args=[name])
+        return word
+
+    async def rename_tried(self, player_id: str, most: int) -> int:
+        """Count one rename of the guest: 0 when counted, else the seconds until it may
+        rename again (``most`` within :data:`RENAME_WINDOW` of the first)."""
+        wait: int = await self._count(keys=[keys.player_renames(player_id)], args=[most, RENAME_WINDOW])
+        return wait
 
     async def mark_hello(self, player_id: str, now: int) -> None:
         """The player said hello (new or resumed) at ``now``."""

@@ -143,8 +143,8 @@ class RaceStore:
         return Answer(reply)
 
     async def rename_seat(self, race_id: str, player_id: str, name: str) -> Answer:
-        """The racer's seat takes their new name (a guest became an account), unless the
-        race is already ending or over."""
+        """The racer's seat takes their new name (a guest renamed, or became an account),
+        unless the race is already ending or over."""
         reply = await self._rename_seat(
             keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, name]
         )

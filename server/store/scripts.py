@@ -615,6 +615,20 @@ return 'ok'
 """,
 )
 
+RENAME: Final = LuaScript(
+    "rename",
+    keys=("player",),
+    argv=("name",),
+    answers="ok | no_player | registered. A guest goes by a new name; an account keeps its "
+    "username (checked here, as a register may have just made the guest one).",
+    source="""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'no_player' end
+if redis.call('HEXISTS', KEYS[1], 'username') == 1 then return 'registered' end
+redis.call('HSET', KEYS[1], 'name', ARGV[1])
+return 'ok'
+""",
+)
+
 #: Lua for counters of limited tries, each living its seconds from its first count:
 #: ``lapse`` (the seconds until a full one lapses), ``count`` and ``uncount`` (one back;
 #: at zero it is deleted, and one that lapsed stays gone), both keeping the counter's life.
@@ -799,6 +813,7 @@ ALL: Final = (
     REMATCH_ANSWER,
     REMATCH_EXPIRE,
     REGISTER,
+    RENAME,
     COUNT,
     UNCOUNT,
     GUESS,

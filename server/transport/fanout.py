@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -292,6 +293,8 @@ class Fanout:
                     self._background.spawn(self.drop_race(race_id), "dropping an ended race")
             case EventKind.SIGNED_OUT:
                 self._sign_out(channel, event.msg)
+            case EventKind.RENAMED:
+                self._rename(channel, event.msg)
             case unexpected:
                 assert_never(unexpected)
 
@@ -305,6 +308,15 @@ class Fanout:
             if session.closing is None:
                 close = session.ws.close(CloseCode.NORMAL_CLOSURE, msg["reason"])
                 session.closing = asyncio.create_task(close)
+
+    def _rename(self, channel: str, msg: dict[str, Any]) -> None:
+        """The player's sessions here go by their new name (and account) from now on."""
+        for session in self._sessions.get(channel, ()):
+            identity = session.caller.identity
+            if identity is not None and identity.player_id == msg["player_id"]:
+                session.caller.identity = dataclasses.replace(
+                    identity, name=msg["name"], account=identity.account or bool(msg["account"])
+                )
 
     async def _seat(self, session: Session, race: RaceInfo, msg: dict[str, Any], matched: bool) -> None:
         """This session's player was seated in ``race`` (by a quick match when

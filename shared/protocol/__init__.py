@@ -28,6 +28,8 @@ from shared.protocol.accounts import (
     Login,
     Logout,
     Register,
+    Rename,
+    Renamed,
 )
 from shared.protocol.assists import GetHint, Hint
 from shared.protocol.base import (
@@ -250,6 +252,8 @@ __all__ = [
     "RematchRacer",
     "RematchStarted",
     "RematchUpdate",
+    "Rename",
+    "Renamed",
     "Replay",
     "Reply",
     "Request",

@@ -1,6 +1,7 @@
 """Accounts: a guest claims a username with a password; anyone logs in with them on any
 device and gets a token, as ``hello`` gives; logging out revokes that token; a new
-password revokes every other one."""
+password revokes every other one. A guest may change the name it goes by (an account's
+name is its username)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from shared.protocol.base import Reply, Request, RequestId
+from shared.protocol.base import PlayerName, Reply, Request, RequestId
 
 #: Password lengths accepted (characters).
 PASSWORD_MIN = 8
@@ -66,5 +67,22 @@ class Account(Reply):
     bot: bool = False
 
 
-Requests = Register | Login | Logout | ChangePassword
-Replies = Account
+class Rename(Request):
+    """A guest's new name, shown from now on wherever the guest is seated and in the
+    races it has not finished; the results of races over keep the name raced under."""
+
+    type: Literal["rename"] = "rename"
+    id: RequestId
+    name: PlayerName
+
+
+class Renamed(Reply):
+    """Reply to ``rename``: the name as the server keeps it (NFC-normalized)."""
+
+    type: Literal["renamed"] = "renamed"
+    id: RequestId | None = None
+    name: str
+
+
+Requests = Register | Login | Logout | ChangePassword | Rename
+Replies = Account | Renamed

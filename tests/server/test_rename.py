@@ -1,0 +1,113 @@
+"""A guest's rename: the reply, the seats of its races not over, its results kept, a
+resumed session, and the refusals; checked on raw frames of real connections."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from websockets.asyncio.client import ClientConnection
+
+from server.app import ArenaServer
+from tests.server.test_accounts import PASSWORD, Frame, ask, connected, guest
+
+
+async def next_frame(ws: ClientConnection, kind: str, first_racer: str | None = None) -> Frame:
+    """The next frame of type ``kind`` (a ``race_update``: whose first racer goes by
+    ``first_racer``)."""
+    while True:
+        frame: Frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if frame["type"] == kind and (
+            first_racer is None or frame["race"]["racers"][0]["name"] == first_racer
+        ):
+            return frame
+
+
+async def test_a_renamed_guest_is_seated_under_the_new_name_and_resumes_with_it(arena: ArenaServer) -> None:
+    ada, welcome = await guest(arena.url, "ada")
+    bob, _ = await guest(arena.url, "bob")
+    created = await ask(ada, {"type": "create_race", "id": 1, "game": "treize"})
+    race_id, code = created["race"]["race_id"], created["race"]["code"]
+    assert (await ask(bob, {"type": "join_race", "id": 1, "code": code}))["type"] == "race"
+    reply = await ask(ada, {"type": "rename", "id": 2, "name": "Zoe\u0308 L"})
+    assert reply == {"type": "renamed", "id": 2, "name": "Zo\u00eb L"}  # as kept: NFC
+    update = await next_frame(bob, "race_update", "Zo\u00eb L")  # bob is told
+    assert [r["name"] for r in update["race"]["racers"]] == ["Zo\u00eb L", "bob"]
+    info = await ask(bob, {"type": "get_race", "id": 2, "race_id": race_id})
+    assert [r["name"] for r in info["race"]["racers"]] == ["Zo\u00eb L", "bob"]
+    # This session goes by it from now on (a race created next), and so does a resumed one.
+    again = await ask(ada, {"type": "create_race", "id": 3, "game": "eight-off"})
+    assert [r["name"] for r in again["race"]["racers"]] == ["Zo\u00eb L"]
+    other = await connected(arena.url)
+    resumed = await ask(other, {"type": "hello", "id": "r", "token": welcome["token"]})
+    assert resumed["name"] == "Zo\u00eb L" and resumed["player_id"] == welcome["player_id"]
+    for conn in (ada, bob, other):
+        await conn.close()
+
+
+async def test_a_finished_race_keeps_the_name_it_was_raced_under(arena: ArenaServer) -> None:
+    ada, _ = await guest(arena.url, "ada")
+    bob, _ = await guest(arena.url, "bob")
+    created = await ask(ada, {"type": "create_race", "id": 1, "game": "treize", "seats": 2})
+    race_id, code = created["race"]["race_id"], created["race"]["code"]
+    await ask(bob, {"type": "join_race", "id": 1, "code": code})
+    for ws in (ada, bob):
+        assert (await ask(ws, {"type": "ready", "id": 2, "race_id": race_id}))["type"] == "ok"
+    await next_frame(ada, "race_started")
+    for ws in (ada, bob):
+        assert (await ask(ws, {"type": "finish", "id": 3, "race_id": race_id}))["type"] == "ok"
+    await next_frame(ada, "race_ended")
+    assert (await ask(ada, {"type": "rename", "id": 4, "name": "ada later"}))["type"] == "renamed"
+    results = await ask(bob, {"type": "get_results", "id": 4, "race_id": race_id})
+    assert sorted(s["name"] for s in results["summary"]["standings"]) == ["ada", "bob"]
+    for ws in (ada, bob):
+        await ws.close()
+
+
+async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(arena: ArenaServer) -> None:
+    ws, _ = await guest(arena.url, "cy")
+    bad = await ask(ws, {"type": "rename", "id": 1, "name": " cy"})
+    assert bad["type"] == "error" and bad["code"] == "invalid_message"
+    assert "a name starts with a letter or digit" in bad["message"]
+    same = await ask(ws, {"type": "rename", "id": 2, "name": "cy"})  # no change: not counted
+    assert same == {"type": "renamed", "id": 2, "name": "cy"}
+    for n in range(10):
+        assert (await ask(ws, {"type": "rename", "id": 10 + n, "name": f"cy {n}"}))["type"] == "renamed"
+    refused = await ask(ws, {"type": "rename", "id": 20, "name": "cy again"})
+    assert refused == {
+        "type": "error",
+        "id": 20,
+        "code": "rate_limited",
+        "message": "too many renames: try again in 60 minutes",
+    }
+    register = await ask(ws, {"type": "register", "id": 21, "username": "cy_account", "password": PASSWORD})
+    assert register["type"] == "account"
+    account = await ask(ws, {"type": "rename", "id": 22, "name": "someone else"})
+    assert account == {
+        "type": "error",
+        "id": 22,
+        "code": "already_registered",
+        "message": "an account goes by its username",
+    }
+    await ws.close()
+
+
+async def test_the_guests_other_sessions_go_by_the_new_name_in_what_they_join_next(
+    arena: ArenaServer,
+) -> None:
+    ada, welcome = await guest(arena.url, "ada")
+    tab = await connected(arena.url)  # the same guest in another tab
+    assert (await ask(tab, {"type": "hello", "id": "t", "token": welcome["token"]}))["name"] == "ada"
+    assert (await ask(ada, {"type": "rename", "id": 1, "name": "ada two"}))["type"] == "renamed"
+    # The other session learns it through the player's events: its next race seats it so.
+    names = []
+    for attempt in range(20):
+        created = await ask(tab, {"type": "create_race", "id": 10 + attempt, "game": "treize"})
+        names.append(created["race"]["racers"][0]["name"])
+        if names[-1] == "ada two":
+            break
+        await ask(tab, {"type": "leave_race", "id": 40 + attempt, "race_id": created["race"]["race_id"]})
+        await asyncio.sleep(0.05)
+    assert names[-1] == "ada two", names
+    for ws in (ada, tab):
+        await ws.close()
