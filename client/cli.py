@@ -27,6 +27,7 @@ import math
 import os
 import random
 import re
+import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime
@@ -68,6 +69,7 @@ from shared.protocol import (
     TableEntry,
     TournamentEntry,
     Welcome,
+    check_name,
 )
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
 from shared.protocol.lobby import TIME_LIMIT_MAX, TIME_LIMIT_MIN
@@ -229,6 +231,22 @@ def add_commands(commands: Any) -> None:
         action="store_true",
         help="read the old password, then the new one, from stdin's first two lines (default: asked for)",
     )
+
+    rename = commands.add_parser(
+        "rename",
+        help="give your saved guest a new name, keeping its races and results",
+        description=(
+            "Give the guest saved for --name (default: your login) on this server a new "
+            "name: the same player, with its races and results; its seats in races not "
+            "over show the new name, finished races keep the old one. The credentials file "
+            "keeps its token under the new name, so the commands play as it with --name "
+            "NEW_NAME. An account goes by its username. Ten renames an hour at most."
+        ),
+    )
+    rename.add_argument(
+        "new_name", metavar="NEW_NAME", help="the new name (1-24 letters, digits, spaces, _ . -)"
+    )
+    _common(rename, name_help="the guest to rename (default: your login)")
 
     profile = commands.add_parser(
         "profile",
@@ -436,6 +454,7 @@ def run(args: argparse.Namespace) -> int:
         "login": login,
         "logout": logout,
         "password": change_password,
+        "rename": rename_guest,
         "profile": profile,
         "leaderboard": leaderboard,
         "daily": daily,
@@ -1044,6 +1063,31 @@ async def change_password(args: argparse.Namespace) -> int:
             raise CommandError(f"{saved.name} is logged out here (its token no longer works): log in again")
         await client.change_password(old, new)
     print(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
+    return 0
+
+
+async def rename_guest(args: argparse.Namespace) -> int:
+    store = TokenStore()
+    name, account = _player(args, store)
+    if account is not None:
+        raise CommandError(f"{name} is an account: it goes by its username")
+    try:
+        new_name = check_name(args.new_name)  # the server's own rule, before connecting
+    except ValueError as exc:
+        raise CommandError(f"invalid_message: {exc}") from None
+    saved = store.get(args.server, name)
+    if saved is None:
+        raise CommandError(f"no guest named {name} is kept here for {args.server} (--name picks one)")
+    if new_name != name and store.get(args.server, new_name) is not None:
+        raise CommandError(f"a player named {new_name} is kept here already: choose another name")
+    async with _signed_in_as(args, store, saved) as client:
+        if client is None:
+            raise CommandError(f"the guest {name} is gone (it was not used for too long)")
+        kept = await client.rename(new_name)
+    store.forget(args.server, name)
+    store.put(args.server, Credential(saved.player_id, kept, saved.token))
+    again = f"--name {shlex.quote(kept)}"
+    print(f"{name} is now {kept} (player {saved.player_id}) on {args.server}; play as it with {again}")
     return 0
 
 

@@ -212,7 +212,7 @@ def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
     assert replay.returncode == 0 and "--json" in replay.stdout
     assert "--rated" in play.stdout and "accounts only" in words
     top = run("--help", config=tmp_path / "c.json")
-    for command in ("register", "login", "logout", "password", "profile", "leaderboard", "daily"):
+    for command in ("register", "login", "logout", "password", "rename", "profile", "leaderboard", "daily"):
         assert re.search(rf"^    {command}\b", top.stdout, re.MULTILINE), command
     for command in ("register", "login"):
         text = run(command, "--help", config=tmp_path / "c.json").stdout
@@ -438,6 +438,44 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
         assert (await probe.login(username, new_password)).username == username
     nobody = run("password", "--password-stdin", "--server", node.url, config=tmp_path / "none.json")
     assert one_error_line(nobody) == f"solitaire-arena: no account is logged in on {node.url} here"
+
+
+async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    first = run("profile", "--name", "kim", "--server", node.url, config=config)  # a guest, saved
+    assert first.returncode == 0, first.stderr
+    player_id = json.loads(config.read_text())[f"{node.url} kim"]["player_id"]
+    renamed = run("rename", "kim lee", "--name", "kim", "--server", node.url, config=config)
+    assert renamed.returncode == 0, renamed.stderr
+    assert renamed.stdout.strip() == (
+        f"kim is now kim lee (player {player_id}) on {node.url}; play as it with --name 'kim lee'"
+    )
+    saved = json.loads(config.read_text())
+    assert f"{node.url} kim" not in saved and saved[f"{node.url} kim lee"]["player_id"] == player_id
+    profile = run("profile", "--name", "kim lee", "--server", node.url, config=config)
+    assert profile.stdout.splitlines()[:2] == ["kim lee  guest", f"player {player_id}"]
+
+    gone = run("rename", "kimberly", "--name", "kim", "--server", node.url, config=config)
+    assert (
+        one_error_line(gone)
+        == f"solitaire-arena: no guest named kim is kept here for {node.url} (--name picks one)"
+    )
+    bad = run("rename", " kim", "--name", "kim lee", "--server", node.url, config=config)
+    assert one_error_line(bad).startswith(
+        "solitaire-arena: invalid_message: a name starts with a letter or digit"
+    )
+    run("profile", "--name", "jo", "--server", node.url, config=config)
+    taken = run("rename", "jo", "--name", "kim lee", "--server", node.url, config=config)
+    assert (
+        one_error_line(taken)
+        == "solitaire-arena: a player named jo is kept here already: choose another name"
+    )
+    username = unique("acct")
+    register(node, config, username, "--name", "jo")
+    account = run("rename", "someone", "--server", node.url, config=config)  # the account logged in
+    assert one_error_line(account) == f"solitaire-arena: {username} is an account: it goes by its username"
 
 
 # ----- daily challenges ---------------------------------------------------------------------------
