@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from playwright.async_api import Browser, Page, WebSocket, expect
+from playwright.async_api import Browser, Page, WebSocket, WebSocketRoute, expect
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
@@ -245,6 +245,55 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
     finally:
         redis.close()
     await ada.close()
+    assert errors == []
+
+
+async def test_the_viewers_welcome_arriving_while_a_visitor_types_a_name_takes_no_key(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The viewer's session that reads the open races is welcomed while the visitor is
+    typing their name (held back here until two letters are in): the field keeps the focus
+    and every key after it, and Enter starts the guest under the whole name."""
+    errors: list[str] = []
+    page = await (await browser.new_context()).new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    held: list[tuple[WebSocketRoute, str]] = []
+    sent: list[dict[str, object]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if not sent or sent[0].get("viewer") is not True or len(sent) > 1 or held:
+                ws.send(message)
+            else:  # the viewer's welcome: sent on once the visitor has begun typing
+                held.append((ws, str(message)))
+
+        def to_server(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            server.send(message)
+
+        server.on_message(to_page)
+        ws.on_message(to_server)
+
+    await page.route_web_socket(re.compile(r"^ws://"), route)
+    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    await page.locator("#name").click()
+    await page.keyboard.type("ad")
+    for _ in range(100):
+        if held:
+            break
+        await page.wait_for_timeout(20)
+    ((socket, welcome),) = held
+    socket.send(welcome)
+    await expect(page.locator("#no-open-races")).to_be_visible()  # the welcome was taken
+    await page.keyboard.type("a")
+    await expect(page.locator("#name")).to_have_value("ada")
+    await expect(page.locator("#name")).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#who")).to_have_text("ada (guest)")
+    assert [m["name"] for m in sent if m["type"] == "hello" and "name" in m] == ["ada"]
+    await page.context.close()
     assert errors == []
 
 

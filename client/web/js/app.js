@@ -105,14 +105,21 @@ function lobbyPage() {
     element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."), element("table", {}, myList));
   const queueLine = element("p", { id: "queue", role: "status", hidden: true });
 
-  // An account races under its username; a guest chooses a name (or signs in).
+  // An account races under its username; a guest chooses a name (or signs in). Redrawn
+  // only when that changes: every welcome (the visitor's viewer session, a resume) calls
+  // this, and taking the name field out and back would take the focus from someone typing
+  // in it, and with it what they type next.
+  let whoDrawn; // the username `who` shows (null: the name field), undefined before the first draw
   function drawWho() {
-    if (arena.username) {
-      who.replaceChildren(element("span", { id: "signed-in" }, `Signed in as ${arena.username}.`),
-        element("a", { href: "#/account" }, "Account"));
-    } else {
-      who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput, nameNote,
-        element("span", { class: "setting" }, "or"), element("a", { href: "#/account", id: "lobby-sign-in" }, "sign in or register"));
+    if (arena.username !== whoDrawn) {
+      whoDrawn = arena.username;
+      if (arena.username) {
+        who.replaceChildren(element("span", { id: "signed-in" }, `Signed in as ${arena.username}.`),
+          element("a", { href: "#/account" }, "Account"));
+      } else {
+        who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput, nameNote,
+          element("span", { class: "setting" }, "or"), element("a", { href: "#/account", id: "lobby-sign-in" }, "sign in or register"));
+      }
     }
     // Rated races are for accounts: the box is there for them only, and a rated race has no hints.
     rated.disabled = !arena.username;
