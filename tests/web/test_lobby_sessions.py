@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from playwright.async_api import Browser, Page, WebSocket, WebSocketRoute, expect
+from playwright.async_api import Browser, Page, WebSocket, expect
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
@@ -17,7 +17,7 @@ from shared.protocol import MatchFound, RaceEnded, RaceStarted
 from shared.record import read_record, verify_record
 from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
-from tests.web.conftest import give_up
+from tests.web.conftest import HeldReplies, give_up
 from tests.web.test_browser import open_page, page_race_id
 
 NAME_KEY = "solitaire-arena.name"
@@ -257,42 +257,22 @@ async def test_the_viewers_welcome_arriving_while_a_visitor_types_a_name_takes_n
     errors: list[str] = []
     page = await (await browser.new_context()).new_page()
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    held: list[tuple[WebSocketRoute, str]] = []
     sent: list[dict[str, object]] = []
-
-    def route(ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-
-        def to_page(message: str | bytes) -> None:
-            if not sent or sent[0].get("viewer") is not True or len(sent) > 1 or held:
-                ws.send(message)
-            else:  # the viewer's welcome: sent on once the visitor has begun typing
-                held.append((ws, str(message)))
-
-        def to_server(message: str | bytes) -> None:
-            sent.append(json.loads(message))
-            server.send(message)
-
-        server.on_message(to_page)
-        ws.on_message(to_server)
-
-    await page.route_web_socket(re.compile(r"^ws://"), route)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
+    held = HeldReplies("welcome")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
     await page.goto(arena.url.replace("ws://", "http://") + "/")
     await page.locator("#name").click()
     await page.keyboard.type("ad")
-    for _ in range(100):
-        if held:
-            break
-        await page.wait_for_timeout(20)
-    ((socket, welcome),) = held
-    socket.send(welcome)
+    await held.wait(page, "welcome")
+    held.release()
     await expect(page.locator("#no-open-races")).to_be_visible()  # the welcome was taken
     await page.keyboard.type("a")
     await expect(page.locator("#name")).to_have_value("ada")
     await expect(page.locator("#name")).to_be_focused()
     await page.keyboard.press("Enter")
     await expect(page.locator("#who")).to_have_text("ada (guest)")
-    assert [m["name"] for m in sent if m["type"] == "hello" and "name" in m] == ["ada"]
+    assert [m.get("viewer", m.get("name")) for m in sent if m["type"] == "hello"] == [True, "ada"]
     await page.context.close()
     assert errors == []
 
