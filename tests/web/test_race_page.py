@@ -12,6 +12,7 @@ from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
 from tests.server.conftest import Connect
+from tests.web.conftest import HeldReplies
 from tests.web.test_browser import open_page, running_race_page, shown
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
 from tests.web.test_undo_hints_rematch import same_player
@@ -147,6 +148,35 @@ async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
     await expect(page.locator("p.error")).to_have_text("the race has no results until it ends: see the race")
     assert await page.locator("#not-over-link").get_attribute("href") == f"#/race/{race_id}"
     await expect(page.locator("#verify-link")).to_have_count(0)
+    assert errors == []
+
+
+async def test_a_reply_that_comes_after_its_page_was_left_changes_nothing_on_the_next_page(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """A running race's page left before get_race answered does not send the tab on to
+    watch that race, nor does a profile left before get_profile answered draw itself over
+    the page shown then (both replies held back until the next page is drawn)."""
+    errors: list[str] = []
+    race_id, racers = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await (await browser.new_context()).new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    held = HeldReplies("race", "profile")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(arena.url.replace("ws://", "http://") + f"/#/race/{race_id}")
+    await held.wait(page, "race")
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("#leaderboard")).to_be_visible()
+    await page.evaluate(f"location.hash = '#/profile/{racers[0].player_id}'")
+    await held.wait(page, "profile")
+    await page.click("#nav-live")
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_be_visible()
+    held.release()
+    await page.wait_for_timeout(500)  # what the late replies would do, they do at once
+    await expect(page).to_have_url(re.compile("#/live$"))
+    await expect(page.locator("h1")).to_have_text("Live races")
+    await expect(page.locator("#profile-name")).to_have_count(0)
+    await page.context.close()
     assert errors == []
 
 

@@ -334,6 +334,7 @@ function racePage(raceId, arrived = null) {
     title: "race the day's best three finished attempts of this deal, move for move at their own times" }, "Race ghosts");
   const ghostsBar = element("div", { class: "ghosts-bar", id: "ghosts-bar", hidden: true }, ghostsToggle, ghostsNote);
   let race = null;
+  let left = false; // the page was left: a reply that comes later changes nothing (nor where the tab is)
   let seq = 0;
   let offset = 0;
   let sending = Promise.resolve();
@@ -388,6 +389,7 @@ function racePage(raceId, arrived = null) {
     } catch {
       daily = { date: null };
     }
+    if (left) return;
     drawDaily();
     if (race) status.textContent = statusNow(race);
     showResults();
@@ -567,6 +569,7 @@ function racePage(raceId, arrived = null) {
 
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
   function load(info, fresh = true) {
+    if (left) return;
     race = info;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
     if (fresh && info.server_time) offset = info.server_time - Date.now();
@@ -610,7 +613,7 @@ function racePage(raceId, arrived = null) {
 
   // A get_race reply: events may have moved the race on since the server answered.
   function fetched(info) {
-    if (race && STAGES[info.status] < STAGES[race.status]) return false;
+    if (left || (race && STAGES[info.status] < STAGES[race.status])) return false;
     load(info);
     return true;
   }
@@ -898,7 +901,7 @@ function racePage(raceId, arrived = null) {
       if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
       showError(error, failure);
     });
-  return () => { clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
+  return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
 // ----- replay --------------------------------------------------------------------------
