@@ -951,12 +951,16 @@ function replayPage(raceId) {
   }
 
   slider.addEventListener("input", showStep);
-  const verifyLine = element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race"));
+  const verifyLine = element("p", {}); // once the results say whether the seed is out
   const stepLine = element("div", { class: "row" }, slider, label);
   app.replaceChildren(element("h1", {}, "Replay"), racerButtons, verifyLine, stepLine, boardBox, error);
   readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
+      // A daily attempt's seed is out once its day is over: till then there is nothing to verify.
+      verifyLine.replaceChildren(summary.seed != null
+        ? element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")
+        : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC)."));
       racerButtons.replaceChildren(...summary.standings.map((s) =>
         element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id,
           "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}`)));
