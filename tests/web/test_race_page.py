@@ -11,11 +11,12 @@ from typing import Any
 from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
-from tests.server.conftest import Connect
+from shared import replay
+from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.web.conftest import HeldReplies
-from tests.web.test_browser import open_page, running_race_page, shown
+from tests.web.test_browser import click_move, open_page, page_race_id, running_race_page, shown
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
-from tests.web.test_undo_hints_rematch import same_player
+from tests.web.test_undo_hints_rematch import after, same_player, until_shown
 
 TOKEN_KEY = "solitaire-arena.token"
 #: What only a racer of the race is offered on its page.
@@ -248,6 +249,40 @@ async def racing_with_frames(
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
     await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
     return page, sent
+
+
+async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_refuses_its_move(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The same player moves elsewhere (another tab or device, here the SDK with the page's
+    token): the page's next move is refused for its seq, and the page shows the board as the
+    server has it, says why in plain words, and its next move goes in; a hint asked for a
+    board played on elsewhere is shown for the board as it is."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    race_id = page_race_id(page.url)
+    line = winning_line()
+    elsewhere = await same_player(page, arena.url)
+    await elsewhere.move(race_id, line[0])
+    await click_move(page, line[1])
+    await expect(page.locator("#refusal")).to_have_text(
+        "This race was played on elsewhere (another tab or device): the board is shown as it is now. "
+        "Play your move again."
+    )
+    assert await shown(page) == after(line[:1])
+    await expect(page.locator(".racer[data-player] .racer-state").first).to_have_text(
+        f"{52 - replay('eight-off', WINNABLE_SEED, line[:1]).score} left"
+    )
+    await click_move(page, line[1])
+    await until_shown(page, after(line[:2]), "the move played again")
+    await expect(page.locator("#refusal")).to_have_text("")
+    await elsewhere.move(race_id, line[2], seq=3)
+    await page.click("#hint")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
+    assert await shown(page) == after(line[:3])
+    assert [(f["seq"], f["move"]) for f in sent if f["type"] == "move"] == [(1, line[1]), (2, line[1])]
+    await elsewhere.close()
+    assert errors == []
 
 
 async def test_the_keys_u_and_h_send_nothing_while_undo_is_disabled_or_hints_are_off(

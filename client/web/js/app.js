@@ -278,6 +278,12 @@ function lobbyPage() {
 
 // ----- race ----------------------------------------------------------------------------
 
+// Refusals of a move after which the page's board is out of date, or may be: it reads
+// the race again (see racePage's resync). Those about the seq are said in plain words.
+const OUT_OF_STEP = new Set(["stale_seq", "seq_conflict", "future_seq"]);
+const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
+const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
+
 // What a racer's answer to a rematch offer reads as.
 const ANSWERS = { offered: "offered", pending: "not answered yet", accepted: "accepted", declined: "declined" };
 
@@ -510,10 +516,21 @@ function racePage(raceId, arrived = null) {
       } catch (failure) {
         showError(error, failure);
         error.textContent = cardsInWords(error.textContent);
+        if (RESYNC.has(failure.code)) await resync();
+        if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
         board.draw();
       }
     });
     return sending;
+  }
+
+  // The board as the server has it, after a refusal that says this page's is out of date
+  // (moves made on another tab or device of this player's) or that a move may or may not
+  // have gone in (unavailable): its seq, board and racers from get_race.
+  async function resync() {
+    try {
+      fetched((await arena.request({ type: "get_race", race_id: raceId })).race);
+    } catch { /* the refusal stands; a reconnect's welcome reads the race again */ }
   }
 
   // A hint for the board as it is once the moves sent so far are in: its cards and target
@@ -523,6 +540,7 @@ function racePage(raceId, arrived = null) {
     showError(error, null);
     try {
       const reply = await arena.request({ type: "get_hint", race_id: raceId });
+      if (reply.seq > seq) await resync(); // moves made elsewhere: the board as it is, then its hint
       if (reply.seq !== seq) return; // a move went in meanwhile: the hint was for a board gone
       board.hint(reply.move ?? null);
       status.textContent = reply.move ? `Hint: ${reply.move}` : "Hint: no move is left";
