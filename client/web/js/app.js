@@ -24,8 +24,10 @@ const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, canc
 // How often a visitor's page of an open race reads it again (a visitor gets no race_update).
 const VISITOR_REFRESH_MS = 3000;
 // The quick-match queue the page's player waits in (a game id), known app-wide: the lobby
-// shows it with Cancel. A new connection (a welcome) waits in none.
+// shows it with Cancel. A new connection (a welcome) waits in none. An account's is the
+// rated queue (the server's `queued` says so), where only accounts are paired.
 let queuedFor = null;
+let queuedRated = false;
 let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
 // The races the page's player sits in (ids): the welcome's, and those created, joined or
 // entered on this page. The lobby lists those not over, with links.
@@ -228,7 +230,9 @@ function lobbyPage() {
   function drawQueue() {
     queueLine.hidden = !queuedFor;
     if (!queuedFor) { queueLine.replaceChildren(); return; }
-    queueLine.replaceChildren(`Waiting for someone to race at ${GAME_TITLES[queuedFor] ?? queuedFor}… `,
+    const title = GAME_TITLES[queuedFor] ?? queuedFor;
+    queueLine.replaceChildren(queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
+      : `Waiting for someone to race at ${title}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
         forgetPendingShares("queue.");
@@ -240,9 +244,10 @@ function lobbyPage() {
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
     const before = matchesFound;
     const mine = pendingShare(`queue.${id}`, true); // kept before asking: match_found may overtake the reply
-    await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
+    const queued = await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
+    queuedRated = queued.rated === true;
     drawQueue();
   }) }, `Quick match: ${title}`));
 
