@@ -285,6 +285,7 @@ class ArenaServer:
         await fanout.start()
         spectators.start()
         features.clock.start()
+        features.lobby.start()
         features.quick_match.start()
         features.leaderboard_sweep.start()
         if self.settings.daily_prepare:

@@ -3,8 +3,10 @@
 Open races do not wait for players who went away: when a player's last connection on
 a node closes while they sit in a race that has not started, they get ``lobby_grace``
 seconds to come back (a dropped connection, a page reload). If they have not said
-hello anywhere since, they leave the race as if they had sent ``leave_race``; the last
-one out cancels it.
+hello anywhere since, they leave their open races as if they had sent ``leave_race``;
+the last one out cancels a race. Who went away, and when, is kept in Redis, and every
+node looks for graces that ended: a node stopped or restarted meanwhile (its
+connections closing as it stops) leaves none of those seats taken for good.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
+from typing import Final
 
-from server.background import Background
+from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, answer_error, race_not_found
 from server.features.context import Caller, Identity, Reply
@@ -50,6 +53,10 @@ from shared.protocol import (
 )
 
 log = logging.getLogger("arena.lobby")
+
+#: The longest wait between a node's looks for players whose lobby grace ended (a
+#: shorter grace is looked at more often: a third of it, 0.1 s at least).
+GONE_LOOK_EVERY: Final = 1.0
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _CODE_LENGTH = 6
@@ -133,10 +140,14 @@ class Lobby:
         self.settings = settings
         self.time = time
         self.seed_source = seed_source
-        self.background = Background()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._sweeper = asyncio.create_task(self._keep_freeing_seats(), name="lobby-gone-players")
 
     async def stop(self) -> None:
-        await self.background.stop()
+        if self._sweeper is not None:
+            await cancel_and_wait([self._sweeper])
 
     # ----- handlers --------------------------------------------------------------------
 
@@ -444,24 +455,37 @@ class Lobby:
 
     # ----- players who went away -------------------------------------------------------
 
-    def went_away(self, player_id: str, race_ids: list[str]) -> None:
-        """The player's last connection on this node closed; it followed ``race_ids``."""
+    async def went_away(self, player_id: str, race_ids: list[str]) -> None:
+        """The player's last connection on this node closed; it followed ``race_ids``.
+        Kept in Redis, so any node frees their open races' seats once the grace is over."""
         if race_ids:
             since = self.time.now_ms()
-            self.background.spawn(
-                self._leave_if_gone(player_id, race_ids, since), "freeing a gone player's seat"
-            )
+            due = since + round(self.settings.lobby_grace * 1000)
+            await self.store.players.went_away(player_id, since, due)
 
-    async def _leave_if_gone(self, player_id: str, race_ids: list[str], since: int) -> None:
-        await asyncio.sleep(self.settings.lobby_grace)
-        if await self.store.players.last_hello(player_id) > since:
-            return  # back
-        for race_id in race_ids:
-            meta = await self.store.races.meta(race_id)
-            if meta is None or meta.status is not RaceStatus.OPEN:
-                continue
+    async def _keep_freeing_seats(self) -> None:
+        every = min(GONE_LOOK_EVERY, max(self.settings.lobby_grace / 3, 0.1))
+        while True:
+            await asyncio.sleep(every)
             try:
-                await self.leave(player_id, race_id)
-            except ArenaError:
-                continue  # left, started or cancelled meanwhile
-            log.info("gone player left an open race", extra={"race_id": race_id, "player_id": player_id})
+                await self.free_seats_of_the_gone()
+            except Exception as exc:  # Redis away: looked at again next time
+                log.warning("freeing gone players' seats failed", extra={"reason": repr(exc)})
+
+    async def free_seats_of_the_gone(self) -> int:
+        """Each player whose lobby grace ended and who has not said hello anywhere since
+        leaves their open races; how many seats were freed."""
+        freed = 0
+        for player_id, since in await self.store.players.gone_due(self.time.now_ms()):
+            if await self.store.players.last_hello(player_id) > since:
+                continue  # back
+            for meta in await self.active_races(player_id, (RaceStatus.OPEN,)):
+                try:
+                    await self.leave(player_id, meta.race_id)
+                except ArenaError:
+                    continue  # left, started or cancelled meanwhile
+                freed += 1
+                log.info(
+                    "gone player left an open race", extra={"race_id": meta.race_id, "player_id": player_id}
+                )
+        return freed

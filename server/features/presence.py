@@ -147,7 +147,7 @@ class Presence:
 
     async def gone(self, player_id: str, followed: list[str]) -> None:
         """The player's last connection on this node closed."""
-        self.lobby.went_away(player_id, followed)
+        await self.lobby.went_away(player_id, followed)
         await self.quick_match.cancel(player_id)
         # Idle time counts from here: a guest kept past their last connection.
         await self.store.players.keep(player_id, self.guest_ttl)

@@ -278,7 +278,7 @@ class RaceResults:
         ):
             raise ArenaError(
                 ErrorCode.NOT_YET,
-                f"that is a {meta.game} daily attempt of {meta.daily}: "
-                "finish your own first, or wait for the day's end",
+                f"that is someone's attempt at the daily {meta.game} deal of {meta.daily}: it opens "
+                "to you once your own attempt of that deal is over, or once the day is (UTC)",
             )
         return summary

@@ -23,6 +23,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``races:open:<game>`` | sorted set | open races of one game by creation time |
 | ``races:live`` | sorted set | races counting down or running (not daily attempts) by start |
 | ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
+| ``lobby:gone`` | sorted set | ``<player>:<ms gone>`` -> ms the lobby grace ends of a player gone |
 | ``player:<id>`` | hash | name, created_at, hello_at |
 | ``player:<id>:races`` | set | every race the player sat in |
 | ``player:<id>:active`` | set | the player's races that are not over (open, countdown, running) |
@@ -68,6 +69,7 @@ OPEN_RACES: Final = "races:open"
 LIVE_RACES: Final = "races:live"
 DAILY_SECRET: Final = "daily:secret"
 DEADLINES: Final = "deadlines"
+LOBBY_GONE: Final = "lobby:gone"
 
 _RACE_CHANNEL_HEAD: Final = "race:{"
 _RACE_CHANNEL_TAIL: Final = "}:events"

@@ -108,6 +108,28 @@ class PlayerStore:
         """The player said hello (new or resumed) at ``now``."""
         await self.redis.hset(keys.player(player_id), "hello_at", now)
 
+    async def went_away(self, player_id: str, since: int, due: int) -> None:
+        """The player's last connection on a node closed at ``since``; their open races'
+        seats are looked at from ``due`` (the lobby grace), by any node."""
+        await self.redis.zadd(keys.LOBBY_GONE, {f"{player_id}:{since}": due})
+
+    async def gone_due(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
+        """(player id, when gone) of the players whose lobby grace ended by ``now``, each
+        taken off the list here: only the node that takes one looks at it."""
+        due: list[str] = await self.redis.zrangebyscore(keys.LOBBY_GONE, "-inf", now, 0, limit)
+        if not due:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for member in due:
+                pipe.zrem(keys.LOBBY_GONE, member)
+            taken = await pipe.execute()
+        found = []
+        for member, took in zip(due, taken, strict=True):
+            player_id, _, since = member.rpartition(":")
+            if took and since.isdigit():
+                found.append((player_id, int(since)))
+        return found
+
     async def last_hello(self, player_id: str) -> int:
         """When the player last said hello (ms; 0 if never recorded)."""
         value: str | None = await self.redis.hget(keys.player(player_id), "hello_at")

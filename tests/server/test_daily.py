@@ -180,6 +180,10 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
         ):
             refused = await bob.request(request)
             assert refused["type"] == "error" and refused["code"] == "not_yet", request
+            assert refused["message"] == (
+                f"that is someone's attempt at the daily treize deal of {started['date']}: it opens "
+                "to you once your own attempt of that deal is over, or once the day is (UTC)"
+            ), request
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert board["entries"][0]["name"] == "ada_daily" and "race_id" not in board["entries"][0]
         peek = await bob.request({"type": "get_race", "race_id": race_id})

@@ -360,6 +360,30 @@ async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
         assert info.status == "open"
 
 
+async def test_a_player_gone_when_the_node_stops_leaves_the_open_race_once_another_node_runs(
+    clean_redis: str, connect: Connect
+) -> None:
+    """The grace outlives the node: bob goes away, and the node stops before his grace is
+    over (its other connections closing with it). On the next node ada comes back and bob
+    never does: his seat is freed there, and the open race no longer waits for him (the
+    grace is long enough for ada to be back, however slowly the next node starts)."""
+    async with running_node(clean_redis, lobby_grace=2.0) as first:
+        ada, bob = await connect(first.url), await connect(first.url)
+        welcome = await ada.hello(name="ada")
+        await bob.hello(name="bob")
+        race = await ada.create_race("treize", seats=3, time_limit=60)
+        await bob.join_race(race.code)
+        await bob.close()
+    async with running_node(clean_redis, lobby_grace=2.0) as second:
+        back = await connect(second.url)
+        await back.hello(token=welcome.token)
+        await back.get_race(race.race_id)  # following it again
+        update = await back.wait_for(RaceUpdate, lambda u: len(u.race.racers) == 1, timeout=5)
+        assert [r.player_id for r in update.race.racers] == [ada.player_id]
+        listed = await back.list_races("treize")
+        assert [(r.race_id, len(r.racers)) for r in listed] == [(race.race_id, 1)]
+
+
 async def test_a_cancelled_race_and_a_finished_race_expire_after_the_race_ttl(
     arena: ArenaServer, connect: Connect, clean_redis: str
 ) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, WebSocketRoute, async_playwright, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots of every browser test land here (not committed).
@@ -35,3 +36,43 @@ async def give_up(page: Page) -> None:
     await page.click("#give-up")
     await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
     await page.click("#give-up")
+
+
+class HeldReplies:
+    """Routes a page's WebSocket through the test: the server's messages of the given
+    types are held back (in order) until :meth:`release`, so a reply comes as late as the
+    test wants. Install with ``await page.route_web_socket(re.compile("^ws://"), held.route)``
+    before the page connects."""
+
+    def __init__(self, *types: str) -> None:
+        self.types = set(types)
+        self.held: list[tuple[WebSocketRoute, str | bytes]] = []
+
+    def route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message).get("type") in self.types:
+                self.held.append((ws, message))
+            else:
+                ws.send(message)
+
+        server.on_message(to_page)
+
+    async def wait(self, page: Page, kind: str) -> None:
+        """Until a message of type ``kind`` is held (2 s at most)."""
+        for _ in range(100):
+            if self.holds(kind):
+                return
+            await page.wait_for_timeout(20)
+        assert self.holds(kind), [m for _, m in self.held]
+
+    def holds(self, kind: str) -> bool:
+        return any(isinstance(m, str) and json.loads(m)["type"] == kind for _, m in self.held)
+
+    def release(self) -> None:
+        """The held messages, sent on to the page; later ones of those types too."""
+        self.types = set()
+        for ws, message in self.held:
+            ws.send(message)
+        self.held = []

@@ -4,6 +4,7 @@ server's own state and the Glicko-2 numbers."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -282,6 +283,34 @@ async def test_a_rated_race_between_two_signed_in_pages_ends_with_ratings_and_ch
     await expect(ada.locator(f'#recent tr[data-race="{race_id}"]')).to_contain_text(f"-{1500 - loser}")
     for client in clients:
         await client.close()
+    assert errors == []
+
+
+async def test_an_accounts_quick_match_says_it_waits_for_another_account_in_the_rated_queue(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The server queues an account in the rated queue, which never pairs it with a guest
+    or a bot: the lobby says so while it waits (a guest's line says someone)."""
+    errors: list[str] = []
+    ada = await account(arena.url, "ada_q")
+    page = await open_page(browser, arena.url, errors)
+    replies: list[dict[str, object]] = []  # on the connection the login opens
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: replies.append(json.loads(frame))))
+    await log_in(page, "ada_q")
+    await expect(page.locator("#signed-in")).to_have_text("Signed in as ada_q.")
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_have_text(
+        "Waiting for another account to race at Treize (a rated quick match: accounts are paired "
+        "with accounts only)\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+    )
+    assert [r["rated"] for r in replies if r["type"] == "queued"] == [True]
+    guest = await open_page(browser, arena.url, errors)
+    await guest.fill("#name", "gus")
+    await guest.click("text=Quick match: Eagle Wing")
+    await expect(guest.locator("#queue")).to_have_text(
+        "Waiting for someone to race at Eagle Wing\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+    )
+    await ada.close()
     assert errors == []
 
 

@@ -124,10 +124,11 @@ async def test_a_phone_sized_screen_races_too_and_the_page_does_not_overflow(
 
 
 async def running_race_page(
-    browser: Browser, url: str, errors: list[str], game: str = "eight-off"
+    browser: Browser, url: str, errors: list[str], game: str = "eight-off", **options: Any
 ) -> tuple[Page, ArenaClient]:
-    """ada in a browser and bob through the SDK, in a race that has started."""
-    ada = await open_page(browser, url, errors)
+    """ada in a browser (its context made with ``options``) and bob through the SDK, in a
+    race that has started."""
+    ada = await open_page(browser, url, errors, **options)
     await ada.fill("#name", "ada")
     await ada.select_option("#game", game)
     await ada.click("#create")
@@ -282,6 +283,41 @@ async def test_a_card_dragged_onto_a_pile_is_moved_there(browser: Browser, arena
             await page.wait_for_timeout(20)
         assert await shown(page) == want, f"after dragging {move}"
     await page.screenshot(path=shot_path("dragged"))
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_swipe_that_starts_on_a_card_scrolls_and_drops_nothing_on_the_next_tap(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """On a touch screen a swipe that starts on a card scrolls the page (the browser cancels
+    that pointer): the card is not dragged, and a tap on an empty reserve afterwards plays
+    nothing there; the next move by taps is the only one played."""
+    errors: list[str] = []
+    phone = {"viewport": {"width": 390, "height": 500}, "is_mobile": True, "has_touch": True}
+    page, bob = await running_race_page(browser, arena.url, errors, **phone)
+    touch = await page.context.new_cdp_session(page)
+    box = await page.locator('.pile[data-pile="t1"] .card[data-card]').first.bounding_box()
+    assert box is not None
+    x, y = box["x"] + 10, box["y"] + 10
+    await touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 10):
+        point = {"x": x, "y": y - 15 * step}
+        await touch.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    await touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    assert await page.evaluate("scrollY") > 0  # it scrolled
+    await page.locator('.pile[data-pile="r5"]').tap(position={"x": 5, "y": 5})
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    source, target = line[0].split(">")
+    await page.locator(f'.pile[data-pile="{source}"] .card[data-card]').last.tap(position={"x": 10, "y": 5})
+    await page.locator(f'.pile[data-pile="{target}"]').tap(position={"x": 5, "y": 5})
+    want = expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
+    for _ in range(100):
+        if await shown(page) == want:
+            break
+        await page.wait_for_timeout(20)
+    assert await shown(page) == want, await page.locator("#refusal").inner_text()
     await bob.close()
     assert errors == []
 

@@ -401,6 +401,11 @@ async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the
         await expect(page.locator("#replay-link")).to_be_visible()
         await expect(page.locator("#verify-link")).to_have_count(0)
         await expect(page.locator("#verify-later")).to_have_text("Verify it once the day is over (UTC).")
+        await page.click("#replay-link")  # nor on the replay, where Verify would only be refused
+        await expect(page.locator("#step-label")).to_contain_text("the deal (of")
+        await expect(page.locator("#verify-link")).to_have_count(0)
+        await expect(page.locator("#verify-later")).to_have_text("Verify it once the day is over (UTC).")
+        await page.go_back()
         # Midnight passes (the next day's deals prepared): the seed is out.
         clock.advance(13 * 3600)
         assert arena.features is not None
@@ -416,6 +421,9 @@ async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the
         await expect(page.locator("#verify-link")).to_have_attribute("href", f"#/verify/{race_id}")
         await expect(page.locator("#verify-later")).to_have_count(0)
         await expect(page.locator("#practice-again")).to_have_count(0)  # the deal is no longer today's
+        await page.click("#replay-link")
+        await expect(page.locator("#verify-link")).to_have_attribute("href", f"#/verify/{race_id}")
+        await page.go_back()
         # Today is the next day; its Previous day link goes back to the day that is over.
         await open_daily(page)
         await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-15")

@@ -17,7 +17,7 @@ from shared.protocol import MatchFound, RaceEnded, RaceStarted
 from shared.record import read_record, verify_record
 from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
-from tests.web.conftest import give_up
+from tests.web.conftest import HeldReplies, give_up
 from tests.web.test_browser import open_page, page_race_id
 
 NAME_KEY = "solitaire-arena.name"
@@ -245,6 +245,35 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
     finally:
         redis.close()
     await ada.close()
+    assert errors == []
+
+
+async def test_the_viewers_welcome_arriving_while_a_visitor_types_a_name_takes_no_key(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The viewer's session that reads the open races is welcomed while the visitor is
+    typing their name (held back here until two letters are in): the field keeps the focus
+    and every key after it, and Enter starts the guest under the whole name."""
+    errors: list[str] = []
+    page = await (await browser.new_context()).new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    sent: list[dict[str, object]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
+    held = HeldReplies("welcome")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    await page.locator("#name").click()
+    await page.keyboard.type("ad")
+    await held.wait(page, "welcome")
+    held.release()
+    await expect(page.locator("#no-open-races")).to_be_visible()  # the welcome was taken
+    await page.keyboard.type("a")
+    await expect(page.locator("#name")).to_have_value("ada")
+    await expect(page.locator("#name")).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#who")).to_have_text("ada (guest)")
+    assert [m.get("viewer", m.get("name")) for m in sent if m["type"] == "hello"] == [True, "ada"]
+    await page.context.close()
     assert errors == []
 
 

@@ -11,10 +11,12 @@ from typing import Any
 from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
-from tests.server.conftest import Connect
-from tests.web.test_browser import open_page, running_race_page, shown
+from shared import replay
+from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.web.conftest import HeldReplies
+from tests.web.test_browser import click_move, open_page, page_race_id, running_race_page, shown
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
-from tests.web.test_undo_hints_rematch import same_player
+from tests.web.test_undo_hints_rematch import after, same_player, until_shown
 
 TOKEN_KEY = "solitaire-arena.token"
 #: What only a racer of the race is offered on its page.
@@ -150,6 +152,35 @@ async def test_a_visitor_on_a_running_races_page_is_sent_to_watch_it(
     assert errors == []
 
 
+async def test_a_reply_that_comes_after_its_page_was_left_changes_nothing_on_the_next_page(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """A running race's page left before get_race answered does not send the tab on to
+    watch that race, nor does a profile left before get_profile answered draw itself over
+    the page shown then (both replies held back until the next page is drawn)."""
+    errors: list[str] = []
+    race_id, racers = await sdk_race(connect, arena.url, "ada", "bob")
+    page = await (await browser.new_context()).new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    held = HeldReplies("race", "profile")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(arena.url.replace("ws://", "http://") + f"/#/race/{race_id}")
+    await held.wait(page, "race")
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("#leaderboard")).to_be_visible()
+    await page.evaluate(f"location.hash = '#/profile/{racers[0].player_id}'")
+    await held.wait(page, "profile")
+    await page.click("#nav-live")
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_be_visible()
+    held.release()
+    await page.wait_for_timeout(500)  # what the late replies would do, they do at once
+    await expect(page).to_have_url(re.compile("#/live$"))
+    await expect(page.locator("h1")).to_have_text("Live races")
+    await expect(page.locator("#profile-name")).to_have_count(0)
+    await page.context.close()
+    assert errors == []
+
+
 async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_without_a_name(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
@@ -218,6 +249,40 @@ async def racing_with_frames(
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
     await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
     return page, sent
+
+
+async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_refuses_its_move(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The same player moves elsewhere (another tab or device, here the SDK with the page's
+    token): the page's next move is refused for its seq, and the page shows the board as the
+    server has it, says why in plain words, and its next move goes in; a hint asked for a
+    board played on elsewhere is shown for the board as it is."""
+    errors: list[str] = []
+    page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    race_id = page_race_id(page.url)
+    line = winning_line()
+    elsewhere = await same_player(page, arena.url)
+    await elsewhere.move(race_id, line[0])
+    await click_move(page, line[1])
+    await expect(page.locator("#refusal")).to_have_text(
+        "This race was played on elsewhere (another tab or device): the board is shown as it is now. "
+        "Play your move again."
+    )
+    assert await shown(page) == after(line[:1])
+    await expect(page.locator(".racer[data-player] .racer-state").first).to_have_text(
+        f"{52 - replay('eight-off', WINNABLE_SEED, line[:1]).score} left"
+    )
+    await click_move(page, line[1])
+    await until_shown(page, after(line[:2]), "the move played again")
+    await expect(page.locator("#refusal")).to_have_text("")
+    await elsewhere.move(race_id, line[2], seq=3)
+    await page.click("#hint")
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
+    assert await shown(page) == after(line[:3])
+    assert [(f["seq"], f["move"]) for f in sent if f["type"] == "move"] == [(1, line[1]), (2, line[1])]
+    await elsewhere.close()
+    assert errors == []
 
 
 async def test_the_keys_u_and_h_send_nothing_while_undo_is_disabled_or_hints_are_off(

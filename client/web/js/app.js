@@ -24,8 +24,10 @@ const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, canc
 // How often a visitor's page of an open race reads it again (a visitor gets no race_update).
 const VISITOR_REFRESH_MS = 3000;
 // The quick-match queue the page's player waits in (a game id), known app-wide: the lobby
-// shows it with Cancel. A new connection (a welcome) waits in none.
+// shows it with Cancel. A new connection (a welcome) waits in none. An account's is the
+// rated queue (the server's `queued` says so), where only accounts are paired.
 let queuedFor = null;
+let queuedRated = false;
 let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
 // The races the page's player sits in (ids): the welcome's, and those created, joined or
 // entered on this page. The lobby lists those not over, with links.
@@ -105,14 +107,21 @@ function lobbyPage() {
     element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."), element("table", {}, myList));
   const queueLine = element("p", { id: "queue", role: "status", hidden: true });
 
-  // An account races under its username; a guest chooses a name (or signs in).
+  // An account races under its username; a guest chooses a name (or signs in). Redrawn
+  // only when that changes: every welcome (the visitor's viewer session, a resume) calls
+  // this, and taking the name field out and back would take the focus from someone typing
+  // in it, and with it what they type next.
+  let whoDrawn; // the username `who` shows (null: the name field), undefined before the first draw
   function drawWho() {
-    if (arena.username) {
-      who.replaceChildren(element("span", { id: "signed-in" }, `Signed in as ${arena.username}.`),
-        element("a", { href: "#/account" }, "Account"));
-    } else {
-      who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput, nameNote,
-        element("span", { class: "setting" }, "or"), element("a", { href: "#/account", id: "lobby-sign-in" }, "sign in or register"));
+    if (arena.username !== whoDrawn) {
+      whoDrawn = arena.username;
+      if (arena.username) {
+        who.replaceChildren(element("span", { id: "signed-in" }, `Signed in as ${arena.username}.`),
+          element("a", { href: "#/account" }, "Account"));
+      } else {
+        who.replaceChildren(element("label", { for: "name" }, "Name"), nameInput, nameNote,
+          element("span", { class: "setting" }, "or"), element("a", { href: "#/account", id: "lobby-sign-in" }, "sign in or register"));
+      }
     }
     // Rated races are for accounts: the box is there for them only, and a rated race has no hints.
     rated.disabled = !arena.username;
@@ -221,7 +230,9 @@ function lobbyPage() {
   function drawQueue() {
     queueLine.hidden = !queuedFor;
     if (!queuedFor) { queueLine.replaceChildren(); return; }
-    queueLine.replaceChildren(`Waiting for someone to race at ${GAME_TITLES[queuedFor] ?? queuedFor}… `,
+    const title = GAME_TITLES[queuedFor] ?? queuedFor;
+    queueLine.replaceChildren(queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
+      : `Waiting for someone to race at ${title}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
         forgetPendingShares("queue.");
@@ -233,9 +244,10 @@ function lobbyPage() {
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
     const before = matchesFound;
     const mine = pendingShare(`queue.${id}`, true); // kept before asking: match_found may overtake the reply
-    await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
+    const queued = await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
+    queuedRated = queued.rated === true;
     drawQueue();
   }) }, `Quick match: ${title}`));
 
@@ -270,6 +282,12 @@ function lobbyPage() {
 }
 
 // ----- race ----------------------------------------------------------------------------
+
+// Refusals of a move after which the page's board is out of date, or may be: it reads
+// the race again (see racePage's resync). Those about the seq are said in plain words.
+const OUT_OF_STEP = new Set(["stale_seq", "seq_conflict", "future_seq"]);
+const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
+const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
 
 // What a racer's answer to a rematch offer reads as.
 const ANSWERS = { offered: "offered", pending: "not answered yet", accepted: "accepted", declined: "declined" };
@@ -327,6 +345,7 @@ function racePage(raceId, arrived = null) {
     title: "race the day's best three finished attempts of this deal, move for move at their own times" }, "Race ghosts");
   const ghostsBar = element("div", { class: "ghosts-bar", id: "ghosts-bar", hidden: true }, ghostsToggle, ghostsNote);
   let race = null;
+  let left = false; // the page was left: a reply that comes later changes nothing (nor where the tab is)
   let seq = 0;
   let offset = 0;
   let sending = Promise.resolve();
@@ -381,6 +400,7 @@ function racePage(raceId, arrived = null) {
     } catch {
       daily = { date: null };
     }
+    if (left) return;
     drawDaily();
     if (race) status.textContent = statusNow(race);
     showResults();
@@ -501,10 +521,21 @@ function racePage(raceId, arrived = null) {
       } catch (failure) {
         showError(error, failure);
         error.textContent = cardsInWords(error.textContent);
+        if (RESYNC.has(failure.code)) await resync();
+        if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
         board.draw();
       }
     });
     return sending;
+  }
+
+  // The board as the server has it, after a refusal that says this page's is out of date
+  // (moves made on another tab or device of this player's) or that a move may or may not
+  // have gone in (unavailable): its seq, board and racers from get_race.
+  async function resync() {
+    try {
+      fetched((await arena.request({ type: "get_race", race_id: raceId })).race);
+    } catch { /* the refusal stands; a reconnect's welcome reads the race again */ }
   }
 
   // A hint for the board as it is once the moves sent so far are in: its cards and target
@@ -514,6 +545,7 @@ function racePage(raceId, arrived = null) {
     showError(error, null);
     try {
       const reply = await arena.request({ type: "get_hint", race_id: raceId });
+      if (reply.seq > seq) await resync(); // moves made elsewhere: the board as it is, then its hint
       if (reply.seq !== seq) return; // a move went in meanwhile: the hint was for a board gone
       board.hint(reply.move ?? null);
       status.textContent = reply.move ? `Hint: ${reply.move}` : "Hint: no move is left";
@@ -560,6 +592,7 @@ function racePage(raceId, arrived = null) {
 
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
   function load(info, fresh = true) {
+    if (left) return;
     race = info;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
     if (fresh && info.server_time) offset = info.server_time - Date.now();
@@ -603,7 +636,7 @@ function racePage(raceId, arrived = null) {
 
   // A get_race reply: events may have moved the race on since the server answered.
   function fetched(info) {
-    if (race && STAGES[info.status] < STAGES[race.status]) return false;
+    if (left || (race && STAGES[info.status] < STAGES[race.status])) return false;
     load(info);
     return true;
   }
@@ -891,7 +924,7 @@ function racePage(raceId, arrived = null) {
       if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
       showError(error, failure);
     });
-  return () => { clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
+  return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
 // ----- replay --------------------------------------------------------------------------
@@ -945,12 +978,16 @@ function replayPage(raceId) {
   }
 
   slider.addEventListener("input", showStep);
-  const verifyLine = element("p", {}, element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race"));
+  const verifyLine = element("p", {}); // once the results say whether the seed is out
   const stepLine = element("div", { class: "row" }, slider, label);
   app.replaceChildren(element("h1", {}, "Replay"), racerButtons, verifyLine, stepLine, boardBox, error);
   readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
+      // A daily attempt's seed is out once its day is over: till then there is nothing to verify.
+      verifyLine.replaceChildren(summary.seed != null
+        ? element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")
+        : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC)."));
       racerButtons.replaceChildren(...summary.standings.map((s) =>
         element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id,
           "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}`)));

@@ -211,10 +211,20 @@ export class Board {
   }
 
   // Drag and drop: pressed on a card, released over another pile, the move between them.
+  // Only that pointer's release counts, and none once the browser cancels the pointer: on
+  // a touch screen a swipe that starts on a card scrolls (pointercancel, no pointerup), and
+  // the next tap elsewhere must not drop the card there.
   startDrag(event, name, count) {
     const from = { x: event.clientX, y: event.clientY };
-    const release = (up) => {
+    const pointer = event.pointerId;
+    const done = () => {
       document.removeEventListener("pointerup", release);
+      document.removeEventListener("pointercancel", cancel);
+    };
+    const cancel = (gone) => { if (gone.pointerId === pointer) done(); };
+    const release = (up) => {
+      if (up.pointerId !== pointer) return;
+      done();
       const moved = Math.hypot(up.clientX - from.x, up.clientY - from.y) > 8;
       // Over a card, its name (Treize's waste has three); else what the pile's click aims at.
       const hit = document.elementFromPoint(up.clientX, up.clientY);
@@ -224,6 +234,7 @@ export class Board {
       this.click(target, 1);
     };
     document.addEventListener("pointerup", release);
+    document.addEventListener("pointercancel", cancel);
   }
 
   // Double-click: the card (or the group from it, where that may go) to a foundation,

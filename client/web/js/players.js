@@ -153,11 +153,12 @@ export function accountPage({ app, arena, signIn }) {
   }
 
   // Redraw only when who is signed in changed (a resume must not wipe what is typed).
-  const changed = () => { if (arena.username !== drawn) draw(); };
+  let gone = false; // left: a sign-in that ends later draws nothing over the page shown then
+  const changed = () => { if (!gone && arena.username !== drawn) draw(); };
   const stops = [arena.on("welcome", changed), arena.on("account", changed)];
   draw();
   signIn().then(changed).catch(() => {});
-  return () => stops.forEach((stop) => stop());
+  return () => { gone = true; stops.forEach((stop) => stop()); };
 }
 
 // ----- leaderboard ---------------------------------------------------------------------
@@ -283,12 +284,16 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       error);
   }
 
+  // A profile that arrives once the page was left (another page, or another profile) is
+  // not drawn over the page shown then.
+  let gone = false;
   (playerId ? readingSession() : signIn())
     .then(async (player) => {
+      if (gone) return;
       if (!player) { needsSession(app, "Profile"); return; }
       const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });
-      draw(reply.profile);
+      if (!gone) draw(reply.profile);
     })
     .catch((failure) => { loading.remove(); showError(error, failure); }); // nothing more is coming
-  return () => {};
+  return () => { gone = true; };
 }
