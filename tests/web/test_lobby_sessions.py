@@ -221,6 +221,46 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
     assert errors == []
 
 
+async def test_a_new_name_typed_for_a_guest_renames_it_in_its_open_race_and_is_kept(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    sent: list[dict[str, object]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
+    await page.fill("#name", "ada")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    race_id = page_race_id(page.url)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.join_race((await bob.get_race(race_id)).code)
+    await page.evaluate("location.hash = '#/'")
+    await expect(page.locator("#name")).to_have_value("ada")
+    # A name the server's rule refuses is said beside the field, and nothing is sent.
+    await page.fill("#name", "-ada")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#name-note")).to_contain_text("starts with a letter or digit")
+    assert not [m for m in sent if m["type"] == "rename"]
+    await page.fill("#name", "Zoe\u0308 L")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#who")).to_have_text("Zo\u00eb L (guest)")
+    assert [m["name"] for m in sent if m["type"] == "rename"] == ["Zoe\u0308 L"]
+    await expect(page.locator("#name")).to_have_value("Zo\u00eb L")  # as the server keeps it
+    assert await saved(page, NAME_KEY) == "Zo\u00eb L"
+    assert [r.name for r in (await bob.get_race(race_id)).racers] == ["Zo\u00eb L", "bob"]
+    # The same guest after a reload: the same name, and Enter on it renames nothing.
+    await page.reload()
+    await expect(page.locator("#who")).to_have_text("Zo\u00eb L (guest)")
+    await expect(page.locator("#name")).to_have_value("Zo\u00eb L")
+    await page.press("#name", "Enter")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    assert len([m for m in sent if m["type"] == "rename"]) == 1
+    await bob.close()
+    assert errors == []
+
+
 # ----- open races ---------------------------------------------------------------------------
 
 

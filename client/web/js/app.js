@@ -134,18 +134,38 @@ function lobbyPage() {
     hints.disabled = rated.checked;
   });
 
+  // The field shows the name a resumed guest goes by (renamed elsewhere, it may not be the
+  // one saved here), unless someone is typing in it or has typed in it since.
+  let shownName = nameInput.value;
+  function showGuestName() {
+    const player = arena.playing;
+    if (!player || arena.username || document.activeElement === nameInput || nameInput.value !== shownName) return;
+    nameInput.value = shownName = player.name;
+  }
+
+  // A name typed for a guest already playing renames it (not one left empty).
+  const renaming = () => {
+    const name = nameInput.value.trim().normalize("NFC");
+    return Boolean(arena.playing && !arena.username && name && name !== arena.playing.name);
+  };
+
   async function ensureSignedIn() {
     const name = nameInput.value.trim();
     if (!arena.playing && arena.ready && !arena.watchOnly) await signIn(); // a resume under way
     if (!arena.playing) {
       await arena.start(name || "player");
       localStorage.setItem(NAME_KEY, name || "player"); // only a name the server took
+    } else if (renaming()) {
+      const kept = await arena.rename(name);
+      nameInput.value = shownName = kept;
+      localStorage.setItem(NAME_KEY, kept);
     }
   }
 
-  // The name field is checked while the page has nobody to play as: a guest starts under
-  // it (with a saved token it is used only if the token no longer works, and may be empty).
-  const nameNeeded = () => !arena.playing && (!arena.token || nameInput.value.trim() !== "");
+  // The name field is checked while the page has nobody to play as (a guest starts under
+  // it; with a saved token it is used only if the token no longer works, and may be
+  // empty), and when it renames the guest playing.
+  const nameNeeded = () => (!arena.playing && (!arena.token || nameInput.value.trim() !== "")) || renaming();
 
   // An action of the lobby: the fields it sends (`fields`) and the name checked first,
   // nothing sent while one is wrong (its note says why).
@@ -267,7 +287,7 @@ function lobbyPage() {
   drawWho();
   drawQueue();
   const stops = [
-    arena.on("welcome", () => { drawWho(); drawQueue(); refresh(); }),
+    arena.on("welcome", () => { drawWho(); showGuestName(); drawQueue(); refresh(); }),
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);

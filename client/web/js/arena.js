@@ -177,6 +177,15 @@ export class Arena {
     return attempt;
   }
 
+  // The guest on this page goes by a new name (the server's form of it is returned); its
+  // seats in races not over take it.
+  async rename(name) {
+    const renamed = await this.request({ type: "rename", name });
+    this.player = { ...this.player, name: renamed.name };
+    this.emit("account", this.player);
+    return renamed.name;
+  }
+
   // The guest on this page claims `username`; their player, token and races stay theirs.
   async register(username, password) {
     const account = await this.request({ type: "register", username, password });
