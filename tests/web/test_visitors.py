@@ -1,0 +1,109 @@
+"""A visitor in the browser (someone who chose no name yet): what they may read without a
+name (the Daily page, its boards and its Standings tab), and a name asked for only where
+they play (a daily attempt, joining a race from its page), checked against the frames the
+page sends and receives. Also the ids and requests of the pages they see first."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+
+from server.app import ArenaServer
+from tests.web.test_accounts_ratings import account
+from tests.web.test_browser import open_page
+from tests.web.test_daily import daily_node, deal_box, play_through
+
+
+class Frames:
+    """Every frame the page sends and receives, on any of its connections, decoded: from a
+    reload on (so from its first connection's first frame). The page is the lobby, whose
+    first connection is awaited first (its list of open races shown)."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+
+    @classmethod
+    async def of(cls, page: Page) -> Frames:
+        frames = cls()
+        await expect(page.locator("#app section tbody tr").first).to_be_attached()
+        def each(ws: Any) -> None:
+            ws.on("framesent", lambda f: frames.sent.append(json.loads(f)))
+            ws.on("framereceived", lambda f: frames.received.append(json.loads(f)))
+
+        page.on("websocket", each)
+        await page.reload()
+        return frames
+
+    def types(self, sent: bool = True, since: int = 0) -> list[str]:
+        return [f["type"] for f in (self.sent if sent else self.received)[since:]]
+
+
+def hellos(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The hellos among ``frames``, without their ids and protocol."""
+    return [
+        {k: v for k, v in f.items() if k not in ("id", "protocol")} for f in frames if f["type"] == "hello"
+    ]
+
+
+# ----- the Daily page --------------------------------------------------------------------------
+
+
+async def test_a_visitor_reads_the_daily_deals_boards_and_standings_and_names_themselves_to_play(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        ada = await account(arena.url, "ada_seen")
+        await play_through(ada, arena, "eight-off")
+        page = await open_page(browser, arena.url, errors)
+        frames = await Frames.of(page)
+        await page.click("#nav-daily")
+        await expect(page.locator("section.daily")).to_have_count(3)
+        await expect(page.locator("#board-eight-off tbody tr")).to_have_count(1)
+        await expect(page.locator("#board-eight-off tbody tr td").nth(1)).to_have_text("ada_seen")
+        await expect(deal_box(page, "treize").locator(".commitment")).to_be_visible()
+        await expect(page.locator("#daily-name")).to_be_visible()
+        await expect(page.locator("#who")).to_have_text("")
+        # Read with a viewer's session: no name sent, nothing started.
+        assert hellos(frames.sent) == [{"type": "hello", "viewer": True, "legal_moves": True}]
+        assert [f.get("viewer") for f in frames.received if f["type"] == "welcome"] == [True]
+        assert frames.types().count("get_dailies") == 1
+        assert frames.types().count("get_daily_board") == 3
+        assert frames.types(sent=False).count("daily_board") == 3
+        # The Standings tab too.
+        await page.click("#tab-standings")
+        await expect(page.locator("h1")).to_have_text("Daily tournament")
+        await expect(page.locator("#streak")).to_contain_text("Guests take no part in the tournament")
+        await expect(page.locator("#standing-day tbody tr")).to_have_count(1)
+        await expect(page.locator("#standing-day tbody")).to_contain_text("ada_seen")
+        assert "get_daily_standings" in frames.types()
+        assert "daily_standings" in frames.types(sent=False)
+        assert len(hellos(frames.sent)) == 1
+        # Play asks for the name (the server's rule, beside the field): nothing sent.
+        await page.click("#tab-deals")
+        await expect(page.locator("section.daily")).to_have_count(3)
+        await page.fill("#daily-name", "")
+        mark = len(frames.sent)
+        await page.get_by_role("button", name="Play Treize (unscored)", exact=True).click()
+        await expect(page.locator("#daily-name-note")).to_have_text("Choose a name first.")
+        await expect(page.locator("#daily-name")).to_be_focused()
+        await page.wait_for_timeout(300)
+        assert frames.types(since=mark) == []
+        # With a good name: a guest under it, then the attempt.
+        await page.fill("#daily-name", "gus")
+        await page.get_by_role("button", name="Play Treize (unscored)", exact=True).click()
+        await expect(page.locator("#daily-kind")).to_have_text(
+            "Daily \N{EM DASH} unscored attempt (guests are not ranked)"
+        )
+        await expect(page.locator("#who")).to_have_text("gus (guest)")
+        sent = frames.sent[mark:]
+        assert hellos(sent) == [{"type": "hello", "name": "gus", "legal_moves": True}]
+        started = [f for f in sent if f["type"] == "start_daily"]
+        assert [(f["game"], f["practice"]) for f in started] == [("treize", False)]
+        assert [f["type"] for f in sent].index("hello") < [f["type"] for f in sent].index("start_daily")
+        assert "daily_started" in frames.types(sent=False)
+        await ada.close()
+        assert errors == []
