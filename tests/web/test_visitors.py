@@ -11,6 +11,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
+from tests.server.conftest import Connect
 from tests.web.test_accounts_ratings import account
 from tests.web.test_browser import open_page
 from tests.web.test_daily import daily_node, deal_box, play_through
@@ -29,6 +30,7 @@ class Frames:
     async def of(cls, page: Page) -> Frames:
         frames = cls()
         await expect(page.locator("#app section tbody tr").first).to_be_attached()
+
         def each(ws: Any) -> None:
             ws.on("framesent", lambda f: frames.sent.append(json.loads(f)))
             ws.on("framereceived", lambda f: frames.received.append(json.loads(f)))
@@ -107,3 +109,44 @@ async def test_a_visitor_reads_the_daily_deals_boards_and_standings_and_names_th
         assert "daily_started" in frames.types(sent=False)
         await ada.close()
         assert errors == []
+
+
+# ----- a race's page ---------------------------------------------------------------------------
+
+
+async def test_a_visitors_join_race_asks_for_the_name_on_the_race_page_and_joins_under_it(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("eight-off")
+    page = await open_page(browser, arena.url, errors)
+    frames = await Frames.of(page)
+    await page.evaluate(f"location.hash = '#/race/{race.race_id}'")
+    await expect(page.locator("#status")).to_contain_text("1 of 2 seats taken")
+    await expect(page.locator("#join-race")).to_be_visible()
+    await expect(page.locator("#join-name")).to_be_visible()
+    await page.fill("#join-name", "")
+    mark = len(frames.sent)
+    await page.click("#join-race")
+    await expect(page.locator("#join-name-note")).to_have_text("Choose a name first.")
+    await expect(page.locator("#join-name")).to_be_focused()
+    await page.wait_for_timeout(300)
+    assert [t for t in frames.types(since=mark) if t != "get_race"] == []  # only its refreshes
+    await page.fill("#join-name", "cleo")
+    await page.press("#join-name", "Enter")
+    await expect(page.locator("#ready")).to_be_visible()
+    await expect(page.locator("#leave")).to_be_visible()
+    await expect(page.locator("#join-race")).to_be_hidden()
+    await expect(page.locator("#join-name")).to_be_hidden()
+    await expect(page.locator("#who")).to_have_text("cleo (guest)")
+    assert page.url.endswith(f"#/race/{race.race_id}")  # not sent back to the lobby
+    sent = [f for f in frames.sent[mark:] if f["type"] != "get_race"]
+    assert hellos(sent) == [{"type": "hello", "name": "cleo", "legal_moves": True}]
+    joins = [f for f in sent if f["type"] == "join_race"]
+    assert [f["code"] for f in joins] == [race.code]
+    (reply,) = [f for f in frames.received if f.get("id") == joins[0]["id"] and f["type"] == "race"]
+    assert [r["name"] for r in reply["race"]["racers"]] == ["ada", "cleo"]
+    assert [r.name for r in (await ada.get_race(race.race_id)).racers] == ["ada", "cleo"]
+    assert errors == []
