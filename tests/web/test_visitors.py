@@ -12,7 +12,7 @@ from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
 from tests.server.conftest import Connect
-from tests.web.test_accounts_ratings import account
+from tests.web.test_accounts_ratings import PASSWORD, account, signed_in_page
 from tests.web.test_browser import open_page
 from tests.web.test_daily import daily_node, deal_box, play_through
 
@@ -149,4 +149,40 @@ async def test_a_visitors_join_race_asks_for_the_name_on_the_race_page_and_joins
     (reply,) = [f for f in frames.received if f.get("id") == joins[0]["id"] and f["type"] == "race"]
     assert [r["name"] for r in reply["race"]["racers"]] == ["ada", "cleo"]
     assert [r.name for r in (await ada.get_race(race.race_id)).racers] == ["ada", "cleo"]
+    assert errors == []
+
+
+# ----- the account page ------------------------------------------------------------------------
+
+
+async def test_the_change_password_form_names_its_account_for_password_managers(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A username field (read-only, autocomplete="username") in the change-password form:
+    Chromium then logs no notice about a password form without one, and only the passwords
+    are sent."""
+    errors: list[str] = []
+    dee = await account(arena.url, "dee_named")
+    page = await signed_in_page(browser, arena.url, "dee_named", errors)
+    notices: list[str] = []
+    page.on("console", lambda m: notices.append(m.text))
+    frames = await Frames.of(page)
+    await page.click("#nav-account")
+    await expect(page.locator("#old-password")).to_be_visible()
+    username = page.locator("#password-form input[autocomplete=username]")
+    await expect(username).to_have_count(1)
+    await expect(username).to_have_value("dee_named")
+    await expect(username).to_have_attribute("readonly", "")
+    await page.fill("#old-password", PASSWORD)
+    await page.fill("#new-password", "staple 2 horses")
+    await page.click("#change-password")
+    await expect(page.locator("#password-status")).to_have_text(
+        "Password changed: your other devices are signed out."
+    )
+    changes = [f for f in frames.sent if f["type"] == "change_password"]
+    assert [sorted(f) for f in changes] == [["id", "new_password", "old_password", "type"]]
+    (reply,) = [f for f in frames.received if f.get("id") == changes[0]["id"]]
+    assert reply["type"] == "ok"
+    assert [n for n in notices if "username" in n] == []
+    await dee.close()
     assert errors == []
