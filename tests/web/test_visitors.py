@@ -6,6 +6,7 @@ page sends and receives. Also the ids and requests of the pages they see first."
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from playwright.async_api import Browser, Page, expect
@@ -186,3 +187,24 @@ async def test_the_change_password_form_names_its_account_for_password_managers(
     assert [n for n in notices if "username" in n] == []
     await dee.close()
     assert errors == []
+
+
+async def test_a_past_days_error_page_has_no_duplicate_ids(browser: Browser, clean_redis: str) -> None:
+    """A day with no deals: its refusal, its day links and the way back to today, each id once."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        page = await open_page(browser, arena.url, errors)
+        frames = await Frames.of(page)
+        await page.evaluate("location.hash = '#/daily/2027-03-01'")
+        await expect(page.locator("#daily-error")).to_have_text(
+            re.compile("no daily challenges on 2027-03-01")
+        )
+        await expect(page.locator("#daily-today")).to_have_text("Today")
+        await expect(page.locator("#daily-back-today")).to_have_text("Today's daily challenges")
+        ids = await page.evaluate("() => [...document.querySelectorAll('[id]')].map((e) => e.id)")
+        assert [i for i in set(ids) if ids.count(i) > 1] == []
+        (asked,) = [f for f in frames.sent if f["type"] == "get_dailies"]
+        assert asked["date"] == "2027-03-01"
+        (refused,) = [f for f in frames.received if f.get("id") == asked["id"]]
+        assert (refused["type"], refused["code"]) == ("error", "daily_not_ready")
+        assert errors == []

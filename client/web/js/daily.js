@@ -390,7 +390,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
   // Refused (a day not begun, deals still being prepared): a way back to today.
   // A day asked for by date keeps its tabs and its way to the days around it.
   function navigationOnError() {
-    const toToday = element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-today" },
+    const toToday = element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-back-today" },
       view === "standings" ? "Today's standings" : "Today's daily challenges"));
     if (!date) return toToday;
     const today = dayOf(now());
