@@ -208,3 +208,28 @@ async def test_a_past_days_error_page_has_no_duplicate_ids(browser: Browser, cle
         (refused,) = [f for f in frames.received if f.get("id") == asked["id"]]
         assert (refused["type"], refused["code"]) == ("error", "daily_not_ready")
         assert errors == []
+
+
+# ----- the lobby -------------------------------------------------------------------------------
+
+
+async def test_the_lobby_asks_for_the_open_races_once_per_load(browser: Browser, arena: ArenaServer) -> None:
+    """Loaded (its session's welcome reads them) or shown again (the session already
+    there): one list_races each time, until its 3 s refresh."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    frames = await Frames.of(page)
+    await expect(page.locator("#no-open-races")).to_be_visible()
+    await page.wait_for_timeout(1000)
+    assert frames.types().count("list_races") == 1
+    assert frames.types(sent=False).count("race_list") == 1
+    assert hellos(frames.sent) == [{"type": "hello", "viewer": True, "legal_moves": True}]
+    await page.evaluate("location.hash = '#/leaderboard'")
+    await expect(page.locator("#leaderboard")).to_be_visible()
+    mark, marked = len(frames.sent), len(frames.received)
+    await page.evaluate("location.hash = '#/'")
+    await expect(page.locator("#no-open-races")).to_be_visible()
+    await page.wait_for_timeout(1000)
+    assert frames.types(since=mark).count("list_races") == 1
+    assert frames.types(sent=False, since=marked).count("race_list") == 1
+    assert errors == []

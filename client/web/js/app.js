@@ -286,18 +286,20 @@ function lobbyPage() {
   );
   drawWho();
   drawQueue();
+  let welcomed = false; // a welcome came while the lobby is shown (and read the open races)
   const stops = [
-    arena.on("welcome", () => { drawWho(); showGuestName(); drawQueue(); refresh(); }),
+    arena.on("welcome", () => { welcomed = true; drawWho(); showGuestName(); drawQueue(); refresh(); }),
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);
   // The open races are for anyone to see: a visitor who chose no name yet reads them with
-  // the viewer's session (readingSession).
+  // the viewer's session (readingSession). Read once: by the welcome of the session opened
+  // here, else (one opened before the lobby was shown) once it is there.
   signIn().then((player) => {
     // A saved name the server refused is forgotten (see signIn): not offered again.
     if (savedName && localStorage.getItem(NAME_KEY) !== savedName && nameInput.value === savedName) nameInput.value = "";
     return player ?? arena.watch();
-  }).then(refresh).catch((failure) => { if (!arena.playing) showError(error, failure); });
+  }).then(() => { if (!welcomed) refresh(); }).catch((failure) => { if (!arena.playing) showError(error, failure); });
   return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 
