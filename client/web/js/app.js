@@ -286,18 +286,20 @@ function lobbyPage() {
   );
   drawWho();
   drawQueue();
+  let welcomed = false; // a welcome came while the lobby is shown (and read the open races)
   const stops = [
-    arena.on("welcome", () => { drawWho(); showGuestName(); drawQueue(); refresh(); }),
+    arena.on("welcome", () => { welcomed = true; drawWho(); showGuestName(); drawQueue(); refresh(); }),
     arena.on("account", drawWho),
   ];
   const timer = setInterval(refresh, 3000);
   // The open races are for anyone to see: a visitor who chose no name yet reads them with
-  // the viewer's session (readingSession).
+  // the viewer's session (readingSession). Read once: by the welcome of the session opened
+  // here, else (one opened before the lobby was shown) once it is there.
   signIn().then((player) => {
     // A saved name the server refused is forgotten (see signIn): not offered again.
     if (savedName && localStorage.getItem(NAME_KEY) !== savedName && nameInput.value === savedName) nameInput.value = "";
     return player ?? arena.watch();
-  }).then(refresh).catch((failure) => { if (!arena.playing) showError(error, failure); });
+  }).then(() => { if (!welcomed) refresh(); }).catch((failure) => { if (!arena.playing) showError(error, failure); });
   return () => { clearInterval(timer); stops.forEach((stop) => stop()); };
 }
 
@@ -357,6 +359,12 @@ function racePage(raceId, arrived = null) {
   const giveUp = element("button", { id: "give-up" }, "Give up");
   const leaveButton = element("button", { id: "leave", type: "button", hidden: true, title: "give your seat up before the race starts" }, "Leave race");
   const joinButton = element("button", { id: "join-race", type: "button", class: "primary", hidden: true }, "Join race");
+  // A visitor (nobody signed in on this page) joins under a name: asked for here, beside
+  // Join race, with the lobby's rule.
+  const joinName = element("input", { id: "join-name", maxlength: String(LIMITS.nameMax), autocomplete: "nickname",
+    value: localStorage.getItem(NAME_KEY) ?? "" });
+  const joinNameBox = element("span", { id: "join-name-box", hidden: true },
+    element("label", { for: "join-name" }, "Name"), joinName, noteFor(joinName, nameProblem));
   readyButton.hidden = true; // until the race says whether this page races in it
   // Ghosts: during your own scored daily attempt, the day's best finished attempts of the
   // deal, replayed by the server at the elapsed times they had (their progress, no cards).
@@ -626,6 +634,7 @@ function racePage(raceId, arrived = null) {
     drawReady();
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
+    joinNameBox.hidden = joinButton.hidden || Boolean(arena.playing);
     status.textContent = statusNow(info);
     hinting = false;
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
@@ -860,17 +869,25 @@ function racePage(raceId, arrived = null) {
   });
   joinButton.addEventListener("click", async () => {
     showError(error, null);
-    if (!arena.playing) { // a visitor who only reads: a player first
-      showError(error, new Error(`choose a name in the lobby (or sign in) first, then join with the code ${race?.code ?? ""}`));
-      return;
-    }
+    if (!arena.playing && !checkFields([joinName])) return; // a visitor: its note says why
+    joinButton.disabled = true; // a second press would only be refused
     try {
+      if (!arena.playing) { // a visitor who only read: a guest under the name first
+        const name = joinName.value.trim();
+        await arena.start(name);
+        localStorage.setItem(NAME_KEY, name); // only a name the server took
+      }
       const share = newShare();
       const reply = await arena.request({ type: "join_race", code: race.code, share_commitment: share?.commitment });
       keepShare(raceId, share?.share);
       myRaces.add(raceId);
       load(reply.race);
-    } catch (failure) { showError(error, failure); }
+    } catch (failure) { showError(error, failure); } finally { joinButton.disabled = false; }
+  });
+  joinName.addEventListener("keydown", (event) => { // Enter joins, as the button does
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    joinButton.click();
   });
   leaveButton.addEventListener("click", async () => {
     showError(error, null);
@@ -921,7 +938,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(
-    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinButton, leaveButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);

@@ -54,7 +54,7 @@ async function sha256(text) {
 // `date`: the day asked for (null: today, whichever day that is on the server's clock).
 // `view`: "deals" or "standings" (the tabs). `enterRace(info)`: go to a race the server
 // just started (its page shows it at once).
-export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals") {
+export function dailyPage({ app, arena, readingSession, enterRace }, date, view = "deals") {
   const error = element("p", { class: "error", id: "daily-error", role: "alert" });
   let offset = 0; // the server's clock minus this one
   let closesAt = null; // when the day on screen ends (server ms), while it is today
@@ -62,6 +62,23 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
   let reloading = null; // a reload planned (the day's end, or deals still being prepared)
   let gone = false;
   let drawn = false; // the page has shown a day (a resume's welcome then reloads it)
+  let naming = false; // a visitor becoming a guest here: its welcome reloads nothing
+  // A visitor (nobody signed in: the page reads with a viewer's session) names themselves
+  // only to play: Play, or "Continue as a guest", checks this field first.
+  const nameInput = element("input", { id: "daily-name", maxlength: String(LIMITS.nameMax), required: true, autocomplete: "nickname",
+    value: localStorage.getItem(NAME_KEY) ?? "" });
+  const nameNote = noteFor(nameInput, nameProblem);
+
+  // The visitor becomes a guest under `name` (the server's rule checked first).
+  async function playAs(name) {
+    naming = true;
+    try {
+      await arena.start(name);
+      localStorage.setItem(NAME_KEY, name); // only a name the server took
+    } finally {
+      naming = false;
+    }
+  }
 
   const now = () => Date.now() + offset;
 
@@ -76,8 +93,10 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
   // The button waits meanwhile: a second press would only be refused.
   async function start(game, practice, button) {
     showError(error, null);
+    if (!arena.playing && !checkFields([nameInput])) return; // a visitor: its note says why
     button.disabled = true;
     try {
+      if (!arena.playing) await playAs(nameInput.value.trim());
       const reply = await arena.request({ type: "start_daily", game, practice });
       enterRace({ ...reply.race, daily: { date: reply.date, scored: reply.scored, practice } });
     } catch (failure) {
@@ -131,7 +150,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
   // One line of a board: rank, name (yours marked), result, and the attempt's results and
   // replay where the server gives its race id.
   function boardRow(entry, title, game) {
-    const me = entry.player_id === arena.player?.player_id;
+    const me = entry.player_id === arena.playing?.player_id;
     const what = `${entry.name}'s ${title} attempt`;
     const see = entry.race_id
       ? [element("a", { href: `#/race/${entry.race_id}`, class: "results-link", "aria-label": `results of ${what}` }, "Results"),
@@ -284,13 +303,16 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
     });
     const intro = element("p", { class: "setting" });
     if (!isToday) intro.append("The deals, boards and seeds of a day that is over.");
-    else if (guest) {
+    else if (!arena.playing) {
+      intro.append("The same deal for everyone today, one per game. Choose a name to play as a guest (unscored), or ",
+        element("a", { href: "#/account" }, "sign in"), " to be on the boards.");
+    } else if (guest) {
       intro.append("The same deal for everyone today, one per game. Guests play unscored: ",
         element("a", { href: "#/account" }, "sign in or register"), " to be on the boards.");
     } else intro.append("The same deal for everyone today, one per game: your first attempt of each is scored.");
     app.replaceChildren(
       element("h1", {}, isToday ? "Daily challenges" : "Daily challenges of a past day"),
-      tabs(dailies.date, today), when, clock, intro,
+      tabs(dailies.date, today), when, clock, intro, isToday && !arena.playing ? guestForm() : "",
       navigation(dailies.date, today), error,
       element("div", { class: "dailies" }, ...deals));
     tick();
@@ -303,7 +325,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
     closesAt = null;
     countdown = null;
     const refresh = element("button", { type: "button", id: "standings-refresh", onclick: () => { showError(error, null); load(); } }, "Refresh");
-    const [streak, note, tables] = standingsParts(standings, { me: arena.player?.player_id, guest: !arena.username, today, refresh });
+    const [streak, note, tables] = standingsParts(standings, { me: arena.playing?.player_id, guest: !arena.username, today, refresh });
     app.replaceChildren(
       element("h1", {}, "Daily tournament"),
       tabs(standings.date, today), dateLine(standings.date), streak, note,
@@ -313,9 +335,8 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
   async function load() {
     reloading = null;
     try {
-      const player = await signIn();
+      await readingSession(); // a visitor reads it all: only playing asks for a name
       if (gone) return;
-      if (!player) { askName(); return; }
       if (view === "standings") {
         const [standings, pong] = await Promise.all([
           arena.request(date ? { type: "get_daily_standings", date } : { type: "get_daily_standings" }),
@@ -346,36 +367,30 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
     }
   }
 
-  // Nobody signed in on this page yet: a guest under a name chosen here, or a sign-in.
-  function askName() {
-    const name = element("input", { id: "daily-name", maxlength: String(LIMITS.nameMax), required: true, autocomplete: "nickname",
-      value: localStorage.getItem(NAME_KEY) ?? "" });
-    const go = element("form", { id: "daily-guest", novalidate: true },
-      element("div", { class: "field" }, element("label", { for: "daily-name" }, "Name"), name, noteFor(name, nameProblem)),
-      element("button", { type: "submit", class: "primary" }, "Continue as a guest"));
+  // A visitor's name, to play under as a guest (Play checks it too); a sign-in instead is
+  // the account page's.
+  function guestForm() {
+    const go = element("form", { id: "daily-guest", class: "row", novalidate: true },
+      element("label", { for: "daily-name" }, "Name"), nameInput, nameNote,
+      element("button", { type: "submit" }, "Continue as a guest"));
     go.addEventListener("submit", async (event) => {
       event.preventDefault();
       showError(error, null);
-      if (!checkFields([name])) return; // its note says why
-      const chosen = name.value.trim();
+      if (!checkFields([nameInput])) return; // its note says why
       try {
-        await arena.start(chosen);
-        localStorage.setItem(NAME_KEY, chosen); // only a name the server took
+        await playAs(nameInput.value.trim());
         await load();
       } catch (failure) {
         showError(error, failure);
       }
     });
-    app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"),
-      element("p", { id: "no-session" }, "The same deal for everyone today, one per game. Choose a name to play as a guest (unscored), or ",
-        element("a", { href: "#/account" }, "sign in"), " to be on the boards."),
-      go, error);
+    return go;
   }
 
   // Refused (a day not begun, deals still being prepared): a way back to today.
   // A day asked for by date keeps its tabs and its way to the days around it.
   function navigationOnError() {
-    const toToday = element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-today" },
+    const toToday = element("p", {}, element("a", { href: dailyHref(null, view), id: "daily-back-today" },
       view === "standings" ? "Today's standings" : "Today's daily challenges"));
     if (!date) return toToday;
     const today = dayOf(now());
@@ -384,7 +399,7 @@ export function dailyPage({ app, arena, signIn, enterRace }, date, view = "deals
 
   app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), element("p", {}, "Loading…"), error);
   const timer = setInterval(tick, 250);
-  const stop = arena.on("welcome", () => { if (drawn && !reloading) load(); }); // back after a drop
+  const stop = arena.on("welcome", () => { if (drawn && !reloading && !naming) load(); }); // back after a drop
   load();
   return () => { gone = true; clearInterval(timer); clearTimeout(reloading); stop(); };
 }

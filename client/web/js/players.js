@@ -20,7 +20,7 @@ function field(id, label, attributes, rule) {
 }
 
 // A form whose submit checks its fields (nothing is sent while one is wrong: its note says
-// why), then runs `work` (the button is disabled meanwhile) and shows a refusal in
+// why; a read-only one is not the user's to fill), then runs `work` (the button is disabled meanwhile) and shows a refusal in
 // `error` as the server words it.
 function form(id, children, error, work) {
   const node = element("form", { id, novalidate: true }, ...children);
@@ -28,7 +28,7 @@ function form(id, children, error, work) {
     event.preventDefault();
     const button = node.querySelector("button[type=submit]");
     showError(error, null);
-    if (!checkFields([...node.querySelectorAll("input")])) return;
+    if (!checkFields([...node.querySelectorAll("input:not([readonly])")])) return;
     button.disabled = true;
     try {
       await work();
@@ -111,7 +111,11 @@ export function accountPage({ app, arena, signIn }) {
     const error = element("p", { class: "error", id: "password-error", role: "alert" });
     const done = element("p", { id: "password-status", role: "status" });
     const logoutError = element("p", { class: "error", id: "logout-error", role: "alert" });
+    // The account's username, read-only: a password manager then knows which account the
+    // new password is for (browsers ask change-password forms for one).
     const change = form("password-form", [
+      element("div", { class: "field" }, element("label", { for: "password-username" }, "Username"),
+        element("input", { id: "password-username", name: "username", autocomplete: "username", readonly: true, value: arena.username })),
       field("old-password", "Current password", { type: "password", autocomplete: "current-password", maxlength: String(LIMITS.passwordMax), required: true },
         enteredPasswordProblem),
       field("new-password", "New password", { type: "password", autocomplete: "new-password", minlength: String(LIMITS.passwordMin),
