@@ -272,7 +272,7 @@ function lobbyPage() {
   }) }, `Quick match: ${title}`));
 
   app.replaceChildren(
-    element("section", {}, element("h1", {}, "Race the same deal"), who),
+    element("section", {}, element("h1", { "data-title": "Lobby" }, "Race the same deal"), who),
     element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
@@ -339,6 +339,8 @@ function dailyKindText(daily) {
 // `arrived`: the race as the event that sent us here gave it (shown before get_race
 // answers); a daily attempt's start gives `arrived.daily` ({ date, scored, practice }).
 function racePage(raceId, arrived = null) {
+  // The page's name (its heading, so the tab's title): the race's code once known.
+  const heading = element("h1", { id: "race-title" }, "Race");
   const status = element("p", { id: "status", role: "status" });
   const clock = element("span", { class: "clock", id: "clock" });
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
@@ -622,6 +624,7 @@ function racePage(raceId, arrived = null) {
   function load(info, fresh = true) {
     if (left) return;
     race = info;
+    heading.textContent = solo() ? `Daily challenge: ${GAME_TITLES[info.game] ?? info.game}` : `Race ${info.code}`;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
     if (fresh && info.server_time) offset = info.server_time - Date.now();
     // A visitor (not seated here) is offered Join while a seat is free, never a racer's
@@ -813,6 +816,7 @@ function racePage(raceId, arrived = null) {
     }),
     arena.on("race_started", (e) => {
       if (e.race_id !== raceId || !race) return;
+      const focused = document.activeElement; // before Ready goes
       Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
       // Every racer starts from the same deal: Eagle Wing's has a card home already.
       for (const r of race.racers) {
@@ -820,6 +824,9 @@ function racePage(raceId, arrived = null) {
       }
       load(race, false);
       if (!seq) showBoard(e.view);
+      // A keyboard racer plays at once: the board takes the focus from where the page left
+      // it (its heading, the body, Ready now gone), never from a field or another control.
+      if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
     }),
     arena.on("progress", (e) => {
       if (e.race_id !== raceId || !race) return;
@@ -937,7 +944,7 @@ function racePage(raceId, arrived = null) {
     if (typed.toLowerCase() === "hint") askHint(); else play(typed);
   });
   document.addEventListener("keydown", shortcut);
-  app.replaceChildren(
+  app.replaceChildren(heading,
     element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   controls(); // none until the race says this page's player races in it
@@ -1054,9 +1061,52 @@ function lazyPage(load, start) {
   return () => { left = true; leave(); };
 }
 
+// ----- focus and title: a new page is said, and keyboard users start at its heading
+
+// The tab's title names the page on screen, from its heading (<h1>; its data-title if
+// the heading alone would not say it), kept up as pages draw and redraw it.
+const SITE = "Solitaire Arena";
+function nameTheTab() {
+  const heading = app.querySelector("h1");
+  const name = (heading?.dataset.title ?? heading?.textContent ?? "").replace(/\s+/g, " ").trim();
+  const title = name ? `${name} — ${SITE}` : SITE;
+  if (document.title !== title) document.title = title;
+}
+
+// After a navigation (not the page's first load: the browser starts where it starts)
+// the focus goes to the new page's heading, focusable from script only (tabindex -1),
+// so a screen reader says where it is and Tab goes on from the top of the page. A page
+// whose heading comes later (loaded with its module, drawn once its data is read) gets
+// it when it comes, and one redrawn meanwhile gets its new heading, but only while the
+// focus is still where the navigation left it (the link followed, or nowhere): the
+// first key or click, or the focus going anywhere else, ends that.
+let headingFocus = null; // { from: the element focused when the page changed }
+function focusHeading() {
+  if (!headingFocus) return;
+  const now = document.activeElement;
+  if (now && now !== document.body && now !== headingFocus.from && now.isConnected) return;
+  const heading = app.querySelector("h1");
+  if (!heading || now === heading) return;
+  heading.setAttribute("tabindex", "-1");
+  headingFocus.from = heading; // (before its focusin) a redraw that replaces it passes the focus on
+  heading.focus();
+}
+function navigated() {
+  headingFocus = { from: document.activeElement };
+  focusHeading();
+}
+const settled = () => { headingFocus = null; };
+window.addEventListener("keydown", settled, true);
+window.addEventListener("pointerdown", settled, true);
+document.addEventListener("focusin", (event) => { if (headingFocus && event.target !== headingFocus.from) settled(); });
+new MutationObserver(() => { nameTheTab(); focusHeading(); })
+  .observe(app, { childList: true, subtree: true, characterData: true });
+
+let firstRoute = true;
 function route() {
   if (location.hash === routed) return; // enterRace() routed already
   routed = location.hash;
+  headingFocus = null;
   leavePage();
   const race = location.hash.match(/^#\/race\/([0-9a-f]+)$/);
   const replay = location.hash.match(/^#\/replay\/([0-9a-f]+)$/);
@@ -1083,6 +1133,9 @@ function route() {
   else if (profile) leavePage = profilePage(pages, profile[1] ? decodeURIComponent(profile[1]) : null);
   else if (location.hash === "#/account") leavePage = accountPage(pages);
   else leavePage = lobbyPage();
+  nameTheTab();
+  if (!firstRoute) navigated();
+  firstRoute = false;
 }
 
 // A quick match found or a rematch started seated us in a new race: whatever page is on

@@ -113,6 +113,13 @@ export class Board {
     }
   }
 
+  // The focus on the board's tab stop, while it is played (the race has just started).
+  focusStop() {
+    if (!this.played) return;
+    const stop = this.stops.find((s) => s.element.tabIndex === 0) ?? this.stops[0];
+    stop?.element.focus();
+  }
+
   // Whether clicks and keys play on this board now.
   get played() { return Boolean(this.onMove) && this.playable; }
 

@@ -279,7 +279,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
         })))
       : element("p", { id: "recent" }, "No races yet.");
     app.replaceChildren(
-      element("h1", { id: "profile-name" }, `${p.name}${p.bot ? " 🤖" : ""}`),
+      element("h1", { id: "profile-name", "data-title": `Profile of ${p.name}` }, `${p.name}${p.bot ? " 🤖" : ""}`),
       element("p", { id: "profile-account" },
         p.username ? `Account ${p.username}` : "Guest", p.bot ? " · a bot" : "", own ? " · this is you" : ""),
       element("section", { "aria-labelledby": "ratings-title" }, element("h2", { id: "ratings-title" }, "Ratings"), scrolling(ratings)),
