@@ -1,0 +1,145 @@
+"""Focus for keyboard and screen-reader users when the page changes, in real headless
+Chromium: after a navigation (a link followed, a quick match found, the app going to a
+race by itself) the focus is on the new page's heading and the tab's title names the
+page; the first load takes no focus; when the race starts the board takes the focus from
+the heading or the Ready button gone, never from the move box someone types in."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.async_api import Browser, Page, expect
+
+from client.sdk import ArenaClient
+from server.app import ArenaServer
+from shared.protocol import MatchFound
+from tests.server.conftest import Connect
+from tests.web.conftest import HeldReplies
+from tests.web.test_browser import open_page
+from tests.web.test_keyboard import FOCUSED, press
+from tests.web.test_race_page import racing_with_frames
+
+#: The focused element: its tag and id, or its text for a heading.
+ACTIVE = """() => {
+  const el = document.activeElement;
+  return el ? `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}` : null;
+}"""
+
+
+async def heading_is_focused(page: Page, text: str | re.Pattern[str]) -> None:
+    heading = page.locator("main h1")
+    await expect(heading).to_have_text(text)
+    await expect(heading).to_be_focused()
+    await expect(heading).to_have_attribute("tabindex", "-1")
+
+
+async def test_a_nav_link_moves_the_focus_to_the_pages_heading_and_the_title_names_it(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The first load takes no focus; a nav link, a page loaded with its module (Live) and
+    the brand link back to the lobby each put it on the heading, outlined for the keyboard
+    only (a click shows none)."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#create")).to_be_visible()
+    await expect(page).to_have_title("Lobby \N{EM DASH} Solitaire Arena")
+    assert await page.evaluate(ACTIVE) == "body"  # the browser's own start: nothing taken
+    await page.click("#nav-leaderboard")
+    await heading_is_focused(page, "Leaderboard: Eight Off")
+    await expect(page).to_have_title("Leaderboard: Eight Off \N{EM DASH} Solitaire Arena")
+    outline = "() => getComputedStyle(document.activeElement).outlineStyle"
+    assert await page.evaluate(outline) == "none"  # followed with the mouse
+    await page.click("#nav-live")  # live.js loads first: the heading is focused once drawn
+    await heading_is_focused(page, "Live races")
+    await expect(page).to_have_title("Live races \N{EM DASH} Solitaire Arena")
+    await page.locator("header a.brand").focus()
+    await page.keyboard.press("Enter")
+    await heading_is_focused(page, "Race the same deal")
+    await expect(page).to_have_title("Lobby \N{EM DASH} Solitaire Arena")
+    assert await page.evaluate(outline) == "solid"  # followed with the keyboard
+    # Tab goes on from the top of the page: the lobby's name field.
+    await page.keyboard.press("Tab")
+    await expect(page.locator("#name")).to_be_focused()
+    assert errors == []
+
+
+async def test_a_quick_match_found_on_another_page_focuses_the_races_heading_then_its_board(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """As test_lobby_sessions arranges one: the page goes to the race's countdown by
+    itself, its heading focused and named by the race's code; at the start the board
+    takes the focus, and the arrow keys move it."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Eight Off")
+    await expect(page.locator("#queue")).to_contain_text("Eight Off")
+    await page.click("#nav-leaderboard")
+    await expect(page.locator("main h1")).to_be_focused()
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("eight-off")
+    race = (await bob.wait_for(MatchFound)).race
+    await expect(page).to_have_url(re.compile(rf"#/race/{race.race_id}$"))
+    title = f"Race {race.code}"
+    await expect(page.locator("#race-title")).to_have_text(title)
+    await expect(page).to_have_title(f"{title} \N{EM DASH} Solitaire Arena")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(page.locator("#board .card, #board .pile").first).to_be_visible()
+    focused = await page.evaluate(FOCUSED)
+    assert focused is not None, await page.evaluate(ACTIVE)
+    assert focused == ["f1", "f1, empty"]
+    assert await press(page, "ArrowDown") == ["f2", "f2, empty"]
+    await bob.close()
+    assert errors == []
+
+
+async def test_the_board_takes_the_focus_from_ready_when_the_race_starts(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Ready was pressed (it had the focus, and is gone): the racer plays with the keys at once."""
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=False)
+    await expect(page.locator("#ready")).to_be_hidden()
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"], await page.evaluate(ACTIVE)
+    assert await press(page, "ArrowDown", "ArrowRight") == ["t1", "jack of clubs, t1"]
+    await expect(page.locator("#race-title")).to_have_text(re.compile(r"^Race [A-Z0-9]{6}$"))
+    assert errors == []
+
+
+async def test_a_start_that_comes_while_the_move_box_is_typed_in_leaves_the_focus_there(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The page's race_started is held back: the page, gone to Live and back, reads the
+    race running and shows the move box; what is typed there stays as the late start comes."""
+    errors: list[str] = []
+    page = await (await browser.new_context()).new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    held = HeldReplies("race_started")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    await page.fill("#name", "ada")
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    bob = await connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.ready((await bob.join_race(code[1])).race_id)
+    await page.click("#ready")
+    await held.wait(page, "race_started")
+    await page.click("#nav-live")
+    await expect(page.locator("main h1")).to_have_text("Live races")
+    await page.go_back()
+    await expect(page.locator("#status")).to_have_text("Go!")
+    await page.click("#move")
+    await page.keyboard.type("t4>")
+    held.release()
+    await page.wait_for_timeout(300)  # the late start, handled
+    await expect(page.locator("#move")).to_be_focused()
+    await expect(page.locator("#move")).to_have_value("t4>")
+    await page.keyboard.type("f1")
+    await page.keyboard.press("Enter")
+    await expect(page.locator('.pile[data-pile="f1"] .card[data-card="AS"]')).to_be_visible()
+    await page.context.close()
+    assert errors == []
