@@ -28,7 +28,7 @@ from tests.server.solver import solve
 from tests.server.test_profiles import seed_ratings
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
-from tests.web.test_browser import click_move, open_page
+from tests.web.test_browser import click_move, open_page, running_race_page
 from tests.web.test_daily import DAY, daily_node, play_through
 
 #: Events that make an element operable: an element listening for one is a control.
@@ -362,3 +362,28 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await ada.close()
         await bob.close()
         assert errors == []
+
+
+#: The live region an element is read out from when it changes (role status, alert, log
+#: and timer are live regions too), or null.
+LIVE_REGION = """(selector) => document.querySelector(selector)?.closest(
+  '[aria-live]:not([aria-live="off"]), [role=status], [role=alert], [role=log], [role=timer]')?.id ?? null"""
+
+
+async def test_only_messages_are_read_out_as_they_change_not_the_clock_or_the_board(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The page is no live region as a whole (navigation moves the focus to the new page's
+    heading instead): the race clock, changing every second, and the board are not read
+    out at each change; the race's status line and a refused move's reason are."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    assert await page.evaluate(LIVE_REGION, "#clock") is None
+    assert await page.evaluate(LIVE_REGION, "#board") is None
+    assert await page.evaluate(LIVE_REGION, "#status") == "status"
+    await page.fill("#move", "t1>t1")
+    await page.press("#move", "Enter")
+    await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
+    assert await page.evaluate(LIVE_REGION, "#refusal") == "refusal"
+    await bob.close()
+    assert errors == []
