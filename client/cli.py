@@ -736,7 +736,7 @@ async def live(args: argparse.Namespace) -> int:
         races = await client.live_races(args.game, limit=args.limit)
     finally:
         await client.close()
-    print(live_text(races))
+    print(live_text(races, args.game))
     return 0
 
 
@@ -744,8 +744,8 @@ def _rating(rating: int | None, provisional: bool) -> str:
     return "-" if rating is None else f"{rating}{'?' if provisional else ''}"
 
 
-def live_text(races: list[LiveRace]) -> str:
-    """The live races as ``live`` prints them.
+def live_text(races: list[LiveRace], game: str | None = None) -> str:
+    """The live races as ``live`` prints them (``game``: those of that game only).
 
     >>> from shared.protocol import RacerInfo
     >>> racers = [RacerInfo(player_id="p_a", name="ada", rating=1712, score=9, cards_left=43),
@@ -760,7 +760,11 @@ def live_text(races: list[LiveRace]) -> str:
     watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch
     >>> print(live_text([]))
     nobody is racing now: solitaire-arena watch follows the next race to start
+    >>> print(live_text([], "treize"))
+    nobody is racing treize now: solitaire-arena live lists every game's races
     """
+    if not races and game is not None:
+        return f"nobody is racing {game} now: solitaire-arena live lists every game's races"
     if not races:
         return "nobody is racing now: solitaire-arena watch follows the next race to start"
     lines = [f"{'race':<12}  {'game':<10}  {'kind':<6}  {'status':<9}  spectators  delay"]

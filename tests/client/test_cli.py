@@ -876,6 +876,10 @@ async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess,
     for words in racers:  # a guest has no rating
         assert words[1:3] == ["-", "score"] and words[4:] == [str(52 - int(words[3])), "left"]
     assert lines[-1] == "watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch"
+    # Another game's list is empty, and says so of that game only: someone is racing.
+    result = run("live", "--game", "treize", "--server", node.url, config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "nobody is racing treize now: solitaire-arena live lists every game's races\n"
     await finish_race(ada, bob, race_id)
 
 
