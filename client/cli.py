@@ -29,6 +29,7 @@ import random
 import re
 import shlex
 import sys
+import textwrap
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
@@ -1302,13 +1303,14 @@ async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
         # The board has the attempt once it is over (written in the step that ends it).
         board = await client.daily_board(info.game, date=date, limit=1)
         if board.me is None:
-            return f"scored: in progress (race {attempt.race_id}; daily {info.game} resumes it)"
+            return f"scored: in progress (race {attempt.race_id}; {glued(f'daily {info.game} resumes it')})"
         result = result_words(info.game, board.me.won, board.me.score, board.me.time_ms)
         return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
     try:
         summary = await client.results(attempt.race_id)
     except RaceNotOverError:
-        return f"unscored (guest): in progress (race {attempt.race_id}; daily {info.game} resumes it)"
+        resumes = glued(f"daily {info.game} resumes it")
+        return f"unscored (guest): in progress (race {attempt.race_id}; {resumes})"
     mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
     result = result_words(info.game, mine.won, mine.score, mine.time_ms) if mine is not None else "over"
     return f"unscored (guest): {result} (race {attempt.race_id})"
@@ -1385,6 +1387,36 @@ VERIFY_NOTE = (
 )
 
 
+#: Where the CLI's printed tables wrap: a standard terminal's width.
+WIDTH = 80
+_GLUED = re.compile(r"\b(race|seed|salt) ")
+NBSP = "\xa0"  # a space a line of :func:`fitted` does not break at
+
+
+def glued(words: str) -> str:
+    """``words`` kept on one line by :func:`fitted`."""
+    return words.replace(" ", NBSP)
+
+
+def fitted(head: str, text: str, indent: int | None = None) -> list[str]:
+    """``head`` then ``text`` in lines of at most :data:`WIDTH` columns, the text wrapped
+    under its own start (or ``indent`` columns in); a race id, seed or salt stays with the
+    word before it, and so do words :func:`glued`.
+
+    >>> for line in fitted("eight-off   6c32bb015d0c…  yes     ",
+    ...     f"unscored (guest): in progress (race 98a8fd4224e2; {glued('daily eight-off resumes it')})"):
+    ...     print(line)
+    eight-off   6c32bb015d0c…  yes     unscored (guest): in progress
+                                       (race 98a8fd4224e2;
+                                       daily eight-off resumes it)
+    """
+    kept = _GLUED.sub(lambda found: found.group(1) + NBSP, text)
+    under = " " * (len(head) if indent is None else indent)
+    wrapper = textwrap.TextWrapper(WIDTH, head, under, break_long_words=False, break_on_hyphens=False)
+    lines = wrapper.wrap(kept)
+    return [line.replace(NBSP, " ") for line in lines] or [head.rstrip()]
+
+
 def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     """The day's deals as ``daily`` lists them (``attempts``: the player's, by game).
 
@@ -1396,7 +1428,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     game        commitment     proven  your attempt
     eagle-wing  9c1e9c1e9c1e…  no      none yet
     treize      51ab51ab51ab…  yes     scored: won in 95.0 s, #2 of 14 (race r1)
-    play one: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board
+    play: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board
 
     A past day's deals come with their seeds and salts, checked against the commitments:
 
@@ -1409,8 +1441,11 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     game        commitment     proven  your attempt
     treize      ...  yes     none
     seeds and salts
-      treize      seed 42  salt 5a175a175a175a175a175a175a175a17  sha256 matches the commitment
-    verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment ...
+      treize      seed 42  salt 5a175a175a175a175a175a175a175a17
+                  sha256 matches the commitment
+    verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment
+      published when the day opened; a board's move logs replay with
+      shared.replay(game, seed, moves) (docs/daily.md)
     """
     over = found.server_time >= found.closes_at
     left = _until(found.closes_at - found.server_time)
@@ -1422,7 +1457,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     for info in found.deals:
         proven = "yes" if info.proven else "no"
         attempt = attempts.get(info.game, "none" if over else "none yet")
-        lines.append(f"{info.game:<10}  {info.commitment[:12]}…  {proven:<6}  {attempt}")
+        lines += fitted(f"{info.game:<10}  {info.commitment[:12]}…  {proven:<6}  ", attempt)
     revealed = [info for info in found.deals if info.seed is not None and info.salt is not None]
     if revealed:
         lines.append("seeds and salts")
@@ -1430,10 +1465,10 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
             text = f"solitaire-arena:{info.game}:{info.seed}:{info.salt}"
             checks = hashlib.sha256(text.encode()).hexdigest() == info.commitment
             check = "sha256 matches the commitment" if checks else "sha256 does NOT match the commitment"
-            lines.append(f"  {info.game:<10}  seed {info.seed}  salt {info.salt}  {check}")
-        lines.append(VERIFY_NOTE)
+            lines += fitted(f"  {info.game:<10}  ", f"seed {info.seed}  salt {info.salt}  {glued(check)}")
+        lines += fitted("", VERIFY_NOTE, indent=2)
     elif not over:
-        lines.append("play one: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board")
+        lines.append("play: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board")
     return "\n".join(lines)
 
 

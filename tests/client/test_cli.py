@@ -523,6 +523,19 @@ async def play_to_a_win(client: ArenaClient, race_id: str, line: list[str]) -> R
     return await client.wait_for(RaceEnded, lambda e: e.race_id == race_id)
 
 
+def unwrapped(stdout: str) -> list[str]:
+    """The printed lines, each checked to fit 80 columns, with a table's cell wrapped onto
+    the next lines (indented under its column, more than 2 columns in) joined back."""
+    lines: list[str] = []
+    for line in stdout.splitlines():
+        assert len(line) <= 80, line  # a standard terminal's width
+        if lines and line.startswith("   "):
+            lines[-1] += " " + line.lstrip()
+        else:
+            lines.append(line)
+    return lines
+
+
 def board_rows(stdout: str) -> dict[str, list[str]]:
     """The rows of a printed daily board by name: [rank, name, result words..., race id?]."""
     rows = {}
@@ -560,7 +573,7 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     await me.close()
     again = run("daily", "--server", node.url, config=config)
     assert again.returncode == 0, again.stderr
-    row = next(line for line in again.stdout.splitlines() if line.startswith("eagle-wing"))
+    row = next(line for line in unwrapped(again.stdout) if line.startswith("eagle-wing"))
     assert re.search(rf"  scored: \d+ cards? home, #\d+ of \d+ \(race {race_id}\)$", row), row
     # A guest's first attempt is unscored: its result, no place.
     guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
@@ -574,7 +587,7 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
         await guest.finish(tried.race.race_id)
         await guest.wait_for(RaceEnded, lambda e: e.race_id == tried.race.race_id)
     guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
-    row = next(line for line in guest_list.stdout.splitlines() if line.startswith("treize"))
+    row = next(line for line in unwrapped(guest_list.stdout) if line.startswith("treize"))
     # Treize's score counts the cards removed, and says so.
     assert re.search(rf"  unscored \(guest\): \d+ cards? removed \(race {tried.race.race_id}\)$", row), row
     # Its replay waits for the day's end, said in one line (the moves are there with --json).
@@ -692,14 +705,15 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
         await redis.aclose()
     result = run("daily", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json")
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    lines = unwrapped(result.stdout)  # seeds, salts and the note wrapped to fit 80 columns
     assert lines[0] == f"daily deals of {yesterday} (UTC): over, seeds revealed"
     assert lines[2].split()[3:] == ["none"]
     assert lines[5] == "seeds and salts"
     for line, (game, deal) in zip(lines[6:9], deals.items(), strict=True):
         assert deal is not None
         check = "does NOT match" if game == "treize" else "matches"
-        assert line == f"  {game:<10}  seed {deal.seed}  salt {deal.salt}  sha256 {check} the commitment"
+        want = f"{game} seed {deal.seed} salt {deal.salt} sha256 {check} the commitment"
+        assert line.split() == want.split()
     assert lines[9].startswith('verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment')
     empty = run(
         "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
