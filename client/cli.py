@@ -1152,8 +1152,24 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
-def profile_text(found: PlayerProfile) -> str:
-    """A profile as ``profile`` prints it.
+def _when(at_ms: int, now: datetime | None = None) -> str:
+    """When something happened, in local time and at most 8 columns: the time today, the
+    day this year, else the month.
+
+    >>> now = datetime(2027, 3, 14, 18, 30)
+    >>> [_when(int(datetime(*day).timestamp() * 1000), now) for day in
+    ...     [(2027, 3, 14, 9, 5), (2027, 1, 2, 23, 59), (2026, 12, 31, 12, 0)]]
+    ['09:05', '02 Jan', 'Dec 2026']
+    """
+    at, now = datetime.fromtimestamp(at_ms / 1000), now or datetime.now()
+    if at.date() == now.date():
+        return at.strftime("%H:%M")
+    return at.strftime("%d %b" if at.year == now.year else "%b %Y")
+
+
+def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
+    """A profile as ``profile`` prints it (``now``: the local time its dates are told from),
+    in 80 columns.
 
     >>> from shared.protocol.profiles import GameRating, GameStats, RecentRace
     >>> print(profile_text(PlayerProfile(
@@ -1175,8 +1191,8 @@ def profile_text(found: PlayerProfile) -> str:
     races
       eight-off   2 races, 1 win, best 95.0 s
     latest races
-      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  19...
-      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        19...
+      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  ...
+      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        ...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1205,7 +1221,7 @@ def profile_text(found: PlayerProfile) -> str:
     for race in found.recent:
         result = result_words(race.game, race.won, race.score, race.time_ms)
         change = change_words(race.rating_change) if race.rating_change is not None else ""
-        when = datetime.fromtimestamp(race.ended_at / 1000).strftime("%Y-%m-%d %H:%M")
+        when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
         place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"
         lines.append(

@@ -31,7 +31,7 @@ from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
 from shared.fairness import commitment
-from shared.protocol import Dailies, RaceEnded
+from shared.protocol import Dailies, RaceEnded, RaceStarted
 from shared.solver import solve_deal
 from tests.redis_direct import async_redis
 from tests.server.conftest import NodeProcess, start_node
@@ -271,6 +271,34 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
     # Anyone can look the account up by its username.
     looked_up = run("profile", username, "--server", node.url, config=tmp_path / "third.json")
     assert looked_up.stdout.splitlines()[:2] == [f"{username}  account {username}", f"player {player_id}"]
+
+
+async def test_a_profiles_latest_races_fit_80_columns_with_their_rating_change(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    ada_name, bob_name = unique("ada"), unique("bob")
+    async with await ArenaClient.connect(node.url) as ada, await ArenaClient.connect(node.url) as bob:
+        for client, username in ((ada, ada_name), (bob, bob_name)):
+            await client.hello(name=username)
+            await client.register(username, PASSWORD)
+        lobby = await ada.create_race("treize", seats=2, time_limit=60, rated=True)
+        await bob.join_race(lobby.code)
+        await ada.ready(lobby.race_id)
+        await bob.ready(lobby.race_id)
+        await ada.wait_for(RaceStarted, lambda e: e.race_id == lobby.race_id)
+        await ada.finish(lobby.race_id)
+        await bob.finish(lobby.race_id)
+        await ada.wait_for(RaceEnded, lambda e: e.race_id == lobby.race_id)
+    shown = run("profile", ada_name, "--server", node.url, config=tmp_path / "c.json")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    row = lines[lines.index("latest races") + 1]
+    # Its id, game, kind, place, result, the rating's change and the time it ended (today).
+    assert re.fullmatch(
+        rf"  {lobby.race_id}  treize      rated   (1st|2nd) of 2    \d+ cards? removed +[+-±]\d+  \d\d:\d\d",
+        row,
+    ), row
+    assert max(len(line) for line in lines) <= 80  # a standard terminal's width
 
 
 async def test_refusals_are_the_servers_message_on_one_line(node: NodeProcess, tmp_path: Path) -> None:
