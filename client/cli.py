@@ -28,6 +28,7 @@ import os
 import random
 import re
 import shlex
+import socket
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -477,13 +478,33 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"{where}: {error['msg']}" if where else error["msg"])
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
-        return fail(f"the server refused the connection ({exc.response.status_code}): {body}")
+        why = f": {body}" if body else f" (is {args.server} a solitaire-arena server?)"
+        return fail(f"the server refused the connection ({exc.response.status_code}){why}")
     except InvalidURI:
         return fail(f"--server {args.server} is not a WebSocket address: ws://host:port or wss://host:port")
     except (OSError, InvalidHandshake) as exc:
-        return fail(f"cannot reach {args.server}: {exc}")
+        return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:
         return fail("timed out waiting for the server")
+
+
+def unreachable(exc: OSError | InvalidHandshake) -> str:
+    """Why a server could not be reached, in words rather than an errno.
+
+    >>> unreachable(ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)"))
+    'nothing listens there (is the server running?)'
+    >>> unreachable(socket.gaierror(-2, "Name or service not known"))
+    'no such host (Name or service not known)'
+    >>> unreachable(OSError(113, "Connect call failed ('10.0.0.9', 80)"))
+    "Connect call failed ('10.0.0.9', 80)"
+    """
+    if isinstance(exc, ConnectionRefusedError):
+        return "nothing listens there (is the server running?)"
+    if isinstance(exc, socket.gaierror):
+        return f"no such host ({exc.strerror})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
 
 
 def fail(line: str) -> int:

@@ -120,7 +120,10 @@ def test_replay_of_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path
 
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     result = run("replay", "abc", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
-    assert "cannot reach ws://127.0.0.1:9" in one_error_line(result)
+    # Said in words, not as an errno and a tuple.
+    assert one_error_line(result) == (
+        "solitaire-arena: cannot reach ws://127.0.0.1:9: nothing listens there (is the server running?)"
+    )
 
 
 def test_a_server_address_that_is_not_a_websocket_one_is_one_line(tmp_path: Path) -> None:
