@@ -28,10 +28,11 @@ import os
 import random
 import re
 import shlex
+import signal
 import socket
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -958,13 +959,29 @@ def record_text(record: RaceRecord) -> str:
 # ----- accounts -------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl+C stops a question asked on the terminal at once. The event loop's own handler
+    would only ask the command to stop, which a prompt waiting for its line never hears:
+    the first Ctrl+C did nothing and the second showed a traceback."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(file=sys.stderr)  # off the prompt's line (a password's ^C is not echoed)
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _ask_username(args: argparse.Namespace) -> str:
     username: str | None = args.username
     if username is None:
         if args.password_stdin:
             raise CommandError("--password-stdin needs --username")
         try:
-            username = input("username: ")
+            with _interruptible():
+                username = input("username: ")
         except EOFError:
             username = ""
     username = username.strip()
@@ -991,9 +1008,10 @@ def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -
         raise CommandError(f"no terminal to ask for the {what} on: give it with --password-stdin")
     else:
         try:
-            password = getpass.getpass(f"{what}: ")
-            if new and password and getpass.getpass(f"{what} again: ") != password:
-                raise CommandError("the two passwords differ")
+            with _interruptible():
+                password = getpass.getpass(f"{what}: ")
+                if new and password and getpass.getpass(f"{what} again: ") != password:
+                    raise CommandError("the two passwords differ")
         except EOFError:
             password = ""
     if not password:

@@ -11,9 +11,12 @@ import asyncio
 import datetime as dt
 import json
 import os
+import pty
 import re
 import secrets
+import select
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -116,6 +119,52 @@ async def test_replay_json_prints_the_results_and_every_move(node: NodeProcess, 
 def test_replay_of_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
     result = run("replay", "000000000000", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
+
+
+def _read_until(fd: int, text: str, timeout: float = 20) -> str:
+    """What a terminal shows until ``text`` has come (or the timeout)."""
+    seen, deadline = "", time.monotonic() + timeout
+    while text not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                seen += os.read(fd, 1024).decode(errors="replace")
+            except OSError:  # the other end closed
+                break
+    return seen
+
+
+@pytest.mark.parametrize("answers", [[], ["somebody"]], ids=["username", "password"])
+def test_ctrl_c_at_a_login_question_stops_the_command_at_once(
+    node: NodeProcess, tmp_path: Path, answers: list[str]
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
+    command = [sys.executable, "-m", "server.cli", "login", "--server", node.url]
+    pid, fd = pty.fork()
+    if pid == 0:  # the command, on a terminal of its own
+        os.chdir(ROOT)
+        os.execve(sys.executable, command, env)
+    done, status = 0, 0
+    try:
+        assert "username: " in _read_until(fd, "username: ")
+        for answer in answers:
+            os.write(fd, f"{answer}\n".encode())
+            assert "password: " in _read_until(fd, "password: ")
+        # Ctrl+C typed on that terminal (by a person: not in the instant between the prompt
+        # and the read, where Python itself would only see it once the read returns).
+        time.sleep(0.5)
+        os.write(fd, b"\x03")
+        deadline = time.monotonic() + 10
+        while done != pid and time.monotonic() < deadline:
+            _read_until(fd, "never shown", timeout=0.2)  # (its terminal closes before it ends)
+            done, status = os.waitpid(pid, os.WNOHANG)
+        assert done == pid, "the first Ctrl+C did not stop it"
+        assert os.waitstatus_to_exitcode(status) == 130
+    finally:
+        if done != pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
 
 
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
