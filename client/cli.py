@@ -963,7 +963,7 @@ def record_text(record: RaceRecord) -> str:
 def _interruptible() -> Iterator[None]:
     """Ctrl+C stops a question asked on the terminal at once. The event loop's own handler
     would only ask the command to stop, which a prompt waiting for its line never hears:
-    the first Ctrl+C did nothing and the second showed a traceback."""
+    the first Ctrl+C did nothing and it took a second one."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
