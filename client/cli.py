@@ -28,8 +28,11 @@ import os
 import random
 import re
 import shlex
+import signal
+import socket
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+import textwrap
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -476,13 +479,33 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"{where}: {error['msg']}" if where else error["msg"])
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
-        return fail(f"the server refused the connection ({exc.response.status_code}): {body}")
+        why = f": {body}" if body else f" (is {args.server} a solitaire-arena server?)"
+        return fail(f"the server refused the connection ({exc.response.status_code}){why}")
     except InvalidURI:
         return fail(f"--server {args.server} is not a WebSocket address: ws://host:port or wss://host:port")
     except (OSError, InvalidHandshake) as exc:
-        return fail(f"cannot reach {args.server}: {exc}")
+        return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:
         return fail("timed out waiting for the server")
+
+
+def unreachable(exc: OSError | InvalidHandshake) -> str:
+    """Why a server could not be reached, in words rather than an errno.
+
+    >>> unreachable(ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)"))
+    'nothing listens there (is the server running?)'
+    >>> unreachable(socket.gaierror(-2, "Name or service not known"))
+    'no such host (Name or service not known)'
+    >>> unreachable(OSError(113, "Connect call failed ('10.0.0.9', 80)"))
+    "Connect call failed ('10.0.0.9', 80)"
+    """
+    if isinstance(exc, ConnectionRefusedError):
+        return "nothing listens there (is the server running?)"
+    if isinstance(exc, socket.gaierror):
+        return f"no such host ({exc.strerror})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
 
 
 def fail(line: str) -> int:
@@ -736,7 +759,7 @@ async def live(args: argparse.Namespace) -> int:
         races = await client.live_races(args.game, limit=args.limit)
     finally:
         await client.close()
-    print(live_text(races))
+    print(live_text(races, args.game))
     return 0
 
 
@@ -744,8 +767,8 @@ def _rating(rating: int | None, provisional: bool) -> str:
     return "-" if rating is None else f"{rating}{'?' if provisional else ''}"
 
 
-def live_text(races: list[LiveRace]) -> str:
-    """The live races as ``live`` prints them.
+def live_text(races: list[LiveRace], game: str | None = None) -> str:
+    """The live races as ``live`` prints them (``game``: those of that game only).
 
     >>> from shared.protocol import RacerInfo
     >>> racers = [RacerInfo(player_id="p_a", name="ada", rating=1712, score=9, cards_left=43),
@@ -760,7 +783,11 @@ def live_text(races: list[LiveRace]) -> str:
     watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch
     >>> print(live_text([]))
     nobody is racing now: solitaire-arena watch follows the next race to start
+    >>> print(live_text([], "treize"))
+    nobody is racing treize now: solitaire-arena live lists every game's races
     """
+    if not races and game is not None:
+        return f"nobody is racing {game} now: solitaire-arena live lists every game's races"
     if not races:
         return "nobody is racing now: solitaire-arena watch follows the next race to start"
     lines = [f"{'race':<12}  {'game':<10}  {'kind':<6}  {'status':<9}  spectators  delay"]
@@ -932,13 +959,29 @@ def record_text(record: RaceRecord) -> str:
 # ----- accounts -------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl+C stops a question asked on the terminal at once. The event loop's own handler
+    would only ask the command to stop, which a prompt waiting for its line never hears:
+    the first Ctrl+C did nothing and it took a second one."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(file=sys.stderr)  # off the prompt's line (a password's ^C is not echoed)
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _ask_username(args: argparse.Namespace) -> str:
     username: str | None = args.username
     if username is None:
         if args.password_stdin:
             raise CommandError("--password-stdin needs --username")
         try:
-            username = input("username: ")
+            with _interruptible():
+                username = input("username: ")
         except EOFError:
             username = ""
     username = username.strip()
@@ -965,9 +1008,10 @@ def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -
         raise CommandError(f"no terminal to ask for the {what} on: give it with --password-stdin")
     else:
         try:
-            password = getpass.getpass(f"{what}: ")
-            if new and password and getpass.getpass(f"{what} again: ") != password:
-                raise CommandError("the two passwords differ")
+            with _interruptible():
+                password = getpass.getpass(f"{what}: ")
+                if new and password and getpass.getpass(f"{what} again: ") != password:
+                    raise CommandError("the two passwords differ")
         except EOFError:
             password = ""
     if not password:
@@ -1147,8 +1191,24 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
-def profile_text(found: PlayerProfile) -> str:
-    """A profile as ``profile`` prints it.
+def _when(at_ms: int, now: datetime | None = None) -> str:
+    """When something happened, in local time and at most 8 columns: the time today, the
+    day this year, else the month.
+
+    >>> now = datetime(2027, 3, 14, 18, 30)
+    >>> [_when(int(datetime(*day).timestamp() * 1000), now) for day in
+    ...     [(2027, 3, 14, 9, 5), (2027, 1, 2, 23, 59), (2026, 12, 31, 12, 0)]]
+    ['09:05', '02 Jan', 'Dec 2026']
+    """
+    at, now = datetime.fromtimestamp(at_ms / 1000), now or datetime.now()
+    if at.date() == now.date():
+        return at.strftime("%H:%M")
+    return at.strftime("%d %b" if at.year == now.year else "%b %Y")
+
+
+def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
+    """A profile as ``profile`` prints it (``now``: the local time its dates are told from),
+    in 80 columns.
 
     >>> from shared.protocol.profiles import GameRating, GameStats, RecentRace
     >>> print(profile_text(PlayerProfile(
@@ -1170,8 +1230,8 @@ def profile_text(found: PlayerProfile) -> str:
     races
       eight-off   2 races, 1 win, best 95.0 s
     latest races
-      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  19...
-      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        19...
+      7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  ...
+      0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        ...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1200,7 +1260,7 @@ def profile_text(found: PlayerProfile) -> str:
     for race in found.recent:
         result = result_words(race.game, race.won, race.score, race.time_ms)
         change = change_words(race.rating_change) if race.rating_change is not None else ""
-        when = datetime.fromtimestamp(race.ended_at / 1000).strftime("%Y-%m-%d %H:%M")
+        when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
         place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"
         lines.append(
@@ -1298,13 +1358,14 @@ async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
         # The board has the attempt once it is over (written in the step that ends it).
         board = await client.daily_board(info.game, date=date, limit=1)
         if board.me is None:
-            return f"scored: in progress (race {attempt.race_id}; daily {info.game} resumes it)"
+            return f"scored: in progress (race {attempt.race_id}; {glued(f'daily {info.game} resumes it')})"
         result = result_words(info.game, board.me.won, board.me.score, board.me.time_ms)
         return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
     try:
         summary = await client.results(attempt.race_id)
     except RaceNotOverError:
-        return f"unscored (guest): in progress (race {attempt.race_id}; daily {info.game} resumes it)"
+        resumes = glued(f"daily {info.game} resumes it")
+        return f"unscored (guest): in progress (race {attempt.race_id}; {resumes})"
     mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
     result = result_words(info.game, mine.won, mine.score, mine.time_ms) if mine is not None else "over"
     return f"unscored (guest): {result} (race {attempt.race_id})"
@@ -1381,6 +1442,36 @@ VERIFY_NOTE = (
 )
 
 
+#: Where the CLI's printed tables wrap: a standard terminal's width.
+WIDTH = 80
+_GLUED = re.compile(r"\b(race|seed|salt) ")
+NBSP = "\xa0"  # a space a line of :func:`fitted` does not break at
+
+
+def glued(words: str) -> str:
+    """``words`` kept on one line by :func:`fitted`."""
+    return words.replace(" ", NBSP)
+
+
+def fitted(head: str, text: str, indent: int | None = None) -> list[str]:
+    """``head`` then ``text`` in lines of at most :data:`WIDTH` columns, the text wrapped
+    under its own start (or ``indent`` columns in); a race id, seed or salt stays with the
+    word before it, and so do words :func:`glued`.
+
+    >>> for line in fitted("eight-off   6c32bb015d0c…  yes     ",
+    ...     f"unscored (guest): in progress (race 98a8fd4224e2; {glued('daily eight-off resumes it')})"):
+    ...     print(line)
+    eight-off   6c32bb015d0c…  yes     unscored (guest): in progress
+                                       (race 98a8fd4224e2;
+                                       daily eight-off resumes it)
+    """
+    kept = _GLUED.sub(lambda found: found.group(1) + NBSP, text)
+    under = " " * (len(head) if indent is None else indent)
+    wrapper = textwrap.TextWrapper(WIDTH, head, under, break_long_words=False, break_on_hyphens=False)
+    lines = wrapper.wrap(kept)
+    return [line.replace(NBSP, " ") for line in lines] or [head.rstrip()]
+
+
 def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     """The day's deals as ``daily`` lists them (``attempts``: the player's, by game).
 
@@ -1392,7 +1483,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     game        commitment     proven  your attempt
     eagle-wing  9c1e9c1e9c1e…  no      none yet
     treize      51ab51ab51ab…  yes     scored: won in 95.0 s, #2 of 14 (race r1)
-    play one: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board
+    play: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board
 
     A past day's deals come with their seeds and salts, checked against the commitments:
 
@@ -1405,8 +1496,11 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     game        commitment     proven  your attempt
     treize      ...  yes     none
     seeds and salts
-      treize      seed 42  salt 5a175a175a175a175a175a175a175a17  sha256 matches the commitment
-    verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment ...
+      treize      seed 42  salt 5a175a175a175a175a175a175a175a17
+                  sha256 matches the commitment
+    verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment
+      published when the day opened; a board's move logs replay with
+      shared.replay(game, seed, moves) (docs/daily.md)
     """
     over = found.server_time >= found.closes_at
     left = _until(found.closes_at - found.server_time)
@@ -1418,7 +1512,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     for info in found.deals:
         proven = "yes" if info.proven else "no"
         attempt = attempts.get(info.game, "none" if over else "none yet")
-        lines.append(f"{info.game:<10}  {info.commitment[:12]}…  {proven:<6}  {attempt}")
+        lines += fitted(f"{info.game:<10}  {info.commitment[:12]}…  {proven:<6}  ", attempt)
     revealed = [info for info in found.deals if info.seed is not None and info.salt is not None]
     if revealed:
         lines.append("seeds and salts")
@@ -1426,10 +1520,10 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
             text = f"solitaire-arena:{info.game}:{info.seed}:{info.salt}"
             checks = hashlib.sha256(text.encode()).hexdigest() == info.commitment
             check = "sha256 matches the commitment" if checks else "sha256 does NOT match the commitment"
-            lines.append(f"  {info.game:<10}  seed {info.seed}  salt {info.salt}  {check}")
-        lines.append(VERIFY_NOTE)
+            lines += fitted(f"  {info.game:<10}  ", f"seed {info.seed}  salt {info.salt}  {glued(check)}")
+        lines += fitted("", VERIFY_NOTE, indent=2)
     elif not over:
-        lines.append("play one: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board")
+        lines.append("play: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board")
     return "\n".join(lines)
 
 

@@ -130,7 +130,8 @@ class ArenaClient:
     growing pause, for up to :data:`RESUME_PATIENCE` seconds) and resumed with the token:
     the new ``welcome`` arrives as an event, followed by the end of any race that ended
     meanwhile; a move in flight is sent again with its seq (safe: the server acks it
-    once); other requests in flight raise :class:`ConnectionLostError`.
+    once); a player waiting for a quick match is queued again; other requests in flight
+    raise :class:`ConnectionLostError`.
     """
 
     def __init__(
@@ -153,6 +154,9 @@ class ArenaClient:
         self.shares: dict[str, str] = {}
         #: The seed share committed with ``quick_match``, by game, until the match.
         self._queue_shares: dict[str, str] = {}
+        #: The game whose queue this client waits in (and whether with a seed share):
+        #: queued again once a dropped connection is resumed, since disconnecting left it.
+        self._queued: tuple[GameName, bool] | None = None
         #: The seed share committed with a rematch offer or acceptance, by the race that
         #: ended, until the rematch starts.
         self._rematch_shares: dict[str, str] = {}
@@ -220,6 +224,7 @@ class ArenaClient:
                     if isinstance(message, Error):
                         self.stray_errors.append(message)
                     if isinstance(message, MatchFound):
+                        self._queued = None
                         self._seated(message.race, self._queue_shares.pop(message.race.game, None))
                     if isinstance(message, RematchStarted):
                         self._seated(message.race, self._rematch_shares.pop(message.race_id, None))
@@ -271,8 +276,22 @@ class ArenaClient:
             self.resumes += 1
             self._connected.set()
             await self._events.put(welcome)
+            await self._queue_again()
             return
         await self._events.put(None)
+
+    async def _queue_again(self) -> None:
+        """After a resume: back in the queue the dropped connection left (with the same
+        seed share's commitment), so that a ``match_found`` awaited still comes."""
+        if self._queued is None:
+            return
+        game, share = self._queued
+        try:
+            await self.quick_match(game, share)
+        except ConnectionLostError:
+            pass  # dropped again: the next resume queues again
+        except ArenaError:  # paired meanwhile (already racing): nothing to wait for
+            self._queued = None
 
     @property
     def reconnecting(self) -> bool:
@@ -680,9 +699,11 @@ class ArenaClient:
         )
         if secret:
             self._queue_shares[game] = secret  # before sending: match_found may overtake the reply
+        queued_before, self._queued = self._queued, (game, share)
         try:
             return await self._expect(message, Queued)
         except ArenaError:
+            self._queued = queued_before
             if before is None:
                 self._queue_shares.pop(game, None)
             else:
@@ -692,6 +713,7 @@ class ArenaClient:
     async def cancel_quick_match(self) -> None:
         await self._expect(CancelQuickMatch(id=self.next_id()), Ok)
         self._queue_shares.clear()
+        self._queued = None
 
 
 def player_token(welcome: Welcome) -> str:

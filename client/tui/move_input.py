@@ -148,7 +148,11 @@ class MoveInput(Input):
         self.to_board: Callable[[Direction], bool] = lambda direction: False
         #: The rest of the word of the last one-key command, dropped if typed next.
         self.rest = ""
-        super().__init__(placeholder=playing_placeholder(False), suggester=self.legal_suggester, id=id)
+        # Not selected on focus: a key typed on the board brings the focus back here, and
+        # the text it goes on with would be replaced by the next key.
+        placeholder = playing_placeholder(False)
+        suggester = self.legal_suggester
+        super().__init__(placeholder=placeholder, suggester=suggester, id=id, select_on_focus=False)
 
     def expect_rest(self, word: str) -> None:
         """A one-key command of ``word`` was taken: drop the rest of it if typed next."""

@@ -11,9 +11,12 @@ import asyncio
 import datetime as dt
 import json
 import os
+import pty
 import re
 import secrets
+import select
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -31,7 +34,7 @@ from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
 from shared.fairness import commitment
-from shared.protocol import Dailies, RaceEnded
+from shared.protocol import Dailies, RaceEnded, RaceStarted
 from shared.solver import solve_deal
 from tests.redis_direct import async_redis
 from tests.server.conftest import NodeProcess, start_node
@@ -118,9 +121,58 @@ def test_replay_of_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
 
 
+def _read_until(fd: int, text: str, timeout: float = 20) -> str:
+    """What a terminal shows until ``text`` has come (or the timeout)."""
+    seen, deadline = "", time.monotonic() + timeout
+    while text not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                seen += os.read(fd, 1024).decode(errors="replace")
+            except OSError:  # the other end closed
+                break
+    return seen
+
+
+@pytest.mark.parametrize("answers", [[], ["somebody"]], ids=["username", "password"])
+def test_ctrl_c_at_a_login_question_stops_the_command_at_once(
+    node: NodeProcess, tmp_path: Path, answers: list[str]
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
+    command = [sys.executable, "-m", "server.cli", "login", "--server", node.url]
+    pid, fd = pty.fork()
+    if pid == 0:  # the command, on a terminal of its own
+        os.chdir(ROOT)
+        os.execve(sys.executable, command, env)
+    done, status = 0, 0
+    try:
+        assert "username: " in _read_until(fd, "username: ")
+        for answer in answers:
+            os.write(fd, f"{answer}\n".encode())
+            assert "password: " in _read_until(fd, "password: ")
+        # Ctrl+C typed on that terminal (by a person: not in the instant between the prompt
+        # and the read, where Python itself would only see it once the read returns).
+        time.sleep(0.5)
+        os.write(fd, b"\x03")
+        deadline = time.monotonic() + 10
+        while done != pid and time.monotonic() < deadline:
+            _read_until(fd, "never shown", timeout=0.2)  # (its terminal closes before it ends)
+            done, status = os.waitpid(pid, os.WNOHANG)
+        assert done == pid, "the first Ctrl+C did not stop it"
+        assert os.waitstatus_to_exitcode(status) == 130
+    finally:
+        if done != pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+
+
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     result = run("replay", "abc", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
-    assert "cannot reach ws://127.0.0.1:9" in one_error_line(result)
+    # Said in words, not as an errno and a tuple.
+    assert one_error_line(result) == (
+        "solitaire-arena: cannot reach ws://127.0.0.1:9: nothing listens there (is the server running?)"
+    )
 
 
 def test_a_server_address_that_is_not_a_websocket_one_is_one_line(tmp_path: Path) -> None:
@@ -271,6 +323,34 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
     # Anyone can look the account up by its username.
     looked_up = run("profile", username, "--server", node.url, config=tmp_path / "third.json")
     assert looked_up.stdout.splitlines()[:2] == [f"{username}  account {username}", f"player {player_id}"]
+
+
+async def test_a_profiles_latest_races_fit_80_columns_with_their_rating_change(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    ada_name, bob_name = unique("ada"), unique("bob")
+    async with await ArenaClient.connect(node.url) as ada, await ArenaClient.connect(node.url) as bob:
+        for client, username in ((ada, ada_name), (bob, bob_name)):
+            await client.hello(name=username)
+            await client.register(username, PASSWORD)
+        lobby = await ada.create_race("treize", seats=2, time_limit=60, rated=True)
+        await bob.join_race(lobby.code)
+        await ada.ready(lobby.race_id)
+        await bob.ready(lobby.race_id)
+        await ada.wait_for(RaceStarted, lambda e: e.race_id == lobby.race_id)
+        await ada.finish(lobby.race_id)
+        await bob.finish(lobby.race_id)
+        await ada.wait_for(RaceEnded, lambda e: e.race_id == lobby.race_id)
+    shown = run("profile", ada_name, "--server", node.url, config=tmp_path / "c.json")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    row = lines[lines.index("latest races") + 1]
+    # Its id, game, kind, place, result, the rating's change and the time it ended (today).
+    assert re.fullmatch(
+        rf"  {lobby.race_id}  treize      rated   (1st|2nd) of 2    \d+ cards? removed +[+-±]\d+  \d\d:\d\d",
+        row,
+    ), row
+    assert max(len(line) for line in lines) <= 80  # a standard terminal's width
 
 
 async def test_refusals_are_the_servers_message_on_one_line(node: NodeProcess, tmp_path: Path) -> None:
@@ -523,6 +603,19 @@ async def play_to_a_win(client: ArenaClient, race_id: str, line: list[str]) -> R
     return await client.wait_for(RaceEnded, lambda e: e.race_id == race_id)
 
 
+def unwrapped(stdout: str) -> list[str]:
+    """The printed lines, each checked to fit 80 columns, with a table's cell wrapped onto
+    the next lines (indented under its column, more than 2 columns in) joined back."""
+    lines: list[str] = []
+    for line in stdout.splitlines():
+        assert len(line) <= 80, line  # a standard terminal's width
+        if lines and line.startswith("   "):
+            lines[-1] += " " + line.lstrip()
+        else:
+            lines.append(line)
+    return lines
+
+
 def board_rows(stdout: str) -> dict[str, list[str]]:
     """The rows of a printed daily board by name: [rank, name, result words..., race id?]."""
     rows = {}
@@ -560,7 +653,7 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     await me.close()
     again = run("daily", "--server", node.url, config=config)
     assert again.returncode == 0, again.stderr
-    row = next(line for line in again.stdout.splitlines() if line.startswith("eagle-wing"))
+    row = next(line for line in unwrapped(again.stdout) if line.startswith("eagle-wing"))
     assert re.search(rf"  scored: \d+ cards? home, #\d+ of \d+ \(race {race_id}\)$", row), row
     # A guest's first attempt is unscored: its result, no place.
     guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
@@ -574,7 +667,7 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
         await guest.finish(tried.race.race_id)
         await guest.wait_for(RaceEnded, lambda e: e.race_id == tried.race.race_id)
     guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
-    row = next(line for line in guest_list.stdout.splitlines() if line.startswith("treize"))
+    row = next(line for line in unwrapped(guest_list.stdout) if line.startswith("treize"))
     # Treize's score counts the cards removed, and says so.
     assert re.search(rf"  unscored \(guest\): \d+ cards? removed \(race {tried.race.race_id}\)$", row), row
     # Its replay waits for the day's end, said in one line (the moves are there with --json).
@@ -692,14 +785,15 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
         await redis.aclose()
     result = run("daily", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json")
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    lines = unwrapped(result.stdout)  # seeds, salts and the note wrapped to fit 80 columns
     assert lines[0] == f"daily deals of {yesterday} (UTC): over, seeds revealed"
     assert lines[2].split()[3:] == ["none"]
     assert lines[5] == "seeds and salts"
     for line, (game, deal) in zip(lines[6:9], deals.items(), strict=True):
         assert deal is not None
         check = "does NOT match" if game == "treize" else "matches"
-        assert line == f"  {game:<10}  seed {deal.seed}  salt {deal.salt}  sha256 {check} the commitment"
+        want = f"{game} seed {deal.seed} salt {deal.salt} sha256 {check} the commitment"
+        assert line.split() == want.split()
     assert lines[9].startswith('verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment')
     empty = run(
         "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
@@ -876,6 +970,10 @@ async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess,
     for words in racers:  # a guest has no rating
         assert words[1:3] == ["-", "score"] and words[4:] == [str(52 - int(words[3])), "left"]
     assert lines[-1] == "watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch"
+    # Another game's list is empty, and says so of that game only: someone is racing.
+    result = run("live", "--game", "treize", "--server", node.url, config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "nobody is racing treize now: solitaire-arena live lists every game's races\n"
     await finish_race(ada, bob, race_id)
 
 

@@ -29,7 +29,7 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.redis_embedded import free_port
 from shared import new_game
-from shared.protocol import ErrorCode, Ping, Welcome
+from shared.protocol import ErrorCode, MatchFound, Ping, Welcome
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 
@@ -93,6 +93,24 @@ async def test_a_dropped_connection_is_resumed_and_the_next_move_goes_through(ar
     assert welcome.resumed and welcome.races == [race.race_id] and ada.resumes == 1
     board = await bob.get_race(race.race_id)
     assert {r.name: r.move_count for r in board.racers}["ada"] == 2
+    await ada.close()
+    await bob.close()
+
+
+async def test_a_player_waiting_for_a_quick_match_is_queued_again_after_a_drop(arena: ArenaServer) -> None:
+    ada = await ArenaClient.connect(arena.url, reconnect=True)
+    await ada.hello(name="ada")
+    await ada.quick_match("treize")
+    ada.ws.transport.abort()  # the network drops: disconnecting left the queue
+    welcome = await ada.wait_for(Welcome)
+    assert welcome.resumed
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    # The two meet: ada's client queued her again, with the same seed share.
+    found = await ada.wait_for(MatchFound, timeout=10)
+    assert found.race.race_id == (await bob.wait_for(MatchFound, timeout=10)).race.race_id
+    assert found.race.race_id in ada.shares
     await ada.close()
     await bob.close()
 

@@ -1498,3 +1498,24 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
         assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
+
+
+async def test_typing_on_the_board_goes_on_with_the_text_begun_in_the_field(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _, race_id = await _race(arena, connect)
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        board, field = screen.board, screen.move_input
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.playing)
+        await pilot.press(*move[:2], "down")  # half a move typed, then a look at the board
+        assert board.has_focus and field.value == move[:2]
+        # The rest typed there goes on with it: the text is not selected, to be replaced
+        # by the next key, when the field takes the focus back.
+        await pilot.press(*move[2:])
+        assert field.has_focus and field.value == move
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.state.view.move_count == 1)
+        assert field.value == ""
