@@ -10,13 +10,12 @@ import re
 
 from playwright.async_api import Browser, Page, expect
 
-from client.sdk import ArenaClient
 from server.app import ArenaServer
-from shared.protocol import MatchFound
 from tests.server.conftest import Connect
 from tests.web.conftest import HeldReplies
 from tests.web.test_browser import open_page
 from tests.web.test_keyboard import FOCUSED, press
+from tests.web.test_lobby_sessions import matched_while_on_the_leaderboard
 from tests.web.test_race_page import racing_with_frames
 
 #: The focused element: its tag and id, or its text for a heading.
@@ -71,15 +70,7 @@ async def test_a_quick_match_found_on_another_page_focuses_the_races_heading_the
     takes the focus, and the arrow keys move it."""
     errors: list[str] = []
     page = await open_page(browser, arena.url, errors)
-    await page.fill("#name", "ada")
-    await page.click("text=Quick match: Eight Off")
-    await expect(page.locator("#queue")).to_contain_text("Eight Off")
-    await page.click("#nav-leaderboard")
-    await expect(page.locator("main h1")).to_be_focused()
-    bob = await ArenaClient.connect(arena.url)
-    await bob.hello(name="bob")
-    await bob.quick_match("eight-off")
-    race = (await bob.wait_for(MatchFound)).race
+    bob, race = await matched_while_on_the_leaderboard(page, arena.url)
     await expect(page).to_have_url(re.compile(rf"#/race/{race.race_id}$"))
     title = f"Race {race.code}"
     await expect(page.locator("#race-title")).to_have_text(title)

@@ -13,7 +13,7 @@ from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from shared.fairness import share_commitment
-from shared.protocol import MatchFound, RaceEnded, RaceStarted
+from shared.protocol import MatchFound, RaceEnded, RaceInfo, RaceStarted
 from shared.record import read_record, verify_record
 from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
@@ -103,21 +103,27 @@ async def test_a_saved_name_the_server_refuses_is_forgotten_and_every_page_works
 # ----- quick match --------------------------------------------------------------------------
 
 
-async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_countdown(
-    browser: Browser, arena: ArenaServer
-) -> None:
-    errors: list[str] = []
-    page = await open_page(browser, arena.url, errors)
+async def matched_while_on_the_leaderboard(page: Page, url: str) -> tuple[ArenaClient, RaceInfo]:
+    """ada queues for Eight Off on the page and goes to the leaderboard; bob's quick match
+    then pairs them (bob, and the race as his match_found gives it)."""
     await page.fill("#name", "ada")
     await page.click("text=Quick match: Eight Off")
     await expect(page.locator("#queue")).to_contain_text("Eight Off")
     await page.click("#nav-leaderboard")
     await expect(page.locator("#leaderboard")).to_be_visible()
-    bob = await ArenaClient.connect(arena.url)
+    bob = await ArenaClient.connect(url)
     await bob.hello(name="bob")
     await bob.quick_match("eight-off")
-    race_id = (await bob.wait_for(MatchFound)).race.race_id
-    await expect(page).to_have_url(re.compile(rf"#/race/{race_id}$"))
+    return bob, (await bob.wait_for(MatchFound)).race
+
+
+async def test_a_quick_match_found_while_on_another_page_goes_to_the_races_countdown(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    bob, race = await matched_while_on_the_leaderboard(page, arena.url)
+    await expect(page).to_have_url(re.compile(rf"#/race/{race.race_id}$"))
     await expect(page.locator("#status")).to_have_text(re.compile("Get ready…|Go!"))
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
     await bob.close()
