@@ -228,6 +228,8 @@ class ArenaClient:
                         self._seated(message.race, self._queue_shares.pop(message.race.game, None))
                     if isinstance(message, RematchStarted):
                         self._seated(message.race, self._rematch_shares.pop(message.race_id, None))
+                    if isinstance(message, Renamed):  # renamed on another connection
+                        self.name = message.name
                     await self._events.put(message)
         except ConnectionClosed:
             pass

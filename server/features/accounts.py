@@ -50,7 +50,18 @@ from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
 from server.store.accounts import Lockout
 from server.timesource import TimeSource
-from shared.protocol import Account, ChangePassword, ErrorCode, Login, Logout, Ok, Register, Rename, Renamed
+from shared.protocol import (
+    Account,
+    ChangePassword,
+    ErrorCode,
+    Login,
+    Logout,
+    Ok,
+    Register,
+    Rename,
+    Renamed,
+    to_wire,
+)
 from shared.usernames import check_username, username_key
 
 log = logging.getLogger("arena.accounts")
@@ -180,7 +191,8 @@ class Accounts:
         here: a failure is logged, and those sessions and races keep the old one until
         their next hello."""
         try:
-            renamed = {"player_id": player_id, "name": name, "account": account}
+            told = to_wire(Renamed(name=name, username=name if account else None))
+            renamed = {"player_id": player_id, "name": name, "account": account, "event": told}
             await self.store.events.publish_player(player_id, pack_event(EventKind.RENAMED, renamed))
             for race_id in await self.store.players.active_races(player_id):
                 if await self.store.races.rename_seat(race_id, player_id, name) is Answer.OK:

@@ -40,7 +40,8 @@ class EventKind(StrEnum):
     SIGNED_OUT = "o"
     #: A player's name changed (a guest renamed, or became an account): their sessions on
     #: every node go by the message's ``name`` from now on (and are an account's when its
-    #: ``account`` says so), whatever they seat themselves in next. Never sent.
+    #: ``account`` says so), whatever they seat themselves in next, and are sent a
+    #: ``renamed`` event (the message's ``event``).
     RENAMED = "n"
 
 

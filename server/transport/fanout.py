@@ -310,13 +310,15 @@ class Fanout:
                 session.closing = asyncio.create_task(close)
 
     def _rename(self, channel: str, msg: dict[str, Any]) -> None:
-        """The player's sessions here go by their new name (and account) from now on."""
+        """The player's sessions here go by their new name (and account) from now on, and
+        are told (the clients show who is signed in)."""
         for session in self._sessions.get(channel, ()):
             identity = session.caller.identity
             if identity is not None and identity.player_id == msg["player_id"]:
                 session.caller.identity = dataclasses.replace(
                     identity, name=msg["name"], account=identity.account or bool(msg["account"])
                 )
+        self._broadcast(channel, msg["event"], "")
 
     async def _seat(self, session: Session, race: RaceInfo, msg: dict[str, Any], matched: bool) -> None:
         """This session's player was seated in ``race`` (by a quick match when

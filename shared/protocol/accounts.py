@@ -77,11 +77,14 @@ class Rename(Request):
 
 
 class Renamed(Reply):
-    """Reply to ``rename``: the name as the server keeps it (NFC-normalized)."""
+    """Reply to ``rename``: the name as the server keeps it (NFC-normalized). Also an
+    event (no ``id``) to every session of the player when its name changed on one of them
+    (a rename, or a register: then with the account's ``username``)."""
 
     type: Literal["renamed"] = "renamed"
     id: RequestId | None = None
     name: str
+    username: str | None = None
 
 
 Requests = Register | Login | Logout | ChangePassword | Rename

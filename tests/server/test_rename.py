@@ -8,7 +8,9 @@ import json
 
 from websockets.asyncio.client import ClientConnection
 
+from client.sdk import ArenaClient
 from server.app import ArenaServer
+from shared.protocol import Renamed
 from tests.server.test_accounts import PASSWORD, Frame, ask, connected, guest
 
 
@@ -92,22 +94,31 @@ async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(ar
     await ws.close()
 
 
-async def test_the_guests_other_sessions_go_by_the_new_name_in_what_they_join_next(
-    arena: ArenaServer,
-) -> None:
+async def test_the_guests_other_sessions_are_told_the_new_name_and_go_by_it(arena: ArenaServer) -> None:
     ada, welcome = await guest(arena.url, "ada")
     tab = await connected(arena.url)  # the same guest in another tab
     assert (await ask(tab, {"type": "hello", "id": "t", "token": welcome["token"]}))["name"] == "ada"
     assert (await ask(ada, {"type": "rename", "id": 1, "name": "ada two"}))["type"] == "renamed"
-    # The other session learns it through the player's events: its next race seats it so.
-    names = []
-    for attempt in range(20):
-        created = await ask(tab, {"type": "create_race", "id": 10 + attempt, "game": "treize"})
-        names.append(created["race"]["racers"][0]["name"])
-        if names[-1] == "ada two":
-            break
-        await ask(tab, {"type": "leave_race", "id": 40 + attempt, "race_id": created["race"]["race_id"]})
-        await asyncio.sleep(0.05)
-    assert names[-1] == "ada two", names
+    # The other session is told (an event: no id), and its next race seats it so.
+    assert await next_frame(tab, "renamed") == {"type": "renamed", "name": "ada two"}
+    created = await ask(tab, {"type": "create_race", "id": 2, "game": "treize"})
+    assert [r["name"] for r in created["race"]["racers"]] == ["ada two"]
+    # A register on one session makes the others the account's: told with the username.
+    registered = await ask(ada, {"type": "register", "id": 3, "username": "Ada_L", "password": PASSWORD})
+    assert registered["type"] == "account"
+    assert await next_frame(tab, "renamed") == {"type": "renamed", "name": "Ada_L", "username": "Ada_L"}
+    refused = await ask(tab, {"type": "register", "id": 4, "username": "Ada_M", "password": PASSWORD})
+    assert refused["code"] == "already_registered"  # known before any hash, from the session
     for ws in (ada, tab):
         await ws.close()
+
+
+async def test_the_sdk_follows_a_rename_made_on_another_connection(arena: ArenaServer) -> None:
+    first, second = await ArenaClient.connect(arena.url), await ArenaClient.connect(arena.url)
+    welcome = await first.hello(name="sol")
+    await second.hello(token=welcome.token)
+    assert await first.rename("sol two") == "sol two" and first.name == "sol two"
+    told = await second.wait_for(Renamed)
+    assert told.name == "sol two" and told.id is None and second.name == "sol two"
+    for client in (first, second):
+        await client.close()

@@ -268,6 +268,35 @@ async def test_a_new_name_typed_for_a_guest_renames_it_in_its_open_race_and_is_k
     assert errors == []
 
 
+async def test_another_tab_of_the_guest_shows_its_new_name_and_then_its_account(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#who")).to_have_text("ada (guest)")
+    other = await page.context.new_page()  # the same browser: the same saved guest
+    other.on("pageerror", lambda e: errors.append(str(e)))
+    await other.goto(arena.url.replace("ws://", "http://") + "/")
+    await expect(other.locator("#who")).to_have_text("ada (guest)")
+    await expect(other.locator("#name")).to_have_value("ada")
+    await page.fill("#name", "ada two")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#who")).to_have_text("ada two (guest)")
+    # Told by the server, the other tab follows without a reload: its header and its field.
+    await expect(other.locator("#who")).to_have_text("ada two (guest)")
+    await expect(other.locator("#name")).to_have_value("ada two")
+    # A register in the first tab makes the other one the account's: "Signed in as".
+    guest = await ArenaClient.connect(arena.url)
+    await guest.hello(token=await saved(page, TOKEN_KEY))
+    await guest.register("Ada_L", "correct horse battery")
+    await guest.close()
+    await expect(other.locator("#who")).to_have_text("Ada_L")
+    await expect(other.locator("#signed-in")).to_have_text("Signed in as Ada_L.")
+    assert errors == []
+
+
 # ----- open races ---------------------------------------------------------------------------
 
 

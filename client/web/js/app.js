@@ -289,7 +289,7 @@ function lobbyPage() {
   let welcomed = false; // a welcome came while the lobby is shown (and read the open races)
   const stops = [
     arena.on("welcome", () => { welcomed = true; drawWho(); showGuestName(); drawQueue(); refresh(); }),
-    arena.on("account", drawWho),
+    arena.on("account", () => { drawWho(); showGuestName(); }),
   ];
   const timer = setInterval(refresh, 3000);
   // The open races are for anyone to see: a visitor who chose no name yet reads them with

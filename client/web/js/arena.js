@@ -254,6 +254,11 @@ export class Arena {
       oldest.reject(new ArenaError(message.code, message.message));
       return;
     }
+    if (message.type === "renamed" && this.player) {
+      // Its name changed on another page (a rename, or a register: now an account's).
+      this.player = { ...this.player, name: message.name, ...(message.username ? { username: message.username } : {}) };
+      this.emit("account", this.player);
+    }
     this.emit(message.type, message);
   }
 
