@@ -84,6 +84,8 @@ BAD_LOGIN: Final = "wrong username or password"
 #: Why the account's other sessions close when its password changes (a close reason).
 PASSWORD_CHANGED: Final = "signed out: the account's password was changed"
 ALREADY_REGISTERED: Final = "you already have an account: log in with it"
+#: Why an account cannot ``rename`` (checked on the session, and again in the store).
+ACCOUNTS_KEEP_THEIR_NAME: Final = "an account goes by its username"
 #: Why a connection closes when its token was revoked by a login past :data:`MAX_TOKENS`.
 TOO_MANY_TOKENS: Final = "signed out: too many devices logged in to this account"
 #: Why the other connections with a token close when it logs out.
@@ -148,7 +150,7 @@ class Accounts:
         await self.store.players.keep(identity.player_id, 0)
         log.info("registered", extra={"player_id": identity.player_id})
         await self._known_at(caller, identity.player_id)
-        await self._rename_seats(identity.player_id, username, account=True)
+        await self._spread_new_name(identity.player_id, username, account=True)
         account = dataclasses.replace(identity, name=username, account=True)
         reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
         return Reply(reply, identify=account)
@@ -156,7 +158,7 @@ class Accounts:
     async def rename(self, caller: Caller, message: Rename) -> Reply:
         identity = caller.player
         if identity.account:
-            raise ArenaError(ErrorCode.ALREADY_REGISTERED, "an account goes by its username")
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, ACCOUNTS_KEEP_THEIR_NAME)
         if message.name == identity.name:
             return Reply(Renamed(id=message.id, name=message.name))
         wait = await self.store.players.rename_tried(identity.player_id, RENAMES)
@@ -164,11 +166,11 @@ class Accounts:
             raise ArenaError(ErrorCode.RATE_LIMITED, f"too many renames: try again in {_minutes(wait)}")
         word = await self.store.players.rename(identity.player_id, message.name)
         if word == "registered":  # a register on another connection came first
-            raise ArenaError(ErrorCode.ALREADY_REGISTERED, "an account goes by its username")
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, ACCOUNTS_KEEP_THEIR_NAME)
         if word != "ok":
             raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
         log.info("renamed", extra={"player_id": identity.player_id})
-        await self._rename_seats(identity.player_id, message.name, account=False)
+        await self._spread_new_name(identity.player_id, message.name, account=False)
         renamed = dataclasses.replace(identity, name=message.name)
         return Reply(Renamed(id=message.id, name=message.name), identify=renamed)
 
@@ -184,7 +186,7 @@ class Accounts:
                 extra={"player_id": player_id, "reason": repr(exc)},
             )
 
-    async def _rename_seats(self, player_id: str, name: str, account: bool) -> None:
+    async def _spread_new_name(self, player_id: str, name: str, account: bool) -> None:
         """The player's other sessions, on every node, go by its new name (a new
         account's, or a guest's), and its races that are not over show it to everyone in
         them from now on (their results too). The name is the player's whatever happens
