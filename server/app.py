@@ -24,6 +24,7 @@ from server.features.daily import Daily
 from server.features.hints import Hints
 from server.features.leaderboard_sweep import LeaderboardSweep
 from server.features.lobby import Lobby, random_seed
+from server.features.node_watch import NodeWatch
 from server.features.presence import Presence
 from server.features.profiles import Profiles
 from server.features.quick_match import QuickMatchmaker
@@ -75,6 +76,7 @@ class Features:
     daily: Daily
     watching: Watching
     leaderboard_sweep: LeaderboardSweep
+    nodes: NodeWatch
 
 
 def routes(features: Features) -> Router:
@@ -132,9 +134,10 @@ def build_features(
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
-    lobby = Lobby(store, settings, time, metrics, seed_source, mix_shares)
+    nodes = NodeWatch(store, settings.node_id, settings.node_beat, settings.lobby_grace)
+    lobby = Lobby(store, settings, time, metrics, nodes, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
-    presence = Presence(store, lobby, quick_match, time, admission, settings.guest_ttl, results)
+    presence = Presence(store, lobby, quick_match, nodes, time, admission, settings.guest_ttl, results)
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     hints = Hints(store, time)
     rematches = Rematches(store, lobby, settings, time)
@@ -165,6 +168,7 @@ def build_features(
         daily,
         watching,
         leaderboard_sweep,
+        nodes,
     )
 
 
@@ -283,6 +287,7 @@ class ArenaServer:
             admission,
         )
         await fanout.start()
+        await features.nodes.start()
         spectators.start()
         features.clock.start()
         features.lobby.start()
@@ -335,6 +340,7 @@ class ArenaServer:
             self.features.accounts.stop()
             await self.features.daily.stop()
             await self.features.leaderboard_sweep.stop()
+            await self.features.nodes.stop()
         if self.spectators is not None:
             await self.spectators.stop()
         if self.fanout is not None:

@@ -17,6 +17,7 @@ ENV_VARS: Final = {
     "countdown": "SA_COUNTDOWN",
     "quick_match_time_limit": "SA_QUICK_MATCH_TIME_LIMIT",
     "lobby_grace": "SA_LOBBY_GRACE",
+    "node_beat": "SA_NODE_BEAT",
     "max_open_races": "SA_MAX_OPEN_RACES",
     "create_rate": "SA_CREATE_RATE",
     "max_message_bytes": "SA_MAX_MESSAGE_BYTES",
@@ -56,6 +57,8 @@ HELP: Final = {
     "countdown": "seconds between 'all ready' and the start of a race",
     "quick_match_time_limit": "time limit of quick-match races, in seconds",
     "lobby_grace": "seconds a disconnected player keeps a seat in a race not yet started",
+    "node_beat": "seconds between a node's heartbeats in Redis; a node silent for 4 is taken for dead "
+    "(its players count as gone)",
     "max_open_races": "open races (not yet started) a player may sit in at once",
     "create_rate": "races a player may create per minute, on all nodes together (0: no limit)",
     "max_message_bytes": "largest frame accepted; a bigger one closes the connection with 1009",
@@ -95,6 +98,7 @@ LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "countdown": (0, None),
     "quick_match_time_limit": (1, 24 * 3600),
     "lobby_grace": (0, None),
+    "node_beat": (0.05, 300),
     "max_open_races": (1, None),
     "create_rate": (0, None),
     "max_message_bytes": (1024, None),
@@ -150,6 +154,9 @@ class Settings:
     quick_match_time_limit: float = 600.0
     #: Seconds a player who disconnected keeps their seat in a race not yet started.
     lobby_grace: float = 30.0
+    #: Seconds between a node's heartbeats; a node silent for four is taken for dead and
+    #: its players as gone (a SIGKILLed node's open seats are freed like anyone's).
+    node_beat: float = 5.0
     #: Races not yet started that one player may sit in at once.
     max_open_races: int = 3
     #: Races one player may create per minute (0: no limit).

@@ -23,6 +23,7 @@ from server.errors import ArenaError, answer_error, race_not_found
 from server.features.context import Caller, Identity, Reply
 from server.features.daily_rules import day_over
 from server.features.events import EventKind, pack_event
+from server.features.node_watch import NodeWatch
 from server.features.race_rules import race_window, racer_info, view_of
 from server.features.ratings import current, provisional
 from server.metrics import Metrics
@@ -131,12 +132,14 @@ class Lobby:
         settings: Settings,
         time: TimeSource,
         metrics: Metrics,
+        nodes: NodeWatch,
         seed_source: Callable[[], int] = random_seed,
         mix_shares: bool = True,
     ) -> None:
         self.store = store
         self.mix_shares = mix_shares
         self.metrics = metrics
+        self.nodes = nodes
         self.settings = settings
         self.time = time
         self.seed_source = seed_source
@@ -473,12 +476,17 @@ class Lobby:
                 log.warning("freeing gone players' seats failed", extra={"reason": repr(exc)})
 
     async def free_seats_of_the_gone(self) -> int:
-        """Each player whose lobby grace ended and who has not said hello anywhere since
-        leaves their open races; how many seats were freed."""
+        """Each player whose lobby grace ended, who has not said hello anywhere since and
+        has no connection on a live node leaves their open races; how many seats were
+        freed."""
         freed = 0
-        for player_id, since in await self.store.players.gone_due(self.time.now_ms()):
-            if await self.store.players.last_hello(player_id) > since:
-                continue  # back
+        due = await self.store.players.gone_due(self.time.now_ms())
+        if not due:
+            return 0
+        here = await self.store.nodes.connected_elsewhere([p for p, _ in due], await self.nodes.live_nodes())
+        for player_id, since in due:
+            if player_id in here or await self.store.players.last_hello(player_id) > since:
+                continue  # back, or never gone from another node
             for meta in await self.active_races(player_id, (RaceStatus.OPEN,)):
                 try:
                     await self.leave(player_id, meta.race_id)

@@ -11,6 +11,7 @@ from server.admission import Admission
 from server.errors import ArenaError
 from server.features.context import Caller, Identity, Reply
 from server.features.lobby import Lobby
+from server.features.node_watch import NodeWatch
 from server.features.quick_match import QuickMatchmaker
 from server.features.results import RaceResults
 from server.store import RaceStatus, Store
@@ -31,6 +32,7 @@ class Presence:
         store: Store,
         lobby: Lobby,
         quick_match: QuickMatchmaker,
+        nodes: NodeWatch,
         time: TimeSource,
         admission: Admission,
         guest_ttl: int,
@@ -42,6 +44,7 @@ class Presence:
         self.store = store
         self.lobby = lobby
         self.quick_match = quick_match
+        self.nodes = nodes
         self.time = time
 
     async def ping(self, caller: Caller, message: Ping) -> Reply:
@@ -145,8 +148,13 @@ class Presence:
         player_id, name, bot = found
         return await self.identity_of(player_id, name, bot, token)
 
+    async def arrived(self, player_id: str) -> None:
+        """The player's first connection on this node said who they are."""
+        await self.nodes.arrived(player_id)
+
     async def gone(self, player_id: str, followed: list[str]) -> None:
         """The player's last connection on this node closed."""
+        await self.nodes.left(player_id)
         await self.lobby.went_away(player_id, followed)
         await self.quick_match.cancel(player_id)
         # Idle time counts from here: a guest kept past their last connection.

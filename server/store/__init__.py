@@ -25,6 +25,7 @@ from server.store.boards import BoardStore
 from server.store.dailies import DailyStore
 from server.store.deadlines import DeadlineStore
 from server.store.events import EventStore
+from server.store.nodes import NodeStore
 from server.store.players import PlayerStore
 from server.store.queues import QueueStore
 from server.store.races import RaceStore
@@ -93,6 +94,7 @@ class Store:
         self.ratings = RatingStore(client)
         self.dailies = DailyStore(client)
         self.watching = WatchStore(client)
+        self.nodes = NodeStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""

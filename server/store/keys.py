@@ -24,6 +24,8 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``races:live`` | sorted set | races counting down or running (not daily attempts) by start |
 | ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
 | ``lobby:gone`` | sorted set | ``<player>:<ms gone>`` -> ms the lobby grace ends of a player gone |
+| ``nodes`` | sorted set | node id -> ms of its latest heartbeat (a node silent too long is dead) |
+| ``node:<id>:players`` | set | the players with a connection on that node |
 | ``player:<id>`` | hash | name, created_at, hello_at |
 | ``player:<id>:races`` | set | every race the player sat in |
 | ``player:<id>:active`` | set | the player's races that are not over (open, countdown, running) |
@@ -70,6 +72,7 @@ LIVE_RACES: Final = "races:live"
 DAILY_SECRET: Final = "daily:secret"
 DEADLINES: Final = "deadlines"
 LOBBY_GONE: Final = "lobby:gone"
+NODES: Final = "nodes"
 
 _RACE_CHANNEL_HEAD: Final = "race:{"
 _RACE_CHANNEL_TAIL: Final = "}:events"
@@ -78,6 +81,10 @@ _RACE_CHANNEL_TAIL: Final = "}:events"
 def open_races(game: str) -> str:
     """The open races of one game (:data:`OPEN_RACES` holds those of every game)."""
     return f"{OPEN_RACES}:{game}"
+
+
+def node_players(node_id: str) -> str:
+    return f"node:{node_id}:players"
 
 
 def race_meta(race_id: str) -> str:

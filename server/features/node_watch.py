@@ -1,0 +1,107 @@
+"""Nodes that die without closing their connections (SIGKILL, a lost machine).
+
+A node that stops closes its connections, and each player's last one records them gone
+(:meth:`~server.features.lobby.Lobby.went_away`). A node that dies records nothing, so
+every node keeps a heartbeat in Redis (every ``beat`` seconds) and the set of players it
+has connections of. A node silent for :data:`SILENT_BEATS` beats is taken for dead by
+the first live node to look: its players are recorded gone, unless they have a
+connection on a live node, and the lobby's sweep frees their open races' seats once the
+grace (counted from the dead node's last heartbeat) is over, unless they said hello
+somewhere since it was found dead. A node's id is new at each start, so a node restarted after a
+crash finds its former self silent like any other. Heartbeats are on the system clock,
+whatever clock the races run on (tests move theirs by hand).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Final
+
+from server.background import cancel_and_wait
+from server.store import Store
+
+log = logging.getLogger("arena.nodes")
+
+#: Heartbeats a node may miss before the others take it for dead.
+SILENT_BEATS: Final = 4
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class NodeWatch:
+    def __init__(self, store: Store, node_id: str, beat: float, lobby_grace: float) -> None:
+        self.store = store
+        self.node_id = node_id
+        self.beat = beat
+        self.lobby_grace_ms = round(lobby_grace * 1000)
+        self._task: asyncio.Task[None] | None = None
+        #: The players with a connection on this node.
+        self._here: set[str] = set()
+
+    @property
+    def silent_ms(self) -> int:
+        """How long a node may go without a heartbeat and still count as alive."""
+        return round(self.beat * SILENT_BEATS * 1000)
+
+    async def start(self) -> None:
+        await self.store.nodes.beat(self.node_id, _now_ms())
+        self._task = asyncio.create_task(self._keep_beating(), name="node-heartbeat")
+
+    async def stop(self) -> None:
+        """Stop beating and leave the list (the node's connections are closed by now)."""
+        if self._task is not None:
+            await cancel_and_wait([self._task])
+        try:
+            await self.store.nodes.forget(self.node_id)
+        except Exception as exc:  # Redis away: the others will take this node for dead
+            log.warning("leaving the list of nodes failed", extra={"reason": repr(exc)})
+
+    async def arrived(self, player_id: str) -> None:
+        self._here.add(player_id)
+        await self.store.nodes.arrived(self.node_id, player_id)
+
+    async def left(self, player_id: str) -> None:
+        self._here.discard(player_id)
+        await self.store.nodes.left(self.node_id, player_id)
+
+    async def live_nodes(self) -> list[str]:
+        return await self.store.nodes.live(_now_ms() - self.silent_ms)
+
+    async def _keep_beating(self) -> None:
+        while True:
+            await asyncio.sleep(self.beat)
+            try:
+                await self.beat_once()
+                await self.bury_the_dead()
+            except Exception as exc:  # Redis away: tried again next beat
+                log.warning("the node's heartbeat failed", extra={"reason": repr(exc)})
+
+    async def beat_once(self) -> None:
+        """One heartbeat. A node the others took for dead (Redis out of its reach for
+        longer than they waited) writes its players again: they are still here."""
+        if await self.store.nodes.beat(self.node_id, _now_ms()):
+            log.warning("this node was taken for dead: it is back", extra={"node_id": self.node_id})
+            await self.store.nodes.arrived_all(self.node_id, sorted(self._here))
+
+    async def bury_the_dead(self) -> int:
+        """Record the players of every node found dead as gone; how many nodes."""
+        now = _now_ms()
+        dead = await self.store.nodes.take_silent(now - self.silent_ms)
+        for node_id, last_beat in dead:
+            players = await self.store.nodes.players(node_id)
+            elsewhere = await self.store.nodes.connected_elsewhere(players, await self.live_nodes())
+            # Gone as of now: a hello before now may have been on the dead node itself.
+            due = max(now, last_beat + self.lobby_grace_ms)
+            for player_id in players:
+                if player_id not in elsewhere:
+                    await self.store.players.went_away(player_id, now, due)
+            await self.store.nodes.forget(node_id)
+            log.warning(
+                "a node stopped beating: its players count as gone",
+                extra={"node_id": node_id, "players": len(players), "last_beat": last_beat},
+            )
+        return len(dead)

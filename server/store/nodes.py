@@ -1,0 +1,69 @@
+"""The nodes that serve, each with its heartbeat, and the players connected to each:
+what lets the others notice a node that died without closing its connections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.store import keys
+
+
+class NodeStore:
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def beat(self, node_id: str, now: int) -> bool:
+        """The node is alive at ``now``; whether it was not on the list (new, or taken
+        for dead meanwhile)."""
+        added: int = await self.redis.zadd(keys.NODES, {node_id: now})
+        return added == 1
+
+    async def arrived_all(self, node_id: str, player_ids: list[str]) -> None:
+        """These players have connections on the node (its set written again)."""
+        if player_ids:
+            await self.redis.sadd(keys.node_players(node_id), *player_ids)
+
+    async def arrived(self, node_id: str, player_id: str) -> None:
+        """The player has a connection on the node now."""
+        await self.redis.sadd(keys.node_players(node_id), player_id)
+
+    async def left(self, node_id: str, player_id: str) -> None:
+        """The player's last connection on the node closed."""
+        await self.redis.srem(keys.node_players(node_id), player_id)
+
+    async def take_silent(self, since: int, limit: int = 20) -> list[tuple[str, int]]:
+        """(node id, its last heartbeat) of the nodes silent since before ``since``, each
+        taken off the list here: only the node that takes one deals with it."""
+        silent: list[tuple[str, float]] = await self.redis.zrangebyscore(
+            keys.NODES, "-inf", f"({since}", 0, limit, withscores=True
+        )
+        taken = []
+        for node_id, last in silent:
+            if await self.redis.zrem(keys.NODES, node_id):
+                taken.append((node_id, int(last)))
+        return taken
+
+    async def players(self, node_id: str) -> list[str]:
+        """The players a node had connections of (sorted)."""
+        members: set[str] = await self.redis.smembers(keys.node_players(node_id))
+        return sorted(members)
+
+    async def live(self, alive_since: int) -> list[str]:
+        """The nodes that beat at or after ``alive_since``."""
+        nodes: list[str] = await self.redis.zrangebyscore(keys.NODES, alive_since, "+inf")
+        return nodes
+
+    async def connected_elsewhere(self, player_ids: list[str], node_ids: list[str]) -> set[str]:
+        """Which of ``player_ids`` have a connection on one of ``node_ids``."""
+        if not player_ids or not node_ids:
+            return set()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for node_id in node_ids:
+                pipe.smismember(keys.node_players(node_id), player_ids)
+            rows = await pipe.execute()
+        return {p for row in rows for p, here in zip(player_ids, row, strict=True) if here}
+
+    async def forget(self, node_id: str) -> None:
+        """The node is gone (stopped, or found dead and dealt with)."""
+        await self.redis.zrem(keys.NODES, node_id)
+        await self.redis.delete(keys.node_players(node_id))

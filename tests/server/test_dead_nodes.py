@@ -1,0 +1,148 @@
+"""Nodes that die without closing their connections: the others notice the missing
+heartbeat, and the dead node's players leave their open races after the lobby grace,
+unless they are connected to a live node. Real processes, SIGKILL, raw frames."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from websockets.asyncio.client import connect as ws_connect
+
+from tests.redis_direct import sync_redis
+from tests.server.conftest import NodeProcess, running_node, start_node
+from tests.server.rawclient import Frame, Racer, racers
+
+BEAT = 0.1
+GRACE = 1.0
+#: The heartbeat and grace of the node processes, as the in-process nodes have them.
+FAST_ENV = {"SA_NODE_BEAT": str(BEAT), "SA_LOBBY_GRACE": str(GRACE)}
+
+
+async def open_race(creator: Racer, *joiners: Racer) -> Frame:
+    race = await creator.request({"type": "create_race", "game": "treize", "seats": 4, "time_limit": 60})
+    assert race["type"] == "race", race
+    for joiner in joiners:
+        joined = await joiner.request({"type": "join_race", "code": race["race"]["code"]})
+        assert joined["type"] == "race", joined
+    await racers_once(creator, 1 + len(joiners))  # the last join's update, and those before
+    creator.events.clear()
+    return race["race"]
+
+
+async def racers_once(watcher: Racer, count: int, timeout: float = 10.0) -> list[str]:
+    """The racers of the first ``race_update`` the watcher gets with ``count`` of them."""
+    async with asyncio.timeout(timeout):
+        while True:
+            update = await watcher.event("race_update", timeout=timeout)
+            seated = [r["player_id"] for r in update["race"]["racers"]]
+            if len(seated) == count:
+                return seated
+
+
+async def player(url: str, name: str) -> tuple[Racer, str]:
+    """A new guest's connection, and their token."""
+    racer = Racer(await ws_connect(url, compression=None))
+    welcome = await racer.request({"type": "hello", "name": name})
+    assert welcome["type"] == "welcome", welcome
+    racer.player_id = welcome["player_id"]
+    return racer, welcome["token"]
+
+
+async def again(url: str, token: str, player_id: str) -> Racer:
+    """Another connection of the player with ``token``."""
+    racer = Racer(await ws_connect(url, compression=None))
+    welcome = await racer.request({"type": "hello", "token": token})
+    assert welcome["player_id"] == player_id, welcome
+    racer.player_id = player_id
+    return racer
+
+
+async def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not check():
+            await asyncio.sleep(0.02)
+
+
+async def killed(node: NodeProcess) -> None:
+    await asyncio.to_thread(node.kill)
+
+
+async def test_a_sigkilled_nodes_player_leaves_the_open_race_after_the_grace(clean_redis: str) -> None:
+    async with running_node(clean_redis, node_beat=BEAT, lobby_grace=GRACE, node_id="alive") as live:
+        doomed = await asyncio.to_thread(start_node, None, clean_redis, None, FAST_ENV)
+        try:
+            (ada,) = await racers(live.url, "ada")
+            (bob,) = await racers(doomed.url, "bob")
+            race = await open_race(ada, bob)
+            await killed(doomed)  # bob's connection is never closed by his node
+            assert await racers_once(ada, 1) == [ada.player_id]
+            listed = await ada.request({"type": "get_race", "race_id": race["race_id"]})
+            assert [r["player_id"] for r in listed["race"]["racers"]] == [ada.player_id]
+            probe = sync_redis(clean_redis, decode_responses=True)
+            assert probe.zrange("nodes", 0, -1) == ["alive"]
+            assert list(probe.scan_iter(match="node:*:players")) == ["node:alive:players"]
+            probe.close()
+            await ada.ws.close()
+        finally:
+            doomed.kill()
+
+
+async def test_a_dead_nodes_player_still_connected_to_a_live_node_keeps_the_seat(clean_redis: str) -> None:
+    async with running_node(clean_redis, node_beat=BEAT, lobby_grace=GRACE) as live:
+        doomed = await asyncio.to_thread(start_node, None, clean_redis, None, FAST_ENV)
+        try:
+            (ada,) = await racers(live.url, "ada")
+            bob, bob_token = await player(live.url, "bob")
+            (carl,) = await racers(doomed.url, "carl")
+            bob_there = await again(doomed.url, bob_token, bob.player_id)
+            race = await open_race(ada, bob_there, carl)
+            await killed(doomed)
+            # carl, on the dead node alone, leaves; bob, on the live one too, stays (two
+            # more of the lobby's sweeps looked at everyone gone).
+            assert await racers_once(ada, 2) == [ada.player_id, bob.player_id]
+            await asyncio.sleep(GRACE)
+            assert not [e for e in ada.events if e["type"] == "race_update"]
+            listed = await ada.request({"type": "get_race", "race_id": race["race_id"]})
+            assert [r["player_id"] for r in listed["race"]["racers"]] == [ada.player_id, bob.player_id]
+            await ada.ws.close()
+            await bob.ws.close()
+        finally:
+            doomed.kill()
+
+
+async def test_a_player_gone_from_one_node_but_connected_to_another_keeps_the_seat(clean_redis: str) -> None:
+    async with (
+        running_node(clean_redis, node_beat=BEAT, lobby_grace=0.3) as one,
+        running_node(clean_redis, node_beat=BEAT, lobby_grace=0.3) as two,
+    ):
+        ada, carl = await racers(one.url, "ada", "carl")
+        bob, bob_token = await player(one.url, "bob")
+        bob_on_two = await again(two.url, bob_token, bob.player_id)
+        race = await open_race(ada, bob, carl)
+        probe = sync_redis(clean_redis, decode_responses=True)
+        await bob.ws.close()  # bob's last connection on node one: gone from it
+        # bob's grace ends first, so he is looked at no later than carl.
+        await until(lambda: probe.zcard("lobby:gone") == 1)
+        probe.close()
+        await carl.ws.close()  # carl's only one
+        assert await racers_once(ada, 2) == [ada.player_id, bob.player_id]
+        listed = await ada.request({"type": "get_race", "race_id": race["race_id"]})
+        assert [r["player_id"] for r in listed["race"]["racers"]] == [ada.player_id, bob.player_id]
+        await ada.ws.close()
+        await bob_on_two.ws.close()
+
+
+async def test_a_node_taken_for_dead_writes_its_players_again_at_its_next_beat(clean_redis: str) -> None:
+    async with running_node(clean_redis, node_beat=BEAT, node_id="slow") as node:
+        (ada,) = await racers(node.url, "ada")
+        probe = sync_redis(clean_redis, decode_responses=True)
+        assert probe.smembers("node:slow:players") == {ada.player_id}
+        # What another node does to one it found silent.
+        probe.zrem("nodes", "slow")
+        probe.delete("node:slow:players")
+        await until(lambda: probe.smembers("node:slow:players") == {ada.player_id})
+        assert probe.zscore("nodes", "slow") is not None
+        await ada.ws.close()  # her last connection there: off the set at once
+        await until(lambda: not probe.smembers("node:slow:players"))
+        probe.close()
