@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -36,6 +37,14 @@ async def give_up(page: Page) -> None:
     await page.click("#give-up")
     await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
     await page.click("#give-up")
+
+
+async def heading_is_focused(page: Page, text: str | re.Pattern[str]) -> None:
+    """The page's heading says ``text`` and has the focus (as after a navigation)."""
+    heading = page.locator("main h1")
+    await expect(heading).to_have_text(text)
+    await expect(heading).to_be_focused()
+    await expect(heading).to_have_attribute("tabindex", "-1")
 
 
 class HeldReplies:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, expect
 
 from server.app import ArenaServer
 from tests.server.conftest import Connect
-from tests.web.conftest import HeldReplies
+from tests.web.conftest import HeldReplies, heading_is_focused
 from tests.web.test_browser import open_page
 from tests.web.test_keyboard import FOCUSED, press
 from tests.web.test_lobby_sessions import matched_while_on_the_leaderboard
@@ -23,13 +23,6 @@ ACTIVE = """() => {
   const el = document.activeElement;
   return el ? `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}` : null;
 }"""
-
-
-async def heading_is_focused(page: Page, text: str | re.Pattern[str]) -> None:
-    heading = page.locator("main h1")
-    await expect(heading).to_have_text(text)
-    await expect(heading).to_be_focused()
-    await expect(heading).to_have_attribute("tabindex", "-1")
 
 
 async def test_a_nav_link_moves_the_focus_to_the_pages_heading_and_the_title_names_it(

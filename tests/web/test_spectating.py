@@ -19,7 +19,7 @@ from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
-from tests.web.conftest import ROOT, give_up, shot_path
+from tests.web.conftest import ROOT, give_up, heading_is_focused, shot_path
 from tests.web.test_browser import expected, open_page, page_race_id, running_race_page, shown
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
@@ -82,6 +82,9 @@ async def watch_and_switch(
     await go(page, f"#/watch/{race_id}")
     await expect(page.locator("#watch-status")).to_have_text("Racing")
     await expect(page.locator("#watch-kind")).to_have_text("Eight Off · casual")  # which game this is
+    # The heading names the race (and has the focus, as after any navigation); the tab too.
+    await heading_is_focused(page, "Watching ada vs bob")
+    await expect(page).to_have_title("Watching ada vs bob (Eight Off) \N{EM DASH} Solitaire Arena")
     await expect(page.locator("#thumbs .thumb")).to_have_count(2)
     await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
     line = winning_line()
@@ -213,6 +216,7 @@ async def test_the_featured_watch_follows_a_race_and_moves_on_when_it_ends(
     await expect(page.locator("#featured-tag")).to_be_visible()
     await expect(page.locator("#thumbs")).to_contain_text("ada")
     await expect(page.locator("#watch-status")).to_have_text("Racing")
+    await heading_is_focused(page, "Featured race: ada vs bob")
     ack = await ada.move(first, winning_line()[0])
     await shows(page, "#large-board", ack.view)
     second, (cat, dan) = await sdk_race(connect, arena.url, "cat", "dan")
@@ -223,6 +227,8 @@ async def test_the_featured_watch_follows_a_race_and_moves_on_when_it_ends(
     await expect(page.locator("#watch-results")).to_contain_text("The last race's results")
     assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{first}"
     await expect(page.locator("#featured-tag")).to_be_visible()
+    await heading_is_focused(page, "Featured race: cat vs dan")  # the same heading, renamed
+    await expect(page).to_have_title("Featured race: cat vs dan (Eight Off) \N{EM DASH} Solitaire Arena")
     ack = await cat.move(second, winning_line()[0])
     await shows(page, "#large-board", ack.view)
     await page.screenshot(path=shot_path("watch-featured"), full_page=True, animations="disabled")

@@ -46,6 +46,14 @@ export function movesText(count) {
   return `${count} ${count === 1 ? "move" : "moves"}`;
 }
 
+// A race's racers, as a page's heading names the race: "ada", "ada vs bob", "ada, bob
+// and cat", "ada, bob, cat and 5 others" (eight seats make a long heading).
+export function racersText(names) {
+  if (names.length <= 2) return names.join(" vs ");
+  if (names.length <= 4) return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return `${names.slice(0, 3).join(", ")} and ${names.length - 3} others`;
+}
+
 // How many watch a race: "3 watching" while it runs; once it is over, how many watched
 // as it ended ("3 watched"), which later arrivals and departures no longer change.
 export function watchersText(count, over = false) {

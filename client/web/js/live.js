@@ -5,7 +5,7 @@
 // show with a line saying so, and the boards come with race_started.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, cardsScored, changeText, element, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
+import { GAME_TITLES, cardsScored, changeText, element, playerLink, racersText, ratingText, seconds, showError, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -144,6 +144,19 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     largeBox.dataset.player = id;
   }
 
+  // The heading (so the tab's title) names the race by its racers, the tab with its game
+  // too (beside the heading on screen); the same element, so a focus on it stays.
+  function nameRace() {
+    const what = featuredMode ? "Featured race" : "Watching";
+    if (!race?.racers.length) {
+      title.textContent = what;
+      delete title.dataset.title;
+      return;
+    }
+    title.textContent = `${what}${featuredMode ? ":" : ""} ${racersText(race.racers.map((r) => r.name))}`;
+    title.dataset.title = `${title.textContent} (${GAME_TITLES[race.game] ?? race.game})`;
+  }
+
   function statusText() {
     if (!race) return featuredMode ? "No race is being played right now: the next one shows here when it starts." : "";
     return { countdown: "Starting…", running: "Racing", ending: "Ending…", finished: "The race is over", cancelled: "This race was cancelled" }[race.status] ?? race.status;
@@ -169,6 +182,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     drawWatchers();
     delay.textContent = delayText(delayMs);
     kind.textContent = race ? `${GAME_TITLES[race.game] ?? race.game} · ${race.rated ? "rated" : "casual"}` : "";
+    nameRace();
     // A featured watch moving on keeps the last race's results in view, named as such.
     if (results.dataset.race && results.dataset.race !== race?.race_id) {
       results.querySelector("h2").textContent = "The last race's results";
