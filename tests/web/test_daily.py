@@ -155,6 +155,9 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         await deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off").click()
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
         await expect(page.locator("#status")).to_have_text("Go!")
+        # As at a race's start, the keyboard plays at once: the board has the focus.
+        await expect(page.locator("#race-title")).to_have_text("Daily challenge: Eight Off")
+        await expect(page.locator('#board [tabindex="0"]')).to_be_focused()
         await expect(page.locator("#hints-setting")).to_have_text("Hints: off")
         await expect(page.locator("#hint")).to_be_hidden()
         await expect(page.locator("#ready")).to_be_hidden()

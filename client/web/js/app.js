@@ -446,6 +446,13 @@ function racePage(raceId, arrived = null) {
   // This page's player races here, and has not finished (a visitor never plays).
   const playing = () => race?.status === "running" && !!mine() && !mine().finished;
 
+  // A keyboard racer plays at once: the board takes the focus from where the page left
+  // it (`focused`: its heading, the body, Ready now gone), never from a field or another
+  // control.
+  function focusAtStart(focused) {
+    if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
+  }
+
   // ----- ghosts: only while one's own scored attempt runs
 
   const ghostable = () => solo() && !!mine() && playing() && daily?.scored === true && !daily.practice && !daily.watching;
@@ -824,9 +831,7 @@ function racePage(raceId, arrived = null) {
       }
       load(race, false);
       if (!seq) showBoard(e.view);
-      // A keyboard racer plays at once: the board takes the focus from where the page left
-      // it (its heading, the body, Ready now gone), never from a field or another control.
-      if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
+      focusAtStart(focused);
     }),
     arena.on("progress", (e) => {
       if (e.race_id !== raceId || !race) return;
@@ -949,6 +954,9 @@ function racePage(raceId, arrived = null) {
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
+  // A daily attempt arrives running (its start is start_daily's reply, no race_started):
+  // once the navigation has put the focus on the heading, the board takes it from there.
+  if (arrived && playing()) queueMicrotask(() => { if (!left) focusAtStart(document.activeElement); });
   const timer = setInterval(tick, 250);
   // Only a race's racers get its race_update: a visitor's page of an open race asks again
   // every few seconds (seats taken, the start: then it goes to watch).
