@@ -538,6 +538,8 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     await expect(page.locator("#results")).to_contain_text("Seed")
     # The replay says whose moves it shows: the winner's first, then the one chosen.
     await page.click("#replay-link")
+    await heading_is_focused(page, "Replay: ada vs bob (Eight Off)")
+    await expect(page).to_have_title("Replay: ada vs bob (Eight Off) \N{EM DASH} Solitaire Arena")
     chosen = page.locator('#racer-buttons button[aria-pressed="true"]')
     await expect(chosen).to_have_attribute("data-player", str(ada.player_id))
     await page.click(f'#racer-buttons button[data-player="{bob.player_id}"]')

@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, movesText, playerLink, ratingText, seconds, showError, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, movesText, playerLink, racersText, ratingText, seconds, showError, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -1032,10 +1032,13 @@ function replayPage(raceId) {
   slider.addEventListener("input", showStep);
   const verifyLine = element("p", {}); // once the results say whether the seed is out
   const stepLine = element("div", { class: "row" }, slider, label);
-  app.replaceChildren(element("h1", {}, "Replay"), racerButtons, verifyLine, stepLine, boardBox, error);
+  // The heading (so the tab's title) names the race once its results say who raced what.
+  const heading = element("h1", { id: "replay-title" }, "Replay");
+  app.replaceChildren(heading, racerButtons, verifyLine, stepLine, boardBox, error);
   readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
+      heading.textContent = `Replay: ${racersText(summary.standings.map((s) => s.name))} (${GAME_TITLES[summary.game] ?? summary.game})`;
       // A daily attempt's seed is out once its day is over: till then there is nothing to verify.
       verifyLine.replaceChildren(summary.seed != null
         ? element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")
