@@ -1065,7 +1065,8 @@ async def test_a_daily_attempt_resumed_after_the_client_went_away_plays_on_with_
         assert screen.status.last.startswith("✓ ")
 
 
-#: The leader's first moves, 0.2 s apart: the ghost's timeline has several seconds to show.
+#: The leader's first moves, 0.2 s apart: the ghost's timeline has several seconds to show
+#: (all but its last when the day's line is shorter: the deal comes from a new secret).
 PACED = 20
 GHOST_ROW = re.compile(r"leader_daily  ghost #1\n[█░]{16} +(\d+) left\n  moves +(\d+)(.*)")
 
@@ -1085,7 +1086,8 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
     deal = await arena.store.dailies.deal(today.isoformat(), "eight-off")
     assert deal is not None
     line = solve_deal("eight-off", deal.seed).line
-    assert line is not None and len(line) > PACED
+    assert line is not None and len(line) > 8
+    paced = min(PACED, len(line) - 1)
     # The leader wins its scored attempt first: its moves' times are the ghost's timeline.
     leader = await connect(arena.url)
     await leader.hello(name="leader")
@@ -1093,10 +1095,10 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
     leads = await leader.start_daily("eight-off")
     for index, move in enumerate(line):
         await leader.move(leads.race.race_id, move)
-        await asyncio.sleep(0.2 if index < PACED else 0.025)  # then under 50 messages a second
+        await asyncio.sleep(0.2 if index < paced else 0.025)  # then under 50 messages a second
     ended = await leader.wait_for(RaceEnded, lambda e: e.race_id == leads.race.race_id)
     won_ms = ended.summary.standings[0].time_ms
-    assert won_ms is not None and won_ms > PACED * 200
+    assert won_ms is not None and won_ms > paced * 200
     won = f"won in {won_ms / 1000:.1f} s"
 
     ada = await connect(arena.url)
@@ -1129,7 +1131,7 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
         rows = [row for row in seen if row is not None]
         assert len(rows) == len(seen) >= 4, seen  # shown all along, and advancing
         first_left, first_moves, first_end = rows[0]
-        assert first_left > 0 and first_moves < PACED and first_end == "", rows  # partway at first
+        assert first_left > 0 and first_moves < paced and first_end == "", rows  # partway at first
         moves = [m for _, m, _ in rows]
         assert moves == sorted(set(moves)), moves  # forward only
         for left, count, _ in rows:  # each as the leader's board stood after that many moves
