@@ -52,7 +52,7 @@ from client.errors import (
 )
 from client.sdk import ArenaClient, player_token
 from client.watching import WatchedRace, ranking_lines
-from client.wording import change_words, result_words
+from client.wording import change_words, result_words, standing_words
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
@@ -1754,6 +1754,6 @@ def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_js
         line = {"race_id": summary.race_id, "game": summary.game, **mine.model_dump(mode="json")}
         print(json.dumps(line), flush=True)
         return
-    result = result_words(summary.game, mine.won, mine.score, mine.time_ms)
+    result = standing_words(summary.game, mine)
     rank = f"rank {mine.rank}/{len(summary.standings)}"
     print(f"{name}: race {summary.race_id} ({summary.game}) {rank}, {result}", flush=True)

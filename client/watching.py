@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from client.wording import DEAL_AT_START, change_words, result_words
+from client.wording import DEAL_AT_START, change_words, standing_words
 from shared.protocol import (
     LiveRace,
     Progress,
@@ -31,6 +31,8 @@ from shared.protocol import (
 
 #: Cards in a deal: a racer with a score of ``s`` has ``CARDS - s`` left to play.
 CARDS: Final = 52
+#: The columns a ranking line keeps to (a terminal's 80).
+WIDTH: Final = 80
 
 
 class WatchedRace:
@@ -228,18 +230,34 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
     ...     commitment="c", standings=[
     ...     Standing(rank=1, player_id="p_a", name="ada", won=True, score=52, move_count=80,
     ...              time_ms=95012, rating=1662, rating_change=12),
-    ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=1, move_count=3)])
+    ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=1, move_count=3),
+    ...     Standing(rank=3, player_id="p_c", name="cyd", won=False, score=0, move_count=0,
+    ...              gave_up=True)])
     >>> print("\\n".join(ranking_lines(summary)))
       1. ada  won in 95.0 s, 80 moves, rating 1662 +12
       2. bob  1 card removed, 3 moves
+      3. cyd  gave up with 0 cards removed, 0 moves
+
+    A line that would pass 80 columns has its rating on the next:
+
+    >>> long = summary.standings[2].model_copy(update={"name": "x" * 24, "score": 51, "move_count": 400,
+    ...                                                "rating": 1500, "rating_change": -12})
+    >>> print("\\n".join(ranking_lines(summary.model_copy(update={"standings": [long]}))))
+      3. xxxxxxxxxxxxxxxxxxxxxxxx  gave up with 51 cards removed, 400 moves,
+         rating 1500 -12
     """
     width = max((len(s.name) for s in summary.standings), default=0)
     lines = []
     for standing in summary.standings:
-        result = result_words(summary.game, standing.won, standing.score, standing.time_ms)
+        result = standing_words(summary.game, standing)
         moves = f"{standing.move_count} move{'' if standing.move_count == 1 else 's'}"
         line = f"{standing.rank:>3}. {standing.name:<{width}}  {result}, {moves}"
         if standing.rating is not None and standing.rating_change is not None:
-            line += f", rating {standing.rating} {change_words(standing.rating_change)}"
+            rating = f"rating {standing.rating} {change_words(standing.rating_change)}"
+            if len(line) + len(", ") + len(rating) <= WIDTH:
+                line += f", {rating}"
+            else:
+                lines.append(f"{line},")
+                line = f"{'':5}{rating}"
         lines.append(line)
     return lines

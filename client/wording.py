@@ -3,6 +3,8 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
+from shared.protocol import Standing
+
 #: What a spectator is shown instead of the boards while the race counts down (the
 #: browser's watch page says it too): nobody sees the deal before the race starts.
 DEAL_AT_START = "the deal is shown when the race starts"
@@ -18,17 +20,25 @@ def cards_scored(game: str, score: int) -> str:
     return f"{score} card{'' if score == 1 else 's'} {'removed' if game == 'treize' else 'home'}"
 
 
-def result_words(game: str, won: bool, score: int, time_ms: int | None) -> str:
-    """A racer's result: the time of a win, else the cards scored.
+def result_words(game: str, won: bool, score: int, time_ms: int | None, gave_up: bool = False) -> str:
+    """A racer's result: the time of a win, else the cards scored (said to be where the
+    racer gave up when they did, as the browser says it too).
 
     >>> result_words("eight-off", True, 52, 95012), result_words("treize", False, 2, None)
     ('won in 95.0 s', '2 cards removed')
     >>> result_words("eagle-wing", True, 52, None)
     'won'
+    >>> result_words("eight-off", False, 1, None, gave_up=True)
+    'gave up with 1 card home'
     """
     if won:
         return f"won in {time_ms / 1000:.1f} s" if time_ms is not None else "won"
-    return cards_scored(game, score)
+    return f"gave up with {cards_scored(game, score)}" if gave_up else cards_scored(game, score)
+
+
+def standing_words(game: str, standing: Standing) -> str:
+    """:func:`result_words` of one line of a race's results."""
+    return result_words(game, standing.won, standing.score, standing.time_ms, standing.gave_up)
 
 
 def change_words(change: int) -> str:

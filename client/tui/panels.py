@@ -336,18 +336,20 @@ class RankingPanel(Static):
         if state.daily is not None:
             title = "Your attempt"  # a race of one: its place is on the day's board
         text = Text(f"{title}\n", style="bold")
-        times = {}
+        times, gave_up = {}, set()
         if state.summary is not None:
             times = {s.player_id: s.time_ms for s in state.summary.standings}
+            gave_up = {s.player_id for s in state.summary.standings if s.gave_up}
         for rank, racer in state.ranking():
             line = f"{rank}. {racer.name:<12} {racer.score:>2}"
             if state.daily is not None:
                 line = f"{racer.name:<15} {racer.score:>2}"
             time_ms = times.get(racer.player_id)
-            lines = [line]
+            # Where a winner has the time of the win, a racer who gave up says so.
+            tail = "gave up" if racer.player_id in gave_up else ""
             if racer.won:
-                won = f"won {time_ms / 1000:.1f}s" if time_ms is not None else "won"
-                lines = split_to_fit(line, won, self.columns, gap="  ")
+                tail = f"won {time_ms / 1000:.1f}s" if time_ms is not None else "won"
+            lines = split_to_fit(line, tail, self.columns, gap="  ") if tail else [line]
             text.append("\n".join(lines) + "\n", style="bold" if racer.player_id == state.me else "")
             if racer.rating is not None and racer.rating_change is not None:
                 text.append(

@@ -34,7 +34,7 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import bar_width_in, progress_bar, room_for, spectators_text, split_to_fit
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
-from client.wording import DEAL_AT_START, change_words, result_words
+from client.wording import DEAL_AT_START, change_words, result_words, standing_words
 from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
 
 #: Racers the number keys reach (1-8); tab reaches every one.
@@ -139,7 +139,8 @@ def card_text(
 
 
 def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING) -> Text:
-    """The results, best first, with each racer's new rating after a rated race; in
+    """The results, best first, with each racer's new rating after a rated race and
+    whether they gave up (each on a line of its own, to keep to a narrow panel); in
     ``columns``."""
     text = Text("Results\n", style="bold")
     results = [result_words(summary.game, s.won, s.score, s.time_ms) for s in summary.standings]
@@ -148,6 +149,8 @@ def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING
     for standing, result in zip(summary.standings, results, strict=True):
         head = f"{standing.rank}. {standing.name:<{pad}}"
         text.append("\n".join(split_to_fit(head, result, columns)) + "\n")
+        if standing.gave_up:
+            text.append("   gave up\n", style="dim")
         if standing.rating is not None and standing.rating_change is not None:
             text.append(f"   rating {standing.rating} {change_words(standing.rating_change)}\n", style="dim")
     text.rstrip()
@@ -167,12 +170,17 @@ def winner_text(summary: RaceSummary | None) -> str:
     >>> winner_text(summary.model_copy(update={"standings": [
     ...     ada.model_copy(update={"won": False, "score": 9, "time_ms": None})]}))
     ': ada first with 9 cards removed'
+    >>> winner_text(summary.model_copy(update={"standings": [
+    ...     ada.model_copy(update={"won": False, "score": 9, "time_ms": None, "gave_up": True})]}))
+    ': ada first, gave up with 9 cards removed'
     """
     if summary is None or not summary.standings:
         return ""
     first = summary.standings[0]
-    result = result_words(summary.game, first.won, first.score, first.time_ms)
-    return f": {first.name} {result}" if first.won else f": {first.name} first with {result}"
+    result = standing_words(summary.game, first)
+    if first.won:
+        return f": {first.name} {result}"
+    return f": {first.name} first, {result}" if first.gave_up else f": {first.name} first with {result}"
 
 
 class RacerCard(Static):

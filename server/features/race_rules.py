@@ -122,6 +122,7 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
             move_count=board.move_count,
             time_ms=board.finished_at - started_at if board.won else None,
             score_reached_ms=max(0, board.score_at - started_at),
+            gave_up=board.finished and not board.won,
         )
         for rank, board in zip(ranks, ordered, strict=True)
     ]

@@ -50,6 +50,9 @@ class Standing(Reply):
     move_count: int
     time_ms: int | None = None
     score_reached_ms: int | None = None
+    #: The racer gave up (sent ``finish``) without having won; false for a winner and for
+    #: one still playing when the race ended (and in summaries stored before the field).
+    gave_up: bool = False
     #: In a rated race: the racer's rating after it, and the change it made.
     rating: int | None = None
     rating_change: int | None = None

@@ -1010,6 +1010,8 @@ async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess,
     assert [(words[0], words[1]) for words in ranking] == [
         (f"{s.rank}.", s.name) for s in ended.summary.standings
     ]
+    # Both gave up, and the ranking says so where a winner's time would be.
+    assert all("  gave up with " in line and len(line) <= 80 for line in lines[end + 1 :])
 
 
 async def test_watch_plain_starts_with_the_last_move_of_each_racer_who_moved_before_it(

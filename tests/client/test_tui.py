@@ -905,8 +905,10 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         ranking = lines_of(rendered(screen, "#ranking"))
         assert ranking[0] == "Results"
         assert ranking[1].split()[:2] == ["1.", "bob_rated"]
+        assert ranking[1].endswith("  gave up")  # both gave up: where a winner has the time
         assert ranking[2] == f"   rating {winner}? {winner - 1500:+d}"  # 1662? +162
         assert ranking[3].split()[:2] == ["2.", "ada_rated"]
+        assert ranking[3].endswith("  gave up") and max(map(len, ranking)) <= 80
         assert ranking[4] == f"   rating {loser}? {loser - 1500:+d}"  # 1338? -162
         assert f"you placed 2nd of 2, rating {loser}? {loser - 1500:+d}." in screen.status.last
         racers = lines_of(rendered(screen, "#racers"))
@@ -1498,6 +1500,7 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
         await wait_until(pilot, lambda: screen.watched.summary is not None)
         results = shown(screen, "#watch-results")
         assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
+        assert lines_of(results).count("   gave up") == 2  # both did, each on a line of its own
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
 

@@ -24,6 +24,7 @@ from shared.protocol import (
     RaceStarted,
     RaceUpdate,
 )
+from shared.record import read_record, verify_record
 from tests.redis_direct import async_subscriber, sync_redis
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
@@ -140,6 +141,45 @@ async def test_time_limit_ends_the_race_with_nobody_sending_anything(
     with pytest.raises(ArenaError) as late:
         await race.ada.move(race.race_id, move)
     assert late.value.code == "race_over"
+
+
+async def test_the_results_say_who_gave_up_apart_from_who_played_to_the_time_limit(
+    arena: ArenaServer,
+) -> None:
+    """ada wins, bob moves once and gives up, cyd moves once and is still playing when the
+    time runs out: only bob's standing says ``gave_up``, in ``race_ended`` as in
+    ``get_results``; the record (which cannot tell the two apart) still verifies."""
+    ada, bob, cyd = await racers(arena.url, "ada", "bob", "cyd")
+    race = (await ada.request({"type": "create_race", "game": "eight-off", "seats": 3, "time_limit": 1.5}))[
+        "race"
+    ]
+    race_id = race["race_id"]
+    for racer in (bob, cyd):
+        assert (await racer.request({"type": "join_race", "code": race["code"]}))["type"] == "race"
+    for racer in (ada, bob, cyd):
+        assert (await racer.request({"type": "ready", "race_id": race_id}))["type"] == "ok"
+    started = [await racer.event("race_started") for racer in (ada, bob, cyd)]
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for racer in (bob, cyd):
+        ack = await racer.request({"type": "move", "race_id": race_id, "seq": 1, "move": line[0]})
+        assert ack["type"] == "move_ack"
+    assert (await bob.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
+    for seq, move in enumerate(line, start=1):
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+        assert ack["type"] == "move_ack"
+    assert ack["finished"]
+    ended = await cyd.event("race_ended", timeout=5)
+    standings = ended["summary"]["standings"]
+    assert ended["summary"]["ended_at"] >= started[2]["ends_at"]  # cyd played on to the limit
+    assert standings[0]["name"] == "ada"  # bob and cyd tie: either may come second
+    assert {s["name"]: (s["won"], s["gave_up"]) for s in standings} == {
+        "ada": (True, False), "bob": (False, True), "cyd": (False, False)
+    }  # fmt: skip
+    results = await bob.request({"type": "get_results", "race_id": race_id})
+    assert results["summary"]["standings"] == standings
+    text = (await cyd.request({"type": "get_record", "race_id": race_id}))["text"]
+    verify_record(read_record(text))
 
 
 async def test_resume_after_disconnect_with_the_token(arena: ArenaServer, connect: Connect) -> None:

@@ -360,13 +360,19 @@ async def test_hint_typed_in_the_move_box_asks_for_one_and_a_winner_waits_for_th
 async def test_one_card_home_is_singular_on_the_results_and_the_profile(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
-    """bob put one card home (t4>f1) and gave up."""
+    """bob put one card home (t4>f1) and gave up, and the results say both."""
     errors: list[str] = []
     race_id, _, (_, bob) = await finished_race(connect, arena.url)
     bob_id = (await bob.get_race(race_id)).racers[1].player_id
     page = await open_page(browser, arena.url, errors)
     await page.evaluate(f"location.hash = '#/race/{race_id}'")
-    await expect(page.locator(f'#standings tr[data-player="{bob_id}"]')).to_contain_text("1 card home")
+    await expect(page.locator(f'#standings tr[data-player="{bob_id}"]')).to_contain_text(
+        "gave up with 1 card home"
+    )
+    await page.evaluate(f"location.hash = '#/replay/{race_id}'")
+    await expect(page.locator(f'#racer-buttons button[data-player="{bob_id}"]')).to_have_text(
+        "2. bob (gave up)"
+    )
     await page.evaluate(f"location.hash = '#/profile/{bob_id}'")
     await expect(page.locator(f'#recent tr[data-race="{race_id}"]')).to_contain_text("1 card home")
     assert errors == []

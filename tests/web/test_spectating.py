@@ -273,6 +273,7 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             )
             row = page.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
             await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
+            await expect(row).to_contain_text("gave up with")  # both gave up
     assert errors == []
 
 

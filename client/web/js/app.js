@@ -9,7 +9,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, movesText, playerLink, racersText, ratingText, seconds, showError, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -705,7 +705,7 @@ function racePage(raceId, arrived = null) {
       element("table", { id: "standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`),
         element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsScored(summary.game, s.score)),
+        element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
@@ -1045,7 +1045,7 @@ function replayPage(raceId) {
         : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC)."));
       racerButtons.replaceChildren(...summary.standings.map((s) =>
         element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id,
-          "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}`)));
+          "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}${s.gave_up ? " (gave up)" : ""}`)));
       await load(summary.standings[0].player_id);
     })
     .catch((failure) => {

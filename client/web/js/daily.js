@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAMES, GAME_TITLES, cardsScored, element, playerLink, seconds, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, element, playerLink, resultText, showError } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -31,10 +31,6 @@ function hms(ms) {
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`;
-}
-
-function resultText(game, won, timeMs, score) {
-  return won ? `won in ${seconds(timeMs)}` : cardsScored(game, score);
 }
 
 // `view`: "deals" (the deals and boards) or "standings" (the tournament).

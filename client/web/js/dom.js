@@ -41,6 +41,18 @@ export function cardsScored(game, score) {
   return `${score} ${score === 1 ? "card" : "cards"} ${game === "treize" ? "removed" : "home"}`;
 }
 
+// A racer's result: the time of a win, else the cards scored (said to be where the
+// racer gave up when they did, as the terminal clients say it too).
+export function resultText(game, won, timeMs, score, gaveUp = false) {
+  if (won) return `won in ${seconds(timeMs)}`;
+  return gaveUp ? `gave up with ${cardsScored(game, score)}` : cardsScored(game, score);
+}
+
+// The result of one line of a race's results (a `Standing`).
+export function standingResult(game, s) {
+  return resultText(game, s.won, s.time_ms, s.score, s.gave_up);
+}
+
 // A count of moves: "1 move", "0 moves", "12 moves".
 export function movesText(count) {
   return `${count} ${count === 1 ? "move" : "moves"}`;

@@ -5,7 +5,7 @@
 // show with a line saying so, and the boards come with race_started.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, cardsScored, changeText, element, playerLink, racersText, ratingText, seconds, showError, watchersText } from "./dom.js";
+import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -235,7 +235,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
-        element("td", {}, s.won ? `won in ${seconds(s.time_ms)}` : cardsScored(summary.game, s.score)),
+        element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s, after))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),

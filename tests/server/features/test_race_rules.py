@@ -14,6 +14,7 @@ from server.features.race_rules import (
 )
 from server.store import BoardRecord, RaceMeta, RaceStatus, Seat
 from shared.fairness import commitment
+from shared.protocol import Standing
 
 
 def board(player: str, score: int, score_at: int, won: bool = False, at: int = 0) -> BoardRecord:
@@ -60,6 +61,16 @@ def test_equal_results_share_a_rank_and_the_next_rank_skips() -> None:
 def test_winners_with_the_same_time_share_first_place() -> None:
     lines = standings(seats("a", "b"), [board("a", 52, 800, True, 800), board("b", 52, 800, True, 800)], 0)
     assert [line.rank for line in lines] == [1, 1]
+
+
+def test_only_a_racer_who_finished_without_winning_gave_up_and_old_results_say_nobody_did() -> None:
+    gave_up = BoardRecord("b", {}, 1, 10, 12, False, True, 200, 300)
+    lines = standings(seats("a", "b", "c"), [board("a", 52, 800, True, 800), gave_up, board("c", 3, 100)], 0)
+    assert [(line.player_id, line.gave_up) for line in lines] == [("a", False), ("b", True), ("c", False)]
+    # A summary stored before the field existed reads as nobody having given up.
+    stored = lines[1].model_dump(mode="json")
+    del stored["gave_up"]
+    assert Standing.model_validate(stored).gave_up is False
 
 
 def test_the_commitment_is_the_sha256_of_game_seed_and_salt() -> None:
