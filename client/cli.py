@@ -44,6 +44,7 @@ from client.credentials import Credential, TokenStore
 from client.errors import (
     AlreadyRacingError,
     ArenaError,
+    BadLoginError,
     BadTokenError,
     DailyAttemptedError,
     RaceNotOverError,
@@ -221,10 +222,11 @@ def add_commands(commands: Any) -> None:
         "password",
         help="change the password of the account logged in here",
         description=(
-            "Change the password of the account logged in on this server (the old one and "
-            "the new one are asked for, the new one twice, not shown; with --password-stdin "
-            "they are stdin's first two lines). Every other device's token stops working; "
-            "the token kept here goes on working. A password has 8-128 characters."
+            "Change the password of the account logged in on this server (the old one is "
+            "asked for and checked first, then the new one twice, not shown; with "
+            "--password-stdin they are stdin's first two lines). Every other device's token "
+            "stops working; the token kept here goes on working. A password has 8-128 "
+            "characters."
         ),
     )
     password.add_argument("--server", default=default_server(), help=_SERVER_HELP)
@@ -1101,13 +1103,40 @@ async def change_password(args: argparse.Namespace) -> int:
     store = TokenStore()
     saved = _saved_account(args, store)
     old = _ask_password(args, new=False, what="old password")
+    if not args.password_stdin:  # a person: the old one is checked before the new one is asked
+        await _check_old_password(args, store, saved, old)
     new = _ask_password(args, new=True, what="new password")
     async with _signed_in_as(args, store, saved) as client:
         if client is None:
-            raise CommandError(f"{saved.name} is logged out here (its token no longer works): log in again")
+            raise _logged_out_here(saved)
         await client.change_password(old, new)
     print(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
+
+
+def _logged_out_here(saved: Credential) -> CommandError:
+    return CommandError(f"{saved.name} is logged out here (its token no longer works): log in again")
+
+
+async def _check_old_password(
+    args: argparse.Namespace, store: TokenStore, saved: Credential, old: str
+) -> None:
+    """Refuse a wrong ``old`` password before the new one is typed (twice). The protocol
+    checks a password only with ``login`` (``change_password`` checks the old one together
+    with the new): a login on a connection of its own, its new token revoked at once by a
+    logout. The saved token is tried first, so a device logged out says so now as well.
+    Connections are not held open meanwhile: the questions block the event loop."""
+    async with _signed_in_as(args, store, saved) as client:
+        if client is None:
+            raise _logged_out_here(saved)
+    checker = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        await checker.login(saved.name, old)
+        await checker.logout()
+    except BadLoginError:
+        raise CommandError("bad_login: the old password is wrong") from None  # as the server says it
+    finally:
+        await checker.close()
 
 
 async def rename_guest(args: argparse.Namespace) -> int:

@@ -134,16 +134,21 @@ def _read_until(fd: int, text: str, timeout: float = 20) -> str:
     return seen
 
 
+def _on_a_terminal(args: list[str], config: Path) -> tuple[int, int]:
+    """A command started on a terminal of its own: its pid, and the terminal's fd."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "-m", "server.cli", *args], env)
+    return pid, fd
+
+
 @pytest.mark.parametrize("answers", [[], ["somebody"]], ids=["username", "password"])
 def test_ctrl_c_at_a_login_question_stops_the_command_at_once(
     node: NodeProcess, tmp_path: Path, answers: list[str]
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
-    command = [sys.executable, "-m", "server.cli", "login", "--server", node.url]
-    pid, fd = pty.fork()
-    if pid == 0:  # the command, on a terminal of its own
-        os.chdir(ROOT)
-        os.execve(sys.executable, command, env)
+    pid, fd = _on_a_terminal(["login", "--server", node.url], tmp_path / "c.json")
     done, status = 0, 0
     try:
         assert "username: " in _read_until(fd, "username: ")
@@ -518,6 +523,49 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
         assert (await probe.login(username, new_password)).username == username
     nobody = run("password", "--password-stdin", "--server", node.url, config=tmp_path / "none.json")
     assert one_error_line(nobody) == f"solitaire-arena: no account is logged in on {node.url} here"
+
+
+def _ended(pid: int, fd: int) -> tuple[str, int]:
+    """What the terminal shows until the command ends, and its exit status."""
+    shown, done, status = "", 0, 0
+    deadline = time.monotonic() + 10
+    try:
+        while done != pid and time.monotonic() < deadline:
+            shown += _read_until(fd, "never shown", timeout=0.2)  # (its terminal closes as it ends)
+            done, status = os.waitpid(pid, os.WNOHANG)
+    finally:
+        if done != pid:  # still asking: killed
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return shown, os.waitstatus_to_exitcode(status)
+
+
+def test_password_on_a_terminal_checks_the_old_one_before_asking_for_the_new_one(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    username = unique("tty")
+    register(node, config, username)
+    command = ["password", "--server", node.url]
+    pid, fd = _on_a_terminal(command, config)
+    assert "old password: " in _read_until(fd, "old password: ")
+    os.write(fd, b"not the password\n")
+    shown, status = _ended(pid, fd)
+    assert status == 1 and "new password" not in shown
+    assert "solitaire-arena: bad_login: the old password is wrong" in shown
+
+    pid, fd = _on_a_terminal(command, config)
+    for prompt, answer in [("old password: ", PASSWORD), ("new password: ", "a newer secret")]:
+        assert prompt in _read_until(fd, prompt)
+        os.write(fd, f"{answer}\n".encode())
+    assert "new password again: " in _read_until(fd, "new password again: ")
+    os.write(fd, b"a newer secret\n")
+    shown, status = _ended(pid, fd)
+    assert status == 0, shown
+    assert f"the password of {username} on {node.url} is changed" in shown
+    own = run("profile", "--server", node.url, config=config)  # the check's login left no harm
+    assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
 
 
 async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
