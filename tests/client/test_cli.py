@@ -33,8 +33,9 @@ from client.sdk import ArenaClient
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
-from shared.fairness import commitment
+from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.protocol import Dailies, RaceEnded, RaceStarted
+from shared.record import RaceRecord, RecordRacer, RecordResult, RecordShare, write_record
 from shared.solver import solve_deal
 from tests.redis_direct import async_redis
 from tests.server.conftest import NodeProcess, start_node
@@ -1117,15 +1118,17 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     verified = run("verify", str(record), config=config)  # no server: offline
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
-    assert lines[0].startswith(f"eight-off race {race_id}, casual, started ")
-    assert lines[1].startswith("commitment ") and lines[2].startswith("seed ")
-    assert lines[3] == "results"
-    results = [line.split() for line in lines[4:6]]
-    assert [(words[0], words[1], words[-1]) for words in results] == [
-        (f"{s.rank}.", s.name, f"({s.player_id})") for s in ended.summary.standings
+    assert all(len(line) <= 80 for line in lines), verified.stdout
+    assert lines[0] == f"eight-off race {race_id}, casual" and lines[1].startswith("started ")
+    assert lines[2].startswith("commitment ") and lines[3].startswith("seed ")
+    at = lines.index("results")
+    results = [line.split() for line in lines[at + 1 : at + 3]]
+    assert [(words[0], words[1]) for words in results] == [
+        (f"{s.rank}.", s.name) for s in ended.summary.standings
     ]
+    assert ada_id not in verified.stdout and bob_id not in verified.stdout  # names differ: no ids
     shares = len(re.findall(r"^\[Share ", text, re.MULTILINE))
-    assert lines[6] == (
+    assert lines[at + 3] == (
         f"verified: the commitment, {shares} seed share{'' if shares == 1 else 's'}, the seed and "
         "5 moves check out"
     )
@@ -1137,7 +1140,7 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     altered.write_text(text.replace(section, f"== {ada_id}\n1. t1>t1 {{"), encoding="utf-8")
     rejected = run("verify", str(altered), config=config)
     assert one_error_line(rejected) == (
-        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 1: "
+        f"solitaire-arena: {altered} does not verify: racer ada, move 1: "
         "illegal move 't1>t1': t1 cannot move onto itself"
     )
     assert rejected.stdout == ""
@@ -1149,7 +1152,7 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     altered.write_text(text.replace(result_line, f'[Result "{" ".join(fields)}"]'), encoding="utf-8")
     claimed = run("verify", str(altered), config=config)
     assert one_error_line(claimed) == (
-        f"solitaire-arena: {altered} does not verify: racer {bob_id}: results say "
+        f"solitaire-arena: {altered} does not verify: racer bob: results say "
         f"move_count={fields[4]} but the moves give move_count={int(fields[4]) - 1}"
     )
 
@@ -1161,6 +1164,57 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     assert unreadable.stderr.strip().startswith(f"solitaire-arena: {garbage} is not a race record: line 2: ")
     missing = run("verify", str(tmp_path / "nowhere.txt"), config=config)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def long_named_record(move_count: int = 0) -> RaceRecord:
+    """A rated daily race of three racers with 19-digit seeds and seed shares: two named
+    alike, one with a 60-character name (a bot with a rating); nobody moved (bob's result
+    says ``move_count``)."""
+    game, server_seed, salt = "treize", 8_765_432_109_876_543_210, "5a17"
+    racers = (
+        RecordRacer("p_7a1b2c3d4e5f", "Ada Lovelace", rating=1523),
+        RecordRacer("p_8a1b2c3d4e5f", "Ada Lovelace", rating=1498),
+        RecordRacer("p_9a1b2c3d4e5f", "Bartholomew " * 5, bot=True, rating=1500),
+    )
+    shares = {racer.player_id: f"{index:x}" * 16 for index, racer in enumerate(racers, start=1)}
+    return RaceRecord(
+        game=game, deal_version=1, race_id="0123456789ab", started_at=1_700_000_000_000,
+        ended_at=1_700_000_600_000, time_limit_ms=600_000, rated=True, daily="2023-11-14",
+        server_seed=server_seed, salt=salt, commitment=commitment(game, server_seed, salt),
+        shares=tuple(RecordShare(p, share_commitment(share), share) for p, share in shares.items()),
+        seed=mixed_seed(game, server_seed, shares), racers=racers,
+        results=(
+            RecordResult(1, "p_7a1b2c3d4e5f", False, 0, 0, None, 0),
+            RecordResult(1, "p_8a1b2c3d4e5f", False, 0, move_count, None, 0),
+            RecordResult(1, "p_9a1b2c3d4e5f", False, 0, 0, None, 0),
+        ),
+        moves=tuple((racer.player_id, ()) for racer in racers),
+    )  # fmt: skip
+
+
+def test_verify_fits_80_columns_and_names_racers_by_name(tmp_path: Path) -> None:
+    config, path = tmp_path / "c.json", tmp_path / "race.txt"
+    path.write_text(write_record(long_named_record()), encoding="utf-8")
+    verified = run("verify", str(path), config=config)
+    assert verified.returncode == 0, verified.stderr
+    lines = verified.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), "\n".join(line for line in lines if len(line) > 80)
+    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    # Alike names carry their player id; a long one is cut with an ellipsis, its marks kept.
+    assert [line.split("  ")[1].strip() for line in results] == [
+        "1. Ada Lovelace (p_7a1b2c3d4e5f) 1523",
+        "1. Ada Lovelace (p_8a1b2c3d4e5f) 1498",
+        f"1. {'Bartholomew ' * 3}B… [bot] 1500",
+    ]
+    assert "p_9a1b2c3d4e5f" not in verified.stdout
+
+    # A failed check names the racer by name too (with the id, as names clash here).
+    path.write_text(write_record(long_named_record(move_count=1)), encoding="utf-8")
+    rejected = run("verify", str(path), config=config)
+    assert one_error_line(rejected) == (
+        f"solitaire-arena: {path} does not verify: racer Ada Lovelace (p_8a1b2c3d4e5f): "
+        "results say move_count=1 but the moves give move_count=0"
+    )
 
 
 def test_verify_from_stdin_names_stdin_in_its_errors(tmp_path: Path) -> None:
