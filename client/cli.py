@@ -245,14 +245,16 @@ def add_commands(commands: Any) -> None:
             "Give the guest saved for --name (default: your login) on this server a new "
             "name: the same player, with its races and results; its seats in races not "
             "over show the new name, finished races keep the old one. The credentials file "
-            "keeps its token under the new name, so the commands play as it with --name "
-            "NEW_NAME. An account goes by its username. Ten renames an hour at most."
+            "keeps its token under the new name: --name OLD_NAME then no longer finds it, "
+            "--name NEW_NAME does, and the guest the commands play as without --name (named "
+            "after your login) goes on being played as without it. An account goes by its "
+            "username. Ten renames an hour at most."
         ),
     )
     rename.add_argument(
         "new_name", metavar="NEW_NAME", help="the new name (1-24 letters, digits, spaces, _ . -)"
     )
-    _common(rename, name_help="the guest to rename (default: your login)")
+    _common(rename, name_help="the guest to rename (default: the one played as without --name)")
 
     profile = commands.add_parser(
         "profile",
@@ -430,7 +432,7 @@ def add_commands(commands: Any) -> None:
 _SERVER_HELP = f"server address (env SOLITAIRE_ARENA_SERVER, default {DEFAULT_SERVER})"
 _NAME_HELP = (
     "the saved guest or account to act as (default: the account logged in here, else a guest "
-    "named after your login)"
+    "named after your login, or the name rename gave it)"
 )
 
 
@@ -524,7 +526,14 @@ def _player(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credentia
     account = store.account(args.server)
     if account is not None:
         return account.name, account
-    return default_name(), None
+    return _default_guest(args, store), None
+
+
+def _default_guest(args: argparse.Namespace, store: TokenStore) -> str:
+    """The guest played as without ``--name`` (and no login): the user's login name, or
+    the name ``rename`` gave that guest."""
+    renamed = store.guest(args.server)
+    return renamed.name if renamed is not None else default_name()
 
 
 async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> ArenaClient:
@@ -1099,7 +1108,7 @@ def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -
 
 async def register(args: argparse.Namespace) -> int:
     store = TokenStore()
-    name = args.name or default_name()
+    name = args.name or _default_guest(args, store)
     saved = store.get(args.server, name)
     if saved is not None and saved.account:
         raise CommandError(f"{name} is an account already; register turns a guest into one")
@@ -1184,8 +1193,13 @@ async def change_password(args: argparse.Namespace) -> int:
         if client is None:
             raise _logged_out_here(saved)
         await client.change_password(old, new)
-    print(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
+    _said(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
+
+
+def _said(sentence: str) -> None:
+    """Print ``sentence`` in lines of at most :data:`WIDTH` columns, the next ones indented."""
+    print("\n".join(fitted("", sentence, indent=4)))
 
 
 def _logged_out_here(saved: Credential) -> CommandError:
@@ -1231,10 +1245,15 @@ async def rename_guest(args: argparse.Namespace) -> int:
         if client is None:
             raise CommandError(f"the guest {name} is gone (it was not used for too long)")
         kept = await client.rename(new_name)
+    played_by_default = name == _default_guest(args, store)
     store.forget(args.server, name)
     store.put(args.server, Credential(saved.player_id, kept, saved.token))
-    again = f"--name {shlex.quote(kept)}"
-    print(f"{name} is now {kept} (player {saved.player_id}) on {args.server}; play as it with {again}")
+    renamed = f"{name} is now {kept} (player {saved.player_id}) on {args.server}"
+    if played_by_default:  # it still is, under its new name
+        store.set_guest(args.server, kept)
+        _said(f"{renamed}; the commands play as it without --name")
+    else:
+        _said(f"{renamed}; play as it with {glued(f'--name {shlex.quote(kept)}')}")
     return 0
 
 

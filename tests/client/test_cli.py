@@ -503,9 +503,9 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
         stdin=f"{PASSWORD}\n{new_password}\n",
     )  # fmt: skip
     assert changed.returncode == 0, changed.stderr
-    assert changed.stdout.strip() == (
+    assert unwrapped(changed.stdout) == [
         f"the password of {username} on {node.url} is changed; other devices must log in again"
-    )
+    ]
     assert json.loads(config.read_text())[key]["token"] == token
     own = run("profile", "--server", node.url, config=config)  # this device's token still works
     assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
@@ -564,7 +564,7 @@ def test_password_on_a_terminal_checks_the_old_one_before_asking_for_the_new_one
     os.write(fd, b"a newer secret\n")
     shown, status = _ended(pid, fd)
     assert status == 0, shown
-    assert f"the password of {username} on {node.url} is changed" in shown
+    assert f"the password of {username} on {node.url}" in shown
     own = run("profile", "--server", node.url, config=config)  # the check's login left no harm
     assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
 
@@ -578,9 +578,9 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     player_id = json.loads(config.read_text())[f"{node.url} kim"]["player_id"]
     renamed = run("rename", "kim lee", "--name", "kim", "--server", node.url, config=config)
     assert renamed.returncode == 0, renamed.stderr
-    assert renamed.stdout.strip() == (
+    assert unwrapped(renamed.stdout) == [
         f"kim is now kim lee (player {player_id}) on {node.url}; play as it with --name 'kim lee'"
-    )
+    ]
     saved = json.loads(config.read_text())
     assert f"{node.url} kim" not in saved and saved[f"{node.url} kim lee"]["player_id"] == player_id
     profile = run("profile", "--name", "kim lee", "--server", node.url, config=config)
@@ -605,6 +605,25 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     register(node, config, username, "--name", "jo")
     account = run("rename", "someone", "--server", node.url, config=config)  # the account logged in
     assert one_error_line(account) == f"solitaire-arena: {username} is an account: it goes by its username"
+
+
+def test_renaming_the_guest_played_by_default_keeps_it_the_default(node: NodeProcess, tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    first = run("profile", "--server", node.url, config=config)  # the guest named after the login
+    assert first.returncode == 0, first.stderr
+    ((key, saved),) = json.loads(config.read_text()).items()
+    login, player_id = key.removeprefix(f"{node.url} "), saved["player_id"]
+    renamed = run("rename", "kim lee", "--server", node.url, config=config)
+    assert renamed.returncode == 0, renamed.stderr
+    assert unwrapped(renamed.stdout) == [
+        f"{login} is now kim lee (player {player_id}) on {node.url}; the commands play as it without --name"
+    ]
+    again = run("profile", "--server", node.url, config=config)  # no --name: the same player
+    assert again.stdout.splitlines()[:2] == ["kim lee  guest", f"player {player_id}"]
+    assert f"{node.url} {login}" not in json.loads(config.read_text())
+    twice = run("rename", "kim", "--server", node.url, config=config)
+    assert twice.stdout.startswith(f"kim lee is now kim (player {player_id})")
+    assert run("profile", "--server", node.url, config=config).stdout.startswith("kim  guest")
 
 
 # ----- daily challenges ---------------------------------------------------------------------------
