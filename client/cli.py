@@ -32,6 +32,7 @@ import signal
 import socket
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +45,7 @@ from client.credentials import Credential, TokenStore
 from client.errors import (
     AlreadyRacingError,
     ArenaError,
+    BadLoginError,
     BadTokenError,
     DailyAttemptedError,
     RaceNotOverError,
@@ -221,10 +223,11 @@ def add_commands(commands: Any) -> None:
         "password",
         help="change the password of the account logged in here",
         description=(
-            "Change the password of the account logged in on this server (the old one and "
-            "the new one are asked for, the new one twice, not shown; with --password-stdin "
-            "they are stdin's first two lines). Every other device's token stops working; "
-            "the token kept here goes on working. A password has 8-128 characters."
+            "Change the password of the account logged in on this server (the old one is "
+            "asked for and checked first, then the new one twice, not shown; with "
+            "--password-stdin they are stdin's first two lines). Every other device's token "
+            "stops working; the token kept here goes on working. A password has 8-128 "
+            "characters."
         ),
     )
     password.add_argument("--server", default=default_server(), help=_SERVER_HELP)
@@ -242,14 +245,16 @@ def add_commands(commands: Any) -> None:
             "Give the guest saved for --name (default: your login) on this server a new "
             "name: the same player, with its races and results; its seats in races not "
             "over show the new name, finished races keep the old one. The credentials file "
-            "keeps its token under the new name, so the commands play as it with --name "
-            "NEW_NAME. An account goes by its username. Ten renames an hour at most."
+            "keeps its token under the new name: --name OLD_NAME then no longer finds it, "
+            "--name NEW_NAME does, and the guest the commands play as without --name (named "
+            "after your login) goes on being played as without it. An account goes by its "
+            "username. Ten renames an hour at most."
         ),
     )
     rename.add_argument(
         "new_name", metavar="NEW_NAME", help="the new name (1-24 letters, digits, spaces, _ . -)"
     )
-    _common(rename, name_help="the guest to rename (default: your login)")
+    _common(rename, name_help="the guest to rename (default: the one played as without --name)")
 
     profile = commands.add_parser(
         "profile",
@@ -427,7 +432,7 @@ def add_commands(commands: Any) -> None:
 _SERVER_HELP = f"server address (env SOLITAIRE_ARENA_SERVER, default {DEFAULT_SERVER})"
 _NAME_HELP = (
     "the saved guest or account to act as (default: the account logged in here, else a guest "
-    "named after your login)"
+    "named after your login, or the name rename gave it)"
 )
 
 
@@ -521,7 +526,14 @@ def _player(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credentia
     account = store.account(args.server)
     if account is not None:
         return account.name, account
-    return default_name(), None
+    return _default_guest(args, store), None
+
+
+def _default_guest(args: argparse.Namespace, store: TokenStore) -> str:
+    """The guest played as without ``--name`` (and no login): the user's login name, or
+    the name ``rename`` gave that guest."""
+    renamed = store.guest(args.server)
+    return renamed.name if renamed is not None else default_name()
 
 
 async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> ArenaClient:
@@ -892,13 +904,14 @@ def verify(args: argparse.Namespace) -> int:
     try:
         verify_record(record)
     except RecordRejected as exc:
-        return fail(f"{path} does not verify: {exc}")
+        return fail(f"{path} does not verify: {rejection_text(record, exc)}")
     print(record_text(record))
     return 0
 
 
 def record_text(record: RaceRecord) -> str:
-    """A record that verified, as ``verify`` prints it.
+    """A record that verified, as ``verify`` prints it: lines of at most :data:`WIDTH`
+    columns, racers by name (:func:`racer_names`).
 
     >>> from shared.fairness import commitment
     >>> from shared.record import RecordMove, RecordRacer, RecordResult
@@ -912,12 +925,13 @@ def record_text(record: RaceRecord) -> str:
     ...     moves=(("p_1", (RecordMove(1, "deal", 1_500),)), ("p_2", ())),
     ... )
     >>> print(record_text(record))
-    treize race r1, casual, started 2023-11-14T22:13:20.000Z, time limit 60 s
+    treize race r1, casual
+    started 2023-11-14T22:13:20.000Z, time limit 60 s
     commitment 031b64d20b6116cda77d76f7ef42e286f8dedb734e183ad66145c4c5b4b6e4b5
     seed 42: the server seed (no racer sent a seed share)
     results
-      1. Ada        0 cards removed, 1 move       (p_1)
-      1. Bob [bot]  0 cards removed, 0 moves      (p_2)
+      1. Ada        0 cards removed, 1 move
+      1. Bob [bot]  0 cards removed, 0 moves
     verified: the commitment, 0 seed shares, the seed and 1 move check out
     """
     kind = "rated" if record.rated else "casual"
@@ -925,35 +939,106 @@ def record_text(record: RaceRecord) -> str:
     started = dt.datetime.fromtimestamp(record.started_at / 1000, dt.UTC)
     when = started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     lines = [
-        f"{record.game} race {record.race_id}, {kind}{daily}, started {when}, "
-        f"time limit {record.time_limit_ms / 1000:g} s",
-        f"commitment {record.commitment}",
+        *fitted("", f"{record.game} race {record.race_id}, {kind}{daily}"),
+        f"started {when}, time limit {record.time_limit_ms / 1000:g} s",
+        *fitted("", f"commitment {record.commitment}"),
     ]
     if record.shares:
-        lines.append(
-            f"seed {record.seed}: the server seed {record.server_seed} mixed with "
-            f"{_plural(len(record.shares), 'seed share')}"
-        )
+        shares = glued(_plural(len(record.shares), "seed share"))
+        seed = f"seed {record.seed}: the server seed {record.server_seed} mixed with {shares}"
     else:
-        lines.append(f"seed {record.seed}: the server seed (no racer sent a seed share)")
+        seed = f"seed {record.seed}: the server seed (no racer sent a seed share)"
+    lines += fitted("", seed, indent=2)
     lines.append("results")
-    racers = {racer.player_id: racer for racer in record.racers}
-    names = {}
-    for player, racer in racers.items():
-        rating = f" {racer.rating}" if racer.rating is not None else ""
-        names[player] = f"{racer.name}{' [bot]' if racer.bot else ''}{rating}"
-    width = max(len(name) for name in names.values())
+    outcomes = {}
     for result in record.results:
         outcome = f"{result_words(record.game, result.won, result.score, result.time_ms)}, "
-        outcome += _plural(result.move_count, "move")
-        name = names[result.player_id]
-        lines.append(f"  {result.rank}. {name:<{width}}  {outcome:<28}  ({result.player_id})")
+        outcomes[result.player_id] = outcome + _plural(result.move_count, "move")
+    marks = {}
+    for racer in record.racers:
+        rating = f" {racer.rating}" if racer.rating is not None else ""
+        marks[racer.player_id] = f"{' [bot]' if racer.bot else ''}{rating}"
+    # "  1. " before the name, two spaces between it and the outcome.
+    room = WIDTH - 7 - max(map(len, outcomes.values()), default=0) - max(map(len, marks.values()))
+    names = racer_names(record, max(room, _NAME_LEAST))
+    shown = {player: names[player] + marks[player] for player in names}
+    width = max(len(name) for name in shown.values())
+    for result in record.results:
+        name = shown.get(result.player_id, result.player_id)
+        line = f"  {result.rank}. {name:<{width}}  {outcomes[result.player_id]}"
+        lines.append(line if len(line) <= WIDTH else _clipped(line, WIDTH))
     moves = sum(len(moves) for _player, moves in record.moves)
-    lines.append(
-        f"verified: the commitment, {_plural(len(record.shares), 'seed share')}, the seed and "
-        f"{_plural(moves, 'move')} check out"
+    shares = _plural(len(record.shares), "seed share")
+    lines += fitted(
+        "", f"verified: the commitment, {shares}, the seed and {_plural(moves, 'move')} check out"
     )
     return "\n".join(lines)
+
+
+#: The fewest columns a racer's name is cut to, however long the rest of its line.
+_NAME_LEAST = 8
+#: The most a racer's name takes in the line saying why a record does not verify (a
+#: server's longest name with a player id fits).
+_NAME_IN_A_REJECTION = 48
+
+
+def racer_names(record: RaceRecord, most: int = 24) -> dict[str, str]:
+    """Each racer's name (by player id) as ``verify`` writes it: cut to ``most`` columns
+    with an ellipsis, and with the player id after it where two racers' names would show
+    alike.
+
+    >>> from shared.record import RecordRacer
+    >>> racers = (RecordRacer("p_1", "Ada"), RecordRacer("p_2", "Ada"),
+    ...           RecordRacer("p_3", "Bartholomew Cubbins the Fifth"))
+    >>> record = RaceRecord(
+    ...     game="treize", deal_version=1, race_id="r1", started_at=0, ended_at=0,
+    ...     time_limit_ms=60_000, rated=False, daily=None, server_seed=1, salt="00",
+    ...     commitment="", shares=(), seed=1, racers=racers, results=(), moves=())
+    >>> racer_names(record, 12)
+    {'p_1': 'Ada (p_1)', 'p_2': 'Ada (p_2)', 'p_3': 'Bartholomew…'}
+    """
+    cut = {racer.player_id: _clipped(racer.name, most) for racer in record.racers}
+    alike = Counter(cut.values())
+    names = {}
+    for racer in record.racers:
+        player = racer.player_id
+        if alike[cut[player]] > 1:
+            name = _clipped(racer.name, max(most - len(player) - 3, 1))
+            names[player] = _clipped(f"{name} ({player})", most)
+        else:
+            names[player] = cut[player]
+    return names
+
+
+def rejection_text(record: RaceRecord, exc: RecordRejected) -> str:
+    """Why a record does not verify, naming the racer as :func:`racer_names` does.
+
+    >>> from shared.record import RecordRacer
+    >>> record = RaceRecord(
+    ...     game="treize", deal_version=1, race_id="r1", started_at=0, ended_at=0,
+    ...     time_limit_ms=60_000, rated=False, daily=None, server_seed=1, salt="00",
+    ...     commitment="", shares=(), seed=1, racers=(RecordRacer("p_1", "Ada"),), results=(),
+    ...     moves=())
+    >>> rejection_text(record, RecordRejected("illegal move 't1>t1'", "p_1", 0))
+    "racer Ada, move 1: illegal move 't1>t1'"
+    >>> rejection_text(record, RecordRejected("two results for one racer", "p_9"))
+    'racer p_9: two results for one racer'
+    """
+    if exc.player_id is None:
+        return exc.reason
+    where = [f"racer {racer_names(record, _NAME_IN_A_REJECTION).get(exc.player_id, exc.player_id)}"]
+    if exc.move_index is not None:
+        where.append(f"move {exc.move_index + 1}")
+    return f"{', '.join(where)}: {exc.reason}"
+
+
+def _clipped(text: str, most: int) -> str:
+    """``text`` in at most ``most`` columns, an ellipsis where it was cut.
+
+    >>> _clipped("Ada", 3), _clipped("Adalbert", 4)
+    ('Ada', 'Ada…')
+    """
+    return text if len(text) <= most else text[: max(most - 1, 0)] + "…"
 
 
 # ----- accounts -------------------------------------------------------------------------
@@ -1023,7 +1108,7 @@ def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -
 
 async def register(args: argparse.Namespace) -> int:
     store = TokenStore()
-    name = args.name or default_name()
+    name = args.name or _default_guest(args, store)
     saved = store.get(args.server, name)
     if saved is not None and saved.account:
         raise CommandError(f"{name} is an account already; register turns a guest into one")
@@ -1101,13 +1186,45 @@ async def change_password(args: argparse.Namespace) -> int:
     store = TokenStore()
     saved = _saved_account(args, store)
     old = _ask_password(args, new=False, what="old password")
+    if not args.password_stdin:  # a person: the old one is checked before the new one is asked
+        await _check_old_password(args, store, saved, old)
     new = _ask_password(args, new=True, what="new password")
     async with _signed_in_as(args, store, saved) as client:
         if client is None:
-            raise CommandError(f"{saved.name} is logged out here (its token no longer works): log in again")
+            raise _logged_out_here(saved)
         await client.change_password(old, new)
-    print(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
+    _said(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
+
+
+def _said(sentence: str) -> None:
+    """Print ``sentence`` in lines of at most :data:`WIDTH` columns, the next ones indented."""
+    print("\n".join(fitted("", sentence, indent=4)))
+
+
+def _logged_out_here(saved: Credential) -> CommandError:
+    return CommandError(f"{saved.name} is logged out here (its token no longer works): log in again")
+
+
+async def _check_old_password(
+    args: argparse.Namespace, store: TokenStore, saved: Credential, old: str
+) -> None:
+    """Refuse a wrong ``old`` password before the new one is typed (twice). The protocol
+    checks a password only with ``login`` (``change_password`` checks the old one together
+    with the new): a login on a connection of its own, its new token revoked at once by a
+    logout. The saved token is tried first, so a device logged out says so now as well.
+    Connections are not held open meanwhile: the questions block the event loop."""
+    async with _signed_in_as(args, store, saved) as client:
+        if client is None:
+            raise _logged_out_here(saved)
+    checker = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        await checker.login(saved.name, old)
+        await checker.logout()
+    except BadLoginError:
+        raise CommandError("bad_login: the old password is wrong") from None  # as the server says it
+    finally:
+        await checker.close()
 
 
 async def rename_guest(args: argparse.Namespace) -> int:
@@ -1128,10 +1245,15 @@ async def rename_guest(args: argparse.Namespace) -> int:
         if client is None:
             raise CommandError(f"the guest {name} is gone (it was not used for too long)")
         kept = await client.rename(new_name)
+    played_by_default = name == _default_guest(args, store)
     store.forget(args.server, name)
     store.put(args.server, Credential(saved.player_id, kept, saved.token))
-    again = f"--name {shlex.quote(kept)}"
-    print(f"{name} is now {kept} (player {saved.player_id}) on {args.server}; play as it with {again}")
+    renamed = f"{name} is now {kept} (player {saved.player_id}) on {args.server}"
+    if played_by_default:  # it still is, under its new name
+        store.set_guest(args.server, kept)
+        _said(f"{renamed}; the commands play as it without --name")
+    else:
+        _said(f"{renamed}; play as it with {glued(f'--name {shlex.quote(kept)}')}")
     return 0
 
 

@@ -4,7 +4,9 @@ The file is ``$SOLITAIRE_ARENA_CONFIG`` if set, else ``$XDG_CONFIG_HOME/solitair
 credentials.json`` (``~/.config/...`` without XDG), holding one entry per server URL
 and player name (a guest's name, or an account's username), and under ``accounts`` the
 username of the account logged in on each server (``solitaire-arena register``/``login``),
-which the commands play as unless told another name. It is written atomically with mode
+which the commands play as unless told another name, and under ``guests`` the name of the
+guest they play as otherwise, once ``solitaire-arena rename`` renamed that guest (before,
+it is the user's login name). It is written atomically with mode
 0600 in a 0700 directory: the token resumes the player from anywhere, so nobody else may
 read it.
 
@@ -19,6 +21,14 @@ Credential(player_id='p_2', name='ada_acct', token='account-token', account=True
 >>> store.forget("ws://h:1", "ada_acct")
 >>> store.account("ws://h:1") is None, store.get("ws://h:1", "zoe") is not None
 (True, True)
+>>> store.guest("ws://h:1") is None
+True
+>>> store.set_guest("ws://h:1", "zoe")
+>>> store.guest("ws://h:1")
+Credential(player_id='p_1', name='zoe', token='guest-token', account=False)
+>>> store.forget("ws://h:1", "zoe")
+>>> store.guest("ws://h:1") is None
+True
 """
 
 from __future__ import annotations
@@ -44,6 +54,9 @@ class Credential:
 
 #: The top-level key of the file that maps each server to its logged-in account.
 _ACCOUNTS = "accounts"
+#: The top-level key that maps each server to the guest the commands play as by default,
+#: once it was renamed from the user's login name.
+_GUESTS = "guests"
 
 
 def default_path() -> Path:
@@ -78,32 +91,45 @@ class TokenStore:
         self._write(data)
 
     def forget(self, server: str, name: str) -> None:
-        """Drop the credential of ``name`` (and, when it is the logged-in account, the login)."""
+        """Drop the credential of ``name`` (and, when it is the logged-in account or the
+        default guest, that too)."""
         data = self._read()
-        accounts = data.get(_ACCOUNTS)
-        logged_in = isinstance(accounts, dict) and accounts.get(_server(server)) == name
-        if logged_in and isinstance(accounts, dict):
-            del accounts[_server(server)]
-        if data.pop(_key(server, name), None) is not None or logged_in:
+        pointed = False
+        for table in (_ACCOUNTS, _GUESTS):
+            names = data.get(table)
+            if isinstance(names, dict) and names.get(_server(server)) == name:
+                del names[_server(server)]
+                pointed = True
+        if data.pop(_key(server, name), None) is not None or pointed:
             self._write(data)
 
     def account(self, server: str) -> Credential | None:
         """The account logged in on ``server``, if any."""
-        accounts = self._read().get(_ACCOUNTS)
-        username = accounts.get(_server(server)) if isinstance(accounts, dict) else None
-        if not isinstance(username, str):
-            return None
-        saved = self.get(server, username)
+        saved = self._pointed(server, _ACCOUNTS)
         return saved if saved is not None and saved.account else None
+
+    def guest(self, server: str) -> Credential | None:
+        """The guest the commands play as on ``server`` without a name, when one was set
+        (:meth:`set_guest`) and is still kept."""
+        saved = self._pointed(server, _GUESTS)
+        return saved if saved is not None and not saved.account else None
+
+    def set_guest(self, server: str, name: str) -> None:
+        """Make the guest kept as ``name`` the one the commands play as on ``server``."""
+        data = self._read()
+        _point(data, _GUESTS, server, name)
+        self._write(data)
+
+    def _pointed(self, server: str, table: str) -> Credential | None:
+        names = self._read().get(table)
+        name = names.get(_server(server)) if isinstance(names, dict) else None
+        return self.get(server, name) if isinstance(name, str) else None
 
     def set_account(self, server: str, credential: Credential) -> None:
         """Keep an account's credential and make it the one logged in on ``server``."""
         data = self._read()
         data[_key(server, credential.name)] = asdict(credential)
-        accounts = data.get(_ACCOUNTS)
-        if not isinstance(accounts, dict):
-            accounts = data[_ACCOUNTS] = {}
-        accounts[_server(server)] = credential.name
+        _point(data, _ACCOUNTS, server, credential.name)
         self._write(data)
 
     def _read(self) -> dict[str, Any]:
@@ -124,6 +150,14 @@ class TokenStore:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _point(data: dict[str, Any], table: str, server: str, name: str) -> None:
+    """Make ``table`` (accounts, guests) of the file's ``data`` name ``name`` for ``server``."""
+    names = data.get(table)
+    if not isinstance(names, dict):
+        names = data[table] = {}
+    names[_server(server)] = name
 
 
 def _server(server: str) -> str:

@@ -5,7 +5,8 @@ racer's moves one at a time through the SDK; a refused move shows the server's r
 on the status line. ``u`` (or the move ``undo``) takes the last move back while the
 server says it can; ``h`` (or ``hint``) asks for a hint where the race allows them and
 lights the move up on the board. Racers' ratings show beside their names, and the race
-panel says how many people watch the race (``spectators`` events). Once the race is
+panel says how many people watch the race (``spectators`` events). A new name the
+player took on another session (``renamed``) shows on their row while the race is not over. Once the race is
 over the results replace the live ranking (with everyone's new rating after a rated
 race), ctrl+r opens the replay, ``r`` (or ``rematch``) offers the same racers a new deal
 and ``y``/``n`` answer someone else's offer; when a rematch starts the screen follows

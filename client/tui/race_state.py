@@ -46,6 +46,7 @@ from shared.protocol import (
     RaceUpdate,
     RematchInfo,
     RematchUpdate,
+    Renamed,
     ServerMessage,
     Spectators,
 )
@@ -249,6 +250,8 @@ class RaceState:
                 return False
             self.load(event.race)
             return True
+        if isinstance(event, Renamed):
+            return self._renamed(event.name)
         if getattr(event, "race_id", None) != self.race_id:
             return False
         if isinstance(event, RaceCountdown):
@@ -336,6 +339,25 @@ class RaceState:
             finished=event.finished,
             won=event.won,
         )
+        return True
+
+    def _renamed(self, name: str) -> bool:
+        """This player took a new name on another session (``renamed`` event): their row
+        shows it at once while the race is not over, as the server renames their seat
+        (a race over keeps the name it was raced under). ``False`` if nothing changed.
+
+        >>> state = RaceState(race_id="r1", me="p_a", status="running")
+        >>> state.racers["p_a"] = Racer("p_a", "ada")
+        >>> state.apply(Renamed(name="ada lovelace")), state.racers["p_a"].name
+        (True, 'ada lovelace')
+        >>> state.status = "finished"
+        >>> state.apply(Renamed(name="countess")), state.racers["p_a"].name
+        (False, 'ada lovelace')
+        """
+        mine = self.racers.get(self.me or "")
+        if mine is None or self.over or mine.name == name:
+            return False
+        self.racers[mine.player_id] = replace(mine, name=name)
         return True
 
     def _note_win(self, racer: Racer) -> None:

@@ -33,8 +33,9 @@ from client.sdk import ArenaClient
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
-from shared.fairness import commitment
+from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.protocol import Dailies, RaceEnded, RaceStarted
+from shared.record import RaceRecord, RecordRacer, RecordResult, RecordShare, write_record
 from shared.solver import solve_deal
 from tests.redis_direct import async_redis
 from tests.server.conftest import NodeProcess, start_node
@@ -134,16 +135,21 @@ def _read_until(fd: int, text: str, timeout: float = 20) -> str:
     return seen
 
 
+def _on_a_terminal(args: list[str], config: Path) -> tuple[int, int]:
+    """A command started on a terminal of its own: its pid, and the terminal's fd."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "-m", "server.cli", *args], env)
+    return pid, fd
+
+
 @pytest.mark.parametrize("answers", [[], ["somebody"]], ids=["username", "password"])
 def test_ctrl_c_at_a_login_question_stops_the_command_at_once(
     node: NodeProcess, tmp_path: Path, answers: list[str]
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
-    command = [sys.executable, "-m", "server.cli", "login", "--server", node.url]
-    pid, fd = pty.fork()
-    if pid == 0:  # the command, on a terminal of its own
-        os.chdir(ROOT)
-        os.execve(sys.executable, command, env)
+    pid, fd = _on_a_terminal(["login", "--server", node.url], tmp_path / "c.json")
     done, status = 0, 0
     try:
         assert "username: " in _read_until(fd, "username: ")
@@ -497,9 +503,9 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
         stdin=f"{PASSWORD}\n{new_password}\n",
     )  # fmt: skip
     assert changed.returncode == 0, changed.stderr
-    assert changed.stdout.strip() == (
+    assert unwrapped(changed.stdout) == [
         f"the password of {username} on {node.url} is changed; other devices must log in again"
-    )
+    ]
     assert json.loads(config.read_text())[key]["token"] == token
     own = run("profile", "--server", node.url, config=config)  # this device's token still works
     assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
@@ -520,6 +526,49 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
     assert one_error_line(nobody) == f"solitaire-arena: no account is logged in on {node.url} here"
 
 
+def _ended(pid: int, fd: int) -> tuple[str, int]:
+    """What the terminal shows until the command ends, and its exit status."""
+    shown, done, status = "", 0, 0
+    deadline = time.monotonic() + 10
+    try:
+        while done != pid and time.monotonic() < deadline:
+            shown += _read_until(fd, "never shown", timeout=0.2)  # (its terminal closes as it ends)
+            done, status = os.waitpid(pid, os.WNOHANG)
+    finally:
+        if done != pid:  # still asking: killed
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return shown, os.waitstatus_to_exitcode(status)
+
+
+def test_password_on_a_terminal_checks_the_old_one_before_asking_for_the_new_one(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    username = unique("tty")
+    register(node, config, username)
+    command = ["password", "--server", node.url]
+    pid, fd = _on_a_terminal(command, config)
+    assert "old password: " in _read_until(fd, "old password: ")
+    os.write(fd, b"not the password\n")
+    shown, status = _ended(pid, fd)
+    assert status == 1 and "new password" not in shown
+    assert "solitaire-arena: bad_login: the old password is wrong" in shown
+
+    pid, fd = _on_a_terminal(command, config)
+    for prompt, answer in [("old password: ", PASSWORD), ("new password: ", "a newer secret")]:
+        assert prompt in _read_until(fd, prompt)
+        os.write(fd, f"{answer}\n".encode())
+    assert "new password again: " in _read_until(fd, "new password again: ")
+    os.write(fd, b"a newer secret\n")
+    shown, status = _ended(pid, fd)
+    assert status == 0, shown
+    assert f"the password of {username} on {node.url}" in shown
+    own = run("profile", "--server", node.url, config=config)  # the check's login left no harm
+    assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
+
+
 async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     node: NodeProcess, tmp_path: Path
 ) -> None:
@@ -529,9 +578,9 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     player_id = json.loads(config.read_text())[f"{node.url} kim"]["player_id"]
     renamed = run("rename", "kim lee", "--name", "kim", "--server", node.url, config=config)
     assert renamed.returncode == 0, renamed.stderr
-    assert renamed.stdout.strip() == (
+    assert unwrapped(renamed.stdout) == [
         f"kim is now kim lee (player {player_id}) on {node.url}; play as it with --name 'kim lee'"
-    )
+    ]
     saved = json.loads(config.read_text())
     assert f"{node.url} kim" not in saved and saved[f"{node.url} kim lee"]["player_id"] == player_id
     profile = run("profile", "--name", "kim lee", "--server", node.url, config=config)
@@ -556,6 +605,25 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     register(node, config, username, "--name", "jo")
     account = run("rename", "someone", "--server", node.url, config=config)  # the account logged in
     assert one_error_line(account) == f"solitaire-arena: {username} is an account: it goes by its username"
+
+
+def test_renaming_the_guest_played_by_default_keeps_it_the_default(node: NodeProcess, tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    first = run("profile", "--server", node.url, config=config)  # the guest named after the login
+    assert first.returncode == 0, first.stderr
+    ((key, saved),) = json.loads(config.read_text()).items()
+    login, player_id = key.removeprefix(f"{node.url} "), saved["player_id"]
+    renamed = run("rename", "kim lee", "--server", node.url, config=config)
+    assert renamed.returncode == 0, renamed.stderr
+    assert unwrapped(renamed.stdout) == [
+        f"{login} is now kim lee (player {player_id}) on {node.url}; the commands play as it without --name"
+    ]
+    again = run("profile", "--server", node.url, config=config)  # no --name: the same player
+    assert again.stdout.splitlines()[:2] == ["kim lee  guest", f"player {player_id}"]
+    assert f"{node.url} {login}" not in json.loads(config.read_text())
+    twice = run("rename", "kim", "--server", node.url, config=config)
+    assert twice.stdout.startswith(f"kim lee is now kim (player {player_id})")
+    assert run("profile", "--server", node.url, config=config).stdout.startswith("kim  guest")
 
 
 # ----- daily challenges ---------------------------------------------------------------------------
@@ -1071,15 +1139,17 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     verified = run("verify", str(record), config=config)  # no server: offline
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
-    assert lines[0].startswith(f"eight-off race {race_id}, casual, started ")
-    assert lines[1].startswith("commitment ") and lines[2].startswith("seed ")
-    assert lines[3] == "results"
-    results = [line.split() for line in lines[4:6]]
-    assert [(words[0], words[1], words[-1]) for words in results] == [
-        (f"{s.rank}.", s.name, f"({s.player_id})") for s in ended.summary.standings
+    assert all(len(line) <= 80 for line in lines), verified.stdout
+    assert lines[0] == f"eight-off race {race_id}, casual" and lines[1].startswith("started ")
+    assert lines[2].startswith("commitment ") and lines[3].startswith("seed ")
+    at = lines.index("results")
+    results = [line.split() for line in lines[at + 1 : at + 3]]
+    assert [(words[0], words[1]) for words in results] == [
+        (f"{s.rank}.", s.name) for s in ended.summary.standings
     ]
+    assert ada_id not in verified.stdout and bob_id not in verified.stdout  # names differ: no ids
     shares = len(re.findall(r"^\[Share ", text, re.MULTILINE))
-    assert lines[6] == (
+    assert lines[at + 3] == (
         f"verified: the commitment, {shares} seed share{'' if shares == 1 else 's'}, the seed and "
         "5 moves check out"
     )
@@ -1091,7 +1161,7 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     altered.write_text(text.replace(section, f"== {ada_id}\n1. t1>t1 {{"), encoding="utf-8")
     rejected = run("verify", str(altered), config=config)
     assert one_error_line(rejected) == (
-        f"solitaire-arena: {altered} does not verify: racer {ada_id}, move 1: "
+        f"solitaire-arena: {altered} does not verify: racer ada, move 1: "
         "illegal move 't1>t1': t1 cannot move onto itself"
     )
     assert rejected.stdout == ""
@@ -1103,7 +1173,7 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     altered.write_text(text.replace(result_line, f'[Result "{" ".join(fields)}"]'), encoding="utf-8")
     claimed = run("verify", str(altered), config=config)
     assert one_error_line(claimed) == (
-        f"solitaire-arena: {altered} does not verify: racer {bob_id}: results say "
+        f"solitaire-arena: {altered} does not verify: racer bob: results say "
         f"move_count={fields[4]} but the moves give move_count={int(fields[4]) - 1}"
     )
 
@@ -1115,6 +1185,57 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     assert unreadable.stderr.strip().startswith(f"solitaire-arena: {garbage} is not a race record: line 2: ")
     missing = run("verify", str(tmp_path / "nowhere.txt"), config=config)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def long_named_record(move_count: int = 0) -> RaceRecord:
+    """A rated daily race of three racers with 19-digit seeds and seed shares: two named
+    alike, one with a 60-character name (a bot with a rating); nobody moved (bob's result
+    says ``move_count``)."""
+    game, server_seed, salt = "treize", 8_765_432_109_876_543_210, "5a17"
+    racers = (
+        RecordRacer("p_7a1b2c3d4e5f", "Ada Lovelace", rating=1523),
+        RecordRacer("p_8a1b2c3d4e5f", "Ada Lovelace", rating=1498),
+        RecordRacer("p_9a1b2c3d4e5f", "Bartholomew " * 5, bot=True, rating=1500),
+    )
+    shares = {racer.player_id: f"{index:x}" * 16 for index, racer in enumerate(racers, start=1)}
+    return RaceRecord(
+        game=game, deal_version=1, race_id="0123456789ab", started_at=1_700_000_000_000,
+        ended_at=1_700_000_600_000, time_limit_ms=600_000, rated=True, daily="2023-11-14",
+        server_seed=server_seed, salt=salt, commitment=commitment(game, server_seed, salt),
+        shares=tuple(RecordShare(p, share_commitment(share), share) for p, share in shares.items()),
+        seed=mixed_seed(game, server_seed, shares), racers=racers,
+        results=(
+            RecordResult(1, "p_7a1b2c3d4e5f", False, 0, 0, None, 0),
+            RecordResult(1, "p_8a1b2c3d4e5f", False, 0, move_count, None, 0),
+            RecordResult(1, "p_9a1b2c3d4e5f", False, 0, 0, None, 0),
+        ),
+        moves=tuple((racer.player_id, ()) for racer in racers),
+    )  # fmt: skip
+
+
+def test_verify_fits_80_columns_and_names_racers_by_name(tmp_path: Path) -> None:
+    config, path = tmp_path / "c.json", tmp_path / "race.txt"
+    path.write_text(write_record(long_named_record()), encoding="utf-8")
+    verified = run("verify", str(path), config=config)
+    assert verified.returncode == 0, verified.stderr
+    lines = verified.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), "\n".join(line for line in lines if len(line) > 80)
+    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    # Alike names carry their player id; a long one is cut with an ellipsis, its marks kept.
+    assert [line.split("  ")[1].strip() for line in results] == [
+        "1. Ada Lovelace (p_7a1b2c3d4e5f) 1523",
+        "1. Ada Lovelace (p_8a1b2c3d4e5f) 1498",
+        f"1. {'Bartholomew ' * 3}B… [bot] 1500",
+    ]
+    assert "p_9a1b2c3d4e5f" not in verified.stdout
+
+    # A failed check names the racer by name too (with the id, as names clash here).
+    path.write_text(write_record(long_named_record(move_count=1)), encoding="utf-8")
+    rejected = run("verify", str(path), config=config)
+    assert one_error_line(rejected) == (
+        f"solitaire-arena: {path} does not verify: racer Ada Lovelace (p_8a1b2c3d4e5f): "
+        "results say move_count=1 but the moves give move_count=0"
+    )
 
 
 def test_verify_from_stdin_names_stdin_in_its_errors(tmp_path: Path) -> None:

@@ -539,6 +539,28 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
 
 
+async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada, _bob, race_id = await _race(arena, connect)
+    assert arena.features is not None
+
+    async def unannounced(race_id: str, mover: str = "") -> None:
+        """The race's followers are not told (the server logs it and goes on): only the
+        player's own sessions hear the ``renamed`` event."""
+
+    monkeypatch.setattr(arena.features.accounts.lobby, "announce", unannounced)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "ada (you)" in rendered(screen, "#racers"))
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.rename("ada lovelace")
+        await wait_until(pilot, lambda: "ada lovelace (you)" in rendered(screen, "#racers"))
+        assert ada.name == "ada lovelace"
+
+
 async def _counting_race(
     url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off"
 ) -> tuple[ArenaClient, ArenaClient, str]:
