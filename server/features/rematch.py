@@ -128,9 +128,14 @@ class Rematches:
             return
         by_id = {s.player_id: s for s in seats}
         players = [record.offered_by] + [p for p, a in record.answers.items() if a == "accepted"]
+        # Seated by the names they go by now: a guest may have renamed since the race.
+        now_named = await self.store.players.profiles(players)
         identities = [
             Identity(
-                p, by_id[p].name, bot=by_id[p].bot, account=await self.store.accounts.username(p) is not None
+                p,
+                now_named[p][0] if p in now_named else by_id[p].name,
+                bot=by_id[p].bot,
+                account=await self.store.accounts.username(p) is not None,
             )
             for p in players
             if p in by_id

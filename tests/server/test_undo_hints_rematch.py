@@ -222,6 +222,20 @@ async def test_a_rematch_accepted_seats_both_racers_in_a_new_deal_counting_down(
         assert twice["code"] == "rematch_not_open"
 
 
+async def test_a_rematch_seats_a_guest_who_renamed_after_the_race_by_their_new_name(
+    arena: ArenaServer,
+) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob)
+        renamed = await bob.request({"type": "rename", "name": "robert"})
+        assert renamed["type"] == "renamed" and renamed["name"] == "robert"
+        await ada.request({"type": "offer_rematch", "race_id": race_id})
+        await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        started = await ada.event("rematch_started")
+        names = {r["player_id"]: r["name"] for r in started["race"]["racers"]}
+        assert names == {ada.player_id: "ada", bob.player_id: "robert"}
+
+
 async def test_a_declined_rematch_starts_nothing(arena: ArenaServer) -> None:
     async with two_racers(arena.url) as (ada, bob):
         race_id = await ended(ada, bob)
