@@ -48,6 +48,7 @@ from client.errors import (
     BadLoginError,
     BadTokenError,
     DailyAttemptedError,
+    RaceNotFoundError,
     RaceNotOverError,
     RaceOverError,
     RateLimitedError,
@@ -1473,7 +1474,8 @@ async def _list_dailies(args: argparse.Namespace) -> int:
 
 
 async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
-    """The player's attempt of a daily deal: scored or not, its result and board place."""
+    """The player's attempt of a daily deal: scored or not, its result (in the words of a
+    race's results: "gave up with ..." when it was given up) and board place."""
     attempt = info.attempt
     assert attempt is not None
     if attempt.scored:
@@ -1481,16 +1483,24 @@ async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
         board = await client.daily_board(info.game, date=date, limit=1)
         if board.me is None:
             return f"scored: in progress (race {attempt.race_id}; {glued(f'daily {info.game} resumes it')})"
-        result = result_words(info.game, board.me.won, board.me.score, board.me.time_ms)
+        try:
+            result = await _own_result(client, info.game, attempt.race_id)
+        except RaceNotFoundError:  # its results no longer kept: the board's entry says the rest
+            result = result_words(info.game, board.me.won, board.me.score, board.me.time_ms)
         return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
     try:
-        summary = await client.results(attempt.race_id)
+        result = await _own_result(client, info.game, attempt.race_id)
     except RaceNotOverError:
         resumes = glued(f"daily {info.game} resumes it")
         return f"unscored (guest): in progress (race {attempt.race_id}; {resumes})"
-    mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
-    result = result_words(info.game, mine.won, mine.score, mine.time_ms) if mine is not None else "over"
     return f"unscored (guest): {result} (race {attempt.race_id})"
+
+
+async def _own_result(client: ArenaClient, game: str, race_id: str) -> str:
+    """The player's own result in the race ``race_id``, over, as its results say it."""
+    summary = await client.results(race_id)
+    mine = next((s for s in summary.standings if s.player_id == client.player_id), None)
+    return standing_words(game, mine) if mine is not None else "over"
 
 
 async def _daily_board(args: argparse.Namespace) -> int:

@@ -713,7 +713,8 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
         assert line.split()[2:] == ["yes" if info.proven else "no", "none", "yet"]
     assert "seed" not in listed.stdout  # not before the day is over
 
-    # After an attempt (given up at once), the list gives its result and place.
+    # After an attempt (given up at once), the list gives its result, said to be given up
+    # as a race's results say it, and its place.
     started = await me.start_daily("eagle-wing")
     race_id = started.race.race_id
     await me.finish(race_id)
@@ -722,7 +723,7 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     again = run("daily", "--server", node.url, config=config)
     assert again.returncode == 0, again.stderr
     row = next(line for line in unwrapped(again.stdout) if line.startswith("eagle-wing"))
-    assert re.search(rf"  scored: \d+ cards? home, #\d+ of \d+ \(race {race_id}\)$", row), row
+    assert re.search(rf"  scored: gave up with \d+ cards? home, #\d+ of \d+ \(race {race_id}\)$", row), row
     # A guest's first attempt is unscored: its result, no place.
     guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
     assert guest_list.returncode == 0, guest_list.stderr
@@ -737,7 +738,9 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
     row = next(line for line in unwrapped(guest_list.stdout) if line.startswith("treize"))
     # Treize's score counts the cards removed, and says so.
-    assert re.search(rf"  unscored \(guest\): \d+ cards? removed \(race {tried.race.race_id}\)$", row), row
+    assert re.search(
+        rf"  unscored \(guest\): gave up with \d+ cards? removed \(race {tried.race.race_id}\)$", row
+    ), row
     # Its replay waits for the day's end, said in one line (the moves are there with --json).
     replay = run("replay", race_id, "--server", node.url, config=config)
     assert one_error_line(replay) == (

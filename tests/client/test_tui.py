@@ -784,6 +784,15 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
         await wait_until(pilot, lambda: app.race_screen.state.view is not None)
         await pilot.press("ctrl+g", "ctrl+g")  # given up: nothing to come back to
         await wait_until(pilot, lambda: app.race_screen.state.i_finished)
+        # The attempt's own result says it was given up, in the words of a race's results.
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.status.last.startswith("daily over"))
+        assert screen.state.summary is not None
+        removed = screen.state.summary.standings[0].score
+        assert screen.status.last == (
+            f"daily over: you gave up with {removed} card{'' if removed == 1 else 's'} removed, "
+            "not on the board (practice). p practice, ctrl+q quit"
+        )
     assert app.parting_note() is None
 
 

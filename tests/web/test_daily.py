@@ -307,6 +307,12 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await expect(rows).to_have_count(2)
         seen = await bob.daily_board("eight-off")
         assert {e.race_id for e in seen.entries} == {ada_race, bob_race}
+        # His own attempt's line says he gave up, as the race's results say it.
+        assert seen.me is not None and not seen.me.won
+        cards = f"{seen.me.score} card{'' if seen.me.score == 1 else 's'} home"
+        await expect(deal_box(page, "eight-off").locator(".attempt-state")).to_have_text(
+            f"Your scored attempt: gave up with {cards}, rank 2 of 2."
+        )
         links = page.locator("#board-eight-off a.results-link")
         await expect(links).to_have_count(2)
         assert set(await links.evaluate_all("ls => ls.map((l) => l.getAttribute('href'))")) == {
@@ -375,7 +381,7 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
         await expect(page.locator("section.daily")).to_have_count(3)
         score = racer.score
         await expect(box.locator(".attempt-state")).to_have_text(
-            f"Your attempt (unscored): {score} cards removed."  # Treize removes, never home
+            f"Your attempt (unscored): gave up with {score} cards removed."  # Treize removes, never home
         )
         await expect(box.get_by_role("button", name="Practice Treize")).to_be_visible()
         await expect(page.locator("#board-treize tbody")).to_have_text("No finished scored attempts yet.")

@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAMES, GAME_TITLES, element, playerLink, resultText, showError } from "./dom.js";
+import { GAMES, GAME_TITLES, element, playerLink, resultText, showError, standingResult } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -237,7 +237,8 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
     else {
       const s = state.standing;
       const rank = deal.attempt.scored && board?.me ? `, rank ${board.me.rank} of ${board.total}` : "";
-      line.textContent = `${kind}: ${resultText(deal.game, s.won, s.time_ms, s.score)}${rank}.`;
+      // Its standing's words, as the race's results say them ("gave up with …" when it was).
+      line.textContent = `${kind}: ${standingResult(deal.game, s)}${rank}.`;
     }
     if (!state.lost && !state.cancelled) box.append(results);
     if (isToday) {
