@@ -291,6 +291,10 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.goto(f"{base}#/race/{ada_race}")
         await expect(page.locator("#refusal")).to_have_text(refusal)
         await expect(page.locator("#daily-kind")).to_have_text("Daily of 2027-03-14")
+        # Another's attempt: the heading, so the tab's title, says whose.
+        theirs = "Daily challenge: Eight Off \N{EM DASH} ada_first's attempt"
+        await expect(page.locator("#race-title")).to_have_text(theirs)
+        await expect(page).to_have_title(f"{theirs} \N{EM DASH} Solitaire Arena")
         await expect(page.locator("#standings")).to_have_count(0)
         await expect(page.locator("#seed-line")).to_have_count(0)
         await page.screenshot(path=shot_path("daily-results-refused"))
@@ -300,6 +304,7 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.click("#nav-daily")
         await deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off").click()
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
+        await expect(page.locator("#race-title")).to_have_text("Daily challenge: Eight Off")  # his own
         bob_race = page_race_id(page.url)
         await give_up(page)
         await expect(page.locator("#status")).to_have_text("Your attempt is over")

@@ -627,11 +627,18 @@ function racePage(raceId, arrived = null) {
     if (ghosts?.length && ghostable()) racers.append(...ghosts.map(ghostLine));
   }
 
+  // A daily attempt's heading: its game, and whose attempt it is when it is another's.
+  function dailyTitle(info) {
+    const title = `Daily challenge: ${GAME_TITLES[info.game] ?? info.game}`;
+    const racer = info.racers[0];
+    return racer && !mine() ? `${title} — ${racer.name}'s attempt` : title;
+  }
+
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
   function load(info, fresh = true) {
     if (left) return;
     race = info;
-    heading.textContent = solo() ? `Daily challenge: ${GAME_TITLES[info.game] ?? info.game}` : `Race ${info.code}`;
+    heading.textContent = solo() ? dailyTitle(info) : `Race ${info.code}`;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
     if (fresh && info.server_time) offset = info.server_time - Date.now();
     // A visitor (not seated here) is offered Join while a seat is free, never a racer's
