@@ -361,6 +361,9 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     race_id, line, (ada, bob) = await finished_race(connect, arena.url)
     page = await open_page(browser, arena.url, errors, **DESKTOP)
     await go(page, f"#/verify/{race_id}")
+    # Named by its racers and game once its record is read (as the Replay page names it).
+    await expect(page.locator("#verify-title")).to_have_text("Verify: ada vs bob (Eight Off)")
+    await expect(page).to_have_title("Verify: ada vs bob (Eight Off) \N{EM DASH} Solitaire Arena")
     checks = page.locator("#checks")
     for check in (
         "commitment",

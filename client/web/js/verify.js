@@ -7,7 +7,7 @@
 
 import { Board } from "./board.js";
 import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
-import { element, movesText, showError } from "./dom.js";
+import { GAME_TITLES, element, movesText, racersText, showError } from "./dom.js";
 import { checkFields, clearFields, noteFor } from "./forms.js";
 
 // A record's text as headers ([name, value], in order) and move sections (player id ->
@@ -188,6 +188,9 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
       drawChecks();
       return;
     }
+    if (raceId && record.racers.length) {
+      heading.textContent = `Verify: ${racersText(record.racers.map((r) => r.name))} (${GAME_TITLES[record.game] ?? record.game})`;
+    }
     checks = checkRecord(record);
     checks.push({ id: "legality", ok: null, title: "Every move's legality",
       reason: "checked offline by the Python engine: save the record (Download record) and run solitaire-arena verify FILE" });
@@ -224,7 +227,10 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     "It runs no game rules: the legality of every move is checked offline by ", element("code", {}, "solitaire-arena verify FILE"), " (the Python engine) on the downloaded record.");
   const input = raceId ? element("div", { class: "row" }, downloadButton)
     : element("section", { id: "paste" }, element("div", { class: "row" }, file, element("button", { id: "verify-pasted", class: "primary", type: "button", onclick: () => { if (checkFields([pasted])) verify(pasted.value); } }, "Verify"), downloadButton), pasted, pastedNote);
-  app.replaceChildren(element("h1", {}, raceId ? `Verify race ${raceId}` : "Verify a race record"), intro, input, error,
+  // The heading (so the tab's title) names a race of this server by its racers and game
+  // once its record is read, as the Replay page does.
+  const heading = element("h1", { id: "verify-title" }, raceId ? "Verify race" : "Verify a race record");
+  app.replaceChildren(heading, intro, input, error,
     element("section", {}, summaryLine, checksList), dealSection, steps);
   if (raceId) {
     readingSession()
