@@ -878,7 +878,8 @@ async def export(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     check = f"solitaire-arena verify {args.output}"
-    print(f"record of race {args.race} written to {args.output}; check it offline: {check}")
+    check = glued(check) if len(check) <= WIDTH - 4 else check  # on one line when it fits
+    _said(f"record of race {args.race} written to {args.output}; check it offline: {check}")
     return 0
 
 
@@ -1130,7 +1131,7 @@ async def register(args: argparse.Namespace) -> int:
     # The guest's token is now the account's: keep it under the username only.
     store.forget(args.server, name)
     store.set_account(args.server, Credential(account.player_id, account.username, token, account=True))
-    print(
+    _said(
         f"{name} is now the account {account.username} (player {account.player_id}) on {args.server}; "
         "play, replay, profile and leaderboard use it"
     )
@@ -1148,7 +1149,7 @@ async def login(args: argparse.Namespace) -> int:
     name = welcome.username or welcome.name
     credential = Credential(welcome.player_id, name, player_token(welcome), account=True)
     TokenStore().set_account(args.server, credential)
-    print(
+    _said(
         f"logged in as {name} (player {welcome.player_id}) on {args.server}; "
         "play, replay, profile and leaderboard use this account"
     )
@@ -1267,7 +1268,7 @@ async def logout(args: argparse.Namespace) -> int:
             return 0
         await client.logout()
     store.forget(args.server, saved.name)
-    print(f"logged out {saved.name} on {args.server}: the token kept here no longer works")
+    _said(f"logged out {saved.name} on {args.server}: the token kept here no longer works")
     return 0
 
 

@@ -75,12 +75,19 @@ def unique(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(4)}"
 
 
-def register(node: NodeProcess, config: Path, username: str, *options: str) -> dict[str, Any]:
-    """``solitaire-arena register`` for a script; the credentials file it leaves."""
-    result = run(
+def run_register(
+    node: NodeProcess, config: Path, username: str, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """``solitaire-arena register`` for a script, the password on stdin."""
+    return run(
         "register", "--username", username, "--password-stdin", "--server", node.url, *options,
         config=config, stdin=PASSWORD + "\n",
     )  # fmt: skip
+
+
+def register(node: NodeProcess, config: Path, username: str, *options: str) -> dict[str, Any]:
+    """``solitaire-arena register`` for a script; the credentials file it leaves."""
+    result = run_register(node, config, username, *options)
     assert result.returncode == 0, result.stderr
     saved: dict[str, Any] = json.loads(config.read_text())
     return saved
@@ -301,12 +308,19 @@ def test_two_bots_race_each_other_and_report_each_race(node: NodeProcess, tmp_pa
 def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tmp_path: Path) -> None:
     username = unique("ada")
     first = tmp_path / "first.json"
-    saved = register(node, first, username, "--name", "ada guest")
+    registered = run_register(node, first, username, "--name", "ada guest")
+    assert registered.returncode == 0, registered.stderr
+    saved = json.loads(first.read_text())
     key = f"{node.url} {username}"
     # The guest became the account: its entry moved under the username, logged in.
     assert sorted(saved) == sorted(["accounts", key]) and saved["accounts"] == {node.url: username}
     assert saved[key]["account"] is True
     player_id = saved[key]["player_id"]
+    # Said in lines of at most 80 columns (the server's address makes it long).
+    assert unwrapped(registered.stdout) == [
+        f"ada guest is now the account {username} (player {player_id}) on {node.url}; "
+        "play, replay, profile and leaderboard use it"
+    ]
     own = run("profile", "--server", node.url, config=first)
     assert own.returncode == 0, own.stderr
     assert own.stdout.splitlines()[:2] == [f"{username}  account {username}", f"player {player_id}"]
@@ -318,7 +332,10 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
         config=second, stdin=PASSWORD + "\n",
     )  # fmt: skip
     assert logged_in.returncode == 0, logged_in.stderr
-    assert logged_in.stdout.startswith(f"logged in as {username} (player {player_id})")
+    assert unwrapped(logged_in.stdout) == [
+        f"logged in as {username} (player {player_id}) on {node.url}; "
+        "play, replay, profile and leaderboard use this account"
+    ]
     other = json.loads(second.read_text())
     assert other["accounts"] == {node.url: username}
     assert other[key]["token"] != saved[key]["token"]  # a token of its own
@@ -456,7 +473,9 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
     shutil.copy(config, copy)
     out = run("logout", "--server", node.url, config=config)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == f"logged out {username} on {node.url}: the token kept here no longer works"
+    assert unwrapped(out.stdout) == [
+        f"logged out {username} on {node.url}: the token kept here no longer works"
+    ]
     assert json.loads(config.read_text()) == {"accounts": {}}
     async with await ArenaClient.connect(node.url) as probe:
         with pytest.raises(BadTokenError):
@@ -1132,9 +1151,9 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     config, record = tmp_path / "c.json", tmp_path / "race.txt"
     exported = run("export", race_id, "-o", str(record), "--server", node.url, config=config)
     assert exported.returncode == 0, exported.stderr
-    assert exported.stdout.strip() == (
+    assert unwrapped(exported.stdout) == [  # in lines of at most 80 columns, as long as the path is
         f"record of race {race_id} written to {record}; check it offline: solitaire-arena verify {record}"
-    )
+    ]
     text = record.read_text(encoding="utf-8")
     assert text.startswith('[Event "Solitaire Arena race"]\n') and f'[Race "{race_id}"]' in text
     assert run("export", race_id, "--server", node.url, config=config).stdout == text  # to stdout
