@@ -464,7 +464,7 @@ class Lobby:
         if race_ids:
             since = self.time.now_ms()
             due = since + round(self.settings.lobby_grace * 1000)
-            await self.store.players.went_away(player_id, since, due)
+            await self.store.players.went_away([player_id], since, due)
 
     async def _keep_freeing_seats(self) -> None:
         every = min(GONE_LOOK_EVERY, max(self.settings.lobby_grace / 3, 0.1))

@@ -91,14 +91,13 @@ class NodeWatch:
         """Record the players of every node found dead as gone; how many nodes."""
         now = _now_ms()
         dead = await self.store.nodes.take_silent(now - self.silent_ms)
+        live = await self.live_nodes() if dead else []
         for node_id, last_beat in dead:
             players = await self.store.nodes.players(node_id)
-            elsewhere = await self.store.nodes.connected_elsewhere(players, await self.live_nodes())
+            elsewhere = await self.store.nodes.connected_elsewhere(players, live)
             # Gone as of now: a hello before now may have been on the dead node itself.
             due = max(now, last_beat + self.lobby_grace_ms)
-            for player_id in players:
-                if player_id not in elsewhere:
-                    await self.store.players.went_away(player_id, now, due)
+            await self.store.players.went_away([p for p in players if p not in elsewhere], now, due)
             await self.store.nodes.forget(node_id)
             log.warning(
                 "a node stopped beating: its players count as gone",

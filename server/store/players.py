@@ -108,10 +108,11 @@ class PlayerStore:
         """The player said hello (new or resumed) at ``now``."""
         await self.redis.hset(keys.player(player_id), "hello_at", now)
 
-    async def went_away(self, player_id: str, since: int, due: int) -> None:
-        """The player's last connection on a node closed at ``since``; their open races'
-        seats are looked at from ``due`` (the lobby grace), by any node."""
-        await self.redis.zadd(keys.LOBBY_GONE, {f"{player_id}:{since}": due})
+    async def went_away(self, player_ids: list[str], since: int, due: int) -> None:
+        """The players' last connection on a node closed at ``since`` (or the node died);
+        their open races' seats are looked at from ``due`` (the lobby grace), by any node."""
+        if player_ids:
+            await self.redis.zadd(keys.LOBBY_GONE, {f"{p}:{since}": due for p in player_ids})
 
     async def gone_due(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
         """(player id, when gone) of the players whose lobby grace ended by ``now``, each
