@@ -134,7 +134,7 @@ def build_features(
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
-    nodes = NodeWatch(store, settings.node_id, settings.node_beat, settings.lobby_grace)
+    nodes = NodeWatch(store, metrics, settings.node_id, settings.node_beat, settings.lobby_grace)
     lobby = Lobby(store, settings, time, metrics, nodes, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     presence = Presence(store, lobby, quick_match, nodes, time, admission, settings.guest_ttl, results)

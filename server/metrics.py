@@ -53,6 +53,11 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.dead_nodes = Counter(
+            "arena_dead_nodes",
+            "Other nodes this node found without a heartbeat and took for dead (their players gone)",
+            registry=self.registry,
+        )
 
         self.spectators = Gauge(
             "arena_spectators", "Connections watching a race on this node", registry=self.registry

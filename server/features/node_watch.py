@@ -20,6 +20,7 @@ import time
 from typing import Final
 
 from server.background import cancel_and_wait
+from server.metrics import Metrics
 from server.store import Store
 
 log = logging.getLogger("arena.nodes")
@@ -33,8 +34,9 @@ def _now_ms() -> int:
 
 
 class NodeWatch:
-    def __init__(self, store: Store, node_id: str, beat: float, lobby_grace: float) -> None:
+    def __init__(self, store: Store, metrics: Metrics, node_id: str, beat: float, lobby_grace: float) -> None:
         self.store = store
+        self.metrics = metrics
         self.node_id = node_id
         self.beat = beat
         self.lobby_grace_ms = round(lobby_grace * 1000)
@@ -99,6 +101,7 @@ class NodeWatch:
             due = max(now, last_beat + self.lobby_grace_ms)
             await self.store.players.went_away([p for p in players if p not in elsewhere], now, due)
             await self.store.nodes.forget(node_id)
+            self.metrics.dead_nodes.inc()
             log.warning(
                 "a node stopped beating: its players count as gone",
                 extra={"node_id": node_id, "players": len(players), "last_beat": last_beat},

@@ -82,6 +82,7 @@ async def test_a_sigkilled_nodes_player_leaves_the_open_race_after_the_grace(cle
             probe = sync_redis(clean_redis, decode_responses=True)
             assert probe.zrange("nodes", 0, -1) == ["alive"]
             assert list(probe.scan_iter(match="node:*:players")) == ["node:alive:players"]
+            assert "arena_dead_nodes_total 1.0" in live.metrics.render().decode()
             probe.close()
             await ada.ws.close()
         finally:
