@@ -5,18 +5,16 @@ node on it, and SDK clients closed after each test. (Helpers for starting nodes 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import pytest
 import redis
 
-from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.local_cluster import LocalCluster
 from server.redis_client import cluster_startup_nodes
 from server.redis_embedded import EmbeddedRedis
 from tests.redis_direct import ON_CLUSTER
-from tests.server.conftest import Connect, running_node
+from tests.server.conftest import Connect, client_opener, running_node
 
 
 @pytest.fixture(scope="session")
@@ -55,13 +53,5 @@ async def arena(clean_redis: str) -> AsyncIterator[ArenaServer]:
 @pytest.fixture
 async def connect() -> AsyncIterator[Connect]:
     """Open clients (closed at the end of the test): ``await connect(url, binary=True)``."""
-    clients: list[ArenaClient] = []
-
-    async def open_client(url: str, binary: bool = True, **kwargs: Any) -> ArenaClient:
-        client = await ArenaClient.connect(url, binary=binary, **kwargs)
-        clients.append(client)
-        return client
-
-    yield open_client
-    for client in clients:
-        await client.close()
+    async with client_opener() as open_client:
+        yield open_client

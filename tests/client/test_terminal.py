@@ -50,7 +50,7 @@ async def screen_with(pattern: str, timeout: float = 15.0) -> re.Match[str]:
         found = re.search(pattern, tmux("capture-pane", "-p", "-t", SESSION))
         if found:
             return found
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.02)
     state = "the command exited" if command_exited() else "the command still runs"
     raise AssertionError(f"never on screen: {pattern} ({state})\n{tmux('capture-pane', '-p', '-t', SESSION)}")
 
@@ -94,10 +94,10 @@ def command_exited() -> bool:
 
 async def quit_play(key: str = "C-q") -> None:
     tmux("send-keys", "-t", SESSION, key)
-    for _ in range(50):
+    for _ in range(250):
         if command_exited():
             break
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.02)
     assert command_exited()
 
 
@@ -343,11 +343,11 @@ async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProces
         # The lobby says the whole command too (what was printed is hidden until the end), on
         # a status line that grows to two lines for it.
         said = f"others join with: solitaire-arena play --join {code} --server {node.url}"
-        for _ in range(100):
+        for _ in range(500):
             lobby = " ".join(tmux("capture-pane", "-p", "-t", SESSION).split())
             if said in lobby:
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.02)
         assert said in lobby, lobby
         await quit_play()
         shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)

@@ -10,6 +10,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
@@ -55,6 +56,23 @@ async def running_node(redis_url: str, **overrides: object) -> AsyncIterator[Are
 
 
 Connect = Callable[..., Awaitable[ArenaClient]]
+
+
+@contextlib.asynccontextmanager
+async def client_opener() -> AsyncIterator[Connect]:
+    """What :func:`connect` yields: opens clients, and closes them on the way out."""
+    clients: list[ArenaClient] = []
+
+    async def open_client(url: str, binary: bool = True, **kwargs: Any) -> ArenaClient:
+        client = await ArenaClient.connect(url, binary=binary, **kwargs)
+        clients.append(client)
+        return client
+
+    try:
+        yield open_client
+    finally:
+        for client in clients:
+            await client.close()
 
 
 @dataclass

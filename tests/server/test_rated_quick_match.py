@@ -55,7 +55,7 @@ async def test_far_apart_ratings_pair_only_once_the_gap_has_widened(
     arena: ArenaServer, clean_redis: str
 ) -> None:
     assert arena.features is not None
-    arena.features.quick_match.curve = (100.0, 200.0, 60_000)  # 100 points, +200 a second
+    arena.features.quick_match.curve = (100.0, 400.0, 60_000)  # 100 points, +400 a second
     strong, weak = await accounts(arena.url, "strong", "weak")
     now = arena.time.now_ms()
     await seed_ratings(clean_redis, {strong.player_id: ("strong_acct", 2000.0, 60.0)}, now)
@@ -65,8 +65,8 @@ async def test_far_apart_ratings_pair_only_once_the_gap_has_widened(
     await queue(weak)
     found = await weak.event("match_found", timeout=10)
     waited = time.monotonic() - started
-    # 500 apart: the gap reaches 500 after 2 s of waiting, not before.
-    assert 1.8 <= waited < 5, waited
+    # 500 apart: the gap reaches 500 after 1 s of waiting, not before.
+    assert 0.9 <= waited < 5, waited
     assert {r["player_id"] for r in found["race"]["racers"]} == {strong.player_id, weak.player_id}
     assert {r["rating"] for r in found["race"]["racers"]} == {2000, 1500}
     await close(strong, weak)

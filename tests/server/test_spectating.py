@@ -188,7 +188,7 @@ async def test_the_live_list_shows_each_races_racers_boards_and_spectators_best_
 
 
 async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis: str) -> None:
-    delay_ms = 1500
+    delay_ms = 750
     async with running_node(clean_redis, spectator_delay=delay_ms / 1000) as node:
         ada, bob, sam = await racers(node.url, "ada", "bob", "sam")
         await register(ada, "ada_rated")
@@ -215,7 +215,7 @@ async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis:
 async def test_a_delayed_snapshot_names_the_last_move_as_of_the_delay_not_a_newer_one(
     clean_redis: str,
 ) -> None:
-    delay_ms = 1500
+    delay_ms = 750
     async with running_node(clean_redis, spectator_delay=delay_ms / 1000) as node:
         ada, bob, sam = await racers(node.url, "ada", "bob", "sam")
         await register(ada, "ada_delayed")

@@ -9,7 +9,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, Page, WebSocketRoute, async_playwright, expect
+
+from server.app import ArenaServer
+from tests.server.conftest import Connect, client_opener, running_node
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots of every browser test land here (not committed).
@@ -17,14 +21,50 @@ ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
+# One Chromium for the whole session: starting Playwright's driver and the browser costs
+# about half a second, and each test's pages get contexts of their own (no cookies,
+# storage or cache shared), closed after it. Playwright is bound to the event loop it
+# started on, so the browser tests, and the async fixtures they use, run on the
+# session's loop.
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here) and item.get_closest_marker("asyncio") is not None:
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium() -> AsyncIterator[Browser]:
     if CHROMIUM is None:
         pytest.skip("no chromium on this machine (.ci/run installs Debian's chromium package)")
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield launched
         await launched.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium: Browser) -> AsyncIterator[Browser]:
+    """The session's Chromium; the contexts (and pages) the test opened are closed after it."""
+    before = set(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            await context.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def arena(clean_redis: str) -> AsyncIterator[ArenaServer]:
+    async with running_node(clean_redis) as node:
+        yield node
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def connect() -> AsyncIterator[Connect]:
+    async with client_opener() as open_client:
+        yield open_client
 
 
 def shot_path(name: str) -> str:
