@@ -9,12 +9,14 @@ import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import fields
+from typing import TYPE_CHECKING
 
 from client import cli as player_commands
 from server import logs
-from server.app import ArenaServer, StartupError
 from server.config import CHOICES, ENV_VARS, HELP, Settings
-from server.redis_embedded import EmbeddedRedisError
+
+if TYPE_CHECKING:
+    from server.app import ArenaServer
 
 _DESCRIPTION = (
     "Race other people on the same solitaire deal: Eagle Wing, Treize and Eight Off. "
@@ -86,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 2
     logs.configure(settings.log_level, settings.log_format)
+    # Only a node needs the server (players' commands start faster without it).
+    from server.app import ArenaServer, StartupError
+    from server.redis_embedded import EmbeddedRedisError
 
     def ready(node: ArenaServer) -> None:
         gc.freeze()  # what startup allocated is never garbage: keep it out of collections
