@@ -202,14 +202,20 @@ class LocalCluster:
             with server.client() as client:
                 client.flushall()
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 3.0) -> None:
+        """SIGTERM every server at once, and SIGKILL those still running ``grace``
+        seconds later: a server writing its first append-only file (a replica just
+        synced) refuses to exit meanwhile, and the cluster's data is thrown away."""
+        running = []
         for server in self.servers:
             process, server.process = server.process, None
-            if process is None or process.poll() is not None:
-                continue
-            process.terminate()
+            if process is not None and process.poll() is None:
+                process.terminate()
+                running.append(process)
+        deadline = time.monotonic() + grace
+        for process in running:
             try:
-                process.wait(10)
+                process.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

@@ -307,11 +307,6 @@ async def test_a_master_killed_mid_race_fails_over_answering_unavailable_and_los
             assert logged == list(range(1, seq + 1)) and set(acked) <= set(logged)
             await close(ada, bob)
     finally:
-        # SIGKILL, then stop: the restarted server, just synced as a replica, may still be
-        # writing its first AOF, and Redis 6.2 refuses a SIGTERM then ("Writing initial
-        # AOF, can't exit"): stop() waited its 10 s for it before killing it.
-        for server in local.servers:
-            local.kill(server)
         await asyncio.to_thread(local.stop)
 
 
