@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
+from client.columns import clipped, padded, width
 from client.credentials import Credential, TokenStore
 from client.errors import (
     AlreadyRacingError,
@@ -78,6 +79,7 @@ from shared.protocol import (
     check_name,
 )
 from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
+from shared.protocol.base import NAME_MAX
 from shared.protocol.lobby import TIME_LIMIT_MAX, TIME_LIMIT_MIN
 from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
 from shared.record import RaceRecord, RecordRejected, RecordSyntaxError, read_record, verify_record
@@ -810,10 +812,10 @@ def live_text(races: list[LiveRace], game: str | None = None) -> str:
         head = f"{race.race_id:<12}  {race.game:<10}  {kind:<6}  {race.status:<9}"
         lines.append(f"{head}  {race.spectators:>10}  {delay}")
         for racer in race.racers:
-            name = f"{racer.name}{' [bot]' if racer.bot else ''}"
             state = "won" if racer.won else ("gave up" if racer.finished else "")
             rating = _rating(racer.rating, racer.provisional)
-            line = f"    {name:<24}  {rating:>5}  score {racer.score:>2}  {racer.cards_left:>2} left  {state}"
+            name = name_column(racer.name, racer.bot)
+            line = f"    {name}  {rating:>5}  score {racer.score:>2}  {racer.cards_left:>2} left  {state}"
             lines.append(line.rstrip())
     lines.append("watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch")
     return "\n".join(lines)
@@ -961,14 +963,14 @@ def record_text(record: RaceRecord) -> str:
         rating = f" {racer.rating}" if racer.rating is not None else ""
         marks[racer.player_id] = f"{' [bot]' if racer.bot else ''}{rating}"
     # "  1. " before the name, two spaces between it and the outcome.
-    room = WIDTH - 7 - max(map(len, outcomes.values()), default=0) - max(map(len, marks.values()))
+    room = WIDTH - 7 - max(map(width, outcomes.values()), default=0) - max(map(width, marks.values()))
     names = racer_names(record, max(room, _NAME_LEAST))
     shown = {player: names[player] + marks[player] for player in names}
-    width = max(len(name) for name in shown.values())
+    columns = max(width(name) for name in shown.values())
     for result in record.results:
         name = shown.get(result.player_id, result.player_id)
-        line = f"  {result.rank}. {name:<{width}}  {outcomes[result.player_id]}"
-        lines.append(line if len(line) <= WIDTH else _clipped(line, WIDTH))
+        line = f"  {result.rank}. {padded(name, columns)}  {outcomes[result.player_id]}"
+        lines.append(clipped(line, WIDTH))
     moves = sum(len(moves) for _player, moves in record.moves)
     shares = _plural(len(record.shares), "seed share")
     lines += fitted(
@@ -999,14 +1001,14 @@ def racer_names(record: RaceRecord, most: int = 24) -> dict[str, str]:
     >>> racer_names(record, 12)
     {'p_1': 'Ada (p_1)', 'p_2': 'Ada (p_2)', 'p_3': 'Bartholomew…'}
     """
-    cut = {racer.player_id: _clipped(racer.name, most) for racer in record.racers}
+    cut = {racer.player_id: clipped(racer.name, most) for racer in record.racers}
     alike = Counter(cut.values())
     names = {}
     for racer in record.racers:
         player = racer.player_id
         if alike[cut[player]] > 1:
-            name = _clipped(racer.name, max(most - len(player) - 3, 1))
-            names[player] = _clipped(f"{name} ({player})", most)
+            name = clipped(racer.name, max(most - width(player) - 3, 1))
+            names[player] = clipped(f"{name} ({player})", most)
         else:
             names[player] = cut[player]
     return names
@@ -1032,15 +1034,6 @@ def rejection_text(record: RaceRecord, exc: RecordRejected) -> str:
     if exc.move_index is not None:
         where.append(f"move {exc.move_index + 1}")
     return f"{', '.join(where)}: {exc.reason}"
-
-
-def _clipped(text: str, most: int) -> str:
-    """``text`` in at most ``most`` columns, an ellipsis where it was cut.
-
-    >>> _clipped("Ada", 3), _clipped("Adalbert", 4)
-    ('Ada', 'Ada…')
-    """
-    return text if len(text) <= most else text[: max(most - 1, 0)] + "…"
 
 
 # ----- accounts -------------------------------------------------------------------------
@@ -1365,7 +1358,10 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
       none yet
     """
     who = f"account {found.username}" if found.username else "guest"
-    lines = [f"{found.name}  {who}{' [bot]' if found.bot else ''}", f"player {found.player_id}", "ratings"]
+    head = [found.name, f"{who}{' [bot]' if found.bot else ''}"]
+    # A wide name and username (of two columns a letter) need a line each.
+    lines = ["  ".join(head)] if width("  ".join(head)) <= WIDTH else head
+    lines += [f"player {found.player_id}", "ratings"]
     for rating in found.ratings:
         shown = f"{rating.rating}{'?' if rating.provisional else ''}"
         lines.append(f"  {rating.game:<10}  {shown:<5}  {_plural(rating.games, 'rated race')}")
@@ -1413,13 +1409,13 @@ def leaderboard_text(board: Leaderboard) -> str:
         return f"nobody is on the {board.game} leaderboard yet: ratings settle in about 10 - 20 rated races"
     lines = [
         f"{board.game} leaderboard: {_plural(board.total, 'account')} with a settled rating",
-        f"rank  {'name':<24}  rating  games",
+        f"rank  {NAME_HEADING}  rating  games",
     ]
     mine = board.me.player_id if board.me is not None else None
     for entry in board.entries:
-        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
         you = "  <- you" if entry.player_id == mine else ""
-        lines.append(f"{entry.rank:>4}  {name:<24}  {entry.rating:>6}  {entry.games:>5}{you}")
+        name = name_column(entry.name, entry.bot)
+        lines.append(f"{entry.rank:>4}  {name}  {entry.rating:>6}  {entry.games:>5}{you}")
     if not board.entries:
         lines.append("  (no one this far down)")
     if board.me is not None:
@@ -1581,6 +1577,31 @@ _GLUED = re.compile(r"\b(race|seed|salt) ")
 NBSP = "\xa0"  # a space a line of :func:`fitted` does not break at
 
 
+#: The columns of a table's names: a name's most characters, each of one column (a wider
+#: name is cut, with an ellipsis).
+NAME_COLUMNS = NAME_MAX
+#: The name column's heading.
+NAME_HEADING = "name".ljust(NAME_COLUMNS)
+
+
+def name_column(name: str, bot: bool = False) -> str:
+    """A player's name in a table's column of :data:`NAME_COLUMNS`, marked when a bot's:
+    cut to fit with its mark and padded, counted in terminal columns, so that the columns
+    after it line up whatever the name's letters.
+
+    >>> for name, bot in (("ada", False), ("bob", True), ("李小龍李小龍李小龍李小龍", False),
+    ...                   ("李小龍李小龍李小龍李小龍", True), ("x" * 24, True)):
+    ...     print(name_column(name, bot) + "|")
+    ada                     |
+    bob [bot]               |
+    李小龍李小龍李小龍李小龍|
+    李小龍李小龍李小… [bot] |
+    xxxxxxxxxxxxxxxxx… [bot]|
+    """
+    mark = " [bot]" if bot else ""
+    return padded(clipped(name, NAME_COLUMNS - len(mark)) + mark, NAME_COLUMNS)
+
+
 def glued(words: str) -> str:
     """``words`` kept on one line by :func:`fitted`."""
     return words.replace(" ", NBSP)
@@ -1690,16 +1711,15 @@ def daily_board_text(board: DailyBoard) -> str:
     if board.total == 0:
         return f"nobody has finished a scored {board.game} attempt of {board.date} yet"
     races = any(entry.race_id for entry in board.entries)
-    head = f"rank  {'name':<24}  {'result':<16}  race" if races else f"rank  {'name':<24}  result"
+    head = f"rank  {NAME_HEADING}  {'result':<16}  race" if races else f"rank  {NAME_HEADING}  result"
     lines = [
         f"{board.game} daily board of {board.date} (UTC): {_plural(board.total, 'finished scored attempt')}",
         head,
     ]
     mine = board.me.player_id if board.me is not None else None
     for entry in board.entries:
-        name = f"{entry.name}{' [bot]' if entry.bot else ''}"
         result = result_words(board.game, entry.won, entry.score, entry.time_ms)
-        line = f"{entry.rank:>4}  {name:<24}  {result:<16}  {entry.race_id or ''}"
+        line = f"{entry.rank:>4}  {name_column(entry.name, entry.bot)}  {result:<16}  {entry.race_id or ''}"
         lines.append(line.rstrip() + ("  <- you" if entry.player_id == mine else ""))
     if not board.entries:
         lines.append("  (no one this far down)")
@@ -1749,16 +1769,15 @@ def _own_row(row: str | None, shown: bool) -> list[str]:
 def _points_row(entry: TableEntry | TournamentEntry, me: str | None) -> str:
     """One row of a table of points (of the day's standing: with the places), marked
     when it is ``me``'s."""
-    name = f"{entry.name}{' [bot]' if entry.bot else ''}"
     places = f"  {_places(entry.places)}" if isinstance(entry, TournamentEntry) else ""
     you = "  <- you" if entry.player_id == me else ""
-    return f"{entry.rank:>4}  {name:<24}  {entry.points:>6}{places}{you}"
+    return f"{entry.rank:>4}  {name_column(entry.name, entry.bot)}  {entry.points:>6}{places}{you}"
 
 
 def _table_lines(entries: list[TableEntry], own: TableEntry | None, me: str | None, empty: str) -> list[str]:
     """A table of points with its column names, the player's row marked, and their own
     row (``own``) under it when the table leaves it out."""
-    lines = [f"rank  {'name':<24}  points", *(_points_row(entry, me) for entry in entries)]
+    lines = [f"rank  {NAME_HEADING}  points", *(_points_row(entry, me) for entry in entries)]
     if not entries:
         lines.append(f"  {empty}")
     shown = any(entry.player_id == me for entry in entries)
@@ -1817,7 +1836,7 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     ...     week_table=[], all_time=[])).splitlines()[2])
       nobody has finished a scored attempt of 2027-03-14 yet
     """
-    lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {'name':<24}  points  {PLACES_HEADER}"]
+    lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {NAME_HEADING}  points  {PLACES_HEADER}"]
     lines += [_points_row(entry, me) for entry in standings.day]
     if not standings.day:
         lines.append(f"  nobody has finished a scored attempt of {standings.date} yet")

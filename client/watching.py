@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from client.columns import clipped, padded, width
 from client.wording import DEAL_AT_START, change_words, standing_words
 from shared.protocol import (
     LiveRace,
@@ -28,6 +29,7 @@ from shared.protocol import (
     Watching,
     WatchMove,
 )
+from shared.protocol.base import NAME_MAX
 
 #: Cards in a deal: a racer with a score of ``s`` has ``CARDS - s`` left to play.
 CARDS: Final = 52
@@ -245,16 +247,25 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
     >>> print("\\n".join(ranking_lines(summary.model_copy(update={"standings": [long]}))))
       3. xxxxxxxxxxxxxxxxxxxxxxxx  gave up with 51 cards removed, 400 moves,
          rating 1500 -12
+
+    Names are counted in terminal columns (two a letter in Chinese), cut past 24:
+
+    >>> wide = [summary.standings[0].model_copy(update={"name": "李小龍"}),
+    ...         summary.standings[1].model_copy(update={"name": "李小龍" * 8})]
+    >>> print("\\n".join(ranking_lines(summary.model_copy(update={"standings": wide}))))
+      1. 李小龍                   won in 95.0 s, 80 moves, rating 1662 +12
+      2. 李小龍李小龍李小龍李小…  1 card removed, 3 moves
     """
-    width = max((len(s.name) for s in summary.standings), default=0)
+    names = [clipped(s.name, NAME_MAX) for s in summary.standings]
+    columns = max(map(width, names), default=0)
     lines = []
-    for standing in summary.standings:
+    for standing, name in zip(summary.standings, names, strict=True):
         result = standing_words(summary.game, standing)
         moves = f"{standing.move_count} move{'' if standing.move_count == 1 else 's'}"
-        line = f"{standing.rank:>3}. {standing.name:<{width}}  {result}, {moves}"
+        line = f"{standing.rank:>3}. {padded(name, columns)}  {result}, {moves}"
         if standing.rating is not None and standing.rating_change is not None:
             rating = f"rating {standing.rating} {change_words(standing.rating_change)}"
-            if len(line) + len(", ") + len(rating) <= WIDTH:
+            if width(line) + len(", ") + len(rating) <= WIDTH:
                 line += f", {rating}"
             else:
                 lines.append(f"{line},")

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from client.columns import padded, width
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
 from client.wording import change_words, result_words
@@ -319,7 +320,7 @@ def split_to_fit(head: str, tail: str, columns: int, gap: str = " ", indent: str
     ['1. ada          52', '   won 95.0s']
     """
     line = f"{head}{gap}{tail}"
-    return [line] if len(line) <= columns else [head, f"{indent}{tail}"]
+    return [line] if width(line) <= columns else [head, f"{indent}{tail}"]
 
 
 class RankingPanel(Static):
@@ -341,9 +342,9 @@ class RankingPanel(Static):
             times = {s.player_id: s.time_ms for s in state.summary.standings}
             gave_up = {s.player_id for s in state.summary.standings if s.gave_up}
         for rank, racer in state.ranking():
-            line = f"{rank}. {racer.name:<12} {racer.score:>2}"
+            line = f"{rank}. {padded(racer.name, 12)} {racer.score:>2}"
             if state.daily is not None:
-                line = f"{racer.name:<15} {racer.score:>2}"
+                line = f"{padded(racer.name, 15)} {racer.score:>2}"
             time_ms = times.get(racer.player_id)
             # Where a winner has the time of the win, a racer who gave up says so.
             tail = "gave up" if racer.player_id in gave_up else ""
@@ -381,7 +382,7 @@ class RematchPanel(Static):
         pad = min(16, self.columns - len("   accepted"))
         for racer in rematch.racers:
             name = f"{racer.name}{' (you)' if racer.player_id == state.me else ''}"
-            text.append(f"  {name:<{pad}} {racer.answer}\n", style="dim")
+            text.append(f"  {padded(name, pad)} {racer.answer}\n", style="dim")
         if rematch.status == "open":
             text.append(f"  {format_remaining(clock.until(rematch.expires_at))} to answer\n", style="dim")
         elif state.can_offer_rematch:

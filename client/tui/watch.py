@@ -27,6 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from client.columns import padded
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
@@ -147,7 +148,7 @@ def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING
     # Names padded alike, so that the results line up: to 12, or less for the results to fit.
     pad = max(0, min(12, columns - len("1.  ") - max(map(len, results), default=0)))
     for standing, result in zip(summary.standings, results, strict=True):
-        head = f"{standing.rank}. {standing.name:<{pad}}"
+        head = f"{standing.rank}. {padded(standing.name, pad)}"
         text.append("\n".join(split_to_fit(head, result, columns)) + "\n")
         if standing.gave_up:
             text.append("   gave up\n", style="dim")

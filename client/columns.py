@@ -1,0 +1,70 @@
+"""Text measured in terminal columns rather than characters, for the tables the terminal
+clients print.
+
+A player's name may hold any letters (see ``check_name``), and a Chinese, Japanese or
+Korean one takes two columns a character; a combining mark takes none. Tables pad and cut
+names with these functions so that their columns line up and their lines keep to 80
+columns whatever the names. They count as rich (which draws the terminal UI) does for
+such text, but with the standard library only, so the commands that print need not load
+it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+#: Where a text was cut.
+ELLIPSIS = "…"
+
+
+@lru_cache(maxsize=4096)
+def _char_width(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    if "\u1160" <= char <= "\u11ff":  # a Hangul syllable's vowel and final: part of the cell before
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal.
+
+    >>> width("Ada"), width("李小龍"), width("ｶﾀｶﾅ"), width("\uff211")
+    (3, 6, 4, 3)
+    >>> width("e\u0301"), width("\u1100\u1161")  # a combining accent; a Hangul syllable in parts
+    (1, 2)
+    """
+    if text.isascii():
+        return len(text)
+    return sum(map(_char_width, text))
+
+
+def clipped(text: str, most: int) -> str:
+    """``text`` in at most ``most`` columns, an ellipsis where it was cut.
+
+    >>> clipped("Ada", 3), clipped("Adalbert", 4), clipped("李小龍李", 8), clipped("李小龍李", 7)
+    ('Ada', 'Ada…', '李小龍李', '李小龍…')
+    >>> clipped("李小龍", 4), clipped("李小龍", 1), clipped("Ada", 0)
+    ('李…', '…', '')
+    """
+    if width(text) <= most:
+        return text
+    room = most - 1  # for the ellipsis
+    kept = []
+    for char in text:
+        room -= _char_width(char)
+        if room < 0:
+            break
+        kept.append(char)
+    return "".join(kept) + ELLIPSIS if most > 0 else ""
+
+
+def padded(text: str, columns: int) -> str:
+    """``text`` followed by spaces to fill ``columns`` (as ``f"{text:<{columns}}"`` does
+    for text of one column a character); a longer text as it is.
+
+    >>> padded("Ada", 5) + "|", padded("李小", 5) + "|", padded("李小龍", 5) + "|"
+    ('Ada  |', '李小 |', '李小龍|')
+    """
+    return text + " " * (columns - width(text))
