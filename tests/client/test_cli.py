@@ -8,6 +8,7 @@ line, and a race's record exported and verified offline."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -27,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from client.columns import width
 from client.credentials import Credential, TokenStore
 from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
@@ -1067,6 +1069,31 @@ async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess,
     await finish_race(ada, bob, race_id)
 
 
+async def test_live_lines_up_wide_names_within_80_columns(node: NodeProcess, tmp_path: Path) -> None:
+    # Chinese letters take two columns each: 12 of them fill the name column, 24 overflow it.
+    full, wide = "李小龍" * 4, "李小龍" * 8
+    one, two = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+    await one.hello(name=full)
+    await two.hello(name=wide)
+    race = await start_race(one, two, game="eagle-wing", time_limit=60)
+    for _ in range(5):  # a node keeps its live list a second: until it has the race
+        result = run("live", "--game", "eagle-wing", "--server", node.url, config=tmp_path / "c.json")
+        assert result.returncode == 0, result.stderr
+        if race.race_id in result.stdout:
+            break
+        await asyncio.sleep(0.5)
+    lines = result.stdout.splitlines()
+    assert all(width(line) <= 80 for line in lines), result.stdout
+    row = next(i for i, line in enumerate(lines) if line.startswith(race.race_id))
+    rows = lines[row + 1 : row + 3]
+    assert [line.split()[0] for line in rows] == [full, "李小龍李小龍李小龍李小…"]
+    # Both ratings ("-": guests) end where the name column's 24 columns put them: after
+    # 4 spaces, the name, 2 spaces and 5 columns; so does the rest of the row.
+    assert [width(line[: line.index(" -") + 2]) for line in rows] == [35, 35]
+    assert width(rows[0]) == width(rows[1])
+    await finish_race(one, two, race.race_id)
+
+
 async def plain_watch(
     node: NodeProcess, race_id: str, tmp_path: Path
 ) -> tuple[asyncio.subprocess.Process, str]:
@@ -1258,6 +1285,24 @@ def test_verify_fits_80_columns_and_names_racers_by_name(tmp_path: Path) -> None
         f"solitaire-arena: {path} does not verify: racer Ada Lovelace (p_8a1b2c3d4e5f): "
         "results say move_count=1 but the moves give move_count=0"
     )
+
+
+def test_verify_lines_up_wide_names_within_80_columns(tmp_path: Path) -> None:
+    config, path = tmp_path / "c.json", tmp_path / "race.txt"
+    record = long_named_record()
+    names = ("李小龍" * 4, "李小龍" * 4, "李" * 24)  # two alike, one of 48 columns
+    racers = tuple(dataclasses.replace(r, name=name) for r, name in zip(record.racers, names, strict=True))
+    path.write_text(write_record(dataclasses.replace(record, racers=racers)), encoding="utf-8")
+    verified = run("verify", str(path), config=config)
+    assert verified.returncode == 0, verified.stderr
+    lines = verified.stdout.splitlines()
+    assert all(width(line) <= 80 for line in lines), verified.stdout
+    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    # Each outcome starts in the same column, two after the widest name and its marks.
+    assert len({width(line[: line.index("0 cards removed")]) for line in results}) == 1
+    assert [line.split("  ")[1].split(" ")[1] for line in results] == ["李小龍李小龍李小龍李…"] * 2 + [
+        "李" * 18 + "…"
+    ]
 
 
 def test_verify_from_stdin_names_stdin_in_its_errors(tmp_path: Path) -> None:
