@@ -58,6 +58,8 @@ log = logging.getLogger("arena.lobby")
 #: The longest wait between a node's looks for players whose lobby grace ended (a
 #: shorter grace is looked at more often: a third of it, 0.1 s at least).
 GONE_LOOK_EVERY: Final = 1.0
+#: Players gone taken off the list at a time.
+GONE_BATCH: Final = 100
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _CODE_LENGTH = 6
@@ -478,11 +480,18 @@ class Lobby:
     async def free_seats_of_the_gone(self) -> int:
         """Each player whose lobby grace ended, who has not said hello anywhere since and
         has no connection on a live node leaves their open races; how many seats were
-        freed."""
+        freed. Every player due is looked at, a batch at a time (a dead node's players
+        are due all at once)."""
         freed = 0
-        due = await self.store.players.gone_due(self.time.now_ms())
-        if not due:
-            return 0
+        while True:
+            due = await self.store.players.gone_due(self.time.now_ms(), GONE_BATCH)
+            if due:
+                freed += await self._free_seats(due)
+            if len(due) < GONE_BATCH:
+                return freed
+
+    async def _free_seats(self, due: list[tuple[str, int]]) -> int:
+        freed = 0
         here = await self.store.nodes.connected_elsewhere([p for p, _ in due], await self.nodes.live_nodes())
         for player_id, since in due:
             if player_id in here or await self.store.players.last_hello(player_id) > since:

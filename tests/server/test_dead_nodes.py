@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from websockets.asyncio.client import connect as ws_connect
 
+from server.app import ArenaServer
 from tests.redis_direct import sync_redis
 from tests.server.conftest import NodeProcess, running_node, start_node
 from tests.server.rawclient import Frame, Racer, racers
@@ -147,3 +148,24 @@ async def test_a_node_taken_for_dead_writes_its_players_again_at_its_next_beat(c
         await ada.ws.close()  # her last connection there: off the set at once
         await until(lambda: not probe.smembers("node:slow:players"))
         probe.close()
+
+
+async def test_one_look_frees_every_player_due_not_only_the_first_batch(arena: ArenaServer) -> None:
+    """A dead node's players are all due at once: one look of the lobby takes them all,
+    a batch at a time (here 150 who sit nowhere come before the one who does)."""
+    assert arena.features is not None and arena.store is not None
+    ada, bob = await racers(arena.url, "ada", "bob")
+    race = await open_race(ada, bob)
+    await bob.ws.close()
+    probe = sync_redis(arena.settings.redis_url, decode_responses=True)
+    await until(lambda: probe.zcard("lobby:gone") == 1)  # his own grace: 30 s from now
+    now = arena.time.now_ms()
+    nobody = [f"p_gone{n:03d}" for n in range(150)]
+    await arena.store.players.went_away(nobody, 0, now - 1_000)
+    await arena.store.players.went_away([bob.player_id], now, now - 1)
+    await arena.features.lobby.free_seats_of_the_gone()
+    listed = await ada.request({"type": "get_race", "race_id": race["race_id"]})
+    assert [r["player_id"] for r in listed["race"]["racers"]] == [ada.player_id]
+    assert probe.zrangebyscore("lobby:gone", "-inf", now) == []
+    probe.close()
+    await ada.ws.close()
