@@ -4,7 +4,7 @@ A node that stops closes its connections, and each player's last one records the
 (:meth:`~server.features.lobby.Lobby.went_away`). A node that dies records nothing, so
 every node keeps a heartbeat in Redis (every ``beat`` seconds) and the set of players it
 has connections of. A node silent for :data:`SILENT_BEATS` beats is taken for dead by
-the first live node to look: its players are recorded gone, unless they have a
+the live nodes that look: its players are recorded gone, unless they have a
 connection on a live node, and the lobby's sweep frees their open races' seats once the
 grace (counted from the dead node's last heartbeat) is over, unless they said hello
 somewhere since it was found dead. A node's id is new at each start, so a node restarted after a
@@ -90,20 +90,26 @@ class NodeWatch:
             await self.store.nodes.arrived_all(self.node_id, sorted(self._here))
 
     async def bury_the_dead(self) -> int:
-        """Record the players of every node found dead as gone; how many nodes."""
+        """Record the players of every node found dead as gone, then take the node off
+        the list; how many nodes this node took off. Two nodes doing it at once record
+        the players twice, which frees no seat twice; a node that dies halfway leaves
+        the dead one listed, for the next look to deal with."""
         now = _now_ms()
-        dead = await self.store.nodes.take_silent(now - self.silent_ms)
+        dead = await self.store.nodes.silent(now - self.silent_ms)
         live = await self.live_nodes() if dead else []
+        buried = 0
         for node_id, last_beat in dead:
             players = await self.store.nodes.players(node_id)
             elsewhere = await self.store.nodes.connected_elsewhere(players, live)
             # Gone as of now: a hello before now may have been on the dead node itself.
             due = max(now, last_beat + self.lobby_grace_ms)
             await self.store.players.went_away([p for p in players if p not in elsewhere], now, due)
-            await self.store.nodes.forget(node_id)
+            if not await self.store.nodes.forget(node_id):
+                continue  # another node took it off first
+            buried += 1
             self.metrics.dead_nodes.inc()
             log.warning(
                 "a node stopped beating: its players count as gone",
                 extra={"node_id": node_id, "players": len(players), "last_beat": last_beat},
             )
-        return len(dead)
+        return buried

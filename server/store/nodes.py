@@ -31,17 +31,12 @@ class NodeStore:
         """The player's last connection on the node closed."""
         await self.redis.srem(keys.node_players(node_id), player_id)
 
-    async def take_silent(self, since: int, limit: int = 20) -> list[tuple[str, int]]:
-        """(node id, its last heartbeat) of the nodes silent since before ``since``, each
-        taken off the list here: only the node that takes one deals with it."""
+    async def silent(self, since: int, limit: int = 20) -> list[tuple[str, int]]:
+        """(node id, its last heartbeat) of the nodes silent since before ``since``."""
         silent: list[tuple[str, float]] = await self.redis.zrangebyscore(
             keys.NODES, "-inf", f"({since}", 0, limit, withscores=True
         )
-        taken = []
-        for node_id, last in silent:
-            if await self.redis.zrem(keys.NODES, node_id):
-                taken.append((node_id, int(last)))
-        return taken
+        return [(node_id, int(last)) for node_id, last in silent]
 
     async def players(self, node_id: str) -> list[str]:
         """The players a node had connections of (sorted)."""
@@ -63,7 +58,9 @@ class NodeStore:
             rows = await pipe.execute()
         return {p for row in rows for p, here in zip(player_ids, row, strict=True) if here}
 
-    async def forget(self, node_id: str) -> None:
-        """The node is gone (stopped, or found dead and dealt with)."""
-        await self.redis.zrem(keys.NODES, node_id)
+    async def forget(self, node_id: str) -> bool:
+        """The node is gone (stopped, or found dead and dealt with); whether this call
+        took it off the list (another node may have dealt with it at the same time)."""
+        removed: int = await self.redis.zrem(keys.NODES, node_id)
         await self.redis.delete(keys.node_players(node_id))
+        return removed == 1
