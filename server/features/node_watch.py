@@ -63,8 +63,10 @@ class NodeWatch:
             log.warning("leaving the list of nodes failed", extra={"reason": repr(exc)})
 
     async def arrived(self, player_id: str) -> None:
-        self._here.add(player_id)
-        await self.store.nodes.arrived(self.node_id, player_id)
+        """A session of the player said who it is (written once, for the first)."""
+        if player_id not in self._here:
+            await self.store.nodes.arrived(self.node_id, [player_id])
+            self._here.add(player_id)  # once written: a failed write is tried again
 
     async def left(self, player_id: str) -> None:
         self._here.discard(player_id)
@@ -87,7 +89,7 @@ class NodeWatch:
         longer than they waited) writes its players again: they are still here."""
         if await self.store.nodes.beat(self.node_id, _now_ms()):
             log.warning("this node was taken for dead: it is back", extra={"node_id": self.node_id})
-            await self.store.nodes.arrived_all(self.node_id, sorted(self._here))
+            await self.store.nodes.arrived(self.node_id, sorted(self._here))
 
     async def bury_the_dead(self) -> int:
         """Record the players of every node found dead as gone, then take the node off

@@ -149,7 +149,7 @@ class Presence:
         return await self.identity_of(player_id, name, bot, token)
 
     async def arrived(self, player_id: str) -> None:
-        """The player's first connection on this node said who they are."""
+        """A connection of the player on this node said who they are."""
         await self.nodes.arrived(player_id)
 
     async def gone(self, player_id: str, followed: list[str]) -> None:

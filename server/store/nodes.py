@@ -18,14 +18,10 @@ class NodeStore:
         added: int = await self.redis.zadd(keys.NODES, {node_id: now})
         return added == 1
 
-    async def arrived_all(self, node_id: str, player_ids: list[str]) -> None:
-        """These players have connections on the node (its set written again)."""
+    async def arrived(self, node_id: str, player_ids: list[str]) -> None:
+        """These players have connections on the node now."""
         if player_ids:
             await self.redis.sadd(keys.node_players(node_id), *player_ids)
-
-    async def arrived(self, node_id: str, player_id: str) -> None:
-        """The player has a connection on the node now."""
-        await self.redis.sadd(keys.node_players(node_id), player_id)
 
     async def left(self, node_id: str, player_id: str) -> None:
         """The player's last connection on the node closed."""
