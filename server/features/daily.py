@@ -390,8 +390,10 @@ class Daily:
         result's rank is its place."""
         if not rows:
             return []
-        names = await self.store.players.profiles([p for p, _ in rows])
-        races = await self.store.dailies.attempt_races(date, game, [p for p, _ in rows]) if looking else {}
+        players = [p for p, _ in rows]
+        names = await self.store.players.profiles(players)
+        races = await self.store.dailies.attempt_races(date, game, players) if looking else {}
+        gave_up = await self.store.dailies.gave_up(date, game, players)
         entries: list[DailyEntry] = []
         rank, previous = await self.store.dailies.rank_of(date, game, rows[0][1]), rows[0][1]
         for index, (player_id, value) in enumerate(rows):
@@ -409,6 +411,7 @@ class Daily:
                     score=score,
                     time_ms=time_ms,
                     race_id=races.get(player_id),
+                    gave_up=player_id in gave_up,
                 )
             )
         return entries

@@ -109,6 +109,7 @@ def racer_records(
             "time_ms": standing.time_ms,
             "ended_at": now,
             "rating_change": standing.rating_change,
+            "gave_up": standing.gave_up,
         }
         if meta.daily:
             recent["daily"] = meta.daily

@@ -52,8 +52,8 @@ def missed_race(race_id: str) -> RaceCancelled:
     return RaceCancelled(race_id=race_id, reason="missed", message=MISSED)
 
 
-def daily_entry(meta: RaceMeta, lines: list[Standing]) -> tuple[str, str, int] | None:
-    """(day, player, board score) of a scored daily attempt's end, or None."""
+def daily_entry(meta: RaceMeta, lines: list[Standing]) -> tuple[str, str, int, bool] | None:
+    """(day, player, board score, gave up) of a scored daily attempt's end, or None."""
     if not meta.daily or not meta.daily_scored or not lines:
         return None
     line = lines[0]
@@ -61,6 +61,7 @@ def daily_entry(meta: RaceMeta, lines: list[Standing]) -> tuple[str, str, int] |
         meta.daily,
         line.player_id,
         board_score(line.won, line.time_ms, line.score, line.score_reached_ms or 0),
+        line.gave_up,
     )
 
 

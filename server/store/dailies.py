@@ -62,6 +62,13 @@ class DailyStore:
         rows = await self.redis.hmget(keys.daily_attempts(day, game), player_ids)
         return {p: orjson.loads(r)["race_id"] for p, r in zip(player_ids, rows, strict=True) if r}
 
+    async def gave_up(self, day: str, game: str, player_ids: list[str]) -> set[str]:
+        """Those of these players whose scored attempt was given up (finished, not won)."""
+        if not player_ids:
+            return set()
+        scores = await self.redis.zmscore(keys.daily_gave_up(day, game), player_ids)
+        return {p for p, score in zip(player_ids, scores, strict=True) if score is not None}
+
     async def board(self, day: str, game: str, offset: int, count: int) -> list[tuple[str, float]]:
         """A page of the day's board, best (lowest score) first."""
         rows: list[tuple[str, float]] = await self.redis.zrange(

@@ -41,6 +41,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``daily:{<day>}:<game>:deal`` | string | the day's deal: seed, candidate, salt, commitment, proven |
 | ``daily:{<day>}:<game>:board`` | sorted set | player -> board score of a scored attempt (lower first) |
 | ``daily:{<day>}:<game>:attempts`` | hash | player -> their first attempt, JSON (race id, scored) |
+| ``daily:{<day>}:<game>:gave_up`` | sorted set | player -> board score of a scored attempt given up |
 | ``daily:{<day>}:closed`` | string | set once the day's tournament points are counted |
 | ``daily:points:week:<YYYY-Www>`` | sorted set | player -> tournament points that week |
 | ``daily:points:all`` | sorted set | player -> tournament points ever |
@@ -198,6 +199,10 @@ def daily_board(day: str, game: str) -> str:
 
 def daily_attempts(day: str, game: str) -> str:
     return f"daily:{{{day}}}:{game}:attempts"
+
+
+def daily_gave_up(day: str, game: str) -> str:
+    return f"daily:{{{day}}}:{game}:gave_up"
 
 
 def daily_closed(day: str) -> str:

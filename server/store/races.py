@@ -290,7 +290,7 @@ class RaceStore:
         ttl: int,
         racers: list[RacerRecord],
         now: int,
-        daily: tuple[str, str, int] | None = None,
+        daily: tuple[str, str, int, bool] | None = None,
     ) -> int:
         """End the race and write what it changed for each racer, once: 1 when this call
         ended it, 0 when it was not ending, -1 when a rating changed since ``racers`` were
@@ -379,8 +379,11 @@ class RaceStore:
         if listings:
             writes.append(OnceWrite(keys.leaderboard(game), "zset", tuple(listings)))
         if plan["daily"]:
-            day, member, score = plan["daily"]
+            # A plan fixed before the attempt's gave-up flag was in it has three items.
+            day, member, score, *gave_up = plan["daily"]
             writes.append(OnceWrite(keys.daily_board(day, game), "zadd", (member, score)))
+            if any(gave_up):
+                writes.append(OnceWrite(keys.daily_gave_up(day, game), "zadd", (member, score)))
         answers = await self._once.apply(f"end {race_id}", now, writes)
         return [player for index, player in rating_of.items() if answers[index] < 0]
 

@@ -99,6 +99,9 @@ class DailyEntry(Reply):
     score: int
     time_ms: int | None = None
     race_id: str | None = None
+    #: The player gave up (sent ``finish``) without having won; false for a win and for
+    #: an attempt whose time ran out (and for attempts stored before the field).
+    gave_up: bool = False
 
 
 class DailyBoard(Reply):

@@ -99,6 +99,9 @@ class RecentRace(Reply):
     #: A daily challenge attempt's day (``YYYY-MM-DD``): raced alone, it is placed on
     #: that day's board (``get_daily_board``), not among ``racers``.
     daily: str | None = None
+    #: The player gave up (sent ``finish``) without having won; false for a win and for
+    #: a race whose time ran out (and for races stored before the field).
+    gave_up: bool = False
 
 
 class PlayerProfile(Reply):

@@ -143,6 +143,7 @@ async def test_a_day_with_several_players_one_scored_attempt_then_practice(
         assert board["total"] == 3  # the guest and the practice are not on it
         names = [(e["rank"], e["name"], e["won"]) for e in board["entries"]]
         assert names == [(1, "fast_daily", True), (2, "slow_daily", True), (3, "quitter_daily", False)]
+        assert [e["gave_up"] for e in board["entries"]] == [False, False, True]
         assert board["entries"][0]["time_ms"] == round(len(line) * 1000)
         assert board["me"]["rank"] == 2
         assert board["entries"][0]["race_id"] == runs[fast.player_id]  # slow has finished
@@ -219,6 +220,36 @@ async def test_the_clock_ends_an_absent_players_attempt_at_its_limit(
         assert board["total"] == 1 and board["entries"][0]["won"] is False
         assert started["race"]["race_id"]
         await watcher.ws.close()
+
+
+async def test_the_board_and_recent_races_say_who_gave_up_apart_from_whose_time_ran_out(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """quitter sends ``finish`` at once; idler's attempt is ended by the clock with the
+    same cards home: only quitter's entry (on the page, as ``me``, in the profile's recent
+    races) says ``gave_up``."""
+    async with daily_node(clean_redis, clock, daily_time_limit=600.0) as arena:
+        quitter, idler = await accounts(arena.url, "quitter", "idler")
+        game = "treize"
+        await start(idler, game)
+        gave_up = await start(quitter, game)
+        await quitter.request({"type": "finish", "race_id": gave_up["race"]["race_id"]})
+        await quitter.event("race_ended")
+        clock.advance(601)
+        ran_out = await idler.event("race_ended", timeout=5)
+        assert ran_out["summary"]["standings"][0]["gave_up"] is False
+        board = await idler.request({"type": "get_daily_board", "game": game})
+        assert {e["name"]: (e["won"], e["gave_up"]) for e in board["entries"]} == {
+            "quitter_daily": (False, True), "idler_daily": (False, False)
+        }  # fmt: skip
+        assert board["me"]["gave_up"] is False
+        mine = await quitter.request({"type": "get_daily_board", "game": game, "limit": 1})
+        assert mine["me"]["name"] == "quitter_daily" and mine["me"]["gave_up"] is True
+        for racer, expected in ((quitter, True), (idler, False)):
+            profile = (await racer.request({"type": "get_profile"}))["profile"]
+            assert [(r["daily"], r["gave_up"]) for r in profile["recent"]] == [(DAY.isoformat(), expected)]
+        await quitter.ws.close()
+        await idler.ws.close()
 
 
 async def test_midnight_rolls_over_and_the_days_seeds_are_revealed_and_check_out(
@@ -511,6 +542,7 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
                 "time_ms": round(len(line) * 1000),
                 "ended_at": ended["summary"]["ended_at"],
                 "daily": DAY.isoformat(),
+                "gave_up": False,
             }
         ]
         await ada.ws.close()

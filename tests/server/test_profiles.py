@@ -3,10 +3,13 @@ ratings kept off, and a profile after a few races."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, rate
+from server.store import keys
 from tests.redis_direct import async_redis
 from tests.server.rawclient import racers
 from tests.server.test_ratings import accounts, close, foundation_moves, play, seated
@@ -145,6 +148,42 @@ async def test_a_profile_after_a_few_races(arena: ArenaServer) -> None:
     own = await ada.request({"type": "get_profile"})
     assert own["profile"]["player_id"] == ada.player_id
     await close(ada, bob)
+
+
+async def test_recent_races_say_who_gave_up_apart_from_who_won_or_played_to_the_time_limit(
+    arena: ArenaServer,
+) -> None:
+    """ada wins, bob gives up, cyd is still playing when the time runs out: only bob's
+    recent race says ``gave_up``."""
+    ada, bob, cyd = await racers(arena.url, "ada", "bob", "cyd")
+    race_id = await seated(ada, [bob, cyd], time_limit=1.5)
+    assert (await bob.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
+    await play(ada, race_id, foundation_moves(52))
+    for racer in (cyd, ada, bob):  # read every event, so each connection closes at once
+        await racer.event("race_ended", timeout=5)
+    for racer, won, gave_up in ((ada, True, False), (bob, False, True), (cyd, False, False)):
+        profile = (await cyd.request({"type": "get_profile", "player_id": racer.player_id}))["profile"]
+        (recent,) = profile["recent"]
+        assert (recent["race_id"], recent["won"], recent["gave_up"]) == (race_id, won, gave_up), profile[
+            "name"
+        ]
+    await close(ada, bob, cyd)
+
+
+async def test_a_recent_race_stored_before_gave_up_was_recorded_reads_as_not_given_up(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    (ada,) = await racers(arena.url, "ada")
+    old = {"race_id": "r_old", "game": "treize", "rated": False, "rank": 2, "racers": 2}
+    client = async_redis(clean_redis)
+    try:
+        row = {**old, "won": False, "score": 4, "ended_at": 1_000}
+        await client.lpush(keys.player_recent(ada.player_id), json.dumps(row))
+    finally:
+        await client.aclose()
+    (recent,) = (await ada.request({"type": "get_profile"}))["profile"]["recent"]
+    assert recent["race_id"] == "r_old" and recent["gave_up"] is False
+    await close(ada)
 
 
 async def test_a_guest_has_a_profile_without_a_username_and_no_one_else_is_found(arena: ArenaServer) -> None:

@@ -32,16 +32,16 @@ def a_race(race_id: str = "r1", seats: int = 2, creator: str = "ada") -> RaceMet
     )  # fmt: skip
 
 
-async def open_race(store: Store, *players: str, seats: int = 2) -> str:
-    meta = a_race(seats=seats, creator=players[0])
+async def open_race(store: Store, *players: str, seats: int = 2, race_id: str = "r1") -> str:
+    meta = a_race(race_id, seats=seats, creator=players[0])
     assert await store.races.create(meta, Seat(players[0], players[0], False, 1))
     for index, player in enumerate(players[1:], start=2):
         assert await store.races.join(meta.race_id, Seat(player, player, False, index)) is Answer.OK
     return meta.race_id
 
 
-async def running_race(store: Store, *players: str) -> str:
-    race_id = await open_race(store, *players)
+async def running_race(store: Store, *players: str, race_id: str = "r1") -> str:
+    race_id = await open_race(store, *players, race_id=race_id)
     answer = await store.races.start_countdown(
         race_id, "eight-off", list(players), 2_000, 60_000, {"game": "x"}, 0, "{}", 7
     )
@@ -272,6 +272,28 @@ async def test_an_end_cut_short_after_its_plan_is_finished_from_that_plan_once(s
         "wins": "1",
         "best_ms": "900",
     }
+
+
+async def test_a_daily_attempt_given_up_is_marked_beside_its_board_and_an_older_plan_still_ends(
+    store: Store,
+) -> None:
+    day = "2027-03-14"
+    for player, daily in (
+        ("ada", [day, "ada", 5, True]),
+        ("bob", [day, "bob", 6, False]),
+        ("cyd", [day, "cyd", 7]),  # a plan fixed before it said whether the attempt was given up
+    ):
+        race_id = await running_race(store, player, race_id=f"r_{player}")
+        assert await store.races.begin_end(race_id, 5_000)
+        meta = await store.races.meta(race_id)
+        assert meta is not None
+        plan = {"summary": "{}", "event": "{}", "racers": [], "daily": daily}
+        await store.races._end_plan(
+            keys=[keys.race_meta(race_id), keys.race_end_plan(race_id)], args=[json.dumps(plan)]
+        )
+        assert await store.races.complete_end(meta, [player], "{}", "{}", 60, [], 6_000) == 1
+    assert await store.dailies.board(day, "eight-off", 0, 10) == [("ada", 5.0), ("bob", 6.0), ("cyd", 7.0)]
+    assert await store.dailies.gave_up(day, "eight-off", ["ada", "bob", "cyd"]) == {"ada"}
 
 
 async def test_apply_once_writes_each_key_once_per_operation_and_refuses_a_moved_rating(store: Store) -> None:
