@@ -1337,7 +1337,10 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
     ...                        racers=2, won=True, score=52, time_ms=95012,
     ...                        ended_at=0, rating_change=162),
     ...             RecentRace(race_id="0be1d2c3a4f5", game="treize", rated=False, rank=1,
-    ...                        racers=1, won=False, score=30, ended_at=0, daily="2027-03-14")])))
+    ...                        racers=1, won=False, score=30, ended_at=0, daily="2027-03-14"),
+    ...             RecentRace(race_id="5f4a3b2c1d0e", game="eight-off", rated=True, rank=2,
+    ...                        racers=2, won=False, score=12, ended_at=0, rating_change=-9,
+    ...                        gave_up=True)])))
     ... # doctest: +ELLIPSIS
     ada_acct  account ada_acct
     player p_1
@@ -1349,6 +1352,8 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
     latest races
       7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  ...
       0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        ...
+      5f4a3b2c1d0e  eight-off   rated   2nd of 2    gave up with 12     -9  ...
+                                                    cards home
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1378,14 +1383,12 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
     if found.recent:
         lines.append("latest races")
     for race in found.recent:
-        result = result_words(race.game, race.won, race.score, race.time_ms)
         change = change_words(race.rating_change) if race.rating_change is not None else ""
         when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
         place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"
-        lines.append(
-            f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  {result:<16}  {change:>4}  {when}"
-        )
+        row = f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  "
+        lines += cell_lines(row, standing_words(race.game, race), RESULT_COLUMNS, f"  {change:>4}  {when}")
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -1483,7 +1486,7 @@ async def _attempt_text(client: ArenaClient, date: str, info: DailyInfo) -> str:
         try:
             result = await _own_result(client, info.game, attempt.race_id)
         except RaceNotFoundError:  # its results no longer kept: the board's entry says the rest
-            result = result_words(info.game, board.me.won, board.me.score, board.me.time_ms)
+            result = standing_words(info.game, board.me)
         return f"scored: {result}, #{board.me.rank} of {board.total} (race {attempt.race_id})"
     try:
         result = await _own_result(client, info.game, attempt.race_id)
@@ -1602,6 +1605,25 @@ def name_column(name: str, bot: bool = False) -> str:
     return padded(clipped(name, NAME_COLUMNS - len(mark)) + mark, NAME_COLUMNS)
 
 
+#: The columns of a table's results ("won in 101.6 s", "30 cards removed"); a longer one
+#: ("gave up with 30 cards removed") goes on under it, in lines of its own.
+RESULT_COLUMNS = 16
+
+
+def cell_lines(head: str, cell: str, columns: int, tail: str = "") -> list[str]:
+    """A table's row: ``head``, then ``cell`` in its column of ``columns``, then ``tail``;
+    a cell too long for its column is wrapped, its further lines under the column.
+
+    >>> for line in cell_lines("   3  bob  ", "gave up with 30 cards removed", 16, "  r3"):
+    ...     print(line + "|")
+       3  bob  gave up with 30   r3|
+               cards removed|
+    """
+    first, *more = textwrap.wrap(cell, columns) or [""]
+    under = " " * width(head)
+    return [f"{head}{first:<{columns}}{tail}".rstrip(), *(under + line for line in more)]
+
+
 def glued(words: str) -> str:
     """``words`` kept on one line by :func:`fitted`."""
     return words.replace(" ", NBSP)
@@ -1685,20 +1707,23 @@ def daily_board_text(board: DailyBoard) -> str:
     """A page of a day's board as ``daily GAME --board`` prints it.
 
     >>> from shared.protocol import DailyEntry
-    >>> def entry(rank, name, won, score, time_ms=None, race_id=None):
+    >>> def entry(rank, name, won, score, time_ms=None, race_id=None, gave_up=False):
     ...     return DailyEntry(rank=rank, player_id=f"p_{name}", name=name, won=won, score=score,
-    ...                       time_ms=time_ms, race_id=race_id)
-    >>> page = DailyBoard(date="2027-03-14", game="treize", total=14, next_offset=2,
+    ...                       time_ms=time_ms, race_id=race_id, gave_up=gave_up)
+    >>> page = DailyBoard(date="2027-03-14", game="treize", total=14, next_offset=3,
     ...     entries=[entry(1, "zoe", True, 52, 95012, "a1b2c3d4e5f6"),
-    ...              entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a")],
+    ...              entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a"),
+    ...              entry(3, "bob", False, 30, None, "9e8d7c6b5a4f", gave_up=True)],
     ...     me=entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a"))
     >>> print(daily_board_text(page))
     treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
     rank  name                      result            race
        1  zoe                       won in 95.0 s     a1b2c3d4e5f6
        2  ada                       won in 101.6 s    0f1e2d3c4b5a  <- you
+       3  bob                       gave up with 30   9e8d7c6b5a4f
+                                    cards removed
     you: #2  won in 101.6 s
-    more: --offset 2
+    more: --offset 3
     >>> hidden = page.model_copy(update={"entries": [entry(1, "zoe", False, 31)], "me": None,
     ...                                  "next_offset": None})
     >>> print(daily_board_text(hidden))
@@ -1707,6 +1732,9 @@ def daily_board_text(board: DailyBoard) -> str:
        1  zoe                       31 cards removed
     you: not on this board (it lists finished scored attempts)
     race ids show once your own attempt is over, or the day is
+    >>> given_up = hidden.model_copy(update={"me": entry(9, "me", False, 2, gave_up=True)})
+    >>> print(daily_board_text(given_up).splitlines()[3])
+    you: #9  gave up with 2 cards removed
     """
     if board.total == 0:
         return f"nobody has finished a scored {board.game} attempt of {board.date} yet"
@@ -1718,14 +1746,13 @@ def daily_board_text(board: DailyBoard) -> str:
     ]
     mine = board.me.player_id if board.me is not None else None
     for entry in board.entries:
-        result = result_words(board.game, entry.won, entry.score, entry.time_ms)
-        line = f"{entry.rank:>4}  {name_column(entry.name, entry.bot)}  {result:<16}  {entry.race_id or ''}"
-        lines.append(line.rstrip() + ("  <- you" if entry.player_id == mine else ""))
+        head = f"{entry.rank:>4}  {name_column(entry.name, entry.bot)}  "
+        tail = f"  {entry.race_id or ''}".rstrip() + ("  <- you" if entry.player_id == mine else "")
+        lines += cell_lines(head, standing_words(board.game, entry), RESULT_COLUMNS, tail)
     if not board.entries:
         lines.append("  (no one this far down)")
     if board.me is not None:
-        me = board.me
-        lines.append(f"you: #{me.rank}  {result_words(board.game, me.won, me.score, me.time_ms)}")
+        lines.append(f"you: #{board.me.rank}  {standing_words(board.game, board.me)}")
     else:
         lines.append("you: not on this board (it lists finished scored attempts)")
     if board.entries and not races:

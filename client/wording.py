@@ -3,7 +3,7 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
-from shared.protocol import Standing
+from typing import Protocol
 
 #: What a spectator is shown instead of the boards while the race counts down (the
 #: browser's watch page says it too): nobody sees the deal before the race starts.
@@ -36,8 +36,28 @@ def result_words(game: str, won: bool, score: int, time_ms: int | None, gave_up:
     return f"gave up with {cards_scored(game, score)}" if gave_up else cards_scored(game, score)
 
 
-def standing_words(game: str, standing: Standing) -> str:
-    """:func:`result_words` of one line of a race's results."""
+class Result(Protocol):
+    """A line of results: a race's standing, a daily board's entry, a profile's recent race."""
+
+    @property
+    def won(self) -> bool: ...
+    @property
+    def score(self) -> int: ...
+    @property
+    def time_ms(self) -> int | None: ...
+    @property
+    def gave_up(self) -> bool: ...
+
+
+def standing_words(game: str, standing: Result) -> str:
+    """:func:`result_words` of one line of results: of a race's, a daily board's or a
+    profile's latest races.
+
+    >>> from shared.protocol import DailyEntry
+    >>> standing_words("treize", DailyEntry(rank=3, player_id="p_a", name="ada", won=False,
+    ...                                     score=30, gave_up=True))
+    'gave up with 30 cards removed'
+    """
     return result_words(game, standing.won, standing.score, standing.time_ms, standing.gave_up)
 
 

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from client.columns import padded, width
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
-from client.wording import change_words, result_words
+from client.wording import change_words, standing_words
 
 BAR_WIDTH = 16
 #: The columns a side panel has inside its padding when it is as wide as it gets.
@@ -391,8 +391,9 @@ class RematchPanel(Static):
         self.update(text)
 
 
-def daily_text(state: RaceState) -> str:
-    """After a daily attempt: its place on the day's board, and how to play it again.
+def daily_text(state: RaceState, columns: int = SIDE_COLUMNS) -> str:
+    """After a daily attempt: its place on the day's board, and how to play it again (the
+    result under the place when both do not fit in ``columns``).
 
     >>> from client.tui.race_state import DailyRun
     >>> from shared.protocol import DailyEntry
@@ -404,6 +405,13 @@ def daily_text(state: RaceState) -> str:
     >>> print(daily_text(state))
     Board of 2027-03-14
     #2 of 14: won in 101.6 s
+    p practises the deal (unscored)
+    >>> state.place = state.place.model_copy(update={"won": False, "score": 30, "time_ms": None,
+    ...                                              "gave_up": True})
+    >>> print(daily_text(state))
+    Board of 2027-03-14
+    #2 of 14:
+    gave up with 30 cards removed
     p practises the deal (unscored)
     >>> state.daily = DailyRun("treize", "2027-03-14", practice=True)
     >>> print(daily_text(state))
@@ -422,8 +430,8 @@ def daily_text(state: RaceState) -> str:
     if place is None:
         lines.append("not on the board yet")
     else:
-        result = result_words(daily.game, place.won, place.score, place.time_ms)
-        lines.append(f"#{place.rank} of {state.board_total}: {result}")
+        where = f"#{place.rank} of {state.board_total}:"
+        lines += split_to_fit(where, standing_words(daily.game, place), columns, indent="")
     lines.append("p practises the deal (unscored)")
     return "\n".join(lines)
 
@@ -433,8 +441,11 @@ class DailyPanel(Static):
 
     DEFAULT_CSS = "DailyPanel { height: auto; border-top: solid $primary; }"
 
+    #: The columns the panel has (fewer in a narrowed side panel).
+    columns: int = SIDE_COLUMNS
+
     def show(self, state: RaceState) -> None:
-        text = daily_text(state)
+        text = daily_text(state, self.columns)
         self.display = bool(text)
         if text:
             first, _, rest = text.partition("\n")

@@ -326,6 +326,7 @@ class RaceScreen(Screen[None]):
         self.query_one("#race-info", RaceInfoPanel).columns = columns
         self.query_one("#ranking", RankingPanel).columns = columns
         self.query_one("#rematch", RematchPanel).columns = columns
+        self.query_one("#daily", DailyPanel).columns = columns
         self.redraw_side()
 
     def _fit_racers(self) -> None:

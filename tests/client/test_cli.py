@@ -369,12 +369,14 @@ async def test_a_profiles_latest_races_fit_80_columns_with_their_rating_change(
     shown = run("profile", ada_name, "--server", node.url, config=tmp_path / "c.json")
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    row = lines[lines.index("latest races") + 1]
-    # Its id, game, kind, place, result, the rating's change and the time it ended (today).
+    row, under = lines[lines.index("latest races") + 1 :][:2]
+    # Its id, game, kind, place, result, the rating's change and the time it ended (today);
+    # ada gave up, which the result says, its end under it in the result's column.
     assert re.fullmatch(
-        rf"  {lobby.race_id}  treize      rated   (1st|2nd) of 2    \d+ cards? removed +[+-±]\d+  \d\d:\d\d",
+        rf"  {lobby.race_id}  treize      rated   (1st|2nd) of 2    gave up with \d+ +[+-±]\d+  \d\d:\d\d",
         row,
     ), row
+    assert re.fullmatch(r" {48}cards? removed", under), under
     assert max(len(line) for line in lines) <= 80  # a standard terminal's width
 
 
@@ -781,6 +783,11 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     fast_config, slow_config = tmp_path / "fast.json", tmp_path / "slow.json"
     fast = await daily_account(node, fast_config, "fast")
     slow = await daily_account(node, slow_config, "slow")
+    quitter = await daily_account(node, tmp_path / "quitter.json", "quitter")
+    given_up = await quitter.start_daily(game)
+    await quitter.finish(given_up.race.race_id)
+    await quitter.wait_for(RaceEnded, lambda e: e.race_id == given_up.race.race_id)
+    await quitter.close()
     races = {}
     for client, pause in ((fast, 0.0), (slow, 0.8)):
         started = await client.start_daily(game)
@@ -808,6 +815,12 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     assert second[7:] == ["<-", "you"] and len(first) == 7
     assert float(first[4]) + 0.5 < float(second[4])  # slow waited 0.8 s
     assert f"you: #{second[0]}  won in {second[4]} s" in lines
+    # The attempt given up says so, its cards under it in the result's column.
+    assert quitter.name is not None
+    gave_up = rows[quitter.name]
+    assert gave_up[2:5] == ["gave", "up", "with"] and gave_up[6] == given_up.race.race_id
+    under = lines[lines.index(next(line for line in lines if given_up.race.race_id in line)) + 1]
+    assert re.fullmatch(r" {32}cards? home", under), under
 
     # A second scored attempt is refused, in one line that says how to play it again.
     again = run("daily", game, "--server", node.url, config=slow_config)
@@ -927,6 +940,11 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     fast_config, slow_config = tmp_path / "fast.json", tmp_path / "slow.json"
     fast = await daily_account(node, fast_config, "fast")
     slow = await daily_account(node, slow_config, "slow")
+    quitter = await daily_account(node, tmp_path / "quitter.json", "quitter")
+    given_up = await quitter.start_daily(game)
+    await quitter.finish(given_up.race.race_id)
+    await quitter.wait_for(RaceEnded, lambda e: e.race_id == given_up.race.race_id)
+    await quitter.close()
     ids = {}
     for client, pause in ((fast, 0.0), (slow, 0.4)):
         started = await client.start_daily(game)
