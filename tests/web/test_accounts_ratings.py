@@ -403,7 +403,7 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
 ) -> None:
     errors: list[str] = []
     ada, bob = await account(arena.url, "ada_p"), await account(arena.url, "bob_p")
-    # One rated race ada wins on cards home, then one casual race.
+    # One rated race ada wins on cards home (both give up), then one casual race.
     rated = await ada.create_race("eight-off", rated=True)
     await bob.join_race(rated.code)
     for client in (ada, bob):
@@ -449,7 +449,7 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await expect(recent.nth(1)).to_have_attribute("data-race", rated.race_id)
     await expect(recent.nth(1).locator("td:nth-child(3)")).to_have_text("Rated")
     await expect(recent.nth(1).locator("td:nth-child(4)")).to_have_text("1 of 2")
-    await expect(recent.nth(1).locator("td:nth-child(5)")).to_have_text("2 cards home")
+    await expect(recent.nth(1).locator("td:nth-child(5)")).to_have_text("gave up with 2 cards home")
     await expect(recent.nth(1).locator("td:nth-child(6)")).to_have_text(f"+{winner - 1500}")
     await page.screenshot(path=shot_path("profile"), full_page=True)
     # Its links: the race's results, and its replay.

@@ -325,6 +325,10 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
             f"#/race/{bob_race}",
         }
         await expect(rows.nth(1)).to_have_class("me")
+        # The board's line says it too: ada's won, bob's given up.
+        assert seen.me.gave_up and [e.gave_up for e in seen.entries] == [False, True]
+        await expect(rows.nth(0).locator("td.result")).to_have_text(re.compile(r"^won in \d+\.\d s$"))
+        await expect(rows.nth(1).locator("td.result")).to_have_text(f"gave up with {cards}")
         await links.first.click()
         await expect(page.locator("#standings")).to_contain_text("ada_first")
         await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")

@@ -4,7 +4,7 @@
 // over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
 // #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
 
-import { GAMES, GAME_TITLES, element, playerLink, resultText, showError, standingResult } from "./dom.js";
+import { GAMES, GAME_TITLES, element, playerLink, showError, standingResult } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -156,7 +156,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
     return element("tr", { "data-player": entry.player_id, class: me ? "me" : null, "aria-current": me ? "true" : null },
       element("td", { class: "number" }, `${entry.rank}`),
       element("td", {}, playerLink(entry.player_id, entry.name, entry.bot), me ? " (you)" : ""),
-      element("td", { class: "result" }, resultText(game, entry.won, entry.time_ms, entry.score)),
+      element("td", { class: "result" }, standingResult(game, entry)),
       element("td", { class: "links" }, ...see));
   }
 

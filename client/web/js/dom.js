@@ -48,7 +48,8 @@ export function resultText(game, won, timeMs, score, gaveUp = false) {
   return gaveUp ? `gave up with ${cardsScored(game, score)}` : cardsScored(game, score);
 }
 
-// The result of one line of a race's results (a `Standing`).
+// The result of one line of results: a race's (a `Standing`), a daily board's (a
+// `DailyEntry`) or a profile's latest races (a `RecentRace`).
 export function standingResult(game, s) {
   return resultText(game, s.won, s.time_ms, s.score, s.gave_up);
 }

@@ -3,7 +3,7 @@
 // (#/profile for your own, #/profile/<player id> for anyone's).
 
 import {
-  GAMES, GAME_TITLES, cardsScored, changeText, element, playerLink, ratingText, seconds, showError, sparkline, when,
+  GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError, sparkline, standingResult, when,
 } from "./dom.js";
 import {
   LIMITS, checkFields, enteredPasswordProblem, loginUsernameProblem, newPasswordProblem, noteFor, usernameProblem,
@@ -222,11 +222,6 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
 
 // ----- profile -------------------------------------------------------------------------
 
-function raceResult(race) {
-  if (race.won) return `won in ${seconds(race.time_ms)}`;
-  return cardsScored(race.game, race.score);
-}
-
 // A table wider than a phone's screen scrolls sideways in its own box, not the page.
 const scrolling = (content) => element("div", { class: "table-scroll" }, content);
 
@@ -270,7 +265,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
             element("td", {}, GAME_TITLES[r.game] ?? r.game),
             element("td", {}, r.daily ? "Daily" : r.rated ? "Rated" : "Casual"),
             element("td", {}, r.daily ? element("a", { href: `#/daily/${r.daily}` }, r.daily) : `${r.rank} of ${r.racers}`),
-            element("td", {}, raceResult(r)),
+            element("td", {}, standingResult(r.game, r)),
             element("td", { class: "number" }, r.rating_change != null ? changeText(r.rating_change) : ""),
             element("td", { class: "links" },
               element("a", { href: `#/race/${r.race_id}`, class: "results-link", "aria-label": `results of ${what}` }, "Results"),
