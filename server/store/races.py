@@ -379,11 +379,12 @@ class RaceStore:
         if listings:
             writes.append(OnceWrite(keys.leaderboard(game), "zset", tuple(listings)))
         if plan["daily"]:
-            # A plan fixed before the attempt's gave-up flag was in it has three items.
+            # A plan fixed before the attempt's gave-up flag was in it has three items. The
+            # mark goes first (same slot, same batch): whoever finds the entry finds it too.
             day, member, score, *gave_up = plan["daily"]
-            writes.append(OnceWrite(keys.daily_board(day, game), "zadd", (member, score)))
             if any(gave_up):
                 writes.append(OnceWrite(keys.daily_gave_up(day, game), "zadd", (member, score)))
+            writes.append(OnceWrite(keys.daily_board(day, game), "zadd", (member, score)))
         answers = await self._once.apply(f"end {race_id}", now, writes)
         return [player for index, player in rating_of.items() if answers[index] < 0]
 
