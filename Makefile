@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test test-on-cluster bench bench-engine bench-load bench-breakdown bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
+.PHONY: serve test test-on-cluster test-on-cluster-7 bench bench-engine bench-load bench-breakdown bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: $(STAMP)
 # one Redis server: every feature with its keys spread over the slots.
 test-on-cluster: $(STAMP)
 	SA_TEST_REDIS=cluster $(PY) -m pytest -q
+
+# The same on a cluster of Redis 7 (redis-server on PATH), whose nodes use sharded pub/sub.
+test-on-cluster-7: $(STAMP)
+	SA_TEST_REDIS=cluster7 $(PY) -m pytest -q
 
 # Both benchmarks: the engine alone, then the server under load (about a minute,
 # loopback only; it prints one table with the targets).

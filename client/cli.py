@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
-from client.columns import clipped, padded, width
+from client.columns import clipped, padded, split_to_fit, width
 from client.credentials import Credential, TokenStore
 from client.errors import (
     AlreadyRacingError,
@@ -1924,15 +1924,40 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
 
 
 def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_json: bool) -> None:
-    if summary is None:
-        line: dict[str, Any] = {"name": name, "cancelled": True}
-        print(json.dumps(line) if as_json else f"{name}: race cancelled", flush=True)
-        return
-    mine = next(s for s in summary.standings if s.player_id == player_id)
     if as_json:
-        line = {"race_id": summary.race_id, "game": summary.game, **mine.model_dump(mode="json")}
+        line: dict[str, Any] = {"name": name, "cancelled": True}
+        if summary is not None:
+            mine = next(s for s in summary.standings if s.player_id == player_id)
+            line = {"race_id": summary.race_id, "game": summary.game, **mine.model_dump(mode="json")}
         print(json.dumps(line), flush=True)
         return
-    result = standing_words(summary.game, mine)
-    rank = f"rank {mine.rank}/{len(summary.standings)}"
-    print(f"{name}: race {summary.race_id} ({summary.game}) {rank}, {result}", flush=True)
+    print(report_text(name, player_id, summary), flush=True)
+
+
+def report_text(name: str, player_id: str | None, summary: RaceSummary | None) -> str:
+    """A bot's line for a race it raced (``summary``: its results, None when it was
+    cancelled), in :data:`WIDTH` columns: the name cut to :data:`NAME_COLUMNS` terminal
+    columns, and where the whole line does not fit, the place and result on a line of
+    their own under it (never cut).
+
+    >>> from shared.protocol import Standing
+    >>> summary = RaceSummary(race_id="98a8fd4224e2", game="treize", started_at=0, ended_at=1,
+    ...     commitment="c", standings=[Standing(rank=1, player_id="p_b", name="bot-random-1",
+    ...                                         won=True, score=52, move_count=80, time_ms=95012)])
+    >>> print(report_text("bot-random-1", "p_b", summary))
+    bot-random-1: race 98a8fd4224e2 (treize) rank 1/1, won in 95.0 s
+    >>> gave_up = summary.model_copy(update={"game": "eagle-wing", "standings": [
+    ...     summary.standings[0].model_copy(update={"won": False, "score": 12, "gave_up": True})]})
+    >>> print(report_text("李小龍" * 8, "p_b", gave_up))
+    李小龍李小龍李小龍李小…: race 98a8fd4224e2 (eagle-wing)
+        rank 1/1, gave up with 12 cards home
+    >>> print(report_text("bot-random-1", "p_b", None))
+    bot-random-1: race cancelled
+    """
+    shown = clipped(name, NAME_COLUMNS)
+    if summary is None:
+        return f"{shown}: race cancelled"
+    mine = next(s for s in summary.standings if s.player_id == player_id)
+    head = f"{shown}: race {summary.race_id} ({summary.game})"
+    result = f"rank {mine.rank}/{len(summary.standings)}, {standing_words(summary.game, mine)}"
+    return "\n".join(split_to_fit(head, result, WIDTH, indent="    "))

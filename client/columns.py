@@ -68,3 +68,18 @@ def padded(text: str, columns: int) -> str:
     ('Ada  |', '李小 |', '李小龍|')
     """
     return text + " " * (columns - width(text))
+
+
+def split_to_fit(head: str, tail: str, columns: int, gap: str = " ", indent: str = "   ") -> list[str]:
+    """``head``, ``gap`` and ``tail`` on one line, or where that does not fit in
+    ``columns``, the tail on a line of its own after ``indent`` (a racer's place and name,
+    then how they did; a bot's race, then its place and result), widths counted in
+    terminal columns.
+
+    >>> split_to_fit("1. ada", "won in 95.0 s", 32)
+    ['1. ada won in 95.0 s']
+    >>> split_to_fit("1. ada          52", "won 95.0s", 20, gap="  ")
+    ['1. ada          52', '   won 95.0s']
+    """
+    line = f"{head}{gap}{tail}"
+    return [line] if width(line) <= columns else [head, f"{indent}{tail}"]

@@ -18,7 +18,7 @@ import redis.exceptions
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from server.admission import AddressLimits, Admission
-from server.config import Settings
+from server.config import Settings, setting_name
 from server.features.accounts import Accounts
 from server.features.daily import Daily
 from server.features.hints import Hints
@@ -35,7 +35,7 @@ from server.features.scheduler import RaceClock
 from server.features.watching import Watching
 from server.metrics import Metrics
 from server.outage import StoreHealth
-from server.redis_client import open_redis
+from server.redis_client import open_redis, sharded_pubsub
 from server.redis_embedded import EmbeddedRedis
 from server.store import OUTAGE_ERRORS, Store
 from server.timesource import SystemTime, TimeSource
@@ -242,13 +242,16 @@ class ArenaServer:
             self.embedded = EmbeddedRedis(settings.data_dir, settings.redis_fsync)
             redis_url = self.embedded.start()
         self.redis = open_redis(redis_url, settings.redis_max_connections)
-        store = Store(self.redis, settings.ack_replicas)
-        self.store = store
         try:
-            await asyncio.wait_for(store.ping(), STARTUP_PING_TIMEOUT)
+            await asyncio.wait_for(self.redis.ping(), STARTUP_PING_TIMEOUT)
+            sharded = await sharded_pubsub(self.redis, settings.pubsub)
         except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
             reason = str(exc) or f"no answer within {STARTUP_PING_TIMEOUT:g} s"
             raise StartupError(f"Redis at {_safe(redis_url)} does not answer: {reason}") from None
+        except ValueError as exc:
+            raise StartupError(f"{setting_name('pubsub')}: {exc}") from None
+        store = Store(self.redis, settings.ack_replicas, sharded)
+        self.store = store
         await store.load_scripts()
         health = StoreHealth(self.metrics, OUTAGE_ERRORS)
         features = build_features(
@@ -270,6 +273,7 @@ class ArenaServer:
             features.racing,
             features.quick_match,
             features.results,
+            sharded,
         )
         self.fanout = fanout
         self.metrics.watch_races(lambda: fanout.race_count)

@@ -28,7 +28,7 @@ _SERVE_DESCRIPTION = (
     "an option given on the command line wins over the environment."
 )
 #: Flags the parser checks itself (log levels are checked in any case by the settings).
-_CHOICES = {name: CHOICES[name] for name in ("log_format", "redis_fsync")}
+_CHOICES = {name: CHOICES[name] for name in ("log_format", "redis_fsync", "pubsub")}
 
 
 def _flag(name: str) -> str:

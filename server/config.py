@@ -43,6 +43,7 @@ ENV_VARS: Final = {
     "redis_fsync": "SA_REDIS_FSYNC",
     "redis_max_connections": "SA_REDIS_MAX_CONNECTIONS",
     "ack_replicas": "SA_ACK_REPLICAS",
+    "pubsub": "SA_PUBSUB",
     "log_level": "SA_LOG_LEVEL",
     "log_format": "SA_LOG_FORMAT",
 }
@@ -87,6 +88,8 @@ HELP: Final = {
     "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
     "redis_max_connections": "Redis connections per node (per server of a cluster)",
     "ack_replicas": "replicas that must hold a move before it is acknowledged (WAIT); 0: the master alone",
+    "pubsub": "how nodes pass events: classic (PUBLISH), sharded (SPUBLISH: a cluster of Redis 7), "
+    "or auto (sharded when the cluster can; every node must agree)",
     "log_level": "DEBUG, INFO, WARNING or ERROR",
     "log_format": "json (one object per line) or text",
 }
@@ -128,6 +131,7 @@ CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "redis_fsync": ("everysec", "always", "no"),
     "log_level": ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
     "log_format": ("json", "text"),
+    "pubsub": ("auto", "classic", "sharded"),
 }
 
 
@@ -216,6 +220,8 @@ class Settings:
     redis_max_connections: int = 64
     #: Replicas that must confirm a move (Redis ``WAIT``) before it is acknowledged.
     ack_replicas: int = 0
+    #: ``auto``, ``classic`` or ``sharded``: see :func:`server.redis_client.sharded_pubsub`.
+    pubsub: str = "auto"
     log_level: str = "INFO"
     #: ``json`` (one object per line) or ``text``.
     log_format: str = "json"

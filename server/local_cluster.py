@@ -21,11 +21,12 @@ import redis
 from server.redis_embedded import EmbeddedRedisError, redis_server_binary, spawn_redis
 
 
-def redis_cli_binary() -> str:
-    """The ``redis-cli`` next to :func:`redis_server_binary`."""
-    cli = Path(redis_server_binary()).with_name("redis-cli")
+def redis_cli_binary(server_binary: str | None = None) -> str:
+    """The ``redis-cli`` next to ``server_binary`` (by default :func:`redis_server_binary`)."""
+    server_binary = server_binary or redis_server_binary()
+    cli = Path(server_binary).with_name("redis-cli")
     if not cli.is_file():
-        raise EmbeddedRedisError(f"no redis-cli beside {redis_server_binary()}")
+        raise EmbeddedRedisError(f"no redis-cli beside {server_binary}")
     return str(cli)
 
 
@@ -53,7 +54,8 @@ class LocalCluster:
     then :meth:`stop`.
 
     ``node_timeout`` (ms) is how long a master may be unreachable before its replica
-    takes over.
+    takes over. ``binary`` is the ``redis-server`` to run (by default
+    :func:`~server.redis_embedded.redis_server_binary`), with its ``redis-cli`` beside it.
     """
 
     def __init__(
@@ -63,7 +65,9 @@ class LocalCluster:
         replicas: int = 0,
         node_timeout: int = 1000,
         fsync: str = "everysec",
+        binary: str | None = None,
     ) -> None:
+        self.binary = binary or redis_server_binary()
         self.folder = Path(folder).resolve()
         self.masters = masters
         self.replicas = replicas
@@ -89,7 +93,7 @@ class LocalCluster:
                 _wait_ping(server, timeout)
             created = subprocess.run(
                 [
-                    redis_cli_binary(),
+                    redis_cli_binary(self.binary),
                     "--cluster",
                     "create",
                     *(server.address for server in self.servers),
@@ -112,7 +116,7 @@ class LocalCluster:
 
     def _launch(self, server: ClusterServer) -> None:
         args = [
-            redis_server_binary(),
+            self.binary,
             "--port", str(server.port),
             "--bind", "127.0.0.1",
             "--dir", str(server.folder),

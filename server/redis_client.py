@@ -106,3 +106,52 @@ def pubsub_clients(client: Any) -> Iterator[Any]:
             connection_class=node.connection_class, max_connections=2, **node.connection_kwargs
         )
         yield aioredis.Redis(connection_pool=pool)
+
+
+#: The oldest Redis with sharded pub/sub (``SSUBSCRIBE``, ``SPUBLISH``).
+SHARDED_PUBSUB_SINCE = 7
+
+
+async def server_versions(client: Any) -> dict[str, str]:
+    """``redis_version`` of the server, or of each master of a cluster, by address."""
+    if isinstance(client, RedisCluster):
+        replies = await client.info("server", target_nodes=RedisCluster.PRIMARIES)
+        return {name: str(info.get("redis_version", "0")) for name, info in replies.items()}
+    info = await client.info("server")
+    return {"redis": str(info.get("redis_version", "0"))}
+
+
+async def sharded_pubsub(client: Any, choice: str) -> bool:
+    """Whether the node's events go by sharded pub/sub, for the ``SA_PUBSUB`` ``choice``:
+    ``classic`` never; ``sharded`` always (raises ``ValueError`` unless ``client`` is a
+    cluster whose masters all run Redis 7 or newer); ``auto`` when it could be.
+
+    Every node of a deployment must agree, as a node subscribed one way does not hear
+    what another publishes the other way: ``auto`` gives them all the same answer from
+    the same cluster, and an upgrade from Redis 6 to 7 is done with ``classic`` set until
+    every master runs 7.
+    """
+    if choice.lower() == "classic":
+        return False
+    cluster = isinstance(client, RedisCluster)
+    old = {name: v for name, v in (await server_versions(client)).items() if _major(v) < SHARDED_PUBSUB_SINCE}
+    if choice.lower() == "sharded":
+        if not cluster:
+            raise ValueError("sharded pub/sub is for a Redis Cluster (a redis+cluster:// URL)")
+        if old:
+            name, version = sorted(old.items())[0]
+            raise ValueError(
+                f"sharded pub/sub needs Redis {SHARDED_PUBSUB_SINCE} or newer: {name} runs {version}"
+            )
+        return True
+    return cluster and not old
+
+
+def _major(version: str) -> int:
+    """The major version of a ``redis_version``.
+
+    >>> _major("7.0.15")
+    7
+    """
+    head = version.split(".", 1)[0]
+    return int(head) if head.isdigit() else 0

@@ -13,14 +13,19 @@ from server.app import ArenaServer
 from server.local_cluster import LocalCluster
 from server.redis_client import cluster_startup_nodes
 from server.redis_embedded import EmbeddedRedis
-from tests.redis_direct import ON_CLUSTER
+from tests.redis_direct import ON_CLUSTER, ON_REDIS_7, redis_7_server
 from tests.server.conftest import Connect, client_opener, running_node
 
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if ON_CLUSTER:
-        cluster = LocalCluster(tmp_path_factory.mktemp("cluster"))
+        binary = redis_7_server() if ON_REDIS_7 else None
+        if ON_REDIS_7 and binary is None:
+            raise RuntimeError(
+                "SA_TEST_REDIS=cluster7 needs a Redis 7 redis-server (apt-get install redis-server)"
+            )
+        cluster = LocalCluster(tmp_path_factory.mktemp("cluster"), binary=binary)
         yield cluster.start()
         cluster.stop()
         return

@@ -3,7 +3,13 @@ one server or a cluster (``SA_TEST_REDIS=cluster``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import shutil
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -12,11 +18,13 @@ from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import ClusterNode, RedisCluster
 
-from server.redis_client import cluster_startup_nodes, is_cluster_url
+from server.redis_client import cluster_startup_nodes, is_cluster_url, sharded_pubsub
 
 #: ``SA_TEST_REDIS=cluster``: the tests that take ``redis_url`` run on a 3-master Redis
-#: Cluster instead of one server (``make test-on-cluster``).
-ON_CLUSTER = os.environ.get("SA_TEST_REDIS") == "cluster"
+#: Cluster instead of one server (``make test-on-cluster``); ``cluster7``: on a cluster of
+#: Redis 7 (:func:`redis_7_server`), whose nodes pass events by sharded pub/sub.
+ON_CLUSTER = os.environ.get("SA_TEST_REDIS") in ("cluster", "cluster7")
+ON_REDIS_7 = os.environ.get("SA_TEST_REDIS") == "cluster7"
 
 
 def async_redis(url: str, decode_responses: bool = True) -> Any:
@@ -35,10 +43,46 @@ def sync_redis(url: str, decode_responses: bool = False) -> Any:
     return redis.Redis.from_url(url, decode_responses=decode_responses)
 
 
-def async_subscriber(url: str) -> aioredis.Redis:
-    """A client to subscribe with: one server, or any one server of a cluster (a cluster
-    forwards every publish to each of its servers)."""
-    if is_cluster_url(url):
-        host, port = cluster_startup_nodes(url)[0]
-        return aioredis.Redis(host=host, port=port)
-    return aioredis.Redis.from_url(url)
+@contextlib.asynccontextmanager
+async def listening(url: str, channel: str) -> AsyncIterator[Any]:
+    """A pub/sub connection subscribed to ``channel`` the way the nodes publish it
+    (``SA_PUBSUB=auto``), its confirmation read: classic on one server, or on any one
+    server of a cluster (each hears every classic publish); sharded, on the master of
+    the channel's slot, on a cluster of Redis 7. Messages come as bytes."""
+    client = async_redis(url, decode_responses=False)
+    try:
+        sharded = await sharded_pubsub(client, "auto")
+        if sharded:
+            node = client.get_node_from_key(channel)
+            listener = aioredis.Redis(host=node.host, port=node.port)
+        elif is_cluster_url(url):
+            host, port = cluster_startup_nodes(url)[0]
+            listener = aioredis.Redis(host=host, port=port)
+        else:
+            listener = aioredis.Redis.from_url(url)
+    finally:
+        await client.aclose()
+    pubsub = listener.pubsub()
+    try:
+        await (pubsub.ssubscribe if sharded else pubsub.subscribe)(channel)
+        await pubsub.get_message(timeout=1.0)
+        yield pubsub
+    finally:
+        await pubsub.aclose()
+        await listener.aclose()
+
+
+def redis_7_server() -> str | None:
+    """A ``redis-server`` of Redis 7 or newer (sharded pub/sub), with its ``redis-cli``
+    beside it: ``SA_TEST_REDIS_7`` or the one on PATH (Debian's package); None when there
+    is none (the embedded one is 6.2)."""
+    candidates = [os.environ.get("SA_TEST_REDIS_7", ""), shutil.which("redis-server") or ""]
+    for binary in filter(None, candidates):
+        try:
+            printed = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
+        except OSError:
+            continue
+        found = re.search(r"v=(\d+)\.", printed)
+        if found and int(found.group(1)) >= 7 and Path(binary).with_name("redis-cli").is_file():
+            return binary
+    return None

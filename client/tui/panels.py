@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from client.columns import padded, width
+from client.columns import clipped, padded, split_to_fit, width
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
 from client.wording import change_words, standing_words
@@ -203,8 +203,11 @@ class ClockPanel(Static):
         self.update(clock_text(state, clock))
 
 
-def ghost_lines(ghost: GhostRacer, bar_width: int = BAR_WIDTH) -> tuple[str, str, str]:
-    """A ghost's rows in the racers panel: its name, marked a ghost (with its place on the
+def ghost_lines(
+    ghost: GhostRacer, bar_width: int = BAR_WIDTH, name_columns: int | None = None
+) -> tuple[str, str, str]:
+    """A ghost's rows in the racers panel: its name (padded and cut to ``name_columns``,
+    counted in terminal columns; None: as it is), marked a ghost (with its place on the
     day's board), a bar of its cards played and cards left, its moves and how it ended.
 
     >>> ghost = GhostRacer("p_z", "zoe", rank=1, elapsed_ms=4000, score=3, cards_left=49, move_count=2)
@@ -216,23 +219,51 @@ def ghost_lines(ghost: GhostRacer, bar_width: int = BAR_WIDTH) -> tuple[str, str
     ('████████████████  0 left', '  moves  80  won in 95.0 s')
     >>> ghost_lines(replace(ghost, rank=0, finished=True))[::2]
     ('zoe  ghost', '  moves   2  finished')
+    >>> ghost_lines(ghost, name_columns=6)[0], ghost_lines(replace(ghost, name="李小龍李"), name_columns=6)[0]
+    ('zoe     ghost #1', '李小…   ghost #1')
 
     With a shorter bar (a narrowed panel: 20 columns), how it ended goes up by the name:
 
     >>> ghost_lines(replace(ghost, cards_left=0, move_count=80, finished=True, won=True), bar_width=12)
     ('zoe  ghost #1  won', '████████████  0 left', 'moves  80')
     """
-    name = f"{ghost.name}  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
+    name = ghost.name if name_columns is None else padded(clipped(ghost.name, name_columns), name_columns)
     bar = f"{progress_bar(ghost.cards_left, bar_width)} {ghost.cards_left:>2} left"
     if bar_width < BAR_WIDTH:
-        end = "won" if ghost.won else "done" if ghost.finished else ""
-        return f"{name}  {end}".rstrip(), bar, f"moves {ghost.move_count:>3}"
+        return f"{name}{_ghost_mark(ghost, narrow=True)}", bar, f"moves {ghost.move_count:>3}"
     end = ""
     if ghost.won:
         end = f"  won in {ghost.elapsed_ms / 1000:.1f} s"
     elif ghost.finished:
         end = "  finished"
-    return name, bar, f"  moves {ghost.move_count:>3}{end}"
+    return f"{name}{_ghost_mark(ghost, narrow=False)}", bar, f"  moves {ghost.move_count:>3}{end}"
+
+
+def _ghost_mark(ghost: GhostRacer, narrow: bool) -> str:
+    """What follows a ghost's name on its first row: the mark, its place on the day's
+    board, and in a narrowed panel how it ended."""
+    mark = "  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
+    end = "won" if ghost.won else "done" if ghost.finished else ""
+    return f"{mark}  {end}" if narrow and end else mark
+
+
+def ghosts_lines(
+    ghosts: list[GhostRacer], bar_width: int = BAR_WIDTH, columns: int = SIDE_COLUMNS
+) -> list[tuple[str, str, str]]:
+    """Every ghost's rows (:func:`ghost_lines`), their names padded alike in terminal
+    columns so that the marks after them line up, and cut where a row would pass
+    ``columns``.
+
+    >>> ghosts = [GhostRacer("p_z", "zoe", rank=1), GhostRacer("p_l", "李小龍", rank=2)]
+    >>> [rows[0] + "|" for rows in ghosts_lines(ghosts)]
+    ['zoe     ghost #1|', '李小龍  ghost #2|']
+    >>> [rows[0] + "|" for rows in ghosts_lines(ghosts, bar_width=12, columns=15)]
+    ['zoe    ghost #1|', '李小…  ghost #2|']
+    """
+    narrow = bar_width < BAR_WIDTH
+    marks = max((width(_ghost_mark(ghost, narrow)) for ghost in ghosts), default=0)
+    names = min(max((width(ghost.name) for ghost in ghosts), default=0), max(columns - marks, 1))
+    return [ghost_lines(ghost, bar_width, names) for ghost in ghosts]
 
 
 #: Lines a racer takes in the racers panel: name, bar, score and moves; where the side
@@ -247,8 +278,10 @@ class RacersPanel(Static):
 
     DEFAULT_CSS = "RacersPanel { height: auto; border-top: solid $primary; }"
 
-    #: How wide a racer's progress bar is drawn (shorter in a narrowed side panel).
+    #: How wide a racer's progress bar is drawn, and the columns the panel has (fewer in
+    #: a narrowed side panel).
     bar_width: int = BAR_WIDTH
+    columns: int = SIDE_COLUMNS
     #: Lines per racer (and ghost): :data:`FULL_ROWS` or :data:`SHORT_ROWS`.
     rows: int = FULL_ROWS
     #: The lines the panel is cut to (None: all of them).
@@ -261,8 +294,9 @@ class RacersPanel(Static):
             racers.sort(key=lambda racer: racer.player_id != state.me)
         for racer in racers:
             self._add_racer(text, racer, state)
-        for ghost in self._ghosts(state):
-            name, bar, moves = ghost_lines(ghost, self.bar_width)
+        ghosts = self._ghosts(state)
+        rows = ghosts_lines(ghosts, self.bar_width, self.columns)
+        for ghost, (name, bar, moves) in zip(ghosts, rows, strict=True):
             text.append(name + "\n", style="italic")
             text.append(bar[: self.bar_width], style="green" if ghost.won else "magenta")
             text.append(bar[self.bar_width :] + "\n")
@@ -307,20 +341,6 @@ class RacersPanel(Static):
         lead, gap = ("", " ") if narrow else ("  ", "  ")
         counts = f"{lead}score {racer.score:>2}{gap}moves {racer.move_count:>3}{gap}{'' if narrow else flag}"
         text.append(counts.rstrip() + "\n", style="dim")
-
-
-def split_to_fit(head: str, tail: str, columns: int, gap: str = " ", indent: str = "   ") -> list[str]:
-    """``head``, ``gap`` and ``tail`` on one line, or where that does not fit in
-    ``columns``, the tail on a line of its own after ``indent`` (a racer's place and name,
-    then how they did).
-
-    >>> split_to_fit("1. ada", "won in 95.0 s", 32)
-    ['1. ada won in 95.0 s']
-    >>> split_to_fit("1. ada          52", "won 95.0s", 20, gap="  ")
-    ['1. ada          52', '   won 95.0s']
-    """
-    line = f"{head}{gap}{tail}"
-    return [line] if width(line) <= columns else [head, f"{indent}{tail}"]
 
 
 class RankingPanel(Static):

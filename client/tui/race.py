@@ -322,7 +322,8 @@ class RaceScreen(Screen[None]):
         self._side_width = width
         self.query_one("#side").styles.width = width
         columns = width - _SIDE_PADDING
-        self.query_one("#racers", RacersPanel).bar_width = bar_width_in(columns)
+        racers = self.query_one("#racers", RacersPanel)
+        racers.bar_width, racers.columns = bar_width_in(columns), columns
         self.query_one("#race-info", RaceInfoPanel).columns = columns
         self.query_one("#ranking", RankingPanel).columns = columns
         self.query_one("#rematch", RematchPanel).columns = columns

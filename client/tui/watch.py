@@ -27,12 +27,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from client.columns import padded
+from client.columns import clipped, padded, split_to_fit, width
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
-from client.tui.panels import bar_width_in, progress_bar, room_for, spectators_text, split_to_fit
+from client.tui.panels import bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
 from client.wording import DEAL_AT_START, change_words, result_words, standing_words
@@ -101,12 +101,16 @@ def _state_of(watched: WatchedRace, player_id: str) -> str:
     return ""
 
 
+#: The most columns a racer's name takes over the large board (a longer one is cut).
+FOCUS_NAME_COLUMNS: Final = 24
+
+
 def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
-    """The two lines over the large board: whose it is (``number`` of how many), and how
-    they stand."""
+    """The two lines over the large board: whose it is (``number`` of how many; a name
+    cut to :data:`FOCUS_NAME_COLUMNS` terminal columns), and how they stand."""
     order = racer_order(watched)
-    name = f"{number}/{len(order)} {watched.name(player_id)} {watched.rating(player_id)}".rstrip()
-    text = Text(name, style="bold")
+    name = clipped(watched.name(player_id), FOCUS_NAME_COLUMNS)
+    text = Text(f"{number}/{len(order)} {name} {watched.rating(player_id)}".rstrip(), style="bold")
     state = _state_of(watched, player_id)
     if state:
         text.append(f"  {state}", style="bold green" if state == "won" else "")
@@ -116,18 +120,47 @@ def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     return text
 
 
+def card_name_columns(watched: WatchedRace, columns: int) -> int:
+    """The terminal columns every racer's card pads (and cuts) their name to, so that the
+    ratings after the names line up: the widest name's, or fewer where a card's first
+    line (number, name, rating) would pass ``columns``.
+
+    >>> from shared.protocol import LiveRace, RacerInfo
+    >>> racers = [RacerInfo(player_id="p_a", name="ada", rating=1612),
+    ...           RacerInfo(player_id="p_l", name="李小龍", rating=1500, provisional=True)]
+    >>> watched = WatchedRace(Watching(race=LiveRace(race_id="r1", game="treize",
+    ...                                              status="running", rated=True, racers=racers)))
+    >>> card_name_columns(watched, 34), card_name_columns(watched, 12)
+    (6, 3)
+    """
+    order = racer_order(watched)
+    number = len(f"{len(order)} ")
+    ratings = max((len(f"  {rating}") for player in order if (rating := watched.rating(player))), default=0)
+    names = max((width(watched.name(player)) for player in order), default=0)
+    return min(names, max(columns - number - ratings, 1))
+
+
 def card_text(
     watched: WatchedRace, player_id: str, number: int, columns: int = SIDE_WIDTH - _SIDE_PADDING
 ) -> Text:
-    """A racer's compact card in ``columns``: number and name, rating, a bar of cards
-    played, score and cards left, moves, the last move (on a line of its own where it
-    does not fit), and whether they finished or won."""
+    """A racer's compact card in ``columns``: number and name (padded alike on every card,
+    :func:`card_name_columns`), rating, a bar of cards played, score and cards left, moves,
+    the last move (on a line of its own where it does not fit), and whether they finished
+    or won (after the rating, or under it where it does not fit)."""
     text = Text()
     rating = watched.rating(player_id)
     state = _state_of(watched, player_id)
-    text.append(f"{number} {watched.name(player_id)}", style="bold")
-    text.append(f"  {rating}" if rating else "")
-    text.append(f"  {state}\n" if state else "\n", style="bold green" if state == "won" else "")
+    pad = card_name_columns(watched, columns)
+    head = f"{number} {padded(clipped(watched.name(player_id), pad), pad)}"
+    shown_rating = f"  {rating}" if rating else ""
+    text.append(head, style="bold")
+    text.append(shown_rating)
+    if state:
+        fits = width(f"{head}{shown_rating}  {state}") <= columns
+        text.append("  " if fits else "\n  ")
+        text.append(state, style="bold green" if state == "won" else "")
+    text.rstrip()
+    text.append("\n")
     score, moves = watched.counts(player_id)
     text.append(
         progress_bar(CARDS - score, bar_width_in(columns)), style="green" if state == "won" else "cyan"

@@ -80,26 +80,31 @@ OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
 class Store:
     """Every Redis read and write of the server, by domain."""
 
-    def __init__(self, client: aioredis.Redis | RedisCluster, ack_replicas: int = 0) -> None:
+    def __init__(
+        self, client: aioredis.Redis | RedisCluster, ack_replicas: int = 0, sharded: bool = False
+    ) -> None:
+        """``sharded``: events go out with ``SPUBLISH`` (a cluster of Redis 7 whose nodes
+        subscribe with ``SSUBSCRIBE``), else with ``PUBLISH``."""
         # redis-py types replies as ``bytes | str``; this client decodes responses.
         self.redis: Any = client
+        self.sharded = sharded
         self.players = PlayerStore(client)
-        self.races = RaceStore(client)
-        self.boards = BoardStore(client, ack_replicas)
+        self.races = RaceStore(client, sharded)
+        self.boards = BoardStore(client, ack_replicas, sharded)
         self.queues = QueueStore(client)
         self.deadlines = DeadlineStore(client)
-        self.events = EventStore(client)
+        self.events = EventStore(client, sharded)
         self.rematches = RematchStore(client)
         self.accounts = AccountStore(client)
         self.ratings = RatingStore(client)
         self.dailies = DailyStore(client)
-        self.watching = WatchStore(client)
+        self.watching = WatchStore(client, sharded)
         self.nodes = NodeStore(client)
 
     async def load_scripts(self) -> None:
         """Load every script once, so batched calls can use EVALSHA."""
         for script in scripts.ALL:
-            await self.redis.script_load(script.source)
+            await self.redis.script_load(script.source_for(self.sharded))
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())

@@ -14,10 +14,10 @@ _COUNTERS = ("seq", "move_count", "score", "won", "finished", "score_at", "finis
 
 
 class BoardStore:
-    def __init__(self, client: Any, ack_replicas: int = 0) -> None:
+    def __init__(self, client: Any, ack_replicas: int = 0, sharded: bool = False) -> None:
         self.redis = client
-        self._move = client.register_script(scripts.MOVE.source)
-        self._finish = client.register_script(scripts.FINISH.source)
+        self._move = client.register_script(scripts.MOVE.source_for(sharded))
+        self._finish = client.register_script(scripts.FINISH.source_for(sharded))
         self._confirm = client.register_script(scripts.CONFIRM.source)
         self._batcher = batcher_for(client, ack_replicas)
 

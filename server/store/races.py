@@ -20,20 +20,20 @@ RECENT = 30
 
 
 class RaceStore:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, sharded: bool = False) -> None:
         self.redis = client
         self._join = client.register_script(scripts.JOIN.source)
         self._ready = client.register_script(scripts.READY.source)
         self._leave = client.register_script(scripts.LEAVE.source)
         self._rename_seat = client.register_script(scripts.RENAME_SEAT.source)
-        self._start = client.register_script(scripts.START.source)
+        self._start = client.register_script(scripts.START.source_for(sharded))
         self._reveal = client.register_script(scripts.REVEAL.source)
-        self._go = client.register_script(scripts.GO.source)
+        self._go = client.register_script(scripts.GO.source_for(sharded))
         self._begin_end = client.register_script(scripts.BEGIN_END.source)
         self._end_plan = client.register_script(scripts.END_PLAN.source)
-        self._end_finish = client.register_script(scripts.END_FINISH.source)
+        self._end_finish = client.register_script(scripts.END_FINISH.source_for(sharded))
         self._once = OnceWriter(client)
-        self._void = client.register_script(scripts.VOID.source)
+        self._void = client.register_script(scripts.VOID.source_for(sharded))
 
     # ----- setup -----------------------------------------------------------------------
 

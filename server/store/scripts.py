@@ -21,6 +21,15 @@ class LuaScript:
     answers: str
     source: str
 
+    def source_for(self, sharded: bool) -> str:
+        """The script as run: with sharded pub/sub (Redis 7) its events go out with
+        ``SPUBLISH``, which reaches only the shard of the channel's slot. Every channel a
+        script publishes to shares the hash tag of its keys, as ``SPUBLISH`` in a script
+        requires on a cluster."""
+        return (
+            self.source.replace("redis.call('PUBLISH',", "redis.call('SPUBLISH',") if sharded else self.source
+        )
+
 
 JOIN: Final = LuaScript(
     "join",

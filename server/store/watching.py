@@ -8,9 +8,9 @@ from server.store import keys, scripts
 
 
 class WatchStore:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, sharded: bool = False) -> None:
         self.redis = client
-        self._watchers = client.register_script(scripts.WATCHERS.source)
+        self._watchers = client.register_script(scripts.WATCHERS.source_for(sharded))
 
     async def set_spectators(self, race_id: str, node_id: str, count: int, now: int, valid_ms: int) -> int:
         """This node's spectators of the race (0: none, its entry goes); the total on every

@@ -1,7 +1,7 @@
 """Pub/sub fan-out: events published by any node reach this node's sessions.
 
-A node subscribes one Redis pub/sub connection to the channels of the races and
-players it has sessions for, and forwards each event to those sessions with
+A node subscribes to the channels of the races and players it has sessions for
+(classic or sharded pub/sub: :mod:`server.store.pubsub`), and forwards each event to those sessions with
 ``websockets.broadcast`` (one encoding per frame format). It also records in the store
 which races it follows, so that a move is published only when another node wants it.
 What else an event does is its :class:`~server.features.events.EventKind`.
@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, assert_never
 
@@ -22,21 +21,18 @@ from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
-from server.background import Background, cancel_and_wait
+from server.background import Background
 from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
 from server.features.results import RaceResults
-from server.redis_client import pubsub_clients
 from server.store import keys
 from server.store.events import EventStore
+from server.store.pubsub import Subscriber, open_subscriber
 from server.transport.session import Session
 from shared.protocol import RaceInfo, encode_dict
 
 log = logging.getLogger("arena.fanout")
-
-#: Seconds without a message before the pub/sub connection is checked with a PING.
-_QUIET = 2.0
 
 
 class Fanout:
@@ -48,12 +44,10 @@ class Fanout:
         racing: Racing,
         quick_match: QuickMatchmaker,
         results: RaceResults,
+        sharded: bool = False,
     ) -> None:
         self._results = results
-        self._client = client
-        #: The client subscribed with (the node's own, or one for a cluster's server).
-        self._subscriber: Any = next(pubsub_clients(client))
-        self._pubsub: Any = self._subscriber.pubsub()
+        self._subscriber: Subscriber = open_subscriber(client, sharded, self._heard, self._confirm)
         self._events = events
         self.node_id = node_id
         self._racing = racing
@@ -68,24 +62,16 @@ class Fanout:
         #: so a drop and a new attach of one channel never interleave.
         self._subscribed: set[str] = set()
         self._changing = asyncio.Lock()
-        self._task: asyncio.Task[None] | None = None
         self._background = Background()
-        self._stopping = False
 
     async def start(self) -> None:
         await self._subscribe(self._node_channel)
-        self._task = asyncio.create_task(self._read(), name="fanout")
+        await self._subscriber.start()
         await self._wait_confirmed(self._node_channel)
 
     async def stop(self) -> None:
-        self._stopping = True
-        if self._task is not None:
-            # The reader only ever waits (for a message, a ping's answer, a retry), and
-            # the node's connections are closed by now: nothing is lost by not letting
-            # its current wait (up to 0.2 s) run out.
-            await cancel_and_wait([self._task])
+        await self._subscriber.stop()
         await self._background.stop()
-        await self._close_subscriber()
 
     def sessions_of(self, player_id: str) -> int:
         """How many sessions of ``player_id`` this node has."""
@@ -168,8 +154,7 @@ class Fanout:
                 return  # still wanted (a session attached again, a listener), or already dropped
             self._subscribed.discard(channel)
             self._confirmed.pop(channel, None)
-            with contextlib.suppress(Exception):
-                await self._pubsub.unsubscribe(channel)
+            await self._subscriber.unsubscribe(channel)
             race_id = keys.race_of_channel(channel)
             if race_id is not None:
                 with contextlib.suppress(Exception):
@@ -177,7 +162,12 @@ class Fanout:
 
     async def _subscribe(self, channel: str) -> None:
         self._confirmed.setdefault(channel, asyncio.Event())
-        await self._pubsub.subscribe(channel)
+        await self._subscriber.subscribe(channel)
+
+    def _confirm(self, channel: str) -> None:
+        confirmed = self._confirmed.get(channel)
+        if confirmed is not None:
+            confirmed.set()
 
     async def _wait_confirmed(self, channel: str) -> None:
         event = self._confirmed.get(channel)
@@ -187,75 +177,14 @@ class Fanout:
 
     # ----- delivery -----------------------------------------------------------------
 
-    async def _read(self) -> None:
-        broken = False
-        heard = time.monotonic()
-        while not self._stopping:
-            if broken:
-                # A failed connection may never come back as it was (its server gone for
-                # good, as a cluster master after a failover): subscribe anew, until it works.
-                if not await self._rebuild():
-                    await asyncio.sleep(0.5)
-                    continue
-                broken = False
-                log.warning("pub/sub reads again")
-            try:
-                message = await self._pubsub.get_message(timeout=0.2)
-                if message is None and time.monotonic() - heard > _QUIET:
-                    heard = time.monotonic()
-                    await self._pubsub.ping()  # a dead connection raises here, not in silence
-                elif message is not None:
-                    heard = time.monotonic()
-            except Exception as exc:
-                if not self._stopping:
-                    log.warning("pub/sub read failed; subscribing anew", extra={"reason": repr(exc)})
-                    broken = True
-                    await asyncio.sleep(0.2)
-                continue
-            if message is None:
-                continue
-            kind = message.get("type")
-            channel = _text(message.get("channel"))
-            if kind == "subscribe":
-                confirmed = self._confirmed.get(channel)
-                if confirmed is not None:
-                    confirmed.set()
-            elif kind == "message":
-                payload = _text(message.get("data"))
-                if not payload.startswith(self._own_prefix):
-                    listener = self._listeners.get(channel)
-                    if listener is not None:
-                        listener(payload)
-                    self._received(channel, payload)
-
-    async def _rebuild(self) -> bool:
-        """A new pub/sub connection with every subscription, in place of one that failed;
-        False while Redis is away. On a cluster it may be any server that answers, as each
-        one hears every channel, and the one that failed may be gone for good (a master
-        after its failover)."""
-        async with self._changing:
-            await self._close_subscriber()
-            channels = [self._node_channel, *sorted(self._subscribed)]
-            for subscriber in pubsub_clients(self._client):
-                pubsub = subscriber.pubsub()
-                try:
-                    await pubsub.subscribe(*channels)
-                except Exception:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
-                    if subscriber is not self._client:
-                        await subscriber.aclose()
-                    continue
-                self._subscriber, self._pubsub = subscriber, pubsub
-                return True
-            return False
-
-    async def _close_subscriber(self) -> None:
-        with contextlib.suppress(Exception):
-            await self._pubsub.aclose()
-        if self._subscriber is not self._client:
-            with contextlib.suppress(Exception):
-                await self._subscriber.aclose()
+    def _heard(self, channel: str, payload: str) -> None:
+        """A message on ``channel``: to its listener and sessions, but this node's own."""
+        if payload.startswith(self._own_prefix):
+            return
+        listener = self._listeners.get(channel)
+        if listener is not None:
+            listener(payload)
+        self._received(channel, payload)
 
     def deliver_local(self, event: LocalEvent) -> None:
         """Deliver an event this node published (with itself as origin) to its own
@@ -340,7 +269,3 @@ class Fanout:
             broadcast(binary, encode_dict(msg, True))
         if text:
             broadcast(text, encode_dict(msg, False))
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

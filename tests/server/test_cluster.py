@@ -2,7 +2,11 @@
 the same ``redis-server`` binary, three nodes over them. Racers and spectators spread
 over the nodes, a quick match across nodes, a daily attempt, a rated race's end written
 once, a node SIGKILLed mid-race, and a master SIGKILLed mid-race failing over to its
-replica with no acknowledged move lost. Raw frames."""
+replica with no acknowledged move lost, while events still cross nodes. Raw frames.
+
+Each test that starts a cluster runs twice: on the embedded Redis 6.2, where the nodes
+pass events by classic pub/sub, and on Redis 7 (Debian's ``redis-server``, installed
+by ``.ci/run``), where they pick sharded pub/sub by themselves."""
 
 from __future__ import annotations
 
@@ -17,10 +21,12 @@ import pytest
 import redis
 from websockets.asyncio.client import connect as ws_connect
 
-from server.app import ArenaServer
+from server.app import ArenaServer, StartupError
 from server.local_cluster import ClusterServer, LocalCluster
+from server.redis_client import is_cluster_url
 from server.store import keys
 from server.timesource import ManualTime
+from tests.redis_direct import redis_7_server
 from tests.server.conftest import WINNABLE_SEED, node_settings, running_node, start_node
 from tests.server.rawclient import Racer, racers
 from tests.server.test_daily import DAY, T0, deal_of, play_line, start, winning_line
@@ -30,9 +36,32 @@ from tests.server.test_ratings import PASSWORD, foundation_moves, play, seated
 NODE_TIMEOUT = 1000
 
 
+@pytest.fixture(scope="module", params=["classic", "sharded"])
+def pubsub(request: pytest.FixtureRequest) -> str:
+    """How the nodes pass events: the Redis the cluster runs decides (``SA_PUBSUB=auto``)."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    local = LocalCluster(tmp_path_factory.mktemp("cluster"), masters=3, replicas=1, node_timeout=NODE_TIMEOUT)
+def redis_binary(pubsub: str) -> str | None:
+    """The ``redis-server`` of the cluster: the embedded 6.2, or a Redis 7."""
+    if pubsub == "classic":
+        return None
+    binary = redis_7_server()
+    if binary is None:
+        pytest.skip("no Redis 7 redis-server on PATH (apt-get install redis-server; .ci/run does)")
+    return binary
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, redis_binary: str | None) -> Iterator[LocalCluster]:
+    local = LocalCluster(
+        tmp_path_factory.mktemp("cluster"),
+        masters=3,
+        replicas=1,
+        node_timeout=NODE_TIMEOUT,
+        binary=redis_binary,
+    )
     local.start()
     yield local
     local.stop()
@@ -109,8 +138,26 @@ def masters_holding(cluster: LocalCluster, *names: str) -> set[str]:
     return {cluster.master_of(name).address for name in names}
 
 
+def shard_channels(server: ClusterServer) -> set[str]:
+    """The race channels someone subscribed to with ``SSUBSCRIBE`` on ``server``."""
+    with server.client() as client:
+        return set(client.execute_command("PUBSUB", "SHARDCHANNELS", "race:*"))
+
+
+def race_channels(cluster: LocalCluster, kind: str) -> set[str]:
+    """The race channels subscribed to on any server, by shard or classic pub/sub."""
+    found: set[str] = set()
+    for server in cluster.servers:
+        if kind == "sharded":
+            found |= shard_channels(server)
+        else:
+            with server.client() as client:
+                found |= set(client.execute_command("PUBSUB", "CHANNELS", "race:*"))
+    return found
+
+
 async def test_racers_and_a_spectator_on_three_nodes_race_with_keys_spread_over_the_masters(
-    cluster: LocalCluster, cluster_url: str
+    cluster: LocalCluster, cluster_url: str, pubsub: str
 ) -> None:
     async with three_nodes(cluster_url) as (one, two, three):
         (ada,) = await racers(one.url, "ada")
@@ -119,6 +166,15 @@ async def test_racers_and_a_spectator_on_three_nodes_race_with_keys_spread_over_
         race_id = await seated(ada, [bob])
         watching = await eve.request({"type": "watch", "race_id": race_id})
         assert watching["type"] == "watching" and watching["race"]["race_id"] == race_id
+        # The nodes pass the race's events by the pub/sub the cluster allows: on Redis 7 a
+        # shard channel, on the master of the race's slot alone; on 6.2 a classic channel.
+        channels = {keys.race_channel(race_id), keys.watch_channel(race_id)}  # moves, and for spectators
+        if pubsub == "sharded":
+            assert race_channels(cluster, "sharded") == channels
+            assert shard_channels(cluster.master_of(keys.race_meta(race_id))) == channels
+            assert race_channels(cluster, "classic") == set()
+        else:
+            assert race_channels(cluster, "classic") == channels
         line = foundation_moves(2)
         await play(ada, race_id, line)
         progress = await bob.event("progress")
@@ -253,17 +309,24 @@ async def test_a_node_killed_mid_race_its_racers_resume_on_another_node(cluster_
 
 
 async def test_a_master_killed_mid_race_fails_over_answering_unavailable_and_loses_no_acked_move(
-    tmp_path: Path,
+    tmp_path: Path, redis_binary: str | None
 ) -> None:
-    local = LocalCluster(tmp_path / "cluster", masters=3, replicas=1, node_timeout=NODE_TIMEOUT)
+    local = LocalCluster(
+        tmp_path / "cluster", masters=3, replicas=1, node_timeout=NODE_TIMEOUT, binary=redis_binary
+    )
     await asyncio.to_thread(local.start)
     try:
-        # The race and the node's pub/sub connection both on the master that dies.
+        # The race and the first node's own channel both on the master that dies; the other
+        # racer on a second node, which hears of the first one's moves through Redis.
         master = local.masters_alive()[0]
         node_id = next(f"n{n}" for n in range(1000) if local.master_of(keys.node_channel(f"n{n}")) is master)
-        settings = {"node_id": node_id, "rate_limit": 10_000.0, "rate_burst": 10_000, "ack_replicas": 1}
-        async with running_node(local.url, **settings) as node:
-            ada, bob = await racers(node.url, "ada", "bob")
+        settings = {"rate_limit": 10_000.0, "rate_burst": 10_000, "ack_replicas": 1}
+        async with (
+            running_node(local.url, node_id=node_id, **settings) as node,
+            running_node(local.url, node_id="other", **settings) as other,
+        ):
+            (ada,) = await racers(node.url, "ada")
+            (bob,) = await racers(other.url, "bob")
             race_id = await race_on(local, master, ada, bob)
             meta = keys.race_meta(race_id)
             acked: list[int] = []
@@ -299,8 +362,12 @@ async def test_a_master_killed_mid_race_fails_over_answering_unavailable_and_los
             assert killed_at is not None and len(acked) >= 40, answers[-10:]
             assert "unavailable" in answers[killed_at:], "the failover was never seen"
             assert restarted == 20 and local.master_of(meta) is not master
-            for racer in (ada, bob):
-                await racer.request({"type": "finish", "race_id": race_id})
+            # Events still cross the nodes on the promoted master: ada giving up reaches bob.
+            await ada.request({"type": "finish", "race_id": race_id})
+            while not (gave_up := await bob.event("progress", timeout=10))["finished"]:
+                pass
+            assert gave_up["player_id"] == ada.player_id and not gave_up["won"]
+            await bob.request({"type": "finish", "race_id": race_id})
             await bob.event("race_ended", timeout=10)
             log = await bob.request({"type": "get_move_log", "race_id": race_id})
             logged = [m["seq"] for m in log["moves"] if m["player_id"] == ada.player_id]
@@ -324,3 +391,38 @@ async def test_a_move_no_replica_confirms_is_answered_unavailable_and_its_retry_
         board = await ada.request({"type": "get_race", "race_id": race_id})
         assert board["race"]["board"]["seq"] == 1
         await close(ada, bob)
+
+
+async def test_sa_pubsub_is_checked_against_the_cluster_and_classic_is_kept_when_asked(
+    cluster: LocalCluster, cluster_url: str, pubsub: str
+) -> None:
+    if pubsub == "classic":  # the cluster runs Redis 6.2
+        refused = (
+            r"--pubsub \(SA_PUBSUB\): sharded pub/sub needs Redis 7 or newer: 127\.0\.0\.1:\d+ runs 6\.2\."
+        )
+        with pytest.raises(StartupError, match=refused):
+            async with running_node(cluster_url, pubsub="sharded"):
+                pass
+        return
+    # Redis 7, and every node told to stay classic (as during an upgrade from 6.2).
+    async with (
+        running_node(cluster_url, node_id="c1", pubsub="classic") as one,
+        running_node(cluster_url, node_id="c2", pubsub="classic") as two,
+    ):
+        (ada,) = await racers(one.url, "ada")
+        (bob,) = await racers(two.url, "bob")
+        race_id = await seated(ada, [bob], game="treize")
+        assert race_channels(cluster, "classic") == {keys.race_channel(race_id)}
+        assert race_channels(cluster, "sharded") == set()
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": "deal"})
+        assert ack["type"] == "move_ack", ack
+        assert (await bob.event("progress"))["move_count"] == 1
+        await close(ada, bob)
+
+
+async def test_sharded_pubsub_on_one_server_is_refused_at_start(clean_redis: str) -> None:
+    if is_cluster_url(clean_redis):
+        pytest.skip("the suite runs on a cluster (SA_TEST_REDIS)")
+    with pytest.raises(StartupError, match=r"--pubsub \(SA_PUBSUB\): sharded pub/sub is for a Redis Cluster"):
+        async with running_node(clean_redis, pubsub="sharded"):
+            pass

@@ -19,7 +19,7 @@ from server.app import ArenaServer
 from server.config import Settings
 from server.store.keys import race_channel
 from shared.protocol import Progress, RaceEnded, RaceStarted
-from tests.redis_direct import async_subscriber
+from tests.redis_direct import listening
 from tests.server.conftest import Connect, running_node, start_node
 from tests.server.helpers import start_race
 
@@ -202,18 +202,16 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
 ) -> None:
     race = await start_race(await connect(arena.url), await connect(arena.url))
     assert arena.store is not None
-    listener = async_subscriber(arena.settings.redis_url)
-    pubsub = listener.pubsub()
-    await pubsub.subscribe(race_channel(race.race_id))
-    await pubsub.get_message(timeout=1.0)  # the subscribe confirmation
+    async with listening(arena.settings.redis_url, race_channel(race.race_id)) as pubsub:
 
-    async def published() -> list[str]:
-        seen = []
-        while (message := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)) is not None:
-            seen.append(message["data"].decode())
-        return seen
+        async def published() -> list[str]:
+            seen = []
+            while (
+                message := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)
+            ) is not None:
+                seen.append(message["data"].decode())
+            return seen
 
-    try:
         await race.ada.move(race.race_id, "t4>f1")
         assert await race.bob.wait_for(Progress)  # delivered by the node itself
         assert await published() == []  # both racers on this node: nobody else to tell
@@ -224,9 +222,6 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
         await arena.store.events.unfollow_race(race.race_id, "another-node")
         await race.ada.move(race.race_id, "r5>r6")
         assert await published() == []
-    finally:
-        await pubsub.aclose()
-        await listener.aclose()
 
 
 async def test_a_redis_outage_answers_unavailable_and_logs_one_line_each_way(

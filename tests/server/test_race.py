@@ -25,7 +25,7 @@ from shared.protocol import (
     RaceUpdate,
 )
 from shared.record import read_record, verify_record
-from tests.redis_direct import async_subscriber, sync_redis
+from tests.redis_direct import listening, sync_redis
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 from tests.server.rawclient import racers
@@ -255,11 +255,7 @@ async def test_a_joiner_or_leaver_never_gets_the_race_update_of_its_own_move(are
     following starts or stops."""
     ada, bob = await racers(arena.url, "ada", "bob")
     race = (await ada.request({"type": "create_race", "game": "treize", "seats": 3}))["race"]
-    listener = async_subscriber(arena.settings.redis_url)
-    pubsub = listener.pubsub()
-    await pubsub.subscribe(race_channel(race["race_id"]))
-    await pubsub.get_message(timeout=1.0)  # the subscribe confirmation
-    try:
+    async with listening(arena.settings.redis_url, race_channel(race["race_id"])) as pubsub:
         assert (await bob.request({"type": "join_race", "code": race["code"]}))["type"] == "race"
         joined = await ada.event("race_update")
         assert [r["name"] for r in joined["race"]["racers"]] == ["ada", "bob"]
@@ -270,9 +266,6 @@ async def test_a_joiner_or_leaver_never_gets_the_race_update_of_its_own_move(are
         while (message := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)) is not None:
             published.append(json.loads(message["data"]))
         assert [(e["msg"]["type"], e["skip"]) for e in published] == [("race_update", bob.player_id)] * 2
-    finally:
-        await pubsub.aclose()
-        await listener.aclose()
     # Events of one channel keep their order: had either reached bob, it would come
     # before the update of ada's ready, the first bob hears.
     await bob.request({"type": "join_race", "code": race["code"]})
