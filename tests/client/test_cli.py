@@ -940,11 +940,6 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     fast_config, slow_config = tmp_path / "fast.json", tmp_path / "slow.json"
     fast = await daily_account(node, fast_config, "fast")
     slow = await daily_account(node, slow_config, "slow")
-    quitter = await daily_account(node, tmp_path / "quitter.json", "quitter")
-    given_up = await quitter.start_daily(game)
-    await quitter.finish(given_up.race.race_id)
-    await quitter.wait_for(RaceEnded, lambda e: e.race_id == given_up.race.race_id)
-    await quitter.close()
     ids = {}
     for client, pause in ((fast, 0.0), (slow, 0.4)):
         started = await client.start_daily(game)
