@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test test-on-cluster test-on-cluster-7 bench bench-engine bench-load bench-breakdown bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-soak lint clean
+.PHONY: serve test test-on-cluster test-on-cluster-7 bench bench-engine bench-load bench-breakdown bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-pubsub bench-soak lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench-spectators: $(STAMP)
 # Idle connections' memory, then 1, 2 and 3 nodes on one Redis (docs/capacity.md).
 bench-scale: $(STAMP)
 	$(PY) bench/scale.py --idle 10000 --nodes 3
+
+# Classic against sharded pub/sub on a cluster of Redis 7 (redis-server on PATH).
+bench-pubsub: $(STAMP)
+	$(PY) bench/pubsub.py --racers 200 --think 0.1 --seconds 10
 
 # 30 minutes of bots racing: memory, tasks and Redis keys sampled (not in `make test`).
 bench-soak: $(STAMP)

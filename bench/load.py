@@ -371,7 +371,7 @@ async def play(
 
 
 async def pair_loop(
-    url: str,
+    url: str | tuple[str, str],
     index: int,
     scenario: Scenario,
     ready: asyncio.Event,
@@ -380,8 +380,10 @@ async def pair_loop(
     count: list[int],
     opened: list[Wire],
 ) -> None:
-    """Two racers racing each other again and again until the time is up."""
-    wires = [Wire(await connect(url, **connect_options())) for _ in range(2)]
+    """Two racers racing each other again and again until the time is up (both on the
+    node at ``url``, or one on each of two nodes)."""
+    urls = (url, url) if isinstance(url, str) else url
+    wires = [Wire(await connect(address, **connect_options())) for address in urls]
     try:
         for i, wire in enumerate(wires):
             hello = {"type": "hello", "name": f"bot{index}-{i}", "legal_moves": scenario.legal_moves}
@@ -426,10 +428,12 @@ async def run_server_bench(
     scenario: Scenario,
     server_pid: int | None = None,
     when_counting: Callable[[], object] | None = None,
+    across: bool = False,
 ) -> tuple[Tally, float]:
     """The racers of ``scenario`` on the node at ``url`` (or spread over several nodes:
-    both racers of pair ``i`` on the ``i``-th, round the list). ``when_counting`` is
-    called as the counted seconds begin (after the warm-up)."""
+    both racers of pair ``i`` on the ``i``-th, round the list; ``across``: its first
+    racer there and its second on the next, so every move crosses nodes by pub/sub).
+    ``when_counting`` is called as the counted seconds begin (after the warm-up)."""
     urls = [url] if isinstance(url, str) else url
     tally = Tally()
     ready = asyncio.Event()
@@ -440,7 +444,16 @@ async def run_server_bench(
     for start in range(0, racers // 2, 50):  # connect in batches to bound the burst
         tasks += [
             asyncio.create_task(
-                pair_loop(urls[i % len(urls)], i, scenario, ready, clock, tally, seated, opened)
+                pair_loop(
+                    (urls[i % len(urls)], urls[(i + 1) % len(urls)]) if across else urls[i % len(urls)],
+                    i,
+                    scenario,
+                    ready,
+                    clock,
+                    tally,
+                    seated,
+                    opened,
+                )
             )
             for i in range(start, min(start + 50, racers // 2))
         ]

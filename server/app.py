@@ -322,7 +322,12 @@ class ArenaServer:
             raise StartupError(f"cannot listen on {where}: {exc.strerror or exc}") from None
         log.info(
             "listening",
-            extra={"address": self.url, "node_id": settings.node_id, "redis_url": _safe(redis_url)},
+            extra={
+                "address": self.url,
+                "node_id": settings.node_id,
+                "redis_url": _safe(redis_url),
+                "pubsub": "sharded" if store.sharded else "classic",
+            },
         )
 
     async def stop(self) -> None:

@@ -9,7 +9,10 @@ takes. Servers die with the process that started them.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
+import re
+import shutil
 import socket
 import subprocess
 import time
@@ -278,3 +281,19 @@ def _own_slots(nodes: str) -> int:
                 total += int(last or first) - int(first) + 1
             return total
     return 0
+
+
+def redis_7_server() -> str | None:
+    """A ``redis-server`` of Redis 7 or newer (sharded pub/sub) with its ``redis-cli``
+    beside it: ``$SA_REDIS_7`` or the one on PATH (Debian's package); None when there is
+    none (the embedded one is 6.2)."""
+    candidates = [os.environ.get("SA_REDIS_7", ""), shutil.which("redis-server") or ""]
+    for binary in filter(None, candidates):
+        try:
+            printed = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
+        except OSError:
+            continue
+        found = re.search(r"v=(\d+)\.", printed)
+        if found and int(found.group(1)) >= 7 and Path(binary).with_name("redis-cli").is_file():
+            return binary
+    return None

@@ -10,10 +10,10 @@ import pytest
 import redis
 
 from server.app import ArenaServer
-from server.local_cluster import LocalCluster
+from server.local_cluster import LocalCluster, redis_7_server
 from server.redis_client import cluster_startup_nodes
 from server.redis_embedded import EmbeddedRedis
-from tests.redis_direct import ON_CLUSTER, ON_REDIS_7, redis_7_server
+from tests.redis_direct import ON_CLUSTER, ON_REDIS_7
 from tests.server.conftest import Connect, client_opener, running_node
 
 

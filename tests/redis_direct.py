@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import redis
@@ -22,7 +18,7 @@ from server.redis_client import cluster_startup_nodes, is_cluster_url, sharded_p
 
 #: ``SA_TEST_REDIS=cluster``: the tests that take ``redis_url`` run on a 3-master Redis
 #: Cluster instead of one server (``make test-on-cluster``); ``cluster7``: on a cluster of
-#: Redis 7 (:func:`redis_7_server`), whose nodes pass events by sharded pub/sub.
+#: Redis 7 (:func:`server.local_cluster.redis_7_server`), whose nodes pass events by sharded pub/sub.
 ON_CLUSTER = os.environ.get("SA_TEST_REDIS") in ("cluster", "cluster7")
 ON_REDIS_7 = os.environ.get("SA_TEST_REDIS") == "cluster7"
 
@@ -70,19 +66,3 @@ async def listening(url: str, channel: str) -> AsyncIterator[Any]:
     finally:
         await pubsub.aclose()
         await listener.aclose()
-
-
-def redis_7_server() -> str | None:
-    """A ``redis-server`` of Redis 7 or newer (sharded pub/sub), with its ``redis-cli``
-    beside it: ``SA_TEST_REDIS_7`` or the one on PATH (Debian's package); None when there
-    is none (the embedded one is 6.2)."""
-    candidates = [os.environ.get("SA_TEST_REDIS_7", ""), shutil.which("redis-server") or ""]
-    for binary in filter(None, candidates):
-        try:
-            printed = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
-        except OSError:
-            continue
-        found = re.search(r"v=(\d+)\.", printed)
-        if found and int(found.group(1)) >= 7 and Path(binary).with_name("redis-cli").is_file():
-            return binary
-    return None

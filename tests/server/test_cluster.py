@@ -22,11 +22,10 @@ import redis
 from websockets.asyncio.client import connect as ws_connect
 
 from server.app import ArenaServer, StartupError
-from server.local_cluster import ClusterServer, LocalCluster
+from server.local_cluster import ClusterServer, LocalCluster, redis_7_server
 from server.redis_client import is_cluster_url
 from server.store import keys
 from server.timesource import ManualTime
-from tests.redis_direct import redis_7_server
 from tests.server.conftest import WINNABLE_SEED, node_settings, running_node, start_node
 from tests.server.rawclient import Racer, racers
 from tests.server.test_daily import DAY, T0, deal_of, play_line, start, winning_line
