@@ -219,6 +219,12 @@ def ghost_lines(
     ('████████████████  0 left', '  moves  80  won in 95.0 s')
     >>> ghost_lines(replace(ghost, rank=0, finished=True))[::2]
     ('zoe  ghost', '  moves   2  finished')
+
+    A ghost whose attempt was given up says so once its replay reaches the end:
+
+    >>> quitter = replace(ghost, gave_up=True)
+    >>> ghost_lines(quitter)[2], ghost_lines(replace(quitter, finished=True))[2]
+    ('  moves   2', '  moves   2  gave up')
     >>> ghost_lines(ghost, name_columns=6)[0], ghost_lines(replace(ghost, name="李小龍李"), name_columns=6)[0]
     ('zoe     ghost #1', '李小…   ghost #1')
 
@@ -226,6 +232,10 @@ def ghost_lines(
 
     >>> ghost_lines(replace(ghost, cards_left=0, move_count=80, finished=True, won=True), bar_width=12)
     ('zoe  ghost #1  won', '████████████  0 left', 'moves  80')
+    >>> ghost_lines(replace(ghost, finished=True), bar_width=12)[0]
+    'zoe  ghost #1  done'
+    >>> ghost_lines(replace(ghost, finished=True, gave_up=True), bar_width=12)[0]
+    'zoe  ghost #1  gave up'
     """
     name = ghost.name if name_columns is None else padded(clipped(ghost.name, name_columns), name_columns)
     bar = f"{progress_bar(ghost.cards_left, bar_width)} {ghost.cards_left:>2} left"
@@ -235,15 +245,19 @@ def ghost_lines(
     if ghost.won:
         end = f"  won in {ghost.elapsed_ms / 1000:.1f} s"
     elif ghost.finished:
-        end = "  finished"
+        end = "  gave up" if ghost.gave_up else "  finished"
     return f"{name}{_ghost_mark(ghost, narrow=False)}", bar, f"  moves {ghost.move_count:>3}{end}"
 
 
 def _ghost_mark(ghost: GhostRacer, narrow: bool) -> str:
     """What follows a ghost's name on its first row: the mark, its place on the day's
-    board, and in a narrowed panel how it ended."""
+    board, and in a narrowed panel how it ended (won, gave up, or done: its time ran out)."""
     mark = "  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
-    end = "won" if ghost.won else "done" if ghost.finished else ""
+    end = ""
+    if ghost.won:
+        end = "won"
+    elif ghost.finished:
+        end = "gave up" if ghost.gave_up else "done"
     return f"{mark}  {end}" if narrow and end else mark
 
 

@@ -161,16 +161,22 @@ def ordinal(n: int) -> str:
 
 
 def ghosts_note(ghosts: list[GhostInfo]) -> str:
-    """Which ghosts race the attempt, for the status line.
+    """Which ghosts race the attempt, for the status line (with how each ended: a win's
+    time, or that it was given up).
 
     >>> ghosts_note([GhostInfo(player_id="p_z", name="zoe", rank=1, won=True, time_ms=95012),
-    ...              GhostInfo(player_id="p_b", name="bob", rank=2, won=False)])
-    'racing ghosts: zoe (#1, won in 95.0 s), bob (#2); g hides them'
+    ...              GhostInfo(player_id="p_b", name="bob", rank=2, won=False),
+    ...              GhostInfo(player_id="p_q", name="quin", rank=3, won=False, gave_up=True)])
+    'racing ghosts: zoe (#1, won in 95.0 s), bob (#2), quin (#3, gave up); g hides them'
     """
     shown = []
     for ghost in ghosts:
-        won = f", won in {ghost.time_ms / 1000:.1f} s" if ghost.won and ghost.time_ms is not None else ""
-        shown.append(f"{ghost.name} (#{ghost.rank}{won})")
+        end = ""
+        if ghost.won and ghost.time_ms is not None:
+            end = f", won in {ghost.time_ms / 1000:.1f} s"
+        elif ghost.gave_up:
+            end = ", gave up"
+        shown.append(f"{ghost.name} (#{ghost.rank}{end})")
     return f"racing ghosts: {', '.join(shown)}; g hides them"
 
 

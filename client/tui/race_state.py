@@ -109,6 +109,8 @@ class GhostRacer:
     move_count: int = 0
     finished: bool = False
     won: bool = False
+    #: The attempt was given up (``GhostInfo.gave_up``): once finished, it ended so.
+    gave_up: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +308,9 @@ class RaceState:
         >>> state.set_ghosts([GhostInfo(player_id="p_y", name="yan", rank=2, won=False, time_ms=None)])
         >>> state.ghosts["p_y"].cards_left, state.ghosts["p_y"].score
         (51, 1)
+        >>> state.set_ghosts([GhostInfo(player_id="p_q", name="quin", rank=3, won=False, gave_up=True)])
+        >>> state.ghosts["p_q"].gave_up
+        True
         >>> state.ghosts_on = False
         >>> state.apply(Ghost(race_id="r1", player_id="p_z", elapsed_ms=5000, score=4,
         ...                   cards_left=48, move_count=3, finished=False, won=False))
@@ -317,7 +322,7 @@ class RaceState:
             known = self.ghosts.get(info.player_id) or GhostRacer(
                 info.player_id, info.name, score=start, cards_left=CARDS - start
             )
-            ghosts[info.player_id] = replace(known, name=info.name, rank=info.rank)
+            ghosts[info.player_id] = replace(known, name=info.name, rank=info.rank, gave_up=info.gave_up)
         self.ghosts = ghosts
 
     def _ghost_moved(self, event: Ghost) -> bool:

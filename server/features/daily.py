@@ -471,6 +471,7 @@ class Daily:
                     rank=entry.rank,
                     won=entry.won,
                     time_ms=entry.time_ms,
+                    gave_up=entry.gave_up,
                 )
             )
         return infos, timelines

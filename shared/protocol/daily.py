@@ -129,11 +129,18 @@ class DailyGhosts(Request):
 
 
 class GhostInfo(Reply):
+    """A ghost: a finished scored attempt of the day's deal, with its place and result on
+    the day's board (its :class:`DailyEntry`'s)."""
+
     player_id: str
     name: str
     rank: int
     won: bool
     time_ms: int | None = None
+    #: The player gave up (sent ``finish``) without having won, as the board's
+    #: ``DailyEntry.gave_up`` says it: its replay ends given up; false for a win and for
+    #: an attempt whose time ran out.
+    gave_up: bool = False
 
 
 class Ghosts(Reply):

@@ -227,9 +227,9 @@ async def test_the_board_and_recent_races_say_who_gave_up_apart_from_whose_time_
 ) -> None:
     """quitter sends ``finish`` at once; idler's attempt is ended by the clock with the
     same cards home: only quitter's entry (on the page, as ``me``, in the profile's recent
-    races) says ``gave_up``."""
+    races, and as a ghost chaser races) says ``gave_up``."""
     async with daily_node(clean_redis, clock, daily_time_limit=600.0) as arena:
-        quitter, idler = await accounts(arena.url, "quitter", "idler")
+        quitter, idler, chaser = await accounts(arena.url, "quitter", "idler", "chaser")
         game = "treize"
         await start(idler, game)
         gave_up = await start(quitter, game)
@@ -248,8 +248,14 @@ async def test_the_board_and_recent_races_say_who_gave_up_apart_from_whose_time_
         for racer, expected in ((quitter, True), (idler, False)):
             profile = (await racer.request({"type": "get_profile"}))["profile"]
             assert [(r["daily"], r["gave_up"]) for r in profile["recent"]] == [(DAY.isoformat(), expected)]
-        await quitter.ws.close()
-        await idler.ws.close()
+        # Raced as ghosts, the two say the same as their board entries.
+        race_id = (await start(chaser, game))["race"]["race_id"]
+        ghosts = await chaser.request({"type": "daily_ghosts", "race_id": race_id})
+        assert {g["name"]: (g["won"], g["gave_up"]) for g in ghosts["ghosts"]} == {
+            "quitter_daily": (False, True), "idler_daily": (False, False)
+        }  # fmt: skip
+        for racer in (quitter, idler, chaser):
+            await racer.ws.close()
 
 
 async def test_midnight_rolls_over_and_the_days_seeds_are_revealed_and_check_out(
@@ -345,6 +351,7 @@ async def test_ghosts_replay_the_best_attempts_at_the_same_elapsed_times_and_car
                 "rank": 1,
                 "won": True,
                 "time_ms": 2000 * len(line),
+                "gave_up": False,
             }
         ]
         seed = (await deal_of(arena, game)).seed

@@ -310,8 +310,9 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
     """The daily challenges: today's page of an account that has played one deal (Play,
     Practice, its result's and the board's links, the date picker, the tabs), its
     Standings tab (the tournament's tables, Refresh), a guest's first visit (the name
-    form), a daily attempt under way racing a ghost (the Race ghosts toggle) and its
-    results, and a past day's page with its seeds' Verify buttons and its standings."""
+    form), a daily attempt under way racing two ghosts (the Race ghosts toggle; one won,
+    one given up, and its line says so) and its results, and a past day's page with its
+    seeds' Verify buttons and its standings."""
     errors: list[str] = []
     async with daily_node(clean_redis) as (arena, clock):
         ada = await account(arena.url, "ada_daily_a11y")
@@ -319,6 +320,10 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         bob = await account(arena.url, "bob_daily_a11y")  # a finished attempt to race as a ghost
         bob_race = await play_through(bob, arena, "treize")
         await bob.wait_for(RaceEnded, lambda e: e.race_id == bob_race)
+        cat = await account(arena.url, "cat_daily_a11y")  # an attempt given up at once: a ghost too
+        cat_race = (await cat.start_daily("treize")).race.race_id
+        await cat.finish(cat_race)
+        await cat.wait_for(RaceEnded, lambda e: e.race_id == cat_race)
         guest = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 900})
         await guest.click("#nav-daily")
         await expect(guest.locator("#daily-name")).to_be_visible()
@@ -329,7 +334,7 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await expect(page.locator("button.practice")).to_have_count(1)
         await audit(page, "today's daily page", at_least=16)
         await page.click("#tab-standings")
-        await expect(page.locator("#standing-day tbody tr")).to_have_count(2)
+        await expect(page.locator("#standing-day tbody tr")).to_have_count(3)
         await expect(page.locator("#standings-refresh")).to_be_visible()
         await audit(page, "today's daily standings", at_least=12)
         await page.screenshot(path=shot_path("audit-daily-standings"), full_page=True)
@@ -340,6 +345,11 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await page.get_by_role("button", name="Race ghosts").click()
         await expect(page.locator(f'.racer.ghost[data-ghost="{bob.player_id}"] .ghost-state')).to_have_text(
             re.compile(r"^won in ")
+        )
+        quitter = page.locator(f'.racer.ghost[data-ghost="{cat.player_id}"]')
+        await expect(quitter.locator(".ghost-info")).to_have_text("rank 2 \N{MIDDLE DOT} gave up")
+        await expect(quitter.locator(".ghost-state")).to_have_text(
+            re.compile("^gave up \N{MIDDLE DOT} \\d+ left$")  # \N{...} in Python, not in the JS regex
         )
         await page.locator('.pile[data-pile="stock"]').click(position={"x": 5, "y": 5})
         await expect(page.locator('.pile[data-pile="waste"] .card[data-card]').first).to_be_visible()
@@ -357,10 +367,10 @@ async def test_every_control_on_the_daily_pages_has_an_accessible_name(
         await page.screenshot(path=shot_path("audit-daily-past-day"), full_page=True)
         assert DAY.isoformat() in await arena.features.daily.close_due()  # its points counted
         await page.click("#tab-standings")
-        await expect(page.locator("#standing-all-time tbody tr")).to_have_count(2)
+        await expect(page.locator("#standing-all-time tbody tr")).to_have_count(3)
         await audit(page, "a past day's daily standings", at_least=16)
-        await ada.close()
-        await bob.close()
+        for client in (ada, bob, cat):
+            await client.close()
         assert errors == []
 
 

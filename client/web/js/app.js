@@ -506,15 +506,16 @@ function racePage(raceId, arrived = null) {
   }
 
   // A ghost's line among the racers: its name marked "ghost", its place and result on the
-  // day's board, its progress at this attempt's elapsed time.
+  // day's board, its progress at this attempt's elapsed time (and once its replay is over,
+  // how it ended: won, given up, or finished when its time ran out).
   function ghostLine(g) {
     const at = ghostProgress.get(g.player_id);
     const left = at?.cards_left ?? dealCardsLeft(race.game); // not moved yet: the deal's
     const score = at?.score ?? 52 - dealCardsLeft(race.game);
     const moves = at?.move_count ?? 0;
     const state = !at?.finished ? `${left} left · ${moves} ${moves === 1 ? "move" : "moves"}`
-      : at.won ? `won in ${seconds(at.elapsed_ms)}` : `finished · ${left} left`;
-    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : "did not win";
+      : at.won ? `won in ${seconds(at.elapsed_ms)}` : `${g.gave_up ? "gave up" : "finished"} · ${left} left`;
+    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : g.gave_up ? "gave up" : "did not win";
     return element("div", { class: "racer ghost", "data-ghost": g.player_id },
       element("span", { class: "racer-name" }, element("span", { class: "ghost-tag" }, "ghost"), " ", `${g.name}`,
         element("span", { class: "ghost-info" }, `rank ${g.rank} · ${result}`)),
