@@ -8,19 +8,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
+import yaml
 
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_closes, day_start
 from server.store import keys
 from server.timesource import ManualTime
-from tests.server.conftest import running_node
-from tests.server.rawclient import racers
+from tests.server.conftest import ROOT, running_node
+from tests.server.rawclient import Racer, racers
 from tests.server.test_daily import DAY, T0, accounts, daily_node, start
 from tests.server.test_operations import http_get
 from tests.server.test_records import race_with_shares
-
-pytestmark = pytest.mark.asyncio
 
 
 def archived(directory: Path, race_id: str) -> Path:
@@ -33,6 +31,11 @@ async def wait_for_file(path: Path, seconds: float = 3.0) -> str:
             return path.read_text(encoding="utf-8")
         await asyncio.sleep(0.02)
     raise AssertionError(f"{path} was never written")
+
+
+async def close(*connections: Racer) -> None:
+    for racer in connections:
+        await racer.ws.close()
 
 
 async def forget_race(node: ArenaServer, race_id: str) -> None:
@@ -63,8 +66,7 @@ async def test_a_finished_race_is_archived_once_as_get_record_gives_it(
         assert await node.features.results.archive.write(race_id, "another text") is False  # once
         await node.features.results.archive_race(race_id)
         assert path.stat().st_mtime_ns == written and path.read_text(encoding="utf-8") == text
-        await ada.ws.close()
-        await bob.ws.close()
+        await close(ada, bob)
 
 
 async def test_get_record_answers_from_the_archive_once_redis_let_the_race_go(
@@ -85,8 +87,7 @@ async def test_get_record_answers_from_the_archive_once_redis_let_the_race_go(
         assert (gone["type"], gone["code"]) == ("error", "race_not_found")
         unknown = await bob.request({"type": "get_record", "race_id": "no_such_race"})
         assert (unknown["type"], unknown["code"]) == ("error", "race_not_found")
-        for racer in (ada, bob, carl):
-            await racer.ws.close()
+        await close(ada, bob, carl)
 
 
 async def test_a_daily_attempt_is_archived_when_its_day_closes_and_not_before(
@@ -120,8 +121,7 @@ async def test_a_daily_attempt_is_archived_when_its_day_closes_and_not_before(
         assert answer["text"] == text
         await forget_race(arena, race_id)
         assert (await bob.request({"type": "get_record", "race_id": race_id}))["text"] == text
-        await ada.ws.close()
-        await bob.ws.close()
+        await close(ada, bob)
 
 
 async def test_an_unwritable_archive_costs_the_race_nothing_and_is_counted(
@@ -143,5 +143,14 @@ async def test_an_unwritable_archive_costs_the_race_nothing_and_is_counted(
         assert "arena_archive_failures_total 1.0" in body
         answer = await bob.request({"type": "get_record", "race_id": race_id})
         assert answer["type"] == "record"  # Redis still has it
-        await ada.ws.close()
-        await bob.ws.close()
+        await close(ada, bob)
+
+
+def test_compose_keeps_the_archive_on_a_volume_every_node_mounts() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name in ("server", "node-1", "node-2", "node-3"):
+        service = compose["services"][name]
+        directory = service["environment"]["SA_ARCHIVE_DIR"]
+        volume, mounted = next(v.split(":")[:2] for v in service["volumes"] if v.endswith(f":{directory}"))
+        assert volume in compose["volumes"] and mounted == directory
+    assert "mkdir -p /data /archive && chown arena /data /archive" in (ROOT / "Dockerfile").read_text()
