@@ -12,7 +12,7 @@ COPY server ./server
 COPY client ./client
 RUN touch README.md && pip install .
 
-RUN useradd --system --uid 10001 arena && mkdir -p /data && chown arena /data
+RUN useradd --system --uid 10001 arena && mkdir -p /data /archive && chown arena /data /archive
 USER arena
 
 ENV SA_HOST=0.0.0.0 \

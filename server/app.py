@@ -151,7 +151,7 @@ def build_features(
         settings.login_failures_per_account,
     )
     profiles = Profiles(store, time)
-    daily = Daily(store, lobby, racing, settings, time)
+    daily = Daily(store, lobby, racing, settings, time, results)
     watching = Watching(store, settings, time)
     leaderboard_sweep = LeaderboardSweep(store, time, settings.leaderboard_sweep)
     return Features(

@@ -40,6 +40,7 @@ ENV_VARS: Final = {
     "spectator_buffer": "SA_SPECTATOR_BUFFER",
     "clock_tick": "SA_CLOCK_TICK",
     "race_ttl": "SA_RACE_TTL",
+    "archive_dir": "SA_ARCHIVE_DIR",
     "redis_fsync": "SA_REDIS_FSYNC",
     "redis_max_connections": "SA_REDIS_MAX_CONNECTIONS",
     "ack_replicas": "SA_ACK_REPLICAS",
@@ -85,6 +86,8 @@ HELP: Final = {
     "spectator_buffer": "bytes waiting to a spectator past which it is dropped as too slow",
     "clock_tick": "seconds between the clock's looks for races to start or end",
     "race_ttl": "seconds a finished or cancelled race stays in Redis (0: forever)",
+    "archive_dir": "directory each finished race's record is written to and read back from once Redis "
+    "has let it go (empty: no archive); every node must mount the same one",
     "redis_fsync": "appendfsync of the embedded Redis: everysec, always or no",
     "redis_max_connections": "Redis connections per node (per server of a cluster)",
     "ack_replicas": "replicas that must hold a move before it is acknowledged (WAIT); 0: the master alone",
@@ -215,6 +218,9 @@ class Settings:
     clock_tick: float = 0.05
     #: How long a finished race stays in Redis (0: forever).
     race_ttl: int = 7 * 24 * 3600
+    #: Where finished races' records are kept as files (``server/archive.py``), read
+    #: back once the race's keys expired; empty: nowhere. Nodes must share it.
+    archive_dir: str = ""
     redis_fsync: str = "everysec"
     #: Connections to Redis per node (requests wait for a free one).
     redis_max_connections: int = 64

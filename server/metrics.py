@@ -53,6 +53,11 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.archive_failures = Counter(
+            "arena_archive_failures",
+            "Race records this node could not write to the archive (SA_ARCHIVE_DIR)",
+            registry=self.registry,
+        )
         self.dead_nodes = Counter(
             "arena_dead_nodes",
             "Other nodes this node found without a heartbeat and took for dead (their players gone)",

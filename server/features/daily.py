@@ -21,6 +21,7 @@ from server.features.daily_rules import (
     DAY_MS,
     GhostPoint,
     board_result,
+    day_closes,
     day_of,
     day_over,
     day_start,
@@ -32,6 +33,7 @@ from server.features.daily_rules import (
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.racing import Racing
+from server.features.results import RaceResults
 from server.features.timed_cache import TimedCache
 from server.store import Answer, RaceStatus, Store
 from server.store.records import DailyDeal
@@ -71,13 +73,11 @@ CANDIDATES: Final = 40
 #: How many of the day's best attempts race as ghosts, and how often their progress is sent.
 GHOSTS: Final = 3
 GHOST_TICK: Final = 0.05
-#: Rows of each tournament table, and the wait after a day's last attempt could end
-#: before the day is counted.
+#: Rows of each tournament table.
 TABLE_TOP: Final = 20
 STANDING_CACHE_SECONDS: Final = 5.0
 #: How long a page of a day's board is kept before Redis is read again.
 PAGE_CACHE_SECONDS: Final = 2.0
-CLOSE_MARGIN_MS: Final = 60_000
 #: How often a node checks that today's and tomorrow's deals are prepared.
 PREPARE_EVERY: Final = 60.0
 
@@ -100,11 +100,18 @@ def _misses(
 
 class Daily:
     def __init__(
-        self, store: Store, lobby: Lobby, racing: Racing, settings: Settings, time: TimeSource
+        self,
+        store: Store,
+        lobby: Lobby,
+        racing: Racing,
+        settings: Settings,
+        time: TimeSource,
+        results: RaceResults,
     ) -> None:
         self.store = store
         self.lobby = lobby
         self.racing = racing
+        self.results = results
         self.settings = settings
         self.time = time
         self.worker = Worker("daily deals")
@@ -538,8 +545,7 @@ class Daily:
         for back in range(1, 4):
             day = today - dt.timedelta(days=back)
             date = day.isoformat()
-            last_end = day_start(day) + DAY_MS + int(self.settings.daily_time_limit * 1000) + CLOSE_MARGIN_MS
-            if now < last_end or await self.store.dailies.closed(date):
+            if now < day_closes(day, self.settings.daily_time_limit) or await self.store.dailies.closed(date):
                 continue
             self._standing.drop(date)  # count from the boards as they are now
             totals, _places = await self.day_points(date)
@@ -547,7 +553,23 @@ class Daily:
             if await self.store.dailies.close(date, days, iso_week(day), totals, now):
                 closed.append(date)
                 log.info("daily tournament day counted", extra={"day": date, "players": len(totals)})
+                await self._archive_day(date)
         return closed
+
+    async def _archive_day(self, date: str) -> None:
+        """Archive the records of the day's attempts, out now that its seeds are (the node
+        that closes the day does it; practice races are not archived)."""
+        if self.results.archive is None:
+            return
+        for game in GAMES:
+            for race_id in await self.store.dailies.attempts_of_day(date, game):
+                try:
+                    await self.results.archive_race(race_id)
+                except ArenaError as exc:  # gone from Redis already, or never ended
+                    log.warning(
+                        "a daily attempt's record could not be archived",
+                        extra={"day": date, "race_id": race_id, "code": exc.code.value},
+                    )
 
     async def get_daily_standings(self, caller: Caller, message: GetDailyStandings) -> Reply:
         day = self._day(message.date)

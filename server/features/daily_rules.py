@@ -29,6 +29,9 @@ DAILY_VERSION: Final = 1
 DAY_MS: Final = 86_400_000
 _EPOCH: Final = dt.date(1970, 1, 1)
 
+#: The wait after a day's last attempt could end before the day is counted (closed).
+CLOSE_MARGIN_MS: Final = 60_000
+
 #: Points for the places 1 to 10 of a game's daily board (Formula 1's scale); every other
 #: finished scored attempt gets 1 point, so showing up counts.
 PLACE_POINTS: Final = (25, 18, 15, 12, 10, 8, 6, 4, 2, 1)
@@ -63,6 +66,16 @@ def day_over(day: str, now: int) -> bool:
     (False, True)
     """
     return now >= day_start(dt.date.fromisoformat(day)) + DAY_MS
+
+
+def day_closes(day: dt.date, time_limit: float) -> int:
+    """When ``day`` is counted (closed): once an attempt begun at its last moment, with
+    ``time_limit`` seconds, is surely over.
+
+    >>> day_closes(_EPOCH, 1800) - DAY_MS
+    1860000
+    """
+    return day_start(day) + DAY_MS + int(time_limit * 1000) + CLOSE_MARGIN_MS
 
 
 def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> int:

@@ -3,14 +3,17 @@ results and move logs afterwards."""
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import logging
 
+from server.archive import Archive
 from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
 from server.features.daily_access import may_look
-from server.features.daily_rules import board_score, day_over
+from server.features.daily_rules import board_score, day_closes, day_over
 from server.features.events import EventKind, pack_event
 from server.features.race_records import race_record
 from server.features.race_rules import standings
@@ -36,7 +39,7 @@ from shared.protocol import (
     Results,
     Standing,
 )
-from shared.record import write_record
+from shared.record import RecordSyntaxError, read_record, write_record
 
 log = logging.getLogger("arena.results")
 
@@ -50,6 +53,12 @@ MISSED = "the server was down for the whole time of this race: it is void and ha
 def missed_race(race_id: str) -> RaceCancelled:
     """The event of a race voided because its whole window passed unplayed."""
     return RaceCancelled(race_id=race_id, reason="missed", message=MISSED)
+
+
+def _seed_waits() -> ArenaError:
+    return ArenaError(
+        ErrorCode.NOT_YET, "a daily attempt's record waits for its seed, revealed at the day's end"
+    )
 
 
 def daily_entry(meta: RaceMeta, lines: list[Standing]) -> tuple[str, str, int, bool] | None:
@@ -72,6 +81,7 @@ class RaceResults:
         self.time = time
         self.metrics = metrics
         self.background = Background()
+        self.archive = Archive(settings.archive_dir, metrics) if settings.archive_dir else None
 
     async def stop(self) -> None:
         await self.background.stop()
@@ -141,18 +151,62 @@ class RaceResults:
         )
 
     async def get_record(self, caller: Caller, message: GetRecord) -> Reply:
-        """The race's record (docs/record.md): once it is over and its seed revealed."""
-        summary = await self.summary(message.race_id, caller.player.player_id)
+        """The race's record (docs/record.md): once it is over and its seed revealed; from
+        the archive once Redis no longer has the race."""
+        text = await self.record_text(message.race_id, caller.player.player_id)
+        return Reply(RecordText(id=message.id, race_id=message.race_id, text=text))
+
+    async def record_text(self, race_id: str, viewer: str | None = None) -> str:
+        """The text of a race's record as ``viewer`` may have it (None: the server's own
+        look), from Redis, or from the archive once the race's keys expired."""
+        try:
+            return await self._stored_record(race_id, viewer)
+        except ArenaError as exc:
+            if exc.code is not ErrorCode.RACE_NOT_FOUND or self.archive is None:
+                raise
+            text = await self.archive.read(race_id)
+            if text is None:
+                raise
+        try:
+            daily = (await asyncio.to_thread(read_record, text)).daily
+        except RecordSyntaxError as error:
+            log.warning("an archived record does not read", extra={"race_id": race_id, "reason": str(error)})
+            raise race_not_found(race_id) from None
+        if daily is not None and not day_over(daily, self.time.now_ms()):
+            raise _seed_waits()  # archived before the day's end only by a node whose clock was ahead
+        return text
+
+    async def _stored_record(self, race_id: str, viewer: str | None) -> str:
+        summary = await self.summary(race_id, viewer)
         if summary.seed is None:
-            raise ArenaError(
-                ErrorCode.NOT_YET, "a daily attempt's record waits for its seed, revealed at the day's end"
-            )
-        race = await self.store.races.race(message.race_id)
+            raise _seed_waits()
+        race = await self.store.races.race(race_id)
         if race is None:
-            raise race_not_found(message.race_id)
+            raise race_not_found(race_id)
         meta, seats = race
-        record = race_record(meta, seats, summary, await self.store.boards.move_log(message.race_id))
-        return Reply(RecordText(id=message.id, race_id=message.race_id, text=write_record(record)))
+        record = race_record(meta, seats, summary, await self.store.boards.move_log(race_id))
+        return write_record(record)
+
+    async def archive_race(self, race_id: str) -> None:
+        """Keep a finished race's record in the archive (once), when there is one and the
+        record is out: a daily attempt's waits for its day's end (its seed), and is
+        archived when the day is closed (:meth:`server.features.daily.Daily.close_due`)."""
+        if self.archive is None or await self.archive.has(race_id):
+            return
+        try:
+            text = await self.record_text(race_id)
+        except ArenaError as exc:
+            if exc.code is ErrorCode.NOT_YET:
+                return  # a daily attempt before its day's end
+            raise
+        if await self.archive.write(race_id, text):
+            log.debug("race record archived", extra={"race_id": race_id})
+
+    def archive_soon(self, race_id: str) -> None:
+        """Archive a race's record in the background: a slow or failing disk never holds
+        up the race's end."""
+        if self.archive is not None:
+            self.background.spawn(self.archive_race(race_id), f"archiving race {race_id}")
 
     # ----- the end ---------------------------------------------------------------------
 
@@ -199,7 +253,7 @@ class RaceResults:
                 player_ids,
                 summary.model_dump_json(),
                 pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
-                self.settings.race_ttl,
+                self._kept_for(meta),
                 racers,
                 self.time.now_ms(),
                 daily_entry(meta, lines),
@@ -207,9 +261,20 @@ class RaceResults:
             if answer == 1:
                 self.metrics.races_finished.inc()
                 log.info("race ended", extra={"race_id": race_id, "rated": meta.rated})
+                self.archive_soon(race_id)
             if answer >= 0:
                 return
         log.error("a racer's rating kept changing while the race ended", extra={"race_id": race_id})
+
+    def _kept_for(self, meta: RaceMeta) -> int:
+        """Seconds an ended race's keys stay in Redis: ``SA_RACE_TTL``, but with an archive
+        a daily attempt's stay until its day is closed (its record is archived then), and
+        ``SA_RACE_TTL`` more."""
+        ttl = self.settings.race_ttl
+        if self.archive is None or not meta.daily or ttl <= 0:
+            return ttl
+        closes = day_closes(dt.date.fromisoformat(meta.daily), self.settings.daily_time_limit)
+        return ttl + max(0, -(-(closes - self.time.now_ms()) // 1000))
 
     async def void(self, meta: RaceMeta, now: int) -> None:
         """Cancel a race whose whole window passed before it could start: nobody could

@@ -1,0 +1,98 @@
+"""The record archive: finished races' records (docs/record.md) kept as files, so they
+outlive the race's keys in Redis (``SA_RACE_TTL``).
+
+A record lives at ``<archive dir>/<first two characters of the race id>/<race id>.rec``.
+It is written once, atomically (a temporary file in the same folder, then
+``os.replace``), and never changed; every disk call runs in a thread, so the event loop
+never waits on the disk. With several nodes the directory must be storage they all mount.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Final
+
+from server.metrics import Metrics
+
+log = logging.getLogger("arena.archive")
+
+#: A race id as docs/record.md allows it: nothing else ever names a file.
+_RACE_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The extension of an archived record.
+SUFFIX: Final = ".rec"
+
+
+class Archive:
+    """Records in ``directory``; a failed write is logged and counted, never raised."""
+
+    def __init__(self, directory: str | os.PathLike[str], metrics: Metrics) -> None:
+        self.directory = Path(directory)
+        self.metrics = metrics
+
+    def path(self, race_id: str) -> Path | None:
+        """Where ``race_id``'s record is kept; None for an id that is not a race id."""
+        if not _RACE_ID.fullmatch(race_id):
+            return None
+        return self.directory / race_id[:2] / f"{race_id}{SUFFIX}"
+
+    async def has(self, race_id: str) -> bool:
+        path = self.path(race_id)
+        return path is not None and await asyncio.to_thread(path.exists)
+
+    async def write(self, race_id: str, text: str) -> bool:
+        """Keep ``text`` as ``race_id``'s record unless one is kept already: whether it
+        was written now. A failure (permissions, a full disk) is logged with the race id
+        and counted in ``arena_archive_failures_total``."""
+        path = self.path(race_id)
+        if path is None:
+            raise ValueError(f"{race_id!r} is not a race id")
+        try:
+            return await asyncio.to_thread(_write_once, path, text)
+        except OSError as exc:
+            self.metrics.archive_failures.inc()
+            log.warning(
+                "a race's record could not be archived",
+                extra={"race_id": race_id, "path": str(path), "reason": repr(exc)},
+            )
+            return False
+
+    async def read(self, race_id: str) -> str | None:
+        """``race_id``'s archived record, or None when there is none (or it cannot be read)."""
+        path = self.path(race_id)
+        if path is None:
+            return None
+        try:
+            return await asyncio.to_thread(path.read_text, encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning(
+                "an archived record could not be read",
+                extra={"race_id": race_id, "path": str(path), "reason": repr(exc)},
+            )
+            return None
+
+
+def _write_once(path: Path, text: str) -> bool:
+    """Write ``text`` at ``path`` all at once, unless a file is there already."""
+    if path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return True
