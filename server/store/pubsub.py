@@ -74,6 +74,25 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+class _Watch:
+    """Reads a subscribed connection, and checks it with a PING after :data:`QUIET`
+    seconds without a message: a dead connection raises then, not in silence."""
+
+    def __init__(self) -> None:
+        self._heard = time.monotonic()
+
+    async def next_message(self, pubsub: Any) -> dict[str, Any] | None:
+        """The next message, or None after a short wait without one."""
+        message: dict[str, Any] | None = await pubsub.get_message(timeout=_READ_WAIT)
+        now = time.monotonic()
+        if message is not None:
+            self._heard = now
+        elif now - self._heard > QUIET:
+            self._heard = now
+            await pubsub.ping()
+        return message
+
+
 class ClassicSubscriber:
     """``SUBSCRIBE`` on one connection, made anew (with every channel) when it fails."""
 
@@ -114,7 +133,7 @@ class ClassicSubscriber:
 
     async def _read(self) -> None:
         broken = False
-        heard = time.monotonic()
+        watch = _Watch()
         while not self._stopping:
             if broken:
                 # A failed connection may never come back as it was (its server gone for
@@ -125,12 +144,7 @@ class ClassicSubscriber:
                 broken = False
                 log.warning("pub/sub reads again")
             try:
-                message = await self._pubsub.get_message(timeout=_READ_WAIT)
-                if message is None and time.monotonic() - heard > QUIET:
-                    heard = time.monotonic()
-                    await self._pubsub.ping()  # a dead connection raises here, not in silence
-                elif message is not None:
-                    heard = time.monotonic()
+                message = await watch.next_message(self._pubsub)
             except Exception as exc:
                 if not self._stopping:
                     log.warning("pub/sub read failed; subscribing anew", extra={"reason": repr(exc)})
@@ -287,16 +301,10 @@ class ShardedSubscriber:
         return shard
 
     async def _read(self, shard: _Shard) -> None:
-        heard = time.monotonic()
+        watch = _Watch()
         while not self._stopping:
             try:
-                message = await shard.pubsub.get_message(timeout=_READ_WAIT)
-                if message is None:
-                    if time.monotonic() - heard > QUIET:
-                        heard = time.monotonic()
-                        await shard.pubsub.ping()  # a dead connection raises here, not in silence
-                    continue
-                heard = time.monotonic()
+                message = await watch.next_message(shard.pubsub)
             except Exception as exc:
                 if not self._stopping:
                     log.warning(
@@ -305,6 +313,8 @@ class ShardedSubscriber:
                     )
                     await self._lose(shard)
                 return
+            if message is None:
+                continue
             kind = message.get("type")
             channel = _text(message.get("channel"))
             if kind == "smessage":
