@@ -20,6 +20,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from server.admission import AddressLimits, Admission
 from server.config import Settings, setting_name
 from server.features.accounts import Accounts
+from server.features.archive_sweep import ArchiveSweep
 from server.features.daily import Daily
 from server.features.hints import Hints
 from server.features.leaderboard_sweep import LeaderboardSweep
@@ -77,6 +78,7 @@ class Features:
     watching: Watching
     leaderboard_sweep: LeaderboardSweep
     nodes: NodeWatch
+    archive_sweep: ArchiveSweep
 
 
 def routes(features: Features) -> Router:
@@ -151,7 +153,7 @@ def build_features(
         settings.login_failures_per_account,
     )
     profiles = Profiles(store, time)
-    daily = Daily(store, lobby, racing, settings, time, results)
+    daily = Daily(store, lobby, racing, settings, time)
     watching = Watching(store, settings, time)
     leaderboard_sweep = LeaderboardSweep(store, time, settings.leaderboard_sweep)
     return Features(
@@ -169,6 +171,7 @@ def build_features(
         watching,
         leaderboard_sweep,
         nodes,
+        ArchiveSweep(results, settings.archive_sweep),
     )
 
 
@@ -297,6 +300,7 @@ class ArenaServer:
         features.lobby.start()
         features.quick_match.start()
         features.leaderboard_sweep.start()
+        features.archive_sweep.start()
         if self.settings.daily_prepare:
             features.daily.start()
 
@@ -349,6 +353,7 @@ class ArenaServer:
             self.features.accounts.stop()
             await self.features.daily.stop()
             await self.features.leaderboard_sweep.stop()
+            await self.features.archive_sweep.stop()
             await self.features.nodes.stop()
         if self.spectators is not None:
             await self.spectators.stop()

@@ -46,14 +46,16 @@ class Archive:
         return path is not None and await asyncio.to_thread(path.exists)
 
     async def write(self, race_id: str, text: str) -> bool:
-        """Keep ``text`` as ``race_id``'s record unless one is kept already: whether it
-        was written now. A failure (permissions, a full disk) is logged with the race id
-        and counted in ``arena_archive_failures_total``."""
+        """Keep ``text`` as ``race_id``'s record unless one is kept already: whether the
+        archive has it now (written now, or by another writer before). A failure
+        (permissions, a full disk) is logged with the race id, counted in
+        ``arena_archive_failures_total``, and answered False."""
         path = self.path(race_id)
         if path is None:
             raise ValueError(f"{race_id!r} is not a race id")
         try:
-            return await asyncio.to_thread(_write_once, path, text)
+            await asyncio.to_thread(_write_once, path, text)
+            return True
         except OSError as exc:
             self.metrics.archive_failures.inc()
             log.warning(
@@ -79,10 +81,10 @@ class Archive:
             return None
 
 
-def _write_once(path: Path, text: str) -> bool:
+def _write_once(path: Path, text: str) -> None:
     """Write ``text`` at ``path`` all at once, unless a file is there already."""
     if path.exists():
-        return False
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     try:
@@ -95,4 +97,3 @@ def _write_once(path: Path, text: str) -> bool:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    return True

@@ -210,6 +210,9 @@ class Settings:
     #: Seconds between a node's sweeps of idle accounts (provisional again) off the
     #: leaderboards (tests shorten it).
     leaderboard_sweep: float = 3600.0
+    #: Seconds between a node's sweeps of the races whose records are due in the
+    #: archive (tests shorten it).
+    archive_sweep: float = 30.0
     #: How far behind spectators of a rated race watch (casual races: live).
     spectator_delay: float = 30.0
     #: A spectator whose connection has this many bytes waiting to be sent is dropped.

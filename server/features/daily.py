@@ -33,7 +33,6 @@ from server.features.daily_rules import (
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.racing import Racing
-from server.features.results import RaceResults
 from server.features.timed_cache import TimedCache
 from server.store import Answer, RaceStatus, Store
 from server.store.records import DailyDeal
@@ -106,12 +105,10 @@ class Daily:
         racing: Racing,
         settings: Settings,
         time: TimeSource,
-        results: RaceResults,
     ) -> None:
         self.store = store
         self.lobby = lobby
         self.racing = racing
-        self.results = results
         self.settings = settings
         self.time = time
         self.worker = Worker("daily deals")
@@ -553,23 +550,7 @@ class Daily:
             if await self.store.dailies.close(date, days, iso_week(day), totals, now):
                 closed.append(date)
                 log.info("daily tournament day counted", extra={"day": date, "players": len(totals)})
-                await self._archive_day(date)
         return closed
-
-    async def _archive_day(self, date: str) -> None:
-        """Archive the records of the day's attempts, out now that its seeds are (the node
-        that closes the day does it; practice races are not archived)."""
-        if self.results.archive is None:
-            return
-        for game in GAMES:
-            for race_id in await self.store.dailies.attempts_of_day(date, game):
-                try:
-                    await self.results.archive_race(race_id)
-                except ArenaError as exc:  # gone from Redis already, or never ended
-                    log.warning(
-                        "a daily attempt's record could not be archived",
-                        extra={"day": date, "race_id": race_id, "code": exc.code.value},
-                    )
 
     async def get_daily_standings(self, caller: Caller, message: GetDailyStandings) -> Reply:
         day = self._day(message.date)

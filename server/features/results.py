@@ -43,6 +43,10 @@ from shared.record import RecordSyntaxError, read_record, write_record
 
 log = logging.getLogger("arena.results")
 
+#: Races archived at a time by a sweep, and how long a race not archivable yet waits.
+ARCHIVE_BATCH = 100
+ARCHIVE_RETRY_MS = 60_000
+
 #: Times an end computes ratings again when a racer's rating changed meanwhile.
 _STALE_RETRIES = 5
 
@@ -187,26 +191,44 @@ class RaceResults:
         record = race_record(meta, seats, summary, await self.store.boards.move_log(race_id))
         return write_record(record)
 
-    async def archive_race(self, race_id: str) -> None:
-        """Keep a finished race's record in the archive (once), when there is one and the
-        record is out: a daily attempt's waits for its day's end (its seed), and is
-        archived when the day is closed (:meth:`server.features.daily.Daily.close_due`)."""
-        if self.archive is None or await self.archive.has(race_id):
-            return
-        try:
-            text = await self.record_text(race_id)
-        except ArenaError as exc:
-            if exc.code is ErrorCode.NOT_YET:
-                return  # a daily attempt before its day's end
-            raise
-        if await self.archive.write(race_id, text):
-            log.debug("race record archived", extra={"race_id": race_id})
+    async def archive_race(self, race_id: str) -> bool:
+        """Keep a finished race's record in the archive (once), when there is one: whether
+        the race is settled (archived now or before, or without a record to keep: gone,
+        cancelled), and so off the queue of races due (``archive:due``). A daily attempt's
+        record waits for its day's end (its seed); a failed write is tried again."""
+        if self.archive is None:
+            return True
+        settled = await self.archive.has(race_id)
+        if not settled:
+            try:
+                settled = await self.archive.write(race_id, await self.record_text(race_id))
+            except ArenaError as exc:
+                # Not over or not out yet (a daily attempt before its day's end): later.
+                settled = exc.code in (ErrorCode.RACE_NOT_FOUND, ErrorCode.RACE_CANCELLED)
+        if settled:
+            await self.store.archive_due.drop(race_id)
+        return settled
+
+    async def archive_due(self, limit: int = ARCHIVE_BATCH) -> int:
+        """Archive the races due by now (the queue a node's end adds each race to); those
+        not settled are due again in :data:`ARCHIVE_RETRY_MS`. How many were settled."""
+        now = self.time.now_ms()
+        settled = 0
+        for race_id, _due in await self.store.archive_due.due_at(now, limit):
+            if await self.archive_race(race_id):
+                settled += 1
+            else:
+                await self.store.archive_due.set(race_id, now + ARCHIVE_RETRY_MS)
+        return settled
 
     def archive_soon(self, race_id: str) -> None:
         """Archive a race's record in the background: a slow or failing disk never holds
         up the race's end."""
         if self.archive is not None:
-            self.background.spawn(self.archive_race(race_id), f"archiving race {race_id}")
+            self.background.spawn(self._archive_now(race_id), f"archiving race {race_id}")
+
+    async def _archive_now(self, race_id: str) -> None:
+        await self.archive_race(race_id)  # not settled: the race stays due, for the sweep
 
     # ----- the end ---------------------------------------------------------------------
 
@@ -230,6 +252,10 @@ class RaceResults:
         started_at = meta.starts_at or meta.created_at
         ended_at = meta.ended_at or self.time.now_ms()
         ranked = standings(seats, boards, started_at)
+        if self.archive is not None:
+            # Queued before the race is finished: a node that dies after the end, or a
+            # disk that fails the write, leaves it to the sweep (ArchiveSweep).
+            await self.store.archive_due.set(race_id, self._archive_at(meta))
         for _attempt in range(_STALE_RETRIES):
             stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
             after = new_ratings(ranked, stored, ended_at) if meta.rated else {}
@@ -265,6 +291,14 @@ class RaceResults:
             if answer >= 0:
                 return
         log.error("a racer's rating kept changing while the race ended", extra={"race_id": race_id})
+
+    def _archive_at(self, meta: RaceMeta) -> int:
+        """When the sweep looks at a race's record, unless its end archived it already:
+        a daily attempt's once its day is closed (its seed is out), another's a little
+        after its end."""
+        if meta.daily:
+            return day_closes(dt.date.fromisoformat(meta.daily), self.settings.daily_time_limit)
+        return self.time.now_ms() + ARCHIVE_RETRY_MS
 
     def _kept_for(self, meta: RaceMeta) -> int:
         """Seconds an ended race's keys stay in Redis: ``SA_RACE_TTL``, but with an archive

@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 from redis.asyncio.cluster import RedisCluster
 
-from server.store import scripts
+from server.store import keys, scripts
 from server.store.accounts import AccountStore
 from server.store.boards import BoardStore
 from server.store.dailies import DailyStore
@@ -93,6 +93,8 @@ class Store:
         self.boards = BoardStore(client, ack_replicas, sharded)
         self.queues = QueueStore(client)
         self.deadlines = DeadlineStore(client)
+        #: Finished races whose records are still to be archived (``SA_ARCHIVE_DIR``).
+        self.archive_due = DeadlineStore(client, keys.ARCHIVE_DUE)
         self.events = EventStore(client, sharded)
         self.rematches = RematchStore(client)
         self.accounts = AccountStore(client)

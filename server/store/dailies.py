@@ -62,11 +62,6 @@ class DailyStore:
         rows = await self.redis.hmget(keys.daily_attempts(day, game), player_ids)
         return {p: orjson.loads(r)["race_id"] for p, r in zip(player_ids, rows, strict=True) if r}
 
-    async def attempts_of_day(self, day: str, game: str) -> list[str]:
-        """The race of every player's first attempt of the day's deal."""
-        rows: list[str] = await self.redis.hvals(keys.daily_attempts(day, game))
-        return [str(orjson.loads(row)["race_id"]) for row in rows]
-
     async def gave_up(self, day: str, game: str, player_ids: list[str]) -> set[str]:
         """Those of these players whose scored attempt was given up (finished, not won)."""
         if not player_ids:

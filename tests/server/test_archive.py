@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from server.app import ArenaServer
-from server.features.daily_rules import DAY_MS, day_closes, day_start
+from server.features.daily_rules import day_closes
 from server.store import keys
 from server.timesource import ManualTime
 from tests.server.conftest import ROOT, running_node
@@ -63,8 +63,9 @@ async def test_a_finished_race_is_archived_once_as_get_record_gives_it(
         assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [path.name]  # no temporary left
         written = path.stat().st_mtime_ns
         assert node.features is not None and node.features.results.archive is not None
-        assert await node.features.results.archive.write(race_id, "another text") is False  # once
-        await node.features.results.archive_race(race_id)
+        # Kept already: another write (a second node, the sweep) changes nothing.
+        assert await node.features.results.archive.write(race_id, "another text") is True
+        assert await node.features.results.archive_race(race_id) is True
         assert path.stat().st_mtime_ns == written and path.read_text(encoding="utf-8") == text
         await close(ada, bob)
 
@@ -94,28 +95,30 @@ async def test_a_daily_attempt_is_archived_when_its_day_closes_and_not_before(
     clean_redis: str, tmp_path: Path
 ) -> None:
     clock = ManualTime(T0)
-    async with daily_node(clean_redis, clock, archive_dir=str(tmp_path)) as arena:
+    async with daily_node(clean_redis, clock, archive_dir=str(tmp_path), archive_sweep=3600.0) as arena:
         assert arena.features is not None and arena.store is not None
-        daily, results = arena.features.daily, arena.features.results
+        results, queue = arena.features.results, arena.store.archive_due
+        closes = day_closes(DAY, arena.settings.daily_time_limit)
         ada, bob = await accounts(arena.url, "ada", "bob")
         race_id = (await start(ada, "treize"))["race"]["race_id"]
         await ada.request({"type": "finish", "race_id": race_id})
         await ada.event("race_ended")
-        await results.archive_race(race_id)  # what the end does: the seed is not out
+        assert not await results.archive_race(race_id)  # what the end does: the seed is not out
         path = archived(tmp_path, race_id)
         assert not path.exists()
+        assert await queue.due_at(closes) == [(race_id, closes)]  # for the sweep, at the day's close
         waiting = await bob.request({"type": "get_record", "race_id": race_id})
         assert (waiting["type"], waiting["code"]) == ("error", "not_yet")
         # Kept in Redis until the day is closed, whatever SA_RACE_TTL is.
         ttl = await arena.store.redis.ttl(keys.race_meta(race_id))
-        assert ttl > (day_closes(DAY, arena.settings.daily_time_limit) - clock.now_ms()) // 1000
+        assert ttl > (closes - clock.now_ms()) // 1000
 
         # Past midnight the seed is out, and the record may be archived from then on (by
-        # the end's own archiving, if it runs that late); the day's close makes sure of it.
-        clock.set(day_start(DAY) + DAY_MS + 10 * 60_000)
-        assert DAY.isoformat() not in await daily.close_due()
-        clock.set(day_closes(DAY, arena.settings.daily_time_limit))
-        assert DAY.isoformat() in await daily.close_due()
+        # the end's own archiving, if it runs that late); the sweep at the day's close
+        # makes sure of it, and the race leaves the queue.
+        clock.set(closes)
+        await results.archive_due()
+        assert await queue.due_at(closes + 10**9) == []
         text = path.read_text(encoding="utf-8")
         assert '[Daily "2027-03-14"]' in text
         answer = await bob.request({"type": "get_record", "race_id": race_id})
@@ -130,7 +133,8 @@ async def test_an_unwritable_archive_costs_the_race_nothing_and_is_counted(
 ) -> None:
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("a file where the archive's folders would go\n")
-    async with running_node(clean_redis, archive_dir=str(blocked)) as node:
+    async with running_node(clean_redis, archive_dir=str(blocked), archive_sweep=3600.0) as node:
+        assert node.features is not None and node.store is not None
         ada, bob = await racers(node.url, "ada", "bob")
         race_id, _ = await race_with_shares(ada, bob, None)  # race_ended reached ada
         ended = await bob.event("race_ended")
@@ -144,6 +148,14 @@ async def test_an_unwritable_archive_costs_the_race_nothing_and_is_counted(
         assert "arena_archive_failures_total 1.0" in body
         answer = await bob.request({"type": "get_record", "race_id": race_id})
         assert answer["type"] == "record"  # Redis still has it
+        # The race stays due: once the disk takes writes again, the sweep archives it.
+        queue = node.store.archive_due
+        assert [r for r, _due in await queue.due_at(node.time.now_ms() + 10**9)] == [race_id]
+        blocked.unlink()
+        await queue.set(race_id, 0)  # its retry's time has come
+        assert await node.features.results.archive_due() == 1
+        assert archived(blocked, race_id).read_text(encoding="utf-8") == answer["text"]
+        assert await queue.due_at(node.time.now_ms() + 10**9) == []
         await close(ada, bob)
 
 
