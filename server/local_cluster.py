@@ -203,6 +203,27 @@ class LocalCluster:
         self._launch(server)
         _wait_ping(server, timeout)
 
+    def move_slot(self, key: str, to: ClusterServer) -> None:
+        """Move ``key``'s slot, with its keys, to the master ``to`` (a resharding of one
+        slot, as ``redis-cli --cluster reshard`` does it): importing and migrating marks,
+        ``MIGRATE`` of every key, then the new owner told to every master."""
+        source = self.master_of(key)
+        if source is to:
+            return
+        with source.client() as old, to.client() as new:
+            slot = int(old.execute_command("CLUSTER", "KEYSLOT", key))
+            old_id, new_id = old.execute_command("CLUSTER", "MYID"), new.execute_command("CLUSTER", "MYID")
+            new.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", old_id)
+            old.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", new_id)
+            while moving := old.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100):
+                old.execute_command("MIGRATE", "127.0.0.1", to.port, "", 0, 5000, "KEYS", *moving)
+            new.execute_command("CLUSTER", "SETSLOT", slot, "NODE", new_id)
+            old.execute_command("CLUSTER", "SETSLOT", slot, "NODE", new_id)
+        for master in self.masters_alive():
+            if master not in (source, to):
+                with master.client() as client:
+                    client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", new_id)
+
     def flush(self) -> None:
         """Remove every key from every master."""
         for server in self.masters_alive():

@@ -1,8 +1,9 @@
 """The service on a real Redis Cluster: three masters (each with a replica) started from
 the same ``redis-server`` binary, three nodes over them. Racers and spectators spread
 over the nodes, a quick match across nodes, a daily attempt, a rated race's end written
-once, a node SIGKILLed mid-race, and a master SIGKILLed mid-race failing over to its
-replica with no acknowledged move lost, while events still cross nodes. Raw frames.
+once, a node SIGKILLed mid-race, a master SIGKILLed mid-race failing over to its
+replica with no acknowledged move lost, while events still cross nodes, and a race's
+slot moved to another master mid-race. Raw frames.
 
 Each test that starts a cluster runs twice: on the embedded Redis 6.2, where the nodes
 pass events by classic pub/sub, and on Redis 7 (Debian's ``redis-server``, installed
@@ -425,3 +426,37 @@ async def test_sharded_pubsub_on_one_server_is_refused_at_start(clean_redis: str
     with pytest.raises(StartupError, match=r"--pubsub \(SA_PUBSUB\): sharded pub/sub is for a Redis Cluster"):
         async with running_node(clean_redis, pubsub="sharded"):
             pass
+
+
+async def test_a_race_goes_on_across_nodes_after_its_slot_moves_to_another_master(
+    cluster: LocalCluster, cluster_url: str, pubsub: str
+) -> None:
+    async with (
+        running_node(cluster_url, node_id="m1") as one,
+        running_node(cluster_url, node_id="m2") as two,
+    ):
+        (ada,) = await racers(one.url, "ada")
+        (bob,) = await racers(two.url, "bob")
+        race_id = await seated(ada, [bob], game="treize")
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": "deal"})
+        assert ack["type"] == "move_ack", ack
+        assert (await bob.event("progress"))["move_count"] == 1
+        meta = keys.race_meta(race_id)
+        source = cluster.master_of(meta)
+        target = next(m for m in cluster.masters_alive() if m is not source)
+        await asyncio.to_thread(cluster.move_slot, meta, target)  # a resharding of its slot
+        assert cluster.master_of(meta) is target
+        if pubsub == "sharded":
+            # The old master dropped the race's shard channel; both nodes subscribe it on
+            # the new one by themselves.
+            channel = keys.race_channel(race_id)
+            with target.client() as client:
+                for _ in range(250):
+                    if client.execute_command("PUBSUB", "SHARDNUMSUB", channel)[1] == 2:
+                        break
+                    await asyncio.sleep(0.02)
+                assert client.execute_command("PUBSUB", "SHARDNUMSUB", channel)[1] == 2
+        ack = await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "deal"})
+        assert ack["type"] == "move_ack" and ack["seq"] == 2, ack
+        assert (await bob.event("progress", timeout=10))["move_count"] == 2
+        await close(ada, bob)
