@@ -297,7 +297,7 @@ class RaceResults:
         a daily attempt's once its day is closed (its seed is out), another's a little
         after its end."""
         if meta.daily:
-            return day_closes(dt.date.fromisoformat(meta.daily), self.settings.daily_time_limit)
+            return self._day_closes(meta.daily)
         return self.time.now_ms() + ARCHIVE_RETRY_MS
 
     def _kept_for(self, meta: RaceMeta) -> int:
@@ -307,8 +307,11 @@ class RaceResults:
         ttl = self.settings.race_ttl
         if self.archive is None or not meta.daily or ttl <= 0:
             return ttl
-        closes = day_closes(dt.date.fromisoformat(meta.daily), self.settings.daily_time_limit)
-        return ttl + max(0, -(-(closes - self.time.now_ms()) // 1000))
+        return ttl + max(0, -(-(self._day_closes(meta.daily) - self.time.now_ms()) // 1000))
+
+    def _day_closes(self, daily: str) -> int:
+        """When the day of a daily attempt (``YYYY-MM-DD``) is closed, its seed out."""
+        return day_closes(dt.date.fromisoformat(daily), self.settings.daily_time_limit)
 
     async def void(self, meta: RaceMeta, now: int) -> None:
         """Cancel a race whose whole window passed before it could start: nobody could

@@ -22,7 +22,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
@@ -37,7 +37,7 @@ from server.redis_client import pubsub_clients
 log = logging.getLogger("arena.pubsub")
 
 #: Seconds without a message before a subscribed connection is checked with a PING.
-QUIET = 2.0
+_QUIET = 2.0
 #: Seconds a read waits for a message before it looks whether to PING.
 _READ_WAIT = 0.2
 #: Seconds between tries to subscribe anew while Redis is away.
@@ -75,7 +75,7 @@ def _text(value: Any) -> str:
 
 
 class _Watch:
-    """Reads a subscribed connection, and checks it with a PING after :data:`QUIET`
+    """Reads a subscribed connection, and checks it with a PING after :data:`_QUIET`
     seconds without a message: a dead connection raises then, not in silence."""
 
     def __init__(self) -> None:
@@ -87,7 +87,7 @@ class _Watch:
         now = time.monotonic()
         if message is not None:
             self._heard = now
-        elif now - self._heard > QUIET:
+        elif now - self._heard > _QUIET:
             self._heard = now
             await pubsub.ping()
         return message
@@ -192,12 +192,11 @@ class ClassicSubscriber:
 
 @dataclass(eq=False)
 class _Shard:
-    """One master's connection, the channels subscribed on it, and its reader."""
+    """One master's connection and its reader (its channels are those ``_wanted`` names it for)."""
 
     name: str
     client: aioredis.Redis
     pubsub: Any
-    channels: set[str] = field(default_factory=set)
     reader: asyncio.Task[None] | None = None
 
 
@@ -245,7 +244,6 @@ class ShardedSubscriber:
             shard = self._shards.get(name) if name is not None else None
             if shard is None:
                 return
-            shard.channels.discard(channel)
             with contextlib.suppress(Exception):
                 await shard.pubsub.sunsubscribe(channel)
 
@@ -258,11 +256,6 @@ class ShardedSubscriber:
         for shard in list(self._shards.values()):
             await self._close(shard)
         self._shards.clear()
-
-    @property
-    def shard_names(self) -> list[str]:
-        """The masters this node holds a subscribed connection to."""
-        return sorted(self._shards)
 
     async def _place(self, channel: str) -> None:
         """Subscribe ``channel`` on the master of its slot (the caller holds ``_changing``)."""
@@ -283,7 +276,6 @@ class ShardedSubscriber:
             # Its connection failed while this subscription was on its way.
             self._homeless([channel])
             return
-        shard.channels.add(channel)
         self._wanted[channel] = shard.name
         if shard.reader is None:
             # Only now: reading needs the connection the first subscription opened.
@@ -323,7 +315,6 @@ class ShardedSubscriber:
                 self._on_subscribed(channel)
             elif kind == "sunsubscribe" and self._wanted.get(channel) == shard.name:
                 # Wanted still, yet unsubscribed: the server no longer holds its slot.
-                shard.channels.discard(channel)
                 self._homeless([channel])
 
     async def _lose(self, shard: _Shard) -> None:
