@@ -21,6 +21,7 @@ from server.admission import AddressLimits, Admission
 from server.config import Settings, setting_name
 from server.features.accounts import Accounts
 from server.features.archive_sweep import ArchiveSweep
+from server.features.catch_up import CatchUp
 from server.features.daily import Daily
 from server.features.hints import Hints
 from server.features.leaderboard_sweep import LeaderboardSweep
@@ -79,6 +80,7 @@ class Features:
     leaderboard_sweep: LeaderboardSweep
     nodes: NodeWatch
     archive_sweep: ArchiveSweep
+    catch_up: CatchUp
 
 
 def routes(features: Features) -> Router:
@@ -172,6 +174,7 @@ def build_features(
         leaderboard_sweep,
         nodes,
         ArchiveSweep(results, settings.archive_sweep),
+        CatchUp(store, lobby, results),
     )
 
 
@@ -276,6 +279,7 @@ class ArenaServer:
             features.racing,
             features.quick_match,
             features.results,
+            features.catch_up,
             sharded,
         )
         self.fanout = fanout

@@ -78,7 +78,8 @@ class RaceHub:
         self.deal_shown = race.status != "countdown"
         #: The highest seq received of each racer (released or waiting).
         self._known_seq = dict.fromkeys(self._racers, 0)
-        self._known: set[str] = set()  # lifecycle events received: "started", "ended"
+        #: Lifecycle events received: "started", "ended", "gave_up <player id>".
+        self._known: set[str] = set()
         self._queue: deque[_Pending] = deque()
         #: Set once the race's end (or cancellation) was released: the hub is done.
         self.over = False
@@ -120,6 +121,10 @@ class RaceHub:
         if kind == "progress":
             if not msg.get("finished") or msg.get("won"):
                 return  # a move's progress: the move itself comes with its board
+            gave_up = f"gave_up {msg.get('player_id')}"
+            if gave_up in self._known:
+                return
+            self._known.add(gave_up)
         elif kind == "race_started":
             if "started" in self._known:
                 return

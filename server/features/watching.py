@@ -198,10 +198,27 @@ class Watching:
         elsewhere = sum(count for node, count in watchers.items() if node != self.settings.node_id)
         live = self._live_race(meta, info.racers, elsewhere, "countdown")
         hub = RaceHub(live, meta.seed, self.delay_ms(meta.rated), daily=bool(meta.daily))
+        await self._fill(hub, meta, ids, now)
+        hub.release(now)
+        return hub
+
+    async def refill_hub(self, race_id: str, hub: RaceHub) -> None:
+        """Give ``hub`` what the store holds of its race now (its start, every logged move,
+        who gave up, its end), after the node did not hear the race's channels for a
+        while: a hub ignores what it already has, and a racer's moves after a gap in
+        their seqs were ignored until now. The caller releases what is due."""
+        race = await self.store.races.race(race_id)
+        if race is not None:
+            meta, seats = race
+            await self._fill(hub, meta, [s.player_id for s in seats], self.time.now_ms())
+
+    async def _fill(self, hub: RaceHub, meta: RaceMeta, ids: list[str], now: int) -> None:
+        race_id = meta.race_id
         if meta.status.is_started and meta.starts_at is not None and meta.ends_at is not None:
             view = BoardView.model_validate(new_game(meta.game, meta.seed).view())
             started = RaceStarted(race_id=race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
-            hub.receive_event(to_wire(started), meta.starts_at)
+            # With its deal: a hub that missed the start may hold the countdown's.
+            hub.receive_event(to_wire(started), meta.starts_at, meta.seed)
         for move in await self.store.boards.move_log(race_id):
             hub.receive_move(move.player_id, move.seq, move.move, move.at)
         for board in await self.store.boards.boards(race_id, ids):
@@ -221,5 +238,3 @@ class Watching:
             if raw is not None:
                 ended = RaceEnded(race_id=race_id, summary=RaceSummary.model_validate_json(raw))
                 hub.receive_event(to_wire(ended), meta.ended_at or now)
-        hub.release(now)
-        return hub

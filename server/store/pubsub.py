@@ -12,7 +12,10 @@ Two ways, chosen once per deployment (``SA_PUBSUB``, see :func:`server.redis_cli
   failover, a resharding).
 
 Either calls ``on_subscribed(channel)`` when Redis confirms a subscription and
-``on_message(channel, payload)`` for each message, from its reading task(s).
+``on_message(channel, payload)`` for each message, from its reading task(s). A channel
+Redis confirms again, without the node asking for it anew, was not heard for a while (its
+connection was made anew, by redis-py's own retry or by the subscriber; its slot moved):
+``on_resumed(channel)`` says so, as what was published meanwhile was missed.
 """
 
 from __future__ import annotations
@@ -47,6 +50,18 @@ MessageHandler = Callable[[str, str], None]
 ConfirmHandler = Callable[[str], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Handlers:
+    """What a subscriber calls, from its reading task(s)."""
+
+    #: A message on a channel: ``(channel, payload)``.
+    on_message: MessageHandler
+    #: Redis confirmed a channel the node asked for.
+    on_subscribed: ConfirmHandler
+    #: Redis confirmed a channel again after a gap in which its messages were missed.
+    on_resumed: ConfirmHandler
+
+
 class Subscriber(Protocol):
     """What the fan-out needs of a subscription, however it is kept."""
 
@@ -61,17 +76,34 @@ class Subscriber(Protocol):
     async def stop(self) -> None: ...
 
 
-def open_subscriber(
-    client: Any, sharded: bool, on_message: MessageHandler, on_subscribed: ConfirmHandler
-) -> Subscriber:
+def open_subscriber(client: Any, sharded: bool, handlers: Handlers) -> Subscriber:
     """The subscriber for ``client``: sharded (a cluster of Redis 7) or classic."""
     if sharded:
-        return ShardedSubscriber(client, on_message, on_subscribed)
-    return ClassicSubscriber(client, on_message, on_subscribed)
+        return ShardedSubscriber(client, handlers)
+    return ClassicSubscriber(client, handlers)
 
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class _Confirmations:
+    """The channels Redis confirmed: the first confirmation of a channel is its
+    subscription, any later one (until it is unsubscribed) a resumption after a gap."""
+
+    def __init__(self, handlers: Handlers) -> None:
+        self._handlers = handlers
+        self._live: set[str] = set()
+
+    def confirmed(self, channel: str) -> None:
+        if channel in self._live:
+            self._handlers.on_resumed(channel)
+        else:
+            self._live.add(channel)
+            self._handlers.on_subscribed(channel)
+
+    def dropped(self, channel: str) -> None:
+        self._live.discard(channel)
 
 
 class _Watch:
@@ -96,10 +128,10 @@ class _Watch:
 class ClassicSubscriber:
     """``SUBSCRIBE`` on one connection, made anew (with every channel) when it fails."""
 
-    def __init__(self, client: Any, on_message: MessageHandler, on_subscribed: ConfirmHandler) -> None:
+    def __init__(self, client: Any, handlers: Handlers) -> None:
         self._client = client
-        self._on_message = on_message
-        self._on_subscribed = on_subscribed
+        self._on_message = handlers.on_message
+        self._confirmations = _Confirmations(handlers)
         #: The client subscribed with (the node's own, or one for a cluster's server).
         self._subscriber: Any = next(pubsub_clients(client))
         self._pubsub: Any = self._subscriber.pubsub()
@@ -120,6 +152,7 @@ class ClassicSubscriber:
     async def unsubscribe(self, channel: str) -> None:
         async with self._changing:
             self._channels.discard(channel)
+            self._confirmations.dropped(channel)
             with contextlib.suppress(Exception):
                 await self._pubsub.unsubscribe(channel)
 
@@ -156,7 +189,7 @@ class ClassicSubscriber:
             kind = message.get("type")
             channel = _text(message.get("channel"))
             if kind == "subscribe":
-                self._on_subscribed(channel)
+                self._confirmations.confirmed(channel)
             elif kind == "message":
                 self._on_message(channel, _text(message.get("data")))
 
@@ -210,12 +243,10 @@ class ShardedSubscriber:
     pub/sub while its connection is made anew.
     """
 
-    def __init__(
-        self, cluster: RedisCluster, on_message: MessageHandler, on_subscribed: ConfirmHandler
-    ) -> None:
+    def __init__(self, cluster: RedisCluster, handlers: Handlers) -> None:
         self._cluster = cluster
-        self._on_message = on_message
-        self._on_subscribed = on_subscribed
+        self._on_message = handlers.on_message
+        self._confirmations = _Confirmations(handlers)
         self._shards: dict[str, _Shard] = {}
         #: Every channel wanted, and the shard it is subscribed on (None: to be placed).
         self._wanted: dict[str, str | None] = {}
@@ -241,6 +272,7 @@ class ShardedSubscriber:
     async def unsubscribe(self, channel: str) -> None:
         async with self._changing:
             name = self._wanted.pop(channel, None)
+            self._confirmations.dropped(channel)
             shard = self._shards.get(name) if name is not None else None
             if shard is None:
                 return
@@ -312,7 +344,7 @@ class ShardedSubscriber:
             if kind == "smessage":
                 self._on_message(channel, _text(message.get("data")))
             elif kind == "ssubscribe":
-                self._on_subscribed(channel)
+                self._confirmations.confirmed(channel)
             elif kind == "sunsubscribe" and self._wanted.get(channel) == shard.name:
                 # Wanted still, yet unsubscribed: the server no longer holds its slot.
                 self._homeless([channel])

@@ -5,6 +5,11 @@ A node subscribes to the channels of the races and players it has sessions for
 ``websockets.broadcast`` (one encoding per frame format). It also records in the store
 which races it follows, so that a move is published only when another node wants it.
 What else an event does is its :class:`~server.features.events.EventKind`.
+
+When Redis confirms a race's channel again after a gap (the subscription's connection was
+made anew, its slot moved), the race's sessions here are sent what the store says they
+may have missed (:mod:`server.features.catch_up`), and its listeners are told to read
+the race again.
 """
 
 from __future__ import annotations
@@ -22,13 +27,14 @@ from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
 from server.background import Background
+from server.features.catch_up import CatchUp, Missed
 from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
 from server.features.results import RaceResults
 from server.store import keys
 from server.store.events import EventStore
-from server.store.pubsub import Subscriber, open_subscriber
+from server.store.pubsub import Handlers, Subscriber, open_subscriber
 from server.transport.session import Session
 from shared.protocol import RaceInfo, encode_dict
 
@@ -44,10 +50,13 @@ class Fanout:
         racing: Racing,
         quick_match: QuickMatchmaker,
         results: RaceResults,
+        catch_up: CatchUp,
         sharded: bool = False,
     ) -> None:
         self._results = results
-        self._subscriber: Subscriber = open_subscriber(client, sharded, self._heard, self._confirm)
+        self._catch_up = catch_up
+        handlers = Handlers(self._heard, self._confirm, self._resumed)
+        self._subscriber: Subscriber = open_subscriber(client, sharded, handlers)
         self._events = events
         self.node_id = node_id
         self._racing = racing
@@ -57,6 +66,11 @@ class Fanout:
         self._sessions: dict[str, set[Session]] = {}
         #: Node-level readers of a channel's raw payloads (spectator hubs), besides sessions.
         self._listeners: dict[str, Callable[[str], None]] = {}
+        #: What a listener does when its channel was not heard for a while.
+        self._listener_resumed: dict[str, Callable[[], None]] = {}
+        #: Race channels confirmed again after a gap, waiting for their catch-up.
+        self._behind: set[str] = set()
+        self._catching_up = False
         self._confirmed: dict[str, asyncio.Event] = {}
         #: Channels subscribed (and races followed); changed under ``_changing`` only,
         #: so a drop and a new attach of one channel never interleave.
@@ -104,22 +118,20 @@ class Fanout:
         session.races.discard(race_id)
         await self._leave(keys.race_channel(race_id), session)
 
-    async def drop_race(self, race_id: str) -> None:
-        """The race is over: forget its sessions and its channel."""
-        channel = keys.race_channel(race_id)
-        for session in self._sessions.get(channel, ()):
-            session.races.discard(race_id)
-        if channel in self._sessions:
-            await self._drop(channel)
-
-    async def listen(self, channel: str, listener: Callable[[str], None]) -> None:
+    async def listen(
+        self, channel: str, listener: Callable[[str], None], resumed: Callable[[], None] | None = None
+    ) -> None:
         """Hand every payload published on ``channel`` (but this node's own deliveries)
         to ``listener``, as well as to the channel's sessions; a race channel is followed
-        like one a session attached to."""
+        like one a session attached to. ``resumed`` is called when Redis confirms the
+        channel again after a gap: payloads published in it were missed."""
         self._listeners[channel] = listener
+        if resumed is not None:
+            self._listener_resumed[channel] = resumed
         await self._ensure(channel)
 
     async def unlisten(self, channel: str) -> None:
+        self._listener_resumed.pop(channel, None)
         if self._listeners.pop(channel, None) is not None and not self._sessions.get(channel):
             await self._drop(channel)
 
@@ -168,6 +180,46 @@ class Fanout:
         confirmed = self._confirmed.get(channel)
         if confirmed is not None:
             confirmed.set()
+
+    def _resumed(self, channel: str) -> None:
+        """Redis confirmed ``channel`` again after a gap: what was published meanwhile was
+        not heard here."""
+        log.warning("a channel is heard again after a gap: catching up", extra={"reason": channel})
+        listener_resumed = self._listener_resumed.get(channel)
+        if listener_resumed is not None:
+            listener_resumed()
+        if keys.race_of_channel(channel) is None or not self._sessions.get(channel):
+            return
+        self._behind.add(channel)
+        if not self._catching_up:
+            self._catching_up = True
+            self._background.spawn(self._catch_up_races(), "catching up after a pub/sub gap")
+
+    async def _catch_up_races(self) -> None:
+        try:
+            while self._behind:
+                channel = self._behind.pop()
+                race_id = keys.race_of_channel(channel)
+                if race_id is None:
+                    continue
+                try:
+                    missed = await self._catch_up.race(race_id)
+                except Exception as exc:
+                    log.warning("catching up a race failed", extra={"race_id": race_id, "reason": repr(exc)})
+                    continue
+                self._send_missed(channel, missed)
+        finally:
+            self._catching_up = False
+
+    def _send_missed(self, channel: str, missed: list[Missed]) -> None:
+        for item in missed:
+            if not self._sessions.get(channel):
+                return  # the race ended meanwhile (heard), or its sessions left
+            if item.only is None:
+                self._deliver(channel, item.event)
+            else:
+                targets = [s for s in self._sessions[channel] if s.player_id in item.only]
+                self._send_to(targets, item.event.msg)
 
     async def _wait_confirmed(self, channel: str) -> None:
         event = self._confirmed.get(channel)
@@ -219,7 +271,11 @@ class Fanout:
                     told = sorted({s.player_id for s in self._sessions.get(channel, ()) if s.player_id})
                     self._background.spawn(self._results.told(race_id, told), "noting who saw the end")
                     self._racing.forget_race(race_id)
-                    self._background.spawn(self.drop_race(race_id), "dropping an ended race")
+                    # Its sessions go at once (nothing more of the race is for them, not a
+                    # catch-up's copy of this end); the subscription after.
+                    for session in self._sessions.pop(channel, ()):
+                        session.races.discard(race_id)
+                    self._background.spawn(self._drop(channel), "dropping an ended race")
             case EventKind.SIGNED_OUT:
                 self._sign_out(channel, event.msg)
             case EventKind.RENAMED:
@@ -262,7 +318,10 @@ class Fanout:
         members = self._sessions.get(channel)
         if not members:
             return
-        targets = [s for s in members if not skip or s.player_id != skip]
+        self._send_to([s for s in members if not skip or s.player_id != skip], msg)
+
+    @staticmethod
+    def _send_to(targets: list[Session], msg: dict[str, Any]) -> None:
         binary = [s.ws for s in targets if s.binary]
         text = [s.ws for s in targets if not s.binary]
         if binary:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import socket
 from collections import deque
@@ -217,10 +218,13 @@ class Spectators:
             now = self.time.now_ms()
             await self.store.watching.set_spectators(race_id, self.node_id, 1, now, _COUNT_VALID_MS)
             self._counted[race_id] = (1, now)
+            resumed = functools.partial(self._resumed, race_id)
             await self.fanout.listen(
-                keys.watch_channel(race_id), lambda p: self._payload(race_id, "watch", p)
+                keys.watch_channel(race_id), lambda p: self._payload(race_id, "watch", p), resumed
             )
-            await self.fanout.listen(keys.race_channel(race_id), lambda p: self._payload(race_id, "race", p))
+            await self.fanout.listen(
+                keys.race_channel(race_id), lambda p: self._payload(race_id, "race", p), resumed
+            )
             hub = await self.watching.open_hub(race_id)
         except BaseException:
             self._hubs.pop(race_id, None)
@@ -268,6 +272,21 @@ class Spectators:
         self._feed(entry.hub, source, payload)
         if entry.hub.delay_ms == 0:
             self._release(race_id, entry)
+
+    def _resumed(self, race_id: str) -> None:
+        """One of the race's channels was not heard for a while: the hub reads the race
+        again from the store (it ignores what it already has)."""
+        self._background.spawn(self._refill(race_id), "refilling a hub after a pub/sub gap")
+
+    async def _refill(self, race_id: str) -> None:
+        entry = self._hubs.get(race_id)
+        if entry is None:
+            return
+        await entry.opened.wait()
+        if entry.hub is None or self._hubs.get(race_id) is not entry:
+            return
+        await self.watching.refill_hub(race_id, entry.hub)
+        self._release(race_id, entry)
 
     def _feed(self, hub: RaceHub, source: str, payload: str) -> None:
         try:

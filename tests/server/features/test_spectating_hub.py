@@ -153,3 +153,14 @@ def test_a_hub_opened_in_the_countdown_shows_no_board_until_the_start_is_release
     assert hub.release(now=31_999) == [] and hub.snapshot() == counting
     assert hub.release(now=32_000) == [started]
     assert [b["view"] for b in hub.snapshot()] == [new_game("eight-off", 5).view()] * 2
+
+
+def test_a_racer_giving_up_read_twice_is_released_once() -> None:
+    # A hub reads the race again after a pub/sub gap: what it already had comes again.
+    hub = hub_for("eight-off", 7, ["a", "b"])
+    gave_up = {"type": "progress", "race_id": "r1", "player_id": "a", "finished": True, "won": False}
+    hub.receive_event(dict(gave_up), at=1_000)
+    hub.receive_event(dict(gave_up), at=1_000)
+    hub.receive_event({**gave_up, "player_id": "b"}, at=1_001)
+    released = hub.release(now=2_000)
+    assert [(m["type"], m["player_id"]) for m in released] == [("progress", "a"), ("progress", "b")]

@@ -1,0 +1,60 @@
+"""What a race's followers on a node may have missed while the node did not hear the
+race's channel (its pub/sub connection was made anew, its slot moved to another master).
+
+Events are not kept anywhere, but what they told is in the store: the race now, its end,
+its start. After such a gap a node sends its sessions of the race what the store holds
+now, in the messages they already take in: the end (with the same bookkeeping as a heard
+end), or the race as it stands (``race_update``: who sits, status, clock, every racer's
+progress) and, to racers who have not moved yet, its start (whose ``view`` is their
+board). Moves made in the gap are read back by the spectators' copies from the move log
+(see :meth:`server.features.watching.Watching.refill_hub`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.features.events import Event, EventKind
+from server.features.lobby import Lobby
+from server.features.race_rules import view_of
+from server.features.results import RaceResults
+from server.store import RaceStatus, Store
+from shared import new_game
+from shared.protocol import BoardView, RaceStarted, RaceUpdate, to_wire
+
+
+@dataclass(frozen=True, slots=True)
+class Missed:
+    """One message to send a race's sessions after a gap."""
+
+    event: Event
+    #: The players whose sessions get it (None: every session of the race).
+    only: frozenset[str] | None = None
+
+
+class CatchUp:
+    def __init__(self, store: Store, lobby: Lobby, results: RaceResults) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.results = results
+
+    async def race(self, race_id: str) -> list[Missed]:
+        """What to send the race's sessions now, in order (nothing for a race gone from
+        the store)."""
+        race = await self.store.races.race(race_id)
+        if race is None:
+            return []
+        meta, _seats = race
+        if meta.status.is_over:
+            ends = await self.results.news([meta])
+            return [Missed(Event(EventKind.RACE_ENDED, to_wire(end))) for end in ends]
+        info = await self.lobby.info(race_id, None)
+        missed = [Missed(Event(EventKind.BROADCAST, to_wire(RaceUpdate(race=info))))]
+        unmoved = frozenset(r.player_id for r in info.racers if r.move_count == 0)
+        running = meta.status is RaceStatus.RUNNING
+        if running and unmoved and meta.starts_at is not None and meta.ends_at is not None:
+            # The start may be what was missed: without it these racers have no board.
+            view = BoardView.model_validate(view_of(new_game(meta.game, meta.seed), legal=True))
+            start = RaceStarted(race_id=race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
+            missed.append(Missed(Event(EventKind.BROADCAST, to_wire(start)), unmoved))
+        return missed

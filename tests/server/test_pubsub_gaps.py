@@ -1,0 +1,163 @@
+"""A node that could not hear a race's channel for a while (its link to Redis cut, then
+mended) catches its sessions up from the store: the end, the start, the racers'
+progress, and the spectators' boards. Ada races on node A (on Redis directly); Bob and
+Cleo, a spectator, are on node B, whose link to Redis is cut while things happen."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+
+from client.sdk import ArenaClient
+from shared.protocol import MoveAck, RaceEnded, RaceStarted
+from tests.redis_direct import ON_CLUSTER
+from tests.server.conftest import running_node
+from tests.server.link import Link
+from tests.server.rawclient import Frame, Racer, racers
+
+pytestmark = pytest.mark.skipif(ON_CLUSTER, reason="the link relays one Redis server")
+
+#: Seconds a frame from the catch-up may take once the link is mended (the subscriber
+#: tries again every 0.5 s).
+CATCH_UP = 8.0
+
+
+@pytest.fixture
+async def link(clean_redis: str) -> AsyncIterator[Link]:
+    link = Link(clean_redis)
+    await link.start()
+    yield link
+    await link.stop()
+
+
+@contextlib.asynccontextmanager
+async def ada_and_bob(
+    redis_url: str, link: Link, **overrides: object
+) -> AsyncIterator[tuple[str, ArenaClient, Racer]]:
+    """Node A on Redis, node B behind ``link``: node B's address, Ada on A, Bob on B."""
+    async with running_node(redis_url, **overrides) as a, running_node(link.url, **overrides) as b:
+        ada = await ArenaClient.connect(a.url)
+        (bob,) = await racers(b.url, "bob")
+        try:
+            yield b.url, ada, bob
+        finally:
+            await ada.close()
+            await bob.ws.close()
+
+
+async def seated(ada: ArenaClient, bob: Racer) -> str:
+    """Ada creates a race on A, Bob joins it on B, Ada is ready: the race id."""
+    await ada.hello(name="ada", legal_moves=True)
+    race = await ada.create_race("eight-off", seats=2, time_limit=60)
+    joined = await bob.request({"type": "join_race", "code": race.code})
+    assert joined["type"] == "race", joined
+    await ada.ready(race.race_id)
+    return race.race_id
+
+
+async def started(ada: ArenaClient, bob: Racer) -> tuple[str, RaceStarted]:
+    """A race of Ada's and Bob's, started (both saw it start)."""
+    race_id = await seated(ada, bob)
+    assert (await bob.request({"type": "ready", "race_id": race_id, "ready": True}))["type"] == "ok"
+    start = await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id)
+    await bob.event("race_started")
+    return race_id, start
+
+
+async def frame_where(
+    racer: Racer, kind: str, check: Callable[[Frame], bool], timeout: float = CATCH_UP
+) -> Frame:
+    """The first frame of ``kind`` (kept or arriving) for which ``check(frame)`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        frame = await racer.event(kind, max(0.01, deadline - loop.time()))
+        if check(frame):
+            return frame
+
+
+async def test_a_race_that_ends_while_a_node_cannot_hear_it_still_ends_for_its_racer(
+    clean_redis: str, link: Link
+) -> None:
+    async with ada_and_bob(clean_redis, link) as (_node_b, ada, bob):
+        race_id, _start = await started(ada, bob)
+        assert (await bob.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
+
+        link.cut()
+        await ada.finish(race_id)  # the last racer: the race ends, published while B is cut off
+        ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        link.mend()
+
+        frame = await frame_where(bob, "race_ended", lambda f: f["race_id"] == race_id)
+        assert frame["summary"]["seed"] == ended.summary.seed
+        assert {s["player_id"] for s in frame["summary"]["standings"]} == {ada.player_id, bob.player_id}
+        # Sent once: the catch-up ends the race for B's sessions as a heard end does.
+        with pytest.raises(TimeoutError):
+            await bob.event("race_ended", timeout=1.0)
+
+
+async def test_a_start_missed_by_a_node_reaches_its_racer_with_the_deal(clean_redis: str, link: Link) -> None:
+    async with ada_and_bob(clean_redis, link, countdown=1.0) as (_node_b, ada, bob):
+        race_id = await seated(ada, bob)
+        assert (await bob.request({"type": "ready", "race_id": race_id, "ready": True}))["type"] == "ok"
+        link.cut()  # before the countdown's second is over: node A starts the race
+        start = await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id, timeout=10)
+        with pytest.raises(TimeoutError):
+            await bob.event("race_started", timeout=0.3)
+        link.mend()
+
+        frame = await frame_where(bob, "race_started", lambda f: f["race_id"] == race_id)
+        assert frame["starts_at"] == start.starts_at
+        assert frame["ends_at"] == start.ends_at
+        assert frame["view"]["piles"] == start.view.model_dump(mode="json")["piles"]
+
+
+async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hears_again(
+    clean_redis: str, link: Link
+) -> None:
+    async with ada_and_bob(clean_redis, link) as (node_b, ada, bob):
+        cleo = await viewer(node_b)
+        try:
+            race_id, start = await started(ada, bob)
+            watching = await cleo.request({"type": "watch", "race_id": race_id})
+            assert watching["type"] == "watching", watching
+
+            bob.events.clear()  # the race_update of the seating, say
+            link.cut()
+            assert start.view.legal_moves
+            first = await ada.move(race_id, start.view.legal_moves[0])
+            assert first.view.legal_moves
+            second: MoveAck = await ada.move(race_id, first.view.legal_moves[0])
+            await asyncio.sleep(0.3)
+            link.mend()
+
+            update = await frame_where(
+                bob, "race_update", lambda f: f["race"]["race_id"] == race_id, timeout=CATCH_UP
+            )
+            ada_now = next(r for r in update["race"]["racers"] if r["player_id"] == ada.player_id)
+            assert ada_now["move_count"] == 2
+            assert ada_now["score"] == second.view.score
+            assert "board" not in update["race"]  # never a racer's cards to another
+
+            seen = []
+            for _ in range(2):
+                frame = await frame_where(cleo, "watch_move", lambda f: f["player_id"] == ada.player_id)
+                seen.append((frame["seq"], frame["view"]["piles"]))
+            assert seen == [
+                (1, first.view.model_dump(mode="json")["piles"]),
+                (2, second.view.model_dump(mode="json")["piles"]),
+            ]
+        finally:
+            await cleo.ws.close()
+
+
+async def viewer(url: str) -> Racer:
+    """A raw connection that only looks on (a spectator)."""
+    racer = Racer(await ws_connect(url, compression=None))
+    welcome = await racer.request({"type": "hello", "viewer": True})
+    assert welcome["type"] == "welcome", welcome
+    return racer
