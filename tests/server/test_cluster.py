@@ -444,6 +444,7 @@ async def test_a_race_goes_on_across_nodes_after_its_slot_moves_to_another_maste
         meta = keys.race_meta(race_id)
         source = cluster.master_of(meta)
         target = next(m for m in cluster.masters_alive() if m is not source)
+        bob.events.clear()
         await asyncio.to_thread(cluster.move_slot, meta, target)  # a resharding of its slot
         assert cluster.master_of(meta) is target
         if pubsub == "sharded":
@@ -456,6 +457,12 @@ async def test_a_race_goes_on_across_nodes_after_its_slot_moves_to_another_maste
                         break
                     await asyncio.sleep(0.02)
                 assert client.execute_command("PUBSUB", "SHARDNUMSUB", channel)[1] == 2
+            # Heard again after a gap: Bob's node catches him up from the store.
+            update = await bob.event("race_update", timeout=10)
+            assert update["race"]["race_id"] == race_id
+            assert [r["move_count"] for r in update["race"]["racers"] if r["player_id"] == ada.player_id] == [
+                1
+            ]
         ack = await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "deal"})
         assert ack["type"] == "move_ack" and ack["seq"] == 2, ack
         assert (await bob.event("progress", timeout=10))["move_count"] == 2
