@@ -8,6 +8,10 @@ end), or the race as it stands (``race_update``: who sits, status, clock, every 
 progress) and, to racers who have not moved yet, its start (whose ``view`` is their
 board). Moves made in the gap are read back by the spectators' copies from the move log
 (see :meth:`server.features.watching.Watching.refill_hub`).
+
+A player's own channel carries their quick match's pairing: a player this node still
+keeps waiting for a game who sits in a race of that game nobody here follows was paired
+in the gap, and is told so as a heard pairing would (``match_found``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from server.features.race_rules import view_of
 from server.features.results import RaceResults
 from server.store import RaceStatus, Store
 from shared import new_game
-from shared.protocol import BoardView, RaceStarted, RaceUpdate, to_wire
+from shared.protocol import BoardView, RaceInfo, RaceStarted, RaceUpdate, to_wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +62,16 @@ class CatchUp:
             start = RaceStarted(race_id=race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
             missed.append(Missed(Event(EventKind.BROADCAST, to_wire(start)), unmoved))
         return missed
+
+    async def pairings(self, player_id: str, waiting_for: set[str], followed: set[str]) -> list[RaceInfo]:
+        """The races (as ``player_id`` may see them) quick match seated the player in
+        while they wait for one of ``waiting_for`` here, that none of their sessions here
+        follows (``followed``)."""
+        if not waiting_for:
+            return []
+        metas = await self.lobby.current_races(player_id)
+        return [
+            await self.lobby.info(meta.race_id, player_id)
+            for meta in metas
+            if not meta.status.is_over and meta.game in waiting_for and meta.race_id not in followed
+        ]

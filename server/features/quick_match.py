@@ -137,6 +137,10 @@ class QuickMatchmaker:
             )
         return meta.race_id
 
+    def waiting_games(self, player_id: str) -> set[str]:
+        """The games this node keeps ``player_id`` waiting for."""
+        return {game for game, waiting in self.waiting if waiting == player_id}
+
     def matched(self, player_id: str, game: str) -> None:
         """A player of this node was paired (by any node): no lease to renew."""
         self.waiting.pop((game, player_id), None)

@@ -322,6 +322,19 @@ def player_channel(player_id: str) -> str:
     return f"player:{player_id}:events"
 
 
+def player_of_channel(channel: str) -> str | None:
+    """The player id of a :func:`player_channel` name (None for any other channel).
+
+    >>> player_of_channel(player_channel("p_1"))
+    'p_1'
+    >>> player_of_channel(race_channel("a1b2")) is None
+    True
+    """
+    if channel.startswith("player:") and channel.endswith(":events"):
+        return channel[len("player:") : -len(":events")]
+    return None
+
+
 def node_channel(node_id: str) -> str:
     """A node's own channel (it subscribes to it at start, to have a live subscription)."""
     return f"node:{node_id}:events"

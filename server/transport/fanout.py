@@ -36,7 +36,7 @@ from server.store import keys
 from server.store.events import EventStore
 from server.store.pubsub import Handlers, Subscriber, open_subscriber
 from server.transport.session import Session
-from shared.protocol import RaceInfo, encode_dict
+from shared.protocol import MatchFound, RaceInfo, encode_dict, to_wire
 
 log = logging.getLogger("arena.fanout")
 
@@ -188,7 +188,13 @@ class Fanout:
         listener_resumed = self._listener_resumed.get(channel)
         if listener_resumed is not None:
             listener_resumed()
-        if keys.race_of_channel(channel) is None or not self._sessions.get(channel):
+        if not self._sessions.get(channel):
+            return
+        player_id = keys.player_of_channel(channel)
+        if player_id is not None:
+            self._background.spawn(self._catch_up_player(channel, player_id), "catching up a player")
+            return
+        if keys.race_of_channel(channel) is None:
             return
         self._behind.add(channel)
         if not self._catching_up:
@@ -210,6 +216,19 @@ class Fanout:
                 self._send_missed(channel, missed)
         finally:
             self._catching_up = False
+
+    async def _catch_up_player(self, channel: str, player_id: str) -> None:
+        """A quick match that paired the player in the gap, as if its event was heard
+        (and the race as it stands, as it may have started since)."""
+        sessions = list(self._sessions.get(channel, ()))
+        followed = set().union(*(session.races for session in sessions))
+        waiting_for = self._quick_match.waiting_games(player_id)
+        for race in await self._catch_up.pairings(player_id, waiting_for, followed):
+            found = to_wire(MatchFound(race=race))
+            for session in list(self._sessions.get(channel, ())):
+                await self._seat(session, race, found, matched=True)
+            # Its countdown may have ended in the gap too.
+            self._send_missed(keys.race_channel(race.race_id), await self._catch_up.race(race.race_id))
 
     def _send_missed(self, channel: str, missed: list[Missed]) -> None:
         for item in missed:

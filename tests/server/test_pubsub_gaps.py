@@ -13,7 +13,7 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 
 from client.sdk import ArenaClient
-from shared.protocol import MoveAck, RaceEnded, RaceStarted
+from shared.protocol import MatchFound, MoveAck, RaceEnded, RaceStarted
 from tests.redis_direct import ON_CLUSTER
 from tests.server.conftest import running_node
 from tests.server.link import Link
@@ -153,6 +153,26 @@ async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hear
             ]
         finally:
             await cleo.ws.close()
+
+
+async def test_a_quick_match_paired_while_a_node_cannot_hear_its_player_still_seats_them(
+    clean_redis: str, link: Link
+) -> None:
+    async with ada_and_bob(clean_redis, link) as (_node_b, ada, bob):
+        await ada.hello(name="ada")
+        assert (await bob.request({"type": "quick_match", "game": "treize"}))["type"] == "queued"
+        link.cut()
+        await ada.quick_match("treize")  # paired with Bob, who waits on node B
+        found = await ada.wait_for(MatchFound)
+        with pytest.raises(TimeoutError):
+            await bob.event("match_found", timeout=0.3)
+        link.mend()
+
+        frame = await frame_where(bob, "match_found", lambda f: f["race"]["race_id"] == found.race.race_id)
+        assert {r["player_id"] for r in frame["race"]["racers"]} == {ada.player_id, bob.player_id}
+        # Seated as after a heard pairing: Bob's session follows the race, so its start reaches him.
+        started = await frame_where(bob, "race_started", lambda f: f["race_id"] == found.race.race_id)
+        assert started["view"]["game"] == "treize"
 
 
 async def viewer(url: str) -> Racer:
