@@ -87,13 +87,27 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class _Confirmations:
-    """The channels Redis confirmed: the first confirmation of a channel is its
-    subscription, any later one (until it is unsubscribed) a resumption after a gap."""
+class _Inbox:
+    """Hands on what a subscribed connection reads: messages, and confirmations. The first
+    confirmation of a channel is its subscription, any later one (until it is
+    unsubscribed) a resumption after a gap."""
 
-    def __init__(self, handlers: Handlers) -> None:
+    def __init__(self, handlers: Handlers, sharded: bool) -> None:
         self._handlers = handlers
         self._live: set[str] = set()
+        self._message, self._confirmation = (
+            ("smessage", "ssubscribe") if sharded else ("message", "subscribe")
+        )
+
+    def take(self, message: dict[str, Any]) -> tuple[str, str]:
+        """Hand ``message`` on if it is a message or a confirmation: its kind and channel."""
+        kind = str(message.get("type"))
+        channel = _text(message.get("channel"))
+        if kind == self._message:
+            self._handlers.on_message(channel, _text(message.get("data")))
+        elif kind == self._confirmation:
+            self.confirmed(channel)
+        return kind, channel
 
     def confirmed(self, channel: str) -> None:
         if channel in self._live:
@@ -130,8 +144,7 @@ class ClassicSubscriber:
 
     def __init__(self, client: Any, handlers: Handlers) -> None:
         self._client = client
-        self._on_message = handlers.on_message
-        self._confirmations = _Confirmations(handlers)
+        self._inbox = _Inbox(handlers, sharded=False)
         #: The client subscribed with (the node's own, or one for a cluster's server).
         self._subscriber: Any = next(pubsub_clients(client))
         self._pubsub: Any = self._subscriber.pubsub()
@@ -152,7 +165,7 @@ class ClassicSubscriber:
     async def unsubscribe(self, channel: str) -> None:
         async with self._changing:
             self._channels.discard(channel)
-            self._confirmations.dropped(channel)
+            self._inbox.dropped(channel)
             with contextlib.suppress(Exception):
                 await self._pubsub.unsubscribe(channel)
 
@@ -184,14 +197,8 @@ class ClassicSubscriber:
                     broken = True
                     await asyncio.sleep(_READ_WAIT)
                 continue
-            if message is None:
-                continue
-            kind = message.get("type")
-            channel = _text(message.get("channel"))
-            if kind == "subscribe":
-                self._confirmations.confirmed(channel)
-            elif kind == "message":
-                self._on_message(channel, _text(message.get("data")))
+            if message is not None:
+                self._inbox.take(message)
 
     async def _rebuild(self) -> bool:
         """A new connection with every subscription, in place of one that failed; False
@@ -245,8 +252,7 @@ class ShardedSubscriber:
 
     def __init__(self, cluster: RedisCluster, handlers: Handlers) -> None:
         self._cluster = cluster
-        self._on_message = handlers.on_message
-        self._confirmations = _Confirmations(handlers)
+        self._inbox = _Inbox(handlers, sharded=True)
         self._shards: dict[str, _Shard] = {}
         #: Every channel wanted, and the shard it is subscribed on (None: to be placed).
         self._wanted: dict[str, str | None] = {}
@@ -272,7 +278,7 @@ class ShardedSubscriber:
     async def unsubscribe(self, channel: str) -> None:
         async with self._changing:
             name = self._wanted.pop(channel, None)
-            self._confirmations.dropped(channel)
+            self._inbox.dropped(channel)
             shard = self._shards.get(name) if name is not None else None
             if shard is None:
                 return
@@ -339,13 +345,8 @@ class ShardedSubscriber:
                 return
             if message is None:
                 continue
-            kind = message.get("type")
-            channel = _text(message.get("channel"))
-            if kind == "smessage":
-                self._on_message(channel, _text(message.get("data")))
-            elif kind == "ssubscribe":
-                self._confirmations.confirmed(channel)
-            elif kind == "sunsubscribe" and self._wanted.get(channel) == shard.name:
+            kind, channel = self._inbox.take(message)
+            if kind == "sunsubscribe" and self._wanted.get(channel) == shard.name:
                 # Wanted still, yet unsubscribed: the server no longer holds its slot.
                 self._homeless([channel])
 

@@ -68,7 +68,8 @@ class Fanout:
         self._listeners: dict[str, Callable[[str], None]] = {}
         #: What a listener does when its channel was not heard for a while.
         self._listener_resumed: dict[str, Callable[[], None]] = {}
-        #: Race channels confirmed again after a gap, waiting for their catch-up.
+        #: Races whose channel was confirmed again after a gap, waiting for their catch-up
+        #: (one at a time: a failover resumes every channel at once).
         self._behind: set[str] = set()
         self._catching_up = False
         self._confirmed: dict[str, asyncio.Event] = {}
@@ -184,7 +185,6 @@ class Fanout:
     def _resumed(self, channel: str) -> None:
         """Redis confirmed ``channel`` again after a gap: what was published meanwhile was
         not heard here."""
-        log.warning("a channel is heard again after a gap: catching up", extra={"reason": channel})
         listener_resumed = self._listener_resumed.get(channel)
         if listener_resumed is not None:
             listener_resumed()
@@ -194,28 +194,29 @@ class Fanout:
         if player_id is not None:
             self._background.spawn(self._catch_up_player(channel, player_id), "catching up a player")
             return
-        if keys.race_of_channel(channel) is None:
+        race_id = keys.race_of_channel(channel)
+        if race_id is None:
             return
-        self._behind.add(channel)
+        self._behind.add(race_id)
         if not self._catching_up:
             self._catching_up = True
             self._background.spawn(self._catch_up_races(), "catching up after a pub/sub gap")
 
     async def _catch_up_races(self) -> None:
+        caught_up = 0
         try:
             while self._behind:
-                channel = self._behind.pop()
-                race_id = keys.race_of_channel(channel)
-                if race_id is None:
-                    continue
+                race_id = self._behind.pop()
                 try:
                     missed = await self._catch_up.race(race_id)
                 except Exception as exc:
                     log.warning("catching up a race failed", extra={"race_id": race_id, "reason": repr(exc)})
                     continue
-                self._send_missed(channel, missed)
+                self._send_missed(keys.race_channel(race_id), missed)
+                caught_up += 1
         finally:
             self._catching_up = False
+            log.warning("caught up races after a pub/sub gap", extra={"count": caught_up})
 
     async def _catch_up_player(self, channel: str, player_id: str) -> None:
         """A quick match that paired the player in the gap, as if its event was heard
