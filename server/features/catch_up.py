@@ -48,11 +48,11 @@ class CatchUp:
         race = await self.store.races.race(race_id)
         if race is None:
             return []
-        meta, _seats = race
+        meta, seats = race
         if meta.status.is_over:
             ends = await self.results.news([meta])
             return [Missed(Event(EventKind.RACE_ENDED, to_wire(end))) for end in ends]
-        info = await self.lobby.info(race_id, None)
+        info = await self.lobby.info_of(meta, seats, None)
         missed = [Missed(Event(EventKind.BROADCAST, to_wire(RaceUpdate(race=info))))]
         unmoved = frozenset(r.player_id for r in info.racers if r.move_count == 0)
         running = meta.status is RaceStatus.RUNNING

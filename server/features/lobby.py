@@ -441,6 +441,13 @@ class Lobby:
         if race is None:
             raise race_not_found(race_id)
         meta, seats = race
+        return await self.info_of(meta, seats, viewer, legal)
+
+    async def info_of(
+        self, meta: RaceMeta, seats: list[Seat], viewer: str | None, legal: bool = False
+    ) -> RaceInfo:
+        """:meth:`info` of a race already read from the store."""
+        race_id = meta.race_id
         boards: dict[str, BoardRecord] = {}
         if meta.status.is_dealt:
             records = await self.store.boards.boards(race_id, [s.player_id for s in seats])
