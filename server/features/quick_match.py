@@ -22,6 +22,7 @@ from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.ratings import current
 from server.store import RaceStatus, Store
+from server.store.queues import Left
 from server.timesource import TimeSource
 from shared.protocol import CancelQuickMatch, ErrorCode, GameName, MatchFound, Ok, Queued, QuickMatch
 
@@ -51,6 +52,11 @@ class QuickMatchmaker:
         #: ``(game, player id)`` of the players this node keeps in a queue, with the
         #: rating they wait with (None: a guest in the casual queue).
         self.waiting: dict[tuple[str, str], float | None] = {}
+        #: ``(game, player id)`` of accounts this node kept waiting that left the rated pool
+        #: elsewhere (paired by another node, or cancelled from another session) before
+        #: this node heard why: no longer tried or renewed, but still caught up after a
+        #: pub/sub gap, as a pairing's ``match_found`` may be the event that was missed.
+        self.left_elsewhere: set[tuple[str, str]] = set()
         self.curve: tuple[float, float, int] = (RATED_GAP, RATED_WIDEN, RATED_ANYONE_MS)
         self._task: asyncio.Task[None] | None = None
 
@@ -92,16 +98,17 @@ class QuickMatchmaker:
             )
         now = self.time.now_ms()
         rating: float | None = None
+        other: str | Left | None
         if player.account:
             stored = (await self.store.ratings.ratings(game, [player_id]))[player_id]
             rating = current(stored, now).rating
-            other = await self.store.queues.match_rated(
-                game, player_id, rating, now, now + LEASE_MS, self.curve
-            )
+            other = await self._try_rated(game, player_id, rating, stay=False)
         else:
             other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
+        assert not isinstance(other, Left)  # only trying again (``stay``) answers why one left
         if other is None:
             self.waiting[(game, player_id)] = rating
+            self.left_elsewhere.discard((game, player_id))
             log.info(
                 "queued for quick match",
                 extra={"player_id": player_id, "game": game, "rated": player.account},
@@ -139,15 +146,17 @@ class QuickMatchmaker:
 
     def waiting_games(self, player_id: str) -> set[str]:
         """The games this node keeps ``player_id`` waiting for."""
-        return {game for game, waiting in self.waiting if waiting == player_id}
+        return {game for game, waiting in (*self.waiting, *self.left_elsewhere) if waiting == player_id}
 
     def matched(self, player_id: str, game: str) -> None:
         """A player of this node was paired (by any node): no lease to renew."""
         self.waiting.pop((game, player_id), None)
+        self.left_elsewhere.discard((game, player_id))
 
     async def cancel(self, player_id: str) -> None:
         """The player leaves the queue they wait in, if any."""
         game = await self.store.queues.queued_game(player_id)
+        self.left_elsewhere = {entry for entry in self.left_elsewhere if entry[1] != player_id}
         for entry in [w for w in self.waiting if w[1] == player_id]:
             self.waiting.pop(entry, None)
             await self.store.queues.unqueue(entry[0], player_id)
@@ -174,13 +183,31 @@ class QuickMatchmaker:
         for (game, player_id), rating in list(self.waiting.items()):
             if rating is None or (game, player_id) not in self.waiting:
                 continue
-            now = self.time.now_ms()
-            other = await self.store.queues.match_rated(
-                game, player_id, rating, now, now + LEASE_MS, self.curve
-            )
-            if other is None:
-                continue
-            self.waiting.pop((game, player_id), None)
-            name, bot = await self.store.players.profile(player_id) or ("?", False)
-            identity = Identity(player_id, name, bot=bot, account=True)
-            await self._pair(game, other, identity, rated=True)  # type: ignore[arg-type]  # a GameName key
+            other = await self._try_rated(game, player_id, rating, stay=True)
+            if isinstance(other, Left):
+                if (game, player_id) not in self.waiting:
+                    continue  # cancelled here meanwhile
+                if not await self._lease_ran_out(game, player_id, other):
+                    # Paired, or cancelled, elsewhere: putting them back would pair them
+                    # twice, or against their wish.
+                    self.waiting.pop((game, player_id), None)
+                    self.left_elsewhere.add((game, player_id))
+                    continue
+                log.warning("a waiting account's lease ran out: queued again", extra={"player_id": player_id})
+                other = await self._try_rated(game, player_id, rating, stay=False)
+            if isinstance(other, str):
+                self.waiting.pop((game, player_id), None)
+                name, bot = await self.store.players.profile(player_id) or ("?", False)
+                identity = Identity(player_id, name, bot=bot, account=True)
+                await self._pair(game, other, identity, rated=True)  # type: ignore[arg-type]  # a GameName key
+
+    async def _try_rated(self, game: str, player_id: str, rating: float, stay: bool) -> str | Left | None:
+        now = self.time.now_ms()
+        return await self.store.queues.match_rated(
+            game, player_id, rating, now, now + LEASE_MS, self.curve, stay=stay
+        )
+
+    async def _lease_ran_out(self, game: str, player_id: str, why: Left) -> bool:
+        """Whether an account that left the rated pool was dropped only because their
+        lease ran out while they still queue for ``game`` (not paired or cancelled)."""
+        return why is Left.GONE and await self.store.queues.queued_game(player_id) == game

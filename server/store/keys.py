@@ -294,6 +294,12 @@ def rated_leases(game: str) -> str:
     return f"queue:{{{game}}}:rated:leases"
 
 
+def rated_paired(game: str) -> str:
+    """Who the rated queue paired in the last minute (so a node that has not heard of
+    the pairing yet does not put them back)."""
+    return f"queue:{{{game}}}:rated:paired"
+
+
 def race_channel(race_id: str) -> str:
     """The pub/sub channel of one race's events."""
     return f"{_RACE_CHANNEL_HEAD}{race_id}{_RACE_CHANNEL_TAIL}"

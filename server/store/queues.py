@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from server.store import keys, scripts
+
+
+class Left(enum.Enum):
+    """Why an account a node keeps waiting is no longer in the rated pool."""
+
+    #: A pairing took them out (within the last minute): its ``match_found`` is on its way.
+    PAIRED = 1
+    #: They left otherwise: cancelled from another session, or dropped when the lease ran out.
+    GONE = 2
 
 
 class QueueStore:
@@ -58,16 +68,26 @@ class QueueStore:
         now: int,
         lease_until: int,
         curve: tuple[float, float, int],
-    ) -> str | None:
+        stay: bool = False,
+    ) -> str | Left | None:
         """The account waiting for a rated ``game`` to pair with (see
         :data:`scripts.MATCH_RATED`; ``curve`` is the gap at first, the gap added per
-        second and the wait after which any gap goes), or None: waiting until ``lease_until``."""
+        second and the wait after which any gap goes), or None: waiting until ``lease_until``.
+        With ``stay`` (trying again for an account already queued), an account no longer
+        in the pool is not queued again: why it left instead."""
         base, widen, anyone = curve
-        other: str | None = await self._match_rated(
-            keys=[keys.rated_pool(game), keys.rated_since(game), keys.rated_leases(game)],
-            args=[player_id, rating, now, lease_until, base, widen, anyone],
+        answer: str | int | None = await self._match_rated(
+            keys=[
+                keys.rated_pool(game),
+                keys.rated_since(game),
+                keys.rated_leases(game),
+                keys.rated_paired(game),
+            ],
+            args=[player_id, rating, now, lease_until, base, widen, anyone, "stay" if stay else "join"],
         )
-        return other or None
+        if isinstance(answer, int):
+            return Left(answer)
+        return answer or None
 
     async def renew(self, entries: list[tuple[str, str, bool]], lease_until: int, lease_ms: int) -> None:
         """Extend the leases of waiting ``(game, player id, rated)`` entries (gone ones
@@ -87,12 +107,14 @@ class QueueStore:
         )
 
     async def unqueue(self, game: str, player_id: str) -> None:
+        # The player's marker goes first, in a round trip of its own (a cluster pipeline
+        # does not keep order across slots): a node that finds them gone from the pool
+        # then never finds the marker still naming the game, and does not queue them again.
+        await self.release([player_id])
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.lrem(keys.queue(game), 0, player_id)
             pipe.zrem(keys.queue_leases(game), player_id)
             pipe.zrem(keys.rated_pool(game), player_id)
             pipe.hdel(keys.rated_since(game), player_id)
             pipe.zrem(keys.rated_leases(game), player_id)
-            pipe.delete(keys.player_queue(player_id))
-            pipe.delete(keys.player_queue_share(player_id))
             await pipe.execute()

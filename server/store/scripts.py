@@ -467,7 +467,12 @@ return false
 
 MATCH_RATED: Final = LuaScript(
     "match_rated",
-    keys=("pool (sorted set: player -> rating)", "since (hash: player -> ms)", "leases (sorted set)"),
+    keys=(
+        "pool (sorted set: player -> rating)",
+        "since (hash: player -> ms)",
+        "leases (sorted set)",
+        "paired (sorted set: player -> ms paired, the last minute's)",
+    ),
     argv=(
         "player id",
         "rating",
@@ -476,16 +481,25 @@ MATCH_RATED: Final = LuaScript(
         "gap at first",
         "gap added per second",
         "ms after which any gap goes",
+        "join (queue the player when not in the pool) | stay (only if still in it)",
     ),
     answers="the waiting player paired with this one, or false (this one waits, its lease renewed). "
     "Two players pair when their ratings differ by no more than the gap allowed for the longer "
-    "wait of the two; of those, the nearest in rating. A player whose lease ran out is dropped.",
+    "wait of the two; of those, the nearest in rating. A player whose lease ran out is dropped. "
+    "With ``stay``, a player no longer in the pool is not put back: 1 when a pairing took them "
+    "out in the last minute, 2 when they left otherwise (cancelled, or dropped).",
     source="""
 local me, rating, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local base, widen, anyone = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - 60000)
 if not redis.call('ZSCORE', KEYS[1], me) then
+  if ARGV[8] == 'stay' then
+    if redis.call('ZSCORE', KEYS[4], me) then return 1 end
+    return 2
+  end
   redis.call('ZADD', KEYS[1], rating, me)
   redis.call('HSET', KEYS[2], me, now)
+  redis.call('ZREM', KEYS[4], me)
 end
 redis.call('ZADD', KEYS[3], ARGV[4], me)
 local my_wait = now - tonumber(redis.call('HGET', KEYS[2], me) or now)
@@ -513,7 +527,9 @@ for _, player in ipairs({me, best}) do
   redis.call('ZREM', KEYS[1], player)
   redis.call('HDEL', KEYS[2], player)
   redis.call('ZREM', KEYS[3], player)
+  redis.call('ZADD', KEYS[4], now, player)
 end
+redis.call('PEXPIRE', KEYS[4], 60000)
 return best
 """,
 )

@@ -3,15 +3,24 @@ with the wait), guests in a casual one; the rated match updates both ratings."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
+from websockets.asyncio.client import connect as ws_connect
 
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, rate
+from server.features.quick_match import SWEEP_EVERY
+from server.store import keys
+from tests.redis_direct import async_redis
+from tests.server.conftest import running_node
 from tests.server.rawclient import Racer, racers
 from tests.server.test_profiles import seed_ratings
-from tests.server.test_ratings import accounts, close, foundation_moves, play
+from tests.server.test_ratings import PASSWORD, accounts, close, foundation_moves, play
+
+#: Long enough for a node to try its waiting accounts again at least once.
+AFTER_A_SWEEP = SWEEP_EVERY * 1.6
 
 
 async def queue(racer: Racer, game: str = "eight-off") -> dict[str, object]:
@@ -103,3 +112,64 @@ async def test_a_player_cannot_wait_in_two_queues(arena: ArenaServer, connect: o
     second = await queue(ada, "eagle-wing")
     assert second["type"] == "error" and second["code"] == "already_queued"
     await close(ada)
+
+
+async def test_an_account_paired_before_its_node_hears_of_it_is_not_queued_again(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.features is not None
+    # The node never hears that Bob was paired, as a node elsewhere does not until the
+    # pairing's match_found reaches it: it goes on trying to pair him every second.
+    monkeypatch.setattr(arena.features.quick_match, "matched", lambda player_id, game: None)
+    bob, ada, cleo = await accounts(arena.url, "bob", "ada", "cleo")
+    await queue(bob)
+    await queue(ada)
+    found = await bob.event("match_found")
+    await asyncio.sleep(AFTER_A_SWEEP)
+    # Bob is racing Ada: Cleo waits rather than being paired with him a second time.
+    assert await queue(cleo) == {"type": "queued", "id": cleo._next, "game": "eight-off", "rated": True}
+    with pytest.raises(TimeoutError):
+        await cleo.event("match_found", timeout=AFTER_A_SWEEP)
+    with pytest.raises(TimeoutError):
+        await bob.event("match_found", timeout=0.1)
+    assert {r["player_id"] for r in found["race"]["racers"]} == {ada.player_id, bob.player_id}
+    await close(bob, ada, cleo)
+
+
+async def test_a_quick_match_cancelled_from_a_session_on_another_node_stays_cancelled(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis) as node_a, running_node(clean_redis) as node_b:
+        bob, cleo = await accounts(node_a.url, "bob", "cleo")
+        await queue(bob)  # Bob waits on node A...
+        elsewhere = Racer(await ws_connect(node_b.url, compression=None))
+        welcome = await elsewhere.request({"type": "login", "username": "bob_acct", "password": PASSWORD})
+        assert welcome["player_id"] == bob.player_id
+        # ... and cancels from his session on node B.
+        cancelled = await elsewhere.request({"type": "cancel_quick_match"})
+        assert cancelled == {"type": "ok", "id": elsewhere._next}
+        await asyncio.sleep(AFTER_A_SWEEP)  # node A tries its waiting accounts again
+        await queue(cleo)
+        with pytest.raises(TimeoutError):
+            await cleo.event("match_found", timeout=AFTER_A_SWEEP)
+        with pytest.raises(TimeoutError):
+            await bob.event("match_found", timeout=0.1)
+        await close(bob, cleo, elsewhere)
+
+
+async def test_an_account_dropped_when_its_lease_ran_out_is_queued_again_by_its_node(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    bob, cleo = await accounts(arena.url, "bob", "cleo")
+    await queue(bob)
+    client = async_redis(clean_redis)
+    try:  # as if Bob's node had not renewed his lease for 30 s (Redis out of its reach)
+        await client.zadd(keys.rated_leases("eight-off"), {bob.player_id: 1})
+    finally:
+        await client.aclose()
+    await queue(cleo)  # drops Bob, whose lease ran out, rather than pair with him
+    # Bob still queues (his node keeps him waiting): it puts him back, and he is paired.
+    found = await cleo.event("match_found", timeout=AFTER_A_SWEEP + 2)
+    assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}
+    assert (await bob.event("match_found"))["race"]["race_id"] == found["race"]["race_id"]
+    await close(bob, cleo)
