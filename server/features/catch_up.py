@@ -6,8 +6,9 @@ its start. After such a gap a node sends its sessions of the race what the store
 now, in the messages they already take in: the end (with the same bookkeeping as a heard
 end), or the race as it stands (``race_update``: who sits, status, clock, every racer's
 progress) and, to racers who have not moved yet, its start (whose ``view`` is their
-board). Moves made in the gap are read back by the spectators' copies from the move log
-(see :meth:`server.features.watching.Watching.refill_hub`).
+board; the fan-out sends it only if its sessions never had it). Moves made in the gap
+are read back by the spectators' copies from the move log (see
+:meth:`server.features.watching.Watching.refill_hub`).
 
 A player's own channel carries their quick match's pairing: a player this node still
 keeps waiting for a game who sits in a race of that game nobody here follows was paired

@@ -72,6 +72,11 @@ class Fanout:
         #: (one at a time: a failover resumes every channel at once).
         self._behind: set[str] = set()
         self._catching_up = False
+        #: Events heard on a channel while its race is being caught up: sent after the
+        #: catch-up, which read the store before they came, so that they are not overtaken.
+        self._held: dict[str, list[Event]] = {}
+        #: Races whose start this node's sessions were sent (a catch-up does not repeat it).
+        self._started: set[str] = set()
         self._confirmed: dict[str, asyncio.Event] = {}
         #: Channels subscribed (and races followed); changed under ``_changing`` only,
         #: so a drop and a new attach of one channel never interleave.
@@ -170,6 +175,7 @@ class Fanout:
             await self._subscriber.unsubscribe(channel)
             race_id = keys.race_of_channel(channel)
             if race_id is not None:
+                self._started.discard(race_id)
                 with contextlib.suppress(Exception):
                     await self._events.unfollow_race(race_id, self.node_id)
 
@@ -208,15 +214,26 @@ class Fanout:
             while self._behind:
                 race_id = self._behind.pop()
                 try:
-                    missed = await self._catch_up.race(race_id)
+                    await self._catch_up_race(race_id)
                 except Exception as exc:
                     log.warning("catching up a race failed", extra={"race_id": race_id, "reason": repr(exc)})
                     continue
-                self._send_missed(keys.race_channel(race_id), missed)
                 caught_up += 1
         finally:
             self._catching_up = False
             log.warning("caught up races after a pub/sub gap", extra={"count": caught_up})
+
+    async def _catch_up_race(self, race_id: str) -> None:
+        """Send the race's sessions what the store says now; what is heard meanwhile is
+        newer, and follows it."""
+        channel = keys.race_channel(race_id)
+        self._held[channel] = []
+        try:
+            self._send_missed(channel, await self._catch_up.race(race_id))
+        finally:
+            for event in self._held.pop(channel, ()):
+                if self._sessions.get(channel):
+                    self._deliver(channel, event)
 
     async def _catch_up_player(self, channel: str, player_id: str) -> None:
         """A quick match that paired the player in the gap, as if its event was heard
@@ -229,17 +246,30 @@ class Fanout:
             for session in list(self._sessions.get(channel, ())):
                 await self._seat(session, race, found, matched=True)
             # Its countdown may have ended in the gap too.
-            self._send_missed(keys.race_channel(race.race_id), await self._catch_up.race(race.race_id))
+            await self._catch_up_race(race.race_id)
 
     def _send_missed(self, channel: str, missed: list[Missed]) -> None:
         for item in missed:
             if not self._sessions.get(channel):
                 return  # the race ended meanwhile (heard), or its sessions left
+            if not self._first_start(channel, item.event):
+                continue
             if item.only is None:
                 self._deliver(channel, item.event)
             else:
                 targets = [s for s in self._sessions[channel] if s.player_id in item.only]
                 self._send_to(targets, item.event.msg)
+
+    def _first_start(self, channel: str, event: Event) -> bool:
+        """False for a race's start that its sessions here were already sent (heard, or
+        from a catch-up); notes a first one."""
+        if event.msg.get("type") != "race_started":
+            return True
+        race_id = keys.race_of_channel(channel)
+        if race_id is None or race_id in self._started:
+            return race_id is None
+        self._started.add(race_id)
+        return True
 
     async def _wait_confirmed(self, channel: str) -> None:
         event = self._confirmed.get(channel)
@@ -273,12 +303,17 @@ class Fanout:
         except ValueError:
             log.warning("dropped an unreadable event", extra={"reason": channel})
             return
+        held = self._held.get(channel)
+        if held is not None:
+            held.append(event)
+            return
         self._deliver(channel, event)
 
     def _deliver(self, channel: str, event: Event) -> None:
         match event.kind:
             case EventKind.BROADCAST:
-                self._broadcast(channel, event.msg, event.skip)
+                if self._first_start(channel, event):
+                    self._broadcast(channel, event.msg, event.skip)
             case EventKind.MATCH_FOUND | EventKind.SEATED:
                 race = RaceInfo.model_validate(event.msg["race"])
                 matched = event.kind is EventKind.MATCH_FOUND
@@ -295,6 +330,7 @@ class Fanout:
                     # catch-up's copy of this end); the subscription after.
                     for session in self._sessions.pop(channel, ()):
                         session.races.discard(race_id)
+                    self._started.discard(race_id)
                     self._background.spawn(self._drop(channel), "dropping an ended race")
             case EventKind.SIGNED_OUT:
                 self._sign_out(channel, event.msg)

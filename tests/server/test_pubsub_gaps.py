@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
 from client.sdk import ArenaClient
+from server.app import ArenaServer
+from server.features.catch_up import Missed
 from shared.protocol import MatchFound, MoveAck, RaceEnded, RaceStarted
 from tests.redis_direct import ON_CLUSTER
 from tests.server.conftest import running_node
@@ -37,13 +40,13 @@ async def link(clean_redis: str) -> AsyncIterator[Link]:
 @contextlib.asynccontextmanager
 async def ada_and_bob(
     redis_url: str, link: Link, **overrides: object
-) -> AsyncIterator[tuple[str, ArenaClient, Racer]]:
-    """Node A on Redis, node B behind ``link``: node B's address, Ada on A, Bob on B."""
+) -> AsyncIterator[tuple[ArenaServer, ArenaClient, Racer]]:
+    """Node A on Redis, node B behind ``link``: node B, Ada on A, Bob on B."""
     async with running_node(redis_url, **overrides) as a, running_node(link.url, **overrides) as b:
         ada = await ArenaClient.connect(a.url)
         (bob,) = await racers(b.url, "bob")
         try:
-            yield b.url, ada, bob
+            yield b, ada, bob
         finally:
             await ada.close()
             await bob.ws.close()
@@ -120,7 +123,7 @@ async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hear
     clean_redis: str, link: Link
 ) -> None:
     async with ada_and_bob(clean_redis, link) as (node_b, ada, bob):
-        cleo = await viewer(node_b)
+        cleo = await viewer(node_b.url)
         try:
             race_id, start = await started(ada, bob)
             watching = await cleo.request({"type": "watch", "race_id": race_id})
@@ -142,6 +145,9 @@ async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hear
             assert ada_now["move_count"] == 2
             assert ada_now["score"] == second.view.score
             assert "board" not in update["race"]  # never a racer's cards to another
+            # Bob had the start before the gap: it is not sent again.
+            with pytest.raises(TimeoutError):
+                await bob.event("race_started", timeout=0.5)
 
             seen = []
             for _ in range(2):
@@ -153,6 +159,63 @@ async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hear
             ]
         finally:
             await cleo.ws.close()
+
+
+async def test_a_move_heard_while_its_race_is_caught_up_reaches_the_racer_after_the_catch_up(
+    clean_redis: str, link: Link, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with ada_and_bob(clean_redis, link) as (node_b, ada, bob):
+        race_id, start = await started(ada, bob)
+        assert node_b.features is not None
+        read_race = node_b.features.catch_up.race
+        read, moved = asyncio.Event(), asyncio.Event()
+
+        async def read_then_wait(race_id: str) -> list[Missed]:
+            """The catch-up's read of the store, which Ada's next move then overtakes."""
+            missed = await read_race(race_id)
+            read.set()
+            await asyncio.wait_for(moved.wait(), CATCH_UP)
+            return missed
+
+        monkeypatch.setattr(node_b.features.catch_up, "race", read_then_wait)
+        bob.events.clear()
+        link.cut()
+        assert start.view.legal_moves
+        first = await ada.move(race_id, start.view.legal_moves[0])
+        link.mend()
+        await asyncio.wait_for(read.wait(), CATCH_UP)  # the catch-up read Ada's one move
+        assert first.view.legal_moves
+        await ada.move(race_id, first.view.legal_moves[0])  # heard by node B at once
+        await asyncio.sleep(0.3)
+        moved.set()
+
+        # Bob learns of Ada's moves in the order she made them: the second is not overtaken
+        # by the catch-up's older race_update.
+        counts = await ada_move_counts(bob, race_id, ada.player_id)
+        assert counts == [1, 2]
+
+
+async def ada_move_counts(bob: Racer, race_id: str, ada_id: str) -> list[int]:
+    """Ada's move count as each frame Bob gets tells it (race updates and Ada's progress),
+    until half a second after the first race_update."""
+    loop = asyncio.get_running_loop()
+    counts: list[int] = []
+    deadline = loop.time() + CATCH_UP
+    while loop.time() < deadline:
+        try:
+            frame = (
+                bob.events.pop(0)
+                if bob.events
+                else json.loads(await asyncio.wait_for(bob.ws.recv(), deadline - loop.time()))
+            )
+        except TimeoutError:
+            break
+        if frame["type"] == "race_update" and frame["race"]["race_id"] == race_id:
+            counts.append(next(r["move_count"] for r in frame["race"]["racers"] if r["player_id"] == ada_id))
+            deadline = min(deadline, loop.time() + 0.5)
+        elif frame["type"] == "progress" and frame["player_id"] == ada_id:
+            counts.append(frame["move_count"])
+    return counts
 
 
 async def test_a_quick_match_paired_while_a_node_cannot_hear_its_player_still_seats_them(
