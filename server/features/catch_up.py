@@ -12,12 +12,15 @@ are read back by the spectators' copies from the move log (see
 
 A player's own channel carries their quick match's pairing: a player this node still
 keeps waiting for a game who sits in a race of that game nobody here follows was paired
-in the gap, and is told so as a heard pairing would (``match_found``).
+in the gap, and is told so as a heard pairing would (``match_found``). It also carries
+sign-outs and new names: a session whose account token no longer works is closed, and
+sessions that go by another name than the store's are renamed (``renamed``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from server.features.events import Event, EventKind
 from server.features.lobby import Lobby
@@ -26,6 +29,20 @@ from server.features.results import RaceResults
 from server.store import RaceStatus, Store
 from shared import new_game
 from shared.protocol import BoardView, RaceInfo, RaceStarted, RaceUpdate, to_wire
+
+#: The close reason of a session whose sign-out was missed (its token was revoked by a
+#: logout, a password change or too many sign-ins, which one is not kept).
+SIGNED_OUT_ELSEWHERE: Final = "signed out: this sign-in was ended elsewhere"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerNow:
+    """A player as the store has them, against what their sessions here may believe."""
+
+    name: str
+    account: bool
+    #: Those of the sessions' account tokens (digests) that were revoked.
+    revoked: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +93,15 @@ class CatchUp:
             for meta in metas
             if not meta.status.is_over and meta.game in waiting_for and meta.race_id not in followed
         ]
+
+    async def player(self, player_id: str, tokens: set[str]) -> PlayerNow | None:
+        """The player's name and account now, and which of ``tokens`` (their sessions'
+        account tokens) were revoked; None for a player gone from the store."""
+        profile = await self.store.players.profile(player_id)
+        if profile is None:
+            return None
+        username = await self.store.accounts.username(player_id)
+        revoked = await self.store.accounts.revoked(sorted(tokens))
+        return PlayerNow(
+            name=username or profile[0], account=username is not None, revoked=frozenset(revoked)
+        )

@@ -113,6 +113,14 @@ class AccountStore:
             await pipe.execute()
         await self.redis.srem(keys.player_tokens(player_id), *digests)
 
+    async def revoked(self, digests: list[str]) -> list[str]:
+        """Those of the account tokens (digests) that no longer work."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for digest in digests:
+                pipe.exists(keys.token(digest))
+            alive: list[int] = await pipe.execute()
+        return [digest for digest, found in zip(digests, alive, strict=True) if not found]
+
     async def tokens(self, player_id: str) -> list[str]:
         """The digests of every token of the account."""
         digests: set[str] = await self.redis.smembers(keys.player_tokens(player_id))

@@ -27,7 +27,7 @@ from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
 from server.background import Background
-from server.features.catch_up import CatchUp, Missed
+from server.features.catch_up import SIGNED_OUT_ELSEWHERE, CatchUp, Missed
 from server.features.events import Event, EventKind, LocalEvent, own_prefix, unpack_event
 from server.features.quick_match import QuickMatchmaker
 from server.features.racing import Racing
@@ -36,7 +36,7 @@ from server.store import keys
 from server.store.events import EventStore
 from server.store.pubsub import Handlers, Subscriber, open_subscriber
 from server.transport.session import Session
-from shared.protocol import MatchFound, RaceInfo, encode_dict, to_wire
+from shared.protocol import MatchFound, RaceInfo, Renamed, encode_dict, to_wire
 
 log = logging.getLogger("arena.fanout")
 
@@ -236,9 +236,21 @@ class Fanout:
                     self._deliver(channel, event)
 
     async def _catch_up_player(self, channel: str, player_id: str) -> None:
-        """A quick match that paired the player in the gap, as if its event was heard
-        (and the race as it stands, as it may have started since)."""
+        """A sign-out or a new name missed in the gap, then a quick match that paired the
+        player in it, as if their events were heard (and the race as it stands, as it may
+        have started since)."""
         sessions = list(self._sessions.get(channel, ()))
+        identities = [s.caller.identity for s in sessions if s.caller.identity is not None]
+        tokens = {i.token_sha for i in identities if i.account and i.token_sha}
+        now = await self._catch_up.player(player_id, tokens)
+        if now is not None:
+            if now.revoked:
+                self._sign_out(channel, {"tokens": sorted(now.revoked), "reason": SIGNED_OUT_ELSEWHERE})
+            if any(i.name != now.name or i.account != now.account for i in identities):
+                told = to_wire(Renamed(name=now.name, username=now.name if now.account else None))
+                self._rename(
+                    channel, {"player_id": player_id, "name": now.name, "account": now.account, "event": told}
+                )
         followed = set().union(*(session.races for session in sessions))
         waiting_for = self._quick_match.waiting_games(player_id)
         for race in await self._catch_up.pairings(player_id, waiting_for, followed):

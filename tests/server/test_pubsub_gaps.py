@@ -12,10 +12,11 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
-from server.features.catch_up import Missed
+from server.features.catch_up import SIGNED_OUT_ELSEWHERE, Missed
 from shared.protocol import MatchFound, MoveAck, RaceEnded, RaceStarted
 from tests.redis_direct import ON_CLUSTER
 from tests.server.conftest import running_node
@@ -236,6 +237,68 @@ async def test_a_quick_match_paired_while_a_node_cannot_hear_its_player_still_se
         # Seated as after a heard pairing: Bob's session follows the race, so its start reaches him.
         started = await frame_where(bob, "race_started", lambda f: f["race_id"] == found.race.race_id)
         assert started["view"]["game"] == "treize"
+
+
+async def second_session(url: str, bob: Racer, hello: Frame) -> Racer:
+    """Another session of Bob's, on the node at ``url``: a token resume or a login."""
+    other = Racer(await ws_connect(url, compression=None))
+    welcome = await other.request(hello)
+    assert welcome["player_id"] == bob.player_id, welcome
+    return other
+
+
+async def test_a_new_name_given_while_a_node_cannot_hear_its_player_reaches_their_sessions_there(
+    clean_redis: str, link: Link
+) -> None:
+    async with running_node(clean_redis) as node_a, running_node(link.url) as node_b:
+        bob = Racer(await ws_connect(node_b.url, compression=None))
+        welcome = await bob.request({"type": "hello", "name": "bob"})
+        bob.player_id = welcome["player_id"]
+        here = await second_session(node_a.url, bob, {"type": "hello", "token": welcome["token"]})
+        try:
+            link.cut()
+            registered = await here.request(
+                {"type": "register", "username": "Bob_R", "password": "a long password"}
+            )
+            assert registered["type"] == "account", registered
+            link.mend()
+
+            renamed = await bob.event("renamed", timeout=CATCH_UP)
+            assert renamed == {"type": "renamed", "name": "Bob_R", "username": "Bob_R"}
+        finally:
+            await close_all(bob, here)
+
+
+async def test_a_sign_out_given_while_a_node_cannot_hear_its_player_closes_their_sessions_there(
+    clean_redis: str, link: Link
+) -> None:
+    async with running_node(clean_redis) as node_a, running_node(link.url) as node_b:
+        (bob,) = await racers(node_b.url, "bob")
+        password = "a long password"
+        assert (await bob.request({"type": "register", "username": "bob_s", "password": password}))[
+            "type"
+        ] == "account"
+        here = await second_session(
+            node_a.url, bob, {"type": "login", "username": "bob_s", "password": password}
+        )
+        try:
+            link.cut()
+            change = {"type": "change_password", "old_password": password, "new_password": "another long one"}
+            assert (await here.request(change))["type"] == "ok"  # signs out Bob's other sign-ins
+            link.mend()
+
+            with pytest.raises(ConnectionClosed):
+                await bob.event("never sent", timeout=CATCH_UP)
+            assert bob.ws.close_reason == SIGNED_OUT_ELSEWHERE
+            # Bob's sign-in here stays.
+            assert (await here.request({"type": "list_races"}))["type"] == "race_list"
+        finally:
+            await close_all(bob, here)
+
+
+async def close_all(*racers: Racer) -> None:
+    for racer in racers:
+        await racer.ws.close()
 
 
 async def viewer(url: str) -> Racer:
