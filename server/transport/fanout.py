@@ -19,7 +19,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any, assert_never
+from typing import Any, Final, assert_never
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -39,6 +39,11 @@ from server.transport.session import Session
 from shared.protocol import MatchFound, RaceInfo, Renamed, encode_dict, to_wire
 
 log = logging.getLogger("arena.fanout")
+
+#: How many times a catch-up is tried, and how long apart: the store may still be out of
+#: reach just after the subscription came back.
+CATCH_UP_TRIES: Final = 20
+CATCH_UP_RETRY_S: Final = 0.5
 
 
 class Fanout:
@@ -209,16 +214,25 @@ class Fanout:
             self._background.spawn(self._catch_up_races(), "catching up after a pub/sub gap")
 
     async def _catch_up_races(self) -> None:
-        caught_up = 0
+        caught_up, rounds = 0, 0
         try:
             while self._behind:
-                race_id = self._behind.pop()
-                try:
-                    await self._catch_up_race(race_id)
-                except Exception as exc:
-                    log.warning("catching up a race failed", extra={"race_id": race_id, "reason": repr(exc)})
-                    continue
-                caught_up += 1
+                failed: set[str] = set()
+                while self._behind:
+                    race_id = self._behind.pop()
+                    try:
+                        await self._catch_up_race(race_id)
+                    except Exception as exc:
+                        log.warning(
+                            "catching up a race failed", extra={"race_id": race_id, "reason": repr(exc)}
+                        )
+                        failed.add(race_id)
+                        continue
+                    caught_up += 1
+                rounds += 1
+                if failed and rounds < CATCH_UP_TRIES:
+                    await asyncio.sleep(CATCH_UP_RETRY_S)
+                    self._behind |= {r for r in failed if self._sessions.get(keys.race_channel(r))}
         finally:
             self._catching_up = False
             log.warning("caught up races after a pub/sub gap", extra={"count": caught_up})
@@ -236,6 +250,20 @@ class Fanout:
                     self._deliver(channel, event)
 
     async def _catch_up_player(self, channel: str, player_id: str) -> None:
+        for tries_left in reversed(range(CATCH_UP_TRIES)):
+            if not self._sessions.get(channel):
+                return
+            try:
+                await self._catch_up_player_once(channel, player_id)
+                return
+            except Exception as exc:
+                log.warning(
+                    "catching up a player failed", extra={"player_id": player_id, "reason": repr(exc)}
+                )
+                if tries_left:
+                    await asyncio.sleep(CATCH_UP_RETRY_S)
+
+    async def _catch_up_player_once(self, channel: str, player_id: str) -> None:
         """A sign-out or a new name missed in the gap, then a quick match that paired the
         player in it, as if their events were heard (and the race as it stands, as it may
         have started since)."""

@@ -104,6 +104,32 @@ async def test_a_race_that_ends_while_a_node_cannot_hear_it_still_ends_for_its_r
             await bob.event("race_ended", timeout=1.0)
 
 
+async def test_a_catch_up_that_fails_is_tried_again(
+    clean_redis: str, link: Link, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with ada_and_bob(clean_redis, link) as (node_b, ada, bob):
+        race_id, _start = await started(ada, bob)
+        assert node_b.features is not None
+        read_race = node_b.features.catch_up.race
+        failed: list[str] = []
+
+        async def unreachable_at_first(race_id: str) -> list[Missed]:
+            if not failed:
+                failed.append(race_id)
+                raise ConnectionError("Redis is not reachable yet")
+            return await read_race(race_id)
+
+        monkeypatch.setattr(node_b.features.catch_up, "race", unreachable_at_first)
+        assert (await bob.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
+        link.cut()
+        await ada.finish(race_id)
+        await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        link.mend()
+
+        await frame_where(bob, "race_ended", lambda f: f["race_id"] == race_id)
+        assert failed == [race_id]
+
+
 async def test_a_start_missed_by_a_node_reaches_its_racer_with_the_deal(clean_redis: str, link: Link) -> None:
     async with ada_and_bob(clean_redis, link, countdown=1.0) as (_node_b, ada, bob):
         race_id = await seated(ada, bob)
