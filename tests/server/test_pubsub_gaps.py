@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -72,6 +73,19 @@ async def started(ada: ArenaClient, bob: Racer) -> tuple[str, RaceStarted]:
     return race_id, start
 
 
+ReadRace = Callable[[str], Awaitable[list[Missed]]]
+
+
+def catch_up_reads(
+    node: ArenaServer,
+    monkeypatch: pytest.MonkeyPatch,
+    read: Callable[[ReadRace, str], Awaitable[list[Missed]]],
+) -> None:
+    """The node's catch-up reads a race with ``read(the store's read, race id)``."""
+    assert node.features is not None
+    monkeypatch.setattr(node.features.catch_up, "race", functools.partial(read, node.features.catch_up.race))
+
+
 async def frame_where(
     racer: Racer, kind: str, check: Callable[[Frame], bool], timeout: float = CATCH_UP
 ) -> Frame:
@@ -109,17 +123,15 @@ async def test_a_catch_up_that_fails_is_tried_again(
 ) -> None:
     async with ada_and_bob(clean_redis, link) as (node_b, ada, bob):
         race_id, _start = await started(ada, bob)
-        assert node_b.features is not None
-        read_race = node_b.features.catch_up.race
         failed: list[str] = []
 
-        async def unreachable_at_first(race_id: str) -> list[Missed]:
+        async def unreachable_at_first(read_race: ReadRace, race_id: str) -> list[Missed]:
             if not failed:
                 failed.append(race_id)
                 raise ConnectionError("Redis is not reachable yet")
             return await read_race(race_id)
 
-        monkeypatch.setattr(node_b.features.catch_up, "race", unreachable_at_first)
+        catch_up_reads(node_b, monkeypatch, unreachable_at_first)
         assert (await bob.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
         link.cut()
         await ada.finish(race_id)
@@ -193,18 +205,16 @@ async def test_a_move_heard_while_its_race_is_caught_up_reaches_the_racer_after_
 ) -> None:
     async with ada_and_bob(clean_redis, link) as (node_b, ada, bob):
         race_id, start = await started(ada, bob)
-        assert node_b.features is not None
-        read_race = node_b.features.catch_up.race
         read, moved = asyncio.Event(), asyncio.Event()
 
-        async def read_then_wait(race_id: str) -> list[Missed]:
+        async def read_then_wait(read_race: ReadRace, race_id: str) -> list[Missed]:
             """The catch-up's read of the store, which Ada's next move then overtakes."""
             missed = await read_race(race_id)
             read.set()
             await asyncio.wait_for(moved.wait(), CATCH_UP)
             return missed
 
-        monkeypatch.setattr(node_b.features.catch_up, "race", read_then_wait)
+        catch_up_reads(node_b, monkeypatch, read_then_wait)
         bob.events.clear()
         link.cut()
         assert start.view.legal_moves
