@@ -12,9 +12,11 @@ are read back by the spectators' copies from the move log (see
 
 A player's own channel carries their quick match's pairing: a player this node still
 keeps waiting for a game who sits in a race of that game nobody here follows was paired
-in the gap, and is told so as a heard pairing would (``match_found``). It also carries
-sign-outs and new names: a session whose account token no longer works is closed, and
-sessions that go by another name than the store's are renamed (``renamed``).
+in the gap, and is told so as a heard pairing would (``match_found``); likewise a
+rematch of a race the player's sessions here followed to its end (``rematch_started``).
+It also carries sign-outs and new names: a session whose account token no longer works
+is closed, and sessions that go by another name than the store's are renamed
+(``renamed``).
 """
 
 from __future__ import annotations
@@ -105,3 +107,22 @@ class CatchUp:
         return PlayerNow(
             name=username or profile[0], account=username is not None, revoked=frozenset(revoked)
         )
+
+    async def rematches(
+        self, player_id: str, before: set[str], followed: set[str]
+    ) -> list[tuple[str, RaceInfo]]:
+        """The rematches of races in ``before`` that seated ``player_id`` (offered or
+        accepted) in a race that is not over and none of their sessions here follows
+        (``followed``): each as (the race it replays, the new race as the player sees it)."""
+        found = []
+        for race_id in sorted(before):
+            record = await self.store.rematches.get(race_id)
+            if record is None or record.status != "started" or record.new_race_id is None:
+                continue
+            seated = player_id == record.offered_by or record.answers.get(player_id) == "accepted"
+            if not seated or record.new_race_id in followed:
+                continue
+            meta = await self.store.races.meta(record.new_race_id)
+            if meta is not None and not meta.status.is_over:
+                found.append((race_id, await self.lobby.info(record.new_race_id, player_id)))
+        return found

@@ -36,7 +36,7 @@ from server.store import keys
 from server.store.events import EventStore
 from server.store.pubsub import Handlers, Subscriber, open_subscriber
 from server.transport.session import Session
-from shared.protocol import MatchFound, RaceInfo, Renamed, encode_dict, to_wire
+from shared.protocol import MatchFound, RaceInfo, RematchStarted, Renamed, encode_dict, to_wire
 
 log = logging.getLogger("arena.fanout")
 
@@ -44,6 +44,9 @@ log = logging.getLogger("arena.fanout")
 #: reach just after the subscription came back.
 CATCH_UP_TRIES: Final = 20
 CATCH_UP_RETRY_S: Final = 0.5
+#: How many of the races a connection followed to their end it remembers (to catch up
+#: a rematch of one that started while the node could not hear the player).
+ENDED_KEPT: Final = 4
 
 
 class Fanout:
@@ -281,10 +284,18 @@ class Fanout:
                 )
         followed = set().union(*(session.races for session in sessions))
         waiting_for = self._quick_match.waiting_games(player_id)
-        for race in await self._catch_up.pairings(player_id, waiting_for, followed):
-            found = to_wire(MatchFound(race=race))
+        seatings = [
+            (race, to_wire(MatchFound(race=race)), True)
+            for race in await self._catch_up.pairings(player_id, waiting_for, followed)
+        ]
+        ended = set().union(*(session.ended for session in sessions))
+        seatings += [
+            (race, to_wire(RematchStarted(race_id=old, race=race)), False)
+            for old, race in await self._catch_up.rematches(player_id, followed | ended, followed)
+        ]
+        for race, told, matched in seatings:
             for session in list(self._sessions.get(channel, ())):
-                await self._seat(session, race, found, matched=True)
+                await self._seat(session, race, told, matched)
             # Its countdown may have ended in the gap too.
             await self._catch_up_race(race.race_id)
 
@@ -370,6 +381,7 @@ class Fanout:
                     # catch-up's copy of this end); the subscription after.
                     for session in self._sessions.pop(channel, ()):
                         session.races.discard(race_id)
+                        session.ended = (*session.ended[-(ENDED_KEPT - 1) :], race_id)
                     self._started.discard(race_id)
                     self._background.spawn(self._drop(channel), "dropping an ended race")
             case EventKind.SIGNED_OUT:

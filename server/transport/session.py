@@ -35,6 +35,9 @@ class Session:
         self.strikes = RateLimiter(STRIKE_RATE, STRIKE_BURST)
         #: The races whose events this connection gets.
         self.races: set[str] = set()
+        #: The last races this connection followed to their end, latest last: a rematch
+        #: of one may start (a tuple: most connections never end a race).
+        self.ended: tuple[str, ...] = ()
         #: The close started by the server (rate limit), while the queue drains.
         self.closing: asyncio.Task[None] | None = None
 

@@ -275,6 +275,29 @@ async def test_a_quick_match_paired_while_a_node_cannot_hear_its_player_still_se
         assert started["view"]["game"] == "treize"
 
 
+async def test_a_rematch_started_while_a_node_cannot_hear_its_player_still_seats_them(
+    clean_redis: str, link: Link
+) -> None:
+    async with ada_and_bob(clean_redis, link) as (_node_b, ada, bob):
+        race_id, _start = await started(ada, bob)
+        assert (await bob.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
+        await ada.finish(race_id)
+        await frame_where(bob, "race_ended", lambda f: f["race_id"] == race_id)
+        offered = await bob.request({"type": "offer_rematch", "race_id": race_id})
+        assert offered["type"] == "rematch", offered
+        link.cut()
+        await ada.answer_rematch(race_id, accept=True, share=False)  # starts the rematch on node A
+        link.mend()
+
+        frame = await frame_where(bob, "rematch_started", lambda f: f["race_id"] == race_id)
+        new_race = frame["race"]["race_id"]
+        assert new_race != race_id
+        assert {r["player_id"] for r in frame["race"]["racers"]} == {ada.player_id, bob.player_id}
+        # Seated as after a heard rematch: Bob's session follows the new race.
+        started_frame = await frame_where(bob, "race_started", lambda f: f["race_id"] == new_race)
+        assert started_frame["view"]["game"] == "eight-off"
+
+
 async def second_session(url: str, bob: Racer, hello: Frame) -> Racer:
     """Another session of Bob's, on the node at ``url``: a token resume or a login."""
     other = Racer(await ws_connect(url, compression=None))
