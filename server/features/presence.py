@@ -68,6 +68,10 @@ class Presence:
         if message.token is not None:
             identity = await self._resume(message.token)
             token = message.token
+            if identity.account:
+                # The token proves the owner as a password would: their address is known
+                # to the account from now on (for its account-wide bound of wrong passwords).
+                await self.store.accounts.resumed(identity.player_id, caller.address, self.time.now_ms())
         elif message.name is not None:
             if not self.admission.allow_new_player(caller.address):
                 raise ArenaError(

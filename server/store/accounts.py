@@ -42,6 +42,7 @@ class AccountStore:
         self._uncount = client.register_script(scripts.UNCOUNT.source)
         self._guess = client.register_script(scripts.GUESS.source)
         self._logged_in = client.register_script(scripts.LOGGED_IN.source)
+        self._known_at = client.register_script(scripts.KNOWN_AT.source)
 
     async def register(self, player_id: str, username: str, skeleton: str, password_hash: str) -> str:
         """``ok``, ``registered`` (already an account), ``taken`` or ``no_player``.
@@ -153,6 +154,13 @@ class AccountStore:
         (the latest :data:`KNOWN_KEPT` addresses only)."""
         args = [address, now_ms, KNOWN_FOR_MS, KNOWN_KEPT]
         await self._logged_in(keys=keys.login_keys(player_id, address), args=args)
+
+    async def resumed(self, player_id: str, address: str, now_ms: int) -> None:
+        """The account's sign-in was resumed with its token from ``address``: the address
+        is known to the account, as after a login there (:meth:`succeeded`), but no
+        password was checked, so no count changes."""
+        args = [address, now_ms, KNOWN_FOR_MS, KNOWN_KEPT]
+        await self._known_at(keys=[keys.known_addresses(player_id)], args=args)
 
     async def guess_from(self, address: str, most: int) -> int:
         """Count one password about to be checked for a login from a client address, on

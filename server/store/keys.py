@@ -51,7 +51,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them; at most 100) |
 | ``player:{<id>}:login_failures`` | string | wrong passwords for the account, all addresses (expires) |
 | ``player:{<id>}:login_failures:<address>`` | string | wrong passwords for it from one address (expires) |
-| ``player:{<id>}:known_addresses`` | sorted set | address -> ms of its latest login there (20, 30 days) |
+| ``player:{<id>}:known_addresses`` | sorted set | address -> ms of its latest sign-in there (20, 30 days) |
 | ``player:<id>:password_changes`` | string | password changes tried in the hour (expires) |
 | ``player:<id>:renames`` | string | a guest's renames in the hour (expires) |
 | ``address:<address>:login_failures`` | string | failed logins from a client address (expires) |

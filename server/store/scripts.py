@@ -736,25 +736,51 @@ return {'', 0}
 """,
 )
 
+#: Lua that makes ``address`` (ARGV[1]) known to an account from now (ARGV[2]) for
+#: ARGV[3] ms, keeping the latest ARGV[4] addresses of the known set ``known``.
+_REMEMBER_ADDRESS: Final = """
+local function remember(known)
+  local now = tonumber(ARGV[2])
+  redis.call('ZADD', known, now, ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', known, '-inf', '(' .. (now - tonumber(ARGV[3])))
+  redis.call('ZREMRANGEBYRANK', known, 0, -(tonumber(ARGV[4]) + 1))
+  redis.call('PEXPIRE', known, ARGV[3])
+  return redis.call('ZCARD', known)
+end
+"""
+
+_ADDRESS_ARGV: Final = (
+    "the client address",
+    "now (ms)",
+    "ms an address stays known",
+    "the most addresses kept",
+)
+
 LOGGED_IN: Final = LuaScript(
     "logged_in",
     keys=("pair counter", "account counter", "known addresses"),
-    argv=("the client address", "now (ms)", "ms an address stays known", "the most addresses kept"),
+    argv=_ADDRESS_ARGV,
     answers="the addresses known. A right password from the address: its pair counter is "
     "cleared, the account counter gets back the count :data:`GUESS` made (a new account has "
     "none), and the address is known from now on, among the latest ones only (each known "
     "for its time from its latest login; the set lives as long as its newest).",
     source=_COUNTERS
+    + _REMEMBER_ADDRESS
     + """
 redis.call('DEL', KEYS[1])
 uncount(KEYS[2])
-local now = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[3], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[3])))
-redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[4]) + 1))
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return redis.call('ZCARD', KEYS[3])
+return remember(KEYS[3])
 """,
+)
+
+KNOWN_AT: Final = LuaScript(
+    "known_at",
+    keys=("known addresses",),
+    argv=_ADDRESS_ARGV,
+    answers="the addresses known. A sign-in resumed with the account's token from the "
+    "address: it is known from now on, as after a login (no counter changes: no password "
+    "was checked).",
+    source=_REMEMBER_ADDRESS + "\nreturn remember(KEYS[1])\n",
 )
 
 UNLIST: Final = LuaScript(
@@ -843,6 +869,7 @@ ALL: Final = (
     UNCOUNT,
     GUESS,
     LOGGED_IN,
+    KNOWN_AT,
     UNLIST,
     WATCHERS,
 )

@@ -235,6 +235,23 @@ async def test_past_the_account_wide_bound_only_addresses_the_account_logged_in_
         await owner.close()
 
 
+async def test_a_sign_in_resumed_with_its_token_makes_the_address_known_to_the_account(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis, **PROXIED, login_failures_per_account=3) as node:
+        owner, welcome = await registered(node.url, "tia_t", HOME)
+        # The owner's phone resumes its sign-in from a hotel's network, never logged in from.
+        phone = await connected(node.url, HOTEL)
+        resume = {"type": "hello", "id": "h", "token": welcome["token"]}
+        assert (await ask(phone, resume))["type"] == "welcome"
+        for guesser in ("203.0.113.1", "203.0.113.2", "203.0.113.3"):
+            assert await code_from(node.url, guesser, "tia_t", "a wrong guess") == "bad_login"
+        assert await code_from(node.url, CAFE, "tia_t") == "rate_limited"  # never used
+        assert await code_from(node.url, HOTEL, "tia_t") == "welcome"  # known by the resume
+        await phone.close()
+        await owner.close()
+
+
 async def test_wrong_counts_lapse_15_minutes_after_the_first_and_a_known_address_30_days_after_its_login(
     clean_redis: str,
 ) -> None:
