@@ -60,6 +60,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``queue:{<game>}:rated`` | sorted set | accounts waiting for a rated match -> their rating |
 | ``queue:{<game>}:rated:since`` | hash | player -> ms they began to wait |
 | ``queue:{<game>}:rated:leases`` | sorted set | player -> lease end ms |
+| ``queue:{<game>}:rated:paired`` | sorted set | player -> ms paired (the last minute's) |
 
 Channels: ``race:{id}:events``, ``race:{id}:watch`` (moves, for spectators),
 ``player:<id>:events``, ``node:<id>:events``.
