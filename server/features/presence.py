@@ -160,6 +160,6 @@ class Presence:
         """The player's last connection on this node closed."""
         await self.nodes.left(player_id)
         await self.lobby.went_away(player_id, followed)
-        await self.quick_match.cancel(player_id)
+        await self.quick_match.went_away(player_id)
         # Idle time counts from here: a guest kept past their last connection.
         await self.store.players.keep(player_id, self.guest_ttl)

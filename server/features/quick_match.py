@@ -48,6 +48,7 @@ class QuickMatchmaker:
         self.store = store
         self.lobby = lobby
         self.time_limit = settings.quick_match_time_limit
+        self.node_id = settings.node_id
         self.time = time
         #: ``(game, player id)`` of the players this node keeps in a queue, with the
         #: rating they wait with (None: a guest in the casual queue).
@@ -90,7 +91,7 @@ class QuickMatchmaker:
                 ErrorCode.ALREADY_RACING,
                 f"you are racing in race {racing[0].race_id}: finish it before queueing again",
             )
-        other_game = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment)
+        other_game = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment, self.node_id)
         if other_game is not None:
             raise ArenaError(
                 ErrorCode.ALREADY_QUEUED,
@@ -155,13 +156,32 @@ class QuickMatchmaker:
 
     async def cancel(self, player_id: str) -> None:
         """The player leaves the queue they wait in, if any."""
-        game = await self.store.queues.queued_game(player_id)
-        self.left_elsewhere = {entry for entry in self.left_elsewhere if entry[1] != player_id}
+        queued = await self.store.queues.queued(player_id)
+        await self._leave(player_id, {queued[0]} if queued is not None else set())
+
+    async def went_away(self, player_id: str) -> None:
+        """The player's last connection on this node closed: they leave the queue this node
+        keeps them in, unless a connection on another node queued them since (a client
+        that resumed there before this node noticed the old connection close)."""
+        queued = await self.store.queues.queued(player_id)
+        if queued is not None and queued[1] not in ("", self.node_id):
+            self._forget(player_id)
+            return
+        await self._leave(player_id, {queued[0]} if queued is not None else set())
+
+    async def _leave(self, player_id: str, games: set[str]) -> None:
+        """Take the player out of the queues of ``games`` and of those this node keeps
+        them waiting in."""
+        games |= {game for game, waiting in self.waiting if waiting == player_id}
+        self._forget(player_id)
+        for game in sorted(games):
+            await self.store.queues.unqueue(game, player_id)
+
+    def _forget(self, player_id: str) -> None:
+        """This node no longer keeps the player waiting."""
         for entry in [w for w in self.waiting if w[1] == player_id]:
             self.waiting.pop(entry, None)
-            await self.store.queues.unqueue(entry[0], player_id)
-        if game is not None:
-            await self.store.queues.unqueue(game, player_id)
+        self.left_elsewhere = {entry for entry in self.left_elsewhere if entry[1] != player_id}
 
     async def _keep_waiting(self) -> None:
         """Every second, try again to pair this node's waiting accounts (their allowed gap

@@ -23,16 +23,20 @@ class QueueStore:
         self._match = client.register_script(scripts.MATCH.source)
         self._match_rated = client.register_script(scripts.MATCH_RATED.source)
 
-    async def claim(self, player_id: str, game: str, lease_ms: int, share_commitment: str = "") -> str | None:
-        """Mark the player as queued for ``game``, with the seed share commitment they
-        sent ('' for none; asking again replaces it). Returns the other game they are
-        already queued for (and changes nothing), or None."""
+    async def claim(
+        self, player_id: str, game: str, lease_ms: int, share_commitment: str = "", holder: str = ""
+    ) -> str | None:
+        """Mark the player as queued for ``game`` by the node ``holder`` (which keeps them
+        waiting), with the seed share commitment they sent ('' for none; asking again
+        replaces it). Returns the other game they are already queued for (and changes
+        nothing), or None."""
         key = keys.player_queue(player_id)
-        if not await self.redis.set(key, game, nx=True, px=lease_ms):
-            current: str | None = await self.redis.get(key)
-            if current is not None and current != game:
-                return current
-            await self.redis.set(key, game, px=lease_ms)
+        marker = f"{game} {holder}"
+        if not await self.redis.set(key, marker, nx=True, px=lease_ms):
+            current = _queued_of(await self.redis.get(key))
+            if current is not None and current[0] != game:
+                return current[0]
+            await self.redis.set(key, marker, px=lease_ms)
         share_key = keys.player_queue_share(player_id)
         if share_commitment:
             await self.redis.set(share_key, share_commitment, px=lease_ms)
@@ -48,9 +52,14 @@ class QueueStore:
             found: list[str | None] = await pipe.execute()
         return [value or "" for value in found]
 
+    async def queued(self, player_id: str) -> tuple[str, str] | None:
+        """The game the player is queued for and the node that queued them ('' for none
+        named), or None."""
+        return _queued_of(await self.redis.get(keys.player_queue(player_id)))
+
     async def queued_game(self, player_id: str) -> str | None:
-        game: str | None = await self.redis.get(keys.player_queue(player_id))
-        return game
+        queued = await self.queued(player_id)
+        return queued[0] if queued is not None else None
 
     async def match(self, game: str, player_id: str, now: int, lease_until: int) -> str | None:
         """The player waiting for ``game`` to pair with, or None (now queued until
@@ -118,3 +127,11 @@ class QueueStore:
             pipe.hdel(keys.rated_since(game), player_id)
             pipe.zrem(keys.rated_leases(game), player_id)
             await pipe.execute()
+
+
+def _queued_of(marker: str | None) -> tuple[str, str] | None:
+    """(game, holder) of a player's queue marker."""
+    if marker is None:
+        return None
+    game, _, holder = marker.partition(" ")
+    return game, holder

@@ -4,7 +4,9 @@ with the wait), guests in a casual one; the rated match updates both ratings."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -136,16 +138,26 @@ async def test_an_account_paired_before_its_node_hears_of_it_is_not_queued_again
     await close(bob, ada, cleo)
 
 
+@contextlib.asynccontextmanager
+async def bob_waiting_on_a_node(clean_redis: str) -> AsyncIterator[tuple[Racer, Racer, Racer]]:
+    """Two nodes: Bob waits in the rated queue on node A, and is also signed in on node B;
+    Cleo, on node A, has not queued. Yields Bob on A, Bob on B and Cleo."""
+    async with running_node(clean_redis) as node_a, running_node(clean_redis) as node_b:
+        bob, cleo = await accounts(node_a.url, "bob", "cleo")
+        await queue(bob)
+        on_b = Racer(await ws_connect(node_b.url, compression=None))
+        welcome = await on_b.request({"type": "login", "username": "bob_acct", "password": PASSWORD})
+        assert welcome["player_id"] == bob.player_id
+        try:
+            yield bob, on_b, cleo
+        finally:
+            await close(bob, on_b, cleo)
+
+
 async def test_a_quick_match_cancelled_from_a_session_on_another_node_stays_cancelled(
     clean_redis: str,
 ) -> None:
-    async with running_node(clean_redis) as node_a, running_node(clean_redis) as node_b:
-        bob, cleo = await accounts(node_a.url, "bob", "cleo")
-        await queue(bob)  # Bob waits on node A...
-        elsewhere = Racer(await ws_connect(node_b.url, compression=None))
-        welcome = await elsewhere.request({"type": "login", "username": "bob_acct", "password": PASSWORD})
-        assert welcome["player_id"] == bob.player_id
-        # ... and cancels from his session on node B.
+    async with bob_waiting_on_a_node(clean_redis) as (bob, elsewhere, cleo):
         cancelled = await elsewhere.request({"type": "cancel_quick_match"})
         assert cancelled == {"type": "ok", "id": elsewhere._next}
         await asyncio.sleep(AFTER_A_SWEEP)  # node A tries its waiting accounts again
@@ -154,7 +166,6 @@ async def test_a_quick_match_cancelled_from_a_session_on_another_node_stays_canc
             await cleo.event("match_found", timeout=AFTER_A_SWEEP)
         with pytest.raises(TimeoutError):
             await bob.event("match_found", timeout=0.1)
-        await close(bob, cleo, elsewhere)
 
 
 async def test_an_account_dropped_when_its_lease_ran_out_is_queued_again_by_its_node(
@@ -173,3 +184,17 @@ async def test_an_account_dropped_when_its_lease_ran_out_is_queued_again_by_its_
     assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}
     assert (await bob.event("match_found"))["race"]["race_id"] == found["race"]["race_id"]
     await close(bob, cleo)
+
+
+async def test_a_connection_closing_on_one_node_leaves_the_queue_its_player_rejoined_on_another(
+    clean_redis: str,
+) -> None:
+    async with bob_waiting_on_a_node(clean_redis) as (bob, resumed, cleo):
+        # Bob's connection to node A drops; his client resumes on node B and queues again
+        # there before node A notices the old connection is gone.
+        assert (await queue(resumed))["type"] == "queued"
+        await bob.ws.close()  # node A: Bob's last connection there is gone
+        await asyncio.sleep(AFTER_A_SWEEP)
+        await queue(cleo)
+        found = await resumed.event("match_found", timeout=AFTER_A_SWEEP + 2)
+        assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}

@@ -230,7 +230,11 @@ async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
     assert await store.queues.claim("ada", "treize", 30_000) is None  # the same queue again
     assert await store.queues.claim("ada", "eight-off", 30_000) == "treize"
     await store.queues.unqueue("treize", "ada")
-    assert await store.queues.claim("ada", "eight-off", 30_000) is None
+    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-a") is None
+    assert await store.queues.queued("ada") == ("eight-off", "node-a")
+    # Queueing again from another node: that node keeps the player waiting from now on.
+    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-b") is None
+    assert await store.queues.queued("ada") == ("eight-off", "node-b")
 
 
 def racer(player_id: str, won: bool, recent: str) -> RacerRecord:
