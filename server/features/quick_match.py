@@ -41,6 +41,9 @@ RATED_WIDEN: Final = 50.0
 RATED_ANYONE_MS: Final = 10_000
 #: How often a node tries again to pair its waiting accounts (the gap widens meanwhile).
 SWEEP_EVERY: Final = 1.0
+#: How long after finding one of its waiting accounts paired elsewhere a node looks for
+#: the race the pairing made (ms); with none, the account is queued again.
+PAIRED_GRACE_MS = 5_000
 
 
 class QuickMatchmaker:
@@ -57,7 +60,9 @@ class QuickMatchmaker:
         #: elsewhere (paired by another node, or cancelled from another session) before
         #: this node heard why: no longer tried or renewed, but still caught up after a
         #: pub/sub gap, as a pairing's ``match_found`` may be the event that was missed.
-        self.left_elsewhere: set[tuple[str, str]] = set()
+        #: A paired one maps to their rating and when to look for the race the pairing
+        #: made (None once looked for, or for a cancel).
+        self.left_elsewhere: dict[tuple[str, str], tuple[float, int] | None] = {}
         self.curve: tuple[float, float, int] = (RATED_GAP, RATED_WIDEN, RATED_ANYONE_MS)
         self._task: asyncio.Task[None] | None = None
 
@@ -109,7 +114,7 @@ class QuickMatchmaker:
         assert not isinstance(other, Left)  # only trying again (``stay``) answers why one left
         if other is None:
             self.waiting[(game, player_id)] = rating
-            self.left_elsewhere.discard((game, player_id))
+            self.left_elsewhere.pop((game, player_id), None)
             log.info(
                 "queued for quick match",
                 extra={"player_id": player_id, "game": game, "rated": player.account},
@@ -152,7 +157,7 @@ class QuickMatchmaker:
     def matched(self, player_id: str, game: str) -> None:
         """A player of this node was paired (by any node): no lease to renew."""
         self.waiting.pop((game, player_id), None)
-        self.left_elsewhere.discard((game, player_id))
+        self.left_elsewhere.pop((game, player_id), None)
 
     async def cancel(self, player_id: str) -> None:
         """The player leaves the queue they wait in, if any."""
@@ -181,7 +186,8 @@ class QuickMatchmaker:
         """This node no longer keeps the player waiting."""
         for entry in [w for w in self.waiting if w[1] == player_id]:
             self.waiting.pop(entry, None)
-        self.left_elsewhere = {entry for entry in self.left_elsewhere if entry[1] != player_id}
+        for entry in [w for w in self.left_elsewhere if w[1] == player_id]:
+            self.left_elsewhere.pop(entry, None)
 
     async def _keep_waiting(self) -> None:
         """Every second, try again to pair this node's waiting accounts (their allowed gap
@@ -191,6 +197,7 @@ class QuickMatchmaker:
             await asyncio.sleep(min(SWEEP_EVERY, RENEW_EVERY))
             try:
                 await self._sweep()
+                await self._look_for_paired_races()
                 if self.waiting and self.time.now_ms() - renewed >= RENEW_EVERY * 1000:
                     renewed = self.time.now_ms()
                     entries = sorted((g, p, r is not None) for (g, p), r in self.waiting.items())
@@ -211,15 +218,44 @@ class QuickMatchmaker:
                     # Paired, or cancelled, elsewhere: putting them back would pair them
                     # twice, or against their wish.
                     self.waiting.pop((game, player_id), None)
-                    self.left_elsewhere.add((game, player_id))
+                    look_at = self.time.now_ms() + PAIRED_GRACE_MS
+                    self.left_elsewhere[(game, player_id)] = (
+                        (rating, look_at) if other is Left.PAIRED else None
+                    )
                     continue
                 log.warning("a waiting account's lease ran out: queued again", extra={"player_id": player_id})
                 other = await self._try_rated(game, player_id, rating, stay=False)
             if isinstance(other, str):
-                self.waiting.pop((game, player_id), None)
-                name, bot = await self.store.players.profile(player_id) or ("?", False)
-                identity = Identity(player_id, name, bot=bot, account=True)
-                await self._pair(game, other, identity, rated=True)  # type: ignore[arg-type]  # a GameName key
+                await self._pair_waiting(game, player_id, other)
+
+    async def _pair_waiting(self, game: str, player_id: str, other: str) -> None:
+        """Pair ``player_id``, an account this node kept waiting, with ``other``."""
+        self.waiting.pop((game, player_id), None)
+        name, bot = await self.store.players.profile(player_id) or ("?", False)
+        identity = Identity(player_id, name, bot=bot, account=True)
+        await self._pair(game, other, identity, rated=True)  # type: ignore[arg-type]  # a GameName key
+
+    async def _look_for_paired_races(self) -> None:
+        """A pairing whose race was never made (the node pairing them lost Redis midway)
+        leaves its waiting player out of the pool: once :data:`PAIRED_GRACE_MS` have
+        passed, such a player with no race of the game is queued again."""
+        now = self.time.now_ms()
+        for (game, player_id), paired in list(self.left_elsewhere.items()):
+            if paired is None or paired[1] > now:
+                continue
+            self.left_elsewhere[(game, player_id)] = None
+            if any(meta.game == game for meta in await self.lobby.current_races(player_id)):
+                continue  # the race exists: its match_found comes, or the catch-up sends it
+            if (game, player_id) not in self.left_elsewhere:
+                continue  # heard of meanwhile, or gone
+            self.left_elsewhere.pop((game, player_id), None)
+            if await self.store.queues.claim(player_id, game, LEASE_MS, holder=self.node_id) is not None:
+                continue  # queued for another game since
+            log.warning("a pairing made no race: queued again", extra={"player_id": player_id, "game": game})
+            self.waiting[(game, player_id)] = paired[0]
+            other = await self._try_rated(game, player_id, paired[0], stay=False)
+            if isinstance(other, str):
+                await self._pair_waiting(game, player_id, other)
 
     async def _try_rated(self, game: str, player_id: str, rating: float, stay: bool) -> str | Left | None:
         now = self.time.now_ms()

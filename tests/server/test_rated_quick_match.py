@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -198,3 +199,30 @@ async def test_a_connection_closing_on_one_node_leaves_the_queue_its_player_rejo
         await queue(cleo)
         found = await resumed.event("match_found", timeout=AFTER_A_SWEEP + 2)
         assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}
+
+
+async def test_an_account_whose_pairing_failed_before_its_race_was_made_is_queued_again(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.features is not None
+    monkeypatch.setattr("server.features.quick_match.PAIRED_GRACE_MS", 500)
+    lobby = arena.features.lobby
+    create = lobby.create
+    failed: list[str] = []
+
+    async def unreachable_once(*args: Any, **kwargs: Any) -> Any:
+        if not failed:
+            failed.append("create")
+            raise ConnectionError("Redis went away")
+        return await create(*args, **kwargs)
+
+    monkeypatch.setattr(lobby, "create", unreachable_once)
+    bob, ada, cleo = await accounts(arena.url, "bob", "ada", "cleo")
+    await queue(bob)
+    refused = await queue(ada)  # pairs Ada with Bob, but no race could be made
+    assert refused["type"] == "error" and failed == ["create"], refused
+    await asyncio.sleep(AFTER_A_SWEEP + 0.5)  # the node finds Bob paired, then no race of his
+    await queue(cleo)
+    found = await cleo.event("match_found", timeout=AFTER_A_SWEEP + 2)
+    assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}
+    await close(bob, ada, cleo)
