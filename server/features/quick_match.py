@@ -243,11 +243,12 @@ class QuickMatchmaker:
         for (game, player_id), paired in list(self.left_elsewhere.items()):
             if paired is None or paired[1] > now:
                 continue
-            self.left_elsewhere[(game, player_id)] = None
-            if any(meta.game == game for meta in await self.lobby.current_races(player_id)):
-                continue  # the race exists: its match_found comes, or the catch-up sends it
+            races = await self.lobby.current_races(player_id)  # failing, looked for next round
             if (game, player_id) not in self.left_elsewhere:
                 continue  # heard of meanwhile, or gone
+            self.left_elsewhere[(game, player_id)] = None
+            if any(meta.game == game for meta in races):
+                continue  # the race exists: its match_found comes, or the catch-up sends it
             self.left_elsewhere.pop((game, player_id), None)
             if await self.store.queues.claim(player_id, game, LEASE_MS, holder=self.node_id) is not None:
                 continue  # queued for another game since
