@@ -161,8 +161,7 @@ class QuickMatchmaker:
 
     async def cancel(self, player_id: str) -> None:
         """The player leaves the queue they wait in, if any."""
-        queued = await self.store.queues.queued(player_id)
-        await self._leave(player_id, {queued[0]} if queued is not None else set())
+        await self._leave(player_id, await self.store.queues.queued(player_id))
 
     async def went_away(self, player_id: str) -> None:
         """The player's last connection on this node closed: they leave the queue this node
@@ -172,12 +171,14 @@ class QuickMatchmaker:
         if queued is not None and queued[1] not in ("", self.node_id):
             self._forget(player_id)
             return
-        await self._leave(player_id, {queued[0]} if queued is not None else set())
+        await self._leave(player_id, queued)
 
-    async def _leave(self, player_id: str, games: set[str]) -> None:
-        """Take the player out of the queues of ``games`` and of those this node keeps
-        them waiting in."""
-        games |= {game for game, waiting in self.waiting if waiting == player_id}
+    async def _leave(self, player_id: str, queued: tuple[str, str] | None) -> None:
+        """Take the player out of the queue their marker names (``queued``: game, holder)
+        and of those this node keeps them waiting in."""
+        games = {game for game, waiting in self.waiting if waiting == player_id}
+        if queued is not None:
+            games.add(queued[0])
         self._forget(player_id)
         for game in sorted(games):
             await self.store.queues.unqueue(game, player_id)
@@ -224,9 +225,17 @@ class QuickMatchmaker:
                     )
                     continue
                 log.warning("a waiting account's lease ran out: queued again", extra={"player_id": player_id})
-                other = await self._try_rated(game, player_id, rating, stay=False)
-            if isinstance(other, str):
+                await self._queue_again(game, player_id, rating)
+            elif isinstance(other, str):
                 await self._pair_waiting(game, player_id, other)
+
+    async def _queue_again(self, game: str, player_id: str, rating: float) -> None:
+        """Put an account this node keeps waiting back in the rated pool (paired at once
+        if someone fits)."""
+        self.waiting[(game, player_id)] = rating
+        other = await self._try_rated(game, player_id, rating, stay=False)
+        if isinstance(other, str):
+            await self._pair_waiting(game, player_id, other)
 
     async def _pair_waiting(self, game: str, player_id: str, other: str) -> None:
         """Pair ``player_id``, an account this node kept waiting, with ``other``."""
@@ -253,10 +262,7 @@ class QuickMatchmaker:
             if await self.store.queues.claim(player_id, game, LEASE_MS, holder=self.node_id) is not None:
                 continue  # queued for another game since
             log.warning("a pairing made no race: queued again", extra={"player_id": player_id, "game": game})
-            self.waiting[(game, player_id)] = paired[0]
-            other = await self._try_rated(game, player_id, paired[0], stay=False)
-            if isinstance(other, str):
-                await self._pair_waiting(game, player_id, other)
+            await self._queue_again(game, player_id, paired[0])
 
     async def _try_rated(self, game: str, player_id: str, rating: float, stay: bool) -> str | Left | None:
         now = self.time.now_ms()
