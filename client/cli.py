@@ -49,6 +49,7 @@ from client.errors import (
     BadLoginError,
     BadTokenError,
     DailyAttemptedError,
+    QueueLeftError,
     RaceNotFoundError,
     RaceNotOverError,
     RaceOverError,
@@ -69,6 +70,7 @@ from shared.protocol import (
     LiveRace,
     MatchFound,
     PlayerProfile,
+    QueueLeftReason,
     RaceCancelled,
     RaceEnded,
     RaceInfo,
@@ -516,6 +518,27 @@ def unreachable(exc: OSError | InvalidHandshake) -> str:
     return str(exc)
 
 
+async def quick_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
+    """Wait in ``game``'s queue for up to ``wait`` seconds: the pairing, or why there is
+    none. A place that lapsed (the server lost its store for a while) is taken again."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    queued = await client.quick_match(game)
+    kind = "rated" if queued.rated else "casual"
+    print(f"waiting for someone to race at {game} ({kind}, up to {wait:g} s)…", flush=True)
+    while True:
+        try:
+            return await client.wait_for_match(timeout=max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            await client.cancel_quick_match()
+            return f"nobody else wanted {game} within {wait:g} s; try again later"
+        except QueueLeftError as ended:
+            if ended.left.reason is not QueueLeftReason.EXPIRED:
+                return f"no longer waiting for {game}: {ended.left.message}"
+            print(f"your place in the {game} queue lapsed: queueing again", flush=True)
+            await client.quick_match(game)
+
+
 def fail(line: str) -> int:
     print(f"solitaire-arena: {line}", file=sys.stderr)
     return 1
@@ -713,14 +736,9 @@ async def play(args: argparse.Namespace) -> int:
             setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
             print(f"race {race.code} created ({setting}): others join with  {join}")
         else:
-            queued = await client.quick_match(args.game)
-            kind = "rated" if queued.rated else "casual"
-            print(f"waiting for someone to race at {args.game} ({kind}, up to {args.wait:g} s)…", flush=True)
-            try:
-                found = await client.wait_for(MatchFound, timeout=args.wait)
-            except TimeoutError:
-                await client.cancel_quick_match()
-                return fail(f"nobody else wanted {args.game} within {args.wait:g} s; try again later")
+            found = await quick_match(client, args.game, args.wait)
+            if isinstance(found, str):
+                return fail(found)
             race_id = found.race.race_id
         # A racer who fills the last seat is ready at once; the others ready in the lobby
         # (r), or by themselves once every seat is taken.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
-from shared.protocol import ErrorCode
+from shared.protocol import ErrorCode, QuickMatchLeft
 
 
 class ArenaError(Exception):
@@ -28,6 +28,15 @@ class ArenaError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class QueueLeftError(Exception):
+    """The quick match being waited for ended otherwise than paired: ``left`` (the
+    ``quick_match_left`` event) says why."""
+
+    def __init__(self, left: QuickMatchLeft) -> None:
+        super().__init__(f"{left.reason}: {left.message}")
+        self.left = left
 
 
 class UnexpectedReplyError(ArenaError):

@@ -35,6 +35,7 @@ from client.errors import (
 from client.errors import (
     BadTokenError,
     ConnectionLostError,
+    QueueLeftError,
     UnexpectedReplyError,
     error_for,
 )
@@ -91,6 +92,7 @@ from shared.protocol import (
     ProtocolError,
     Queued,
     QuickMatch,
+    QuickMatchLeft,
     Race,
     RaceInfo,
     RaceList,
@@ -157,6 +159,10 @@ class ArenaClient:
         #: The game whose queue this client waits in (and whether with a seed share):
         #: queued again once a dropped connection is resumed, since disconnecting left it.
         self._queued: tuple[GameName, bool] | None = None
+        #: The ticket of that stay in the queue (None until ``queued`` says it).
+        self._queue_ticket: str | None = None
+        #: The ``quick_match_left`` that ended this client's last stay in a queue.
+        self._queue_left: QuickMatchLeft | None = None
         #: The seed share committed with a rematch offer or acceptance, by the race that
         #: ended, until the rematch starts.
         self._rematch_shares: dict[str, str] = {}
@@ -224,12 +230,14 @@ class ArenaClient:
                     if isinstance(message, Error):
                         self.stray_errors.append(message)
                     if isinstance(message, MatchFound):
-                        self._queued = None
+                        self._queued = self._queue_ticket = None
                         self._seated(message.race, self._queue_shares.pop(message.race.game, None))
                     if isinstance(message, RematchStarted):
                         self._seated(message.race, self._rematch_shares.pop(message.race_id, None))
                     if isinstance(message, Renamed):  # renamed on another connection
                         self.name = message.name
+                    if isinstance(message, QuickMatchLeft):
+                        self._left_queue(message)
                     await self._events.put(message)
         except ConnectionClosed:
             pass
@@ -281,6 +289,14 @@ class ArenaClient:
             await self._queue_again()
             return
         await self._events.put(None)
+
+    def _left_queue(self, left: QuickMatchLeft) -> None:
+        """A stay in a queue ended (cancelled from another session, say): no longer queued,
+        when it is the one this client waits on."""
+        if self._queue_ticket is not None and left.ticket == self._queue_ticket:
+            self._queued = self._queue_ticket = None
+            self._queue_shares.pop(left.game, None)
+            self._queue_left = left
 
     async def _queue_again(self) -> None:
         """After a resume: back in the queue the dropped connection left (with the same
@@ -702,20 +718,46 @@ class ArenaClient:
         if secret:
             self._queue_shares[game] = secret  # before sending: match_found may overtake the reply
         queued_before, self._queued = self._queued, (game, share)
+        # Until the reply names the stay, no quick_match_left ends it (one of a stay that
+        # ended before this request is not about it).
+        ticket_before, self._queue_ticket = self._queue_ticket, None
         try:
-            return await self._expect(message, Queued)
+            queued = await self._expect(message, Queued)
         except ArenaError:
-            self._queued = queued_before
+            self._queued, self._queue_ticket = queued_before, ticket_before
             if before is None:
                 self._queue_shares.pop(game, None)
             else:
                 self._queue_shares[game] = before
             raise
+        if self._queued == (game, share):  # not paired already (match_found may overtake the reply)
+            self._queue_ticket = queued.ticket
+        return queued
+
+    @property
+    def queued_for(self) -> GameName | None:
+        """The game whose queue this player waits in, as far as this client knows: a
+        ``match_found`` or a ``quick_match_left`` of the stay (from any session) ends it."""
+        return self._queued[0] if self._queued is not None else None
+
+    async def wait_for_match(self, timeout: float = 60.0) -> MatchFound:
+        """After :meth:`quick_match`: the ``match_found`` that pairs this player. Raises
+        :class:`client.errors.QueueLeftError` when the stay ends otherwise first (a cancel
+        from another session, the place lapsed: see ``quick_match_left``), and
+        ``TimeoutError`` after ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            event = await self.next_event(max(0.0, deadline - loop.time()))
+            if isinstance(event, MatchFound):
+                return event
+            if isinstance(event, QuickMatchLeft) and event is self._queue_left:
+                raise QueueLeftError(event)
 
     async def cancel_quick_match(self) -> None:
         await self._expect(CancelQuickMatch(id=self.next_id()), Ok)
         self._queue_shares.clear()
-        self._queued = None
+        self._queued = self._queue_ticket = None
 
 
 def player_token(welcome: Welcome) -> str:

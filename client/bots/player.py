@@ -25,6 +25,7 @@ from typing import Final
 from client.errors import (
     FutureSeqError,
     IllegalMoveError,
+    QueueLeftError,
     RaceOverError,
     RacerFinishedError,
     RateLimitedError,
@@ -38,7 +39,6 @@ from shared.knowledge import view_legal_moves
 from shared.protocol import (
     BoardView,
     GameName,
-    MatchFound,
     RaceCancelled,
     RaceEnded,
     RaceInfo,
@@ -133,8 +133,14 @@ class Bot:
         await self._rematch(accept=False)
 
     async def _quick_match(self) -> RaceInfo:
-        await self.client.quick_match(self.game)
-        return (await self.client.wait_for(MatchFound, timeout=self.wait)).race
+        """Queue until paired: a stay that ends otherwise (a place lapsed while the server
+        lost its store, say) is taken again; a bot is there to race."""
+        while True:
+            await self.client.quick_match(self.game)
+            try:
+                return (await self.client.wait_for_match(timeout=self.wait)).race
+            except QueueLeftError:
+                continue
 
     async def _rematch(self, accept: bool) -> RaceInfo | None:
         """Answer the rematch of the last race if its person offers one within the window;

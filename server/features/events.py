@@ -43,6 +43,10 @@ class EventKind(StrEnum):
     #: ``account`` says so), whatever they seat themselves in next, and are sent a
     #: ``renamed`` event (the message's ``event``).
     RENAMED = "n"
+    #: A player's stay in a quick-match queue ended otherwise than paired (the message, a
+    #: ``quick_match_left``, names it by its ``ticket``): sent to their sessions, and
+    #: every node stops keeping that stay.
+    QUEUE_LEFT = "q"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import Final
 
 from server.background import cancel_and_wait
@@ -22,9 +23,19 @@ from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.ratings import current
 from server.store import RaceStatus, Store
-from server.store.queues import Left
+from server.store.queues import Left, Marker
 from server.timesource import TimeSource
-from shared.protocol import CancelQuickMatch, ErrorCode, GameName, MatchFound, Ok, Queued, QuickMatch
+from shared.protocol import (
+    CancelQuickMatch,
+    ErrorCode,
+    GameName,
+    MatchFound,
+    Ok,
+    Queued,
+    QueueLeftReason,
+    QuickMatch,
+    QuickMatchLeft,
+)
 
 log = logging.getLogger("arena.match")
 
@@ -45,6 +56,39 @@ SWEEP_EVERY: Final = 1.0
 #: the race the pairing made (ms); with none, the account is queued again.
 PAIRED_GRACE_MS = 5_000
 
+#: What each reason for leaving a queue tells the player.
+LEFT_WORDS: Final = {
+    QueueLeftReason.CANCELLED: "you cancelled the quick match",
+    QueueLeftReason.DISCONNECTED: "your connection to the server that kept you waiting closed",
+    QueueLeftReason.EXPIRED: "your place lapsed while the server could not reach its store: queue again",
+}
+
+
+@dataclass(slots=True)
+class Waiting:
+    """A player this node keeps in a queue."""
+
+    #: The rating they wait with (None: a guest in the casual queue).
+    rating: float | None
+    #: Their stay's ticket (``queued``).
+    ticket: str
+    #: When their lease and queue marker lapse unless renewed (ms).
+    leased_until: int
+
+
+@dataclass(slots=True)
+class Away:
+    """A player this node kept waiting who left the pool elsewhere before this node heard
+    why (paired by another node, or cancelled from another session)."""
+
+    rating: float | None
+    ticket: str
+    #: When to look for the race a pairing made (ms; None: nothing to look for).
+    look_at: int | None = None
+    #: Their lease may have lapsed first: with no race by ``look_at``, they are told their
+    #: place expired (else, with none, queued again).
+    lapsed: bool = False
+
 
 class QuickMatchmaker:
     def __init__(self, store: Store, lobby: Lobby, settings: Settings, time: TimeSource) -> None:
@@ -53,17 +97,16 @@ class QuickMatchmaker:
         self.time_limit = settings.quick_match_time_limit
         self.node_id = settings.node_id
         self.time = time
-        #: ``(game, player id)`` of the players this node keeps in a queue, with the
-        #: rating they wait with (None: a guest in the casual queue).
-        self.waiting: dict[tuple[str, str], float | None] = {}
-        #: ``(game, player id)`` of accounts this node kept waiting that left the rated pool
-        #: elsewhere (paired by another node, or cancelled from another session) before
-        #: this node heard why: no longer tried or renewed, but still caught up after a
-        #: pub/sub gap, as a pairing's ``match_found`` may be the event that was missed.
-        #: A paired one maps to their rating and when to look for the race the pairing
-        #: made (None once looked for, or for a cancel).
-        self.left_elsewhere: dict[tuple[str, str], tuple[float, int] | None] = {}
+        #: ``(game, player id)`` of the players this node keeps in a queue.
+        self.waiting: dict[tuple[str, str], Waiting] = {}
+        #: ``(game, player id)`` of players this node kept waiting that left the pool
+        #: elsewhere before this node heard why: no longer tried or renewed, but still
+        #: caught up after a pub/sub gap, as a pairing's ``match_found`` may be the event
+        #: that was missed.
+        self.left_elsewhere: dict[tuple[str, str], Away] = {}
         self.curve: tuple[float, float, int] = (RATED_GAP, RATED_WIDEN, RATED_ANYONE_MS)
+        #: When this node last renewed its waiting leases (ms).
+        self._renewed = time.now_ms()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -76,8 +119,8 @@ class QuickMatchmaker:
     # ----- handlers --------------------------------------------------------------------
 
     async def quick_match(self, caller: Caller, message: QuickMatch) -> Reply:
-        await self.enqueue(caller.player, message.game, message.share_commitment or "")
-        return Reply(Queued(id=message.id, game=message.game, rated=caller.player.account))
+        ticket = await self.enqueue(caller.player, message.game, message.share_commitment or "")
+        return Reply(Queued(id=message.id, game=message.game, rated=caller.player.account, ticket=ticket))
 
     async def cancel_quick_match(self, caller: Caller, message: CancelQuickMatch) -> Reply:
         await self.cancel(caller.player.player_id)
@@ -85,10 +128,10 @@ class QuickMatchmaker:
 
     # ----- queues ----------------------------------------------------------------------
 
-    async def enqueue(self, player: Identity, game: GameName, share_commitment: str = "") -> str | None:
+    async def enqueue(self, player: Identity, game: GameName, share_commitment: str = "") -> str:
         """Queue the player (with the commitment to their seed share, if any), or pair them
-        with a waiting one; the race id when paired. Accounts wait in the game's rated
-        queue and pair by rating; guests in the casual one."""
+        with a waiting one; the stay's ticket. Accounts wait in the game's rated queue and
+        pair by rating; guests in the casual one."""
         player_id = player.player_id
         racing = await self.lobby.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
         if racing:
@@ -96,13 +139,13 @@ class QuickMatchmaker:
                 ErrorCode.ALREADY_RACING,
                 f"you are racing in race {racing[0].race_id}: finish it before queueing again",
             )
-        other_game = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment, self.node_id)
-        if other_game is not None:
+        now = self.time.now_ms()
+        claim = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment, self.node_id)
+        if claim.other_game is not None:
             raise ArenaError(
                 ErrorCode.ALREADY_QUEUED,
-                f"you are queued for {other_game}: cancel that quick match before queueing for {game}",
+                f"you are queued for {claim.other_game}: cancel that quick match before queueing for {game}",
             )
-        now = self.time.now_ms()
         rating: float | None = None
         other: str | Left | None
         if player.account:
@@ -113,14 +156,15 @@ class QuickMatchmaker:
             other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
         assert not isinstance(other, Left)  # only trying again (``stay``) answers why one left
         if other is None:
-            self.waiting[(game, player_id)] = rating
+            self.waiting[(game, player_id)] = Waiting(rating, claim.ticket, now + LEASE_MS)
             self.left_elsewhere.pop((game, player_id), None)
             log.info(
                 "queued for quick match",
                 extra={"player_id": player_id, "game": game, "rated": player.account},
             )
-            return None
-        return await self._pair(game, other, player, rated=player.account)
+        else:
+            await self._pair(game, other, player, rated=player.account)
+        return claim.ticket
 
     async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str:
         """Seat ``other`` (who waited) and ``player`` in a new race, each with the seed share
@@ -159,29 +203,51 @@ class QuickMatchmaker:
         self.waiting.pop((game, player_id), None)
         self.left_elsewhere.pop((game, player_id), None)
 
+    def heard_left(self, player_id: str, game: str, ticket: str) -> None:
+        """The player's stay in ``game``'s queue that ``ticket`` names ended (their channel
+        said so, from any node): this node no longer keeps it."""
+        for entries in (self.waiting, self.left_elsewhere):
+            entry = entries.get((game, player_id))
+            if entry is not None and entry.ticket == ticket:
+                del entries[(game, player_id)]
+
     async def cancel(self, player_id: str) -> None:
-        """The player leaves the queue they wait in, if any."""
-        await self._leave(player_id, await self.store.queues.queued(player_id))
+        """The player leaves the queue they wait in, if any; their sessions are told."""
+        await self._leave(player_id, await self.store.queues.queued(player_id), QueueLeftReason.CANCELLED)
 
     async def went_away(self, player_id: str) -> None:
         """The player's last connection on this node closed: they leave the queue this node
         keeps them in, unless a connection on another node queued them since (a client
         that resumed there before this node noticed the old connection close)."""
         queued = await self.store.queues.queued(player_id)
-        if queued is not None and queued[1] not in ("", self.node_id):
+        if queued is not None and queued.holder not in ("", self.node_id):
             self._forget(player_id)
             return
-        await self._leave(player_id, queued)
+        await self._leave(player_id, queued, QueueLeftReason.DISCONNECTED)
 
-    async def _leave(self, player_id: str, queued: tuple[str, str] | None) -> None:
-        """Take the player out of the queue their marker names (``queued``: game, holder)
-        and of those this node keeps them waiting in."""
-        games = {game for game, waiting in self.waiting if waiting == player_id}
+    async def _leave(self, player_id: str, queued: Marker | None, reason: QueueLeftReason) -> None:
+        """Take the player out of the queue their marker names (``queued``) and of those
+        this node keeps them waiting in, and tell their sessions why."""
+        stays = {
+            game: entry.ticket for (game, waiting), entry in self.waiting.items() if waiting == player_id
+        }
         if queued is not None:
-            games.add(queued[0])
+            stays[queued.game] = queued.ticket
         self._forget(player_id)
-        for game in sorted(games):
+        for game, ticket in sorted(stays.items()):
             await self.store.queues.unqueue(game, player_id)
+            await self._tell_left(player_id, game, ticket, reason)
+
+    async def _tell_left(self, player_id: str, game: str, ticket: str, reason: QueueLeftReason) -> None:
+        """Tell every session of the player, on every node, that a stay of theirs ended."""
+        told = QuickMatchLeft(game=game, ticket=ticket, reason=reason, message=LEFT_WORDS[reason])  # type: ignore[arg-type]  # a GameName key
+        try:
+            await self.store.events.publish_player(player_id, pack_event(EventKind.QUEUE_LEFT, told))
+        except Exception as exc:
+            # The queue was left all the same; only the player's other screens lag.
+            log.warning(
+                "a player was not told they left a queue", extra={"player_id": player_id, "reason": repr(exc)}
+            )
 
     def _forget(self, player_id: str) -> None:
         """This node no longer keeps the player waiting."""
@@ -192,85 +258,131 @@ class QuickMatchmaker:
 
     async def _keep_waiting(self) -> None:
         """Every second, try again to pair this node's waiting accounts (their allowed gap
-        has widened); every :data:`RENEW_EVERY` seconds, renew every waiting lease."""
-        renewed = self.time.now_ms()
+        has widened); every :data:`RENEW_EVERY` seconds, renew every waiting lease (every
+        second while renewing fails)."""
         while True:
             await asyncio.sleep(min(SWEEP_EVERY, RENEW_EVERY))
             try:
                 await self._sweep()
                 await self._look_for_paired_races()
-                if self.waiting and self.time.now_ms() - renewed >= RENEW_EVERY * 1000:
-                    renewed = self.time.now_ms()
-                    entries = sorted((g, p, r is not None) for (g, p), r in self.waiting.items())
-                    await self.store.queues.renew(entries, renewed + LEASE_MS, LEASE_MS)
+                await self._renew_due()
             except Exception as exc:
                 # The next round tries again, well before the leases run out.
                 log.warning("keeping quick-match players waiting failed", extra={"reason": repr(exc)})
 
-    async def _sweep(self) -> None:
-        for (game, player_id), rating in list(self.waiting.items()):
-            if rating is None or (game, player_id) not in self.waiting:
-                continue
-            other = await self._try_rated(game, player_id, rating, stay=True)
-            if isinstance(other, Left):
-                if (game, player_id) not in self.waiting:
-                    continue  # cancelled here meanwhile
-                if not await self._lease_ran_out(game, player_id, other):
-                    # Paired, or cancelled, elsewhere: putting them back would pair them
-                    # twice, or against their wish.
-                    self.waiting.pop((game, player_id), None)
-                    look_at = self.time.now_ms() + PAIRED_GRACE_MS
-                    self.left_elsewhere[(game, player_id)] = (
-                        (rating, look_at) if other is Left.PAIRED else None
+    async def _renew_due(self) -> None:
+        now = self.time.now_ms()
+        if not self.waiting or now - self._renewed < RENEW_EVERY * 1000:
+            return
+        entries = sorted(self.waiting.items())
+        found = await self.store.queues.renew(
+            [(game, player_id, entry.rating is not None) for (game, player_id), entry in entries],
+            now + LEASE_MS,
+            LEASE_MS,
+        )
+        self._renewed = now
+        for ((game, player_id), entry), renewed in zip(entries, found, strict=True):
+            if self.waiting.get((game, player_id)) is not entry:
+                continue  # left, or queued again, meanwhile
+            if renewed.in_pool:
+                entry.leased_until = now + LEASE_MS
+                if not renewed.marked:  # it lapsed, though nobody dropped them from the pool
+                    await self.store.queues.mark_again(
+                        player_id, Marker(game, self.node_id, entry.ticket), LEASE_MS
                     )
-                    continue
-                log.warning("a waiting account's lease ran out: queued again", extra={"player_id": player_id})
-                await self._queue_again(game, player_id, rating)
+            elif entry.rating is None:  # the rated pool's leavers are the sweep's
+                if entry.leased_until < now:
+                    await self._gone_from_pool(game, player_id, entry, now)
+                else:  # paired, or cancelled, elsewhere: match_found or quick_match_left comes
+                    del self.waiting[(game, player_id)]
+                    self.left_elsewhere[(game, player_id)] = Away(None, entry.ticket)
+
+    async def _sweep(self) -> None:
+        for (game, player_id), entry in list(self.waiting.items()):
+            if entry.rating is None or self.waiting.get((game, player_id)) is not entry:
+                continue
+            other = await self._try_rated(game, player_id, entry.rating, stay=True)
+            if self.waiting.get((game, player_id)) is not entry:
+                continue  # cancelled here meanwhile
+            if other is Left.PAIRED:
+                # Paired elsewhere: putting them back would pair them twice.
+                del self.waiting[(game, player_id)]
+                look_at = self.time.now_ms() + PAIRED_GRACE_MS
+                self.left_elsewhere[(game, player_id)] = Away(entry.rating, entry.ticket, look_at)
+            elif other is Left.GONE:
+                await self._gone_from_pool(game, player_id, entry, self.time.now_ms())
             elif isinstance(other, str):
-                await self._pair_waiting(game, player_id, other)
+                await self._pair_waiting(game, player_id, other, rated=True)
 
-    async def _queue_again(self, game: str, player_id: str, rating: float) -> None:
-        """Put an account this node keeps waiting back in the rated pool (paired at once
-        if someone fits)."""
-        self.waiting[(game, player_id)] = rating
-        other = await self._try_rated(game, player_id, rating, stay=False)
+    async def _gone_from_pool(self, game: str, player_id: str, entry: Waiting, now: int) -> None:
+        """A player this node keeps waiting is no longer in the pool, and no pairing took
+        them. Their marker still naming the game, they were dropped because their lease
+        ran out: queued again. Else they cancelled elsewhere, or, when their lease may
+        have lapsed with the marker, are told their place expired unless a race of theirs
+        turns up (a pairing whose match_found this node missed)."""
+        marker = await self.store.queues.queued(player_id)
+        if self.waiting.get((game, player_id)) is not entry:
+            return
+        if marker is not None and marker.game == game:
+            log.warning("a waiting player's lease ran out: queued again", extra={"player_id": player_id})
+            await self._queue_again(game, player_id, entry)
+            return
+        del self.waiting[(game, player_id)]
+        lapsed = marker is None and entry.leased_until < now
+        look_at = now + PAIRED_GRACE_MS if lapsed else None
+        self.left_elsewhere[(game, player_id)] = Away(entry.rating, entry.ticket, look_at, lapsed)
+
+    async def _queue_again(self, game: str, player_id: str, entry: Waiting) -> None:
+        """Put a player this node keeps waiting back in the pool (paired at once if someone
+        fits)."""
+        now = self.time.now_ms()
+        entry.leased_until = now + LEASE_MS
+        self.waiting[(game, player_id)] = entry
+        other: str | Left | None
+        if entry.rating is None:
+            other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
+        else:
+            other = await self._try_rated(game, player_id, entry.rating, stay=False)
         if isinstance(other, str):
-            await self._pair_waiting(game, player_id, other)
+            await self._pair_waiting(game, player_id, other, rated=entry.rating is not None)
 
-    async def _pair_waiting(self, game: str, player_id: str, other: str) -> None:
-        """Pair ``player_id``, an account this node kept waiting, with ``other``."""
+    async def _pair_waiting(self, game: str, player_id: str, other: str, rated: bool) -> None:
+        """Pair ``player_id``, a player this node kept waiting, with ``other``."""
         self.waiting.pop((game, player_id), None)
         name, bot = await self.store.players.profile(player_id) or ("?", False)
-        identity = Identity(player_id, name, bot=bot, account=True)
-        await self._pair(game, other, identity, rated=True)  # type: ignore[arg-type]  # a GameName key
+        identity = Identity(player_id, name, bot=bot, account=rated)
+        await self._pair(game, other, identity, rated=rated)  # type: ignore[arg-type]  # a GameName key
 
     async def _look_for_paired_races(self) -> None:
-        """A pairing whose race was never made (the node pairing them lost Redis midway)
-        leaves its waiting player out of the pool: once :data:`PAIRED_GRACE_MS` have
-        passed, such a player with no race of the game is queued again."""
+        """A player who left the pool without this node hearing why is looked for in a race
+        of the game once :data:`PAIRED_GRACE_MS` have passed. With none, a pairing's
+        race was never made (the node pairing them lost Redis midway): queued again; or
+        their place lapsed: told so."""
         now = self.time.now_ms()
-        for (game, player_id), paired in list(self.left_elsewhere.items()):
-            if paired is None or paired[1] > now:
+        for (game, player_id), away in list(self.left_elsewhere.items()):
+            if away.look_at is None or away.look_at > now:
                 continue
             races = await self.lobby.current_races(player_id)  # failing, looked for next round
-            if (game, player_id) not in self.left_elsewhere:
+            if self.left_elsewhere.get((game, player_id)) is not away:
                 continue  # heard of meanwhile, or gone
-            self.left_elsewhere[(game, player_id)] = None
+            away.look_at = None
             if any(meta.game == game for meta in races):
                 continue  # the race exists: its match_found comes, or the catch-up sends it
-            self.left_elsewhere.pop((game, player_id), None)
-            if await self.store.queues.claim(player_id, game, LEASE_MS, holder=self.node_id) is not None:
+            del self.left_elsewhere[(game, player_id)]
+            if away.lapsed:
+                log.warning("a waiting player's place lapsed", extra={"player_id": player_id, "game": game})
+                await self._tell_left(player_id, game, away.ticket, QueueLeftReason.EXPIRED)
+                continue
+            claim = await self.store.queues.claim(
+                player_id, game, LEASE_MS, holder=self.node_id, ticket=away.ticket
+            )
+            if claim.other_game is not None:
                 continue  # queued for another game since
             log.warning("a pairing made no race: queued again", extra={"player_id": player_id, "game": game})
-            await self._queue_again(game, player_id, paired[0])
+            await self._queue_again(game, player_id, Waiting(away.rating, claim.ticket, now + LEASE_MS))
 
     async def _try_rated(self, game: str, player_id: str, rating: float, stay: bool) -> str | Left | None:
         now = self.time.now_ms()
         return await self.store.queues.match_rated(
             game, player_id, rating, now, now + LEASE_MS, self.curve, stay=stay
         )
-
-    async def _lease_ran_out(self, game: str, player_id: str, why: Left) -> bool:
-        """Whether an account that left the rated pool was dropped only because their
-        lease ran out while they still queue for ``game`` (not paired or cancelled)."""
-        return why is Left.GONE and await self.store.queues.queued_game(player_id) == game

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+import secrets
+from typing import Any, NamedTuple
 
 from server.store import keys, scripts
 
@@ -17,6 +18,31 @@ class Left(enum.Enum):
     GONE = 2
 
 
+class Marker(NamedTuple):
+    """A player's queue marker: the game, the node that keeps them waiting ('' for none
+    named) and the ticket of this stay in the queue ('' for none)."""
+
+    game: str
+    holder: str
+    ticket: str
+
+
+class Claim(NamedTuple):
+    #: The stay's ticket: the one already running when asking again for the same game.
+    ticket: str
+    #: The other game the player is already queued for (nothing changed), or None.
+    other_game: str | None = None
+
+
+class Renewed(NamedTuple):
+    """What a lease renewal found of one waiting entry."""
+
+    #: Still in the game's pool (its lease extended).
+    in_pool: bool
+    #: The player's queue marker was still there (its expiry extended).
+    marked: bool
+
+
 class QueueStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
@@ -24,25 +50,39 @@ class QueueStore:
         self._match_rated = client.register_script(scripts.MATCH_RATED.source)
 
     async def claim(
-        self, player_id: str, game: str, lease_ms: int, share_commitment: str = "", holder: str = ""
-    ) -> str | None:
+        self,
+        player_id: str,
+        game: str,
+        lease_ms: int,
+        share_commitment: str = "",
+        holder: str = "",
+        ticket: str = "",
+    ) -> Claim:
         """Mark the player as queued for ``game`` by the node ``holder`` (which keeps them
         waiting), with the seed share commitment they sent ('' for none; asking again
-        replaces it). Returns the other game they are already queued for (and changes
-        nothing), or None."""
+        replaces it). A new stay gets ``ticket`` (a new one when ''); asking again for the
+        game keeps the running one. Queued for another game already: nothing changes."""
         key = keys.player_queue(player_id)
-        marker = f"{game} {holder}"
-        if not await self.redis.set(key, marker, nx=True, px=lease_ms):
+        ticket = ticket or secrets.token_hex(6)
+        if not await self.redis.set(key, _marker(game, holder, ticket), nx=True, px=lease_ms):
             current = _queued_of(await self.redis.get(key))
-            if current is not None and current[0] != game:
-                return current[0]
-            await self.redis.set(key, marker, px=lease_ms)
+            if current is not None and current.game != game:
+                return Claim(current.ticket, current.game)
+            if current is not None and current.ticket:
+                ticket = current.ticket
+            await self.redis.set(key, _marker(game, holder, ticket), px=lease_ms)
         share_key = keys.player_queue_share(player_id)
         if share_commitment:
             await self.redis.set(share_key, share_commitment, px=lease_ms)
         else:
             await self.redis.delete(share_key)
-        return None
+        return Claim(ticket)
+
+    async def mark_again(self, player_id: str, marker: Marker, lease_ms: int) -> bool:
+        """Put back a waiting player's marker that expired (their node could not renew it
+        in time); False when the player has another by now."""
+        value = _marker(marker.game, marker.holder, marker.ticket)
+        return bool(await self.redis.set(keys.player_queue(player_id), value, nx=True, px=lease_ms))
 
     async def share_commitments(self, player_ids: list[str]) -> list[str]:
         """The seed share commitment each queued player sent ('' for none)."""
@@ -52,14 +92,13 @@ class QueueStore:
             found: list[str | None] = await pipe.execute()
         return [value or "" for value in found]
 
-    async def queued(self, player_id: str) -> tuple[str, str] | None:
-        """The game the player is queued for and the node that queued them ('' for none
-        named), or None."""
+    async def queued(self, player_id: str) -> Marker | None:
+        """The player's queue marker, or None."""
         return _queued_of(await self.redis.get(keys.player_queue(player_id)))
 
     async def queued_game(self, player_id: str) -> str | None:
         queued = await self.queued(player_id)
-        return queued[0] if queued is not None else None
+        return queued.game if queued is not None else None
 
     async def match(self, game: str, player_id: str, now: int, lease_until: int) -> str | None:
         """The player waiting for ``game`` to pair with, or None (now queued until
@@ -98,16 +137,19 @@ class QueueStore:
             return Left(answer)
         return answer or None
 
-    async def renew(self, entries: list[tuple[str, str, bool]], lease_until: int, lease_ms: int) -> None:
+    async def renew(
+        self, entries: list[tuple[str, str, bool]], lease_until: int, lease_ms: int
+    ) -> list[Renewed]:
         """Extend the leases of waiting ``(game, player id, rated)`` entries (gone ones
-        stay gone)."""
+        stay gone), and say what was found of each."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for game, player_id, rated in entries:
                 leases = keys.rated_leases(game) if rated else keys.queue_leases(game)
-                pipe.zadd(leases, {player_id: lease_until}, xx=True)
+                pipe.zadd(leases, {player_id: lease_until}, xx=True, ch=True)
                 pipe.pexpire(keys.player_queue(player_id), lease_ms)
                 pipe.pexpire(keys.player_queue_share(player_id), lease_ms)
-            await pipe.execute()
+            found: list[Any] = await pipe.execute()
+        return [Renewed(bool(found[i]), bool(found[i + 1])) for i in range(0, len(found), 3)]
 
     async def release(self, player_ids: list[str]) -> None:
         """The players left their queue (paired): they may queue again."""
@@ -129,9 +171,14 @@ class QueueStore:
             await pipe.execute()
 
 
-def _queued_of(marker: str | None) -> tuple[str, str] | None:
-    """(game, holder) of a player's queue marker."""
+def _marker(game: str, holder: str, ticket: str) -> str:
+    return f"{game} {holder} {ticket}"
+
+
+def _queued_of(marker: str | None) -> Marker | None:
+    """A player's queue marker as read (one from before tickets has none, one from before
+    holders neither)."""
     if marker is None:
         return None
-    game, _, holder = marker.partition(" ")
-    return game, holder
+    game, holder, ticket = (*marker.split(" ", 2), "", "")[:3]
+    return Marker(game, holder, ticket)

@@ -388,6 +388,13 @@ class Fanout:
                 self._sign_out(channel, event.msg)
             case EventKind.RENAMED:
                 self._rename(channel, event.msg)
+            case EventKind.QUEUE_LEFT:
+                player_id = keys.player_of_channel(channel)
+                if player_id is not None:
+                    self._quick_match.heard_left(
+                        player_id, str(event.msg.get("game")), str(event.msg.get("ticket"))
+                    )
+                self._broadcast(channel, event.msg, "")
             case unexpected:
                 assert_never(unexpected)
 

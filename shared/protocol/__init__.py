@@ -110,7 +110,14 @@ from shared.protocol.profiles import (
     RatingPoint,
     RecentRace,
 )
-from shared.protocol.quick_match import CancelQuickMatch, MatchFound, Queued, QuickMatch
+from shared.protocol.quick_match import (
+    CancelQuickMatch,
+    MatchFound,
+    Queued,
+    QueueLeftReason,
+    QuickMatch,
+    QuickMatchLeft,
+)
 from shared.protocol.racing import Finish, MakeMove, MoveAck, Progress, RaceStarted
 from shared.protocol.rematch import (
     REMATCH_WAIT,
@@ -228,8 +235,10 @@ __all__ = [
     "Profile",
     "Progress",
     "ProtocolError",
+    "QueueLeftReason",
     "Queued",
     "QuickMatch",
+    "QuickMatchLeft",
     "Race",
     "RaceCancelled",
     "RaceCountdown",

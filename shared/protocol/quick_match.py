@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 from shared.game import GameName
@@ -24,12 +25,38 @@ class CancelQuickMatch(Request):
 
 
 class Queued(Reply):
-    """The player waits: in the rated queue (an account) or the casual one (a guest)."""
+    """The player waits: in the rated queue (an account) or the casual one (a guest).
+    ``ticket`` names this stay in the queue: asking again for the same game while queued
+    keeps it, queueing after leaving gets a new one (``quick_match_left`` names the one
+    that ended)."""
 
     type: Literal["queued"] = "queued"
     id: RequestId | None = None
     game: GameName
     rated: bool = False
+    ticket: str = ""
+
+
+class QueueLeftReason(StrEnum):
+    #: ``cancel_quick_match``, from any of the player's sessions.
+    CANCELLED = "cancelled"
+    #: The player's last connection to the server that kept them waiting closed.
+    DISCONNECTED = "disconnected"
+    #: Their place lapsed while their server could not reach its store for longer than a
+    #: lease (30 s): queue again to wait on.
+    EXPIRED = "expired"
+
+
+class QuickMatchLeft(Reply):
+    """Event to every session of a player: they no longer wait in ``game``'s queue (the
+    stay that ``ticket`` names ended) for ``reason``; not sent when paired
+    (``match_found`` says that)."""
+
+    type: Literal["quick_match_left"] = "quick_match_left"
+    game: GameName
+    ticket: str
+    reason: QueueLeftReason
+    message: str
 
 
 class MatchFound(Reply):
@@ -40,4 +67,4 @@ class MatchFound(Reply):
 
 
 Requests = QuickMatch | CancelQuickMatch
-Replies = Queued | MatchFound
+Replies = Queued | MatchFound | QuickMatchLeft

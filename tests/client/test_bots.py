@@ -15,7 +15,7 @@ from client.bots.offline import play_deal
 from client.sdk import ArenaClient
 from shared import GAMES, new_game
 from shared.knowledge import view_key
-from shared.protocol import MatchFound, RaceEnded, RaceStarted, RematchStarted, RematchUpdate
+from shared.protocol import MatchFound, QuickMatchLeft, RaceEnded, RaceStarted, RematchStarted, RematchUpdate
 from tests.server.conftest import running_node
 from tests.shared.enginekit import played, with_hidden_shuffled
 
@@ -207,6 +207,28 @@ async def _person_races(person: ArenaClient, race_id: str | None = None) -> str:
     await person.finish(race_id)
     await person.wait_for(RaceEnded, lambda e: e.race_id == race_id)
     return race_id
+
+
+async def test_a_bot_whose_quick_match_ended_unpaired_queues_again_and_races(clean_redis: str) -> None:
+    async with running_node(clean_redis, quick_match_time_limit=30, countdown=0.1) as node:
+        person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        try:
+            await person.hello(name="ada")
+            bot = Bot(bot_client, "eight-off", lambda: RandomStrategy(seed=4), max_moves=5, wait=10)
+            await bot.hello()
+            racing = asyncio.create_task(bot.race())
+            assert node.store is not None and bot_client.player_id is not None
+            while await node.store.queues.queued(bot_client.player_id) is None:
+                await asyncio.sleep(0.02)
+            async with await ArenaClient.connect(node.url) as elsewhere:  # the bot's account elsewhere
+                await elsewhere.hello(token=bot_client.token)
+                await elsewhere.cancel_quick_match()
+                assert (await elsewhere.wait_for(QuickMatchLeft)).reason == "cancelled"
+            summary, race_id = await asyncio.wait_for(asyncio.gather(racing, _person_races(person)), 30)
+            assert summary is not None and summary.race_id == race_id
+        finally:
+            await person.close()
+            await bot_client.close()
 
 
 async def test_a_bot_takes_a_persons_rematch_while_it_has_races_left_and_declines_after_its_last(

@@ -256,6 +256,30 @@ def test_a_quick_match_nobody_answers_gives_up_after_wait(node: NodeProcess, tmp
     assert "waiting for someone to race at treize" in result.stdout
 
 
+async def test_a_quick_match_cancelled_from_another_session_ends_the_wait_in_one_line(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    playing = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "play", "eagle-wing", "--wait", "30", "--server", node.url,
+        "--name", "ada", cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert playing.stdout is not None
+    waiting = await asyncio.wait_for(playing.stdout.readline(), 20)
+    assert waiting.decode().startswith("waiting for someone to race at eagle-wing (casual")
+    token = json.loads(config.read_text())[f"{node.url} ada"]["token"]
+    async with await ArenaClient.connect(node.url) as elsewhere:  # ada's other terminal
+        await elsewhere.hello(token=token)
+        await elsewhere.cancel_quick_match()
+    _, err = await asyncio.wait_for(playing.communicate(), 20)
+    assert playing.returncode == 1
+    assert err.decode().strip() == (
+        "solitaire-arena: no longer waiting for eagle-wing: you cancelled the quick match"
+    )
+
+
 def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     node: NodeProcess, tmp_path: Path
 ) -> None:

@@ -20,6 +20,7 @@ from client.errors import (
     BadTokenError,
     IllegalMoveError,
     NotCreatorError,
+    QueueLeftError,
     RaceFullError,
     RaceNotFoundError,
     RaceNotOverError,
@@ -27,9 +28,10 @@ from client.errors import (
 )
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from server.features.events import EventKind, pack_event
 from server.redis_embedded import free_port
 from shared import new_game
-from shared.protocol import ErrorCode, MatchFound, Ping, Welcome
+from shared.protocol import ErrorCode, MatchFound, Ping, QuickMatchLeft, Welcome
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 
@@ -111,6 +113,56 @@ async def test_a_player_waiting_for_a_quick_match_is_queued_again_after_a_drop(a
     found = await ada.wait_for(MatchFound, timeout=10)
     assert found.race.race_id == (await bob.wait_for(MatchFound, timeout=10)).race.race_id
     assert found.race.race_id in ada.shares
+    await ada.close()
+    await bob.close()
+
+
+async def test_a_quick_match_cancelled_in_another_session_ends_the_wait_and_is_not_queued_again_after_a_drop(
+    arena: ArenaServer,
+) -> None:
+    ada = await ArenaClient.connect(arena.url, reconnect=True)
+    await ada.hello(name="ada")
+    await ada.quick_match("treize")
+    assert ada.queued_for == "treize"
+    async with await ArenaClient.connect(arena.url) as elsewhere:  # ada's other device
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.cancel_quick_match()
+    with pytest.raises(QueueLeftError) as ended:
+        await ada.wait_for_match(timeout=5)
+    assert ended.value.left.reason == "cancelled" and ended.value.left.game == "treize"
+    assert ada.queued_for is None
+    ada.ws.transport.abort()  # resumed, she does not queue again against her wish
+    await ada.wait_for(Welcome)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    with pytest.raises(TimeoutError):
+        await bob.wait_for_match(timeout=1.0)
+    await ada.close()
+    await bob.close()
+
+
+async def test_the_end_of_an_earlier_stay_in_a_queue_leaves_the_current_one_waiting(
+    arena: ArenaServer,
+) -> None:
+    ada = await ArenaClient.connect(arena.url)
+    await ada.hello(name="ada")
+    await ada.quick_match("treize")
+    await ada.cancel_quick_match()
+    await ada.quick_match("treize")
+    old = await ada.wait_for(QuickMatchLeft)  # the cancelled stay's
+    assert old.reason == "cancelled" and ada.queued_for == "treize"
+    # The same news again, now surely after the new stay began (as from a node that heard
+    # of the cancel late): it is about the earlier stay, and ends nothing.
+    assert arena.store is not None and ada.player_id is not None
+    await arena.store.events.publish_player(ada.player_id, pack_event(EventKind.QUEUE_LEFT, old))
+    assert await ada.wait_for(QuickMatchLeft) == old
+    assert ada.queued_for == "treize"
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    found = await ada.wait_for_match(timeout=5)
+    assert {r.name for r in found.race.racers} == {"ada", "bob"}
     await ada.close()
     await bob.close()
 

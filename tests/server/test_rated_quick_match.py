@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,13 +27,31 @@ from tests.server.test_ratings import PASSWORD, accounts, close, foundation_move
 AFTER_A_SWEEP = SWEEP_EVERY * 1.6
 
 
+class _Ticket(str):
+    """Equal to any queue ticket: 12 hex digits."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and re.fullmatch(r"[0-9a-f]{12}", other) is not None
+
+    def __hash__(self) -> int:
+        return 0
+
+
+ANY_TICKET = _Ticket()
+
+
+def rated_queued(racer: Racer) -> dict[str, object]:
+    """The ``queued`` frame answering the racer's last request: Eight Off's rated queue."""
+    return {"type": "queued", "id": racer._next, "game": "eight-off", "rated": True, "ticket": ANY_TICKET}
+
+
 async def queue(racer: Racer, game: str = "eight-off") -> dict[str, object]:
     return await racer.request({"type": "quick_match", "game": game})
 
 
 async def test_a_rated_quick_match_pairs_two_accounts_and_updates_both_ratings(arena: ArenaServer) -> None:
     ada, bob = await accounts(arena.url, "ada", "bob")
-    assert await queue(ada) == {"type": "queued", "id": ada._next, "game": "eight-off", "rated": True}
+    assert await queue(ada) == rated_queued(ada)
     await queue(bob)
     found = await ada.event("match_found")
     assert found["race"]["rated"] is True and found["race"]["hints"] is False
@@ -130,7 +149,7 @@ async def test_an_account_paired_before_its_node_hears_of_it_is_not_queued_again
     found = await bob.event("match_found")
     await asyncio.sleep(AFTER_A_SWEEP)
     # Bob is racing Ada: Cleo waits rather than being paired with him a second time.
-    assert await queue(cleo) == {"type": "queued", "id": cleo._next, "game": "eight-off", "rated": True}
+    assert await queue(cleo) == rated_queued(cleo)
     with pytest.raises(TimeoutError):
         await cleo.event("match_found", timeout=AFTER_A_SWEEP)
     with pytest.raises(TimeoutError):

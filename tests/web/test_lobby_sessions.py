@@ -170,14 +170,20 @@ async def test_the_pages_quick_match_commits_to_a_seed_share_and_reveals_it_in_t
     assert errors == []
 
 
+async def ada_waiting_for_eight_off(browser: Browser, url: str, errors: list[str]) -> Page:
+    """A page on which the guest ada waits in the Eight Off queue."""
+    page = await open_page(browser, url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Eight Off")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Eight Off")
+    return page
+
+
 async def test_a_queued_quick_match_is_cancelled_from_the_lobby_and_another_game_queued(
     browser: Browser, arena: ArenaServer
 ) -> None:
     errors: list[str] = []
-    page = await open_page(browser, arena.url, errors)
-    await page.fill("#name", "ada")
-    await page.click("text=Quick match: Eight Off")
-    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Eight Off")
+    page = await ada_waiting_for_eight_off(browser, arena.url, errors)
     await page.click("text=Quick match: Treize")
     await expect(page.locator("p.error").first).to_contain_text("cancel that quick match")
     await page.click("#cancel-quick-match")
@@ -193,6 +199,27 @@ async def test_a_queued_quick_match_is_cancelled_from_the_lobby_and_another_game
     assert {r.name for r in found.race.racers} == {"ada", "bob"}
     await expect(page).to_have_url(re.compile(rf"#/race/{found.race.race_id}$"))
     await bob.close()
+    assert errors == []
+
+
+async def test_a_quick_match_cancelled_in_another_session_is_no_longer_shown_as_waiting(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await ada_waiting_for_eight_off(browser, arena.url, errors)
+    token = await saved(page, TOKEN_KEY)
+    assert token is not None
+    elsewhere = await ArenaClient.connect(arena.url)  # ada's other tab or device
+    await elsewhere.hello(token=token)
+    await elsewhere.cancel_quick_match()
+    await expect(page.locator("#queue")).to_have_text(
+        "No longer waiting for a quick match: you cancelled the quick match."
+    )
+    await expect(page.locator("#cancel-quick-match")).to_have_count(0)
+    # Queueing again from the page waits again, the note gone.
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Treize")
+    await elsewhere.close()
     assert errors == []
 
 

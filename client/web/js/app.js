@@ -1,10 +1,8 @@
-// The pages: the lobby (#/), a race (#/race/<id>) with its results at the end, its
-// replay (#/replay/<id>), the players' pages of players.js (account, leaderboard,
-// profile) and the daily challenges of daily.js (#/daily, its Standings tab the daily
-// tournament of standings.js), the live races and watching one (live.js, #/live and
-// #/watch), and verifying a finished race's record (verify.js, #/verify): those two are
-// loaded when first shown. A daily attempt is a race of one, played on the race page,
-// where one's own scored attempt may race ghosts (the day's best finished attempts).
+// The pages: the lobby (#/), a race (#/race/<id>, results at the end), its replay
+// (#/replay/<id>), players.js (account, leaderboard, profile), daily.js (#/daily; its
+// Standings tab is standings.js), live.js (#/live, #/watch) and verify.js (#/verify), the
+// last two loaded when first shown. A daily attempt is a race of one on the race page,
+// maybe against ghosts (the day's best finished attempts).
 
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
@@ -23,11 +21,13 @@ let arriving = null; // a race an event handed over (RaceInfo), shown at once by
 const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, cancelled: 4 };
 // How often a visitor's page of an open race reads it again (a visitor gets no race_update).
 const VISITOR_REFRESH_MS = 3000;
-// The quick-match queue the page's player waits in (a game id), known app-wide: the lobby
-// shows it with Cancel. A new connection (a welcome) waits in none. An account's is the
-// rated queue (the server's `queued` says so), where only accounts are paired.
+// The quick-match queue (a game id) the player waits in, shown by the lobby with Cancel;
+// none after a welcome. An account's is the rated one (`queued` says so).
 let queuedFor = null;
 let queuedRated = false;
+// That stay's ticket, and why the last one ended unpaired (quick_match_left).
+let queueTicket = null;
+let queueLeftBecause = "";
 let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
 // The races the page's player sits in (ids): the welcome's, and those created, joined or
 // entered on this page. The lobby lists those not over, with links.
@@ -40,9 +40,9 @@ function fill(score) {
   return bar;
 }
 
-// Go to a race the server seated us in (match_found, rematch_started, or a daily attempt
-// started, its `daily` set): its page is shown at once with the race as the event or
-// reply gave it, so no countdown or start event is missed while the page waits for get_race.
+// Go to a race the server seated us in (match_found, rematch_started, a daily attempt):
+// its page shows the race as given at once, so no countdown or start event is missed
+// while it waits for get_race.
 function enterRace(info) {
   myRaces.add(info.race_id);
   arriving = info;
@@ -248,15 +248,19 @@ function lobbyPage() {
 
   // While queued: which game, and Cancel (a player waits in one queue at a time).
   function drawQueue() {
-    queueLine.hidden = !queuedFor;
-    if (!queuedFor) { queueLine.replaceChildren(); return; }
+    queueLine.hidden = !queuedFor && !queueLeftBecause;
+    if (!queuedFor) {
+      queueLine.replaceChildren(...(queueLeftBecause ? [`No longer waiting for a quick match: ${queueLeftBecause}.`] : []));
+      return;
+    }
     const title = GAME_TITLES[queuedFor] ?? queuedFor;
     queueLine.replaceChildren(queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
       : `Waiting for someone to race at ${title}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
         forgetPendingShares("queue.");
-        queuedFor = null;
+        queuedFor = queueTicket = null;
+        queueLeftBecause = "";
         drawQueue();
       }) }, "Cancel quick match"));
   }
@@ -268,6 +272,8 @@ function lobbyPage() {
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
     queuedRated = queued.rated === true;
+    queueTicket = queued.ticket ?? null;
+    queueLeftBecause = "";
     drawQueue();
   }) }, `Quick match: ${title}`));
 
@@ -290,6 +296,7 @@ function lobbyPage() {
   const stops = [
     arena.on("welcome", () => { welcomed = true; drawWho(); showGuestName(); drawQueue(); refresh(); }),
     arena.on("account", () => { drawWho(); showGuestName(); }),
+    arena.on("quick_match_left", (event) => { leftQueue(event); drawQueue(); }),
   ];
   const timer = setInterval(refresh, 3000);
   // The open races are for anyone to see: a visitor who chose no name yet reads them with
@@ -1092,13 +1099,10 @@ function nameTheTab() {
   if (document.title !== title) document.title = title;
 }
 
-// After a navigation (not the page's first load: the browser starts where it starts)
-// the focus goes to the new page's heading, focusable from script only (tabindex -1),
-// so a screen reader says where it is and Tab goes on from the top of the page. A page
-// whose heading comes later (loaded with its module, drawn once its data is read) gets
-// it when it comes, and one redrawn meanwhile gets its new heading, but only while the
-// focus is still where the navigation left it (the link followed, or nowhere): the
-// first key or click, or the focus going anywhere else, ends that.
+// After a navigation (not the first load) the focus goes to the new page's heading
+// (tabindex -1), so a screen reader says where it is and Tab starts at the top. A heading
+// drawn later (a module loaded, data read) gets it when it comes, while the focus is still
+// where the navigation left it: the first key or click, or focus elsewhere, ends that.
 let headingFocus = null; // { from: the element focused when the page changed }
 function focusHeading() {
   if (!headingFocus) return;
@@ -1160,11 +1164,20 @@ function route() {
 // A quick match found or a rematch started seated us in a new race: whatever page is on
 // screen, to its countdown.
 arena.on("match_found", (event) => {
-  queuedFor = null;
+  queuedFor = queueTicket = null;
   matchesFound += 1;
   revealShare(event.race, seatPendingShare(`queue.${event.race.game}`, event.race.race_id));
   enterRace(event.race);
 });
+
+// Our stay in a queue (its ticket) ended unpaired: no longer queued, and why.
+function leftQueue(event) {
+  if (!queueTicket || event.ticket !== queueTicket) return;
+  queuedFor = queueTicket = null;
+  queueLeftBecause = event.message;
+  forgetPendingShares("queue.");
+}
+arena.on("quick_match_left", leftQueue);
 
 // Seated in a counting-down race with a committed share: reveal it before the start. One
 // refused (too late) leaves it out of the deal; the race goes on, and its record says so.
@@ -1185,7 +1198,7 @@ function drawWho() {
 }
 arena.on("welcome", (welcome) => {
   drawWho();
-  queuedFor = null; // a new connection waits in no queue
+  queuedFor = queueTicket = null; // a new connection waits in no queue
   // A viewer's session, for a visitor's reading, leaves the header's word alone: it may be
   // telling them they were signed out.
   if (arena.watchOnly) return;
@@ -1196,7 +1209,7 @@ arena.on("welcome", (welcome) => {
 arena.on("account", drawWho);
 arena.on("signed_out", (event) => {
   drawWho();
-  queuedFor = null;
+  queuedFor = queueTicket = null;
   myRaces.clear();
   // A token the server no longer knows (logged out or a new password elsewhere): say so,
   // back at the lobby's guest screen.

@@ -1,8 +1,7 @@
-// The daily challenges (#/daily for today, #/daily/<YYYY-MM-DD> for a past day): the
-// day's deal of each game with its commitment, your attempt (Play, or your result and
-// Practice), the time left until the next day, each game's board, and for a day that is
-// over its seeds to check against the commitments. Its Standings tab (#/daily/standings,
-// #/daily/standings/<YYYY-MM-DD>) is the daily tournament of standings.js.
+// The daily challenges (#/daily, #/daily/<YYYY-MM-DD>): each game's deal and commitment,
+// your attempt (Play, or your result and Practice), the time to the next day, each game's
+// board, and a past day's seeds to check. Its Standings tab (#/daily/standings[/<day>]) is
+// standings.js.
 
 import { GAMES, GAME_TITLES, element, playerLink, showError, standingResult } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";

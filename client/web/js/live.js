@@ -1,8 +1,7 @@
-// The races being played now (#/live) and watching one (#/watch/<race id>, or #/watch
-// for the featured race, followed from race to race): every racer's board as the server
-// sends it (exactly what that racer sees), one large and the others small. During the
-// countdown the server sends no board (nobody sees the deal before the start): the racers
-// show with a line saying so, and the boards come with race_started.
+// The live races (#/live) and watching one (#/watch/<race id>; #/watch follows the
+// featured race from race to race): each racer's board as that racer sees it, one large,
+// the others small. The countdown has no boards (nobody sees the deal before the start):
+// a line says so, and they come with race_started.
 
 import { Board } from "./board.js";
 import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, watchersText } from "./dom.js";

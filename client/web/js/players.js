@@ -19,9 +19,9 @@ function field(id, label, attributes, rule) {
   return element("div", { class: "field" }, element("label", { for: id }, label), input, noteFor(input, rule));
 }
 
-// A form whose submit checks its fields (nothing is sent while one is wrong: its note says
-// why; a read-only one is not the user's to fill), then runs `work` (the button is disabled meanwhile) and shows a refusal in
-// `error` as the server words it.
+// A form whose submit checks its fields (nothing sent while one is wrong: its note says
+// why; read-only ones are skipped), then runs `work` (button disabled meanwhile), showing
+// a refusal in `error` in the server's words.
 function form(id, children, error, work) {
   const node = element("form", { id, novalidate: true }, ...children);
   node.addEventListener("submit", async (event) => {

@@ -226,15 +226,30 @@ async def test_the_match_script_pairs_waiting_players_and_drops_expired_leases(s
 
 
 async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
-    assert await store.queues.claim("ada", "treize", 30_000) is None
-    assert await store.queues.claim("ada", "treize", 30_000) is None  # the same queue again
-    assert await store.queues.claim("ada", "eight-off", 30_000) == "treize"
+    first = await store.queues.claim("ada", "treize", 30_000)
+    assert first.other_game is None and len(first.ticket) == 12
+    # The same queue again keeps the stay's ticket; another queue changes nothing.
+    assert await store.queues.claim("ada", "treize", 30_000) == (first.ticket, None)
+    assert await store.queues.claim("ada", "eight-off", 30_000) == (first.ticket, "treize")
     await store.queues.unqueue("treize", "ada")
-    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-a") is None
-    assert await store.queues.queued("ada") == ("eight-off", "node-a")
+    second = await store.queues.claim("ada", "eight-off", 30_000, holder="node-a")
+    assert second.other_game is None and second.ticket != first.ticket
+    assert await store.queues.queued("ada") == ("eight-off", "node-a", second.ticket)
     # Queueing again from another node: that node keeps the player waiting from now on.
-    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-b") is None
-    assert await store.queues.queued("ada") == ("eight-off", "node-b")
+    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-b") == (second.ticket, None)
+    assert await store.queues.queued("ada") == ("eight-off", "node-b", second.ticket)
+
+
+async def test_a_queue_marker_from_before_tickets_reads_without_one(store: Store, clean_redis: str) -> None:
+    client = async_redis(clean_redis)
+    try:
+        await client.set(keys.player_queue("ada"), "treize node-a")
+        assert await store.queues.queued("ada") == ("treize", "node-a", "")
+        # Asking again for the game gives the stay a ticket from then on.
+        claimed = await store.queues.claim("ada", "treize", 30_000, holder="node-a")
+        assert claimed.ticket and await store.queues.queued("ada") == ("treize", "node-a", claimed.ticket)
+    finally:
+        await client.aclose()
 
 
 def racer(player_id: str, won: bool, recent: str) -> RacerRecord:

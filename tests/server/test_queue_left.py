@@ -1,0 +1,112 @@
+"""Leaving a quick-match queue otherwise than paired is told to every session of the
+player (``quick_match_left``), naming the stay that ended by the ticket ``queued`` gave."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+
+from server.app import ArenaServer
+from server.features import quick_match as matchmaking
+from tests.server.rawclient import Racer, racers
+from tests.server.test_rated_quick_match import ANY_TICKET, bob_waiting_on_a_node, queue
+from tests.server.test_ratings import close
+
+
+async def test_asking_again_for_the_same_game_keeps_the_ticket_and_queueing_after_a_cancel_gets_another(
+    arena: ArenaServer,
+) -> None:
+    (ada,) = await racers(arena.url, "ada")
+    first = await queue(ada, "treize")
+    assert first["ticket"] == ANY_TICKET
+    assert (await queue(ada, "treize"))["ticket"] == first["ticket"]
+    await ada.request({"type": "cancel_quick_match"})
+    again = await queue(ada, "treize")
+    assert again["ticket"] == ANY_TICKET and again["ticket"] != first["ticket"]
+    await close(ada)
+
+
+async def test_a_cancel_on_one_node_tells_the_players_session_on_another_which_stay_ended(
+    clean_redis: str,
+) -> None:
+    async with bob_waiting_on_a_node(clean_redis) as (bob, elsewhere, _):
+        ticket = (await queue(bob))["ticket"]  # asking again: the same stay
+        assert (await elsewhere.request({"type": "cancel_quick_match"}))["type"] == "ok"
+        left = await bob.event("quick_match_left")
+        assert left == {
+            "type": "quick_match_left",
+            "game": "eight-off",
+            "ticket": ticket,
+            "reason": "cancelled",
+            "message": "you cancelled the quick match",
+        }
+        # The session that cancelled is told too, of the same stay.
+        assert await elsewhere.event("quick_match_left") == left
+
+
+async def test_a_players_last_connection_to_the_node_keeping_them_waiting_closing_tells_their_others(
+    clean_redis: str,
+) -> None:
+    async with bob_waiting_on_a_node(clean_redis) as (bob, elsewhere, _):
+        await bob.ws.close()
+        left = await elsewhere.event("quick_match_left")
+        assert left == {
+            "type": "quick_match_left",
+            "game": "eight-off",
+            "ticket": ANY_TICKET,
+            "reason": "disconnected",
+            "message": "your connection to the server that kept you waiting closed",
+        }
+
+
+async def test_a_cancel_while_not_queued_tells_no_one(arena: ArenaServer) -> None:
+    ada = Racer(await ws_connect(arena.url, compression=None))
+    welcome = await ada.request({"type": "hello", "name": "ada"})
+    other = Racer(await ws_connect(arena.url, compression=None))
+    assert (await other.request({"type": "hello", "token": welcome["token"]}))["player_id"] == welcome[
+        "player_id"
+    ]
+    assert (await ada.request({"type": "cancel_quick_match"}))["type"] == "ok"
+    with pytest.raises(TimeoutError):
+        await other.event("quick_match_left", timeout=0.5)
+    await close(ada, other)
+
+
+async def test_a_guest_whose_place_lapsed_while_the_store_was_out_of_reach_is_told_it_expired(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.store is not None
+    monkeypatch.setattr(matchmaking, "LEASE_MS", 400)
+    monkeypatch.setattr(matchmaking, "RENEW_EVERY", 0.1)
+    monkeypatch.setattr(matchmaking, "PAIRED_GRACE_MS", 200)
+    queues = arena.store.queues
+    renew = queues.renew
+    out_of_reach = True
+
+    async def renew_unless_out_of_reach(*args: Any, **kwargs: Any) -> Any:
+        if out_of_reach:
+            raise ConnectionError("Redis is out of reach")
+        return await renew(*args, **kwargs)
+
+    monkeypatch.setattr(queues, "renew", renew_unless_out_of_reach)
+    ada, cyd = await racers(arena.url, "ada", "cyd")
+    queued = await queue(ada)
+    await asyncio.sleep(0.6)  # Ada's lease and queue marker lapse, unrenewed
+    await queue(cyd)  # drops Ada, whose lease ran out, rather than pair with her
+    out_of_reach = False
+    left = await ada.event("quick_match_left", timeout=3)
+    assert left == {
+        "type": "quick_match_left",
+        "game": "eight-off",
+        "ticket": queued["ticket"],
+        "reason": "expired",
+        "message": "your place lapsed while the server could not reach its store: queue again",
+    }
+    # Queueing again, she is paired with Cyd, who waited meanwhile.
+    await queue(ada)
+    found = await cyd.event("match_found")
+    assert {r["player_id"] for r in found["race"]["racers"]} == {ada.player_id, cyd.player_id}
+    await close(ada, cyd)
