@@ -7,13 +7,17 @@ memory; nothing outside ``client/web`` can be named (no ``..``, no hidden files)
 
 Every file carries an ``ETag`` (a digest of its bytes) with ``Cache-Control: no-cache``:
 a browser asks again on every load, so a new release is seen at once, and a file it
-already holds costs a ``304 Not Modified`` without its body.
+already holds costs a ``304 Not Modified`` without its body. A client that accepts gzip
+(every browser) gets each file compressed once at start, with a tag of its own
+(``Vary: Accept-Encoding``).
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import re
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import PurePosixPath
 from typing import Final
@@ -35,13 +39,32 @@ _POLICY: Final = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    body: bytes
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    kind: str
+    plain: _Variant
+    #: Compressed with gzip (None when that would not be smaller).
+    gzipped: _Variant | None
+
+    @classmethod
+    def of(cls, body: bytes, kind: str) -> _File:
+        packed = gzip.compress(body, compresslevel=9, mtime=0)
+        gzipped = _Variant(packed, _entity_tag(packed)) if len(packed) < len(body) else None
+        return cls(kind, _Variant(body, _entity_tag(body)), gzipped)
+
+
 class WebFiles:
     """The page and its static files, by URL path."""
 
     def __init__(self) -> None:
         root = resources.files("client") / "web"
-        #: URL path -> (body, content type, entity tag).
-        self._files: dict[str, tuple[bytes, str, str]] = {}
+        self._files: dict[str, _File] = {}
         self._load(root, PurePosixPath("/static"))
         index = self._files.get("/static/index.html")
         if index is not None:
@@ -56,8 +79,7 @@ class WebFiles:
                 continue
             kind = _TYPES.get(PurePosixPath(entry.name).suffix)
             if kind is not None:
-                body = entry.read_bytes()
-                self._files[str(url / entry.name)] = (body, kind, _entity_tag(body))
+                self._files[str(url / entry.name)] = _File.of(entry.read_bytes(), kind)
 
     def response(self, connection: ServerConnection, request: Request) -> Response | None:
         """The file ``request`` names, a 404 for any other plain GET, or None for a
@@ -68,28 +90,50 @@ class WebFiles:
         found = self._files.get(path)
         if found is None:
             return connection.respond(404, "not found\n")
-        body, kind, tag = found
-        unchanged = _matches(request.headers.get("If-None-Match", ""), tag)
+        packed = found.gzipped is not None and _accepts_gzip(request.headers.get("Accept-Encoding", ""))
+        variant = found.gzipped if packed and found.gzipped is not None else found.plain
+        unchanged = _matches(request.headers.get("If-None-Match", ""), variant.tag)
         response = connection.respond(304 if unchanged else 200, "")
         headers = response.headers
         del headers["Content-Type"], headers["Content-Length"]
         if not unchanged:
-            response.body = body
-            headers["Content-Type"] = kind
-            headers["Content-Length"] = str(len(body))
-        headers["ETag"] = tag
+            response.body = variant.body
+            headers["Content-Type"] = found.kind
+            headers["Content-Length"] = str(len(variant.body))
+            if packed:
+                headers["Content-Encoding"] = "gzip"
+        headers["ETag"] = variant.tag
+        headers["Vary"] = "Accept-Encoding"
         headers["Cache-Control"] = "no-cache"
         headers["X-Content-Type-Options"] = "nosniff"
         headers["Content-Security-Policy"] = _POLICY
         return response
 
     def total_bytes(self) -> int:
-        """What loading the page fetches at most (every file once)."""
-        return sum(len(body) for path, (body, _, _) in self._files.items() if path != "/")
+        """What loading the page transfers at most to a browser (every file once, gzipped
+        where that is smaller)."""
+        return sum(len((f.gzipped or f.plain).body) for path, f in self._files.items() if path != "/")
+
+    def plain_bytes(self) -> int:
+        """The same files uncompressed."""
+        return sum(len(f.plain.body) for path, f in self._files.items() if path != "/")
 
 
 def _entity_tag(body: bytes) -> str:
     return '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+
+
+def _accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (named, or ``*``, without ``q=0``)."""
+    for part in accept_encoding.lower().split(","):
+        coding, _, params = part.strip().partition(";")
+        if coding.strip() in ("gzip", "x-gzip", "*"):
+            quality = params.strip().removeprefix("q=").strip() if "q=" in params else "1"
+            try:
+                return float(quality) > 0
+            except ValueError:
+                return False
+    return False
 
 
 def _matches(if_none_match: str, tag: str) -> bool:

@@ -4,6 +4,7 @@ WebSocket clients on the same path are untouched."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import urllib.error
 import urllib.request
@@ -73,5 +74,26 @@ async def test_websocket_clients_on_the_same_path_are_untouched(arena: ArenaServ
         assert json.loads(await ws.recv())["type"] == "pong"
 
 
-def test_the_first_page_load_stays_under_200_kb() -> None:
-    assert WebFiles().total_bytes() < 200 * 1024
+def test_the_first_page_load_transfers_under_200_kb() -> None:
+    files = WebFiles()
+    # Every file once (even the pages loaded only when opened), as a browser gets them.
+    assert files.total_bytes() < 200 * 1024
+    assert files.total_bytes() < files.plain_bytes() / 2  # compressed, not just counted
+
+
+async def test_a_browser_that_takes_gzip_gets_each_file_compressed_with_a_tag_of_its_own(
+    arena: ArenaServer,
+) -> None:
+    _, plain_headers, plain = await fetch(arena, "/static/js/app.js")
+    assert "Content-Encoding" not in plain_headers and plain_headers["Vary"] == "Accept-Encoding"
+    status, headers, packed = await fetch(arena, "/static/js/app.js", {"Accept-Encoding": "gzip, br"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
+    assert gzip.decompress(packed) == plain and len(packed) < len(plain) / 2
+    assert headers["Content-Length"] == str(len(packed))
+    assert headers["ETag"] != plain_headers["ETag"]
+    held = {"Accept-Encoding": "gzip", "If-None-Match": headers["ETag"]}
+    status, again, empty = await fetch(arena, "/static/js/app.js", held)
+    assert (status, again["ETag"], empty) == (304, headers["ETag"], b"")
+    # Refused with q=0, it is sent as it is.
+    status, headers, body = await fetch(arena, "/static/js/app.js", {"Accept-Encoding": "gzip;q=0"})
+    assert (status, "Content-Encoding" in headers, body) == (200, False, plain)

@@ -110,6 +110,29 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     assert errors == []
 
 
+async def test_the_browser_loads_the_page_gzipped_and_under_200_kb(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    context = await browser.new_context()
+    page = await context.new_page()
+    encodings: dict[str, str | None] = {}
+    page.on(
+        "response", lambda r: encodings.__setitem__(r.url.split("/", 3)[3], r.headers.get("content-encoding"))
+    )
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    await expect(page.locator("#create")).to_be_visible()
+    transferred = await page.evaluate(
+        "() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))"
+        ".reduce((sum, e) => sum + e.transferSize, 0)"
+    )
+    assert encodings["static/js/app.js"] == "gzip" and encodings["static/style.css"] == "gzip"
+    assert 0 < transferred < 200 * 1024
+    await context.close()
+    assert errors == []
+
+
 async def test_two_browsers_race_one_deal_to_the_end_by_clicking(
     browser: Browser, arena: ArenaServer
 ) -> None:
