@@ -271,6 +271,8 @@ class QuickMatchmaker:
                 log.warning("keeping quick-match players waiting failed", extra={"reason": repr(exc)})
 
     async def _renew_due(self) -> None:
+        """Renew the waiting leases when due; a player found gone from the casual pool, or
+        whose marker lapsed, is seen to."""
         now = self.time.now_ms()
         if not self.waiting or now - self._renewed < RENEW_EVERY * 1000:
             return

@@ -96,10 +96,6 @@ class QueueStore:
         """The player's queue marker, or None."""
         return _queued_of(await self.redis.get(keys.player_queue(player_id)))
 
-    async def queued_game(self, player_id: str) -> str | None:
-        queued = await self.queued(player_id)
-        return queued.game if queued is not None else None
-
     async def match(self, game: str, player_id: str, now: int, lease_until: int) -> str | None:
         """The player waiting for ``game`` to pair with, or None (now queued until
         ``lease_until`` unless the lease is renewed)."""

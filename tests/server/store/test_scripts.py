@@ -10,6 +10,7 @@ import pytest
 from server.store import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat, Store, keys
 from server.store.accounts import KNOWN_FOR_MS, Lockout
 from server.store.once import MARKER_MS, OnceWrite, OnceWriter
+from server.store.queues import Marker
 from tests.redis_direct import async_redis
 
 pytestmark = pytest.mark.asyncio
@@ -238,6 +239,19 @@ async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
     # Queueing again from another node: that node keeps the player waiting from now on.
     assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-b") == (second.ticket, None)
     assert await store.queues.queued("ada") == ("eight-off", "node-b", second.ticket)
+
+
+async def test_a_renewal_says_what_it_found_of_each_waiting_entry(store: Store) -> None:
+    queues = store.queues
+    await queues.claim("ada", "treize", 30_000)
+    assert await queues.match("treize", "ada", 0, 30_000) is None  # ada waits; bob does not
+    entries = [("treize", "ada", False), ("treize", "bob", False)]
+    assert await queues.renew(entries, 60_000, 30_000) == [(True, True), (False, False)]
+    await store.redis.delete(keys.player_queue("ada"))  # her marker lapsed, her place did not
+    assert await queues.renew(entries[:1], 90_000, 30_000) == [(True, False)]
+    assert await queues.mark_again("ada", Marker("treize", "node-a", "t1"), 30_000)
+    assert await queues.queued("ada") == ("treize", "node-a", "t1")
+    assert not await queues.mark_again("ada", Marker("treize", "node-b", "t2"), 30_000)
 
 
 async def test_a_queue_marker_from_before_tickets_reads_without_one(store: Store, clean_redis: str) -> None:
