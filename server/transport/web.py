@@ -90,8 +90,9 @@ class WebFiles:
         found = self._files.get(path)
         if found is None:
             return connection.respond(404, "not found\n")
-        packed = found.gzipped is not None and _accepts_gzip(request.headers.get("Accept-Encoding", ""))
-        variant = found.gzipped if packed and found.gzipped is not None else found.plain
+        variant = found.plain
+        if found.gzipped is not None and _accepts_gzip(request.headers.get("Accept-Encoding", "")):
+            variant = found.gzipped
         unchanged = _matches(request.headers.get("If-None-Match", ""), variant.tag)
         response = connection.respond(304 if unchanged else 200, "")
         headers = response.headers
@@ -100,7 +101,7 @@ class WebFiles:
             response.body = variant.body
             headers["Content-Type"] = found.kind
             headers["Content-Length"] = str(len(variant.body))
-            if packed:
+            if variant is found.gzipped:
                 headers["Content-Encoding"] = "gzip"
         headers["ETag"] = variant.tag
         headers["Vary"] = "Accept-Encoding"
