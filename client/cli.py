@@ -100,6 +100,8 @@ DEFAULT_WAIT = 300.0
 _GAME_NAMES = sorted(GAMES)
 #: Rows ``leaderboard`` prints unless told otherwise.
 DEFAULT_LIMIT = 20
+#: The most a bot may be told to take over a move, on average (``bot --think``).
+MAX_THINK = 60.0
 
 
 class CommandError(Exception):
@@ -430,6 +432,16 @@ def add_commands(commands: Any) -> None:
     )
     bot.add_argument("--game", default="eight-off", choices=_GAME_NAMES, help="default eight-off")
     bot.add_argument("--races", type=int, help="races per bot, then stop (default: until interrupted)")
+    bot.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help=(
+            f"mean seconds a bot takes over each move, 0 to {MAX_THINK:g} (default 0: as fast as it "
+            "chooses); 2 to 4 gives a person a race"
+        ),
+    )
     bot.add_argument("--json", action="store_true", help="print each race's result as a JSON line")
     bot.add_argument("--server", default=default_server(), help=_SERVER_HELP)
 
@@ -1904,6 +1916,8 @@ async def bots(args: argparse.Namespace) -> int:
         return fail("--count must be at least 1")
     if args.races is not None and args.races < 1:
         return fail("--races must be at least 1 (leave it out: until interrupted)")
+    if not 0 <= args.think <= MAX_THINK:
+        return fail(f"--think is 0 to {MAX_THINK:g} seconds")
     store = TokenStore()
     fleet = [asyncio.create_task(_run_bot(args, number, store)) for number in range(1, args.count + 1)]
     try:
@@ -1924,7 +1938,7 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
 
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
-        bot = Bot(client, args.game, new_strategy, number=number, wait=float("inf"))
+        bot = Bot(client, args.game, new_strategy, number=number, wait=float("inf"), think=args.think)
         while True:
             try:
                 await client.sign_in(bot.name, store, bot=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import Callable
 from typing import Final
 
@@ -73,7 +74,10 @@ class Bot:
     how long, in seconds, it waits for a match and for the start (the end may take the
     race's whole time limit more); ``pause`` how long it waits before sending a move again
     that the server could not take (``rate_limited``, ``unavailable``); ``rematch_window``
-    how long it waits for a person's rematch offer after racing them (0: never)."""
+    how long it waits for a person's rematch offer after racing them (0: never); ``think``
+    the mean seconds it takes over a move (0: as fast as it chooses), so a person racing it
+    has a race: each move waits a random 0.5 to 1.5 times that, counted from the view it
+    moves from (its search included), drawn from ``rng``."""
 
     def __init__(
         self,
@@ -85,6 +89,8 @@ class Bot:
         wait: float = 60.0,
         pause: float = 0.2,
         rematch_window: float = REMATCH_WINDOW,
+        think: float = 0.0,
+        rng: random.Random | None = None,
     ) -> None:
         self.client = client
         self.game: GameName = game
@@ -94,6 +100,8 @@ class Bot:
         self.wait = wait
         self.pause = pause
         self.rematch_window = rematch_window
+        self.think = think
+        self._rng = rng if rng is not None else random.Random()
         #: The last race, while a rematch of it may still be offered (a person raced in it).
         self._rematchable: RaceSummary | None = None
 
@@ -176,7 +184,9 @@ class Bot:
         """Play from ``view`` until won, out of moves or given up (then ``finish``)."""
         strategy = self.new_strategy()
         resyncs = 0
+        loop = asyncio.get_running_loop()
         for _ in range(self.max_moves):
+            seen = loop.time()
             data = view.model_dump()
             if view.won:
                 return
@@ -185,6 +195,7 @@ class Bot:
             move = await asyncio.to_thread(strategy.choose, data, legal)
             if move is None:
                 break
+            await self._take_time(seen)
             try:
                 ack = await self.client.move(race_id, move)
             except _TRY_AGAIN:
@@ -204,6 +215,15 @@ class Bot:
                 return
             view = ack.view
         await self._give_up(race_id)
+
+    async def _take_time(self, since: float) -> None:
+        """Wait out this move's share of ``think``, counted from ``since`` (the loop's time
+        when its view came)."""
+        if self.think <= 0:
+            return
+        left = self.think * self._rng.uniform(0.5, 1.5) - (asyncio.get_running_loop().time() - since)
+        if left > 0:
+            await asyncio.sleep(left)
 
     async def _give_up(self, race_id: str) -> None:
         with contextlib.suppress(*_OVER):

@@ -4,6 +4,7 @@ two bots race each other to the end on a real server (client.bots)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -229,6 +230,29 @@ async def test_a_bot_whose_quick_match_ended_unpaired_queues_again_and_races(cle
         finally:
             await person.close()
             await bot_client.close()
+
+
+async def test_a_bot_told_to_think_spaces_its_moves_by_at_least_half_its_mean(clean_redis: str) -> None:
+    think = 0.3
+    async with running_node(clean_redis, quick_match_time_limit=30, countdown=0.1) as node:
+        person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        try:
+            await person.hello(name="ada")
+            bot = Bot(
+                bot_client, "eight-off", lambda: RandomStrategy(seed=5), max_moves=4, wait=10,
+                think=think, rng=random.Random(5),
+            )  # fmt: skip
+            await bot.hello()
+            summary, race_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
+            assert summary is not None and summary.race_id == race_id
+            log = await person.move_log(race_id)
+        finally:
+            await person.close()
+            await bot_client.close()
+    times = [move.at for move in log.moves if move.player_id == bot_client.player_id]
+    assert len(times) == 4
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    assert min(gaps) >= think * 0.5 * 1000, gaps
 
 
 async def test_a_bot_takes_a_persons_rematch_while_it_has_races_left_and_declines_after_its_last(

@@ -227,6 +227,12 @@ def test_bots_refuse_a_number_of_races_below_one_instead_of_doing_nothing(tmp_pa
     )
 
 
+def test_bots_refuse_a_think_time_out_of_range_before_connecting(tmp_path: Path) -> None:
+    for think in ("-1", "61", "nan"):
+        result = run("bot", "--think", think, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+        assert one_error_line(result) == "solitaire-arena: --think is 0 to 60 seconds"
+
+
 def test_daily_practice_without_a_game_names_practice_not_board(tmp_path: Path) -> None:
     result = run("daily", "--practice", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
     assert one_error_line(result) == (
