@@ -629,6 +629,16 @@ def utc_date(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()
 
 
+def utc_minute(ms: int) -> str:
+    """A server time in ms as its UTC day and minute, rounded up to the minute.
+
+    >>> utc_minute(1_773_448_260_000), utc_minute(1_773_448_260_001)
+    ('2026-03-14 00:31 UTC', '2026-03-14 00:32 UTC')
+    """
+    minute = -(-ms // 60_000) * 60
+    return dt.datetime.fromtimestamp(minute, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 async def daily_resumption(client: ArenaClient, race: RaceInfo) -> tuple[DailyRun, bool] | None:
     """How ``play`` goes back to ``race`` when it is a daily run (a race of one; the races
     one creates or is matched into have 2 seats or more): its ``DailyRun``, named by the
@@ -1851,9 +1861,11 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     ...        TournamentEntry(rank=2, player_id="p_a", name="ada", points=25, places={"eight-off": 1})]
     >>> all_time = [TableEntry(rank=1, player_id="p_a", name="ada", points=2410)]
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=day,
+    ...     counted=False, counts_at=1_805_070_660_000,
     ...     week_table=[], all_time=all_time, streak=Streak(current=6, best=19), me_day=day[1],
     ...     me_all_time=all_time[0]), me="p_a"))
     daily tournament of 2027-03-14 (UTC)
+    live: final soon after 2027-03-15 00:31 UTC
     rank  name                      points  eagle-wing  treize  eight-off
        1  bob                           43           -       1          2
        2  ada                           25           -       -          1  <- you
@@ -1871,14 +1883,16 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
 
     >>> top = [TableEntry(rank=1, player_id="p_z", name="zoe", points=120)]
     >>> text = daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10",
+    ...     counted=True, counts_at=1_805_070_660_000,
     ...     day=[TournamentEntry(rank=1, player_id="p_z", name="zoe", points=50, places={"treize": 1})],
     ...     week_table=top, all_time=top,
     ...     me_day=TournamentEntry(rank=143, player_id="p_a", name="ada", points=2,
     ...                            places={"treize": 140, "eight-off": 97}),
     ...     me_week=TableEntry(rank=37, player_id="p_a", name="ada", points=9)), me="p_a")
-    >>> for line in text.splitlines()[:11]:
+    >>> for line in text.splitlines()[:12]:
     ...     print(line)
     daily tournament of 2027-03-14 (UTC)
+    final: counted into the week's and all-time tables
     rank  name                      points  eagle-wing  treize  eight-off
        1  zoe                           50           -       1          -
        …
@@ -1890,10 +1904,19 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
       37  ada                            9  <- you
     all time
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
-    ...     week_table=[], all_time=[])).splitlines()[2])
+    ...     counted=False, counts_at=1_805_070_660_000, week_table=[], all_time=[])).splitlines()[3])
       nobody has finished a scored attempt of 2027-03-14 yet
     """
-    lines = [f"daily tournament of {standings.date} (UTC)", f"rank  {NAME_HEADING}  points  {PLACES_HEADER}"]
+    status = (
+        "final: counted into the week's and all-time tables"
+        if standings.counted
+        else f"live: final soon after {utc_minute(standings.counts_at)}"
+    )
+    lines = [
+        f"daily tournament of {standings.date} (UTC)",
+        status,
+        f"rank  {NAME_HEADING}  points  {PLACES_HEADER}",
+    ]
     lines += [_points_row(entry, me) for entry in standings.day]
     if not standings.day:
         lines.append(f"  nobody has finished a scored attempt of {standings.date} yet")

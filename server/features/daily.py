@@ -597,6 +597,8 @@ class Daily:
                 id=message.id,
                 date=date,
                 week=week,
+                counted=await self.store.dailies.closed(date),
+                counts_at=day_closes(day, self.settings.daily_time_limit),
                 day=day_table,
                 week_table=week_table,
                 all_time=all_time,

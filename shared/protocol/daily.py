@@ -211,12 +211,19 @@ class DailyStandings(Reply):
     there (a guest, or an account without a scored attempt that day, or a counted day
     that week or ever): ``me_day`` in the day's standing (with their places), ``me_week``
     in the week's table and ``me_all_time`` in the all-time table. Its ``rank`` follows
-    the tables' rule: one more than the players with strictly more points."""
+    the tables' rule: one more than the players with strictly more points.
+
+    ``counted`` says whether the day is counted: its standing final, its points in the
+    week's and all-time tables. ``counts_at`` is when it is due to be, in ms: once an
+    attempt begun at the day's last moment is surely over (nodes count within a minute
+    of it)."""
 
     type: Literal["daily_standings"] = "daily_standings"
     id: RequestId | None = None
     date: str
     week: str
+    counted: bool
+    counts_at: int
     day: list[TournamentEntry]
     week_table: list[TableEntry]
     all_time: list[TableEntry]

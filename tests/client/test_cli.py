@@ -950,7 +950,8 @@ def lone_node(tmp_path: Path) -> Iterator[tuple[NodeProcess, str]]:
 def standing_rows(stdout: str, header: str) -> list[list[str]]:
     """The rows of one printed table of ``daily --standings``, split in words."""
     lines = stdout.splitlines()
-    start = lines.index(header) + 2  # the title, then the column names
+    title = lines.index(header)
+    start = next(at for at in range(title, len(lines)) if lines[at].startswith("rank  ")) + 1
     rows = []
     for line in lines[start:]:
         if not line.split() or not line.split()[0].isdigit():
@@ -984,21 +985,26 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     day = f"daily tournament of {found.date} (UTC)"
-    assert lines[:2] == [day, "rank  name                      points  eagle-wing  treize  eight-off"]
+    next_day = dt.date.fromisoformat(found.date) + dt.timedelta(days=1)
+    assert lines[:3] == [
+        day,
+        f"live: final soon after {next_day} 00:31 UTC",  # 30-minute attempts, and a minute
+        "rank  name                      points  eagle-wing  treize  eight-off",
+    ]
     assert standing_rows(shown.stdout, day) == [
         ["1", fast.name, "25", "-", "-", "1"],
         ["2", slow.name, "18", "-", "-", "2", "<-", "you"],
     ]
     assert max(len(line) for line in lines) <= 80  # a standard terminal's width
     week = dt.date.fromisoformat(found.date).isocalendar()
-    assert lines[4:7] == [
+    assert lines[5:8] == [
         f"week {week.year}-W{week.week:02d} (days counted once they are over)",
         "rank  name                      points",
         "  no day of this week counted yet",
     ]
-    assert lines[7:10] == ["all time", "rank  name                      points", "  no day counted yet"]
-    assert lines[10] == "your streak: 0 days (best 0)"
-    assert lines[11:13] == [
+    assert lines[8:11] == ["all time", "rank  name                      points", "  no day counted yet"]
+    assert lines[11] == "your streak: 0 days (best 0)"
+    assert lines[12:14] == [
         "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board,",
         "        1 for any other finished scored attempt",
     ]
@@ -1020,7 +1026,11 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     past = run("daily", "--standings", "--date", then.isoformat(), "--server", node.url, config=fast_config)
     assert past.returncode == 0, past.stderr
     lines = past.stdout.splitlines()
-    assert lines[2] == f"  nobody has finished a scored attempt of {then} yet"
+    assert lines[1:4] == [
+        "final: counted into the week's and all-time tables",
+        "rank  name                      points  eagle-wing  treize  eight-off",
+        f"  nobody has finished a scored attempt of {then} yet",
+    ]
     for header in (f"week {week_name} (days counted once they are over)", "all time"):
         rows = standing_rows(past.stdout, header)
         assert [row[0] for row in rows] == [str(rank) for rank in range(1, 21)]

@@ -404,9 +404,14 @@ async def test_the_tournament_counts_points_by_place_once_per_day_with_streaks(
             ("ada_daily", 25, {"eight-off": 1}),
         ]
         assert live["week"] == "2027-W10" and live["week_table"] == [] and live["all_time"] == []
+        # Live until counted: due once an attempt begun at 23:59:59.999 is surely over.
+        counts_at = day_start(DAY) + DAY_MS + 30 * 60_000 + 60_000  # 00:31 the next day
+        assert (live["counted"], live["counts_at"]) == (False, counts_at)
         # The next day: ada plays again; day one is counted once its last attempt could be over.
         clock.set(day_start(DAY) + DAY_MS + 10 * 60_000)
         assert "2027-03-14" not in await daily.close_due()  # 00:10: one begun at 23:59 may run
+        yesterday = await bob.request({"type": "get_daily_standings", "date": "2027-03-14"})
+        assert (yesterday["counted"], yesterday["counts_at"]) == (False, counts_at)
         await daily.prepare(DAY + dt.timedelta(days=1))
         line2 = winning_line(
             "eight-off", (await deal_of(arena, "eight-off", DAY + dt.timedelta(days=1))).seed
@@ -418,6 +423,7 @@ async def test_the_tournament_counts_points_by_place_once_per_day_with_streaks(
         assert "2027-03-14" in await daily.close_due()
         assert await daily.close_due() == []  # once
         standings = await ada.request({"type": "get_daily_standings", "date": "2027-03-14"})
+        assert (standings["counted"], standings["counts_at"]) == (True, counts_at)
         assert [(e["name"], e["points"]) for e in standings["week_table"]] == [
             ("bob_daily", 43),
             ("ada_daily", 25),

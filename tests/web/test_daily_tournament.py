@@ -13,6 +13,7 @@ import re
 
 from playwright.async_api import Browser, Locator, Page, expect
 
+from server.features.daily_rules import DAY_MS, day_start
 from shared import replay
 from shared.protocol import RaceEnded
 from tests.server.test_daily import crowd_the_tables
@@ -176,12 +177,26 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
         )
         await expect(page.locator("#standing-all-time tbody")).to_have_text("No day has been counted yet.")
         await expect(page.locator("#streak")).to_have_text("Your streak: 0 days (best 0).")
+        # Live until counted, at 00:31 the next day (a 30-minute attempt begun at 23:59:59 is over).
+        assert (live.counted, live.counts_at) == (False, day_start(DAY) + DAY_MS + 31 * 60_000)
+        await expect(page.locator("#standing-day-status")).to_have_text(
+            "Live: it changes as attempts finish. Final soon after 00:31 UTC on 2027-03-15. 2 players."
+        )
         await page.screenshot(path=shot_path("daily-standings-live"), full_page=True)
 
-        # The next day, once the day's last attempt is surely over: the day is counted.
+        # The next day: the day before is still live until it is counted.
         clock.advance(13 * 3600)
         assert arena.features is not None
         await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        await page.evaluate("location.hash = '#/daily/standings/2027-03-14'")
+        await expect(page.locator("#standing-day-title")).to_have_text("Standing of 2027-03-14")
+        await expect(page.locator("#standing-day-status")).to_have_text(
+            "Still live: attempts begun before the day ended may yet finish."
+            " Final soon after 00:31 UTC on 2027-03-15. 2 players."
+        )
+        await page.evaluate("location.hash = '#/daily/standings'")
+        await expect(page.locator("#standing-day-title")).to_have_text("Today's standing")
+        # Once the day's last attempt is surely over, it is counted.
         assert DAY.isoformat() in await arena.features.daily.close_due()
         await page.click("#standings-refresh")
         await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-15")
@@ -213,6 +228,9 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
             (chaser.player_id, 18),
         ]
         await expect(page.locator("#standing-day tbody tr")).to_have_count(2)
+        await expect(page.locator("#standing-day-status")).to_have_text(
+            "Final: counted into the week's and all-time tables. 2 players."
+        )
         await page.screenshot(path=shot_path("daily-standings-past-day"), full_page=True)
         # The other tab keeps the day.
         await page.get_by_role("link", name="Deals and boards").click()

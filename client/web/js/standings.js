@@ -76,6 +76,15 @@ export function streakLine(streak, guest) {
     "Your streak: ", element("strong", {}, days(current)), ` (best ${best}).`);
 }
 
+// Whether the day's standing is final (counted into the week's and all-time tables) or
+// still live, and then when it is due to be counted, rounded up to the minute.
+function dayStatus(standings, isToday) {
+  if (standings.counted) return "Final: counted into the week's and all-time tables.";
+  const due = new Date(Math.ceil(standings.counts_at / 60_000) * 60_000).toISOString();
+  const final = ` Final soon after ${due.slice(11, 16)} UTC on ${due.slice(0, 10)}.`;
+  return (isToday ? "Live: it changes as attempts finish." : "Still live: attempts begun before the day ended may yet finish.") + final;
+}
+
 // The parts of the Standings tab for `standings` (a daily_standings reply): the streak, a
 // note on the scoring, and the tables. `today` is the server's day, `me` the player
 // looking, `refresh` a control to ask again (beside the day's standing).
@@ -95,7 +104,7 @@ export function standingsParts(standings, { me, guest, today, refresh }) {
       element("section", { class: "standings-part day", "aria-labelledby": "standing-day-title" },
         element("div", { class: "part-head" },
           element("h2", { id: "standing-day-title" }, isToday ? "Today's standing" : `Standing of ${standings.date}`), refresh),
-        element("p", { class: "setting" }, isToday ? "Live: it changes as attempts finish." : "The day's points, place by place.",
+        element("p", { class: "setting", id: "standing-day-status" }, dayStatus(standings, isToday),
           counted ? ` ${counted === 1 ? "1 player" : `${counted} players`}${counted >= 20 ? " shown: the top 20" : ""}.` : ""),
         pointsTable({ id: "standing-day", caption: `${isToday ? "Today" : standings.date}: points and places per game`, entries: standings.day, own: standings.me_day, me, places: true,
           empty: isToday ? "Nobody has finished a scored attempt today yet." : "Nobody finished a scored attempt that day." })),
