@@ -52,8 +52,8 @@ RATED_WIDEN: Final = 50.0
 RATED_ANYONE_MS: Final = 10_000
 #: How often a node tries again to pair its waiting accounts (the gap widens meanwhile).
 SWEEP_EVERY: Final = 1.0
-#: How long after finding one of its waiting accounts paired elsewhere a node looks for
-#: the race the pairing made (ms); with none, the account is queued again.
+#: How long after finding one of its waiting players paired elsewhere a node looks for
+#: the race the pairing made (ms); with none, the player is queued again.
 PAIRED_GRACE_MS = 5_000
 
 #: What each reason for leaving a queue tells the player.
@@ -295,9 +295,14 @@ class QuickMatchmaker:
             elif entry.rating is None:  # the rated pool's leavers are the sweep's
                 if entry.leased_until < now:
                     await self._gone_from_pool(game, player_id, entry, now)
-                else:  # paired, or cancelled, elsewhere: match_found or quick_match_left comes
+                    continue
+                # Paired, or cancelled, elsewhere: match_found or quick_match_left comes. A
+                # pairing's race is looked for later, as its node may have failed to make it.
+                paired = await self.store.queues.paired(game, player_id, now)
+                if self.waiting.get((game, player_id)) is entry:
                     del self.waiting[(game, player_id)]
-                    self.left_elsewhere[(game, player_id)] = Away(None, entry.ticket)
+                    look_at = now + PAIRED_GRACE_MS if paired else None
+                    self.left_elsewhere[(game, player_id)] = Away(None, entry.ticket, look_at)
 
     async def _sweep(self) -> None:
         for (game, player_id), entry in list(self.waiting.items()):

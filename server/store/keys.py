@@ -57,6 +57,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``address:<address>:login_failures`` | string | failed logins from a client address (expires) |
 | ``queue:{<game>}`` | list | waiting players, oldest first |
 | ``queue:{<game>}:leases`` | sorted set | player -> lease end ms |
+| ``queue:{<game>}:paired`` | sorted set | player -> ms paired (the last minute's) |
 | ``queue:{<game>}:rated`` | sorted set | accounts waiting for a rated match -> their rating |
 | ``queue:{<game>}:rated:since`` | hash | player -> ms they began to wait |
 | ``queue:{<game>}:rated:leases`` | sorted set | player -> lease end ms |
@@ -281,6 +282,12 @@ def queue(game: str) -> str:
 
 def queue_leases(game: str) -> str:
     return f"queue:{{{game}}}:leases"
+
+
+def queue_paired(game: str) -> str:
+    """Who the casual queue paired in the last minute (so the node keeping them waiting
+    tells a pairing that made no race from a cancel)."""
+    return f"queue:{{{game}}}:paired"
 
 
 def rated_pool(game: str) -> str:

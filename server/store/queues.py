@@ -8,6 +8,9 @@ from typing import Any, NamedTuple
 
 from server.store import keys, scripts
 
+#: How long the casual queue keeps who it paired (as its ``match`` script does).
+PAIRED_KEPT_MS = 60_000
+
 
 class Left(enum.Enum):
     """Why an account a node keeps waiting is no longer in the rated pool."""
@@ -100,9 +103,16 @@ class QueueStore:
         """The player waiting for ``game`` to pair with, or None (now queued until
         ``lease_until`` unless the lease is renewed)."""
         other: str | None = await self._match(
-            keys=[keys.queue(game), keys.queue_leases(game)], args=[player_id, now, lease_until]
+            keys=[keys.queue(game), keys.queue_leases(game), keys.queue_paired(game)],
+            args=[player_id, now, lease_until],
         )
         return other or None
+
+    async def paired(self, game: str, player_id: str, now: int) -> bool:
+        """Whether the casual queue of ``game`` paired the player in the minute before
+        ``now`` (and they have not queued since)."""
+        at = await self.redis.zscore(keys.queue_paired(game), player_id)
+        return at is not None and at >= now - PAIRED_KEPT_MS
 
     async def match_rated(
         self,

@@ -441,26 +441,36 @@ return 1
 
 MATCH: Final = LuaScript(
     "match",
-    keys=("queue (list, oldest first)", "leases (sorted set: player -> lease end ms)"),
+    keys=(
+        "queue (list, oldest first)",
+        "leases (sorted set: player -> lease end ms)",
+        "paired (sorted set: player -> ms paired, the last minute's)",
+    ),
     argv=("player id", "now ms", "lease end ms"),
     answers="the waiting player paired with this one, or false after queueing this one (or "
     "renewing its lease). A waiting player whose lease ran out (their node stopped renewing "
-    "it: it died) is dropped, not paired.",
+    "it: it died) is dropped, not paired. The one paired is kept in paired for a minute, "
+    "so that the node keeping them waiting tells a pairing from a cancel.",
     source="""
+local now = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
   return false
 end
-local now = tonumber(ARGV[2])
 while true do
   local other = redis.call('LPOP', KEYS[1])
   if not other then break end
   local lease = redis.call('ZSCORE', KEYS[2], other)
   redis.call('ZREM', KEYS[2], other)
-  if lease and tonumber(lease) >= now and other ~= ARGV[1] then return other end
+  if lease and tonumber(lease) >= now and other ~= ARGV[1] then
+    redis.call('ZADD', KEYS[3], now, other)
+    return other
+  end
 end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return false
 """,
 )

@@ -12,7 +12,13 @@ from websockets.asyncio.client import connect as ws_connect
 from server.app import ArenaServer
 from server.features import quick_match as matchmaking
 from tests.server.rawclient import Racer, racers
-from tests.server.test_rated_quick_match import ANY_TICKET, bob_waiting_on_a_node, queue
+from tests.server.test_rated_quick_match import (
+    AFTER_A_SWEEP,
+    ANY_TICKET,
+    bob_waiting_on_a_node,
+    queue,
+    race_creation_fails_once,
+)
 from tests.server.test_ratings import close
 
 
@@ -110,3 +116,23 @@ async def test_a_guest_whose_place_lapsed_while_the_store_was_out_of_reach_is_to
     found = await cyd.event("match_found")
     assert {r["player_id"] for r in found["race"]["racers"]} == {ada.player_id, cyd.player_id}
     await close(ada, cyd)
+
+
+async def test_a_guest_whose_pairing_failed_before_its_race_was_made_is_queued_again_not_dropped(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matchmaking, "RENEW_EVERY", 0.2)
+    monkeypatch.setattr(matchmaking, "PAIRED_GRACE_MS", 500)
+    failed = race_creation_fails_once(arena, monkeypatch)
+    bob, ada, cleo = await racers(arena.url, "bob", "ada", "cleo")
+    waiting = await queue(bob)
+    refused = await queue(ada)  # takes Bob out of the casual queue, but no race could be made
+    assert refused["type"] == "error" and failed == ["create"], refused
+    # The node finds Bob gone from the pool and paired, then no race of his: he waits again.
+    await asyncio.sleep(0.2 + 0.5 + AFTER_A_SWEEP)
+    await queue(cleo)
+    found = await cleo.event("match_found", timeout=AFTER_A_SWEEP + 2)
+    assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}
+    assert (await bob.event("match_found"))["race"]["race_id"] == found["race"]["race_id"]
+    assert waiting["ticket"] == ANY_TICKET
+    await close(bob, ada, cleo)

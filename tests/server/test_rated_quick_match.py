@@ -220,11 +220,10 @@ async def test_a_connection_closing_on_one_node_leaves_the_queue_its_player_rejo
         assert {r["player_id"] for r in found["race"]["racers"]} == {bob.player_id, cleo.player_id}
 
 
-async def test_an_account_whose_pairing_failed_before_its_race_was_made_is_queued_again(
-    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def race_creation_fails_once(arena: ArenaServer, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The node's next race creation fails as if Redis went away (a pairing that makes no
+    race); the list returned says "create" once it has."""
     assert arena.features is not None
-    monkeypatch.setattr("server.features.quick_match.PAIRED_GRACE_MS", 500)
     lobby = arena.features.lobby
     create = lobby.create
     failed: list[str] = []
@@ -236,6 +235,15 @@ async def test_an_account_whose_pairing_failed_before_its_race_was_made_is_queue
         return await create(*args, **kwargs)
 
     monkeypatch.setattr(lobby, "create", unreachable_once)
+    return failed
+
+
+async def test_an_account_whose_pairing_failed_before_its_race_was_made_is_queued_again(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.features is not None
+    monkeypatch.setattr("server.features.quick_match.PAIRED_GRACE_MS", 500)
+    failed = race_creation_fails_once(arena, monkeypatch)
     bob, ada, cleo = await accounts(arena.url, "bob", "ada", "cleo")
     await queue(bob)
     refused = await queue(ada)  # pairs Ada with Bob, but no race could be made

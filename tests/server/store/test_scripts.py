@@ -226,6 +226,22 @@ async def test_the_match_script_pairs_waiting_players_and_drops_expired_leases(s
     assert await store.queues.match("treize", "bob", 400, 30_400) == "ada"
 
 
+async def test_the_casual_queue_keeps_who_it_paired_for_a_minute_or_until_they_queue_again(
+    store: Store,
+) -> None:
+    queues = store.queues
+    assert await queues.match("treize", "ada", 0, 30_000) is None
+    assert not await queues.paired("treize", "ada", 0)  # waiting, not paired
+    assert await queues.match("treize", "bob", 1_000, 31_000) == "ada"
+    assert await queues.paired("treize", "ada", 1_000)
+    assert not await queues.paired("treize", "bob", 1_000)  # the one who came pairs at once
+    assert await queues.paired("treize", "ada", 61_000)
+    assert not await queues.paired("treize", "ada", 61_001)  # a minute on
+    assert not await queues.paired("eight-off", "ada", 1_000)  # each game its own
+    assert await queues.match("treize", "ada", 2_000, 32_000) is None  # she queues again
+    assert not await queues.paired("treize", "ada", 2_000)
+
+
 async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
     first = await store.queues.claim("ada", "treize", 30_000)
     assert first.other_game is None and len(first.ticket) == 12
