@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from server.store import keys, scripts
 
-#: How long the casual queue keeps who it paired (as its ``match`` script does).
+#: How long the casual queue keeps who it paired (ms).
 PAIRED_KEPT_MS = 60_000
 
 
@@ -104,7 +104,7 @@ class QueueStore:
         ``lease_until`` unless the lease is renewed)."""
         other: str | None = await self._match(
             keys=[keys.queue(game), keys.queue_leases(game), keys.queue_paired(game)],
-            args=[player_id, now, lease_until],
+            args=[player_id, now, lease_until, PAIRED_KEPT_MS],
         )
         return other or None
 

@@ -446,14 +446,14 @@ MATCH: Final = LuaScript(
         "leases (sorted set: player -> lease end ms)",
         "paired (sorted set: player -> ms paired, the last minute's)",
     ),
-    argv=("player id", "now ms", "lease end ms"),
+    argv=("player id", "now ms", "lease end ms", "ms a pairing is kept in paired"),
     answers="the waiting player paired with this one, or false after queueing this one (or "
     "renewing its lease). A waiting player whose lease ran out (their node stopped renewing "
-    "it: it died) is dropped, not paired. The one paired is kept in paired for a minute, "
+    "it: it died) is dropped, not paired. The one paired is kept in paired for a while, "
     "so that the node keeping them waiting tells a pairing from a cancel.",
     source="""
 local now = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[4]))
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
   return false
