@@ -4,9 +4,10 @@ two bots race each other to the end on a real server (client.bots)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from client.bots import Bot, Memory, RandomStrategy, SearchStrategy, Strategy, distinct_moves
 from client.bots.offline import play_deal
 from client.sdk import ArenaClient
+from server.app import ArenaServer
 from shared import GAMES, new_game
 from shared.knowledge import view_key
 from shared.protocol import MatchFound, QuickMatchLeft, RaceEnded, RaceStarted, RematchStarted, RematchUpdate
@@ -210,46 +212,50 @@ async def _person_races(person: ArenaClient, race_id: str | None = None) -> str:
     return race_id
 
 
-async def test_a_bot_whose_quick_match_ended_unpaired_queues_again_and_races(clean_redis: str) -> None:
-    async with running_node(clean_redis, quick_match_time_limit=30, countdown=0.1) as node:
+@contextlib.asynccontextmanager
+async def person_and_bot(
+    redis_url: str, seed: int, **bot_options: Any
+) -> AsyncIterator[tuple[ArenaServer, ArenaClient, Bot]]:
+    """A node (short countdowns), a person named ada and a bot of random moves (5 at most
+    unless ``bot_options`` say otherwise), both said hello on it; closed after."""
+    async with running_node(redis_url, quick_match_time_limit=30, countdown=0.1) as node:
         person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
         try:
             await person.hello(name="ada")
-            bot = Bot(bot_client, "eight-off", lambda: RandomStrategy(seed=4), max_moves=5, wait=10)
+            options: dict[str, Any] = {"max_moves": 5, "wait": 10, **bot_options}
+            bot = Bot(bot_client, "eight-off", lambda: RandomStrategy(seed=seed), **options)
             await bot.hello()
-            racing = asyncio.create_task(bot.race())
-            assert node.store is not None and bot_client.player_id is not None
-            while await node.store.queues.queued(bot_client.player_id) is None:
-                await asyncio.sleep(0.02)
-            async with await ArenaClient.connect(node.url) as elsewhere:  # the bot's account elsewhere
-                await elsewhere.hello(token=bot_client.token)
-                await elsewhere.cancel_quick_match()
-                assert (await elsewhere.wait_for(QuickMatchLeft)).reason == "cancelled"
-            summary, race_id = await asyncio.wait_for(asyncio.gather(racing, _person_races(person)), 30)
-            assert summary is not None and summary.race_id == race_id
+            yield node, person, bot
         finally:
             await person.close()
             await bot_client.close()
+
+
+async def test_a_bot_whose_quick_match_ended_unpaired_queues_again_and_races(clean_redis: str) -> None:
+    async with person_and_bot(clean_redis, seed=4) as (node, person, bot):
+        racing = asyncio.create_task(bot.race())
+        assert node.store is not None and bot.client.player_id is not None
+        while await node.store.queues.queued(bot.client.player_id) is None:
+            await asyncio.sleep(0.02)
+        async with await ArenaClient.connect(node.url) as elsewhere:  # the bot's account elsewhere
+            await elsewhere.hello(token=bot.client.token)
+            await elsewhere.cancel_quick_match()
+            assert (await elsewhere.wait_for(QuickMatchLeft)).reason == "cancelled"
+        summary, race_id = await asyncio.wait_for(asyncio.gather(racing, _person_races(person)), 30)
+        assert summary is not None and summary.race_id == race_id
 
 
 async def test_a_bot_told_to_think_spaces_its_moves_by_at_least_half_its_mean(clean_redis: str) -> None:
     think = 0.3
-    async with running_node(clean_redis, quick_match_time_limit=30, countdown=0.1) as node:
-        person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
-        try:
-            await person.hello(name="ada")
-            bot = Bot(
-                bot_client, "eight-off", lambda: RandomStrategy(seed=5), max_moves=4, wait=10,
-                think=think, rng=random.Random(5),
-            )  # fmt: skip
-            await bot.hello()
-            summary, race_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
-            assert summary is not None and summary.race_id == race_id
-            log = await person.move_log(race_id)
-        finally:
-            await person.close()
-            await bot_client.close()
-    times = [move.at for move in log.moves if move.player_id == bot_client.player_id]
+    async with person_and_bot(clean_redis, seed=5, max_moves=4, think=think, rng=random.Random(5)) as (
+        _node,
+        person,
+        bot,
+    ):
+        summary, race_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
+        assert summary is not None and summary.race_id == race_id
+        log = await person.move_log(race_id)
+    times = [move.at for move in log.moves if move.player_id == bot.client.player_id]
     assert len(times) == 4
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) >= think * 0.5 * 1000, gaps
@@ -258,31 +264,23 @@ async def test_a_bot_told_to_think_spaces_its_moves_by_at_least_half_its_mean(cl
 async def test_a_bot_takes_a_persons_rematch_while_it_has_races_left_and_declines_after_its_last(
     clean_redis: str,
 ) -> None:
-    async with running_node(clean_redis, quick_match_time_limit=30, countdown=0.1) as node:
-        person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
-        try:
-            await person.hello(name="ada")
-            bot = Bot(bot_client, "eight-off", lambda: RandomStrategy(seed=3), max_moves=5, wait=10)
-            await bot.hello()
-            first, first_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
-            assert first is not None and first.race_id == first_id
+    async with person_and_bot(clean_redis, seed=3) as (_node, person, bot):
+        first, first_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
+        assert first is not None and first.race_id == first_id
 
-            second = asyncio.create_task(bot.race())
-            await person.offer_rematch(first_id)
-            started = await person.wait_for(RematchStarted, lambda e: e.race_id == first_id)
-            assert sorted(r.name for r in started.race.racers) == sorted(["ada", bot.name])
-            second_id = await _person_races(person, started.race.race_id)
-            summary = await asyncio.wait_for(second, 30)
-            assert summary is not None and summary.race_id == second_id
+        second = asyncio.create_task(bot.race())
+        await person.offer_rematch(first_id)
+        started = await person.wait_for(RematchStarted, lambda e: e.race_id == first_id)
+        assert sorted(r.name for r in started.race.racers) == sorted(["ada", bot.name])
+        second_id = await _person_races(person, started.race.race_id)
+        summary = await asyncio.wait_for(second, 30)
+        assert summary is not None and summary.race_id == second_id
 
-            leaving = asyncio.create_task(bot.wind_down())
-            await person.offer_rematch(second_id)
-            told = await person.wait_for(
-                RematchUpdate, lambda u: u.rematch.race_id == second_id and u.rematch.status != "open"
-            )
-            assert told.rematch.status == "declined"
-            assert {r.name: r.answer for r in told.rematch.racers} == {"ada": "offered", bot.name: "declined"}
-            await asyncio.wait_for(leaving, 10)
-        finally:
-            await person.close()
-            await bot_client.close()
+        leaving = asyncio.create_task(bot.wind_down())
+        await person.offer_rematch(second_id)
+        told = await person.wait_for(
+            RematchUpdate, lambda u: u.rematch.race_id == second_id and u.rematch.status != "open"
+        )
+        assert told.rematch.status == "declined"
+        assert {r.name: r.answer for r in told.rematch.racers} == {"ada": "offered", bot.name: "declined"}
+        await asyncio.wait_for(leaving, 10)
