@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final
 
@@ -62,6 +63,11 @@ LEFT_WORDS: Final = {
     QueueLeftReason.DISCONNECTED: "your connection to the server that kept you waiting closed",
     QueueLeftReason.EXPIRED: "your place lapsed while the server could not reach its store: queue again",
 }
+
+
+def left_event(game: str, ticket: str, reason: QueueLeftReason) -> QuickMatchLeft:
+    """What a player is told of a stay in ``game``'s queue that ended for ``reason``."""
+    return QuickMatchLeft(game=game, ticket=ticket, reason=reason, message=LEFT_WORDS[reason])  # type: ignore[arg-type]  # a GameName key
 
 
 @dataclass(slots=True)
@@ -211,6 +217,40 @@ class QuickMatchmaker:
             if entry is not None and entry.ticket == ticket:
                 del entries[(game, player_id)]
 
+    async def ended_unheard(self, player_id: str, seated_in: Collection[str]) -> list[QuickMatchLeft]:
+        """The player's stays this node keeps that were cancelled from another node while
+        this one could not hear it (a pub/sub gap), each as the event that was missed; this
+        node keeps them no longer. A stay ended when the player's marker no longer names it;
+        it was cancelled unless a pairing took it (a race in one of ``seated_in``, the games
+        a race of theirs was found for, or the queue's record of the pairing: its race is
+        looked for) or its lease ran out (the renewals see to that)."""
+        now = self.time.now_ms()
+        kept: list[tuple[tuple[str, str], Waiting | Away]] = [
+            *self.waiting.items(),
+            *self.left_elsewhere.items(),
+        ]
+        stays = [(game, entry) for (game, who), entry in kept if who == player_id and game not in seated_in]
+        if not stays:
+            return []
+        marker = await self.store.queues.queued(player_id)
+        ended = []
+        for game, entry in stays:
+            if marker is not None and (marker.game, marker.ticket) == (game, entry.ticket):
+                continue
+            if isinstance(entry, Waiting) and entry.leased_until < now:
+                continue
+            if isinstance(entry, Away) and (entry.look_at is not None or entry.lapsed):
+                continue
+            if await self.store.queues.paired(game, player_id, now, rated=entry.rating is not None):
+                continue
+            key = (game, player_id)
+            if self.waiting.get(key) is not entry and self.left_elsewhere.get(key) is not entry:
+                continue  # heard of, or queued again, meanwhile
+            self.waiting.pop(key, None)
+            self.left_elsewhere.pop(key, None)
+            ended.append(left_event(game, entry.ticket, QueueLeftReason.CANCELLED))
+        return ended
+
     async def cancel(self, player_id: str) -> None:
         """The player leaves the queue they wait in, if any; their sessions are told."""
         await self._leave(player_id, await self.store.queues.queued(player_id), QueueLeftReason.CANCELLED)
@@ -240,7 +280,7 @@ class QuickMatchmaker:
 
     async def _tell_left(self, player_id: str, game: str, ticket: str, reason: QueueLeftReason) -> None:
         """Tell every session of the player, on every node, that a stay of theirs ended."""
-        told = QuickMatchLeft(game=game, ticket=ticket, reason=reason, message=LEFT_WORDS[reason])  # type: ignore[arg-type]  # a GameName key
+        told = left_event(game, ticket, reason)
         try:
             await self.store.events.publish_player(player_id, pack_event(EventKind.QUEUE_LEFT, told))
         except Exception as exc:

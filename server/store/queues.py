@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from server.store import keys, scripts
 
-#: How long the casual queue keeps who it paired (ms).
+#: How long each queue keeps who it paired (ms).
 PAIRED_KEPT_MS = 60_000
 
 
@@ -108,10 +108,11 @@ class QueueStore:
         )
         return other or None
 
-    async def paired(self, game: str, player_id: str, now: int) -> bool:
-        """Whether the casual queue of ``game`` paired the player in the minute before
-        ``now`` (and they have not queued since)."""
-        at = await self.redis.zscore(keys.queue_paired(game), player_id)
+    async def paired(self, game: str, player_id: str, now: int, rated: bool = False) -> bool:
+        """Whether the casual (or ``rated``) queue of ``game`` paired the player in the
+        minute before ``now`` (and they have not queued since)."""
+        record = keys.rated_paired(game) if rated else keys.queue_paired(game)
+        at = await self.redis.zscore(record, player_id)
         return at is not None and at >= now - PAIRED_KEPT_MS
 
     async def match_rated(
@@ -137,7 +138,17 @@ class QueueStore:
                 keys.rated_leases(game),
                 keys.rated_paired(game),
             ],
-            args=[player_id, rating, now, lease_until, base, widen, anyone, "stay" if stay else "join"],
+            args=[
+                player_id,
+                rating,
+                now,
+                lease_until,
+                base,
+                widen,
+                anyone,
+                "stay" if stay else "join",
+                PAIRED_KEPT_MS,
+            ],
         )
         if isinstance(answer, int):
             return Left(answer)

@@ -492,6 +492,7 @@ MATCH_RATED: Final = LuaScript(
         "gap added per second",
         "ms after which any gap goes",
         "join (queue the player when not in the pool) | stay (only if still in it)",
+        "ms a pairing is kept in paired",
     ),
     answers="the waiting player paired with this one, or false (this one waits, its lease renewed). "
     "Two players pair when their ratings differ by no more than the gap allowed for the longer "
@@ -501,7 +502,7 @@ MATCH_RATED: Final = LuaScript(
     source="""
 local me, rating, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local base, widen, anyone = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - 60000)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[9]))
 if not redis.call('ZSCORE', KEYS[1], me) then
   if ARGV[8] == 'stay' then
     if redis.call('ZSCORE', KEYS[4], me) then return 1 end
@@ -539,7 +540,7 @@ for _, player in ipairs({me, best}) do
   redis.call('ZREM', KEYS[3], player)
   redis.call('ZADD', KEYS[4], now, player)
 end
-redis.call('PEXPIRE', KEYS[4], 60000)
+redis.call('PEXPIRE', KEYS[4], ARGV[9])
 return best
 """,
 )

@@ -269,7 +269,7 @@ class Fanout:
     async def _catch_up_player_once(self, channel: str, player_id: str) -> None:
         """A sign-out or a new name missed in the gap, then a quick match that paired the
         player in it, as if their events were heard (and the race as it stands, as it may
-        have started since)."""
+        have started since), and a stay in a queue cancelled from another node in it."""
         sessions = list(self._sessions.get(channel, ()))
         identities = [s.caller.identity for s in sessions if s.caller.identity is not None]
         tokens = {i.token_sha for i in identities if i.account and i.token_sha}
@@ -298,6 +298,9 @@ class Fanout:
                 await self._seat(session, race, told, matched)
             # Its countdown may have ended in the gap too.
             await self._catch_up_race(race.race_id)
+        seated_in = {race.game for race, _told, matched in seatings if matched}
+        for left in await self._quick_match.ended_unheard(player_id, seated_in):
+            self._deliver(channel, Event(EventKind.QUEUE_LEFT, to_wire(left)))
 
     def _send_missed(self, channel: str, missed: list[Missed]) -> None:
         for item in missed:

@@ -328,6 +328,42 @@ async def test_a_new_name_given_while_a_node_cannot_hear_its_player_reaches_thei
             await close_all(bob, here)
 
 
+@pytest.mark.parametrize("rated", [False, True], ids=["guest", "account"])
+async def test_a_quick_match_cancelled_while_its_node_cannot_hear_the_player_still_tells_them(
+    clean_redis: str, link: Link, rated: bool
+) -> None:
+    async with running_node(clean_redis) as node_a, running_node(link.url) as node_b:
+        bob = Racer(await ws_connect(node_b.url, compression=None))
+        welcome = await bob.request({"type": "hello", "name": "bob"})
+        bob.player_id = welcome["player_id"]
+        if rated:
+            account = {"type": "register", "username": "bob_q", "password": "a long password"}
+            assert (await bob.request(account))["type"] == "account"
+        here = await second_session(node_a.url, bob, {"type": "hello", "token": welcome["token"]})
+        try:
+            queued = await bob.request({"type": "quick_match", "game": "treize"})
+            assert queued["type"] == "queued" and queued["rated"] is rated, queued
+            link.cut()
+            assert (await here.request({"type": "cancel_quick_match"}))["type"] == "ok"
+            told_here = await here.event("quick_match_left")
+            link.mend()
+
+            told = await bob.event("quick_match_left", timeout=CATCH_UP)
+            assert (
+                told
+                == told_here
+                == {
+                    "type": "quick_match_left",
+                    "game": "treize",
+                    "ticket": queued["ticket"],
+                    "reason": "cancelled",
+                    "message": "you cancelled the quick match",
+                }
+            )
+        finally:
+            await close_all(bob, here)
+
+
 async def test_a_sign_out_given_while_a_node_cannot_hear_its_player_closes_their_sessions_there(
     clean_redis: str, link: Link
 ) -> None:
