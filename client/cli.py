@@ -605,21 +605,6 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     return client, welcome
 
 
-async def _races_on(client: ArenaClient, race_ids: list[str]) -> list[RaceInfo]:
-    """The races of ``race_ids`` (``welcome.races``) that are not over and in which the
-    player sits and has not finished."""
-    found = []
-    for race_id in race_ids:
-        try:
-            info = await client.get_race(race_id)
-        except ArenaError:
-            continue  # gone meanwhile
-        mine = next((r for r in info.racers if r.player_id == client.player_id), None)
-        if mine is not None and not mine.finished and info.status in ("open", "countdown", "running"):
-            found.append(info)
-    return found
-
-
 def utc_date(ms: int) -> str:
     """The UTC day (YYYY-MM-DD) of a server time in ms: the day a daily deal belongs to.
 
@@ -726,7 +711,7 @@ async def play(args: argparse.Namespace) -> int:
     try:
         # A race the player is still in (the last client went away) comes first: a race is
         # raced to its end, and an open one's lobby reopens rather than leaving it behind.
-        races = await _races_on(client, welcome.races)
+        races = await client.races_in_play(welcome.races)
         racing = next((r for r in races if r.status != "open"), None)
         if racing is not None:
             print(
@@ -1964,13 +1949,18 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
         bot = Bot(client, args.game, new_strategy, number=number, wait=float("inf"), think=args.think)
         while True:
             try:
-                await client.sign_in(bot.name, store, bot=True)
+                welcome = await client.sign_in(bot.name, store, bot=True)
                 break
             except RateLimitedError:  # new guests from one address come at a limited rate
                 await asyncio.sleep(5.0)
+        # A race an earlier run of this bot was stopped in comes first: raced to its end.
+        left_behind = await client.races_in_play(welcome.races)
         played = 0
         while args.races is None or played < args.races:
-            summary = await bot.race()
+            if left_behind:
+                summary = await bot.race_on(left_behind.pop(0))
+            else:
+                summary = await bot.race()
             played += 1
             _report(bot.name, client.player_id, summary, args.json)
         await bot.wind_down()

@@ -606,6 +606,20 @@ class ArenaClient:
             self.seqs[race_id] = race.board.seq
         return race
 
+    async def races_in_play(self, race_ids: list[str]) -> list[RaceInfo]:
+        """The races of ``race_ids`` (``welcome.races``) that are not over and in which this
+        player sits and has not finished: what a client that went away left behind."""
+        found = []
+        for race_id in race_ids:
+            try:
+                info = await self.get_race(race_id)
+            except ArenaError:
+                continue  # gone meanwhile
+            mine = next((r for r in info.racers if r.player_id == self.player_id), None)
+            if mine is not None and not mine.finished and info.status in ("open", "countdown", "running"):
+                found.append(info)
+        return found
+
     async def board(self, race_id: str) -> BoardState | None:
         return (await self.get_race(race_id)).board
 

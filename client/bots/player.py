@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Final
 
 from client.errors import (
+    ArenaError,
     FutureSeqError,
     IllegalMoveError,
     QueueLeftError,
@@ -125,10 +126,25 @@ class Bot:
         """One race: the last opponent's rematch if they offer one in time, else a quick
         match; wait for the start, play, finish, and wait for the end. None when the race
         was cancelled."""
-        race = await self._rematch(accept=True) or await self._quick_match()
+        return await self.race_on(await self._rematch(accept=True) or await self._quick_match())
+
+    async def race_on(self, race: RaceInfo) -> RaceSummary | None:
+        """Race in ``race``, where the bot sits (matched, or left behind by an earlier run
+        of the bot: ``ArenaClient.races_in_play``): wait for its start, play on from its
+        board, finish, and wait for the end. None when it was cancelled, or was still open
+        (the bot leaves an open race: it races by quick match)."""
         race_id = race.race_id
-        started = await self.client.wait_for(RaceStarted, lambda e: e.race_id == race_id, timeout=self.wait)
-        await self.play(race_id, started.view)
+        if race.status == "open":
+            with contextlib.suppress(ArenaError):
+                await self.client.leave(race_id)
+            return None
+        if race.status == "countdown":
+            started = await self.client.wait_for(
+                RaceStarted, lambda e: e.race_id == race_id, timeout=self.wait
+            )
+            await self.play(race_id, started.view)
+        elif race.board is not None and not race.board.finished:
+            await self.play(race_id, race.board.view)
         end = await self._end_of(race_id, race.time_limit + self.wait)
         if not isinstance(end, RaceEnded):
             return None

@@ -334,6 +334,30 @@ def test_two_bots_race_each_other_and_report_each_race(node: NodeProcess, tmp_pa
     assert sorted(line["rank"] for line in lines) in ([1, 2], [1, 1])
 
 
+def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+
+    async def left_mid_race() -> str:
+        """bot-random-1 (its token saved in ``config``) sits in a running race, no move
+        played, its opponent gone; then its client goes away, as a killed bot run's does."""
+        async with await ArenaClient.connect(node.url) as ada, await ArenaClient.connect(node.url) as bot:
+            await bot.sign_in("bot-random-1", TokenStore(config), bot=True)
+            race = await start_race(ada, bot)
+            await ada.finish(race.race_id)
+            return race.race_id
+
+    race_id = asyncio.run(left_mid_race())
+    result = run(
+        "bot", "--races", "1", "--strategy", "random", "--json", "--server", node.url,
+        config=config, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (line,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert (line["name"], line["race_id"], line["gave_up"] or line["won"]) == ("bot-random-1", race_id, True)
+
+
 # ----- accounts, profiles, leaderboards ---------------------------------------------------------
 
 
