@@ -1128,6 +1128,12 @@ def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -
 
 async def register(args: argparse.Namespace) -> int:
     store = TokenStore()
+    signed_in = store.account(args.server)
+    if signed_in is not None and not args.name:
+        raise CommandError(
+            f"you are logged in as {signed_in.name} on {args.server}: register turns a guest into "
+            "an account (solitaire-arena logout first, or --name GUEST)"
+        )
     name = args.name or _default_guest(args, store)
     saved = store.get(args.server, name)
     if saved is not None and saved.account:

@@ -380,6 +380,13 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
     own = run("profile", "--server", node.url, config=first)
     assert own.returncode == 0, own.stderr
     assert own.stdout.splitlines()[:2] == [f"{username}  account {username}", f"player {player_id}"]
+    # Registering again while logged in would make a second account of a new guest.
+    again = run_register(node, first, unique("ada"))
+    assert one_error_line(again) == (
+        f"solitaire-arena: you are logged in as {username} on {node.url}: register turns a guest "
+        "into an account (solitaire-arena logout first, or --name GUEST)"
+    )
+    assert json.loads(first.read_text()) == saved
 
     # Another device: a fresh file, the username in another case, the password on stdin.
     second = tmp_path / "second.json"
