@@ -643,6 +643,19 @@ async def daily_resumption(client: ArenaClient, race: RaceInfo) -> tuple[DailyRu
     return DailyRun(race.game, date, scored=attempt.scored), date == utc_date(race.server_time)
 
 
+async def daily_run_left(
+    client: ArenaClient, race_ids: list[str], game: str
+) -> tuple[RaceInfo, DailyRun] | None:
+    """A daily run of ``game`` the player left running (``race_ids``: ``welcome.races``)
+    that ``start_daily`` would not resume (a practice, or an attempt begun before
+    midnight), with how to show it; None when there is none."""
+    for race in await client.races_in_play(race_ids):
+        resumption = await daily_resumption(client, race) if race.game == game else None
+        if resumption is not None and not resumption[1]:
+            return race, resumption[0]
+    return None
+
+
 async def _resume(client: ArenaClient, race: RaceInfo) -> None:
     """Play on in ``race``, a race the player is racing in: today's daily attempt on the
     daily screen as ``start_daily`` resumes it, any other daily run (a practice, or an
@@ -1560,11 +1573,21 @@ async def _daily_standings(args: argparse.Namespace) -> int:
 
 
 async def _play_daily(args: argparse.Namespace) -> int:
-    from client.tui.app import run_daily  # textual loads only for the commands that draw
+    from client.tui.app import run_daily, run_play  # textual loads only for the commands that draw
 
     # With legal moves, every view also says whether an undo would be accepted (key u).
-    client = await _signed_in(args, legal_moves=True)
+    client, welcome = await _sign_in(args, legal_moves=True)
     try:
+        left = await daily_run_left(client, welcome.races, args.game)
+        if left is not None:  # a practice left running: starting another would be refused
+            race, daily = left
+            kind = "practice" if daily.practice else "attempt"
+            print(
+                f"your {race.game} {kind} of {daily.date} is still on: resuming race {race.race_id}",
+                flush=True,
+            )
+            await run_play(client, race.race_id, daily=daily)
+            return 0
         # Started before the screen opens: a refusal (daily_attempted, ...) is one line.
         try:
             started = await client.start_daily(args.game, practice=args.practice)

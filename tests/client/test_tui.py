@@ -15,6 +15,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from client.bots import Bot, RandomStrategy
+from client.cli import daily_run_left
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
@@ -1096,6 +1097,32 @@ async def test_a_daily_attempt_resumed_after_the_client_went_away_plays_on_with_
         await _type(pilot, screen.legal[0])
         await wait_until(pilot, lambda: screen.state.seq == 2)
         assert screen.status.last.startswith("✓ ")
+
+
+async def test_a_daily_practice_left_running_is_what_the_daily_command_resumes(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    first = await connect(arena.url)
+    await first.hello(name="ada", legal_moves=True)
+    attempt = await first.start_daily("treize")
+    await first.finish(attempt.race.race_id)
+    await first.wait_for(RaceEnded, lambda e: e.race_id == attempt.race.race_id)
+    practice = await first.start_daily("treize", practice=True)
+    token = first.token
+    assert token is not None
+    await first.close()  # the terminal client went away mid-practice
+
+    ada = await connect(arena.url)
+    welcome = await ada.hello(token=token, legal_moves=True)
+    with pytest.raises(ArenaError) as refused:  # what `daily treize --practice` was told
+        await ada.start_daily("treize", practice=True)
+    assert refused.value.code == "already_racing"
+    left = await daily_run_left(ada, welcome.races, "treize")
+    assert left is not None and left[0].race_id == practice.race.race_id
+    assert left[1] == DailyRun("treize", practice.date, practice=True)
+    assert await daily_run_left(ada, welcome.races, "eight-off") is None
 
 
 #: The leader's first moves, 0.15 s apart: the ghost's timeline has three seconds to show
