@@ -80,6 +80,7 @@ async def race_to_the_end(
     await expect(ada.locator("#status")).to_contain_text("share the code")
     code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
     assert code is not None
+    await expect(ada.locator("#race-game")).to_have_text("Eight Off · 10 min")  # the game, and its limit
     await bob.fill("#name", bob_name)
     await bob.fill("#code", code[1])
     await bob.click("#join")
@@ -88,6 +89,7 @@ async def race_to_the_end(
     await ada.click("#ready")
     await bob.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(ada.locator("#race-game")).to_have_text("Eight Off")
     if phone:
         await fits_the_screen(ada)
         await fits_the_screen(bob)  # its header's long name too
@@ -228,9 +230,13 @@ async def test_a_page_resumes_by_itself_after_a_server_restart(browser: Browser,
     async with running_node(clean_redis, port=port) as first:
         ada, bob = await running_race_page(browser, first.url, errors)
     await expect(ada.locator("#link")).to_have_text("reconnecting…")
+    await ada.fill("#move", "t1>t1")  # tried while the server is away: refused for that
+    await ada.press("#move", "Enter")
+    await expect(ada.locator("#refusal")).not_to_have_text("", timeout=10_000)
     await ada.screenshot(path=shot_path("reconnecting"))
     async with running_node(clean_redis, port=port):
         await expect(ada.locator("#link")).to_have_text("", timeout=15_000)
+        await expect(ada.locator("#refusal")).to_have_text("")  # back: that line goes
         line = solve("eight-off", WINNABLE_SEED)
         assert line is not None
         await click_move(ada, line[0])
