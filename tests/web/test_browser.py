@@ -55,7 +55,23 @@ async def click_move(page: Page, move: str) -> None:
     await page.locator(f'.pile[data-pile="{target}"]').click(position={"x": 5, "y": 5})
 
 
-async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **options: Any) -> None:
+async def fits_the_screen(page: Page, board: str = "#board") -> None:
+    """Nothing on the page is wider than the screen, nor is the board wider than its box.
+    The screen's width is the context's: a mobile one widens innerWidth to a wider page."""
+    assert page.viewport_size is not None
+    width, screen = await page.evaluate("document.documentElement.scrollWidth"), page.viewport_size["width"]
+    assert width <= screen, f"the page is {width}px wide on a {screen}px screen"
+    clipped = await page.locator(board).evaluate("(b) => b.scrollWidth - b.clientWidth")
+    assert clipped <= 0, f"the board is {clipped}px wider than its box"
+
+
+async def race_to_the_end(
+    browser: Browser, arena: ArenaServer, tag: str, bob_name: str = "bob", **options: Any
+) -> None:
+    """ada and ``bob_name`` race Eight Off to the end; a phone (under 400 px wide) checks
+    that nothing is wider than its screen: the board, the long name in the header, the
+    results and the profile."""
+    phone = options["viewport"]["width"] < 400
     errors: list[str] = []
     ada = await open_page(browser, arena.url, errors, **options)
     bob = await open_page(browser, arena.url, errors, **options)
@@ -64,7 +80,8 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     await expect(ada.locator("#status")).to_contain_text("share the code")
     code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
     assert code is not None
-    await bob.fill("#name", "bob")
+    await expect(ada.locator("#race-game")).to_have_text("Eight Off · 10 min")  # the game, and its limit
+    await bob.fill("#name", bob_name)
     await bob.fill("#code", code[1])
     await bob.click("#join")
     await expect(bob.locator("#status")).to_contain_text("share the code")
@@ -72,6 +89,10 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     await ada.click("#ready")
     await bob.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await expect(ada.locator("#race-game")).to_have_text("Eight Off")
+    if phone:
+        await fits_the_screen(ada)
+        await fits_the_screen(bob)  # its header's long name too
     line = solve("eight-off", WINNABLE_SEED)
     assert line is not None
     await ada.screenshot(path=shot_path(f"{tag}-start"))
@@ -89,12 +110,17 @@ async def race_to_the_end(browser: Browser, arena: ArenaServer, tag: str, **opti
     await give_up(bob)
     await expect(ada.locator("#results")).to_contain_text("1.")
     results = await ada.locator("#results").inner_text()
-    assert results.index("ada") < results.index("bob")
+    assert results.index("ada") < results.index(bob_name)
     # Each racer finds themself in the results, as in the racers panel and the daily boards.
     await expect(ada.locator("#standings tr").first).to_contain_text("ada (you)")
-    await expect(bob.locator("#standings tr").nth(1)).to_contain_text("bob (you)")
+    await expect(bob.locator("#standings tr").nth(1)).to_contain_text(f"{bob_name} (you)")
     await expect(bob.locator("#results")).to_contain_text("Seed")
     await ada.screenshot(path=shot_path(f"{tag}-results"), full_page=True)
+    if phone:
+        await fits_the_screen(ada)  # the results' long name
+        await bob.locator("#standings a.player").nth(1).click()
+        await expect(bob.locator("#profile-name")).to_have_text(bob_name)
+        await fits_the_screen(bob, "#app")  # the heading's long name
     # The replay: the slider at the end shows the won board, and back at 0 the deal.
     await ada.click("#replay-link")
     await expect(ada.locator("#step-label")).to_contain_text(f"of {len(line)} moves")
@@ -142,8 +168,9 @@ async def test_two_browsers_race_one_deal_to_the_end_by_clicking(
 async def test_a_phone_sized_screen_races_too_and_the_page_does_not_overflow(
     browser: Browser, arena: ArenaServer
 ) -> None:
-    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-    await race_to_the_end(browser, arena, "phone", **phone)
+    # 360 px, a common narrow phone; bob's name is as long as names go (24, no space).
+    phone = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+    await race_to_the_end(browser, arena, "phone", "bob" + "W" * 21, **phone)
 
 
 async def running_race_page(
@@ -203,9 +230,13 @@ async def test_a_page_resumes_by_itself_after_a_server_restart(browser: Browser,
     async with running_node(clean_redis, port=port) as first:
         ada, bob = await running_race_page(browser, first.url, errors)
     await expect(ada.locator("#link")).to_have_text("reconnecting…")
+    await ada.fill("#move", "t1>t1")  # tried while the server is away: refused for that
+    await ada.press("#move", "Enter")
+    await expect(ada.locator("#refusal")).not_to_have_text("", timeout=10_000)
     await ada.screenshot(path=shot_path("reconnecting"))
     async with running_node(clean_redis, port=port):
         await expect(ada.locator("#link")).to_have_text("", timeout=15_000)
+        await expect(ada.locator("#refusal")).to_have_text("")  # back: that line goes
         line = solve("eight-off", WINNABLE_SEED)
         assert line is not None
         await click_move(ada, line[0])

@@ -198,6 +198,7 @@ async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_with
     # A link to a race nobody has says so, on both pages.
     await page.evaluate("location.hash = '#/race/0123456789ab'")
     await expect(page.locator("#status")).to_contain_text("There is no race with this id")
+    await expect(page.locator("#refusal")).to_have_text("")  # said once, not the server's words too
     await no_racer_controls(page)
     await page.evaluate("location.hash = '#/replay/0123456789ab'")
     # Said once, with no slider, no board and no Verify link to follow.
@@ -310,6 +311,7 @@ async def test_giving_up_clears_the_hint_and_a_refusal_from_the_status_line_and_
     await page.fill("#move", "t1>t1")
     await page.press("#move", "Enter")
     await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
+    await expect(page.locator("#status")).to_have_text("Go!")  # the hint's words went with that move
     await page.click("#give-up")  # asks first: a stray tap gives nothing up
     await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
     await expect(page.locator(".card.hinted").first).to_be_visible()

@@ -335,6 +335,13 @@ function clockText(seconds) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
+// A race's time limit (seconds): "10 min", "1:30 min", "45 s".
+function limitText(limit) {
+  const total = Math.round(limit);
+  if (total < 60) return `${total} s`;
+  return total % 60 ? `${clockText(total)} min` : `${total / 60} min`;
+}
+
 // What a daily attempt (a race of one) is, as the race page says it.
 function dailyKindText(daily) {
   if (!daily?.date) return "Daily";
@@ -350,6 +357,7 @@ function racePage(raceId, arrived = null) {
   const heading = element("h1", { id: "race-title" }, "Race");
   const status = element("p", { id: "status", role: "status" });
   const clock = element("span", { class: "clock", id: "clock" });
+  const gameSetting = element("span", { class: "setting", id: "race-game" }); // "Eight Off · 10 min"
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
   const ratedSetting = element("span", { class: "setting", id: "rated-setting" });
   const dailyKind = element("span", { class: "daily-kind", id: "daily-kind", hidden: true });
@@ -386,7 +394,7 @@ function racePage(raceId, arrived = null) {
   let seq = 0;
   let offset = 0;
   let sending = Promise.resolve();
-  let hinting = false; // the status line shows a hint
+  let hinting = false; // a hint is shown: its words in the status line (until another move is tried), its outline on the board
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
@@ -553,6 +561,9 @@ function racePage(raceId, arrived = null) {
   function play(move) {
     sending = sending.then(async () => {
       showError(error, null);
+      // Another move tried: the hint's words go from the status line (its outline stays
+      // until the board changes), so a refusal never sits beside a stale "Hint: …".
+      if (hinting && race) status.textContent = statusNow(race);
       try {
         const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
         seq = ack.seq;
@@ -560,7 +571,6 @@ function racePage(raceId, arrived = null) {
         if (me) Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
         showBoard(ack.view, ack.result.steps);
         drawRacers();
-        if (hinting && race) status.textContent = statusNow(race);
         hinting = false;
         if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
       } catch (failure) {
@@ -662,6 +672,10 @@ function racePage(raceId, arrived = null) {
     joinNameBox.hidden = joinButton.hidden || Boolean(arena.playing);
     status.textContent = statusNow(info);
     hinting = false;
+    // The game (a daily attempt's heading names it already), and the time limit until the
+    // start (then the clock counts it down).
+    gameSetting.hidden = solo();
+    gameSetting.textContent = [GAME_TITLES[info.game] ?? info.game, ...(info.status === "open" ? [limitText(info.time_limit)] : [])].join(" · ");
     hintsSetting.textContent = `Hints: ${info.hints ? "on" : "off"}`;
     ratedSetting.textContent = info.rated ? "Rated" : "Casual";
     if (info.spectators !== undefined && watchersAtEnd === null) watcherCount = info.spectators;
@@ -875,6 +889,7 @@ function racePage(raceId, arrived = null) {
     arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
+      if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
       try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { showError(error, failure); }
       if (ghosts !== null && ghostable()) setGhosts(true); // the server's ghosts may have gone with its node
     }),
@@ -965,7 +980,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
-    element("section", {}, element("div", { class: "row" }, status, clock, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
     ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
@@ -988,8 +1003,9 @@ function racePage(raceId, arrived = null) {
       }
     })
     .catch((failure) => {
+      // A race nobody has: said once, in the status line (not the server's words below too).
       if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
-      showError(error, failure);
+      else showError(error, failure);
     });
   return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }

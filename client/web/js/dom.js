@@ -21,8 +21,11 @@ export function svgElement(tag, attributes = {}, ...children) {
   return node;
 }
 
+// An error's words in `target`; its code stays on it (data-code), so a page can tell a
+// lost connection's line from a refusal (and clear it once the connection is back).
 export function showError(target, error) {
   target.textContent = error ? (error.reason ?? error.message ?? String(error)) : "";
+  if (error?.code) target.dataset.code = error.code; else delete target.dataset.code;
 }
 
 // A rating as shown beside a name: `1612`, or `1500?` while it is provisional.
