@@ -1485,6 +1485,39 @@ async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_
         await until_shown(pilot, app, results)
 
 
+async def test_in_80x24_seven_racers_with_long_names_keep_the_players_own_row_and_a_line_each_in_the_ranking(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    names = [f"filler-with-long-name-{n:02}" for n in range(6)] + ["eve"]  # 24 characters each
+    racers = [await connect(arena.url) for _ in names]
+    for client, name in zip(racers, names, strict=True):
+        await client.hello(name=name)
+    race = await racers[0].create_race("eight-off", seats=8, time_limit=60)
+    for client in racers[1:]:
+        await client.join_race(race.code)
+    for client in racers:
+        await client.ready(race.race_id)
+    app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await wait_until(pilot, lambda: screen.state.status == "running")
+        ranking = rendered(screen, "#ranking")
+        # Every racer on one line of the ranking: the long names cut with an ellipsis.
+        assert len(lines_of(ranking)) == 1 + len(names)
+        assert sum("filler-with-" in line and "…" in line for line in lines_of(ranking)) == 6
+        await until_shown(pilot, app, ranking)
+        await wait_until(pilot, lambda: any("eve (you)" in line for line in screen_lines(app)))
+        await pilot.press("ctrl+g", "ctrl+g")  # the results, after giving up, fit alike
+        for client in racers[:-1]:
+            await client.finish(race.race_id)
+        await wait_until(pilot, lambda: screen.state.summary is not None)
+        results = rendered(screen, "#ranking")
+        assert lines_of(results)[0] == "Results" and len(lines_of(results)) == 1 + len(names)
+        await until_shown(pilot, app, results)
+        assert any("eve (you)" in line for line in screen_lines(app))
+
+
 @pytest.mark.parametrize("game_name", GAMES)
 async def test_in_80x24_the_replay_shows_the_whole_board_its_moves_and_its_keys(game_name: GameName) -> None:
     seed = 12_345_678_901_234_567_890  # a seed as long as they get: the title wraps
