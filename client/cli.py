@@ -69,6 +69,7 @@ from shared.protocol import (
     Leaderboard,
     LiveRace,
     MatchFound,
+    MoveLog,
     PlayerProfile,
     QueueLeftReason,
     RaceCancelled,
@@ -176,7 +177,9 @@ def add_commands(commands: Any) -> None:
         help="step through a finished race, or print its move log",
         description=(
             "Step through a finished race in the terminal (every racer's moves from the "
-            "deal), or with --json print its results and move log for scripts."
+            "deal), or with --json print its results and move log for scripts. When the "
+            "output is not a terminal, print every move (its time and racer) and the results "
+            "as plain text instead."
         ),
     )
     replay.add_argument("race", help="the race id")
@@ -795,12 +798,47 @@ async def replay(args: argparse.Namespace) -> int:
                 f"race {args.race} is a daily attempt whose deal stays secret until its day is "
                 "over (UTC): replay it then (--json prints its moves now)"
             )
+        if not sys.stdout.isatty():  # nothing to draw on: the moves and results as text
+            print(replay_text(log, summary))
+            return 0
         from client.tui.app import run_replay
 
         await run_replay(client, args.race)
     finally:
         await client.close()
     return 0
+
+
+def replay_text(log: MoveLog, summary: RaceSummary) -> str:
+    """A finished race as ``replay`` prints it when its output is not a terminal: every
+    move in the order played, with its time from the start and its racer, then the results.
+
+    >>> from shared.protocol import LoggedMove, Standing
+    >>> log = MoveLog(race_id="r1", game="treize", seed=7, commitment="c", moves=[
+    ...     LoggedMove(player_id="p_a", seq=1, move="KS", at=1_500),
+    ...     LoggedMove(player_id="p_b", seq=1, move="5H 8C", at=62_250)])
+    >>> summary = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=70_000,
+    ...     commitment="c", standings=[
+    ...     Standing(rank=1, player_id="p_a", name="ada", won=False, score=4, move_count=1),
+    ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=2, move_count=1)])
+    >>> print(replay_text(log, summary))
+    treize race r1, seed 7: 2 moves
+       0:01.5  ada  KS
+       1:02.2  bob  5H 8C
+    results
+      1. ada  4 cards removed, 1 move
+      2. bob  2 cards removed, 1 move
+    """
+    names = {s.player_id: clipped(s.name, NAME_COLUMNS) for s in summary.standings}
+    names |= {m.player_id: m.player_id for m in log.moves if m.player_id not in names}
+    pad = max((width(name) for name in names.values()), default=0)
+    lines = [f"{log.game} race {log.race_id}, seed {log.seed}: {_plural(len(log.moves), 'move')}"]
+    for logged in log.moves:
+        at = max(0, logged.at - summary.started_at) // 100  # tenths of a second
+        minutes, tenths = divmod(at, 600)
+        when = f"{minutes}:{tenths // 10:02}.{tenths % 10}"
+        lines.append(f"  {when:>7}  {padded(names[logged.player_id], pad)}  {logged.move}")
+    return "\n".join([*lines, "results", *ranking_lines(summary)])
 
 
 # ----- spectating -----------------------------------------------------------------------

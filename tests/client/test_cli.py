@@ -103,7 +103,9 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-async def test_replay_json_prints_the_results_and_every_move(node: NodeProcess, tmp_path: Path) -> None:
+async def test_replay_json_prints_the_results_and_every_move_and_into_a_pipe_a_plain_listing(
+    node: NodeProcess, tmp_path: Path
+) -> None:
     ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
     await ada.hello(name="ada", legal_moves=True)
     race = await start_race(ada, bob)
@@ -124,6 +126,23 @@ async def test_replay_json_prints_the_results_and_every_move(node: NodeProcess, 
     moves = [(m["player_id"], m["seq"], m["move"]) for m in document["moves"]]
     assert moves == [(ada.player_id, 1, opening)]
     assert document["summary"] == ended.summary.model_dump(mode="json")
+    # Without --json, into a pipe: no screen to draw on, a plain listing, and the end.
+    result = run(
+        "replay",
+        race.race_id,
+        "--server",
+        node.url,
+        "--name",
+        "viewer",
+        config=tmp_path / "c.json",
+        timeout=10,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "\x1b" not in result.stdout
+    assert lines[0] == f"eight-off race {race.race_id}, seed {ended.summary.seed}: 1 move"
+    assert re.fullmatch(rf" +\d:\d\d\.\d  ada  {re.escape(opening)}", lines[1])
+    assert lines[2] == "results" and [line.split()[1] for line in lines[3:]] == ["ada", "bob"]
 
 
 def test_replay_of_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
