@@ -692,6 +692,47 @@ def join_command(code: str, server: str) -> str:
     return f"solitaire-arena play --join {code}{where}"
 
 
+def player_options(server: str, name: str | None = None, store: TokenStore | None = None) -> str:
+    """What a command printed for the player to type next needs to reach the same server
+    as the same player (each option after a space, or ""): ``--server`` unless it is the
+    one the commands use by default (:func:`default_server`), ``--name`` unless ``name``
+    is the player they act as without it (the account logged in there, else the default
+    guest).
+
+    >>> store = TokenStore(Path("/nonexistent/credentials.json"))
+    >>> player_options(default_server(), default_name(), store)
+    ''
+    >>> player_options("ws://arena.example:8765", "ada lovelace", store)
+    " --server ws://arena.example:8765 --name 'ada lovelace'"
+    """
+    options = "" if server == default_server() else f" --server {server}"
+    if name is not None:
+        store = store if store is not None else TokenStore()
+        account = store.account(server)
+        plain = (
+            account.name if account is not None else _default_guest(argparse.Namespace(server=server), store)
+        )
+        if name != plain:
+            options += f" --name {shlex.quote(name)}"
+    return options
+
+
+_OPTION = re.compile(r"--(?:server|name) (?:'[^']*'|\S+)")
+
+
+def said_lines(sentence: str) -> list[str]:
+    """``sentence`` in lines of at most :data:`WIDTH` columns (the next ones indented),
+    each ``--server`` or ``--name`` option kept on one line with its value.
+
+    >>> for line in said_lines("you left race 6f15c8cf590b while it runs: solitaire-arena play "
+    ...                        "--server ws://127.0.0.1:9772 --name 'filler with long name' resumes it"):
+    ...     print(line)
+    you left race 6f15c8cf590b while it runs: solitaire-arena play
+        --server ws://127.0.0.1:9772 --name 'filler with long name' resumes it
+    """
+    return fitted("", _OPTION.sub(lambda found: glued(found.group()), sentence), indent=4)
+
+
 def _seated(race: RaceInfo) -> str:
     return f"{len(race.racers)}/{race.seats} seated"
 
@@ -852,7 +893,7 @@ async def live(args: argparse.Namespace) -> int:
         races = await client.live_races(args.game, limit=args.limit)
     finally:
         await client.close()
-    print(live_text(races, args.game))
+    print(live_text(races, args.game, player_options(args.server, args.name)))
     return 0
 
 
@@ -860,8 +901,9 @@ def _rating(rating: int | None, provisional: bool) -> str:
     return "-" if rating is None else f"{rating}{'?' if provisional else ''}"
 
 
-def live_text(races: list[LiveRace], game: str | None = None) -> str:
-    """The live races as ``live`` prints them (``game``: those of that game only).
+def live_text(races: list[LiveRace], game: str | None = None, options: str = "") -> str:
+    """The live races as ``live`` prints them (``game``: those of that game only), the
+    commands it suggests with ``options`` (:func:`player_options`), in 80 columns.
 
     >>> from shared.protocol import RacerInfo
     >>> racers = [RacerInfo(player_id="p_a", name="ada", rating=1712, score=9, cards_left=43),
@@ -878,11 +920,18 @@ def live_text(races: list[LiveRace], game: str | None = None) -> str:
     nobody is racing now: solitaire-arena watch follows the next race to start
     >>> print(live_text([], "treize"))
     nobody is racing treize now: solitaire-arena live lists every game's races
+    >>> print(live_text([], options=" --server ws://arena.example:8765"))
+    nobody is racing now: solitaire-arena watch --server ws://arena.example:8765
+        follows the next race to start
     """
     if not races and game is not None:
-        return f"nobody is racing {game} now: solitaire-arena live lists every game's races"
+        return "\n".join(
+            said_lines(f"nobody is racing {game} now: solitaire-arena live{options} lists every game's races")
+        )
     if not races:
-        return "nobody is racing now: solitaire-arena watch follows the next race to start"
+        return "\n".join(
+            said_lines(f"nobody is racing now: solitaire-arena watch{options} follows the next race to start")
+        )
     lines = [f"{'race':<12}  {'game':<10}  {'kind':<6}  {'status':<9}  spectators  delay"]
     for race in races:
         kind = "rated" if race.rated else "casual"
@@ -895,7 +944,8 @@ def live_text(races: list[LiveRace], game: str | None = None) -> str:
             name = name_column(racer.name, racer.bot)
             line = f"    {name}  {rating:>5}  score {racer.score:>2}  {racer.cards_left:>2} left  {state}"
             lines.append(line.rstrip())
-    lines.append("watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch")
+    watch = f"solitaire-arena watch RACE{options}; the featured race: solitaire-arena watch{options}"
+    lines += said_lines(f"watch one: {watch}")
     return "\n".join(lines)
 
 

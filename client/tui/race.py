@@ -957,6 +957,7 @@ class RaceApp(App[None]):
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
+        options: str = "",
     ) -> None:
         super().__init__()
         self.client = client
@@ -964,6 +965,9 @@ class RaceApp(App[None]):
         self.daily = daily
         self.ready_when_full = ready_when_full
         self.join_command = join_command
+        #: What the commands of the parting note need to reach the same server as the same
+        #: player (``" --server URL --name NAME"``, or "").
+        self.options = options
         self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
@@ -984,21 +988,21 @@ class RaceApp(App[None]):
         screen = self._race_screen
         if screen is None:
             return None
-        state, race_id = screen.state, screen.race_id
+        state, race_id, options = screen.state, screen.race_id, self.options
         if state.daily is not None:
             if state.status != "running" or state.i_finished:
                 return None  # its end said what comes next
             run = "practice" if state.daily.practice else "attempt"
             return (
                 f"you left your {state.daily.game} daily {run} (race {race_id}) while it runs, and its "
-                "clock with it: solitaire-arena play resumes it"
+                f"clock with it: solitaire-arena play{options} resumes it"
             )
         if state.status == "finished":
-            return f"race {race_id} is over: solitaire-arena replay {race_id} plays it back"
+            return f"race {race_id} is over: solitaire-arena replay {race_id}{options} plays it back"
         if state.status in ("countdown", "running") and state.me in state.racers:
             if state.i_finished:
-                return f"race {race_id} goes on: solitaire-arena replay {race_id} once it is over"
-            return f"you left race {race_id} while it runs: solitaire-arena play resumes it"
+                return f"race {race_id} goes on: solitaire-arena replay {race_id}{options} once it is over"
+            return f"you left race {race_id} while it runs: solitaire-arena play{options} resumes it"
         return None
 
     @property

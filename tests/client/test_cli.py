@@ -316,6 +316,14 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     assert list(saved) == [f"{node.url} zoë"]
 
 
+def test_live_suggests_watch_with_the_server_and_name_it_was_given(node: NodeProcess, tmp_path: Path) -> None:
+    result = run("live", "--server", node.url, "--name", "zed", config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+    suggestion = " ".join(result.stdout.split())
+    assert f"solitaire-arena watch --server {node.url} --name zed" in suggestion
+
+
 def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
     play = run("play", "--help", config=tmp_path / "c.json")
     assert play.returncode == 0

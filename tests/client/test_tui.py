@@ -8,6 +8,7 @@ import asyncio
 import random
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual import events
@@ -18,6 +19,7 @@ from client.bots import Bot, RandomStrategy
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
+from client.tui import app as app_module
 from client.tui import race as race_module
 from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
@@ -794,6 +796,41 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             "not on the board (practice). p practice, ctrl+q quit"
         )
     assert app.parting_note() is None
+
+
+async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_columns(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(tmp_path / "credentials.json"))
+    monkeypatch.delenv("SOLITAIRE_ARENA_SERVER", raising=False)
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    ada = await connect(arena.url)
+    await ada.hello(name="ada lovelace", legal_moves=True)  # not the default guest
+    started = await ada.start_daily("treize")
+    race_id = started.race.race_id
+    app = RaceApp(ada, race_id, daily=DailyRun("treize", started.date), options=app_module._options(ada))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()) == (
+        f"you left your treize daily attempt (race {race_id}) while it runs, and its clock with it: "
+        f"solitaire-arena play --server {arena.url} --name 'ada lovelace' resumes it"
+    )
+    assert f"--server {arena.url}" in text and "--name 'ada lovelace'" in text  # each on one line
+    await ada.finish(race_id)
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+    ada2, _bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada2, race_id, options=app_module._options(ada2))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()) == (
+        f"you left race {race_id} while it runs: "
+        f"solitaire-arena play --server {arena.url} --name ada resumes it"
+    )
 
 
 async def test_a_give_up_not_confirmed_in_time_stops_asking_for_a_second_ctrl_g(
