@@ -233,7 +233,8 @@ class RaceScreen(Screen[None]):
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
         Binding("r", "toggle_ready", "ready"),
-        Binding("enter", "toggle_ready", "ready", show=False, priority=True),
+        Binding("r", "unready", "not ready"),  # the footer says what r does now
+        Binding("enter", "enter_ready", "ready", show=False, priority=True),
         Binding("r", "offer_rematch", "rematch"),
         Binding("y", "answer_rematch(True)", "accept rematch"),
         Binding("n", "answer_rematch(False)", "decline rematch"),
@@ -376,7 +377,9 @@ class RaceScreen(Screen[None]):
             self.move_input.focus()
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
-        keys += tuple(self.check_action(action, ()) for action in ("toggle_ready", "give_up", "replay"))
+        keys += tuple(
+            self.check_action(action, ()) for action in ("toggle_ready", "unready", "give_up", "replay")
+        )
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -426,7 +429,11 @@ class RaceScreen(Screen[None]):
             return True if self.state.can_undo else None
         if action == "hint":
             return self.playing and self.state.hints
-        if action == "toggle_ready":
+        if action in ("toggle_ready", "unready"):
+            mine = self.state.racers.get(self.state.me or "")
+            ready = mine is not None and mine.ready
+            return self.in_lobby and ready == (action == "unready")
+        if action == "enter_ready":
             return self.in_lobby
         if action == "give_up":
             return self.playing
@@ -851,6 +858,12 @@ class RaceScreen(Screen[None]):
 
     def action_toggle_ready(self) -> None:
         self.run_worker(self.toggle_ready(), group="ready", exit_on_error=False)
+
+    def action_unready(self) -> None:
+        self.action_toggle_ready()
+
+    def action_enter_ready(self) -> None:
+        self.action_toggle_ready()
 
     async def toggle_ready(self) -> None:
         """In the lobby: say ready (or no longer ready). The race starts once at least two

@@ -541,6 +541,28 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
 
 
+async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "(r: not ready)" in screen.status.last)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
+        assert "r not ready" in screen_lines(app)[-1]
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "press r (or Enter) when ready" in screen.status.last)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+        await pilot.press("enter")  # enter says ready too
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
+
+
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
