@@ -32,6 +32,7 @@ import signal
 import socket
 import sys
 import textwrap
+import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from datetime import datetime
@@ -1350,15 +1351,23 @@ async def _check_old_password(
         await checker.close()
 
 
+def _new_name(given: str) -> str:
+    """``rename``'s NEW_NAME as the server takes it (NFC), checked by the server's own
+    rule before connecting: a refusal in the words of the options' checks."""
+    if not 1 <= len(unicodedata.normalize("NFC", given)) <= NAME_MAX:
+        raise CommandError(f"NEW_NAME {given!r} is not a name: 1 to {NAME_MAX} characters")
+    try:
+        return check_name(given)
+    except ValueError as exc:
+        raise CommandError(f"NEW_NAME {given!r} is not a name: {exc}") from None
+
+
 async def rename_guest(args: argparse.Namespace) -> int:
+    new_name = _new_name(args.new_name)
     store = TokenStore()
     name, account = _player(args, store)
     if account is not None:
         raise CommandError(f"{name} is an account: it goes by its username")
-    try:
-        new_name = check_name(args.new_name)  # the server's own rule, before connecting
-    except ValueError as exc:
-        raise CommandError(f"invalid_message: {exc}") from None
     saved = store.get(args.server, name)
     if saved is None:
         raise CommandError(f"no guest named {name} is kept here for {args.server} (--name picks one)")

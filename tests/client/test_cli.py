@@ -238,6 +238,16 @@ def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tm
         assert result.stdout == ""  # an empty --join is no quick match
 
 
+def test_rename_refuses_a_name_too_short_or_too_long_before_connecting(tmp_path: Path) -> None:
+    # No server listens: the command itself refuses, in the words of the options' checks.
+    for new_name in ("", "x" * 30):
+        result = run("rename", new_name, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+        assert (
+            one_error_line(result)
+            == f"solitaire-arena: NEW_NAME {new_name!r} is not a name: 1 to 24 characters"
+        )
+
+
 def test_bots_refuse_a_number_of_races_below_one_instead_of_doing_nothing(tmp_path: Path) -> None:
     result = run("bot", "--races", "0", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
     assert (
@@ -673,7 +683,7 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     )
     bad = run("rename", " kim", "--name", "kim lee", "--server", node.url, config=config)
     assert one_error_line(bad).startswith(
-        "solitaire-arena: invalid_message: a name starts with a letter or digit"
+        "solitaire-arena: NEW_NAME ' kim' is not a name: a name starts with a letter or digit"
     )
     run("profile", "--name", "jo", "--server", node.url, config=config)
     taken = run("rename", "jo", "--name", "kim lee", "--server", node.url, config=config)
