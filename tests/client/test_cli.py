@@ -1151,11 +1151,19 @@ async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess,
     assert [words[0] for words in racers] == ["ada", "bob"]
     for words in racers:  # a guest has no rating
         assert words[1:3] == ["-", "score"] and words[4:] == [str(52 - int(words[3])), "left"]
-    assert lines[-1] == "watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch"
+    # The commands it suggests reach the same server (not the default one), in 80 columns.
+    suggestion = lines[next(i for i, line in enumerate(lines) if line.startswith("watch one: ")) :]
+    assert " ".join(" ".join(suggestion).split()) == (
+        f"watch one: solitaire-arena watch RACE --server {node.url}; "
+        f"the featured race: solitaire-arena watch --server {node.url}"
+    )
+    assert all(len(line) <= 80 for line in suggestion)
     # Another game's list is empty, and says so of that game only: someone is racing.
     result = run("live", "--game", "treize", "--server", node.url, config=tmp_path / "c.json")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "nobody is racing treize now: solitaire-arena live lists every game's races\n"
+    assert " ".join(result.stdout.split()) == (
+        f"nobody is racing treize now: solitaire-arena live --server {node.url} lists every game's races"
+    )
     await finish_race(ada, bob, race_id)
 
 
