@@ -32,6 +32,7 @@ import signal
 import socket
 import sys
 import textwrap
+import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from datetime import datetime
@@ -69,6 +70,7 @@ from shared.protocol import (
     Leaderboard,
     LiveRace,
     MatchFound,
+    MoveLog,
     PlayerProfile,
     QueueLeftReason,
     RaceCancelled,
@@ -176,7 +178,9 @@ def add_commands(commands: Any) -> None:
         help="step through a finished race, or print its move log",
         description=(
             "Step through a finished race in the terminal (every racer's moves from the "
-            "deal), or with --json print its results and move log for scripts."
+            "deal), or with --json print its results and move log for scripts. When the "
+            "output is not a terminal, print every move (its time and racer) and the results "
+            "as plain text instead."
         ),
     )
     replay.add_argument("race", help="the race id")
@@ -687,6 +691,47 @@ def join_command(code: str, server: str) -> str:
     return f"solitaire-arena play --join {code}{where}"
 
 
+def player_options(server: str, name: str | None = None, store: TokenStore | None = None) -> str:
+    """What a command printed for the player to type next needs to reach the same server
+    as the same player (each option after a space, or ""): ``--server`` unless it is the
+    one the commands use by default (:func:`default_server`), ``--name`` unless ``name``
+    is the player they act as without it (the account logged in there, else the default
+    guest).
+
+    >>> store = TokenStore(Path("/nonexistent/credentials.json"))
+    >>> player_options(default_server(), default_name(), store)
+    ''
+    >>> player_options("ws://arena.example:8765", "ada lovelace", store)
+    " --server ws://arena.example:8765 --name 'ada lovelace'"
+    """
+    options = "" if server == default_server() else f" --server {server}"
+    if name is not None:
+        store = store if store is not None else TokenStore()
+        account = store.account(server)
+        plain = (
+            account.name if account is not None else _default_guest(argparse.Namespace(server=server), store)
+        )
+        if name != plain:
+            options += f" --name {shlex.quote(name)}"
+    return options
+
+
+_OPTION = re.compile(r"--(?:server|name) (?:'[^']*'|\S+)")
+
+
+def said_lines(sentence: str) -> list[str]:
+    """``sentence`` in lines of at most :data:`WIDTH` columns (the next ones indented),
+    each ``--server`` or ``--name`` option kept on one line with its value.
+
+    >>> for line in said_lines("you left race 6f15c8cf590b while it runs: solitaire-arena play "
+    ...                        "--server ws://127.0.0.1:9772 --name 'filler with long name' resumes it"):
+    ...     print(line)
+    you left race 6f15c8cf590b while it runs: solitaire-arena play
+        --server ws://127.0.0.1:9772 --name 'filler with long name' resumes it
+    """
+    return fitted("", _OPTION.sub(lambda found: glued(found.group()), sentence), indent=4)
+
+
 def _seated(race: RaceInfo) -> str:
     return f"{len(race.racers)}/{race.seats} seated"
 
@@ -793,12 +838,47 @@ async def replay(args: argparse.Namespace) -> int:
                 f"race {args.race} is a daily attempt whose deal stays secret until its day is "
                 "over (UTC): replay it then (--json prints its moves now)"
             )
+        if not sys.stdout.isatty():  # nothing to draw on: the moves and results as text
+            print(replay_text(log, summary))
+            return 0
         from client.tui.app import run_replay
 
         await run_replay(client, args.race)
     finally:
         await client.close()
     return 0
+
+
+def replay_text(log: MoveLog, summary: RaceSummary) -> str:
+    """A finished race as ``replay`` prints it when its output is not a terminal: every
+    move in the order played, with its time from the start and its racer, then the results.
+
+    >>> from shared.protocol import LoggedMove, Standing
+    >>> log = MoveLog(race_id="r1", game="treize", seed=7, commitment="c", moves=[
+    ...     LoggedMove(player_id="p_a", seq=1, move="KS", at=1_500),
+    ...     LoggedMove(player_id="p_b", seq=1, move="5H 8C", at=62_250)])
+    >>> summary = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=70_000,
+    ...     commitment="c", standings=[
+    ...     Standing(rank=1, player_id="p_a", name="ada", won=False, score=4, move_count=1),
+    ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=2, move_count=1)])
+    >>> print(replay_text(log, summary))
+    treize race r1, seed 7: 2 moves
+       0:01.5  ada  KS
+       1:02.2  bob  5H 8C
+    results
+      1. ada  4 cards removed, 1 move
+      2. bob  2 cards removed, 1 move
+    """
+    names = {s.player_id: clipped(s.name, NAME_COLUMNS) for s in summary.standings}
+    names |= {m.player_id: m.player_id for m in log.moves if m.player_id not in names}
+    pad = max((width(name) for name in names.values()), default=0)
+    lines = [f"{log.game} race {log.race_id}, seed {log.seed}: {_plural(len(log.moves), 'move')}"]
+    for logged in log.moves:
+        at = max(0, logged.at - summary.started_at) // 100  # tenths of a second
+        minutes, tenths = divmod(at, 600)
+        when = f"{minutes}:{tenths // 10:02}.{tenths % 10}"
+        lines.append(f"  {when:>7}  {padded(names[logged.player_id], pad)}  {logged.move}")
+    return "\n".join([*lines, "results", *ranking_lines(summary)])
 
 
 # ----- spectating -----------------------------------------------------------------------
@@ -812,7 +892,7 @@ async def live(args: argparse.Namespace) -> int:
         races = await client.live_races(args.game, limit=args.limit)
     finally:
         await client.close()
-    print(live_text(races, args.game))
+    print(live_text(races, args.game, player_options(args.server, args.name)))
     return 0
 
 
@@ -820,8 +900,9 @@ def _rating(rating: int | None, provisional: bool) -> str:
     return "-" if rating is None else f"{rating}{'?' if provisional else ''}"
 
 
-def live_text(races: list[LiveRace], game: str | None = None) -> str:
-    """The live races as ``live`` prints them (``game``: those of that game only).
+def live_text(races: list[LiveRace], game: str | None = None, options: str = "") -> str:
+    """The live races as ``live`` prints them (``game``: those of that game only), the
+    commands it suggests with ``options`` (:func:`player_options`), in 80 columns.
 
     >>> from shared.protocol import RacerInfo
     >>> racers = [RacerInfo(player_id="p_a", name="ada", rating=1712, score=9, cards_left=43),
@@ -838,11 +919,18 @@ def live_text(races: list[LiveRace], game: str | None = None) -> str:
     nobody is racing now: solitaire-arena watch follows the next race to start
     >>> print(live_text([], "treize"))
     nobody is racing treize now: solitaire-arena live lists every game's races
+    >>> print(live_text([], options=" --server ws://arena.example:8765"))
+    nobody is racing now: solitaire-arena watch --server ws://arena.example:8765
+        follows the next race to start
     """
     if not races and game is not None:
-        return f"nobody is racing {game} now: solitaire-arena live lists every game's races"
+        return "\n".join(
+            said_lines(f"nobody is racing {game} now: solitaire-arena live{options} lists every game's races")
+        )
     if not races:
-        return "nobody is racing now: solitaire-arena watch follows the next race to start"
+        return "\n".join(
+            said_lines(f"nobody is racing now: solitaire-arena watch{options} follows the next race to start")
+        )
     lines = [f"{'race':<12}  {'game':<10}  {'kind':<6}  {'status':<9}  spectators  delay"]
     for race in races:
         kind = "rated" if race.rated else "casual"
@@ -855,7 +943,8 @@ def live_text(races: list[LiveRace], game: str | None = None) -> str:
             name = name_column(racer.name, racer.bot)
             line = f"    {name}  {rating:>5}  score {racer.score:>2}  {racer.cards_left:>2} left  {state}"
             lines.append(line.rstrip())
-    lines.append("watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch")
+    watch = f"solitaire-arena watch RACE{options}; the featured race: solitaire-arena watch{options}"
+    lines += said_lines(f"watch one: {watch}")
     return "\n".join(lines)
 
 
@@ -1266,15 +1355,23 @@ async def _check_old_password(
         await checker.close()
 
 
+def _new_name(given: str) -> str:
+    """``rename``'s NEW_NAME as the server takes it (NFC), checked by the server's own
+    rule before connecting: a refusal in the words of the options' checks."""
+    if not 1 <= len(unicodedata.normalize("NFC", given)) <= NAME_MAX:
+        raise CommandError(f"NEW_NAME {given!r} is not a name: 1 to {NAME_MAX} characters")
+    try:
+        return check_name(given)
+    except ValueError as exc:
+        raise CommandError(f"NEW_NAME {given!r} is not a name: {exc}") from None
+
+
 async def rename_guest(args: argparse.Namespace) -> int:
+    new_name = _new_name(args.new_name)
     store = TokenStore()
     name, account = _player(args, store)
     if account is not None:
         raise CommandError(f"{name} is an account: it goes by its username")
-    try:
-        new_name = check_name(args.new_name)  # the server's own rule, before connecting
-    except ValueError as exc:
-        raise CommandError(f"invalid_message: {exc}") from None
     saved = store.get(args.server, name)
     if saved is None:
         raise CommandError(f"no guest named {name} is kept here for {args.server} (--name picks one)")

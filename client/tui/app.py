@@ -30,12 +30,17 @@ async def run_play(
     comes back to it); quitting any other race prints how to come back to it, or to its
     replay.
     """
-    app = RaceApp(client, race_id, daily=daily, ready_when_full=True, join_command=join_command)
+    app = RaceApp(
+        client,
+        race_id,
+        daily=daily,
+        ready_when_full=True,
+        join_command=join_command,
+        options=_options(client),
+    )
     await app.run_async()
     await app.leave_if_open()
-    note = app.parting_note()
-    if note is not None:
-        print(note)  # the screen is gone: this stays in the terminal
+    _part(app)  # the screen is gone: this stays in the terminal
 
 
 async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool = False) -> None:
@@ -43,11 +48,31 @@ async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool =
     one, running already) until the player quits; ``p`` practises it after the end.
     Quitting a run under way prints how to come back to it."""
     daily = DailyRun(started.race.game, started.date, scored=started.scored, practice=practice)
-    app = RaceApp(client, started.race.race_id, daily=daily)
+    app = RaceApp(client, started.race.race_id, daily=daily, options=_options(client))
     await app.run_async()
+    _part(app)  # quit mid-run: how to come back to it
+
+
+def _options(client: ArenaClient) -> str:
+    """The options the parting note's commands need to come back to the same server as
+    the same player (``--server``, ``--name``: those the command was given, or "")."""
+    from client.cli import player_options
+
+    return "" if client.url is None else player_options(client.url, client.name)
+
+
+def parting_text(app: RaceApp) -> str | None:
+    """The app's parting note in lines of at most 80 columns (None: none)."""
+    from client.cli import said_lines
+
     note = app.parting_note()
-    if note is not None:
-        print(note)  # quit mid-run: how to come back to it
+    return None if note is None else "\n".join(said_lines(note))
+
+
+def _part(app: RaceApp) -> None:
+    text = parting_text(app)
+    if text is not None:
+        print(text)
 
 
 async def run_replay(client: ArenaClient, race_id: str) -> None:

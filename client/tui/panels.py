@@ -325,10 +325,13 @@ class RacersPanel(Static):
 
     def fit(self, state: RaceState, room: int) -> None:
         """Keep to ``room`` lines: short rows if the full ones do not fit, and past that
-        the racers at the end are cut (the player's own row moved first), so that the
-        panels under this one still show."""
+        the racers at the end are cut (the player's own row moved first, and always
+        kept), so that the panels under this one still show."""
         rows = FULL_ROWS if self.lines(state, FULL_ROWS) <= room else SHORT_ROWS
-        limit = max(room, 1) if self.lines(state, rows) > room else None
+        limit = None
+        if self.lines(state, rows) > room:
+            # Whole racers only, and never fewer than one: the player's own row stays.
+            limit = 1 + rows * max(1, (room - 1) // rows)
         if (rows, limit) == (self.rows, self._limit):
             return
         self.rows, self._limit = rows, limit
@@ -357,6 +360,25 @@ class RacersPanel(Static):
         text.append(counts.rstrip() + "\n", style="dim")
 
 
+#: The fewest columns a name is cut to in the ranking for its result (``gave up``) to
+#: stay on its line; past that the result goes under it.
+TAIL_NAME_MIN = 5
+
+
+def ranked_name(name: str, pad: int, columns: int) -> str:
+    """A name in the ranking: padded to ``pad`` columns, and cut (with an ellipsis) to
+    leave room for its score (`` 52``) in the ``columns`` after the place, so that each
+    racer keeps to one line.
+
+    >>> ranked_name("ada", 12, 29), ranked_name("filler-with-long-name-0", 12, 17)
+    ('ada         ', 'filler-with-l…')
+    >>> ranked_name("filler-with-long-name-0", 12, 29)
+    'filler-with-long-name-0'
+    """
+    room = max(1, columns - len(" 52"))
+    return padded(clipped(name, room), min(pad, room))
+
+
 class RankingPanel(Static):
     """The seats in order: live during the race, the results once it ended (after a rated
     race, each racer's new rating and its change under their line)."""
@@ -376,14 +398,16 @@ class RankingPanel(Static):
             times = {s.player_id: s.time_ms for s in state.summary.standings}
             gave_up = {s.player_id for s in state.summary.standings if s.gave_up}
         for rank, racer in state.ranking():
-            line = f"{rank}. {padded(racer.name, 12)} {racer.score:>2}"
-            if state.daily is not None:
-                line = f"{padded(racer.name, 15)} {racer.score:>2}"
             time_ms = times.get(racer.player_id)
             # Where a winner has the time of the win, a racer who gave up says so.
             tail = "gave up" if racer.player_id in gave_up else ""
             if racer.won:
                 tail = f"won {time_ms / 1000:.1f}s" if time_ms is not None else "won"
+            place, pad = ("", 15) if state.daily is not None else (f"{rank}. ", 12)
+            room = self.columns - len(place)
+            if tail and room - len(f" 52  {tail}") >= TAIL_NAME_MIN:
+                room -= len(f"  {tail}")  # the name cut shorter: the tail stays on its line
+            line = f"{place}{ranked_name(racer.name, pad, room)} {racer.score:>2}"
             lines = split_to_fit(line, tail, self.columns, gap="  ") if tail else [line]
             text.append("\n".join(lines) + "\n", style="bold" if racer.player_id == state.me else "")
             if racer.rating is not None and racer.rating_change is not None:

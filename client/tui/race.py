@@ -233,7 +233,8 @@ class RaceScreen(Screen[None]):
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
         Binding("r", "toggle_ready", "ready"),
-        Binding("enter", "toggle_ready", "ready", show=False, priority=True),
+        Binding("r", "unready", "not ready"),  # the footer says what r does now
+        Binding("enter", "enter_ready", "ready", show=False, priority=True),
         Binding("r", "offer_rematch", "rematch"),
         Binding("y", "answer_rematch(True)", "accept rematch"),
         Binding("n", "answer_rematch(False)", "decline rematch"),
@@ -376,7 +377,9 @@ class RaceScreen(Screen[None]):
             self.move_input.focus()
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
-        keys += tuple(self.check_action(action, ()) for action in ("toggle_ready", "give_up", "replay"))
+        keys += tuple(
+            self.check_action(action, ()) for action in ("toggle_ready", "unready", "give_up", "replay")
+        )
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
@@ -426,7 +429,11 @@ class RaceScreen(Screen[None]):
             return True if self.state.can_undo else None
         if action == "hint":
             return self.playing and self.state.hints
-        if action == "toggle_ready":
+        if action in ("toggle_ready", "unready"):
+            mine = self.state.racers.get(self.state.me or "")
+            ready = mine is not None and mine.ready
+            return self.in_lobby and ready == (action == "unready")
+        if action == "enter_ready":
             return self.in_lobby
         if action == "give_up":
             return self.playing
@@ -852,6 +859,12 @@ class RaceScreen(Screen[None]):
     def action_toggle_ready(self) -> None:
         self.run_worker(self.toggle_ready(), group="ready", exit_on_error=False)
 
+    def action_unready(self) -> None:
+        self.action_toggle_ready()
+
+    def action_enter_ready(self) -> None:
+        self.action_toggle_ready()
+
     async def toggle_ready(self) -> None:
         """In the lobby: say ready (or no longer ready). The race starts once at least two
         racers sit and all of them are ready."""
@@ -957,6 +970,7 @@ class RaceApp(App[None]):
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
+        options: str = "",
     ) -> None:
         super().__init__()
         self.client = client
@@ -964,6 +978,9 @@ class RaceApp(App[None]):
         self.daily = daily
         self.ready_when_full = ready_when_full
         self.join_command = join_command
+        #: What the commands of the parting note need to reach the same server as the same
+        #: player (``" --server URL --name NAME"``, or "").
+        self.options = options
         self._race_screen: RaceScreen | None = None
 
     def get_default_screen(self) -> RaceScreen:
@@ -984,21 +1001,21 @@ class RaceApp(App[None]):
         screen = self._race_screen
         if screen is None:
             return None
-        state, race_id = screen.state, screen.race_id
+        state, race_id, options = screen.state, screen.race_id, self.options
         if state.daily is not None:
             if state.status != "running" or state.i_finished:
                 return None  # its end said what comes next
             run = "practice" if state.daily.practice else "attempt"
             return (
                 f"you left your {state.daily.game} daily {run} (race {race_id}) while it runs, and its "
-                "clock with it: solitaire-arena play resumes it"
+                f"clock with it: solitaire-arena play{options} resumes it"
             )
         if state.status == "finished":
-            return f"race {race_id} is over: solitaire-arena replay {race_id} plays it back"
+            return f"race {race_id} is over: solitaire-arena replay {race_id}{options} plays it back"
         if state.status in ("countdown", "running") and state.me in state.racers:
             if state.i_finished:
-                return f"race {race_id} goes on: solitaire-arena replay {race_id} once it is over"
-            return f"you left race {race_id} while it runs: solitaire-arena play resumes it"
+                return f"race {race_id} goes on: solitaire-arena replay {race_id}{options} once it is over"
+            return f"you left race {race_id} while it runs: solitaire-arena play{options} resumes it"
         return None
 
     @property

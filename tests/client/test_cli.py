@@ -103,7 +103,9 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-async def test_replay_json_prints_the_results_and_every_move(node: NodeProcess, tmp_path: Path) -> None:
+async def test_replay_json_prints_the_results_and_every_move_and_into_a_pipe_a_plain_listing(
+    node: NodeProcess, tmp_path: Path
+) -> None:
     ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
     await ada.hello(name="ada", legal_moves=True)
     race = await start_race(ada, bob)
@@ -124,6 +126,23 @@ async def test_replay_json_prints_the_results_and_every_move(node: NodeProcess, 
     moves = [(m["player_id"], m["seq"], m["move"]) for m in document["moves"]]
     assert moves == [(ada.player_id, 1, opening)]
     assert document["summary"] == ended.summary.model_dump(mode="json")
+    # Without --json, into a pipe: no screen to draw on, a plain listing, and the end.
+    result = run(
+        "replay",
+        race.race_id,
+        "--server",
+        node.url,
+        "--name",
+        "viewer",
+        config=tmp_path / "c.json",
+        timeout=10,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "\x1b" not in result.stdout
+    assert lines[0] == f"eight-off race {race.race_id}, seed {ended.summary.seed}: 1 move"
+    assert re.fullmatch(rf" +\d:\d\d\.\d  ada  {re.escape(opening)}", lines[1])
+    assert lines[2] == "results" and sorted(line.split()[1] for line in lines[3:]) == ["ada", "bob"]
 
 
 def test_replay_of_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
@@ -219,6 +238,16 @@ def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tm
         assert result.stdout == ""  # an empty --join is no quick match
 
 
+def test_rename_refuses_a_name_too_short_or_too_long_before_connecting(tmp_path: Path) -> None:
+    # No server listens: the command itself refuses, in the words of the options' checks.
+    for new_name in ("", "x" * 30):
+        result = run("rename", new_name, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+        assert (
+            one_error_line(result)
+            == f"solitaire-arena: NEW_NAME {new_name!r} is not a name: 1 to 24 characters"
+        )
+
+
 def test_bots_refuse_a_number_of_races_below_one_instead_of_doing_nothing(tmp_path: Path) -> None:
     result = run("bot", "--races", "0", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
     assert (
@@ -295,6 +324,14 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     saved = json.loads(config.read_text())
     assert list(saved) == [f"{node.url} zoë"]
+
+
+def test_live_suggests_watch_with_the_server_and_name_it_was_given(node: NodeProcess, tmp_path: Path) -> None:
+    result = run("live", "--server", node.url, "--name", "zed", config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    assert all(len(line) <= 80 for line in result.stdout.splitlines()), result.stdout
+    suggestion = " ".join(result.stdout.split())
+    assert f"solitaire-arena watch --server {node.url} --name zed" in suggestion
 
 
 def test_each_player_command_has_clear_help(tmp_path: Path) -> None:
@@ -677,7 +714,7 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     )
     bad = run("rename", " kim", "--name", "kim lee", "--server", node.url, config=config)
     assert one_error_line(bad).startswith(
-        "solitaire-arena: invalid_message: a name starts with a letter or digit"
+        "solitaire-arena: NEW_NAME ' kim' is not a name: a name starts with a letter or digit"
     )
     run("profile", "--name", "jo", "--server", node.url, config=config)
     taken = run("rename", "jo", "--name", "kim lee", "--server", node.url, config=config)
@@ -1145,11 +1182,19 @@ async def test_live_lists_a_race_being_played_with_its_racers(node: NodeProcess,
     assert [words[0] for words in racers] == ["ada", "bob"]
     for words in racers:  # a guest has no rating
         assert words[1:3] == ["-", "score"] and words[4:] == [str(52 - int(words[3])), "left"]
-    assert lines[-1] == "watch one: solitaire-arena watch RACE; the featured race: solitaire-arena watch"
+    # The commands it suggests reach the same server (not the default one), in 80 columns.
+    suggestion = lines[next(i for i, line in enumerate(lines) if line.startswith("watch one: ")) :]
+    assert " ".join(" ".join(suggestion).split()) == (
+        f"watch one: solitaire-arena watch RACE --server {node.url}; "
+        f"the featured race: solitaire-arena watch --server {node.url}"
+    )
+    assert all(len(line) <= 80 for line in suggestion)
     # Another game's list is empty, and says so of that game only: someone is racing.
     result = run("live", "--game", "treize", "--server", node.url, config=tmp_path / "c.json")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "nobody is racing treize now: solitaire-arena live lists every game's races\n"
+    assert " ".join(result.stdout.split()) == (
+        f"nobody is racing treize now: solitaire-arena live --server {node.url} lists every game's races"
+    )
     await finish_race(ada, bob, race_id)
 
 

@@ -120,7 +120,11 @@ async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
         assert progress.move_count == 1
         await quit_play()
         # The screen is gone; the terminal keeps how to come back to the race.
-        await screen_with(rf"you left race {race.race_id} while it runs: solitaire-arena play resumes it")
+        # with the server it was given, as the note is in 80 columns
+        await screen_with(
+            rf"you left race {race.race_id} while it runs: solitaire-arena play\s+"
+            rf"--server {re.escape(node.url)}\s+--name ada resumes it"
+        )
         await bob.close()
     finally:
         tmux("kill-session", "-t", SESSION)
@@ -295,6 +299,7 @@ async def test_a_three_seat_race_created_in_the_terminal_waits_for_its_three_rac
         await screen_with(r"r ready")  # the footer
         tmux("send-keys", "-t", SESSION, "r")  # ready, then not ready again
         await screen_with(r"1/3 seated, 1 ready; you are ready \(r: not ready\)")
+        await screen_with(r"r not ready")  # the footer follows
         tmux("send-keys", "-t", SESSION, "r")
         await screen_with(r"1/3 seated, 0 ready; press r")
         await bob.hello(name="bob")

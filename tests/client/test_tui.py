@@ -8,6 +8,7 @@ import asyncio
 import random
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual import events
@@ -19,6 +20,7 @@ from client.cli import daily_run_left
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
+from client.tui import app as app_module
 from client.tui import race as race_module
 from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
@@ -540,6 +542,28 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
 
 
+async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "(r: not ready)" in screen.status.last)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
+        assert "r not ready" in screen_lines(app)[-1]
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "press r (or Enter) when ready" in screen.status.last)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+        await pilot.press("enter")  # enter says ready too
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
+
+
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -795,6 +819,41 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             "not on the board (practice). p practice, ctrl+q quit"
         )
     assert app.parting_note() is None
+
+
+async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_columns(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(tmp_path / "credentials.json"))
+    monkeypatch.delenv("SOLITAIRE_ARENA_SERVER", raising=False)
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    ada = await connect(arena.url)
+    await ada.hello(name="ada lovelace", legal_moves=True)  # not the default guest
+    started = await ada.start_daily("treize")
+    race_id = started.race.race_id
+    app = RaceApp(ada, race_id, daily=DailyRun("treize", started.date), options=app_module._options(ada))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()) == (
+        f"you left your treize daily attempt (race {race_id}) while it runs, and its clock with it: "
+        f"solitaire-arena play --server {arena.url} --name 'ada lovelace' resumes it"
+    )
+    assert f"--server {arena.url}" in text and "--name 'ada lovelace'" in text  # each on one line
+    await ada.finish(race_id)
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+    ada2, _bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada2, race_id, options=app_module._options(ada2))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()) == (
+        f"you left race {race_id} while it runs: "
+        f"solitaire-arena play --server {arena.url} --name ada resumes it"
+    )
 
 
 async def test_a_give_up_not_confirmed_in_time_stops_asking_for_a_second_ctrl_g(
@@ -1510,6 +1569,39 @@ async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_
         results = rendered(screen, "#ranking")
         assert lines_of(results)[0] == "Results" and all(f". {name}" in results for name in names)
         await until_shown(pilot, app, results)
+
+
+async def test_in_80x24_seven_racers_with_long_names_keep_the_players_own_row_and_a_line_each_in_the_ranking(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    names = [f"filler-with-long-name-{n:02}" for n in range(6)] + ["eve"]  # 24 characters each
+    racers = [await connect(arena.url) for _ in names]
+    for client, name in zip(racers, names, strict=True):
+        await client.hello(name=name)
+    race = await racers[0].create_race("eight-off", seats=8, time_limit=60)
+    for client in racers[1:]:
+        await client.join_race(race.code)
+    for client in racers:
+        await client.ready(race.race_id)
+    app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await wait_until(pilot, lambda: screen.state.status == "running")
+        ranking = rendered(screen, "#ranking")
+        # Every racer on one line of the ranking: the long names cut with an ellipsis.
+        assert len(lines_of(ranking)) == 1 + len(names)
+        assert sum("filler-with-" in line and "…" in line for line in lines_of(ranking)) == 6
+        await until_shown(pilot, app, ranking)
+        await wait_until(pilot, lambda: any("eve (you)" in line for line in screen_lines(app)))
+        await pilot.press("ctrl+g", "ctrl+g")  # the results, after giving up, fit alike
+        for client in racers[:-1]:
+            await client.finish(race.race_id)
+        await wait_until(pilot, lambda: screen.state.summary is not None)
+        results = rendered(screen, "#ranking")
+        assert lines_of(results)[0] == "Results" and len(lines_of(results)) == 1 + len(names)
+        await until_shown(pilot, app, results)
+        assert any("eve (you)" in line for line in screen_lines(app))
 
 
 @pytest.mark.parametrize("game_name", GAMES)
