@@ -785,13 +785,19 @@ async def test_an_arrow_key_in_the_empty_move_field_goes_to_the_board(
         assert board.has_focus
 
 
+async def daily_player(arena: ArenaServer, connect: Connect, name: str = "ada") -> ArenaClient:
+    """Today's daily deals prepared, and a new guest said hello (with legal moves) to play them."""
+    assert arena.features is not None
+    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
+    player = await connect(arena.url)
+    await player.hello(name=name, legal_moves=True)
+    return player
+
+
 async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    assert arena.features is not None
-    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
-    ada = await connect(arena.url)
-    await ada.hello(name="ada", legal_moves=True)
+    ada = await daily_player(arena, connect)
     started = await ada.start_daily("treize")
     app = RaceApp(ada, started.race.race_id, daily=DailyRun("treize", started.date))
     async with app.run_test(size=SIZE) as pilot:
@@ -826,10 +832,7 @@ async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_colum
 ) -> None:
     monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(tmp_path / "credentials.json"))
     monkeypatch.delenv("SOLITAIRE_ARENA_SERVER", raising=False)
-    assert arena.features is not None
-    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
-    ada = await connect(arena.url)
-    await ada.hello(name="ada lovelace", legal_moves=True)  # not the default guest
+    ada = await daily_player(arena, connect, "ada lovelace")  # not the default guest
     started = await ada.start_daily("treize")
     race_id = started.race.race_id
     app = RaceApp(ada, race_id, daily=DailyRun("treize", started.date), options=app_module._options(ada))
@@ -1126,10 +1129,7 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
 async def test_a_daily_attempt_resumed_after_the_client_went_away_plays_on_with_its_clock_from_the_start(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    assert arena.features is not None
-    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
-    first = await connect(arena.url)
-    await first.hello(name="ada", legal_moves=True)
+    first = await daily_player(arena, connect)
     await first.register("ada_resumes", "a long password")
     started = await first.start_daily("eight-off")
     assert started.race.board is not None
@@ -1161,10 +1161,7 @@ async def test_a_daily_attempt_resumed_after_the_client_went_away_plays_on_with_
 async def test_a_daily_practice_left_running_is_what_the_daily_command_resumes(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    assert arena.features is not None
-    await arena.features.daily.prepare(day_of(arena.time.now_ms()))
-    first = await connect(arena.url)
-    await first.hello(name="ada", legal_moves=True)
+    first = await daily_player(arena, connect)
     attempt = await first.start_daily("treize")
     await first.finish(attempt.race.race_id)
     await first.wait_for(RaceEnded, lambda e: e.race_id == attempt.race.race_id)
