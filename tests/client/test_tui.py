@@ -1538,18 +1538,27 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         await until_shown(pilot, app, screen.board.plain)
 
 
-async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_sight(
-    arena: ArenaServer, connect: Connect
-) -> None:
-    names = ["ada", "bob", "cyd", "dee", "eve"]
+async def all_ready(
+    arena: ArenaServer, connect: Connect, names: list[str], seats: int
+) -> tuple[list[ArenaClient], RaceInfo]:
+    """A guest per name, the first creating an Eight Off race of ``seats``, the others
+    joining it, all ready: their clients and the race."""
     racers = [await connect(arena.url) for _ in names]
     for client, name in zip(racers, names, strict=True):
         await client.hello(name=name)
-    race = await racers[0].create_race("eight-off", seats=len(names), time_limit=60)
+    race = await racers[0].create_race("eight-off", seats=seats, time_limit=60)
     for client in racers[1:]:
         await client.join_race(race.code)
     for client in racers:
         await client.ready(race.race_id)
+    return racers, race
+
+
+async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_sight(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    names = ["ada", "bob", "cyd", "dee", "eve"]
+    racers, race = await all_ready(arena, connect, names, seats=len(names))
     app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
@@ -1572,14 +1581,7 @@ async def test_in_80x24_seven_racers_with_long_names_keep_the_players_own_row_an
     arena: ArenaServer, connect: Connect
 ) -> None:
     names = [f"filler-with-long-name-{n:02}" for n in range(6)] + ["eve"]  # 24 characters each
-    racers = [await connect(arena.url) for _ in names]
-    for client, name in zip(racers, names, strict=True):
-        await client.hello(name=name)
-    race = await racers[0].create_race("eight-off", seats=8, time_limit=60)
-    for client in racers[1:]:
-        await client.join_race(race.code)
-    for client in racers:
-        await client.ready(race.race_id)
+    racers, race = await all_ready(arena, connect, names, seats=8)
     app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
