@@ -21,6 +21,7 @@ from shared.protocol import (
     RaceCancelled,
     RaceEnded,
     RacerInfo,
+    RacerRenamed,
     RaceStarted,
     RaceSummary,
     ServerMessage,
@@ -49,6 +50,8 @@ class WatchedRace:
         self.featured = False
         self.delay_ms = 0
         self.spectators = 0
+        #: The name each renamed racer went by before their latest ``racer_renamed``.
+        self.former_names: dict[str, str] = {}
         self.reset(watching)
 
     def reset(self, watching: Watching) -> None:
@@ -143,7 +146,19 @@ class WatchedRace:
             case Spectators():
                 self.spectators = event.count
                 return True
+            case RacerRenamed():
+                return self._renamed(event.player_id, event.name)
         return False
+
+    def _renamed(self, player_id: str, name: str) -> bool:
+        assert self.race is not None
+        racer = self._racer(player_id)
+        if racer is None or racer.name == name:
+            return False
+        self.former_names[player_id] = racer.name
+        racers = [r.model_copy(update={"name": name}) if r is racer else r for r in self.race.racers]
+        self.race = self.race.model_copy(update={"racers": racers})
+        return True
 
     def _boards_so_far(self) -> list[str]:
         """A line per racer who has moved: where the snapshot found their board."""
@@ -221,6 +236,8 @@ class WatchedRace:
                 return [f"race {event.race_id} cancelled: {event.message}"]
             case Spectators():
                 return [f"{event.count} spectator{'' if event.count == 1 else 's'} watching"]
+            case RacerRenamed():
+                return [f"{self.former_names.get(event.player_id, event.player_id)} is now {event.name}"]
         return []
 
 

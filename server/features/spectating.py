@@ -8,7 +8,8 @@ no work for them. Everything a spectator is sent waits in the hub's queue until
 ``delay_ms`` after it happened (rated races): a spectator never sees a board sooner.
 Before the start is released the boards are the deal itself, which nobody sees before
 the race starts: the snapshot then leaves every view out (``race_started`` carries the
-deal). No I/O here: the transport feeds a hub and sends what it releases.
+deal). A racer's new name is no board: it goes out at the next release, ahead of what
+waits for the delay. No I/O here: the transport feeds a hub and sends what it releases.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class RaceHub:
         #: Lifecycle events received: "started", "ended", "gave_up <player id>".
         self._known: set[str] = set()
         self._queue: deque[_Pending] = deque()
+        #: New names received and not released yet, by racer: they wait for no delay.
+        self._new_names: dict[str, str] = {}
         #: Set once the race's end (or cancellation) was released: the hub is done.
         self.over = False
 
@@ -116,8 +119,14 @@ class RaceHub:
     def receive_event(self, msg: dict[str, Any], at: int, deal: int | None = None) -> None:
         """A race event (its wire dict) that happened at ``at``: the start (with the seed
         of its ``deal``: seed shares revealed during the countdown change it), a racer
-        giving up, the end or cancellation; anything else is not for spectators."""
+        giving up, the end or cancellation, and racers' names in a ``race_update`` (its
+        progress is live, so the rest of it is not for spectators); anything else is
+        not for spectators either."""
         kind = msg.get("type")
+        if kind == "race_update":
+            for racer in msg.get("race", {}).get("racers", []):
+                self.receive_name(str(racer.get("player_id")), str(racer.get("name")))
+            return
         if kind == "progress":
             if not msg.get("finished") or msg.get("won"):
                 return  # a move's progress: the move itself comes with its board
@@ -137,6 +146,13 @@ class RaceHub:
             return
         self._queue.append(_Pending(at + self.delay_ms, "event", msg=msg, deal=deal))
 
+    def receive_name(self, player_id: str, name: str) -> None:
+        """The name a racer goes by now: released at once, delay or not, when new."""
+        racer = self._racers.get(player_id)
+        if racer is None or self._new_names.get(player_id, racer.name) == name:
+            return
+        self._new_names[player_id] = name
+
     def count_elsewhere(self, elsewhere: int) -> None:
         """The spectators on the other nodes: counts go by the latest one published (in
         order), and this node's own are added as they are now, see :meth:`recount`."""
@@ -153,7 +169,8 @@ class RaceHub:
     def release(self, now: int) -> list[dict[str, Any]]:
         """Everything whose time came, in order, as wire dicts for spectators; the boards
         and status move on with it."""
-        out: list[dict[str, Any]] = []
+        out = [self._rename(player_id, name) for player_id, name in self._new_names.items()]
+        self._new_names.clear()
         queue = self._queue
         while queue and queue[0].release_at <= now:
             item = queue.popleft()
@@ -168,7 +185,11 @@ class RaceHub:
 
     @property
     def waiting(self) -> bool:
-        return bool(self._queue)
+        return bool(self._queue or self._new_names)
+
+    def _rename(self, player_id: str, name: str) -> dict[str, Any]:
+        self._racers[player_id] = self._racers[player_id].model_copy(update={"name": name})
+        return {"type": "racer_renamed", "race_id": self.race_id, "player_id": player_id, "name": name}
 
     def _play(self, item: _Pending) -> dict[str, Any] | None:
         board = self.boards[item.player_id]

@@ -121,6 +121,17 @@ class WatchMove(Reply):
     view: BoardView
 
 
+class RacerRenamed(Reply):
+    """Event for spectators: a racer of the race watched goes by ``name`` from now on (a
+    guest renamed, or registered as an account). Sent at once, in a delayed race too: a
+    name is not a board."""
+
+    type: Literal["racer_renamed"] = "racer_renamed"
+    race_id: str
+    player_id: str
+    name: str
+
+
 class Spectators(Reply):
     """Event for racers and spectators: how many people watch the race now."""
 
@@ -139,4 +150,4 @@ class RecordText(Reply):
 
 
 Requests = ListLive | Watch | Unwatch | GetRecord
-Replies = LiveRaces | Watching | WatchMove | Spectators | RecordText
+Replies = LiveRaces | Watching | WatchMove | RacerRenamed | Spectators | RecordText

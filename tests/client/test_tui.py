@@ -1361,6 +1361,10 @@ async def test_a_watch_started_after_moves_names_each_racers_last_move_from_the_
         assert screen.shown_racer == ada.player_id
         assert f"moves 3  last {last}" in shown(screen, "#watch-focus")
         assert str(screen.cards[bob.player_id or ""].render()).endswith("last -")  # no move yet
+        # Bob renames mid-race: his card and the status line say so at once.
+        assert await bob.rename("bob two") == "bob two"
+        await wait_until(pilot, lambda: screen.status.last == "bob is now bob two")
+        assert str(screen.cards[bob.player_id or ""].render()).startswith("2 bob two")
         await pilot.press("q")
     assert app.return_code == 0
 

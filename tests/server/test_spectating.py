@@ -132,6 +132,32 @@ async def test_the_snapshot_names_each_racers_last_move_shown(arena: ArenaServer
         )
 
 
+async def test_spectators_on_every_node_are_told_a_racers_new_name_and_later_ones_see_it(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob, sam, tom = await racers(arena.url, "ada", "bob", "sam", "tom")
+    async with running_node(clean_redis) as other:
+        (dee,) = await racers(other.url, "dee")
+        race_id, _ = await raw_race(ada, bob)
+        for spectator in (sam, dee):  # this node's hub, and another node's
+            assert (await spectator.request({"type": "watch", "race_id": race_id}))["type"] == "watching"
+        assert (await ada.request({"type": "rename", "name": "ada two"}))["type"] == "renamed"
+        await register(bob, "bob_account")  # a guest who registers goes by the username
+        for spectator in (sam, dee):
+            assert [await spectator.event("racer_renamed") for _ in range(2)] == [
+                {"type": "racer_renamed", "race_id": race_id, "player_id": ada.player_id, "name": "ada two"},
+                {
+                    "type": "racer_renamed",
+                    "race_id": race_id,
+                    "player_id": bob.player_id,
+                    "name": "bob_account",
+                },
+            ]
+        # Tom joins the hub that was open all along: his snapshot has the new names.
+        watching = await tom.request({"type": "watch", "race_id": race_id})
+        assert [r["name"] for r in watching["race"]["racers"]] == ["ada two", "bob_account"]
+
+
 async def test_a_racer_cannot_watch_the_race_they_are_in(arena: ArenaServer) -> None:
     ada, bob = await racers(arena.url, "ada", "bob")
     race_id, _ = await raw_race(ada, bob)

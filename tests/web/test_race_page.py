@@ -396,4 +396,8 @@ async def test_the_watch_page_names_the_last_move_a_racer_made_before_it_watched
     await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .last')).to_have_text("no move yet")
     await ada.move(race_id, line[2])
     await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .last')).to_have_text(f"last {line[2]}")
+    # Bob renames mid-race: his board's name and the heading follow.
+    await bob.rename("bob two")
+    await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .racer-name')).to_have_text("bob two")
+    await expect(page.locator("h1")).to_have_text("Watching ada vs bob two")
     assert errors == []

@@ -296,6 +296,13 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       }
     }),
     arena.on("race_cancelled", (e) => { if (ours(e)) { race.status = "cancelled"; status.textContent = e.message ?? statusText(); tick(); drawWatchers(); } }),
+    arena.on("racer_renamed", (e) => { // at once, even in a delayed race: a name is not a board
+      const r = ours(e) && racerOf(e.player_id);
+      if (!r) return;
+      r.name = e.name;
+      drawRacer(e.player_id);
+      nameRace();
+    }),
     arena.on("spectators", (e) => { if (ours(e) && !over()) { watchers = e.count; drawWatchers(); } }),
     arena.on("welcome", () => { if (!gone && asked) watch(); }), // a resumed connection watches again
   ];

@@ -164,3 +164,25 @@ def test_a_racer_giving_up_read_twice_is_released_once() -> None:
     hub.receive_event({**gave_up, "player_id": "b"}, at=1_001)
     released = hub.release(now=2_000)
     assert [(m["type"], m["player_id"]) for m in released] == [("progress", "a"), ("progress", "b")]
+
+
+def test_a_racers_new_name_is_released_at_once_while_their_moves_wait_for_the_delay() -> None:
+    """A name is not a board: a rename (the seats of a ``race_update``) goes out at the next
+    release, ahead of a move still waiting, and the snapshot's racers take it; the rest of
+    the ``race_update`` (live progress) never reaches spectators."""
+    hub = hub_for("eight-off", 5, ["a", "b"], delay_ms=30_000)
+    board = new_game("eight-off", 5)
+    move = board.play(board.legal_moves()[0]).move
+    hub.receive_move("a", 1, move, 1_000)
+    racers = [
+        {"player_id": "a", "name": "ada two", "score": 3, "move_count": 1},
+        {"player_id": "b", "name": "b", "score": 0, "move_count": 0},
+    ]
+    update = {"type": "race_update", "race": {"race_id": "r1", "racers": racers}}
+    hub.receive_event(update, 1_001)
+    hub.receive_event(update, 1_002)  # the same names again: nothing new
+    assert hub.release(now=1_050) == [
+        {"type": "racer_renamed", "race_id": "r1", "player_id": "a", "name": "ada two"}
+    ]
+    assert [(r.name, r.move_count) for r in hub.live_race().racers] == [("ada two", 0), ("b", 0)]
+    assert [m["type"] for m in hub.release(now=31_000)] == ["watch_move"]
