@@ -204,12 +204,15 @@ class Watching:
 
     async def refill_hub(self, race_id: str, hub: RaceHub) -> None:
         """Give ``hub`` what the store holds of its race now (its start, every logged move,
-        who gave up, its end), after the node did not hear the race's channels for a
-        while: a hub ignores what it already has, and a racer's moves after a gap in
-        their seqs were ignored until now. The caller releases what is due."""
+        who gave up, its end, the names the racers go by), after the node did not hear
+        the race's channels for a while: a hub ignores what it already has, and a racer's
+        moves after a gap in their seqs were ignored until now. The caller releases what
+        is due."""
         race = await self.store.races.race(race_id)
         if race is not None:
             meta, seats = race
+            for seat in seats:
+                hub.receive_name(seat.player_id, seat.name)
             await self._fill(hub, meta, [s.player_id for s in seats], self.time.now_ms())
 
     async def _fill(self, hub: RaceHub, meta: RaceMeta, ids: list[str], now: int) -> None:

@@ -174,6 +174,7 @@ async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hear
             first = await ada.move(race_id, start.view.legal_moves[0])
             assert first.view.legal_moves
             second: MoveAck = await ada.move(race_id, first.view.legal_moves[0])
+            assert await ada.rename("ada two") == "ada two"
             await asyncio.sleep(0.3)
             link.mend()
 
@@ -196,6 +197,13 @@ async def test_moves_missed_by_a_node_reach_its_racer_and_spectator_once_it_hear
                 (1, first.view.model_dump(mode="json")["piles"]),
                 (2, second.view.model_dump(mode="json")["piles"]),
             ]
+            renamed = await cleo.event("racer_renamed", timeout=CATCH_UP)
+            assert renamed == {
+                "type": "racer_renamed",
+                "race_id": race_id,
+                "player_id": ada.player_id,
+                "name": "ada two",
+            }
         finally:
             await cleo.ws.close()
 
