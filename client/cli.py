@@ -24,7 +24,6 @@ import getpass
 import hashlib
 import json
 import math
-import os
 import random
 import re
 import shlex
@@ -57,6 +56,16 @@ from client.errors import (
     RateLimitedError,
 )
 from client.sdk import ArenaClient, player_token
+from client.suggestions import (
+    DEFAULT_SERVER,
+    WIDTH,
+    default_guest,
+    default_server,
+    fitted,
+    glued,
+    player_options,
+    said_lines,
+)
 from client.watching import WatchedRace, ranking_lines
 from client.wording import change_words, result_words, standing_words
 from shared.games import GAMES, GameName
@@ -92,8 +101,6 @@ from shared.usernames import check_username
 if TYPE_CHECKING:
     from client.tui.race_state import DailyRun
 
-#: Where the commands connect unless told otherwise.
-DEFAULT_SERVER = "ws://127.0.0.1:8765"
 #: The server's limits on a race code and a created race's seats (``JoinRace``, ``CreateRace``).
 JOIN_CODE = re.compile(r"[A-Za-z0-9]{4,12}")
 SEATS_MIN, SEATS_MAX = 2, 8
@@ -108,20 +115,6 @@ MAX_THINK = 60.0
 
 class CommandError(Exception):
     """A refusal of the command itself: its one line goes to stderr."""
-
-
-def default_server() -> str:
-    return os.environ.get("SOLITAIRE_ARENA_SERVER", DEFAULT_SERVER)
-
-
-def default_name() -> str:
-    """The account's login name, trimmed to what the server accepts as a guest name."""
-    try:
-        login = getpass.getuser()
-    except (KeyError, OSError):
-        login = ""
-    cleaned = re.sub(r"[^\w .-]", "", login)[:24].strip(" ._-")
-    return cleaned or "player"
 
 
 def add_commands(commands: Any) -> None:
@@ -568,14 +561,7 @@ def _player(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credentia
     account = store.account(args.server)
     if account is not None:
         return account.name, account
-    return _default_guest(args, store), None
-
-
-def _default_guest(args: argparse.Namespace, store: TokenStore) -> str:
-    """The guest played as without ``--name`` (and no login): the user's login name, or
-    the name ``rename`` gave that guest."""
-    renamed = store.guest(args.server)
-    return renamed.name if renamed is not None else default_name()
+    return default_guest(args.server, store), None
 
 
 async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> ArenaClient:
@@ -689,47 +675,6 @@ def join_command(code: str, server: str) -> str:
     """
     where = "" if server == DEFAULT_SERVER else f" --server {server}"
     return f"solitaire-arena play --join {code}{where}"
-
-
-def player_options(server: str, name: str | None = None, store: TokenStore | None = None) -> str:
-    """What a command printed for the player to type next needs to reach the same server
-    as the same player (each option after a space, or ""): ``--server`` unless it is the
-    one the commands use by default (:func:`default_server`), ``--name`` unless ``name``
-    is the player they act as without it (the account logged in there, else the default
-    guest).
-
-    >>> store = TokenStore(Path("/nonexistent/credentials.json"))
-    >>> player_options(default_server(), default_name(), store)
-    ''
-    >>> player_options("ws://arena.example:8765", "ada lovelace", store)
-    " --server ws://arena.example:8765 --name 'ada lovelace'"
-    """
-    options = "" if server == default_server() else f" --server {server}"
-    if name is not None:
-        store = store if store is not None else TokenStore()
-        account = store.account(server)
-        plain = (
-            account.name if account is not None else _default_guest(argparse.Namespace(server=server), store)
-        )
-        if name != plain:
-            options += f" --name {shlex.quote(name)}"
-    return options
-
-
-_OPTION = re.compile(r"--(?:server|name) (?:'[^']*'|\S+)")
-
-
-def said_lines(sentence: str) -> list[str]:
-    """``sentence`` in lines of at most :data:`WIDTH` columns (the next ones indented),
-    each ``--server`` or ``--name`` option kept on one line with its value.
-
-    >>> for line in said_lines("you left race 6f15c8cf590b while it runs: solitaire-arena play "
-    ...                        "--server ws://127.0.0.1:9772 --name 'filler with long name' resumes it"):
-    ...     print(line)
-    you left race 6f15c8cf590b while it runs: solitaire-arena play
-        --server ws://127.0.0.1:9772 --name 'filler with long name' resumes it
-    """
-    return fitted("", _OPTION.sub(lambda found: glued(found.group()), sentence), indent=4)
 
 
 def _seated(race: RaceInfo) -> str:
@@ -1236,7 +1181,7 @@ async def register(args: argparse.Namespace) -> int:
             f"you are logged in as {signed_in.name} on {args.server}: register turns a guest into "
             "an account (solitaire-arena logout first, or --name GUEST)"
         )
-    name = args.name or _default_guest(args, store)
+    name = args.name or default_guest(args.server, store)
     saved = store.get(args.server, name)
     if saved is not None and saved.account:
         raise CommandError(f"{name} is an account already; register turns a guest into one")
@@ -1381,7 +1326,7 @@ async def rename_guest(args: argparse.Namespace) -> int:
         if client is None:
             raise CommandError(f"the guest {name} is gone (it was not used for too long)")
         kept = await client.rename(new_name)
-    played_by_default = name == _default_guest(args, store)
+    played_by_default = name == default_guest(args.server, store)
     store.forget(args.server, name)
     store.put(args.server, Credential(saved.player_id, kept, saved.token))
     renamed = f"{name} is now {kept} (player {saved.player_id}) on {args.server}"
@@ -1725,12 +1670,6 @@ VERIFY_NOTE = (
 )
 
 
-#: Where the CLI's printed tables wrap: a standard terminal's width.
-WIDTH = 80
-_GLUED = re.compile(r"\b(race|seed|salt) ")
-NBSP = "\xa0"  # a space a line of :func:`fitted` does not break at
-
-
 #: The columns of a table's names: a name's most characters, each of one column (a wider
 #: name is cut, with an ellipsis).
 NAME_COLUMNS = NAME_MAX
@@ -1773,30 +1712,6 @@ def cell_lines(head: str, cell: str, columns: int, tail: str = "") -> list[str]:
     first, *more = textwrap.wrap(cell, columns) or [""]
     under = " " * width(head)
     return [f"{head}{first:<{columns}}{tail}".rstrip(), *(under + line for line in more)]
-
-
-def glued(words: str) -> str:
-    """``words`` kept on one line by :func:`fitted`."""
-    return words.replace(" ", NBSP)
-
-
-def fitted(head: str, text: str, indent: int | None = None) -> list[str]:
-    """``head`` then ``text`` in lines of at most :data:`WIDTH` columns, the text wrapped
-    under its own start (or ``indent`` columns in); a race id, seed or salt stays with the
-    word before it, and so do words :func:`glued`.
-
-    >>> for line in fitted("eight-off   6c32bb015d0c…  yes     ",
-    ...     f"unscored (guest): in progress (race 98a8fd4224e2; {glued('daily eight-off resumes it')})"):
-    ...     print(line)
-    eight-off   6c32bb015d0c…  yes     unscored (guest): in progress
-                                       (race 98a8fd4224e2;
-                                       daily eight-off resumes it)
-    """
-    kept = _GLUED.sub(lambda found: found.group(1) + NBSP, text)
-    under = " " * (len(head) if indent is None else indent)
-    wrapper = textwrap.TextWrapper(WIDTH, head, under, break_long_words=False, break_on_hyphens=False)
-    lines = wrapper.wrap(kept)
-    return [line.replace(NBSP, " ") for line in lines] or [head.rstrip()]
 
 
 def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
