@@ -217,9 +217,19 @@ def test_a_server_address_that_is_not_a_websocket_one_is_one_line(tmp_path: Path
     )
 
 
-def test_joining_an_unknown_code_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
+async def test_joining_an_unknown_or_a_cancelled_race_is_one_line_saying_which(
+    node: NodeProcess, tmp_path: Path
+) -> None:
     result = run("play", "--join", "ZZZZZZ", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
+    async with await ArenaClient.connect(node.url) as ada:
+        await ada.hello(name="ada")
+        lobby = await ada.create_race("treize", seats=2)
+        await ada.leave(lobby.race_id)  # the last one out: cancelled
+    cancelled = run("play", "--join", lobby.code, "--server", node.url, config=tmp_path / "c.json")
+    assert one_error_line(cancelled) == (
+        "solitaire-arena: race_not_open: that race is no longer open: it was cancelled"
+    )
 
 
 def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tmp_path: Path) -> None:
