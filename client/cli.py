@@ -9,6 +9,8 @@ SDK, the terminal UI, the bots and ``shared`` only.
 Who plays: ``--name NAME`` picks the player saved under that name in the credentials file
 (a guest, created on first use, or an account's username); without it, the account
 logged in on the server (``register`` or ``login``), else a guest named after your login.
+``profile`` only reads, and creates no guest: someone else's without signing in, your own
+only once a player is saved.
 
 Every failure is one readable line on stderr and a non-zero exit status.
 """
@@ -40,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.uri import parse_uri
 
 from client.columns import clipped, padded, split_to_fit, width
 from client.credentials import Credential, TokenStore
@@ -267,7 +270,7 @@ def add_commands(commands: Any) -> None:
             "Print a player's profile: name, username (or guest), bot mark, each game's "
             "rating ('1500?' while provisional) with the rated races behind it, races, wins "
             "and fastest win per game, and the latest races with their ids (for replay). "
-            "Your own without USERNAME."
+            "Your own without USERNAME, once you have played here (it creates no guest)."
         ),
     )
     profile.add_argument("username", nargs="?", metavar="USERNAME", help="an account's username")
@@ -585,14 +588,60 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
                 welcome = await client.hello(token=account.token, legal_moves=legal_moves)
             except BadTokenError:
                 store.forget(args.server, account.name)
-                raise CommandError(
-                    f"the saved login of {account.name} no longer works (logged out, or the "
-                    "password changed on another device): solitaire-arena login"
-                ) from None
+                raise _login_gone(account.name) from None
     except BaseException:
         await client.close()
         raise
     return client, welcome
+
+
+def _login_gone(username: str) -> CommandError:
+    return CommandError(
+        f"the saved login of {username} no longer works (logged out, or the password changed "
+        "on another device): solitaire-arena login"
+    )
+
+
+async def _saved_player(args: argparse.Namespace) -> ArenaClient:
+    """A connection that said hello as the player :func:`_player` picks, when one is saved
+    here: unlike :func:`_signed_in`, it never creates a guest (a command that only reads
+    what the player has, of a player who has nothing yet)."""
+    parse_uri(args.server)  # an address that is no WebSocket one is said first (InvalidURI)
+    store = TokenStore()
+    name, account = _player(args, store)
+    saved = account or store.get(args.server, name)
+    if saved is None:
+        raise CommandError(_nobody_saved(args, store, name))
+    client = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        await client.hello(token=saved.token)
+    except BadTokenError:
+        await client.close()
+        store.forget(args.server, saved.name)
+        if saved.account:
+            raise _login_gone(saved.name) from None
+        raise CommandError(f"the guest {name} is gone (it was not used for too long)") from None
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+def _nobody_saved(args: argparse.Namespace, store: TokenStore, name: str) -> str:
+    """Why there is nobody to act as, and how to get someone: nobody is saved for the
+    server yet, or nobody of ``name``."""
+    where = player_options(args.server)  # --server unless the default one
+    if args.name:
+        return (
+            f"no player named {name} is saved here for {args.server}: solitaire-arena play{where} "
+            f"--name {shlex.quote(name)} makes that guest, register or login an account"
+        )
+    if store.names(args.server):
+        return f"no player named {name} is saved here for {args.server} (--name picks one)"
+    return (
+        f"no player is saved here for {args.server} yet: solitaire-arena play{where} makes a guest, "
+        "register or login an account"
+    )
 
 
 def utc_date(ms: int) -> str:
@@ -1357,11 +1406,20 @@ async def logout(args: argparse.Namespace) -> int:
 async def profile(args: argparse.Namespace) -> int:
     if args.username and args.player_id:
         raise CommandError("give a USERNAME or --id, not both")
-    client = await _signed_in(args)
-    try:
-        found = await client.profile(player_id=args.player_id, username=args.username)
-    finally:
-        await client.close()
+    if args.username or args.player_id:
+        # Anyone's profile is a read a viewer may make: nobody need be, or become, a player.
+        client = await ArenaClient.connect(args.server, open_timeout=10)
+        try:
+            await client.hello(viewer=True)
+            found = await client.profile(player_id=args.player_id, username=args.username)
+        finally:
+            await client.close()
+    else:
+        client = await _saved_player(args)
+        try:
+            found = await client.profile()
+        finally:
+            await client.close()
     print(profile_text(found))
     return 0
 
