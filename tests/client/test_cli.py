@@ -453,6 +453,14 @@ async def test_profile_with_no_player_saved_says_how_to_get_one_and_creates_nobo
     assert one_error_line(other) == (
         f"solitaire-arena: no player named {default_name()} is saved here for {node.url} (--name picks one)"
     )
+    # A guest the server no longer knows is forgotten here, and not made again.
+    TokenStore(fresh).put(node.url, Credential("p_gone", "wanderer", "not-a-token"))
+    gone = run("profile", "--name", "wanderer", "--server", node.url, config=fresh)
+    assert (
+        one_error_line(gone) == "solitaire-arena: the guest wanderer is gone (it was not used for too long)"
+    )
+    assert TokenStore(fresh).names(node.url) == ["kim"]
+    assert await players_on(redis_url) == before + 1  # kim
 
 
 def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tmp_path: Path) -> None:
