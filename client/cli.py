@@ -9,6 +9,8 @@ SDK, the terminal UI, the bots and ``shared`` only.
 Who plays: ``--name NAME`` picks the player saved under that name in the credentials file
 (a guest, created on first use, or an account's username); without it, the account
 logged in on the server (``register`` or ``login``), else a guest named after your login.
+``profile`` only reads, and creates no guest: someone else's without signing in, your own
+only once a player is saved.
 
 Every failure is one readable line on stderr and a non-zero exit status.
 """
@@ -24,7 +26,6 @@ import getpass
 import hashlib
 import json
 import math
-import os
 import random
 import re
 import shlex
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.uri import parse_uri
 
 from client.columns import clipped, padded, split_to_fit, width
 from client.credentials import Credential, TokenStore
@@ -57,6 +59,16 @@ from client.errors import (
     RateLimitedError,
 )
 from client.sdk import ArenaClient, player_token
+from client.suggestions import (
+    DEFAULT_SERVER,
+    WIDTH,
+    default_guest,
+    default_server,
+    fitted,
+    glued,
+    player_options,
+    said_lines,
+)
 from client.watching import WatchedRace, ranking_lines
 from client.wording import change_words, result_words, standing_words
 from shared.games import GAMES, GameName
@@ -92,8 +104,6 @@ from shared.usernames import check_username
 if TYPE_CHECKING:
     from client.tui.race_state import DailyRun
 
-#: Where the commands connect unless told otherwise.
-DEFAULT_SERVER = "ws://127.0.0.1:8765"
 #: The server's limits on a race code and a created race's seats (``JoinRace``, ``CreateRace``).
 JOIN_CODE = re.compile(r"[A-Za-z0-9]{4,12}")
 SEATS_MIN, SEATS_MAX = 2, 8
@@ -108,20 +118,6 @@ MAX_THINK = 60.0
 
 class CommandError(Exception):
     """A refusal of the command itself: its one line goes to stderr."""
-
-
-def default_server() -> str:
-    return os.environ.get("SOLITAIRE_ARENA_SERVER", DEFAULT_SERVER)
-
-
-def default_name() -> str:
-    """The account's login name, trimmed to what the server accepts as a guest name."""
-    try:
-        login = getpass.getuser()
-    except (KeyError, OSError):
-        login = ""
-    cleaned = re.sub(r"[^\w .-]", "", login)[:24].strip(" ._-")
-    return cleaned or "player"
 
 
 def add_commands(commands: Any) -> None:
@@ -274,7 +270,7 @@ def add_commands(commands: Any) -> None:
             "Print a player's profile: name, username (or guest), bot mark, each game's "
             "rating ('1500?' while provisional) with the rated races behind it, races, wins "
             "and fastest win per game, and the latest races with their ids (for replay). "
-            "Your own without USERNAME."
+            "Your own without USERNAME, once you have played here (it creates no guest)."
         ),
     )
     profile.add_argument("username", nargs="?", metavar="USERNAME", help="an account's username")
@@ -568,14 +564,7 @@ def _player(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credentia
     account = store.account(args.server)
     if account is not None:
         return account.name, account
-    return _default_guest(args, store), None
-
-
-def _default_guest(args: argparse.Namespace, store: TokenStore) -> str:
-    """The guest played as without ``--name`` (and no login): the user's login name, or
-    the name ``rename`` gave that guest."""
-    renamed = store.guest(args.server)
-    return renamed.name if renamed is not None else default_name()
+    return default_guest(args.server, store), None
 
 
 async def _signed_in(args: argparse.Namespace, legal_moves: bool = False) -> ArenaClient:
@@ -599,14 +588,60 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
                 welcome = await client.hello(token=account.token, legal_moves=legal_moves)
             except BadTokenError:
                 store.forget(args.server, account.name)
-                raise CommandError(
-                    f"the saved login of {account.name} no longer works (logged out, or the "
-                    "password changed on another device): solitaire-arena login"
-                ) from None
+                raise _login_gone(account.name) from None
     except BaseException:
         await client.close()
         raise
     return client, welcome
+
+
+def _login_gone(username: str) -> CommandError:
+    return CommandError(
+        f"the saved login of {username} no longer works (logged out, or the password changed "
+        "on another device): solitaire-arena login"
+    )
+
+
+async def _saved_player(args: argparse.Namespace) -> ArenaClient:
+    """A connection that said hello as the player :func:`_player` picks, when one is saved
+    here: unlike :func:`_signed_in`, it never creates a guest (a command that only reads
+    what the player has, of a player who has nothing yet)."""
+    parse_uri(args.server)  # an address that is no WebSocket one is said first (InvalidURI)
+    store = TokenStore()
+    name, account = _player(args, store)
+    saved = account or store.get(args.server, name)
+    if saved is None:
+        raise CommandError(_nobody_saved(args, store, name))
+    client = await ArenaClient.connect(args.server, open_timeout=10)
+    try:
+        await client.hello(token=saved.token)
+    except BadTokenError:
+        await client.close()
+        store.forget(args.server, saved.name)
+        if saved.account:
+            raise _login_gone(saved.name) from None
+        raise CommandError(f"the guest {name} is gone (it was not used for too long)") from None
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+def _nobody_saved(args: argparse.Namespace, store: TokenStore, name: str) -> str:
+    """Why there is nobody to act as, and how to get someone: nobody is saved for the
+    server yet, or nobody of ``name``."""
+    where = player_options(args.server)  # --server unless the default one
+    if args.name:
+        return (
+            f"no player named {name} is saved here for {args.server}: solitaire-arena play{where} "
+            f"--name {shlex.quote(name)} makes that guest, register or login an account"
+        )
+    if store.names(args.server):
+        return f"no player named {name} is saved here for {args.server} (--name picks one)"
+    return (
+        f"no player is saved here for {args.server} yet: solitaire-arena play{where} makes a guest, "
+        "register or login an account"
+    )
 
 
 def utc_date(ms: int) -> str:
@@ -689,47 +724,6 @@ def join_command(code: str, server: str) -> str:
     """
     where = "" if server == DEFAULT_SERVER else f" --server {server}"
     return f"solitaire-arena play --join {code}{where}"
-
-
-def player_options(server: str, name: str | None = None, store: TokenStore | None = None) -> str:
-    """What a command printed for the player to type next needs to reach the same server
-    as the same player (each option after a space, or ""): ``--server`` unless it is the
-    one the commands use by default (:func:`default_server`), ``--name`` unless ``name``
-    is the player they act as without it (the account logged in there, else the default
-    guest).
-
-    >>> store = TokenStore(Path("/nonexistent/credentials.json"))
-    >>> player_options(default_server(), default_name(), store)
-    ''
-    >>> player_options("ws://arena.example:8765", "ada lovelace", store)
-    " --server ws://arena.example:8765 --name 'ada lovelace'"
-    """
-    options = "" if server == default_server() else f" --server {server}"
-    if name is not None:
-        store = store if store is not None else TokenStore()
-        account = store.account(server)
-        plain = (
-            account.name if account is not None else _default_guest(argparse.Namespace(server=server), store)
-        )
-        if name != plain:
-            options += f" --name {shlex.quote(name)}"
-    return options
-
-
-_OPTION = re.compile(r"--(?:server|name) (?:'[^']*'|\S+)")
-
-
-def said_lines(sentence: str) -> list[str]:
-    """``sentence`` in lines of at most :data:`WIDTH` columns (the next ones indented),
-    each ``--server`` or ``--name`` option kept on one line with its value.
-
-    >>> for line in said_lines("you left race 6f15c8cf590b while it runs: solitaire-arena play "
-    ...                        "--server ws://127.0.0.1:9772 --name 'filler with long name' resumes it"):
-    ...     print(line)
-    you left race 6f15c8cf590b while it runs: solitaire-arena play
-        --server ws://127.0.0.1:9772 --name 'filler with long name' resumes it
-    """
-    return fitted("", _OPTION.sub(lambda found: glued(found.group()), sentence), indent=4)
 
 
 def _seated(race: RaceInfo) -> str:
@@ -1236,7 +1230,7 @@ async def register(args: argparse.Namespace) -> int:
             f"you are logged in as {signed_in.name} on {args.server}: register turns a guest into "
             "an account (solitaire-arena logout first, or --name GUEST)"
         )
-    name = args.name or _default_guest(args, store)
+    name = args.name or default_guest(args.server, store)
     saved = store.get(args.server, name)
     if saved is not None and saved.account:
         raise CommandError(f"{name} is an account already; register turns a guest into one")
@@ -1381,7 +1375,7 @@ async def rename_guest(args: argparse.Namespace) -> int:
         if client is None:
             raise CommandError(f"the guest {name} is gone (it was not used for too long)")
         kept = await client.rename(new_name)
-    played_by_default = name == _default_guest(args, store)
+    played_by_default = name == default_guest(args.server, store)
     store.forget(args.server, name)
     store.put(args.server, Credential(saved.player_id, kept, saved.token))
     renamed = f"{name} is now {kept} (player {saved.player_id}) on {args.server}"
@@ -1412,11 +1406,20 @@ async def logout(args: argparse.Namespace) -> int:
 async def profile(args: argparse.Namespace) -> int:
     if args.username and args.player_id:
         raise CommandError("give a USERNAME or --id, not both")
-    client = await _signed_in(args)
-    try:
-        found = await client.profile(player_id=args.player_id, username=args.username)
-    finally:
-        await client.close()
+    if args.username or args.player_id:
+        # Anyone's profile is a read a viewer may make: nobody need be, or become, a player.
+        client = await ArenaClient.connect(args.server, open_timeout=10)
+        try:
+            await client.hello(viewer=True)
+            found = await client.profile(player_id=args.player_id, username=args.username)
+        finally:
+            await client.close()
+    else:
+        client = await _saved_player(args)
+        try:
+            found = await client.profile()
+        finally:
+            await client.close()
     print(profile_text(found))
     return 0
 
@@ -1725,12 +1728,6 @@ VERIFY_NOTE = (
 )
 
 
-#: Where the CLI's printed tables wrap: a standard terminal's width.
-WIDTH = 80
-_GLUED = re.compile(r"\b(race|seed|salt) ")
-NBSP = "\xa0"  # a space a line of :func:`fitted` does not break at
-
-
 #: The columns of a table's names: a name's most characters, each of one column (a wider
 #: name is cut, with an ellipsis).
 NAME_COLUMNS = NAME_MAX
@@ -1773,30 +1770,6 @@ def cell_lines(head: str, cell: str, columns: int, tail: str = "") -> list[str]:
     first, *more = textwrap.wrap(cell, columns) or [""]
     under = " " * width(head)
     return [f"{head}{first:<{columns}}{tail}".rstrip(), *(under + line for line in more)]
-
-
-def glued(words: str) -> str:
-    """``words`` kept on one line by :func:`fitted`."""
-    return words.replace(" ", NBSP)
-
-
-def fitted(head: str, text: str, indent: int | None = None) -> list[str]:
-    """``head`` then ``text`` in lines of at most :data:`WIDTH` columns, the text wrapped
-    under its own start (or ``indent`` columns in); a race id, seed or salt stays with the
-    word before it, and so do words :func:`glued`.
-
-    >>> for line in fitted("eight-off   6c32bb015d0c…  yes     ",
-    ...     f"unscored (guest): in progress (race 98a8fd4224e2; {glued('daily eight-off resumes it')})"):
-    ...     print(line)
-    eight-off   6c32bb015d0c…  yes     unscored (guest): in progress
-                                       (race 98a8fd4224e2;
-                                       daily eight-off resumes it)
-    """
-    kept = _GLUED.sub(lambda found: found.group(1) + NBSP, text)
-    under = " " * (len(head) if indent is None else indent)
-    wrapper = textwrap.TextWrapper(WIDTH, head, under, break_long_words=False, break_on_hyphens=False)
-    lines = wrapper.wrap(kept)
-    return [line.replace(NBSP, " ") for line in lines] or [head.rstrip()]
 
 
 def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:

@@ -13,8 +13,8 @@ read it.
 >>> import tempfile
 >>> store = TokenStore(Path(tempfile.mkdtemp()) / "credentials.json")
 >>> store.put("ws://h:1", Credential("p_1", "zoe", "guest-token"))
->>> store.account("ws://h:1") is None
-True
+>>> store.account("ws://h:1") is None, store.names("ws://h:1/")
+(True, ['zoe'])
 >>> store.set_account("ws://h:1/", Credential("p_2", "ada_acct", "account-token", account=True))
 >>> store.account("ws://h:1")
 Credential(player_id='p_2', name='ada_acct', token='account-token', account=True)
@@ -84,6 +84,11 @@ class TokenStore:
         except KeyError:
             return None
         return Credential(player_id, saved_name, token, account=entry.get("account") is True)
+
+    def names(self, server: str) -> list[str]:
+        """The names of the players kept for ``server``, in order."""
+        prefix = _key(server, "")
+        return sorted(key.removeprefix(prefix) for key in self._read() if key.startswith(prefix))
 
     def put(self, server: str, credential: Credential) -> None:
         data = self._read()

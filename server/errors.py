@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from server.store.records import Answer
+from server.store.records import Answer, RaceStatus
 from shared.protocol import ErrorCode
 
 
@@ -23,6 +23,31 @@ def race_not_found(race_id: str) -> ArenaError:
 
 def not_a_racer(race_id: str) -> ArenaError:
     return ArenaError(ErrorCode.NOT_A_RACER, f"you are not racing in race {race_id[:64]!r}")
+
+
+#: Why a race is no longer open, by its status.
+_NOT_OPEN_BECAUSE: Final[dict[RaceStatus, str]] = {
+    RaceStatus.COUNTDOWN: "it has started",
+    RaceStatus.RUNNING: "it has started",
+    RaceStatus.ENDING: "it has ended",
+    RaceStatus.FINISHED: "it has ended",
+    RaceStatus.CANCELLED: "it was cancelled",
+}
+
+
+def race_not_open(status: RaceStatus | None) -> ArenaError:
+    """A join or start refused because the race is no longer open, saying which of
+    started, ended or cancelled it is (``status``: the race's status as the store found it).
+
+    >>> race_not_open(RaceStatus.CANCELLED).message
+    'that race is no longer open: it was cancelled'
+    >>> race_not_open(RaceStatus.RUNNING).message, race_not_open(RaceStatus.FINISHED).message
+    ('that race is no longer open: it has started', 'that race is no longer open: it has ended')
+    """
+    because = _NOT_OPEN_BECAUSE.get(status) if status is not None else None
+    return ArenaError(
+        ErrorCode.RACE_NOT_OPEN, f"that race is no longer open: {because or 'it has started or ended'}"
+    )
 
 
 #: The store's answers that are errors, with their wire code and message.

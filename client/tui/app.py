@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from client.sdk import ArenaClient
+from client.suggestions import player_options, said_lines
 from client.tui.race import RaceApp, default_join_command
 from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
@@ -56,15 +57,11 @@ async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool =
 def _options(client: ArenaClient) -> str:
     """The options the parting note's commands need to come back to the same server as
     the same player (``--server``, ``--name``: those the command was given, or "")."""
-    from client.cli import player_options
-
     return "" if client.url is None else player_options(client.url, client.name)
 
 
 def parting_text(app: RaceApp) -> str | None:
     """The app's parting note in lines of at most 80 columns (None: none)."""
-    from client.cli import said_lines
-
     note = app.parting_note()
     return None if note is None else "\n".join(said_lines(note))
 

@@ -32,7 +32,7 @@ from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
-from client.tui.panels import bar_width_in, progress_bar, room_for, spectators_text
+from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace
 from client.wording import DEAL_AT_START, change_words, result_words, standing_words
@@ -175,13 +175,36 @@ def card_text(
 def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING) -> Text:
     """The results, best first, with each racer's new rating after a rated race and
     whether they gave up (each on a line of its own, to keep to a narrow panel); in
-    ``columns``."""
+    ``columns``. A long name is cut, as the race screen's ranking cuts it: shorter, down
+    to :data:`TAIL_NAME_MIN` columns, for its result to stay on its line, else to the
+    line's width with the result under it.
+
+    >>> from shared.protocol import Standing
+    >>> def standing(rank, name):
+    ...     return Standing(rank=rank, player_id=name, name=name, won=False, score=0, move_count=0)
+    >>> summary = RaceSummary(race_id="r1", game="eight-off", started_at=0, ended_at=1, commitment="c",
+    ...     standings=[standing(1, "bob"), standing(2, "filler-with-long-name-00")])
+    >>> print(results_text(summary, 21))
+    Results
+    1. bob   0 cards home
+    2. fill… 0 cards home
+    >>> print(results_text(summary, 17))
+    Results
+    1. bob
+       0 cards home
+    2. filler-with-l…
+       0 cards home
+    """
     text = Text("Results\n", style="bold")
     results = [result_words(summary.game, s.won, s.score, s.time_ms) for s in summary.standings]
     # Names padded alike, so that the results line up: to 12, or less for the results to fit.
     pad = max(0, min(12, columns - len("1.  ") - max(map(len, results), default=0)))
     for standing, result in zip(summary.standings, results, strict=True):
-        head = f"{standing.rank}. {padded(standing.name, pad)}"
+        place = f"{standing.rank}. "
+        room = columns - len(place)
+        if room - width(f" {result}") >= TAIL_NAME_MIN:
+            room -= width(f" {result}")  # the name cut shorter: the result stays on its line
+        head = f"{place}{padded(clipped(standing.name, room), min(pad, room))}"
         text.append("\n".join(split_to_fit(head, result, columns)) + "\n")
         if standing.gave_up:
             text.append("   gave up\n", style="dim")

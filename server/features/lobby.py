@@ -19,7 +19,7 @@ from typing import Final
 
 from server.background import cancel_and_wait
 from server.config import Settings
-from server.errors import ArenaError, answer_error, race_not_found
+from server.errors import ArenaError, answer_error, race_not_found, race_not_open
 from server.features.context import Caller, Identity, Reply
 from server.features.daily_rules import day_over
 from server.features.events import EventKind, pack_event
@@ -319,7 +319,9 @@ class Lobby:
             if meta is not None and meta.rated:
                 raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
         seat = Seat(player.player_id, player.name, ready, self.time.now_ms(), player.bot, share_commitment)
-        answer = await self.store.races.join(race_id, seat)
+        answer, status = await self.store.races.join(race_id, seat)
+        if answer is Answer.NOT_OPEN:
+            raise race_not_open(status)
         if answer not in (Answer.OK, Answer.ALREADY):
             raise answer_error(answer)
         log.info("racer joined", extra={"race_id": race_id, "player_id": player.player_id})
@@ -398,7 +400,7 @@ class Lobby:
                 raise race_not_found(race_id)
             meta, seats = race
             if meta.status is not RaceStatus.OPEN:
-                raise answer_error(Answer.NOT_OPEN)
+                raise race_not_open(meta.status)
             if len(seats) < (1 if solo else 2):
                 raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
             await self._refuse_racers_elsewhere(race_id, seats)

@@ -114,18 +114,20 @@ class RaceStore:
         pipe.zrem(keys.OPEN_RACES, race_id)
         pipe.zrem(keys.open_races(game), race_id)
 
-    async def join(self, race_id: str, seat: Seat) -> Answer:
-        reply = await self._join(
+    async def join(self, race_id: str, seat: Seat) -> tuple[Answer, RaceStatus | None]:
+        """Seat the player; with the answer, the race's status as the join found it (None
+        when there is no such race): why a race that is not open refused the seat."""
+        reply, found = await self._join(
             keys=[keys.race_meta(race_id), keys.race_racers(race_id)],
             args=[seat.player_id, _seat_json(seat)],
         )
-        answer = Answer(reply)
+        answer, status = Answer(reply), RaceStatus(found) if found else None
         if answer is Answer.OK:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.sadd(keys.player_races(seat.player_id), race_id)
                 pipe.sadd(keys.player_active(seat.player_id), race_id)
                 await pipe.execute()
-        return answer
+        return answer, status
 
     async def set_ready(self, race_id: str, player_id: str, ready: bool, share: str = "") -> Answer:
         """The racer is ready (or not), revealing their seed ``share`` if they have one."""

@@ -35,16 +35,17 @@ JOIN: Final = LuaScript(
     "join",
     keys=("meta", "racers"),
     argv=("player id", "seat JSON"),
-    answers="ok | already | not_found | not_open | full",
+    answers="{answer, the race's status ('' when not found)}: answer ok | already | not_found | "
+    "not_open | full",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 'not_found' end
-if status ~= 'open' then return 'not_open' end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'already' end
+if not status then return {'not_found', ''} end
+if status ~= 'open' then return {'not_open', status} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'already', status} end
 local seats = tonumber(redis.call('HGET', KEYS[1], 'seats'))
-if redis.call('HLEN', KEYS[2]) >= seats then return 'full' end
+if redis.call('HLEN', KEYS[2]) >= seats then return {'full', status} end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-return 'ok'
+return {'ok', status}
 """,
 )
 

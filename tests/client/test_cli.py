@@ -32,6 +32,7 @@ from client.columns import width
 from client.credentials import Credential, TokenStore
 from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
+from client.suggestions import default_name
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
@@ -217,9 +218,19 @@ def test_a_server_address_that_is_not_a_websocket_one_is_one_line(tmp_path: Path
     )
 
 
-def test_joining_an_unknown_code_is_one_line(node: NodeProcess, tmp_path: Path) -> None:
+async def test_joining_an_unknown_or_a_cancelled_race_is_one_line_saying_which(
+    node: NodeProcess, tmp_path: Path
+) -> None:
     result = run("play", "--join", "ZZZZZZ", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result).startswith("solitaire-arena: race_not_found: ")
+    async with await ArenaClient.connect(node.url) as ada:
+        await ada.hello(name="ada")
+        lobby = await ada.create_race("treize", seats=2)
+        await ada.leave(lobby.race_id)  # the last one out: cancelled
+    cancelled = run("play", "--join", lobby.code, "--server", node.url, config=tmp_path / "c.json")
+    assert one_error_line(cancelled) == (
+        "solitaire-arena: race_not_open: that race is no longer open: it was cancelled"
+    )
 
 
 def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tmp_path: Path) -> None:
@@ -398,6 +409,60 @@ def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
 # ----- accounts, profiles, leaderboards ---------------------------------------------------------
 
 
+async def saved_guest(node: NodeProcess, config: Path, name: str) -> str:
+    """A guest saved in ``config`` as ``play`` saves one (the SDK's ``sign_in``): its id."""
+    async with await ArenaClient.connect(node.url) as client:
+        welcome = await client.sign_in(name, TokenStore(config))
+    return welcome.player_id
+
+
+async def players_on(redis_url: str) -> int:
+    """How many players the server keeps (guests and accounts)."""
+    redis = async_redis(redis_url)
+    try:
+        return len([key async for key in redis.scan_iter(match="player:*") if key.count(":") == 1])
+    finally:
+        await redis.aclose()
+
+
+async def test_profile_with_no_player_saved_says_how_to_get_one_and_creates_nobody(
+    node: NodeProcess, redis_url: str, tmp_path: Path
+) -> None:
+    async with await ArenaClient.connect(node.url) as zed:
+        zed_id = (await zed.hello(name="zed")).player_id
+    fresh = tmp_path / "fresh.json"
+    before = await players_on(redis_url)
+    own = run("profile", "--server", node.url, config=fresh)
+    assert one_error_line(own) == (
+        f"solitaire-arena: no player is saved here for {node.url} yet: solitaire-arena play "
+        f"--server {node.url} makes a guest, register or login an account"
+    )
+    named = run("profile", "--name", "kim lee", "--server", node.url, config=fresh)
+    assert one_error_line(named) == (
+        f"solitaire-arena: no player named kim lee is saved here for {node.url}: solitaire-arena play "
+        f"--server {node.url} --name 'kim lee' makes that guest, register or login an account"
+    )
+    # Anyone by id (a guest too) is read without becoming a player.
+    looked_up = run("profile", "--id", zed_id, "--server", node.url, config=fresh)
+    assert looked_up.returncode == 0, looked_up.stderr
+    assert looked_up.stdout.splitlines()[:2] == ["zed  guest", f"player {zed_id}"]
+    assert await players_on(redis_url) == before and not fresh.exists()
+    # With another guest saved, the one played as without --name is named.
+    await saved_guest(node, fresh, "kim")
+    other = run("profile", "--server", node.url, config=fresh)
+    assert one_error_line(other) == (
+        f"solitaire-arena: no player named {default_name()} is saved here for {node.url} (--name picks one)"
+    )
+    # A guest the server no longer knows is forgotten here, and not made again.
+    TokenStore(fresh).put(node.url, Credential("p_gone", "wanderer", "not-a-token"))
+    gone = run("profile", "--name", "wanderer", "--server", node.url, config=fresh)
+    assert (
+        one_error_line(gone) == "solitaire-arena: the guest wanderer is gone (it was not used for too long)"
+    )
+    assert TokenStore(fresh).names(node.url) == ["kim"]
+    assert await players_on(redis_url) == before + 1  # kim
+
+
 def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tmp_path: Path) -> None:
     username = unique("ada")
     first = tmp_path / "first.json"
@@ -443,9 +508,10 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
     assert profile.returncode == 0, profile.stderr
     assert profile.stdout.splitlines()[:2] == [f"{username}  account {username}", f"player {player_id}"]
     assert profile.stdout.splitlines()[2:4] == ["ratings", "  none yet"]
-    # Anyone can look the account up by its username.
+    # Anyone can look the account up by its username, without becoming a guest.
     looked_up = run("profile", username, "--server", node.url, config=tmp_path / "third.json")
     assert looked_up.stdout.splitlines()[:2] == [f"{username}  account {username}", f"player {player_id}"]
+    assert not (tmp_path / "third.json").exists()
 
 
 async def test_a_profiles_latest_races_fit_80_columns_with_their_rating_change(
@@ -591,9 +657,10 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
         "password changed on another device): solitaire-arena login"
     )
     assert key not in json.loads(copy.read_text())
-    # After that, the commands play as a guest again.
-    guest = run("profile", "--name", "wanderer", "--server", node.url, config=config)
-    assert guest.stdout.splitlines()[0] == "wanderer  guest"
+    # Logged out, nobody is saved: profile says so rather than make a guest to show.
+    nobody = run("profile", "--server", node.url, config=config)
+    assert one_error_line(nobody).startswith(f"solitaire-arena: no player is saved here for {node.url} yet: ")
+    assert json.loads(config.read_text()) == {"accounts": {}}
 
 
 async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
@@ -694,9 +761,7 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     node: NodeProcess, tmp_path: Path
 ) -> None:
     config = tmp_path / "c.json"
-    first = run("profile", "--name", "kim", "--server", node.url, config=config)  # a guest, saved
-    assert first.returncode == 0, first.stderr
-    player_id = json.loads(config.read_text())[f"{node.url} kim"]["player_id"]
+    player_id = await saved_guest(node, config, "kim")
     renamed = run("rename", "kim lee", "--name", "kim", "--server", node.url, config=config)
     assert renamed.returncode == 0, renamed.stderr
     assert unwrapped(renamed.stdout) == [
@@ -716,7 +781,7 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     assert one_error_line(bad).startswith(
         "solitaire-arena: NEW_NAME ' kim' is not a name: a name starts with a letter or digit"
     )
-    run("profile", "--name", "jo", "--server", node.url, config=config)
+    await saved_guest(node, config, "jo")
     taken = run("rename", "jo", "--name", "kim lee", "--server", node.url, config=config)
     assert (
         one_error_line(taken)
@@ -728,12 +793,12 @@ async def test_rename_gives_the_saved_guest_a_new_name_and_keeps_its_player(
     assert one_error_line(account) == f"solitaire-arena: {username} is an account: it goes by its username"
 
 
-def test_renaming_the_guest_played_by_default_keeps_it_the_default(node: NodeProcess, tmp_path: Path) -> None:
+async def test_renaming_the_guest_played_by_default_keeps_it_the_default(
+    node: NodeProcess, tmp_path: Path
+) -> None:
     config = tmp_path / "c.json"
-    first = run("profile", "--server", node.url, config=config)  # the guest named after the login
-    assert first.returncode == 0, first.stderr
-    ((key, saved),) = json.loads(config.read_text()).items()
-    login, player_id = key.removeprefix(f"{node.url} "), saved["player_id"]
+    login = default_name()  # the guest played as by default is named after the login
+    player_id = await saved_guest(node, config, login)
     renamed = run("rename", "kim lee", "--server", node.url, config=config)
     assert renamed.returncode == 0, renamed.stderr
     assert unwrapped(renamed.stdout) == [

@@ -1658,6 +1658,32 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
         await until_shown(pilot, app, screen.board.plain)
 
 
+async def test_in_80x24_a_spectator_sees_a_long_name_cut_in_the_results_as_in_the_ranking(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    filler, bob, sam = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    await filler.hello(name="filler-with-long-name-00")  # 24 characters, as many as a name has
+    race = await start_race(filler, bob)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch(race.race_id), target=race.race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.watch_screen
+        await until_shown(pilot, app, screen.board.plain)
+        area = screen.query_one("#watch-board-area", BoardArea)
+        await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
+        await filler.finish(race.race_id)
+        await bob.finish(race.race_id)
+        await wait_until(pilot, lambda: screen.watched.summary is not None)
+        results = shown(screen, "#watch-results")
+        # Cut as the race screen's ranking cuts it, its result kept on its line (a tie: both
+        # gave up with nothing home, in either order).
+        assert screen.side_columns == 21
+        assert sorted(lines_of(results)) == sorted(
+            ["Results", "1. fill… 0 cards home", "   gave up", "1. bob   0 cards home", "   gave up"]
+        )
+        await until_shown(pilot, app, results)
+
+
 async def test_typing_on_the_board_goes_on_with_the_text_begun_in_the_field(
     arena: ArenaServer, connect: Connect
 ) -> None:

@@ -246,7 +246,21 @@ async def test_list_join_by_code_leave_and_creator_start(arena: ArenaServer, con
     with pytest.raises(ArenaError) as closed:
         await cyd.join_race(race.code)
     assert closed.value.code == "race_not_open"
+    assert closed.value.message == "that race is no longer open: it has started"
     assert await cyd.list_races() == []
+
+
+async def test_joining_a_race_its_last_racer_left_says_it_was_cancelled(arena: ArenaServer) -> None:
+    ada, bob = await racers(arena.url, "ada", "bob")
+    race = (await ada.request({"type": "create_race", "game": "treize", "seats": 3}))["race"]
+    assert (await ada.request({"type": "leave_race", "race_id": race["race_id"]}))["type"] == "ok"
+    refused = await bob.request({"type": "join_race", "code": race["code"]})
+    assert refused == {
+        "type": "error",
+        "id": refused["id"],
+        "code": "race_not_open",
+        "message": "that race is no longer open: it was cancelled",
+    }
 
 
 async def test_a_joiner_or_leaver_never_gets_the_race_update_of_its_own_move(arena: ArenaServer) -> None:

@@ -37,7 +37,10 @@ async def open_race(store: Store, *players: str, seats: int = 2, race_id: str = 
     meta = a_race(race_id, seats=seats, creator=players[0])
     assert await store.races.create(meta, Seat(players[0], players[0], False, 1))
     for index, player in enumerate(players[1:], start=2):
-        assert await store.races.join(meta.race_id, Seat(player, player, False, index)) is Answer.OK
+        assert await store.races.join(meta.race_id, Seat(player, player, False, index)) == (
+            Answer.OK,
+            RaceStatus.OPEN,
+        )
     return meta.race_id
 
 
@@ -63,9 +66,9 @@ async def move(
 
 async def test_join_seats_a_player_once_and_refuses_a_full_race(store: Store) -> None:
     race_id = await open_race(store, "ada", "bob")
-    assert await store.races.join(race_id, Seat("bob", "bob", False, 5)) is Answer.ALREADY
-    assert await store.races.join(race_id, Seat("cy", "cy", False, 5)) is Answer.FULL
-    assert await store.races.join("nope", Seat("cy", "cy", False, 5)) is Answer.NOT_FOUND
+    assert await store.races.join(race_id, Seat("bob", "bob", False, 5)) == (Answer.ALREADY, RaceStatus.OPEN)
+    assert await store.races.join(race_id, Seat("cy", "cy", False, 5)) == (Answer.FULL, RaceStatus.OPEN)
+    assert await store.races.join("nope", Seat("cy", "cy", False, 5)) == (Answer.NOT_FOUND, None)
     assert await store.players.races("bob") == [race_id]
 
 
@@ -89,6 +92,11 @@ async def test_leave_passes_the_creator_on_and_the_last_one_out_cancels(store: S
     assert await store.races.leave(race_id, "bob", ttl=60) is Answer.CANCELLED
     meta = await store.races.meta(race_id)
     assert meta is not None and meta.status is RaceStatus.CANCELLED
+    # A join refused says why: the race is not open because it was cancelled.
+    assert await store.races.join(race_id, Seat("cy", "cy", False, 5)) == (
+        Answer.NOT_OPEN,
+        RaceStatus.CANCELLED,
+    )
     assert await store.races.open_races() == []
     assert 0 < await store.redis.ttl(keys.race_meta(race_id)) <= 60
 
