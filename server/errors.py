@@ -27,7 +27,7 @@ def not_a_racer(race_id: str) -> ArenaError:
 
 #: Why a race is no longer open, by its status.
 _NOT_OPEN_BECAUSE: Final[dict[RaceStatus, str]] = {
-    RaceStatus.COUNTDOWN: "it has started",
+    RaceStatus.COUNTDOWN: "its countdown to the start has begun",
     RaceStatus.RUNNING: "it has started",
     RaceStatus.ENDING: "it has ended",
     RaceStatus.FINISHED: "it has ended",
@@ -43,6 +43,8 @@ def race_not_open(status: RaceStatus | None) -> ArenaError:
     'that race is no longer open: it was cancelled'
     >>> race_not_open(RaceStatus.RUNNING).message, race_not_open(RaceStatus.FINISHED).message
     ('that race is no longer open: it has started', 'that race is no longer open: it has ended')
+    >>> race_not_open(RaceStatus.COUNTDOWN).message
+    'that race is no longer open: its countdown to the start has begun'
     """
     because = _NOT_OPEN_BECAUSE.get(status) if status is not None else None
     return ArenaError(
