@@ -595,6 +595,23 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     return client, welcome
 
 
+async def _reader(args: argparse.Namespace) -> ArenaClient:
+    """A connection for a command that only reads or watches: as the player :func:`_player`
+    picks when one is saved here (their own daily attempts are theirs to read), else as a
+    viewer, so that reading creates no guest. Both resume after a drop."""
+    store = TokenStore()
+    name, account = _player(args, store)
+    if account is not None or store.get(args.server, name) is not None:
+        return await _signed_in(args)
+    client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
+    try:
+        await client.hello(viewer=True)
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
 def _login_gone(username: str) -> CommandError:
     return CommandError(
         f"the saved login of {username} no longer works (logged out, or the password changed "
@@ -816,7 +833,7 @@ async def play(args: argparse.Namespace) -> int:
 
 
 async def replay(args: argparse.Namespace) -> int:
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         log = await client.move_log(args.race)
         summary = await client.results(args.race)
@@ -881,7 +898,7 @@ def replay_text(log: MoveLog, summary: RaceSummary) -> str:
 async def live(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= LIVE_LIMIT_MAX:
         raise CommandError(f"--limit is 1 to {LIVE_LIMIT_MAX}")
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         races = await client.live_races(args.game, limit=args.limit)
     finally:
@@ -944,7 +961,7 @@ def live_text(races: list[LiveRace], game: str | None = None, options: str = "")
 
 async def watch(args: argparse.Namespace) -> int:
     plain = args.plain or not sys.stdout.isatty()
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         if plain:
             # A race asked for by its id ends the watch when it ends; the featured one goes on.
@@ -988,7 +1005,7 @@ async def _watch_plain(client: ArenaClient, race_id: str | None, once: bool) -> 
 
 
 async def export(args: argparse.Namespace) -> int:
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         text = await client.record(args.race)
     finally:
@@ -1429,7 +1446,7 @@ async def leaderboard(args: argparse.Namespace) -> int:
         raise CommandError(f"--limit is 1 to {LEADERBOARD_LIMIT_MAX}")
     if args.offset < 0:
         raise CommandError("--offset is 0 or more")
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         board = await client.leaderboard(args.game, offset=args.offset, limit=args.limit)
     finally:
@@ -1605,7 +1622,7 @@ async def daily(args: argparse.Namespace) -> int:
 
 
 async def _list_dailies(args: argparse.Namespace) -> int:
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         found = await client.dailies(args.date)
         attempts: dict[str, str] = {
@@ -1652,7 +1669,7 @@ async def _daily_board(args: argparse.Namespace) -> int:
         raise CommandError(f"--limit is 1 to {DAILY_BOARD_LIMIT_MAX}")
     if args.offset < 0:
         raise CommandError("--offset is 0 or more")
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         board = await client.daily_board(args.game, date=args.date, offset=args.offset, limit=args.limit)
     finally:
@@ -1662,7 +1679,7 @@ async def _daily_board(args: argparse.Namespace) -> int:
 
 
 async def _daily_standings(args: argparse.Namespace) -> int:
-    client = await _signed_in(args)
+    client = await _reader(args)
     try:
         standings = await client.daily_standings(args.date)
         me = client.player_id

@@ -151,6 +151,9 @@ class ArenaClient:
         self.player_id: str | None = None
         self.token: str | None = None
         self.name: str | None = None
+        #: A session that only reads and watches (``hello`` with ``viewer``): resumed as a
+        #: new viewer, having no token.
+        self.viewer = False
         self.seqs: dict[str, int] = {}
         #: This client's seed share of each race it created, joined or was seated in.
         self.shares: dict[str, str] = {}
@@ -249,7 +252,7 @@ class ArenaClient:
             self._pending.clear()
             # A connection opened by a resume under way is that resume's to retry.
             if ws is self.ws and self._connected.is_set():
-                if self.reconnect and not self._closing and self.token is not None:
+                if self.reconnect and not self._closing and (self.token is not None or self.viewer):
                     self._connected.clear()
                     self._resuming = asyncio.create_task(self._resume())
                 else:
@@ -257,7 +260,7 @@ class ArenaClient:
 
     async def _resume(self) -> None:
         """Open the connection again and resume the player, or give up (events end)."""
-        assert self.url is not None and self.token is not None
+        assert self.url is not None and (self.token is not None or self.viewer)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + RESUME_PATIENCE
         pause = 0.1
@@ -270,7 +273,12 @@ class ArenaClient:
                 continue
             self.ws = ws
             self._reader = asyncio.create_task(self._read(ws))
-            hello = Hello(id=self.next_id(), token=self.token, legal_moves=self._legal_moves)
+            hello = Hello(
+                id=self.next_id(),
+                token=None if self.viewer else self.token,
+                legal_moves=self._legal_moves,
+                viewer=self.viewer,
+            )
             try:
                 welcome = await self._send_and_wait(hello, timeout=10.0)
             except BadTokenError:
@@ -417,7 +425,8 @@ class ArenaClient:
         """A new guest (``name``) or a returning one (``token``). ``legal_moves`` asks for
         each view's legal moves; ``bot`` marks a new guest as a program. ``viewer`` (with
         neither a name nor a token) opens a session that only reads and watches: it has
-        no token and is not resumed after a drop."""
+        no token, and a drop is resumed as a new viewer (what it watched is asked again by
+        whoever reads the ``welcome`` event)."""
         hello = Hello(
             id=self.next_id(),
             protocol=PROTOCOL_VERSION,
@@ -429,6 +438,7 @@ class ArenaClient:
         )
         welcome = await self._expect(hello, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
+        self.viewer = welcome.viewer
         self._legal_moves = legal_moves
         return welcome
 

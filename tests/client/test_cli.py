@@ -331,7 +331,7 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
 ) -> None:
     config = tmp_path / "conf" / "credentials.json"
     for _ in range(2):
-        run("replay", "000000000000", "--server", node.url, "--name", "zoë", config=config)
+        run("play", "--join", "ZZZZZZ", "--server", node.url, "--name", "zoë", config=config)
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     saved = json.loads(config.read_text())
     assert list(saved) == [f"{node.url} zoë"]
@@ -911,12 +911,8 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     row = next(line for line in unwrapped(again.stdout) if line.startswith("eagle-wing"))
     assert re.search(rf"  scored: gave up with \d+ cards? home, #\d+ of \d+ \(race {race_id}\)$", row), row
     # A guest's first attempt is unscored: its result, no place.
-    guest_list = run("daily", "--name", "wanderer", "--server", node.url, config=config)
-    assert guest_list.returncode == 0, guest_list.stderr
-    saved = TokenStore(config).get(node.url, "wanderer")
-    assert saved is not None
     async with await ArenaClient.connect(node.url) as guest:
-        await guest.hello(token=saved.token)
+        await guest.sign_in("wanderer", TokenStore(config))
         tried = await guest.start_daily("treize")
         assert not tried.scored
         await guest.finish(tried.race.race_id)
@@ -1361,7 +1357,7 @@ def test_watching_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path)
 
 
 async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
-    node: NodeProcess, tmp_path: Path
+    node: NodeProcess, redis_url: str, tmp_path: Path
 ) -> None:
     ada, bob, race_id = await racing(node)
     ada_id, bob_id = ada.player_id, bob.player_id
@@ -1369,7 +1365,9 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     await play_moves(bob, race_id, 2)
     ended = await finish_race(ada, bob, race_id)
 
+    # Nobody is saved in this credentials file: reading makes no guest.
     config, record = tmp_path / "c.json", tmp_path / "race.txt"
+    players = await players_on(redis_url)
     exported = run("export", race_id, "-o", str(record), "--server", node.url, config=config)
     assert exported.returncode == 0, exported.stderr
     assert unwrapped(exported.stdout) == [  # in lines of at most 80 columns, as long as the path is
@@ -1378,6 +1376,11 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     text = record.read_text(encoding="utf-8")
     assert text.startswith('[Event "Solitaire Arena race"]\n') and f'[Race "{race_id}"]' in text
     assert run("export", race_id, "--server", node.url, config=config).stdout == text  # to stdout
+    replayed = run("replay", race_id, "--server", node.url, config=config)  # a pipe: as text
+    assert replayed.stdout.splitlines()[0] == f"eight-off race {race_id}, seed {ended.summary.seed}: 5 moves"
+    for reading in (["live"], ["leaderboard"], ["daily", "--standings"]):
+        assert run(*reading, "--server", node.url, config=config).returncode == 0, reading
+    assert await players_on(redis_url) == players and not config.exists()
 
     verified = run("verify", str(record), config=config)  # no server: offline
     assert verified.returncode == 0, verified.stderr

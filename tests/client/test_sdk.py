@@ -183,6 +183,24 @@ async def test_a_move_in_flight_when_the_connection_drops_is_applied_once(arena:
     await bob.close()
 
 
+async def test_a_viewer_whose_connection_drops_is_resumed_as_a_viewer_and_watches_again(
+    arena: ArenaServer,
+) -> None:
+    ada = await ArenaClient.connect(arena.url)
+    bob = await ArenaClient.connect(arena.url)
+    race = await start_race(ada, bob)
+    cleo = await ArenaClient.connect(arena.url, reconnect=True)
+    assert (await cleo.hello(viewer=True)).viewer
+    await cleo.watch(race.race_id)
+    cleo.ws.transport.abort()  # the network drops
+    welcome = await cleo.wait_for(Welcome)
+    assert welcome.viewer and welcome.token is None and cleo.resumes == 1
+    watching = await cleo.watch(race.race_id)
+    assert watching.race is not None and [r.name for r in watching.race.racers] == ["ada", "bob"]
+    for client in (ada, bob, cleo):
+        await client.close()
+
+
 async def test_without_reconnect_a_drop_ends_the_events(arena: ArenaServer) -> None:
     ada = await ArenaClient.connect(arena.url)
     await ada.hello(name="ada")
