@@ -272,6 +272,9 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
         await bob.finish(race.race_id)
         ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race.race_id)
         await expect(page.locator("#watch-results h2")).to_have_text("Results (rated)")
+        await expect(page.locator('#watch-standings thead th[scope="col"]')).to_have_text(
+            ["Rank", "Player", "Result", "Rating"]
+        )
         for standing in ended.summary.standings:
             assert standing.rating is not None and standing.rating_change is not None
             change = (

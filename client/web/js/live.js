@@ -4,7 +4,7 @@
 // a line says so, and they come with race_started.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, watchersText } from "./dom.js";
+import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, standingsHead, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -232,7 +232,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     const link = `#/verify/${summary.race_id}`;
     results.dataset.race = summary.race_id;
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
-      element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+      element("table", { id: "watch-standings" }, standingsHead(summary.rated), ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
         element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s, after))))),
