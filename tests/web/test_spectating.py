@@ -206,7 +206,10 @@ async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
         await expect(ada.locator("#spectators")).to_have_text("1 watched")
         await ada.screenshot(path=shot_path("race-results-verify-link"), full_page=True)
         await ada.click("#verify-link")
-        await expect(ada.locator("#verdict")).to_have_text("Every check made here passed.")
+        await expect(ada.locator("#verdict")).to_have_text(
+            "Every check made here passed. Only ada's moves were compared with the server's replay:"
+            f" pick bob below to compare theirs. {UNCHECKED_HERE}"
+        )
     finally:
         await bob.close()
     assert errors == []
@@ -384,7 +387,11 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     ):
         await expect(checks.locator(f'li[data-check="{check}"]')).to_have_class("pass")
     await expect(checks.locator(f'li[data-check="moves-{ada.player_id}"]')).to_have_class("pass")
-    await expect(page.locator("#verdict")).to_have_text("Every check made here passed.")
+    # The summary says whose moves were compared: ada's, bob's only once he is picked.
+    await expect(page.locator("#verdict")).to_have_text(
+        "Every check made here passed. Only ada's moves were compared with the server's replay:"
+        f" pick bob below to compare theirs. {UNCHECKED_HERE}"
+    )
     await expect(page.locator("#checks .fail")).to_have_count(0)
     await expect(page.locator("main")).to_contain_text("solitaire-arena verify FILE")
     deal = replay("eight-off", WINNABLE_SEED, []).view()  # type: ignore[arg-type]
@@ -401,6 +408,10 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     bobs_moves = checks.locator(f'li[data-check="moves-{bob.player_id}"]')
     await expect(bobs_moves).to_have_class("pass")
     await expect(bobs_moves).to_contain_text("the record's 1 move")
+    await expect(page.locator("#verdict")).to_have_text(
+        "Every check made here passed. Every racer's moves were compared with the server's replay."
+        f" {UNCHECKED_HERE}"
+    )
     # The record downloads as text, the same the server gives.
     async with page.expect_download() as waiting:
         await page.click("#download")
@@ -410,6 +421,13 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     await go(page, f"#/replay/{race_id}")
     assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{race_id}"
     assert errors == []
+
+
+#: What the verify page's summary says it leaves to the Python engine.
+UNCHECKED_HERE = (
+    "Not checked here: whether each move was legal and the results follow from the moves"
+    " (solitaire-arena verify FILE checks both)."
+)
 
 
 def documented_record() -> str:
@@ -437,6 +455,9 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await expect(checks.locator('li[data-check="shares"]')).to_contain_text("2 racers added a share")
     await expect(checks.locator('li[data-check="server"]')).to_contain_text("not stepped through")
     await expect(page.locator("#deal-board .card")).to_have_count(52)
+    await expect(page.locator("#verdict")).to_have_text(
+        f"Every check made here passed. No racer's moves were compared with a replay. {UNCHECKED_HERE}"
+    )
     await page.screenshot(path=shot_path("verify-pasted"), full_page=True)
     wrong = re.sub(r'\[Commitment "([0-9a-f])', lambda m: f'[Commitment "{"0" if m[1] != "0" else "1"}', text)
     await page.fill("#record-text", wrong)
@@ -446,13 +467,27 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
         "but the record's commitment is"
     )
     await expect(checks.locator('li[data-check="seed"]')).to_have_class("pass")
-    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    await expect(page.locator("#verdict")).to_have_text(
+        f"1 check failed. No racer's moves were compared with a replay. {UNCHECKED_HERE}"
+    )
     # A share that does not match its commitment fails the shares check.
     tampered = text.replace("9e107d9d372bb6826bd81d3542a419d6", "9e107d9d372bb6826bd81d3542a419d7")
     await page.fill("#record-text", tampered)
     await page.click("#verify-pasted")
     await expect(checks.locator('li[data-check="shares"]')).to_have_class("fail")
     await page.screenshot(path=shot_path("verify-pasted-wrong"), full_page=True)
+    # A record read is offered for download, one that fails its checks too; text that is
+    # no record is not.
+    await expect(page.locator("#download")).to_be_visible()
+    for not_a_record in ("hello, this is not a record", "# only a comment"):
+        await page.fill("#record-text", not_a_record)
+        await page.click("#verify-pasted")
+        await expect(checks.locator('li[data-check="form"]')).to_have_class("fail")
+        await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+        await expect(page.locator("#download")).to_be_hidden()
+    await page.fill("#record-text", text)
+    await page.click("#verify-pasted")
+    await expect(page.locator("#download")).to_be_visible()
     assert errors == []
 
 
