@@ -346,6 +346,15 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
     await expect(headers.last.locator(".unseen")).to_have_text("Join")
     await page.set_viewport_size({"width": 320, "height": 640})
     await fits_the_screen(page, "#open-races")
+    # The header's links wrap as wholes: none is split over two lines.
+    split = await page.evaluate(
+        """() => [...document.querySelectorAll('header nav a')].filter((a) => {
+             const text = document.createRange();
+             text.selectNodeContents(a);
+             return new Set([...text.getClientRects()].map((line) => Math.round(line.top))).size > 1;
+           }).map((a) => a.textContent)"""
+    )
+    assert split == []
     # Read with a viewer's session: nobody is saved or shown as the visitor, and the
     # server made no player for it (ada's token is the only one).
     assert await saved(page, TOKEN_KEY) is None
