@@ -425,8 +425,8 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
 
 #: What the verify page's summary says it leaves to the Python engine.
 UNCHECKED_HERE = (
-    "Not checked here: whether each move was legal and the results follow from the moves"
-    " (solitaire-arena verify FILE checks both)."
+    "Not checked here: each move's legality and time, and that the results follow from the moves"
+    " (solitaire-arena verify FILE checks them)."
 )
 
 

@@ -102,7 +102,7 @@ function scopeText(record, checks) {
     moves = `Only ${listText(compared.map((r) => `${r.name}'s`))} moves were compared with the server's replay: `
       + `pick ${others.length === 1 ? others[0].name : "another racer"} below to compare theirs.`;
   }
-  return `${moves} Not checked here: whether each move was legal and the results follow from the moves (solitaire-arena verify FILE checks both).`;
+  return `${moves} Not checked here: each move's legality and time, and that the results follow from the moves (solitaire-arena verify FILE checks them).`;
 }
 
 // "a", "a and b", "a, b and c".
