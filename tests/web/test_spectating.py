@@ -304,6 +304,10 @@ async def test_the_live_page_lists_a_running_race_with_its_spectators(
     await expect(entry).to_contain_text("bob")
     await expect(entry).to_contain_text("1 watching", timeout=10_000)
     await expect(entry).to_contain_text("casual")
+    # Each racer's bar says whose progress it is, as on the race page.
+    for name in ("ada", "bob"):
+        progress = entry.get_by_role("progressbar", name=f"{name}'s progress")
+        await expect(progress).to_have_attribute("aria-valuenow", "0")
     await page.screenshot(path=shot_path("live"), full_page=True)
     await entry.locator(".watch-link").click()
     await expect(page.locator("#watch-status")).to_have_text("Racing")

@@ -15,10 +15,10 @@ function clockText(ms) {
 
 const delayText = (ms) => (ms > 0 ? `${Math.round(ms / 1000)} s behind` : "");
 
-function bar(score) {
+function bar(score, name) {
   const fill = element("span");
   fill.style.width = `${(score / 52) * 100}%`; // CSSOM: the CSP forbids style attributes
-  return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score) }, fill);
+  return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score), "aria-label": `${name}'s progress` }, fill);
 }
 
 // A racer's last move as shown here: the snapshot's (last_move, as of its as_of), then each
@@ -53,7 +53,7 @@ export function livePage({ app, arena, readingSession }) {
       element("div", { class: "racers" }, ...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
         element("span", { class: "racer-name" }, playerLink(r.player_id, r.name, r.bot),
           r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
-        bar(r.score), element("span", {}, stateText(r))))));
+        bar(r.score, r.name), element("span", {}, stateText(r))))));
   }
 
   async function refresh() {
