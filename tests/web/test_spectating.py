@@ -19,7 +19,7 @@ from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
-from tests.web.conftest import ROOT, give_up, heading_is_focused, shot_path
+from tests.web.conftest import ROOT, HeldReplies, give_up, heading_is_focused, shot_path
 from tests.web.test_browser import (
     expected,
     fits_the_screen,
@@ -492,6 +492,33 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await page.fill("#record-text", text)
     await page.click("#verify-pasted")
     await expect(page.locator("#download")).to_be_visible()
+    assert errors == []
+
+
+async def test_a_record_verified_while_the_one_before_still_loads_shows_only_its_own_checks(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The server's replay of the first record's race comes after a second record was
+    pasted and verified: nothing of the first race joins the second's checks."""
+    errors: list[str] = []
+    race_id, _, (ada, _bob) = await finished_race(connect, arena.url)
+    page = await (await browser.new_context(**DESKTOP)).new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held = HeldReplies("replay")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(arena.url.replace("ws://", "http://") + "/#/verify")
+    await page.fill("#record-text", await ada.record(race_id))
+    await page.click("#verify-pasted")
+    await held.wait(page, "replay")  # ada's moves, held back
+    await page.fill("#record-text", documented_record())  # a race of another server
+    await page.click("#verify-pasted")
+    checks = page.locator("#checks li")
+    await expect(page.locator('#checks li[data-check="server"]')).to_contain_text("not stepped through")
+    held.release()  # ada's moves come, and then the first record would ask for bob's deal
+    await page.wait_for_timeout(500)
+    ids = ["commitment", "shares", "seed", "version", "legality", "server"]
+    assert await checks.evaluate_all("(items) => items.map((li) => li.dataset.check)") == ids
+    await expect(page.locator("#steps")).to_be_hidden()
     assert errors == []
 
 

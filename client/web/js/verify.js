@@ -145,6 +145,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   let moves = [];
   let gone = false;
   let loading = 0; // the racer load under way (a newer one replaces it)
+  let runs = 0; // the record being verified: a record verified since makes an older one's late replies moot
 
   function drawChecks() {
     checksList.replaceChildren(...checks.map((c) => element("li", { class: c.ok === true ? "pass" : c.ok === false ? "fail" : "open", "data-check": c.id },
@@ -199,6 +200,8 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   }
 
   async function verify(recordText) {
+    const run = ++runs;
+    loading++; // a racer of the record before, still loading, is not shown
     text = recordText;
     showError(error, null);
     steps.hidden = true;
@@ -234,15 +237,17 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
       onclick: () => loadRacer(record, r).catch((f) => showError(error, f)) }, r.name)));
     try {
       await readingSession();
+      if (run !== runs) return;
       await loadRacer(record, record.racers[0]);
       for (const other of record.racers.slice(1)) { // the others' deals too: one view each
         const page = await arena.request({ type: "get_replay", race_id: record.race, player_id: other.player_id, offset: 0, limit: 1 });
+        if (run !== runs) return;
         const difference = dealDifference(layout, page.views[0]);
         setCheck({ id: `deal-${other.player_id}`, ok: !difference, title: `Deal of ${other.name}`,
           reason: difference ?? "the server's first view of this racer's board is the deal this page dealt" });
       }
     } catch (failure) {
-      setCheck({ id: "server", ok: null, title: "Moves", reason: `not stepped through: this server does not replay race ${record.race} (${failure.reason ?? failure.message})` });
+      if (run === runs) setCheck({ id: "server", ok: null, title: "Moves", reason: `not stepped through: this server does not replay race ${record.race} (${failure.reason ?? failure.message})` });
     }
   }
 
