@@ -264,6 +264,8 @@ async def test_a_rated_race_between_two_signed_in_pages_ends_with_ratings_and_ch
     assert winner > 1500 > loser
     for page in (ada, bob):
         await expect(page.locator("#results h2")).to_have_text("Results (rated)")
+        headers = page.locator('#standings thead th[scope="col"]')
+        await expect(headers).to_have_text(["Rank", "Player", "Result", "Rating"])
         first = page.locator(f'#standings tr[data-player="{ada_id}"]')
         second = page.locator(f'#standings tr[data-player="{bob_id}"]')
         await expect(first.locator(".rating-change")).to_have_text(f"{winner}? (+{winner - 1500})")
@@ -332,7 +334,7 @@ async def test_a_casual_race_shows_casual_and_no_rating_change(browser: Browser,
     await give_up(ada)
     await bob.finish(race_id)
     await expect(ada.locator("#results h2")).to_have_text("Results")
-    await expect(ada.locator("#standings tr")).to_have_count(2)
+    await expect(ada.locator("#standings tbody tr")).to_have_count(2)
     await expect(ada.locator("#standings .rating-change")).to_have_text(["", ""])
     await bob.close()
     assert errors == []

@@ -112,8 +112,9 @@ async def race_to_the_end(
     results = await ada.locator("#results").inner_text()
     assert results.index("ada") < results.index(bob_name)
     # Each racer finds themself in the results, as in the racers panel and the daily boards.
-    await expect(ada.locator("#standings tr").first).to_contain_text("ada (you)")
-    await expect(bob.locator("#standings tr").nth(1)).to_contain_text(f"{bob_name} (you)")
+    await expect(ada.locator('#standings thead th[scope="col"]')).to_have_text(["Rank", "Player", "Result"])
+    await expect(ada.locator("#standings tbody tr").first).to_contain_text("ada (you)")
+    await expect(bob.locator("#standings tbody tr").nth(1)).to_contain_text(f"{bob_name} (you)")
     await expect(bob.locator("#results")).to_contain_text("Seed")
     await ada.screenshot(path=shot_path(f"{tag}-results"), full_page=True)
     if phone:

@@ -18,7 +18,7 @@ from shared.record import read_record, verify_record
 from tests.redis_direct import sync_redis
 from tests.server.conftest import running_node
 from tests.web.conftest import HeldReplies, give_up
-from tests.web.test_browser import open_page, page_race_id
+from tests.web.test_browser import fits_the_screen, open_page, page_race_id
 
 NAME_KEY = "solitaire-arena.name"
 TOKEN_KEY = "solitaire-arena.token"
@@ -236,7 +236,9 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
         created.append(page_race_id(page.url))
         await expect(page.locator("#leave")).to_be_visible()
         await page.evaluate("location.hash = '#/'")
-    await expect(page.locator("#my-races tr")).to_have_count(3)
+    await expect(page.locator("#my-races tbody tr")).to_have_count(3)
+    headers = page.locator('#my-races thead th[scope="col"]')
+    await expect(headers).to_have_text(["Code", "Game", "State", "Seats", "Go to"])
     await page.click("#create")
     await expect(page.locator("p.error").first).to_contain_text("3 open races")
     # From the lobby's list to the first race, and out of it.
@@ -244,7 +246,7 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
     await expect(page).to_have_url(re.compile(rf"#/race/{created[0]}$"))
     await page.click("#leave")
     await expect(page.locator("#create")).to_be_visible()
-    await expect(page.locator("#my-races tr")).to_have_count(2)
+    await expect(page.locator("#my-races tbody tr")).to_have_count(2)
     await expect(page.locator(f'#my-races tr[data-race="{created[0]}"]')).to_have_count(0)
     observer = await ArenaClient.connect(arena.url)
     await observer.hello(name="observer")
@@ -338,6 +340,21 @@ async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
     race = await ada.create_race("treize")
     await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text(race.code, timeout=10_000)
     await expect(page.locator(f'tr[data-race="{race.race_id}"]')).to_contain_text("Treize")
+    # Each column says what it holds (the button's only to a screen reader), on a phone too.
+    headers = page.locator('#open-races thead th[scope="col"]')
+    await expect(headers).to_have_text(["Code", "Game", "Kind", "Seats", "Join"])
+    await expect(headers.last.locator(".unseen")).to_have_text("Join")
+    await page.set_viewport_size({"width": 320, "height": 640})
+    await fits_the_screen(page, "#open-races")
+    # The header's links wrap as wholes: none is split over two lines.
+    split = await page.evaluate(
+        """() => [...document.querySelectorAll('header nav a')].filter((a) => {
+             const text = document.createRange();
+             text.selectNodeContents(a);
+             return new Set([...text.getClientRects()].map((line) => Math.round(line.top))).size > 1;
+           }).map((a) => a.textContent)"""
+    )
+    assert split == []
     # Read with a viewer's session: nobody is saved or shown as the visitor, and the
     # server made no player for it (ada's token is the only one).
     assert await saved(page, TOKEN_KEY) is None

@@ -19,7 +19,7 @@ from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
-from tests.web.conftest import ROOT, give_up, heading_is_focused, shot_path
+from tests.web.conftest import ROOT, HeldReplies, give_up, heading_is_focused, shot_path
 from tests.web.test_browser import (
     expected,
     fits_the_screen,
@@ -206,7 +206,10 @@ async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
         await expect(ada.locator("#spectators")).to_have_text("1 watched")
         await ada.screenshot(path=shot_path("race-results-verify-link"), full_page=True)
         await ada.click("#verify-link")
-        await expect(ada.locator("#verdict")).to_have_text("Every check made here passed.")
+        await expect(ada.locator("#verdict")).to_have_text(
+            "Every check made here passed. Only ada's moves were compared with the server's replay:"
+            f" pick bob below to compare theirs. {UNCHECKED_HERE}"
+        )
     finally:
         await bob.close()
     assert errors == []
@@ -272,6 +275,9 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
         await bob.finish(race.race_id)
         ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race.race_id)
         await expect(page.locator("#watch-results h2")).to_have_text("Results (rated)")
+        await expect(page.locator('#watch-standings thead th[scope="col"]')).to_have_text(
+            ["Rank", "Player", "Result", "Rating"]
+        )
         for standing in ended.summary.standings:
             assert standing.rating is not None and standing.rating_change is not None
             change = (
@@ -298,6 +304,10 @@ async def test_the_live_page_lists_a_running_race_with_its_spectators(
     await expect(entry).to_contain_text("bob")
     await expect(entry).to_contain_text("1 watching", timeout=10_000)
     await expect(entry).to_contain_text("casual")
+    # Each racer's bar says whose progress it is, as on the race page.
+    for name in ("ada", "bob"):
+        progress = entry.get_by_role("progressbar", name=f"{name}'s progress")
+        await expect(progress).to_have_attribute("aria-valuenow", "0")
     await page.screenshot(path=shot_path("live"), full_page=True)
     await entry.locator(".watch-link").click()
     await expect(page.locator("#watch-status")).to_have_text("Racing")
@@ -381,7 +391,11 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     ):
         await expect(checks.locator(f'li[data-check="{check}"]')).to_have_class("pass")
     await expect(checks.locator(f'li[data-check="moves-{ada.player_id}"]')).to_have_class("pass")
-    await expect(page.locator("#verdict")).to_have_text("Every check made here passed.")
+    # The summary says whose moves were compared: ada's, bob's only once he is picked.
+    await expect(page.locator("#verdict")).to_have_text(
+        "Every check made here passed. Only ada's moves were compared with the server's replay:"
+        f" pick bob below to compare theirs. {UNCHECKED_HERE}"
+    )
     await expect(page.locator("#checks .fail")).to_have_count(0)
     await expect(page.locator("main")).to_contain_text("solitaire-arena verify FILE")
     deal = replay("eight-off", WINNABLE_SEED, []).view()  # type: ignore[arg-type]
@@ -398,6 +412,10 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     bobs_moves = checks.locator(f'li[data-check="moves-{bob.player_id}"]')
     await expect(bobs_moves).to_have_class("pass")
     await expect(bobs_moves).to_contain_text("the record's 1 move")
+    await expect(page.locator("#verdict")).to_have_text(
+        "Every check made here passed. Every racer's moves were compared with the server's replay."
+        f" {UNCHECKED_HERE}"
+    )
     # The record downloads as text, the same the server gives.
     async with page.expect_download() as waiting:
         await page.click("#download")
@@ -407,6 +425,13 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     await go(page, f"#/replay/{race_id}")
     assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{race_id}"
     assert errors == []
+
+
+#: What the verify page's summary says it leaves to the Python engine.
+UNCHECKED_HERE = (
+    "Not checked here: each move's legality and time, and that the results follow from the moves"
+    " (solitaire-arena verify FILE checks them)."
+)
 
 
 def documented_record() -> str:
@@ -434,6 +459,9 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await expect(checks.locator('li[data-check="shares"]')).to_contain_text("2 racers added a share")
     await expect(checks.locator('li[data-check="server"]')).to_contain_text("not stepped through")
     await expect(page.locator("#deal-board .card")).to_have_count(52)
+    await expect(page.locator("#verdict")).to_have_text(
+        f"Every check made here passed. No racer's moves were compared with a replay. {UNCHECKED_HERE}"
+    )
     await page.screenshot(path=shot_path("verify-pasted"), full_page=True)
     wrong = re.sub(r'\[Commitment "([0-9a-f])', lambda m: f'[Commitment "{"0" if m[1] != "0" else "1"}', text)
     await page.fill("#record-text", wrong)
@@ -443,13 +471,54 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
         "but the record's commitment is"
     )
     await expect(checks.locator('li[data-check="seed"]')).to_have_class("pass")
-    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    await expect(page.locator("#verdict")).to_have_text(
+        f"1 check failed. No racer's moves were compared with a replay. {UNCHECKED_HERE}"
+    )
     # A share that does not match its commitment fails the shares check.
     tampered = text.replace("9e107d9d372bb6826bd81d3542a419d6", "9e107d9d372bb6826bd81d3542a419d7")
     await page.fill("#record-text", tampered)
     await page.click("#verify-pasted")
     await expect(checks.locator('li[data-check="shares"]')).to_have_class("fail")
     await page.screenshot(path=shot_path("verify-pasted-wrong"), full_page=True)
+    # A record read is offered for download, one that fails its checks too; text that is
+    # no record is not.
+    await expect(page.locator("#download")).to_be_visible()
+    for not_a_record in ("hello, this is not a record", "# only a comment"):
+        await page.fill("#record-text", not_a_record)
+        await page.click("#verify-pasted")
+        await expect(checks.locator('li[data-check="form"]')).to_have_class("fail")
+        await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+        await expect(page.locator("#download")).to_be_hidden()
+    await page.fill("#record-text", text)
+    await page.click("#verify-pasted")
+    await expect(page.locator("#download")).to_be_visible()
+    assert errors == []
+
+
+async def test_a_record_verified_while_the_one_before_still_loads_shows_only_its_own_checks(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The server's replay of the first record's race comes after a second record was
+    pasted and verified: nothing of the first race joins the second's checks."""
+    errors: list[str] = []
+    race_id, _, (ada, _bob) = await finished_race(connect, arena.url)
+    page = await (await browser.new_context(**DESKTOP)).new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    held = HeldReplies("replay")
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(arena.url.replace("ws://", "http://") + "/#/verify")
+    await page.fill("#record-text", await ada.record(race_id))
+    await page.click("#verify-pasted")
+    await held.wait(page, "replay")  # ada's moves, held back
+    await page.fill("#record-text", documented_record())  # a race of another server
+    await page.click("#verify-pasted")
+    checks = page.locator("#checks li")
+    await expect(page.locator('#checks li[data-check="server"]')).to_contain_text("not stepped through")
+    held.release()  # ada's moves come, and then the first record would ask for bob's deal
+    await page.wait_for_timeout(500)
+    ids = ["commitment", "shares", "seed", "version", "legality", "server"]
+    assert await checks.evaluate_all("(items) => items.map((li) => li.dataset.check)") == ids
+    await expect(page.locator("#steps")).to_be_hidden()
     assert errors == []
 
 

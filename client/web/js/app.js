@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -104,7 +104,8 @@ function lobbyPage() {
   const openList = element("tbody");
   const myList = element("tbody");
   const mySection = element("section", { id: "my-races", hidden: true }, element("h2", {}, "Your races"),
-    element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."), element("table", {}, myList));
+    element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."),
+    element("table", { class: "races" }, tableHead("Code", "Game", "State", "Seats", unseen("Go to")), myList));
   const queueLine = element("p", { id: "queue", role: "status", hidden: true });
 
   // An account races under its username; a guest chooses a name (or signs in). Redrawn
@@ -288,7 +289,8 @@ function lobbyPage() {
         element("button", { id: "create", onclick: createRace }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => joinByCode() }, "Join by code"), codeNote)),
     error,
-    element("section", {}, element("h2", {}, "Open races"), element("table", {}, openList)),
+    element("section", {}, element("h2", {}, "Open races"),
+      element("table", { id: "open-races", class: "races" }, tableHead("Code", "Game", "Kind", "Seats", unseen("Join")), openList)),
   );
   drawWho();
   drawQueue();
@@ -731,11 +733,11 @@ function racePage(raceId, arrived = null) {
     summary = shown;
     if (!summary) return;
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
-      element("table", { id: "standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+      element("table", { id: "standings" }, standingsHead(summary.rated), element("tbody", {}, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`),
         element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
         element("td", {}, standingResult(summary.game, s)),
-        element("td", { class: "rating-change" }, standingRating(s))))),
+        element("td", { class: "rating-change" }, standingRating(s)))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
         : `Seed revealed after the day (commitment ${summary.commitment.slice(0, 12)}…).`),

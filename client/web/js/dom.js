@@ -14,6 +14,25 @@ export function element(tag, attributes = {}, ...children) {
   return node;
 }
 
+// A table's head row: a column header per title. A title may be an element, such as
+// `unseen("Join")` over a column of buttons.
+export function tableHead(...titles) {
+  return element("thead", {}, element("tr", {}, ...titles.map((title) => element("th", { scope: "col" }, title))));
+}
+
+// Words a screen reader reads that take no room on the screen.
+export function unseen(text) {
+  return element("span", { class: "unseen" }, text);
+}
+
+// The head of a race's results (the race page's, the watch page's): a rated race's
+// fourth column is the rating change, a casual race's is empty and has no header.
+export function standingsHead(rated) {
+  const head = tableHead("Rank", "Player", "Result");
+  head.firstChild.append(rated ? element("th", { scope: "col" }, "Rating") : element("td"));
+  return head;
+}
+
 export function svgElement(tag, attributes = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));

@@ -4,7 +4,7 @@
 // a line says so, and they come with race_started.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, watchersText } from "./dom.js";
+import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, standingsHead, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -15,10 +15,10 @@ function clockText(ms) {
 
 const delayText = (ms) => (ms > 0 ? `${Math.round(ms / 1000)} s behind` : "");
 
-function bar(score) {
+function bar(score, name) {
   const fill = element("span");
   fill.style.width = `${(score / 52) * 100}%`; // CSSOM: the CSP forbids style attributes
-  return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score) }, fill);
+  return element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score), "aria-label": `${name}'s progress` }, fill);
 }
 
 // A racer's last move as shown here: the snapshot's (last_move, as of its as_of), then each
@@ -53,7 +53,7 @@ export function livePage({ app, arena, readingSession }) {
       element("div", { class: "racers" }, ...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
         element("span", { class: "racer-name" }, playerLink(r.player_id, r.name, r.bot),
           r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
-        bar(r.score), element("span", {}, stateText(r))))));
+        bar(r.score, r.name), element("span", {}, stateText(r))))));
   }
 
   async function refresh() {
@@ -232,7 +232,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     const link = `#/verify/${summary.race_id}`;
     results.dataset.race = summary.race_id;
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
-      element("table", { id: "watch-standings" }, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+      element("table", { id: "watch-standings" }, standingsHead(summary.rated), ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
         element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s, after))))),

@@ -88,6 +88,28 @@ export function dealDifference(layout, view) {
   return missing ? `the deal has cards on ${missing}, the view has no such pile` : null;
 }
 
+// Whose moves the checks compared with the server's replay, and what no check here covers,
+// said after the verdict: the page compares the first racer's moves at once, another's only
+// once that racer is picked, so "passed" must not read as every racer's moves checked.
+function scopeText(record, checks) {
+  const racers = record.racers;
+  const compared = racers.filter((r) => checks.some((c) => c.id === `moves-${r.player_id}`));
+  const others = racers.filter((r) => !compared.includes(r));
+  let moves;
+  if (!compared.length) moves = "No racer's moves were compared with a replay.";
+  else if (!others.length) moves = `${racers.length === 1 ? `${racers[0].name}'s` : "Every racer's"} moves were compared with the server's replay.`;
+  else {
+    moves = `Only ${listText(compared.map((r) => `${r.name}'s`))} moves were compared with the server's replay: `
+      + `pick ${others.length === 1 ? others[0].name : "another racer"} below to compare theirs.`;
+  }
+  return `${moves} Not checked here: each move's legality and time, and that the results follow from the moves (solitaire-arena verify FILE checks them).`;
+}
+
+// "a", "a and b", "a, b and c".
+function listText(words) {
+  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+}
+
 function download(name, text) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
   const link = element("a", { href: url, download: name });
@@ -116,12 +138,14 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   const dealBoard = new Board(dealBox);
   const stepBoard = new Board(stepBox);
   let text = "";
+  let current = null; // the record read from `text` (null: none yet, or text that is not one)
   let checks = [];
   let layout = null;
   let views = [];
   let moves = [];
   let gone = false;
   let loading = 0; // the racer load under way (a newer one replaces it)
+  let runs = 0; // the record being verified: a record verified since makes an older one's late replies moot
 
   function drawChecks() {
     checksList.replaceChildren(...checks.map((c) => element("li", { class: c.ok === true ? "pass" : c.ok === false ? "fail" : "open", "data-check": c.id },
@@ -129,7 +153,8 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
       element("strong", {}, `${c.title}: `), c.ok === true ? "" : c.ok === false ? "failed — " : "", c.reason)));
     const failed = checks.filter((c) => c.ok === false).length;
     summaryLine.className = failed ? "fail" : "pass";
-    summaryLine.textContent = failed ? `${failed} check${failed === 1 ? "" : "s"} failed.` : "Every check made here passed.";
+    const verdict = failed ? `${failed} check${failed === 1 ? "" : "s"} failed.` : "Every check made here passed.";
+    summaryLine.replaceChildren(element("strong", {}, verdict), current ? ` ${scopeText(current, checks)}` : "");
   }
 
   function setCheck(entry) {
@@ -175,11 +200,14 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   }
 
   async function verify(recordText) {
+    const run = ++runs;
+    loading++; // a racer of the record before, still loading, is not shown
     text = recordText;
     showError(error, null);
     steps.hidden = true;
     dealSection.hidden = true;
-    downloadButton.hidden = !text;
+    downloadButton.hidden = true;
+    current = null;
     let record;
     try {
       record = readRecord(text);
@@ -192,10 +220,14 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
       heading.textContent = `Verify: ${racersText(record.racers.map((r) => r.name))} (${GAME_TITLES[record.game] ?? record.game})`;
     }
     checks = checkRecord(record);
+    if (checks.some((c) => c.id === "form")) { drawChecks(); return; } // not a record: nothing to download
+    // A record read is offered for download, whether its checks pass or not.
+    current = record;
+    downloadButton.hidden = false;
     checks.push({ id: "legality", ok: null, title: "Every move's legality",
       reason: "checked offline by the Python engine: save the record (Download record) and run solitaire-arena verify FILE" });
     drawChecks();
-    if (checks.some((c) => c.id === "form" || (c.id === "version" && !c.ok))) return;
+    if (checks.some((c) => c.id === "version" && !c.ok)) return;
     layout = dealLayout(record.game, record.one("Seed"));
     dealBoard.show({ game: record.game, score: 0, won: false, move_count: 0, legal_moves: [],
       piles: Object.fromEntries(Object.entries(layout).map(([name, cards]) => [name, { count: cards.length, cards }])) });
@@ -205,15 +237,17 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
       onclick: () => loadRacer(record, r).catch((f) => showError(error, f)) }, r.name)));
     try {
       await readingSession();
+      if (run !== runs) return;
       await loadRacer(record, record.racers[0]);
       for (const other of record.racers.slice(1)) { // the others' deals too: one view each
         const page = await arena.request({ type: "get_replay", race_id: record.race, player_id: other.player_id, offset: 0, limit: 1 });
+        if (run !== runs) return;
         const difference = dealDifference(layout, page.views[0]);
         setCheck({ id: `deal-${other.player_id}`, ok: !difference, title: `Deal of ${other.name}`,
           reason: difference ?? "the server's first view of this racer's board is the deal this page dealt" });
       }
     } catch (failure) {
-      setCheck({ id: "server", ok: null, title: "Moves", reason: `not stepped through: this server does not replay race ${record.race} (${failure.reason ?? failure.message})` });
+      if (run === runs) setCheck({ id: "server", ok: null, title: "Moves", reason: `not stepped through: this server does not replay race ${record.race} (${failure.reason ?? failure.message})` });
     }
   }
 
