@@ -280,8 +280,31 @@ async def test_each_game_is_drawn_with_every_face_up_card_and_plays_by_clicking(
             break
         await page.wait_for_timeout(20)
     assert (await shown(page))["waste"], "the stock did not deal"
+    for width in (1280, 360):  # a pile's name is never hidden under another pile's cards
+        await page.set_viewport_size({"width": width, "height": 740})
+        await page.reload()
+        await expect(page.locator('#board .pile[data-pile="stock"]')).to_be_visible()
+        assert await labels_under_cards(page) == [], width
     await bob.close()
     assert errors == []
+
+
+async def labels_under_cards(page: Page) -> list[str]:
+    """The piles whose name (their label) another pile's card covers in part."""
+    covered: list[str] = await page.evaluate(
+        """() => {
+          const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          const piles = [...document.querySelectorAll("#board .pile")];
+          return piles.filter((pile) => {
+            const label = pile.querySelector(":scope > .label");
+            if (!label || getComputedStyle(label).display === "none") return false;
+            const box = label.getBoundingClientRect();
+            return piles.some((other) => other !== pile
+              && [...other.querySelectorAll(".card")].some((card) => meets(box, card.getBoundingClientRect())));
+          }).map((pile) => pile.dataset.pile);
+        }"""
+    )
+    return covered
 
 
 def page_race_id(url: str) -> str:

@@ -20,6 +20,10 @@ export const MOVE_EXAMPLES = { "eagle-wing": "waste>t3", treize: "p9+wt", "eight
 // Moved cards glide to their new place (the page's switch, off under reduced motion).
 export function setAnimations(on) { animations = on; }
 
+// Pile names wider than a phone's card: on a narrow screen (style.css) the short one shows,
+// or the next pile's fanned cards would cover the name.
+const SHORT_LABELS = { reserve: "res" };
+
 // Where each pile sits, in card slots (x) and rows (y); `fan` piles spread downwards.
 // `row` is the row the arrow keys go along (left, right) and between (up, down).
 function layout(game) {
@@ -358,7 +362,10 @@ export class Board {
       // A pile with cards groups its cards (each a button); an empty one is the button.
       pileElement.setAttribute("role", data.count || !this.played ? "group" : "button");
       pileElement.setAttribute("aria-label", data.count ? `${slot.pile}, ${data.count} card${data.count === 1 ? "" : "s"}` : `${slot.pile}, empty`);
-      pileElement.innerHTML = `<span class="label">${slot.pile}</span>`;
+      const short = SHORT_LABELS[slot.pile];
+      pileElement.innerHTML = short
+        ? `<span class="label"><span class="full">${slot.pile}</span><span class="short">${short}</span></span>`
+        : `<span class="label">${slot.pile}</span>`;
       const hidden = data.count - data.cards.length;
       const shown = slot.fan ? [...Array(hidden).fill(null), ...data.cards] : data.count ? [data.cards.at(-1) ?? null] : [];
       const fanStep = slot.fan ? rem * 1.35 : 0;
