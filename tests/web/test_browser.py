@@ -293,14 +293,15 @@ async def labels_under_cards(page: Page) -> list[str]:
     """The piles whose name (their label) another pile's card covers in part."""
     covered: list[str] = await page.evaluate(
         """() => {
-          const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          const meets = (a, b) =>
+            a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
           const piles = [...document.querySelectorAll("#board .pile")];
+          const cardsOf = (pile) => [...pile.querySelectorAll(".card")].map((c) => c.getBoundingClientRect());
           return piles.filter((pile) => {
             const label = pile.querySelector(":scope > .label");
             if (!label || getComputedStyle(label).display === "none") return false;
             const box = label.getBoundingClientRect();
-            return piles.some((other) => other !== pile
-              && [...other.querySelectorAll(".card")].some((card) => meets(box, card.getBoundingClientRect())));
+            return piles.some((other) => other !== pile && cardsOf(other).some((card) => meets(box, card)));
           }).map((pile) => pile.dataset.pile);
         }"""
     )
