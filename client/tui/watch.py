@@ -34,7 +34,7 @@ from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
-from client.watching import CARDS, WatchedRace
+from client.watching import CARDS, WatchedRace, standing_rating
 from client.wording import DEAL_AT_START, change_words, result_words, standing_words
 from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
 
@@ -209,7 +209,8 @@ def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING
         if standing.gave_up:
             text.append("   gave up\n", style="dim")
         if standing.rating is not None and standing.rating_change is not None:
-            text.append(f"   rating {standing.rating} {change_words(standing.rating_change)}\n", style="dim")
+            rating = f"{standing_rating(standing)} {change_words(standing.rating_change)}"
+            text.append(f"   rating {rating}\n", style="dim")
     text.rstrip()
     return text
 

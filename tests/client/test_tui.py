@@ -963,9 +963,16 @@ async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
 
 
 async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_end(
-    arena: ArenaServer, connect: Connect
+    clean_redis: str, connect: Connect
 ) -> None:
-    ada, bob = await connect(arena.url), await connect(arena.url)
+    async with running_node(clean_redis, spectator_delay=0.0) as arena:
+        await _rated_race_raced_and_watched(arena, connect)
+
+
+async def _rated_race_raced_and_watched(arena: ArenaServer, connect: Connect) -> None:
+    """The rated race's screen, then the watch screen of sam, who watched it."""
+    ada, bob, sam = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    await sam.hello(name="sam")
     await ada.hello(name="ada", legal_moves=True)
     await ada.register("ada_rated", "a long password")
     await bob.hello(name="bob")
@@ -984,6 +991,7 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         await ada.ready(race.race_id)
         await bob.ready(race.race_id)
         await wait_until(pilot, lambda: screen.state.view is not None)
+        watching = await sam.watch(race.race_id)
         # Bob takes a card home, ada gives up at 0: bob ranks first.
         for move in foundation_moves(1):
             await bob.move(race.race_id, move)
@@ -1012,6 +1020,29 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         app.parting_note()
         == f"race {race.race_id} is over: solitaire-arena replay {race.race_id} plays it back"
     )
+    # Sam's watch screen takes in the race as sam's client heard it: the same new
+    # ratings, provisional, in the results, over the large board and on the cards.
+    watch = WatchApp(sam, watching, target=race.race_id)
+    async with watch.run_test(size=SIZE) as pilot:
+        screen = watch.watch_screen
+        await wait_until(pilot, lambda: screen.watched.summary is not None)
+        assert lines_of(shown(screen, "#watch-results")) == [
+            "Results",
+            "1. bob_rated    1 card home",
+            "   gave up",
+            f"   rating {winner}? {winner - 1500:+d}",
+            "2. ada_rated    0 cards home",
+            "   gave up",
+            f"   rating {loser}? {loser - 1500:+d}",
+        ]
+        assert shown(screen, "#watch-focus").startswith(f"1/2 ada_rated {loser}?  gave up\n")
+        assert str(screen.cards[bob.player_id or ""].render()).startswith(f"2 bob_rated  {winner}?  gave up")
+        # As `watch --plain` prints the end.
+        ended = RaceEnded(race_id=race.race_id, summary=screen.watched.summary)
+        assert screen.watched.describe(ended)[1:] == [
+            f"  1. bob_rated  gave up with 1 card home, 1 move, rating {winner}? {winner - 1500:+d}",
+            f"  2. ada_rated  gave up with 0 cards home, 0 moves, rating {loser}? {loser - 1500:+d}",
+        ]
 
 
 async def test_a_casual_race_says_so_and_shows_known_ratings_only(
