@@ -97,6 +97,10 @@ class WatchedRace:
         racer = self._racer(player_id)
         return racer.name if racer is not None else player_id
 
+    def is_bot(self, player_id: str) -> bool:
+        racer = self._racer(player_id)
+        return racer is not None and racer.bot
+
     def apply(self, event: ServerMessage) -> bool:
         """Take one event in; True when it changed what is shown."""
         if isinstance(event, Watching):

@@ -1,15 +1,15 @@
 """The watch screen: a race as a spectator sees it, every racer's board live.
 
 One racer's board is drawn large (the focused racer); every other racer has a compact
-card beside it: name, rating, score, cards left, last move, and whether they finished or
-won. Tab (or shift+tab) and the keys 1-8 switch the large board between racers; ``q``
-quits. The title says which race, whether it is rated, ``featured`` when the screen
-follows the featured race, and ``delayed 30 s`` when the race reaches its spectators
-late (a rated race): the clock then runs that far behind too, with the boards. While
-the race counts down there is no board to draw (nobody sees the deal before the start):
-a line says the deal is shown when the race starts. Once the race ends the results show
-under the cards; a featured watch then moves on to the next race by itself (the
-server's unasked ``watching``).
+card beside it: name (a bot's marked ``[bot]``), rating, score, cards left, last move,
+and whether they finished or won. Tab (or shift+tab) and the keys 1-8 switch the large
+board between racers; ``q`` quits. The title says which race, whether it is rated,
+``featured`` when the screen follows the featured race, and ``delayed 30 s`` when the
+race reaches its spectators late (a rated race): the clock then runs that far behind
+too, with the boards. While the race counts down there is no board to draw (nobody sees
+the deal before the start): a line says the deal is shown when the race starts. Once the
+race ends the results show under the cards; a featured watch then moves on to the next
+race by itself (the server's unasked ``watching``).
 
 The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
 events in a worker, as the race screen follows its race.
@@ -103,13 +103,30 @@ def _state_of(watched: WatchedRace, player_id: str) -> str:
 
 #: The most columns a racer's name takes over the large board (a longer one is cut).
 FOCUS_NAME_COLUMNS: Final = 24
+#: After a bot's name, as the race screen marks it.
+BOT_MARK: Final = " [bot]"
+
+
+def shown_name(watched: WatchedRace, player_id: str, columns: int) -> str:
+    """A racer's name in at most ``columns`` terminal columns (cut where longer), a bot's
+    with :data:`BOT_MARK` after it.
+
+    >>> from shared.protocol import LiveRace, RacerInfo
+    >>> racers = [RacerInfo(player_id="p_b", name="bot-search-1", bot=True)]
+    >>> watched = WatchedRace(Watching(race=LiveRace(race_id="r1", game="treize",
+    ...                                              status="running", rated=False, racers=racers)))
+    >>> shown_name(watched, "p_b", 24), shown_name(watched, "p_b", 12)
+    ('bot-search-1 [bot]', 'bot-s… [bot]')
+    """
+    mark = BOT_MARK if watched.is_bot(player_id) else ""
+    return clipped(watched.name(player_id), max(columns - len(mark), 1)) + mark
 
 
 def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     """The two lines over the large board: whose it is (``number`` of how many; a name
     cut to :data:`FOCUS_NAME_COLUMNS` terminal columns), and how they stand."""
     order = racer_order(watched)
-    name = clipped(watched.name(player_id), FOCUS_NAME_COLUMNS)
+    name = shown_name(watched, player_id, FOCUS_NAME_COLUMNS + len(BOT_MARK))
     text = Text(f"{number}/{len(order)} {name} {watched.rating(player_id)}".rstrip(), style="bold")
     state = _state_of(watched, player_id)
     if state:
@@ -136,7 +153,7 @@ def card_name_columns(watched: WatchedRace, columns: int) -> int:
     order = racer_order(watched)
     number = len(f"{len(order)} ")
     ratings = max((len(f"  {rating}") for player in order if (rating := watched.rating(player))), default=0)
-    names = max((width(watched.name(player)) for player in order), default=0)
+    names = max((width(shown_name(watched, player, columns)) for player in order), default=0)
     return min(names, max(columns - number - ratings, 1))
 
 
@@ -151,7 +168,7 @@ def card_text(
     rating = watched.rating(player_id)
     state = _state_of(watched, player_id)
     pad = card_name_columns(watched, columns)
-    head = f"{number} {padded(clipped(watched.name(player_id), pad), pad)}"
+    head = f"{number} {padded(shown_name(watched, player_id, pad), pad)}"
     shown_rating = f"  {rating}" if rating else ""
     text.append(head, style="bold")
     text.append(shown_rating)

@@ -587,13 +587,13 @@ async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
 
 
 async def _counting_race(
-    url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off"
+    url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off", bot: bool = False
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob, both ready to race Eight
-    Off (or ``game``), seed 2: its countdown has begun."""
+    """ada (who asks for legal moves, as ``play`` does) and bob (a bot with ``bot``), both
+    ready to race Eight Off (or ``game``), seed 2: its countdown has begun."""
     ada, bob = await connect(url), await connect(url)
     await ada.hello(name="ada", legal_moves=True)
-    await bob.hello(name="bob")
+    await bob.hello(name="bob", bot=bot)
     race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
     await bob.join_race(race.code)
     await ada.ready(race.race_id)
@@ -602,11 +602,11 @@ async def _counting_race(
 
 
 async def _race(
-    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off"
+    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off", bot: bool = False
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off (or
-    ``game``), seed 2."""
-    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game)
+    """ada (who asks for legal moves, as ``play`` does) and bob (a bot with ``bot``) race
+    Eight Off (or ``game``), seed 2."""
+    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game, bot)
     await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     await bob.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     return ada, bob, race_id
@@ -1319,7 +1319,7 @@ def shown(screen: WatchScreen, selector: str) -> str:
 async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_with_tab(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    ada, bob, race_id = await _race(arena, connect)
+    ada, bob, race_id = await _race(arena, connect, bot=True)
     sam = await connect(arena.url)
     await sam.hello(name="sam")
     app = WatchApp(sam, await sam.watch(race_id), target=race_id)
@@ -1330,7 +1330,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
         assert shown(screen, "#watch-title") == f"Watching race {race_id}  eight-off  casual"
         assert "left" in shown(screen, "#watch-clock")
         assert "1 spectator" in shown(screen, "#watch-spectators")
-        assert shown(screen, "#watch-focus").startswith("1/2 ada")
+        assert shown(screen, "#watch-focus").startswith("1/2 ada\n")
 
         # Ada's move reaches the large board exactly as her own view has it.
         deal = new_game("eight-off", WINNABLE_SEED)
@@ -1347,7 +1347,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
         await wait_until(pilot, lambda: screen.watched.last_move.get(bob.player_id or "") == bob_move)
         card = screen.cards[bob.player_id or ""]
         assert card.display and not screen.cards[ada.player_id or ""].display
-        assert str(card.render()).startswith("2 bob")
+        assert str(card.render()).startswith("2 bob [bot]\n")  # marked, as the race screen marks a bot
         assert f"last {bob_move}" in str(card.render())
         assert board.view == spectators_view(ada_ack.view)
 
@@ -1356,7 +1356,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
         assert screen.shown_racer == bob.player_id
         assert board.view == spectators_view(bob_ack.view)
         assert board.plain == board_text(bob_ack.view)
-        assert shown(screen, "#watch-focus").startswith("2/2 bob")
+        assert shown(screen, "#watch-focus").startswith("2/2 bob [bot]\n")
         assert screen.cards[ada.player_id or ""].display and not card.display
         await pilot.press("1")
         assert screen.shown_racer == ada.player_id and board.plain == board_text(ada_ack.view)
@@ -1451,7 +1451,7 @@ async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_t
             assert screen.watched.race is not None and screen.watched.race.status == "countdown"
             assert waiting.display and shown(screen, "#watch-deal") == DEAL_AT_START
             assert screen.board.view is None and screen.board.plain == ""
-            assert shown(screen, "#watch-focus").startswith("1/2 ada")
+            assert shown(screen, "#watch-focus").startswith("1/2 ada\n")
             assert str(screen.cards[bob.player_id or ""].render()).startswith("2 bob")
             assert shown(screen, "#watch-clock").startswith("starts in")
             await until_shown(pilot, app, DEAL_AT_START)
