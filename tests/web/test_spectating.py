@@ -278,6 +278,8 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
         page = await open_page(browser, node.url, errors, **DESKTOP)
         await go(page, f"#/watch/{race.race_id}")
         await expect(page.locator("#watch-kind")).to_have_text("Eight Off · rated")
+        # New accounts: no rating in the game yet, shown as the one they start from.
+        await expect(page.locator("#large-head .rating")).to_have_text("1500?")
         for move in foundation_moves(1):
             await ada.move(race.race_id, move)
         await ada.finish(race.race_id)
