@@ -210,6 +210,10 @@ class WatchedRace:
         >>> watched = WatchedRace(Watching(id=1, race=race))
         >>> watched.describe(Watching(id=1, race=race))
         ['watching race r1: treize, casual, running; ada 1612; 0 spectators']
+        >>> bot = RacerInfo(player_id="p_b", name="bot-search-1", bot=True, rating=1500, provisional=True)
+        >>> with_bot = race.model_copy(update={"racers": [*race.racers, bot]})
+        >>> WatchedRace(Watching(id=1, race=with_bot)).describe(Watching(id=1, race=with_bot))[0]
+        'watching race r1: treize, casual, running; ada 1612, bot-search-1 [bot] 1500?; 0 spectators'
         >>> view = BoardView(game="treize", piles={}, score=9, won=False, move_count=5)
         >>> board = SpectatorBoard(player_id="p_a", seq=5, view=view, last_move="p28")
         >>> WatchedRace(Watching(id=1, race=race, boards=[board])).describe(Watching(id=1, race=race))[1:]
@@ -227,7 +231,7 @@ class WatchedRace:
                 if race is None:
                     return ["featured: nobody is racing now; the next race to start shows here"]
                 racers = ", ".join(
-                    f"{r.name} {self.rating(r.player_id)}".rstrip() + (" [bot]" if r.bot else "")
+                    f"{r.name}{' [bot]' if r.bot else ''} {self.rating(r.player_id)}".rstrip()
                     for r in race.racers
                 )
                 kind = "rated" if race.rated else "casual"
