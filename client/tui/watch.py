@@ -126,7 +126,9 @@ def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     """The two lines over the large board: whose it is (``number`` of how many; a name
     cut to :data:`FOCUS_NAME_COLUMNS` terminal columns), and how they stand."""
     order = racer_order(watched)
-    name = shown_name(watched, player_id, FOCUS_NAME_COLUMNS + len(BOT_MARK))
+    name = clipped(watched.name(player_id), FOCUS_NAME_COLUMNS) + (
+        BOT_MARK if watched.is_bot(player_id) else ""
+    )
     text = Text(f"{number}/{len(order)} {name} {watched.rating(player_id)}".rstrip(), style="bold")
     state = _state_of(watched, player_id)
     if state:
