@@ -25,6 +25,12 @@ async def next_frame(ws: ClientConnection, kind: str, first_racer: str | None = 
             return frame
 
 
+async def seated_as(ws: ClientConnection, names: list[str]) -> None:
+    """Wait for the ``race_update`` that seats the racers under ``names``."""
+    while [r["name"] for r in (await next_frame(ws, "race_update"))["race"]["racers"]] != names:
+        pass
+
+
 async def test_a_renamed_guest_is_seated_under_the_new_name_and_resumes_with_it(arena: ArenaServer) -> None:
     ada, welcome = await guest(arena.url, "ada")
     bob, _ = await guest(arena.url, "bob")
@@ -37,6 +43,13 @@ async def test_a_renamed_guest_is_seated_under_the_new_name_and_resumes_with_it(
     assert [r["name"] for r in update["race"]["racers"]] == ["Zo\u00eb L", "bob"]
     info = await ask(bob, {"type": "get_race", "id": 2, "race_id": race_id})
     assert [r["name"] for r in info["race"]["racers"]] == ["Zo\u00eb L", "bob"]
+    # A seat renamed onto another racer's name (in any case) is numbered there; bob's own
+    # name is the one he chose, and a name no other seat has goes back to plain.
+    reply = await ask(bob, {"type": "rename", "id": 3, "name": "ZO\u00cb L"})
+    assert reply == {"type": "renamed", "id": 3, "name": "ZO\u00cb L"}
+    await seated_as(ada, ["Zo\u00eb L", "ZO\u00cb L (2)"])
+    assert (await ask(bob, {"type": "rename", "id": 4, "name": "bob two"}))["type"] == "renamed"
+    await seated_as(ada, ["Zo\u00eb L", "bob two"])
     # This session goes by it from now on (a race created next), and so does a resumed one.
     again = await ask(ada, {"type": "create_race", "id": 3, "game": "eight-off"})
     assert [r["name"] for r in again["race"]["racers"]] == ["Zo\u00eb L"]
