@@ -79,7 +79,9 @@ async def test_a_finished_race_keeps_the_name_it_was_raced_under(arena: ArenaSer
         await ws.close()
 
 
-async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(arena: ArenaServer) -> None:
+async def test_renames_are_refused_to_accounts_bad_names_accounts_names_and_past_ten_an_hour(
+    arena: ArenaServer,
+) -> None:
     ws, _ = await guest(arena.url, "cy")
     bad = await ask(ws, {"type": "rename", "id": 1, "name": " cy"})
     assert bad["type"] == "error" and bad["code"] == "invalid_message"
@@ -95,8 +97,31 @@ async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(ar
         "code": "rate_limited",
         "message": "too many renames: try again in 60 minutes",
     }
+    early, before = await guest(arena.url, "Cy_Account")  # a guest of that name before the account
     register = await ask(ws, {"type": "register", "id": 21, "username": "cy_account", "password": PASSWORD})
     assert register["type"] == "account"
+    # From now on a guest may not take the username (in any case), nor a name too like it.
+    new = await connected(arena.url)
+    hello = await ask(new, {"type": "hello", "id": "h", "name": "CY_ACCOUNT"})
+    assert hello == {
+        "type": "error",
+        "id": "h",
+        "code": "username_taken",
+        "message": "CY_ACCOUNT is an account's username: pick another name, or log in as cy_account",
+    }
+    assert (await ask(new, {"type": "hello", "id": "h2", "name": "dee"}))["type"] == "welcome"
+    alike = await ask(new, {"type": "rename", "id": "r", "name": "cy_acc0unt"})
+    assert alike == {
+        "type": "error",
+        "id": "r",
+        "code": "username_taken",
+        "message": "cy_acc0unt is too like cy_account, an account's username: pick another name, "
+        "or log in as cy_account",
+    }
+    # A guest who had the name before keeps it.
+    again = await connected(arena.url)
+    resumed = await ask(again, {"type": "hello", "id": "t", "token": before["token"]})
+    assert resumed["name"] == "Cy_Account"
     account = await ask(ws, {"type": "rename", "id": 22, "name": "someone else"})
     assert account == {
         "type": "error",
@@ -104,7 +129,8 @@ async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(ar
         "code": "already_registered",
         "message": "an account goes by its username",
     }
-    await ws.close()
+    for conn in (ws, early, new, again):
+        await conn.close()
 
 
 async def test_the_guests_other_sessions_are_told_the_new_name_and_go_by_it(arena: ArenaServer) -> None:
