@@ -57,12 +57,14 @@ from client.errors import (
     RaceNotOverError,
     RaceOverError,
     RateLimitedError,
+    UsernameTakenError,
 )
 from client.sdk import ArenaClient, player_token
 from client.suggestions import (
     DEFAULT_SERVER,
     WIDTH,
     default_guest,
+    default_name,
     default_server,
     fitted,
     glued,
@@ -582,7 +584,7 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
         if account is None:
-            welcome = await client.sign_in(name, store, legal_moves=legal_moves)
+            welcome = await _guest_signed_in(client, name, store, legal_moves)
         else:
             try:
                 welcome = await client.hello(token=account.token, legal_moves=legal_moves)
@@ -593,6 +595,23 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
         await client.close()
         raise
     return client, welcome
+
+
+async def _guest_signed_in(
+    client: ArenaClient, name: str, store: TokenStore, legal_moves: bool = False
+) -> Welcome:
+    """``sign_in`` as the guest ``name``; a new guest whose name the server keeps for an
+    account is refused in one line that says how to play as someone else here."""
+    try:
+        return await client.sign_in(name, store, legal_moves=legal_moves)
+    except UsernameTakenError as refused:
+        # The server's reason up to its advice (names hold no colon): whose name it is.
+        why = refused.message.partition(": ")[0]
+        login = " (your login name, the guest played as without --name)" if name == default_name() else ""
+        raise CommandError(
+            f"{why}{login}: choose a guest name with --name NAME, or log in to that account "
+            "(solitaire-arena login)"
+        ) from None
 
 
 async def _reader(args: argparse.Namespace) -> ArenaClient:
@@ -1259,7 +1278,7 @@ async def register(args: argparse.Namespace) -> int:
     password = _ask_password(args, new=True)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
-        await client.sign_in(name, store)
+        await _guest_signed_in(client, name, store)
         account = await client.register(username, password)
         token = client.token
     finally:

@@ -69,8 +69,12 @@ async function signIn() {
       return await arena.start(saved);
     } catch (failure) {
       if (failure.code === "bad_token") return null;
-      // A saved name the server refuses (saved by an older page): forgotten, not retried.
-      if (failure.code === "invalid_message" && !token) { localStorage.removeItem(NAME_KEY); return null; }
+      // A saved name the server refuses (saved by an older page, or an account's username
+      // since): forgotten, not retried.
+      if ((failure.code === "invalid_message" && !token) || failure.code === "username_taken") {
+        localStorage.removeItem(NAME_KEY);
+        return null;
+      }
       throw failure;
     }
   }
