@@ -91,8 +91,15 @@ _SIDE_PADDING: Final = 2
 
 #: Said at the start, in one line of an 80-column terminal.
 GO: Final = "go! type a move, or pick a card and its target on the board (arrows, enter)"
+#: Refusals that say the board moved on without this screen: another session of the
+#: player (a browser tab, another terminal) played on it. Said in plain words.
+OUT_OF_STEP_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "played_elsewhere"})
 #: Errors after which the client's idea of its board is out of date: fetch it again.
-RESYNC_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "unavailable", "internal_error"})
+RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"unavailable", "internal_error"}
+PLAYED_ELSEWHERE: Final = (
+    "✗ {move} not played: this race was played on elsewhere (another window or device). "
+    "The board is shown as it is now: play your move again."
+)
 #: The one-key commands: the action each runs (``COMMAND_WORDS``: the word that does the same).
 KEY_ACTIONS: Final = {
     "u": "undo",
@@ -684,6 +691,8 @@ class RaceScreen(Screen[None]):
                 self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
                 if exc.code in RESYNC_CODES:
                     await self._resync()
+                if exc.code in OUT_OF_STEP_CODES:
+                    self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
                 return
             except (ConnectionError, TimeoutError) as exc:
                 self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)

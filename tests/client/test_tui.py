@@ -750,6 +750,34 @@ async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
         assert "no legal move starts so" not in rendered(screen, "#hints")
         assert screen.state.seq == 1
 
+        # ada plays on in another session (a browser tab): this screen is not told. The
+        # same move typed here under the same seq is acked as a resend of that one: not
+        # shown as played, the board read again.
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        there = await elsewhere.move(race_id, "deal", seq=2)
+        await _type(pilot, "deal")
+        await wait_until(pilot, lambda: "elsewhere" in screen.status.last)
+        assert screen.status.last == (
+            "✗ deal not played: this race was played on elsewhere (another window or device). "
+            "The board is shown as it is now: play your move again."
+        )
+        assert screen.state.seq == 2 and screen.board.plain == board_text(there.view)
+        stored = await ada.board(race_id)
+        assert stored is not None and stored.seq == 2  # nothing of this screen's was played
+        # Another move typed under a seq played elsewhere: the same words, not the server's.
+        there = await elsewhere.move(race_id, "deal", seq=3)
+        await _type(pilot, "undo")
+        await wait_until(pilot, lambda: screen.status.last.startswith("✗ undo not played"))
+        assert screen.status.last == (
+            "✗ undo not played: this race was played on elsewhere (another window or device). "
+            "The board is shown as it is now: play your move again."
+        )
+        assert screen.state.seq == 3 and screen.board.plain == board_text(there.view)
+        await _type(pilot, "deal")
+        await wait_until(pilot, lambda: screen.state.seq == 4)
+        assert screen.status.last == "✓ deal"
+
 
 async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
     arena: ArenaServer, connect: Connect
