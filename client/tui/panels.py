@@ -68,10 +68,16 @@ def clock_text(state: RaceState, clock: ServerClock) -> str:
 
 
 def _flag(racer: Racer) -> str:
+    """How a racer who is done ended: a racer finished without a win gave up (as the
+    results say it).
+
+    >>> _flag(Racer("p_a", "ada", finished=True, won=True)), _flag(Racer("p_b", "bob", finished=True))
+    ('won', 'gave up')
+    """
     if racer.won:
         return "won"
     if racer.finished:
-        return "done"
+        return "gave up"
     return ""
 
 

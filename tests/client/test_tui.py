@@ -357,7 +357,12 @@ async def test_a_whole_race_played_in_the_tui(arena: ArenaServer, connect: Conne
         # The bot races meanwhile: its progress shows, then it gives up.
         await bot_racing
         await wait_until(pilot, lambda: screen.state.racers[bob.player_id or ""].finished)
-        assert screen.state.racers[bob.player_id or ""].move_count > 0
+        quitter = screen.state.racers[bob.player_id or ""]
+        assert quitter.move_count > 0
+        # The racers panel says how bob ended, as the results will.
+        assert f"  score {quitter.score:>2}  moves {quitter.move_count:>3}  gave up" in (
+            rendered(screen, "#racers").splitlines()
+        )
 
         def played(count: int) -> Callable[[], bool]:
             return lambda: screen.state.view is not None and screen.state.view.move_count == count
