@@ -1429,13 +1429,27 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         await wait_until(pilot, lambda: screen.board.view is not None)  # at the start, if joined before
         assert screen.board.plain == OPENING
         assert set(screen.cards) == {ada.player_id, bob.player_id}
-        # When it ends the watch waits for the next race; the status line keeps who came first.
+        # When it ends the watch waits for the next race; the status line keeps who came
+        # first, and the side panel the results (ranks and results, as they were shown).
         await ada.finish(race_id)
         await bob.finish(race_id)
+        ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
         await wait_until(pilot, lambda: screen.watched.race is None)
         assert screen.status.last.startswith(f"race {race_id} over: ")
         assert screen.status.last.endswith("; featured: waiting for the next race to start")
         assert screen.board.view is None and not screen.cards
+        assert screen.query_one("#watch-results").display
+        first, second = ended.summary.standings
+        assert shown(screen, "#watch-results").splitlines() == [
+            "The last race's results",
+            f"{first.rank}. {first.name}          0 cards home",
+            "   gave up",
+            f"{second.rank}. {second.name}          0 cards home",
+            "   gave up",
+        ]
+        # Until the next race starts.
+        _ada, _bob, next_id = await _race(arena, connect)
+        await wait_until(pilot, lambda: screen.watched.race_id == next_id and screen.board.view is not None)
         assert not screen.query_one("#watch-results").display
 
 
