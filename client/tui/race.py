@@ -257,12 +257,16 @@ class RaceScreen(Screen[None]):
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
+        resumed: str = "",
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
+        #: Why this race opened rather than the one asked for (``you are still racing in
+        #: …: resuming it``): said first on the opening status line ("": nothing to say).
+        self.resumed = resumed
         #: Say ready by itself once every seat of the (open) race is taken, once.
         self.ready_when_full = ready_when_full
         self._readied_when_full = False
@@ -502,7 +506,8 @@ class RaceScreen(Screen[None]):
             self.status.say(f"connection lost: {exc}", error=True)
             return
         self.redraw()
-        self.status.say(self._opening_note())
+        opening = self._opening_note()
+        self.status.say(f"{self.resumed}\n{opening}" if self.resumed else opening)
         await self._ready_if_full()
         async for event in self.client.events():
             if isinstance(event, Welcome):
@@ -980,6 +985,7 @@ class RaceApp(App[None]):
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
         options: str = "",
+        resumed: str = "",
     ) -> None:
         super().__init__()
         self.client = client
@@ -987,6 +993,8 @@ class RaceApp(App[None]):
         self.daily = daily
         self.ready_when_full = ready_when_full
         self.join_command = join_command
+        #: Said first on the opening status line (:attr:`RaceScreen.resumed`).
+        self.resumed = resumed
         #: What the commands of the parting note need to reach the same server as the same
         #: player (``" --server URL --name NAME"``, or "").
         self.options = options
@@ -994,7 +1002,12 @@ class RaceApp(App[None]):
 
     def get_default_screen(self) -> RaceScreen:
         self._race_screen = RaceScreen(
-            self.client, self.race_id, self.daily, self.ready_when_full, join_command=self.join_command
+            self.client,
+            self.race_id,
+            self.daily,
+            self.ready_when_full,
+            join_command=self.join_command,
+            resumed=self.resumed,
         )
         return self._race_screen
 
