@@ -1581,12 +1581,24 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         ranking = rendered(screen, "#ranking")
         assert lines_of(ranking)[0] == "Ranking" and "1. ada" in ranking and "1. bob" in ranking
         await until_shown(pilot, app, ranking)
+        # Over them the race panel, each line whole (the hint key in words that fit).
+        info = rendered(screen, "#race-info")
+        assert lines_of(info)[1:] == NARROW_RACE_INFO[game_name]
+        await until_shown(pilot, app, info)
 
         await _both_finish(pilot, screen, bob, race_id)
         results = rendered(screen, "#ranking")
         assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
+
+
+#: The race panel's lines under the first at 80x24 (narrowed beside a wide board).
+NARROW_RACE_INFO: dict[GameName, list[str]] = {
+    "eight-off": ["Casual, h for hints"],
+    "eagle-wing": ["Casual, h for hints"],
+    "treize": ["Casual: no ratings change", "hints on: h shows one"],
+}
 
 
 async def all_ready(
@@ -1608,23 +1620,42 @@ async def all_ready(
 async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_sight(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    names = ["ada", "bob", "cyd", "dee", "eve"]
+    names = ["ada", "bob", "cyd", "Hank the Tank", "Ivy Verylongname-Player"]
     racers, race = await all_ready(arena, connect, names, seats=len(names))
     app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None)
         # The racers panel gives up its score lines (and its last racers) for the ranking.
+        # Every name is cut to one width there, so that the scores line up.
         ranking = rendered(screen, "#ranking")
-        assert all(f"1. {name}" in ranking for name in names)
+        assert lines_of(ranking) == [
+            "Ranking",
+            "1. ada             0",
+            "1. bob             0",
+            "1. cyd             0",
+            "1. Hank the Tank   0",
+            "1. Ivy Verylongn…  0",
+        ]
         await until_shown(pilot, app, ranking)
-        assert any("eve (you)" in line for line in screen_lines(app))
+        # The player's own row keeps to one line, the long name cut.
+        await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "Ivy Verylongn… (you)")
+        await until_shown(pilot, app, rendered(screen, "#racers"))
         await pilot.press("ctrl+g", "ctrl+g")
         for client in racers[:-1]:
             await client.finish(race.race_id)
         await wait_until(pilot, lambda: screen.state.summary is not None)
         results = rendered(screen, "#ranking")
-        assert lines_of(results)[0] == "Results" and all(f". {name}" in results for name in names)
+        # A tie (everyone gave up with nothing home), listed in player id order: names cut
+        # alike for every result to stay on its line.
+        assert lines_of(results)[0] == "Results"
+        assert sorted(lines_of(results)[1:]) == [
+            "1. Hank…  0  gave up",
+            "1. Ivy …  0  gave up",
+            "1. ada    0  gave up",
+            "1. bob    0  gave up",
+            "1. cyd    0  gave up",
+        ]
         await until_shown(pilot, app, results)
 
 
