@@ -1641,20 +1641,32 @@ async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_
         # The player's own row keeps to one line, the long name cut.
         await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "Ivy Verylongn… (you)")
         await until_shown(pilot, app, rendered(screen, "#racers"))
+        # bob takes a card home, then ada: an equal score ranks first whoever reached it
+        # first, live as in the results.
+        ada, bob = racers[0], racers[1]
+        for mover in (bob, ada):
+            for move in foundation_moves(1):
+                await mover.move(race.race_id, move)
+            await wait_until(pilot, lambda mover=mover: screen.state.racers[mover.player_id or ""].score == 1)
+        assert lines_of(rendered(screen, "#ranking"))[1:] == [
+            "1. bob             1",
+            "2. ada             1",
+            "3. cyd             0",
+            "3. Hank the Tank   0",
+            "3. Ivy Verylongn…  0",
+        ]
         await pilot.press("ctrl+g", "ctrl+g")
         for client in racers[:-1]:
             await client.finish(race.race_id)
         await wait_until(pilot, lambda: screen.state.summary is not None)
         results = rendered(screen, "#ranking")
-        # A tie (everyone gave up with nothing home), listed in player id order: names cut
-        # alike for every result to stay on its line.
-        assert lines_of(results)[0] == "Results"
-        assert sorted(lines_of(results)[1:]) == [
-            "1. Hank…  0  gave up",
-            "1. Ivy …  0  gave up",
-            "1. ada    0  gave up",
-            "1. bob    0  gave up",
-            "1. cyd    0  gave up",
+        # Then a tie (the others gave up with nothing home), listed in player id order:
+        # names cut alike for every result to stay on its line.
+        assert lines_of(results)[:3] == ["Results", "1. bob    1  gave up", "2. ada    1  gave up"]
+        assert sorted(lines_of(results)[3:]) == [
+            "3. Hank…  0  gave up",
+            "3. Ivy …  0  gave up",
+            "3. cyd    0  gave up",
         ]
         await until_shown(pilot, app, results)
 
