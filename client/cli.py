@@ -731,22 +731,22 @@ async def daily_run_left(
     return None
 
 
-async def _resume(client: ArenaClient, race: RaceInfo) -> None:
+async def _resume(client: ArenaClient, race: RaceInfo, note: str) -> None:
     """Play on in ``race``, a race the player is racing in: today's daily attempt on the
     daily screen as ``start_daily`` resumes it, any other daily run (a practice, or an
     attempt begun before midnight) on the daily screen as it is, anything else on the race
-    screen."""
+    screen. ``note`` (why this race opens) opens the screen's status line."""
     from client.tui.app import run_daily, run_play
 
     resumption = await daily_resumption(client, race)
     if resumption is None:
-        await run_play(client, race.race_id)
+        await run_play(client, race.race_id, resumed=note)
         return
     daily, by_start_daily = resumption
     if by_start_daily:
-        await run_daily(client, await client.start_daily(race.game))
+        await run_daily(client, await client.start_daily(race.game), resumed=note)
     else:
-        await run_play(client, race.race_id, daily=daily)
+        await run_play(client, race.race_id, daily=daily, resumed=note)
 
 
 def join_command(code: str, server: str) -> str:
@@ -802,20 +802,22 @@ async def play(args: argparse.Namespace) -> int:
         races = await client.races_in_play(welcome.races)
         racing = next((r for r in races if r.status != "open"), None)
         if racing is not None:
-            print(
-                f"you are still racing in {racing.game} race {racing.race_id} ({racing.status}): resuming it",
-                flush=True,
-            )
-            await _resume(client, racing)
+            # Printed, and said on the screen that takes the terminal at once.
+            note = f"you are still racing in {racing.game} race {racing.race_id} ({racing.status})"
+            note += ": resuming it"
+            if args.join is not None:
+                note += f", not joining {args.join.strip().upper()}"
+            print(note, flush=True)
+            await _resume(client, racing, note)
             return 0
         waiting = next((r for r in races if r.status == "open"), None)
         if waiting is not None and args.join is None:  # a join goes on: the same race, or one more
-            print(
+            note = (
                 f"you sit in {waiting.game} race {waiting.code} ({_seated(waiting)}) already: reopening its "
-                "lobby (ctrl+q there leaves the race)",
-                flush=True,
+                "lobby (ctrl+q there leaves the race)"
             )
-            await run_play(client, waiting.race_id, join_command=joining)
+            print(note, flush=True)
+            await run_play(client, waiting.race_id, join_command=joining, resumed=note)
             return 0
         if args.join is not None:
             race = await client.join_race(args.join.strip().upper())
@@ -1718,11 +1720,9 @@ async def _play_daily(args: argparse.Namespace) -> int:
         if left is not None:  # a practice left running: starting another would be refused
             race, daily = left
             kind = "practice" if daily.practice else "attempt"
-            print(
-                f"your {race.game} {kind} of {daily.date} is still on: resuming race {race.race_id}",
-                flush=True,
-            )
-            await run_play(client, race.race_id, daily=daily)
+            note = f"your {race.game} {kind} of {daily.date} is still on: resuming race {race.race_id}"
+            print(note, flush=True)
+            await run_play(client, race.race_id, daily=daily, resumed=note)
             return 0
         # Started before the screen opens: a refusal (daily_attempted, ...) is one line.
         try:
@@ -1735,13 +1735,12 @@ async def _play_daily(args: argparse.Namespace) -> int:
             ) from None
         except AlreadyRacingError as exc:
             raise CommandError(f"{exc.code}: {exc.message} (solitaire-arena play resumes it)") from None
+        note = ""
         if started.resumed:
             race = started.race
-            print(
-                f"your {race.game} attempt of {started.date} is still on: resuming race {race.race_id}",
-                flush=True,
-            )
-        await run_daily(client, started, practice=args.practice)
+            note = f"your {race.game} attempt of {started.date} is still on: resuming race {race.race_id}"
+            print(note, flush=True)
+        await run_daily(client, started, practice=args.practice, resumed=note)
     finally:
         await client.close()
     return 0
