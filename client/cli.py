@@ -58,12 +58,14 @@ from client.errors import (
     RaceNotOverError,
     RaceOverError,
     RateLimitedError,
+    UsernameTakenError,
 )
 from client.sdk import ArenaClient, player_token
 from client.suggestions import (
     DEFAULT_SERVER,
     WIDTH,
     default_guest,
+    default_name,
     default_server,
     fitted,
     glued,
@@ -583,7 +585,7 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
         if account is None:
-            welcome = await client.sign_in(name, store, legal_moves=legal_moves)
+            welcome = await _guest_signed_in(client, name, store, legal_moves)
         else:
             try:
                 welcome = await client.hello(token=account.token, legal_moves=legal_moves)
@@ -594,6 +596,23 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
         await client.close()
         raise
     return client, welcome
+
+
+async def _guest_signed_in(
+    client: ArenaClient, name: str, store: TokenStore, legal_moves: bool = False
+) -> Welcome:
+    """``sign_in`` as the guest ``name``; a new guest whose name the server keeps for an
+    account is refused in one line that says how to play as someone else here."""
+    try:
+        return await client.sign_in(name, store, legal_moves=legal_moves)
+    except UsernameTakenError as refused:
+        # The server's reason up to its advice (names hold no colon): whose name it is.
+        why = refused.message.partition(": ")[0]
+        login = " (your login name, the guest played as without --name)" if name == default_name() else ""
+        raise CommandError(
+            f"{why}{login}: choose a guest name with --name NAME, or log in to that account "
+            "(solitaire-arena login)"
+        ) from None
 
 
 async def _reader(args: argparse.Namespace) -> ArenaClient:
@@ -713,22 +732,22 @@ async def daily_run_left(
     return None
 
 
-async def _resume(client: ArenaClient, race: RaceInfo) -> None:
+async def _resume(client: ArenaClient, race: RaceInfo, note: str) -> None:
     """Play on in ``race``, a race the player is racing in: today's daily attempt on the
     daily screen as ``start_daily`` resumes it, any other daily run (a practice, or an
     attempt begun before midnight) on the daily screen as it is, anything else on the race
-    screen."""
+    screen. ``note`` (why this race opens) opens the screen's status line."""
     from client.tui.app import run_daily, run_play
 
     resumption = await daily_resumption(client, race)
     if resumption is None:
-        await run_play(client, race.race_id)
+        await run_play(client, race.race_id, resumed=note)
         return
     daily, by_start_daily = resumption
     if by_start_daily:
-        await run_daily(client, await client.start_daily(race.game))
+        await run_daily(client, await client.start_daily(race.game), resumed=note)
     else:
-        await run_play(client, race.race_id, daily=daily)
+        await run_play(client, race.race_id, daily=daily, resumed=note)
 
 
 def join_command(code: str, server: str) -> str:
@@ -784,20 +803,22 @@ async def play(args: argparse.Namespace) -> int:
         races = await client.races_in_play(welcome.races)
         racing = next((r for r in races if r.status != "open"), None)
         if racing is not None:
-            print(
-                f"you are still racing in {racing.game} race {racing.race_id} ({racing.status}): resuming it",
-                flush=True,
-            )
-            await _resume(client, racing)
+            # Printed, and said on the screen that takes the terminal at once.
+            note = f"you are still racing in {racing.game} race {racing.race_id} ({racing.status})"
+            note += ": resuming it"
+            if args.join is not None:
+                note += f", not joining {args.join.strip().upper()}"
+            print(note, flush=True)
+            await _resume(client, racing, note)
             return 0
         waiting = next((r for r in races if r.status == "open"), None)
         if waiting is not None and args.join is None:  # a join goes on: the same race, or one more
-            print(
+            note = (
                 f"you sit in {waiting.game} race {waiting.code} ({_seated(waiting)}) already: reopening its "
-                "lobby (ctrl+q there leaves the race)",
-                flush=True,
+                "lobby (ctrl+q there leaves the race)"
             )
-            await run_play(client, waiting.race_id, join_command=joining)
+            print(note, flush=True)
+            await run_play(client, waiting.race_id, join_command=joining, resumed=note)
             return 0
         if args.join is not None:
             race = await client.join_race(args.join.strip().upper())
@@ -1260,7 +1281,7 @@ async def register(args: argparse.Namespace) -> int:
     password = _ask_password(args, new=True)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
-        await client.sign_in(name, store)
+        await _guest_signed_in(client, name, store)
         account = await client.register(username, password)
         token = client.token
     finally:
@@ -1700,11 +1721,9 @@ async def _play_daily(args: argparse.Namespace) -> int:
         if left is not None:  # a practice left running: starting another would be refused
             race, daily = left
             kind = "practice" if daily.practice else "attempt"
-            print(
-                f"your {race.game} {kind} of {daily.date} is still on: resuming race {race.race_id}",
-                flush=True,
-            )
-            await run_play(client, race.race_id, daily=daily)
+            note = f"your {race.game} {kind} of {daily.date} is still on: resuming race {race.race_id}"
+            print(note, flush=True)
+            await run_play(client, race.race_id, daily=daily, resumed=note)
             return 0
         # Started before the screen opens: a refusal (daily_attempted, ...) is one line.
         try:
@@ -1719,13 +1738,12 @@ async def _play_daily(args: argparse.Namespace) -> int:
             raise CommandError(f"{exc.message}; your attempt: solitaire-arena daily {args.game}") from None
         except AlreadyRacingError as exc:
             raise CommandError(f"{exc.message} (solitaire-arena play resumes it)") from None
+        note = ""
         if started.resumed:
             race = started.race
-            print(
-                f"your {race.game} attempt of {started.date} is still on: resuming race {race.race_id}",
-                flush=True,
-            )
-        await run_daily(client, started, practice=args.practice)
+            note = f"your {race.game} attempt of {started.date} is still on: resuming race {race.race_id}"
+            print(note, flush=True)
+        await run_daily(client, started, practice=args.practice, resumed=note)
     finally:
         await client.close()
     return 0

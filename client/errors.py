@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
-from shared.protocol import ErrorCode, QuickMatchLeft
+from shared.protocol import ErrorCode, MoveAck, QuickMatchLeft
 
 
 class ArenaError(Exception):
@@ -272,6 +272,19 @@ class BadShareError(ArenaError):
     """A seed share that is malformed or does not match the commitment sent with the join."""
 
     code_of_class = ErrorCode.BAD_SHARE.value
+
+
+class PlayedElsewhereError(ArenaError):
+    """The seq this client chose for a move already holds that same move, played on
+    another session of this player (a tab, a device): the server acked it as a resend,
+    and nothing of this client's was played. ``ack`` is that stored ack (the board as it
+    was after it); moves played elsewhere since may have moved the board on."""
+
+    code_of_class = "played_elsewhere"
+
+    def __init__(self, code: str, message: str, ack: MoveAck) -> None:
+        super().__init__(code, message)
+        self.ack = ack
 
 
 class StaleSeqError(ArenaError):

@@ -35,6 +35,7 @@ from client.errors import (
 from client.errors import (
     BadTokenError,
     ConnectionLostError,
+    PlayedElsewhereError,
     QueueLeftError,
     UnexpectedReplyError,
     error_for,
@@ -121,6 +122,10 @@ from shared.protocol import (
 
 M = TypeVar("M", bound=BaseModel)
 
+#: Refusals after which a move may still have been played (docs/protocol.md): sent again
+#: with its seq, it is acked once.
+_MAYBE_PLAYED = frozenset({"connection_lost", "unavailable", "internal_error"})
+
 #: Seconds a dropped connection is retried before the client gives up.
 RESUME_PATIENCE = 60.0
 
@@ -155,6 +160,9 @@ class ArenaClient:
         #: new viewer, having no token.
         self.viewer = False
         self.seqs: dict[str, int] = {}
+        #: Per race, the seq and move of the last move sent whose ack never came: sent again
+        #: (a retry), an ack ``resent`` for it is this client's own move.
+        self._unacked: dict[str, tuple[int, str]] = {}
         #: This client's seed share of each race it created, joined or was seated in.
         self.shares: dict[str, str] = {}
         #: The seed share committed with ``quick_match``, by game, until the match.
@@ -640,17 +648,37 @@ class ArenaClient:
         return (await self.get_race(race_id)).board
 
     async def move(self, race_id: str, move: str, seq: int | None = None) -> MoveAck:
-        """Play ``move``; ``seq`` defaults to the next one this client knows of."""
+        """Play ``move``; ``seq`` defaults to the next one this client knows of. Then an
+        ack ``resent`` for a seq under which this client had not sent ``move`` before
+        means that another session of this player played it: nothing was played now, and
+        :class:`~client.errors.PlayedElsewhereError` says so (``client.seqs`` follows the
+        ack; ``get_race`` gives the board as it is now)."""
         next_seq = self.seqs.get(race_id, 0) + 1 if seq is None else seq
+        sent_before = self._unacked.get(race_id) == (next_seq, move)
+        self._unacked[race_id] = (next_seq, move)
         message = MakeMove(id=self.next_id(), race_id=race_id, seq=next_seq, move=move)
         try:
-            ack = await self._expect(message, MoveAck)
-        except ConnectionLostError:
-            if not self.reconnect:
-                raise
-            # Resent with the same seq once the connection is resumed: acked once, applied once.
-            ack = await self._expect(message.model_copy(update={"id": self.next_id()}), MoveAck)
+            try:
+                ack = await self._expect(message, MoveAck)
+            except ConnectionLostError:
+                if not self.reconnect:
+                    raise
+                # Resent with the same seq once the connection is resumed: acked once, applied once.
+                sent_before = True
+                ack = await self._expect(message.model_copy(update={"id": self.next_id()}), MoveAck)
+        except ArenaError as exc:
+            if exc.code not in _MAYBE_PLAYED:
+                self._unacked.pop(race_id, None)
+            raise
+        self._unacked.pop(race_id, None)
         self.seqs[race_id] = max(self.seqs.get(race_id, 0), ack.seq)
+        if ack.resent and seq is None and not sent_before:
+            raise PlayedElsewhereError(
+                "played_elsewhere",
+                f"seq {ack.seq} already holds the move {ack.result.move!r}, played on another session "
+                "of this player: nothing was played now",
+                ack,
+            )
         return ack
 
     async def undo(self, race_id: str) -> MoveAck:

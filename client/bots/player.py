@@ -30,6 +30,7 @@ from client.errors import (
     ArenaError,
     FutureSeqError,
     IllegalMoveError,
+    PlayedElsewhereError,
     QueueLeftError,
     RaceOverError,
     RacerFinishedError,
@@ -57,7 +58,13 @@ from shared.protocol import (
 from shared.strategies.strategy import Strategy
 
 #: Refusals after which the board is read again from the server.
-_OUT_OF_STEP: Final = (IllegalMoveError, StaleSeqError, FutureSeqError, SeqConflictError)
+_OUT_OF_STEP: Final = (
+    IllegalMoveError,
+    StaleSeqError,
+    FutureSeqError,
+    SeqConflictError,
+    PlayedElsewhereError,
+)
 #: Refusals worth the same move again after a pause.
 _TRY_AGAIN: Final = (RateLimitedError, UnavailableError)
 #: Refusals meaning this racer's race is over.

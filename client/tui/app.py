@@ -19,10 +19,12 @@ async def run_play(
     race_id: str,
     daily: DailyRun | None = None,
     join_command: Callable[[str], str] = default_join_command,
+    resumed: str = "",
 ) -> None:
     """Play ``race_id`` in the terminal until the player quits (ctrl+q); with ``daily``
     (its ``date`` known), a daily attempt that had started already. The lobby's status
-    line gives ``join_command(code)``: what friends type to join.
+    line gives ``join_command(code)``: what friends type to join. ``resumed`` (a race
+    the player was still in, opened instead of the one asked for) opens the status line.
 
     ``client`` has said hello and sits in the race; the race may still be open or
     counting down. The app reads the client's events while it runs. In the lobby of an
@@ -38,18 +40,22 @@ async def run_play(
         ready_when_full=True,
         join_command=join_command,
         options=_options(client),
+        resumed=resumed,
     )
     await app.run_async()
     await app.leave_if_open()
     _part(app)  # the screen is gone: this stays in the terminal
 
 
-async def run_daily(client: ArenaClient, started: DailyStarted, practice: bool = False) -> None:
+async def run_daily(
+    client: ArenaClient, started: DailyStarted, practice: bool = False, resumed: str = ""
+) -> None:
     """Play the daily attempt ``started`` (``ArenaClient.start_daily``'s reply: a race of
     one, running already) until the player quits; ``p`` practises it after the end.
-    Quitting a run under way prints how to come back to it."""
+    Quitting a run under way prints how to come back to it. ``resumed`` (an attempt
+    still on) opens the status line."""
     daily = DailyRun(started.race.game, started.date, scored=started.scored, practice=practice)
-    app = RaceApp(client, started.race.race_id, daily=daily, options=_options(client))
+    app = RaceApp(client, started.race.race_id, daily=daily, options=_options(client), resumed=resumed)
     await app.run_async()
     _part(app)  # quit mid-run: how to come back to it
 

@@ -68,10 +68,16 @@ def clock_text(state: RaceState, clock: ServerClock) -> str:
 
 
 def _flag(racer: Racer) -> str:
+    """How a racer who is done ended: a racer finished without a win gave up (as the
+    results say it).
+
+    >>> _flag(Racer("p_a", "ada", finished=True, won=True)), _flag(Racer("p_b", "bob", finished=True))
+    ('won', 'gave up')
+    """
     if racer.won:
         return "won"
     if racer.finished:
-        return "done"
+        return "gave up"
     return ""
 
 
@@ -150,7 +156,7 @@ def short_race_text(state: RaceState) -> str:
     >>> state = RaceState(race_id="r1", me="p_a", game="eagle-wing", code="K7QX2M", hints=True)
     >>> print(short_race_text(state))
     eagle-wing  K7QX2M
-    Casual, hints on: h
+    Casual, h for hints
     >>> state.rated, state.hints, state.spectators = True, False, 12
     >>> short_race_text(state).splitlines()[1:]
     ['Rated, hints off', '12 spectators']
@@ -161,7 +167,7 @@ def short_race_text(state: RaceState) -> str:
     eagle-wing, practice
     hints off
     """
-    hints = "hints on: h" if state.hints else "hints off"
+    hints = "h for hints" if state.hints else "hints off"
     daily = state.daily
     if daily is not None:
         if daily.date is None:
@@ -280,6 +286,22 @@ def ghosts_lines(
     return [ghost_lines(ghost, bar_width, names) for ghost in ghosts]
 
 
+def racer_head(racer: Racer, state: RaceState, flag: str, columns: int) -> str:
+    """A racer's first line in the racers panel: name (``(you)``, ``[bot]``), rating and
+    ``flag``, the name cut for the line to keep to ``columns``.
+
+    >>> state = RaceState(race_id="r1", me="p_i")
+    >>> racer_head(Racer("p_i", "Ivy Verylongname-Player"), state, "", 20)
+    'Ivy Verylongn… (you)'
+    >>> racer_head(Racer("p_h", "Hank", rating=1612), state, "gave up", 20)
+    'Hank  1612  gave up'
+    """
+    marks = f"{' (you)' if racer.player_id == state.me else ''}{' [bot]' if racer.bot else ''}"
+    rest = "".join(f"  {part}" for part in (rating_text(racer, state.rated), flag) if part)
+    name = clipped(racer.name, max(1, columns - width(marks + rest)))
+    return f"{name}{marks}{rest}"
+
+
 #: Lines a racer takes in the racers panel: name, bar, score and moves; where the side
 #: panel is short, name and bar only (the ranking under it has the scores).
 FULL_ROWS = 3
@@ -344,13 +366,13 @@ class RacersPanel(Static):
 
     def _add_racer(self, text: Text, racer: Racer, state: RaceState) -> None:
         me = racer.player_id == state.me
-        name = f"{racer.name}{' (you)' if me else ''}{' [bot]' if racer.bot else ''}"
         flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
         # A narrowed panel (an 80-column terminal) has 20 columns: the flag goes up by the
         # name, and the counts keep to them.
         narrow = self.bar_width < BAR_WIDTH
-        head = [name, rating_text(racer, state.rated), flag if narrow else ""]
-        text.append("  ".join(part for part in head if part) + "\n", style="bold" if me else "")
+        text.append(
+            racer_head(racer, state, flag if narrow else "", self.columns) + "\n", style="bold" if me else ""
+        )
         text.append(progress_bar(racer.cards_left, self.bar_width), style="green" if racer.won else "cyan")
         text.append(f" {racer.cards_left:>2} left\n")
         if self.rows != FULL_ROWS:
@@ -365,18 +387,37 @@ class RacersPanel(Static):
 TAIL_NAME_MIN = 5
 
 
-def ranked_name(name: str, pad: int, columns: int) -> str:
-    """A name in the ranking: padded to ``pad`` columns, and cut (with an ellipsis) to
-    leave room for its score (`` 52``) in the ``columns`` after the place, so that each
-    racer keeps to one line.
+def name_columns(names: list[str], tails: list[str], pad: int, room: int) -> int:
+    """The one width every name in the ranking is padded and cut to, so that the scores
+    after them line up: the longest name's (at least ``pad``), within the ``room`` a name
+    has before its score; and where a result follows a score (``won 95.0s``, ``gave up``),
+    narrower, down to :data:`TAIL_NAME_MIN`, for the longest result to stay on its line.
 
-    >>> ranked_name("ada", 12, 29), ranked_name("filler-with-long-name-0", 12, 17)
-    ('ada         ', 'filler-with-l…')
-    >>> ranked_name("filler-with-long-name-0", 12, 29)
-    'filler-with-long-name-0'
+    >>> name_columns(["Ivy Verylongname-Player", "Hank the Tank"], ["", ""], 12, 14)
+    14
+    >>> name_columns(["ada", "bob"], ["", ""], 12, 26), name_columns(["ada", "filler-with-long"], [], 12, 26)
+    (12, 16)
+    >>> name_columns(["filler-with-long-name-00", "eve"], ["gave up", "gave up"], 12, 14)
+    5
+    >>> name_columns(["filler-with-long-name-00", "eve"], ["won 101.5s", ""], 12, 14)  # under it
+    14
     """
-    room = max(1, columns - len(" 52"))
-    return padded(clipped(name, room), min(pad, room))
+    columns = min(max([pad, *map(width, names)]), room)
+    longest_tail = max(map(len, tails), default=0)
+    beside = room - len("  ") - longest_tail  # for a name, the longest result on its line
+    if longest_tail and beside >= TAIL_NAME_MIN:
+        columns = min(columns, beside)
+    return max(1, columns)
+
+
+def ranked_name(name: str, columns: int) -> str:
+    """A name in the ranking, padded and cut (with an ellipsis) to ``columns``
+    (:func:`name_columns`).
+
+    >>> ranked_name("ada", 6) + "|", ranked_name("filler-with-long-name-0", 14) + "|"
+    ('ada   |', 'filler-with-l…|')
+    """
+    return padded(clipped(name, columns), columns)
 
 
 class RankingPanel(Static):
@@ -397,17 +438,21 @@ class RankingPanel(Static):
         if state.summary is not None:
             times = {s.player_id: s.time_ms for s in state.summary.standings}
             gave_up = {s.player_id for s in state.summary.standings if s.gave_up}
-        for rank, racer in state.ranking():
+        ranking = state.ranking()
+        tails = []
+        for _rank, racer in ranking:
             time_ms = times.get(racer.player_id)
             # Where a winner has the time of the win, a racer who gave up says so.
             tail = "gave up" if racer.player_id in gave_up else ""
             if racer.won:
                 tail = f"won {time_ms / 1000:.1f}s" if time_ms is not None else "won"
-            place, pad = ("", 15) if state.daily is not None else (f"{rank}. ", 12)
-            room = self.columns - len(place)
-            if tail and room - len(f" 52  {tail}") >= TAIL_NAME_MIN:
-                room -= len(f"  {tail}")  # the name cut shorter: the tail stays on its line
-            line = f"{place}{ranked_name(racer.name, pad, room)} {racer.score:>2}"
+            tails.append(tail)
+        place_width, pad = (0, 15) if state.daily is not None else (len("1. "), 12)
+        room = self.columns - place_width - len(" 52")
+        names = name_columns([racer.name for _rank, racer in ranking], tails, pad, room)
+        for (rank, racer), tail in zip(ranking, tails, strict=True):
+            place = "" if state.daily is not None else f"{rank}. "
+            line = f"{place}{ranked_name(racer.name, names)} {racer.score:>2}"
             lines = split_to_fit(line, tail, self.columns, gap="  ") if tail else [line]
             text.append("\n".join(lines) + "\n", style="bold" if racer.player_id == state.me else "")
             if racer.rating is not None and racer.rating_change is not None:

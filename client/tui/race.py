@@ -91,8 +91,15 @@ _SIDE_PADDING: Final = 2
 
 #: Said at the start, in one line of an 80-column terminal.
 GO: Final = "go! type a move, or pick a card and its target on the board (arrows, enter)"
+#: Refusals that say the board moved on without this screen: another session of the
+#: player (a browser tab, another terminal) played on it. Said in plain words.
+OUT_OF_STEP_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "played_elsewhere"})
 #: Errors after which the client's idea of its board is out of date: fetch it again.
-RESYNC_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "unavailable", "internal_error"})
+RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"unavailable", "internal_error"}
+PLAYED_ELSEWHERE: Final = (
+    "✗ {move} not played: this race was played on elsewhere (another window or device). "
+    "The board is shown as it is now: play your move again."
+)
 #: The one-key commands: the action each runs (``COMMAND_WORDS``: the word that does the same).
 KEY_ACTIONS: Final = {
     "u": "undo",
@@ -250,12 +257,16 @@ class RaceScreen(Screen[None]):
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
+        resumed: str = "",
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
+        #: Why this race opened rather than the one asked for (``you are still racing in
+        #: …: resuming it``): said first on the opening status line ("": nothing to say).
+        self.resumed = resumed
         #: Say ready by itself once every seat of the (open) race is taken, once.
         self.ready_when_full = ready_when_full
         self._readied_when_full = False
@@ -495,7 +506,8 @@ class RaceScreen(Screen[None]):
             self.status.say(f"connection lost: {exc}", error=True)
             return
         self.redraw()
-        self.status.say(self._opening_note())
+        opening = self._opening_note()
+        self.status.say(f"{self.resumed}\n{opening}" if self.resumed else opening)
         await self._ready_if_full()
         async for event in self.client.events():
             if isinstance(event, Welcome):
@@ -684,6 +696,8 @@ class RaceScreen(Screen[None]):
                 self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
                 if exc.code in RESYNC_CODES:
                     await self._resync()
+                if exc.code in OUT_OF_STEP_CODES:
+                    self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
                 return
             except (ConnectionError, TimeoutError) as exc:
                 self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)
@@ -971,6 +985,7 @@ class RaceApp(App[None]):
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
         options: str = "",
+        resumed: str = "",
     ) -> None:
         super().__init__()
         self.client = client
@@ -978,6 +993,8 @@ class RaceApp(App[None]):
         self.daily = daily
         self.ready_when_full = ready_when_full
         self.join_command = join_command
+        #: Said first on the opening status line (:attr:`RaceScreen.resumed`).
+        self.resumed = resumed
         #: What the commands of the parting note need to reach the same server as the same
         #: player (``" --server URL --name NAME"``, or "").
         self.options = options
@@ -985,7 +1002,12 @@ class RaceApp(App[None]):
 
     def get_default_screen(self) -> RaceScreen:
         self._race_screen = RaceScreen(
-            self.client, self.race_id, self.daily, self.ready_when_full, join_command=self.join_command
+            self.client,
+            self.race_id,
+            self.daily,
+            self.ready_when_full,
+            join_command=self.join_command,
+            resumed=self.resumed,
         )
         return self._race_screen
 

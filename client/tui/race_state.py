@@ -180,6 +180,13 @@ class RaceState:
     ghosts: dict[str, GhostRacer] = field(default_factory=dict)
     #: How many people watch the race now (``spectators`` events tell changes).
     spectators: int = 0
+    #: When each racer's score became what it is, as a count of the score changes this
+    #: client saw: the results break a tie of scores by who reached it first (the server's
+    #: ``score_reached_ms``), and progress events carry no time, so the order this client
+    #: saw them in stands in for it. Scores seen together (the start, a race read whole)
+    #: share a count: their order is not known.
+    reached: dict[str, int] = field(default_factory=dict)
+    _changes: int = 0
 
     # ----- updates ------------------------------------------------------------------
 
@@ -194,6 +201,19 @@ class RaceState:
 
     def load(self, info: RaceInfo) -> None:
         """Take in a whole race (``get_race``)."""
+        before = {player_id: racer.score for player_id, racer in self.racers.items()}
+        self._load(info)
+        self._changes += 1
+        for player_id, racer in self.racers.items():
+            if player_id in before and before[player_id] != racer.score:
+                self.reached[player_id] = self._changes
+
+    def _score_changed(self, player_id: str, before: int, after: int) -> None:
+        if before != after:
+            self._changes += 1
+            self.reached[player_id] = self._changes
+
+    def _load(self, info: RaceInfo) -> None:
         self.game = info.game
         self.code = info.code
         self.seats = info.seats
@@ -231,7 +251,10 @@ class RaceState:
         return True
 
     def acked(self, ack: MoveAck) -> None:
+        before = self.racers[self.me].score if self.me in self.racers else None
         self.set_view(ack.view, ack.seq)
+        if before is not None and self.me is not None:
+            self._score_changed(self.me, before, self.racers[self.me].score)
         if ack.finished:
             self.i_finished = True
 
@@ -268,6 +291,7 @@ class RaceState:
             self.set_view(event.view, 0)
         elif isinstance(event, Progress):
             known = self.racers.get(event.player_id, Racer(event.player_id, event.player_id))
+            self._score_changed(event.player_id, known.score, event.score)
             self.racers[event.player_id] = replace(
                 known,
                 score=event.score,
@@ -409,9 +433,26 @@ class RaceState:
         return self.rematch is None or self.rematch.status in ("declined", "expired", "failed")
 
     def ranking(self) -> list[tuple[int, Racer]]:
-        """The seats as they stand: winners in the order they won, then by score
-        (equal scores share a rank); the final standings once the race ended, with each
-        racer's new rating and its change after a rated race."""
+        """The seats as they stand: winners in the order they won, then by score, an
+        equal score first for whoever reached it first as this client saw it (as the
+        results rank them; :attr:`reached`), and equal results sharing a rank; the final
+        standings once the race ended, with each racer's new rating and its change after
+        a rated race.
+
+        >>> state = RaceState(race_id="r1", me="p_g", status="running")
+        >>> state.racers = {p: Racer(p, n) for p, n in (("p_g", "gina"), ("p_i", "ivy"), ("p_h", "hal"))}
+        >>> [(rank, racer.name) for rank, racer in state.ranking()]  # all even at the start
+        [(1, 'gina'), (1, 'ivy'), (1, 'hal')]
+        >>> state.apply(Progress(race_id="r1", player_id="p_i", score=2, cards_left=50,
+        ...                      move_count=1, finished=False, won=False))
+        True
+        >>> from shared.protocol import MoveSummary
+        >>> view = BoardView(game="treize", piles={}, score=2, won=False, move_count=1)
+        >>> state.acked(MoveAck(race_id="r1", seq=1, view=view, result=MoveSummary(
+        ...     move="p1+p2", steps=[], score_delta=2, score=2, won=False)))
+        >>> [(rank, racer.name, racer.score) for rank, racer in state.ranking()]
+        [(1, 'ivy', 2), (2, 'gina', 2), (3, 'hal', 0)]
+        """
         if self.summary is not None:
             ranked = []
             for standing in self.summary.standings:
@@ -430,10 +471,10 @@ class RaceState:
                 ranked.append((standing.rank, racer))
             return ranked
 
-        def key(racer: Racer) -> tuple[int, int]:
+        def key(racer: Racer) -> tuple[int, int, int]:
             if racer.won and racer.player_id in self.winners:
-                return (0, self.winners.index(racer.player_id))
-            return (1, -racer.score)
+                return (0, self.winners.index(racer.player_id), 0)
+            return (1, -racer.score, self.reached.get(racer.player_id, 0))
 
         ordered = sorted(self.racers.values(), key=key)
         ranked = []

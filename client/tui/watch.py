@@ -9,7 +9,8 @@ race reaches its spectators late (a rated race): the clock then runs that far be
 too, with the boards. While the race counts down there is no board to draw (nobody sees
 the deal before the start): a line says the deal is shown when the race starts. Once the
 race ends the results show under the cards; a featured watch then moves on to the next
-race by itself (the server's unasked ``watching``).
+race by itself (the server's unasked ``watching``), keeping those results in view ("The
+last race's results") until the next race starts.
 
 The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
 events in a worker, as the race screen follows its race.
@@ -36,8 +37,12 @@ from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_fo
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace, standing_rating
 from client.wording import DEAL_AT_START, change_words, result_words, standing_words
-from shared.protocol import RaceEnded, RaceSummary, Spectators, Watching, Welcome
+from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, Watching, Welcome
 
+#: The title of the results a featured watch keeps once it moved on (the short one in a
+#: narrowed side panel).
+LAST_RESULTS: Final = "The last race's results"
+LAST_RESULTS_SHORT: Final = "Last race's results"
 #: Racers the number keys reach (1-8); tab reaches every one.
 NUMBER_KEYS = 8
 #: The side panel's width, how narrow it gets so that a board fits beside it in an
@@ -191,8 +196,10 @@ def card_text(
     return text
 
 
-def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING) -> Text:
-    """The results, best first, with each racer's new rating after a rated race and
+def results_text(
+    summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING, title: str = "Results"
+) -> Text:
+    """The results under ``title``, best first, with each racer's new rating after a rated race and
     whether they gave up (each on a line of its own, to keep to a narrow panel); in
     ``columns``. A long name is cut, as the race screen's ranking cuts it: shorter, down
     to :data:`TAIL_NAME_MIN` columns, for its result to stay on its line, else to the
@@ -214,7 +221,7 @@ def results_text(summary: RaceSummary, columns: int = SIDE_WIDTH - _SIDE_PADDING
     2. filler-with-l…
        0 cards home
     """
-    text = Text("Results\n", style="bold")
+    text = Text(f"{title}\n", style="bold")
     results = [result_words(summary.game, s.won, s.score, s.time_ms) for s in summary.standings]
     # Names padded alike, so that the results line up: to 12, or less for the results to fit.
     pad = max(0, min(12, columns - len("1.  ") - max(map(len, results), default=0)))
@@ -306,6 +313,9 @@ class WatchScreen(Screen[None]):
         self.shown_racer: str | None = None
         self.cards: dict[str, RacerCard] = {}
         self._side_width = SIDE_WIDTH
+        #: A featured watch that moved on: the results of the race before, kept in view
+        #: until the next race starts.
+        self.last_results: RaceSummary | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="watch-title")
@@ -389,9 +399,12 @@ class WatchScreen(Screen[None]):
         self._draw_focus()
         self._draw_cards(order)
         results = self.query_one("#watch-results", Static)
-        results.display = watched.summary is not None
+        results.display = watched.summary is not None or self.last_results is not None
         if watched.summary is not None:
             results.update(results_text(watched.summary, self.side_columns))
+        elif self.last_results is not None:
+            title = LAST_RESULTS if len(LAST_RESULTS) <= self.side_columns else LAST_RESULTS_SHORT
+            results.update(results_text(self.last_results, self.side_columns, title))
         self._tick()
         self.call_after_refresh(self._fit_side)
 
@@ -435,6 +448,11 @@ class WatchScreen(Screen[None]):
             before, results = self.watched.race_id, self.watched.summary
             if not self.watched.apply(event):
                 continue
+            if isinstance(event, Watching) and results is not None and self.watched.race_id != before:
+                self.last_results = results
+            started = self.watched.race is not None and not self.watched.deal_hidden
+            if isinstance(event, (Watching, RaceStarted)) and started:
+                self.last_results = None  # the next race started
             self.redraw()
             lines = self.watched.describe(event)
             if isinstance(event, Watching):

@@ -44,7 +44,7 @@ from server.errors import ArenaError
 from server.features.context import Caller, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
-from server.features.presence import Presence
+from server.features.presence import Presence, refuse_an_accounts_name
 from server.metrics import Metrics
 from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
@@ -161,6 +161,7 @@ class Accounts:
             raise ArenaError(ErrorCode.ALREADY_REGISTERED, ACCOUNTS_KEEP_THEIR_NAME)
         if message.name == identity.name:
             return Reply(Renamed(id=message.id, name=message.name))
+        await refuse_an_accounts_name(self.store.accounts, message.name)
         wait = await self.store.players.rename_tried(identity.player_id, RENAMES)
         if wait:
             raise ArenaError(ErrorCode.RATE_LIMITED, f"too many renames: try again in {_minutes(wait)}")

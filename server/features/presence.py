@@ -15,15 +15,31 @@ from server.features.node_watch import NodeWatch
 from server.features.quick_match import QuickMatchmaker
 from server.features.results import RaceResults
 from server.store import RaceStatus, Store
+from server.store.accounts import AccountStore
 from server.store.players import token_digest
 from server.timesource import TimeSource
 from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, RequestId, Welcome
+from shared.protocol.base import name_fold
+from shared.usernames import username_key
 
 log = logging.getLogger("arena.presence")
 
 #: The shape of every token the server hands out (``secrets.token_urlsafe(32)``).
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _ACTIVE = (RaceStatus.OPEN, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.ENDING)
+
+
+async def refuse_an_accounts_name(accounts: AccountStore, name: str) -> None:
+    """A guest may not go by an account's username, or by a name too like one (the
+    look-alikes ``register`` tells apart): ``username_taken`` says whose."""
+    username = await accounts.username_like(username_key(name))
+    if username is None:
+        return
+    like = "" if name_fold(name) == name_fold(username) else f" too like {username},"
+    raise ArenaError(
+        ErrorCode.USERNAME_TAKEN,
+        f"{name} is{like} an account's username: pick another name, or log in as {username}",
+    )
 
 
 class Presence:
@@ -73,6 +89,7 @@ class Presence:
                 # to the account from now on (for its account-wide bound of wrong passwords).
                 await self.store.accounts.resumed(identity.player_id, caller.address, self.time.now_ms())
         elif message.name is not None:
+            await refuse_an_accounts_name(self.store.accounts, message.name)
             if not self.admission.allow_new_player(caller.address):
                 raise ArenaError(
                     ErrorCode.RATE_LIMITED,

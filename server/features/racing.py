@@ -311,6 +311,7 @@ class Racing:
             "result": result,
             "view": view_of(game, legal, record.can_undo),
             "finished": record.won,
+            "resent": True,
         }
 
     async def _rejected(

@@ -76,6 +76,12 @@ class AccountStore:
         stored, bot = await self.redis.hmget(keys.player(player_id), ["password", "bot"])
         return (player_id, stored, bot == "1") if stored else None
 
+    async def username_like(self, skeleton: str) -> str | None:
+        """The username of the account whose skeleton is ``skeleton``, or None (also
+        while a register of it is under way)."""
+        player_id: str | None = await self.redis.get(keys.account(skeleton))
+        return await self.username(player_id) if player_id is not None else None
+
     async def username(self, player_id: str) -> str | None:
         name: str | None = await self.redis.hget(keys.player(player_id), "username")
         return name

@@ -11,6 +11,8 @@ import orjson
 from server.store import keys, scripts
 from server.store.once import OnceWrite, OnceWriter
 from server.store.records import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat
+from shared.protocol.base import name_fold, numbered_name
+from shared.protocol.lobby import SEATS_MAX
 
 log = logging.getLogger("arena.store")
 
@@ -116,10 +118,11 @@ class RaceStore:
 
     async def join(self, race_id: str, seat: Seat) -> tuple[Answer, RaceStatus | None]:
         """Seat the player; with the answer, the race's status as the join found it (None
-        when there is no such race): why a race that is not open refused the seat."""
+        when there is no such race): why a race that is not open refused the seat. A name
+        another seat of the race has already (in any case) is numbered: ``root (2)``."""
         reply, found = await self._join(
             keys=[keys.race_meta(race_id), keys.race_racers(race_id)],
-            args=[seat.player_id, _seat_json(seat)],
+            args=[seat.player_id, _seat_json(seat), *_seat_names(seat.name)],
         )
         answer, status = Answer(reply), RaceStatus(found) if found else None
         if answer is Answer.OK:
@@ -146,9 +149,10 @@ class RaceStore:
 
     async def rename_seat(self, race_id: str, player_id: str, name: str) -> Answer:
         """The racer's seat takes their new name (a guest renamed, or became an account),
-        unless the race is already ending or over."""
+        numbered as :meth:`join` seats it when another seat has it, unless the race is
+        already ending or over."""
         reply = await self._rename_seat(
-            keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, name]
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id, *_seat_names(name)]
         )
         return Answer(reply)
 
@@ -409,8 +413,20 @@ class RaceStore:
             await pipe.execute()
 
 
+def _seat_names(name: str) -> list[str]:
+    """The names a seat may take, the first free first (ARGV of the scripts that name one):
+    enough that one is free however many seats the race has."""
+    names = [name, *(numbered_name(name, number) for number in range(2, SEATS_MAX + 1))]
+    return [part for each in names for part in (each, name_fold(each))]
+
+
 def _seat_json(seat: Seat) -> str:
-    data: dict[str, Any] = {"name": seat.name, "ready": seat.ready, "joined_at": seat.joined_at}
+    data: dict[str, Any] = {
+        "name": seat.name,
+        "fold": name_fold(seat.name),
+        "ready": seat.ready,
+        "joined_at": seat.joined_at,
+    }
     if seat.bot:
         data["bot"] = True
     if seat.share_commitment:

@@ -31,20 +31,50 @@ class LuaScript:
         )
 
 
+#: Lua that names a seat (a table) for the race's seats (``HGETALL``'s flat list) but
+#: ``me``'s: the first of the names in ARGV from ``first`` on (name, fold, name, fold, ...)
+#: whose fold no other seat's has; the seat JSON. A seat written before folds were kept
+#: has its name lower-cased instead (ASCII only, the best Lua can do).
+_SEAT_NAME: Final = """
+local function named(seat, seats, me, first)
+  local taken = {}
+  for i = 1, #seats, 2 do
+    if seats[i] ~= me then
+      local other = cjson.decode(seats[i + 1])
+      taken[other['fold'] or string.lower(other['name'])] = true
+    end
+  end
+  seat['name'], seat['fold'] = ARGV[first], ARGV[first + 1]
+  for i = first, #ARGV - 1, 2 do
+    if not taken[ARGV[i + 1]] then
+      seat['name'], seat['fold'] = ARGV[i], ARGV[i + 1]
+      break
+    end
+  end
+  return cjson.encode(seat)
+end
+"""
+
+#: The ARGV of a seat's names: the player's name, then the same numbered (2, 3, ...),
+#: each with its fold; the seat takes the first no other seat of the race has.
+_SEAT_NAMES_ARGV: Final = "name, fold, numbered name, its fold, ...: the first whose fold is free"
+
 JOIN: Final = LuaScript(
     "join",
     keys=("meta", "racers"),
-    argv=("player id", "seat JSON"),
+    argv=("player id", "seat JSON", _SEAT_NAMES_ARGV),
     answers="{answer, the race's status ('' when not found)}: answer ok | already | not_found | "
-    "not_open | full",
-    source="""
+    "not_open | full. The seat is named apart from the others (compared by fold).",
+    source=_SEAT_NAME
+    + """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found', ''} end
 if status ~= 'open' then return {'not_open', status} end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'already', status} end
 local seats = tonumber(redis.call('HGET', KEYS[1], 'seats'))
 if redis.call('HLEN', KEYS[2]) >= seats then return {'full', status} end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+local seat = named(cjson.decode(ARGV[2]), redis.call('HGETALL', KEYS[2]), ARGV[1], 3)
+redis.call('HSET', KEYS[2], ARGV[1], seat)
 return {'ok', status}
 """,
 )
@@ -77,18 +107,18 @@ return 'all_ready'
 RENAME_SEAT: Final = LuaScript(
     "rename_seat",
     keys=("meta", "racers"),
-    argv=("player id", "the racer's new name"),
+    argv=("player id", _SEAT_NAMES_ARGV),
     answers="ok | not_found | not_a_racer | over (the race is ending, finished or cancelled: "
-    "its results keep the name it was raced under)",
-    source="""
+    "its results keep the name it was raced under). The seat is named apart from the others "
+    "(compared by fold): the plain new name when no other seat has it.",
+    source=_SEAT_NAME
+    + """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw then return 'not_a_racer' end
 if status ~= 'open' and status ~= 'countdown' and status ~= 'running' then return 'over' end
-local seat = cjson.decode(raw)
-seat['name'] = ARGV[2]
-redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(seat))
+redis.call('HSET', KEYS[2], ARGV[1], named(cjson.decode(raw), redis.call('HGETALL', KEYS[2]), ARGV[1], 2))
 return 'ok'
 """,
 )

@@ -49,6 +49,32 @@ def check_name(name: str) -> str:
 PlayerName = Annotated[str, AfterValidator(check_name)]
 
 
+def numbered_name(name: str, number: int) -> str:
+    """``name`` with a number that tells it apart from the same name on another seat of
+    a race, its end cut so that the whole still has at most :data:`NAME_MAX` characters.
+    No name a player can take has brackets, so a numbered one is never a player's own.
+
+    >>> numbered_name("root", 2)
+    'root (2)'
+    >>> numbered_name("Hank the Tank of Ankh Mo", 3)
+    'Hank the Tank of Ank (3)'
+    >>> numbered_name("Hank the Tank of an ox", 3)  # no space left before the number
+    'Hank the Tank of an (3)'
+    """
+    suffix = f" ({number})"
+    return name[: NAME_MAX - len(suffix)].rstrip(" ") + suffix
+
+
+def name_fold(name: str) -> str:
+    """What two seats of one race must not share: the name case-folded (NFC, as names
+    are kept).
+
+    >>> name_fold("Zo\u00cb") == name_fold("zo\u00eb"), name_fold("STRASSE") == name_fold("stra\u00dfe")
+    (True, True)
+    """
+    return unicodedata.normalize("NFC", name.casefold())
+
+
 class ErrorCode(StrEnum):
     """The fixed set of error codes an ``error`` message may carry."""
 

@@ -14,6 +14,8 @@ from shared.protocol.views import BoardView
 #: The shortest and longest race, in seconds.
 TIME_LIMIT_MIN = 1.0
 TIME_LIMIT_MAX = 24 * 3600.0
+#: The most seats a race has.
+SEATS_MAX = 8
 
 #: The SHA-256 (hex) of a racer's seed share, sent when joining (docs/deals.md).
 ShareCommitment = Annotated[str, Field(pattern=DIGEST_PATTERN)]
@@ -27,7 +29,7 @@ class CreateRace(Request):
     type: Literal["create_race"] = "create_race"
     id: RequestId
     game: GameName
-    seats: Annotated[int, Field(ge=2, le=8)] = 2
+    seats: Annotated[int, Field(ge=2, le=SEATS_MAX)] = 2
     time_limit: Annotated[float, Field(ge=TIME_LIMIT_MIN, le=TIME_LIMIT_MAX)] = 600.0
     #: Whether racers may ask for hints (``get_hint``): by default a casual race allows
     #: them and a rated one does not (a rated race never has them).

@@ -38,6 +38,9 @@ class MoveAck(Reply):
     result: MoveSummary
     view: BoardView
     finished: bool = False
+    #: The stored ack of the seq sent again: nothing was played now (the move had been
+    #: played under that seq before, by this request's earlier send or another session).
+    resent: bool = False
 
 
 class RaceStarted(Reply):

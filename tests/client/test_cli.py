@@ -543,7 +543,9 @@ async def test_a_profiles_latest_races_fit_80_columns_with_their_rating_change(
     assert max(len(line) for line in lines) <= 80  # a standard terminal's width
 
 
-async def test_refusals_are_the_servers_message_on_one_line(node: NodeProcess, tmp_path: Path) -> None:
+async def test_refusals_are_the_servers_message_on_one_line(
+    node: NodeProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     username = unique("bob")
     async with await ArenaClient.connect(node.url) as bob:
         await bob.hello(name="bob")
@@ -561,6 +563,22 @@ async def test_refusals_are_the_servers_message_on_one_line(node: NodeProcess, t
     )  # fmt: skip
     assert one_error_line(taken) == (
         f"solitaire-arena: {username.upper()!r} is taken, or too like a name that is: choose another"
+    )
+    # No new guest goes by an account's username: one named so, or after the user's login.
+    advice = "choose a guest name with --name NAME, or log in to that account (solitaire-arena login)"
+    named = run(
+        "register", "--username", unique("cy"), "--password-stdin", "--name", username.upper(),
+        "--server", node.url, config=fresh, stdin=PASSWORD + "\n",
+    )  # fmt: skip
+    assert one_error_line(named) == f"solitaire-arena: {username.upper()} is an account's username: {advice}"
+    monkeypatch.setenv("LOGNAME", username)
+    by_login = run(
+        "register", "--username", unique("cy"), "--password-stdin", "--server", node.url,
+        config=fresh, stdin=PASSWORD + "\n",
+    )  # fmt: skip
+    assert one_error_line(by_login) == (
+        f"solitaire-arena: {username} is an account's username (your login name, the guest played "
+        f"as without --name): {advice}"
     )
     short = run(
         "register", "--username", unique("cy"), "--password-stdin", "--server", node.url,

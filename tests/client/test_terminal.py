@@ -271,16 +271,21 @@ async def test_play_resumes_the_running_race_after_the_terminal_client_was_kille
         await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
         tmux("kill-session", "-t", SESSION)  # the terminal client is killed mid-race
 
-        # Any play comes back to the race (here a quick match, which would be refused).
-        start_command(tmp_path, f"play --name ada --server {node.url}")
+        # Any play comes back to the race (here a join of another race), and the screen
+        # that takes the terminal says so (what was printed before it cannot be seen).
+        start_command(tmp_path, f"play --join ZZZZ99 --name ada --server {node.url}")
         await screen_with(r"t1 +t2 +t3")
+        said = f"you are still racing in eight-off race {race.race_id} (running)"
+        said += ": resuming it, not joining ZZZZ99"
+        resuming = r"\s+".join(map(re.escape, said.split()))  # wrapped at 80 columns
+        await screen_with(resuming + r"\s+go! type a move")
         await screen_with(r"ada \(you\)[^\n]*\n[^\n]*\n[^\n]*score +\d+ +moves +1")
         type_line("undo")  # the next move goes on from where the killed client was
         undone = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
         assert undone.move_count == 0
         await quit_play()
         shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
-        assert f"you are still racing in eight-off race {race.race_id} (running): resuming it" in shown, shown
+        assert re.search(resuming, shown), shown  # printed before the screen, kept after it
         assert "Traceback" not in shown, shown
     finally:
         await bob.close()

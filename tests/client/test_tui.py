@@ -357,7 +357,12 @@ async def test_a_whole_race_played_in_the_tui(arena: ArenaServer, connect: Conne
         # The bot races meanwhile: its progress shows, then it gives up.
         await bot_racing
         await wait_until(pilot, lambda: screen.state.racers[bob.player_id or ""].finished)
-        assert screen.state.racers[bob.player_id or ""].move_count > 0
+        quitter = screen.state.racers[bob.player_id or ""]
+        assert quitter.move_count > 0
+        # The racers panel says how bob ended, as the results will.
+        assert f"  score {quitter.score:>2}  moves {quitter.move_count:>3}  gave up" in (
+            rendered(screen, "#racers").splitlines()
+        )
 
         def played(count: int) -> Callable[[], bool]:
             return lambda: screen.state.view is not None and screen.state.view.move_count == count
@@ -749,6 +754,34 @@ async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
         assert screen.move_input.value == ""
         assert "no legal move starts so" not in rendered(screen, "#hints")
         assert screen.state.seq == 1
+
+        # ada plays on in another session (a browser tab): this screen is not told. The
+        # same move typed here under the same seq is acked as a resend of that one: not
+        # shown as played, the board read again.
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        there = await elsewhere.move(race_id, "deal", seq=2)
+        await _type(pilot, "deal")
+        await wait_until(pilot, lambda: "elsewhere" in screen.status.last)
+        assert screen.status.last == (
+            "✗ deal not played: this race was played on elsewhere (another window or device). "
+            "The board is shown as it is now: play your move again."
+        )
+        assert screen.state.seq == 2 and screen.board.plain == board_text(there.view)
+        stored = await ada.board(race_id)
+        assert stored is not None and stored.seq == 2  # nothing of this screen's was played
+        # Another move typed under a seq played elsewhere: the same words, not the server's.
+        there = await elsewhere.move(race_id, "deal", seq=3)
+        await _type(pilot, "undo")
+        await wait_until(pilot, lambda: screen.status.last.startswith("✗ undo not played"))
+        assert screen.status.last == (
+            "✗ undo not played: this race was played on elsewhere (another window or device). "
+            "The board is shown as it is now: play your move again."
+        )
+        assert screen.state.seq == 3 and screen.board.plain == board_text(there.view)
+        await _type(pilot, "deal")
+        await wait_until(pilot, lambda: screen.state.seq == 4)
+        assert screen.status.last == "✓ deal"
 
 
 async def test_the_footer_shows_give_up_during_the_race_and_replay_after_it(
@@ -1427,13 +1460,27 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         await wait_until(pilot, lambda: screen.board.view is not None)  # at the start, if joined before
         assert screen.board.plain == OPENING
         assert set(screen.cards) == {ada.player_id, bob.player_id}
-        # When it ends the watch waits for the next race; the status line keeps who came first.
+        # When it ends the watch waits for the next race; the status line keeps who came
+        # first, and the side panel the results (ranks and results, as they were shown).
         await ada.finish(race_id)
         await bob.finish(race_id)
+        ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
         await wait_until(pilot, lambda: screen.watched.race is None)
         assert screen.status.last.startswith(f"race {race_id} over: ")
         assert screen.status.last.endswith("; featured: waiting for the next race to start")
         assert screen.board.view is None and not screen.cards
+        assert screen.query_one("#watch-results").display
+        first, second = ended.summary.standings
+        assert shown(screen, "#watch-results").splitlines() == [
+            "The last race's results",
+            f"{first.rank}. {first.name}          0 cards home",
+            "   gave up",
+            f"{second.rank}. {second.name}          0 cards home",
+            "   gave up",
+        ]
+        # Until the next race starts.
+        _ada, _bob, next_id = await _race(arena, connect)
+        await wait_until(pilot, lambda: screen.watched.race_id == next_id and screen.board.view is not None)
         assert not screen.query_one("#watch-results").display
 
 
@@ -1565,12 +1612,24 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         ranking = rendered(screen, "#ranking")
         assert lines_of(ranking)[0] == "Ranking" and "1. ada" in ranking and "1. bob" in ranking
         await until_shown(pilot, app, ranking)
+        # Over them the race panel, each line whole (the hint key in words that fit).
+        info = rendered(screen, "#race-info")
+        assert lines_of(info)[1:] == NARROW_RACE_INFO[game_name]
+        await until_shown(pilot, app, info)
 
         await _both_finish(pilot, screen, bob, race_id)
         results = rendered(screen, "#ranking")
         assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
+
+
+#: The race panel's lines under the first at 80x24 (narrowed beside a wide board).
+NARROW_RACE_INFO: dict[GameName, list[str]] = {
+    "eight-off": ["Casual, h for hints"],
+    "eagle-wing": ["Casual, h for hints"],
+    "treize": ["Casual: no ratings change", "hints on: h shows one"],
+}
 
 
 async def all_ready(
@@ -1592,23 +1651,54 @@ async def all_ready(
 async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_sight(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    names = ["ada", "bob", "cyd", "dee", "eve"]
+    names = ["ada", "bob", "cyd", "Hank the Tank", "Ivy Verylongname-Player"]
     racers, race = await all_ready(arena, connect, names, seats=len(names))
     app = RaceApp(racers[-1], race.race_id)  # the last seat: the first a cut would drop
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None)
         # The racers panel gives up its score lines (and its last racers) for the ranking.
+        # Every name is cut to one width there, so that the scores line up.
         ranking = rendered(screen, "#ranking")
-        assert all(f"1. {name}" in ranking for name in names)
+        assert lines_of(ranking) == [
+            "Ranking",
+            "1. ada             0",
+            "1. bob             0",
+            "1. cyd             0",
+            "1. Hank the Tank   0",
+            "1. Ivy Verylongn…  0",
+        ]
         await until_shown(pilot, app, ranking)
-        assert any("eve (you)" in line for line in screen_lines(app))
+        # The player's own row keeps to one line, the long name cut.
+        await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "Ivy Verylongn… (you)")
+        await until_shown(pilot, app, rendered(screen, "#racers"))
+        # bob takes a card home, then ada: an equal score ranks first whoever reached it
+        # first, live as in the results.
+        ada, bob = racers[0], racers[1]
+        for mover in (bob, ada):
+            for move in foundation_moves(1):
+                await mover.move(race.race_id, move)
+            await wait_until(pilot, lambda mover=mover: screen.state.racers[mover.player_id or ""].score == 1)
+        assert lines_of(rendered(screen, "#ranking"))[1:] == [
+            "1. bob             1",
+            "2. ada             1",
+            "3. cyd             0",
+            "3. Hank the Tank   0",
+            "3. Ivy Verylongn…  0",
+        ]
         await pilot.press("ctrl+g", "ctrl+g")
         for client in racers[:-1]:
             await client.finish(race.race_id)
         await wait_until(pilot, lambda: screen.state.summary is not None)
         results = rendered(screen, "#ranking")
-        assert lines_of(results)[0] == "Results" and all(f". {name}" in results for name in names)
+        # Then a tie (the others gave up with nothing home), listed in player id order:
+        # names cut alike for every result to stay on its line.
+        assert lines_of(results)[:3] == ["Results", "1. bob    1  gave up", "2. ada    1  gave up"]
+        assert sorted(lines_of(results)[3:]) == [
+            "3. Hank…  0  gave up",
+            "3. Ivy …  0  gave up",
+            "3. cyd    0  gave up",
+        ]
         await until_shown(pilot, app, results)
 
 

@@ -207,14 +207,15 @@ async def test_resume_after_disconnect_with_the_token(arena: ArenaServer, connec
 
 async def test_quick_match_pairs_two_waiting_players(arena: ArenaServer, connect: Connect) -> None:
     ada, bob = await connect(arena.url), await connect(arena.url, binary=False)
-    await ada.hello(name="ada")
-    await bob.hello(name="bob")
+    await ada.hello(name="root")  # two guests named after their logins (the CLI's default)
+    await bob.hello(name="root")
     assert (await ada.quick_match("treize")).game == "treize"
     await bob.quick_match("treize")
     found_ada = await ada.wait_for(MatchFound)
     found_bob = await bob.wait_for(MatchFound)
     assert found_ada.race.race_id == found_bob.race.race_id
     assert {r.player_id for r in found_ada.race.racers} == {ada.player_id, bob.player_id}
+    assert sorted(r.name for r in found_ada.race.racers) == ["root", "root (2)"]
     assert found_ada.race.game == "treize" and found_ada.race.commitment
     started = await ada.wait_for(RaceStarted)
     await bob.wait_for(RaceStarted)
@@ -287,6 +288,32 @@ async def test_a_joiner_or_leaver_never_gets_the_race_update_of_its_own_move(are
     first = await bob.event("race_update")
     assert [(r["name"], r["ready"]) for r in first["race"]["racers"]] == [("ada", True), ("bob", False)]
     assert [e for e in bob.events if e["type"] == "race_update"] == []
+
+
+async def test_racers_of_one_name_are_told_apart_by_a_number_in_the_race_and_its_results(
+    arena: ArenaServer,
+) -> None:
+    """Names compare in any case; of two joins at once, only one can take the bare name
+    (each seat is named in the script that writes it); the players keep their own names."""
+    root, first, second = await racers(arena.url, "root", "ROOT", "ROOT")
+    race = (await root.request({"type": "create_race", "game": "treize", "seats": 3}))["race"]
+    race_id = race["race_id"]
+    joins = [racer.request({"type": "join_race", "code": race["code"]}) for racer in (first, second)]
+    assert [reply["type"] for reply in await asyncio.gather(*joins)] == ["race", "race"]
+    update = await root.event("race_update")
+    while len(update["race"]["racers"]) < 3:
+        update = await root.event("race_update")
+    names = [r["name"] for r in update["race"]["racers"]]
+    assert names[0] == "root" and sorted(names[1:]) == ["ROOT (2)", "ROOT (3)"]
+    for racer in (root, first, second):
+        assert (await racer.request({"type": "ready", "race_id": race_id}))["type"] == "ok"
+    await root.event("race_started")
+    for racer in (root, first, second):
+        assert (await racer.request({"type": "finish", "race_id": race_id}))["type"] == "ok"
+    ended = await first.event("race_ended")
+    assert sorted(s["name"] for s in ended["summary"]["standings"]) == ["ROOT (2)", "ROOT (3)", "root"]
+    profile = await first.request({"type": "get_profile"})
+    assert profile["profile"]["name"] == "ROOT"
 
 
 async def test_a_full_race_turns_away_the_next_racer(arena: ArenaServer, connect: Connect) -> None:

@@ -25,6 +25,12 @@ async def next_frame(ws: ClientConnection, kind: str, first_racer: str | None = 
             return frame
 
 
+async def seated_as(ws: ClientConnection, names: list[str]) -> None:
+    """Wait for the ``race_update`` that seats the racers under ``names``."""
+    while [r["name"] for r in (await next_frame(ws, "race_update"))["race"]["racers"]] != names:
+        pass
+
+
 async def test_a_renamed_guest_is_seated_under_the_new_name_and_resumes_with_it(arena: ArenaServer) -> None:
     ada, welcome = await guest(arena.url, "ada")
     bob, _ = await guest(arena.url, "bob")
@@ -37,6 +43,13 @@ async def test_a_renamed_guest_is_seated_under_the_new_name_and_resumes_with_it(
     assert [r["name"] for r in update["race"]["racers"]] == ["Zo\u00eb L", "bob"]
     info = await ask(bob, {"type": "get_race", "id": 2, "race_id": race_id})
     assert [r["name"] for r in info["race"]["racers"]] == ["Zo\u00eb L", "bob"]
+    # A seat renamed onto another racer's name (in any case) is numbered there; bob's own
+    # name is the one he chose, and a name no other seat has goes back to plain.
+    reply = await ask(bob, {"type": "rename", "id": 3, "name": "ZO\u00cb L"})
+    assert reply == {"type": "renamed", "id": 3, "name": "ZO\u00cb L"}
+    await seated_as(ada, ["Zo\u00eb L", "ZO\u00cb L (2)"])
+    assert (await ask(bob, {"type": "rename", "id": 4, "name": "bob two"}))["type"] == "renamed"
+    await seated_as(ada, ["Zo\u00eb L", "bob two"])
     # This session goes by it from now on (a race created next), and so does a resumed one.
     again = await ask(ada, {"type": "create_race", "id": 3, "game": "eight-off"})
     assert [r["name"] for r in again["race"]["racers"]] == ["Zo\u00eb L"]
@@ -66,7 +79,9 @@ async def test_a_finished_race_keeps_the_name_it_was_raced_under(arena: ArenaSer
         await ws.close()
 
 
-async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(arena: ArenaServer) -> None:
+async def test_renames_are_refused_to_accounts_bad_names_accounts_names_and_past_ten_an_hour(
+    arena: ArenaServer,
+) -> None:
     ws, _ = await guest(arena.url, "cy")
     bad = await ask(ws, {"type": "rename", "id": 1, "name": " cy"})
     assert bad["type"] == "error" and bad["code"] == "invalid_message"
@@ -82,8 +97,31 @@ async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(ar
         "code": "rate_limited",
         "message": "too many renames: try again in 60 minutes",
     }
+    early, before = await guest(arena.url, "Cy_Account")  # a guest of that name before the account
     register = await ask(ws, {"type": "register", "id": 21, "username": "cy_account", "password": PASSWORD})
     assert register["type"] == "account"
+    # From now on a guest may not take the username (in any case), nor a name too like it.
+    new = await connected(arena.url)
+    hello = await ask(new, {"type": "hello", "id": "h", "name": "CY_ACCOUNT"})
+    assert hello == {
+        "type": "error",
+        "id": "h",
+        "code": "username_taken",
+        "message": "CY_ACCOUNT is an account's username: pick another name, or log in as cy_account",
+    }
+    assert (await ask(new, {"type": "hello", "id": "h2", "name": "dee"}))["type"] == "welcome"
+    alike = await ask(new, {"type": "rename", "id": "r", "name": "cy_acc0unt"})
+    assert alike == {
+        "type": "error",
+        "id": "r",
+        "code": "username_taken",
+        "message": "cy_acc0unt is too like cy_account, an account's username: pick another name, "
+        "or log in as cy_account",
+    }
+    # A guest who had the name before keeps it.
+    again = await connected(arena.url)
+    resumed = await ask(again, {"type": "hello", "id": "t", "token": before["token"]})
+    assert resumed["name"] == "Cy_Account"
     account = await ask(ws, {"type": "rename", "id": 22, "name": "someone else"})
     assert account == {
         "type": "error",
@@ -91,7 +129,8 @@ async def test_renames_are_refused_to_accounts_bad_names_and_past_ten_an_hour(ar
         "code": "already_registered",
         "message": "an account goes by its username",
     }
-    await ws.close()
+    for conn in (ws, early, new, again):
+        await conn.close()
 
 
 async def test_the_guests_other_sessions_are_told_the_new_name_and_go_by_it(arena: ArenaServer) -> None:

@@ -144,11 +144,25 @@ async def test_enter_in_the_lobbys_name_field_takes_the_name_and_in_the_seats_fi
     browser: Browser, arena: ArenaServer
 ) -> None:
     """The name field's Enter starts the guest under the name (checked first) and stays in
-    the lobby; the seats field's Enter does what Create race does."""
+    the lobby; the seats field's Enter does what Create race does. An account's username
+    is refused with the server's reason, and a saved one is forgotten, not tried again."""
     errors: list[str] = []
+    iris = await account(arena.url, "iris")
     page = await open_page(browser, arena.url, errors)
+    await page.evaluate("localStorage.setItem('solitaire-arena.name', 'Iris')")  # an earlier visit's
     sent = await recording(page)
-    await expect(page.locator("#no-open-races")).to_be_visible()
+    await expect(page.locator("#no-open-races")).to_be_visible()  # read as a visitor
+    await expect(page.locator("#name")).to_have_value("")
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.name')") is None
+    await page.fill("#name", "IRIS")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#app p.error")).to_have_text(
+        "IRIS is an account's username: pick another name, or log in as iris"
+    )
+    await expect(page.locator("#who")).to_have_text("")
+    assert await page.evaluate("localStorage.getItem('solitaire-arena.name')") is None
+    await iris.close()
+    await page.fill("#name", "")
     mark = len(sent)
     await page.press("#name", "Enter")
     await refused_here(page, "name", "Choose a name first.")

@@ -281,7 +281,17 @@ async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_re
     await page.click("#hint")
     await expect(page.locator("#status")).to_have_text(re.compile(r"^Hint: \S+"))
     assert await shown(page) == after(line[:3])
-    assert [(f["seq"], f["move"]) for f in sent if f["type"] == "move"] == [(1, line[1]), (2, line[1])]
+    # The same move played elsewhere first: the server acks the page's as resent, and the
+    # page says it was played elsewhere rather than taking it for its own.
+    await elsewhere.move(race_id, line[3], seq=4)
+    await click_move(page, line[3])
+    await expect(page.locator("#refusal")).to_have_text(re.compile("^This race was played on elsewhere"))
+    assert await shown(page) == after(line[:4])
+    assert [(f["seq"], f["move"]) for f in sent if f["type"] == "move"] == [
+        (1, line[1]),
+        (2, line[1]),
+        (4, line[3]),
+    ]
     await elsewhere.close()
     assert errors == []
 

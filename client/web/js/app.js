@@ -69,8 +69,12 @@ async function signIn() {
       return await arena.start(saved);
     } catch (failure) {
       if (failure.code === "bad_token") return null;
-      // A saved name the server refuses (saved by an older page): forgotten, not retried.
-      if (failure.code === "invalid_message" && !token) { localStorage.removeItem(NAME_KEY); return null; }
+      // A saved name the server refuses (saved by an older page, or an account's username
+      // since): forgotten, not retried.
+      if ((failure.code === "invalid_message" && !token) || failure.code === "username_taken") {
+        localStorage.removeItem(NAME_KEY);
+        return null;
+      }
       throw failure;
     }
   }
@@ -336,6 +340,9 @@ function lobbyPage() {
 // the race again (see racePage's resync). Those about the seq are said in plain words.
 const OUT_OF_STEP = new Set(["stale_seq", "seq_conflict", "future_seq"]);
 const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
+// Refusals after which the move may have gone in all the same: sent again under its seq,
+// the ack that comes back (marked resent) is this page's own move.
+const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"]);
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
 
 // What a racer's answer to a rematch offer reads as.
@@ -414,6 +421,7 @@ function racePage(raceId, arrived = null) {
   let seq = 0;
   let offset = 0;
   let sending = Promise.resolve();
+  let unacked = null; // "seq move" of the last move sent whose ack never came
   let hinting = false; // a hint is shown: its words in the status line (until another move is tried), its outline on the board
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
@@ -585,7 +593,17 @@ function racePage(raceId, arrived = null) {
       // until the board changes), so a refusal never sits beside a stale "Hint: …".
       if (hinting && race) status.textContent = statusNow(race);
       try {
+        const sent = `${seq + 1} ${move}`;
+        const retried = unacked === sent;
+        unacked = sent;
         const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
+        unacked = null;
+        if (ack.resent && !retried) { // that seq already held this move, played on another tab or device
+          await resync();
+          error.textContent = PLAYED_ELSEWHERE;
+          board.draw();
+          return;
+        }
         seq = ack.seq;
         const me = mine();
         if (me) Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
@@ -594,6 +612,7 @@ function racePage(raceId, arrived = null) {
         hinting = false;
         if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
       } catch (failure) {
+        if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
         showError(error, failure);
         error.textContent = cardsInWords(error.textContent);
         if (RESYNC.has(failure.code)) await resync();
