@@ -52,6 +52,7 @@ from client.errors import (
     BadLoginError,
     BadTokenError,
     DailyAttemptedError,
+    DailyNotAttemptedError,
     QueueLeftError,
     RaceNotFoundError,
     RaceNotOverError,
@@ -495,8 +496,8 @@ def run(args: argparse.Namespace) -> int:
         return 130
     except CommandError as exc:
         return fail(str(exc))
-    except ArenaError as exc:
-        return fail(f"{exc.code}: {exc.message}")
+    except ArenaError as exc:  # the server's words; its code is for programs
+        return fail(exc.message)
     except ValidationError as exc:  # a value the protocol cannot carry, refused before sending
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
@@ -1276,7 +1277,7 @@ async def register(args: argparse.Namespace) -> int:
     try:
         check_username(username)  # the server's own rule, before the password is asked for
     except ValueError as exc:
-        raise CommandError(f"bad_username: {exc}") from None
+        raise CommandError(str(exc)) from None
     password = _ask_password(args, new=True)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
@@ -1382,7 +1383,7 @@ async def _check_old_password(
         await checker.login(saved.name, old)
         await checker.logout()
     except BadLoginError:
-        raise CommandError("bad_login: the old password is wrong") from None  # as the server says it
+        raise CommandError("the old password is wrong") from None  # as the server says it
     finally:
         await checker.close()
 
@@ -1727,14 +1728,16 @@ async def _play_daily(args: argparse.Namespace) -> int:
         # Started before the screen opens: a refusal (daily_attempted, ...) is one line.
         try:
             started = await client.start_daily(args.game, practice=args.practice)
-        except DailyAttemptedError as exc:
+        except DailyAttemptedError:
             # The server's text speaks of practising: say which option does it.
             raise CommandError(
-                f"{exc.code}: you have had today's {args.game} attempt: solitaire-arena daily "
+                f"you have had today's {args.game} attempt: solitaire-arena daily "
                 f"{args.game} --practice plays it again (unscored), or come back tomorrow"
             ) from None
+        except DailyNotAttemptedError as exc:  # practice before the scored attempt is over
+            raise CommandError(f"{exc.message}; your attempt: solitaire-arena daily {args.game}") from None
         except AlreadyRacingError as exc:
-            raise CommandError(f"{exc.code}: {exc.message} (solitaire-arena play resumes it)") from None
+            raise CommandError(f"{exc.message} (solitaire-arena play resumes it)") from None
         note = ""
         if started.resumed:
             race = started.race

@@ -180,6 +180,10 @@ class ArenaClient:
         #: Seed shares being revealed in the background (a quick match's countdown).
         self._reveals: set[asyncio.Task[None]] = set()
         self.stray_errors: list[Error] = []
+        #: Called with each event as it arrives, before it is queued for :meth:`events`
+        #: (whoever reads the queue may skip it): from the connection's reader, so it must
+        #: not block; a request it makes is sent from a task it starts.
+        self.on_event: Callable[[ServerMessage], None] | None = None
         #: How many times the connection was resumed.
         self.resumes = 0
         self._options = options or {}
@@ -249,6 +253,8 @@ class ArenaClient:
                         self.name = message.name
                     if isinstance(message, QuickMatchLeft):
                         self._left_queue(message)
+                    if self.on_event is not None:
+                        self.on_event(message)
                     await self._events.put(message)
         except ConnectionClosed:
             pass

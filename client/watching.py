@@ -27,6 +27,7 @@ from shared.protocol import (
     ServerMessage,
     SpectatorBoard,
     Spectators,
+    Standing,
     Watching,
     WatchMove,
 )
@@ -96,6 +97,10 @@ class WatchedRace:
         racer = self._racer(player_id)
         return racer.name if racer is not None else player_id
 
+    def is_bot(self, player_id: str) -> bool:
+        racer = self._racer(player_id)
+        return racer is not None and racer.bot
+
     def apply(self, event: ServerMessage) -> bool:
         """Take one event in; True when it changed what is shown."""
         if isinstance(event, Watching):
@@ -138,7 +143,7 @@ class WatchedRace:
                 return True
             case RaceEnded():
                 self.summary = event.summary
-                self.race = self.race.model_copy(update={"status": "finished"})
+                self.race = self.race.model_copy(update={"status": "finished", "racers": self._rerated()})
                 return True
             case RaceCancelled():
                 self.cancelled = True
@@ -149,6 +154,19 @@ class WatchedRace:
             case RacerRenamed():
                 return self._renamed(event.player_id, event.name)
         return False
+
+    def _rerated(self) -> list[RacerInfo]:
+        """The racers with the new ratings the results give them (after a rated race)."""
+        assert self.race is not None and self.summary is not None
+        new = {s.player_id: s for s in self.summary.standings if s.rating is not None}
+        racers = []
+        for racer in self.race.racers:
+            if (standing := new.get(racer.player_id)) is not None:
+                racer = racer.model_copy(
+                    update={"rating": standing.rating, "provisional": standing.provisional}
+                )
+            racers.append(racer)
+        return racers
 
     def _renamed(self, player_id: str, name: str) -> bool:
         assert self.race is not None
@@ -192,6 +210,10 @@ class WatchedRace:
         >>> watched = WatchedRace(Watching(id=1, race=race))
         >>> watched.describe(Watching(id=1, race=race))
         ['watching race r1: treize, casual, running; ada 1612; 0 spectators']
+        >>> bot = RacerInfo(player_id="p_b", name="bot-search-1", bot=True, rating=1500, provisional=True)
+        >>> with_bot = race.model_copy(update={"racers": [*race.racers, bot]})
+        >>> WatchedRace(Watching(id=1, race=with_bot)).describe(Watching(id=1, race=with_bot))[0]
+        'watching race r1: treize, casual, running; ada 1612, bot-search-1 [bot] 1500?; 0 spectators'
         >>> view = BoardView(game="treize", piles={}, score=9, won=False, move_count=5)
         >>> board = SpectatorBoard(player_id="p_a", seq=5, view=view, last_move="p28")
         >>> WatchedRace(Watching(id=1, race=race, boards=[board])).describe(Watching(id=1, race=race))[1:]
@@ -209,7 +231,7 @@ class WatchedRace:
                 if race is None:
                     return ["featured: nobody is racing now; the next race to start shows here"]
                 racers = ", ".join(
-                    f"{r.name} {self.rating(r.player_id)}".rstrip() + (" [bot]" if r.bot else "")
+                    f"{r.name}{' [bot]' if r.bot else ''} {self.rating(r.player_id)}".rstrip()
                     for r in race.racers
                 )
                 kind = "rated" if race.rated else "casual"
@@ -248,29 +270,29 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
     >>> summary = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1,
     ...     commitment="c", standings=[
     ...     Standing(rank=1, player_id="p_a", name="ada", won=True, score=52, move_count=80,
-    ...              time_ms=95012, rating=1662, rating_change=12),
+    ...              time_ms=95012, rating=1662, rating_change=12, provisional=True),
     ...     Standing(rank=2, player_id="p_b", name="bob", won=False, score=1, move_count=3),
     ...     Standing(rank=3, player_id="p_c", name="cyd", won=False, score=0, move_count=0,
     ...              gave_up=True)])
     >>> print("\\n".join(ranking_lines(summary)))
-      1. ada  won in 95.0 s, 80 moves, rating 1662 +12
+      1. ada  won in 95.0 s, 80 moves, rating 1662? +12
       2. bob  1 card removed, 3 moves
       3. cyd  gave up with 0 cards removed, 0 moves
 
     A line that would pass 80 columns has its rating on the next:
 
     >>> long = summary.standings[2].model_copy(update={"name": "x" * 24, "score": 51, "move_count": 400,
-    ...                                                "rating": 1500, "rating_change": -12})
+    ...                                                "rating": 1488, "rating_change": -12})
     >>> print("\\n".join(ranking_lines(summary.model_copy(update={"standings": [long]}))))
       3. xxxxxxxxxxxxxxxxxxxxxxxx  gave up with 51 cards removed, 400 moves,
-         rating 1500 -12
+         rating 1488 -12
 
     Names are counted in terminal columns (two a letter in Chinese), cut past 24:
 
     >>> wide = [summary.standings[0].model_copy(update={"name": "李小龍"}),
     ...         summary.standings[1].model_copy(update={"name": "李小龍" * 8})]
     >>> print("\\n".join(ranking_lines(summary.model_copy(update={"standings": wide}))))
-      1. 李小龍                   won in 95.0 s, 80 moves, rating 1662 +12
+      1. 李小龍                   won in 95.0 s, 80 moves, rating 1662? +12
       2. 李小龍李小龍李小龍李小…  1 card removed, 3 moves
     """
     names = [clipped(s.name, NAME_MAX) for s in summary.standings]
@@ -281,7 +303,7 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
         moves = f"{standing.move_count} move{'' if standing.move_count == 1 else 's'}"
         line = f"{standing.rank:>3}. {padded(name, columns)}  {result}, {moves}"
         if standing.rating is not None and standing.rating_change is not None:
-            rating = f"rating {standing.rating} {change_words(standing.rating_change)}"
+            rating = f"rating {standing_rating(standing)} {change_words(standing.rating_change)}"
             if width(line) + len(", ") + len(rating) <= WIDTH:
                 line += f", {rating}"
             else:
@@ -289,3 +311,9 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
                 line = f"{'':5}{rating}"
         lines.append(line)
     return lines
+
+
+def standing_rating(standing: Standing) -> str:
+    """A racer's rating after a rated race as the results show it: ``1662``, or ``1662?``
+    while still provisional."""
+    return f"{standing.rating}{'?' if standing.provisional else ''}"

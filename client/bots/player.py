@@ -13,6 +13,8 @@ or after ``max_moves`` moves, and it waits for the race's end before the next on
 After a race against a person, a bot gives them :data:`REMATCH_WINDOW` seconds to offer a
 rematch before it queues again: it accepts while it has races left to play, and after its
 last race (``wind_down``) it declines, so nobody waits out an offer to a bot that left.
+An offer that comes after the window, the bot declines at once (while it is connected):
+it has moved on.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections import deque
 from collections.abc import Callable
 from typing import Final
 
@@ -49,6 +52,7 @@ from shared.protocol import (
     RaceSummary,
     RematchStarted,
     RematchUpdate,
+    ServerMessage,
     Welcome,
 )
 from shared.strategies.strategy import Strategy
@@ -69,6 +73,8 @@ _OVER: Final = (RaceOverError, RacerFinishedError)
 MAX_RESYNCS: Final = 3
 #: Seconds a bot waits, after a race against a person, for that person's rematch offer.
 REMATCH_WINDOW: Final = 8.0
+#: How many past races a late rematch offer is declined for (the latest ones).
+LAPSED_KEPT: Final = 4
 
 
 def bot_name(strategy: str, number: int) -> str:
@@ -112,6 +118,10 @@ class Bot:
         self._rng = rng if rng is not None else random.Random()
         #: The last race, while a rematch of it may still be offered (a person raced in it).
         self._rematchable: RaceSummary | None = None
+        #: The latest races whose window lapsed: an offer of their rematch is declined at once.
+        self._lapsed: deque[str] = deque(maxlen=LAPSED_KEPT)
+        self._declines: set[asyncio.Task[None]] = set()
+        client.on_event = self._decline_late_offer
 
     async def hello(self) -> Welcome:
         """Open the session: the bot's only ``hello`` (a new guest, marked as a bot)."""
@@ -177,17 +187,38 @@ class Bot:
         """Answer the rematch of the last race if its person offers one within the window;
         the new race when it starts with this bot in it."""
         last, self._rematchable = self._rematchable, None
-        if last is None or self.rematch_window <= 0:
+        if last is None:
             return None
         race_id = last.race_id
+        if self.rematch_window <= 0:
+            self._lapsed.append(race_id)
+            return None
         try:
             await self.client.wait_for(RematchUpdate, lambda e: _offered(e, race_id), self.rematch_window)
             answered = await self.client.answer_rematch(race_id, accept)
-        except (TimeoutError, RematchNotOpenError):
+        except TimeoutError:
+            self._lapsed.append(race_id)
+            return None
+        except RematchNotOpenError:
             return None
         if not accept or answered.status in ("declined", "expired", "failed"):
             return None
         return await self._rematch_race(race_id)
+
+    def _decline_late_offer(self, event: ServerMessage) -> None:
+        """An offer of a rematch whose window lapsed: declined now, not left to expire."""
+        if not isinstance(event, RematchUpdate) or event.rematch.status != "open":
+            return
+        race_id = event.rematch.race_id
+        if race_id in self._lapsed:
+            self._lapsed.remove(race_id)
+            task = asyncio.get_running_loop().create_task(self._decline(race_id))
+            self._declines.add(task)
+            task.add_done_callback(self._declines.discard)
+
+    async def _decline(self, race_id: str) -> None:
+        with contextlib.suppress(ArenaError, ConnectionError):
+            await self.client.answer_rematch(race_id, False)
 
     async def _rematch_race(self, race_id: str) -> RaceInfo | None:
         """The rematch of ``race_id`` once it starts; None if it will not."""

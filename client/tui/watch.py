@@ -1,16 +1,16 @@
 """The watch screen: a race as a spectator sees it, every racer's board live.
 
 One racer's board is drawn large (the focused racer); every other racer has a compact
-card beside it: name, rating, score, cards left, last move, and whether they finished or
-won. Tab (or shift+tab) and the keys 1-8 switch the large board between racers; ``q``
-quits. The title says which race, whether it is rated, ``featured`` when the screen
-follows the featured race, and ``delayed 30 s`` when the race reaches its spectators
-late (a rated race): the clock then runs that far behind too, with the boards. While
-the race counts down there is no board to draw (nobody sees the deal before the start):
-a line says the deal is shown when the race starts. Once the race ends the results show
-under the cards; a featured watch then moves on to the next race by itself (the
-server's unasked ``watching``), keeping those results in view ("The last race's results")
-until the next race starts.
+card beside it: name (a bot's marked ``[bot]``), rating, score, cards left, last move,
+and whether they finished or won. Tab (or shift+tab) and the keys 1-8 switch the large
+board between racers; ``q`` quits. The title says which race, whether it is rated,
+``featured`` when the screen follows the featured race, and ``delayed 30 s`` when the
+race reaches its spectators late (a rated race): the clock then runs that far behind
+too, with the boards. While the race counts down there is no board to draw (nobody sees
+the deal before the start): a line says the deal is shown when the race starts. Once the
+race ends the results show under the cards; a featured watch then moves on to the next
+race by itself (the server's unasked ``watching``), keeping those results in view ("The
+last race's results") until the next race starts.
 
 The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
 events in a worker, as the race screen follows its race.
@@ -35,7 +35,7 @@ from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
-from client.watching import CARDS, WatchedRace
+from client.watching import CARDS, WatchedRace, standing_rating
 from client.wording import DEAL_AT_START, change_words, result_words, standing_words
 from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, Watching, Welcome
 
@@ -108,13 +108,32 @@ def _state_of(watched: WatchedRace, player_id: str) -> str:
 
 #: The most columns a racer's name takes over the large board (a longer one is cut).
 FOCUS_NAME_COLUMNS: Final = 24
+#: After a bot's name, as the race screen marks it.
+BOT_MARK: Final = " [bot]"
+
+
+def shown_name(watched: WatchedRace, player_id: str, columns: int) -> str:
+    """A racer's name in at most ``columns`` terminal columns (cut where longer), a bot's
+    with :data:`BOT_MARK` after it.
+
+    >>> from shared.protocol import LiveRace, RacerInfo
+    >>> racers = [RacerInfo(player_id="p_b", name="bot-search-1", bot=True)]
+    >>> watched = WatchedRace(Watching(race=LiveRace(race_id="r1", game="treize",
+    ...                                              status="running", rated=False, racers=racers)))
+    >>> shown_name(watched, "p_b", 24), shown_name(watched, "p_b", 12)
+    ('bot-search-1 [bot]', 'bot-s… [bot]')
+    """
+    mark = BOT_MARK if watched.is_bot(player_id) else ""
+    return clipped(watched.name(player_id), max(columns - len(mark), 1)) + mark
 
 
 def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     """The two lines over the large board: whose it is (``number`` of how many; a name
     cut to :data:`FOCUS_NAME_COLUMNS` terminal columns), and how they stand."""
     order = racer_order(watched)
-    name = clipped(watched.name(player_id), FOCUS_NAME_COLUMNS)
+    name = clipped(watched.name(player_id), FOCUS_NAME_COLUMNS) + (
+        BOT_MARK if watched.is_bot(player_id) else ""
+    )
     text = Text(f"{number}/{len(order)} {name} {watched.rating(player_id)}".rstrip(), style="bold")
     state = _state_of(watched, player_id)
     if state:
@@ -141,7 +160,7 @@ def card_name_columns(watched: WatchedRace, columns: int) -> int:
     order = racer_order(watched)
     number = len(f"{len(order)} ")
     ratings = max((len(f"  {rating}") for player in order if (rating := watched.rating(player))), default=0)
-    names = max((width(watched.name(player)) for player in order), default=0)
+    names = max((width(shown_name(watched, player, columns)) for player in order), default=0)
     return min(names, max(columns - number - ratings, 1))
 
 
@@ -156,7 +175,7 @@ def card_text(
     rating = watched.rating(player_id)
     state = _state_of(watched, player_id)
     pad = card_name_columns(watched, columns)
-    head = f"{number} {padded(clipped(watched.name(player_id), pad), pad)}"
+    head = f"{number} {padded(shown_name(watched, player_id, pad), pad)}"
     shown_rating = f"  {rating}" if rating else ""
     text.append(head, style="bold")
     text.append(shown_rating)
@@ -216,7 +235,8 @@ def results_text(
         if standing.gave_up:
             text.append("   gave up\n", style="dim")
         if standing.rating is not None and standing.rating_change is not None:
-            text.append(f"   rating {standing.rating} {change_words(standing.rating_change)}\n", style="dim")
+            rating = f"{standing_rating(standing)} {change_words(standing.rating_change)}"
+            text.append(f"   rating {rating}\n", style="dim")
     text.rstrip()
     return text
 

@@ -258,8 +258,8 @@ class Daily:
             if not await may_look(self.store, player.player_id, date, game, self.time.now_ms()):
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED,
-                    f"your {game} attempt of today (race {attempt[0]}) is still on: finish it first "
-                    "(start_daily without practice resumes it), then practise it",
+                    f"your {game} attempt of today (race {attempt[0]}) is still on: finish it first, "
+                    "then practise it",
                 )
         elif attempt is not None:
             return await self._resume(caller, message, date, attempt[0], attempt[1])

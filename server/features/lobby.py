@@ -87,14 +87,15 @@ def race_info(
     board: BoardState | None,
     now: int,
     ratings: dict[str, PlayerRating | None] | None = None,
+    accounts: set[str] | frozenset[str] = frozenset(),
 ) -> RaceInfo:
     """A race as a viewer may see it, from what the store holds: the viewer's own
     ``board`` only, the commitment from the start (before any seed share is revealed),
-    the seed at the end, and
-    each racer's rating in the game when ``ratings`` has it."""
+    the seed at the end, and each racer's rating in the game when ``ratings`` has it (an
+    account among ``accounts`` without one yet: 1500, provisional; a guest: none)."""
     racers = [racer_info(s, boards.get(s.player_id), meta.game) for s in seats]
-    if ratings:
-        racers = [_rated(r, ratings.get(r.player_id), now) for r in racers]
+    if ratings is not None:
+        racers = [_rated(r, ratings.get(r.player_id), r.player_id in accounts, now) for r in racers]
     over = meta.status is RaceStatus.FINISHED and (not meta.daily or day_over(meta.daily, now))
     return RaceInfo(
         race_id=meta.race_id,
@@ -120,8 +121,8 @@ def race_info(
 RATED_FOR_ACCOUNTS = "rated races are for accounts: register or log in first"
 
 
-def _rated(racer: RacerInfo, stored: PlayerRating | None, now: int) -> RacerInfo:
-    if stored is None:
+def _rated(racer: RacerInfo, stored: PlayerRating | None, account: bool, now: int) -> RacerInfo:
+    if stored is None and not account:
         return racer
     rating = current(stored, now)
     return racer.model_copy(update={"rating": round(rating.rating), "provisional": provisional(rating.rd)})
@@ -459,9 +460,11 @@ class Lobby:
             own = await self.store.boards.board(race_id, viewer)
             if own is not None:
                 board = board_state(own, legal)
-        ratings = await self.store.ratings.ratings(meta.game, [s.player_id for s in seats])
+        ids = [s.player_id for s in seats]
+        ratings = await self.store.ratings.ratings(meta.game, ids)
+        accounts = await self.store.accounts.accounts_among(ids)
         now = self.time.now_ms()
-        info = race_info(meta, seats, boards, board, now, ratings)
+        info = race_info(meta, seats, boards, board, now, ratings, accounts)
         if meta.status.is_dealt:
             (watching,) = await self.store.watching.spectators([race_id], now)
             info = info.model_copy(update={"spectators": watching})

@@ -73,14 +73,19 @@ def with_ratings(
     after: dict[str, PlayerRating],
     now: int,
 ) -> list[Standing]:
-    """``standings`` with each racer's new rating and its change (whole points)."""
+    """``standings`` with each racer's new rating, its change (whole points) and whether
+    it is still provisional."""
     lines = []
     for standing in standings:
         new = after[standing.player_id]
         old = current(stored.get(standing.player_id), now).rating
         lines.append(
             standing.model_copy(
-                update={"rating": round(new.rating), "rating_change": round(new.rating) - round(old)}
+                update={
+                    "rating": round(new.rating),
+                    "rating_change": round(new.rating) - round(old),
+                    "provisional": provisional(new.rd),
+                }
             )
         )
     return lines

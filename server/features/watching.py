@@ -156,11 +156,13 @@ class Watching:
         ratings = await self.store.ratings.ratings_in_games(
             [(m.game, i) for m, i in zip(metas, ids, strict=True)]
         )
+        accounts = await self.store.accounts.accounts_among([p for racer_ids in ids for p in racer_ids])
         entries: list[_Live] = []
         for (meta, seats), racer_ids, count, race_boards, race_ratings in zip(
             playing, ids, counts, boards, ratings, strict=True
         ):
-            info = race_info(meta, seats, {b.player_id: b for b in race_boards}, None, now, race_ratings)
+            by_player = {b.player_id: b for b in race_boards}
+            info = race_info(meta, seats, by_player, None, now, race_ratings, accounts)
             best = max((r.rating for r in info.racers if r.rating is not None), default=-1)
             race = self._live_race(meta, info.racers, count, info.status)
             entries.append(_Live(race, best, frozenset(racer_ids)))
@@ -191,7 +193,7 @@ class Watching:
         meta, seats = race
         ids = [s.player_id for s in seats]
         ratings = await self.store.ratings.ratings(meta.game, ids)
-        info = race_info(meta, seats, {}, None, now, ratings)
+        info = race_info(meta, seats, {}, None, now, ratings, await self.store.accounts.accounts_among(ids))
         # Read after the node listens to the race's channel: the counts published from
         # now on come after this one. This node's own spectators are counted by the hub.
         watchers = await self.store.watching.watchers(race_id, now)

@@ -86,6 +86,16 @@ class AccountStore:
         name: str | None = await self.redis.hget(keys.player(player_id), "username")
         return name
 
+    async def accounts_among(self, player_ids: list[str]) -> set[str]:
+        """Those of ``player_ids`` that are accounts (not guests), in one round trip."""
+        if not player_ids:
+            return set()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hexists(keys.player(player_id), "username")
+            found = await pipe.execute()
+        return {player_id for player_id, account in zip(player_ids, found, strict=True) if account}
+
     async def password_hash(self, player_id: str) -> str | None:
         stored: str | None = await self.redis.hget(keys.player(player_id), "password")
         return stored

@@ -114,8 +114,9 @@ class RacerInfo(Reply):
     #: Whether the racer committed to a seed share, and whether they revealed it.
     share_committed: bool = False
     share_revealed: bool = False
-    #: The racer's rating in the race's game (accounts only), and whether it is still
-    #: provisional (shown with a ``?``).
+    #: The racer's rating in the race's game (accounts only: one without a rating in the
+    #: game yet has 1500, provisional), and whether it is still provisional (shown with a
+    #: ``?``).
     rating: int | None = None
     provisional: bool = False
 

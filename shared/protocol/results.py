@@ -53,9 +53,12 @@ class Standing(Reply):
     #: The racer gave up (sent ``finish``) without having won; false for a winner and for
     #: one still playing when the race ended (and in summaries stored before the field).
     gave_up: bool = False
-    #: In a rated race: the racer's rating after it, and the change it made.
+    #: In a rated race: the racer's rating after it, the change it made, and whether the
+    #: new rating is still provisional (shown with a ``?``; false in results stored
+    #: before the field).
     rating: int | None = None
     rating_change: int | None = None
+    provisional: bool = False
 
 
 class RaceSummary(Reply):

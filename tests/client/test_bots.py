@@ -284,3 +284,20 @@ async def test_a_bot_takes_a_persons_rematch_while_it_has_races_left_and_decline
         assert told.rematch.status == "declined"
         assert {r.name: r.answer for r in told.rematch.racers} == {"ada": "offered", bot.name: "declined"}
         await asyncio.wait_for(leaving, 10)
+
+
+async def test_a_bot_declines_at_once_a_rematch_offered_after_its_window(clean_redis: str) -> None:
+    async with person_and_bot(clean_redis, seed=3, rematch_window=0.2) as (_node, person, bot):
+        first, race_id = await asyncio.wait_for(asyncio.gather(bot.race(), _person_races(person)), 30)
+        assert first is not None and first.race_id == race_id
+        queueing = asyncio.create_task(bot.race())  # the window lapses: the bot queues again
+        await asyncio.sleep(0.5)
+        await person.offer_rematch(race_id)
+        told = await person.wait_for(
+            RematchUpdate, lambda u: u.rematch.race_id == race_id and u.rematch.status != "open", timeout=3
+        )
+        assert told.rematch.status == "declined"
+        assert {r.name: r.answer for r in told.rematch.racers} == {"ada": "offered", bot.name: "declined"}
+        queueing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await queueing

@@ -592,13 +592,13 @@ async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
 
 
 async def _counting_race(
-    url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off"
+    url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off", bot: bool = False
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob, both ready to race Eight
-    Off (or ``game``), seed 2: its countdown has begun."""
+    """ada (who asks for legal moves, as ``play`` does) and bob (a bot with ``bot``), both
+    ready to race Eight Off (or ``game``), seed 2: its countdown has begun."""
     ada, bob = await connect(url), await connect(url)
     await ada.hello(name="ada", legal_moves=True)
-    await bob.hello(name="bob")
+    await bob.hello(name="bob", bot=bot)
     race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
     await bob.join_race(race.code)
     await ada.ready(race.race_id)
@@ -607,11 +607,11 @@ async def _counting_race(
 
 
 async def _race(
-    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off"
+    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off", bot: bool = False
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob race Eight Off (or
-    ``game``), seed 2."""
-    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game)
+    """ada (who asks for legal moves, as ``play`` does) and bob (a bot with ``bot``) race
+    Eight Off (or ``game``), seed 2."""
+    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game, bot)
     await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     await bob.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     return ada, bob, race_id
@@ -996,9 +996,16 @@ async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
 
 
 async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_end(
-    arena: ArenaServer, connect: Connect
+    clean_redis: str, connect: Connect
 ) -> None:
-    ada, bob = await connect(arena.url), await connect(arena.url)
+    async with running_node(clean_redis, spectator_delay=0.0) as arena:
+        await _rated_race_raced_and_watched(arena, connect)
+
+
+async def _rated_race_raced_and_watched(arena: ArenaServer, connect: Connect) -> None:
+    """The rated race's screen, then the watch screen of sam, who watched it."""
+    ada, bob, sam = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    await sam.hello(name="sam")
     await ada.hello(name="ada", legal_moves=True)
     await ada.register("ada_rated", "a long password")
     await bob.hello(name="bob")
@@ -1017,6 +1024,7 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         await ada.ready(race.race_id)
         await bob.ready(race.race_id)
         await wait_until(pilot, lambda: screen.state.view is not None)
+        watching = await sam.watch(race.race_id)
         # Bob takes a card home, ada gives up at 0: bob ranks first.
         for move in foundation_moves(1):
             await bob.move(race.race_id, move)
@@ -1045,6 +1053,29 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         app.parting_note()
         == f"race {race.race_id} is over: solitaire-arena replay {race.race_id} plays it back"
     )
+    # Sam's watch screen takes in the race as sam's client heard it: the same new
+    # ratings, provisional, in the results, over the large board and on the cards.
+    watch = WatchApp(sam, watching, target=race.race_id)
+    async with watch.run_test(size=SIZE) as pilot:
+        screen = watch.watch_screen
+        await wait_until(pilot, lambda: screen.watched.summary is not None)
+        assert lines_of(shown(screen, "#watch-results")) == [
+            "Results",
+            "1. bob_rated    1 card home",
+            "   gave up",
+            f"   rating {winner}? {winner - 1500:+d}",
+            "2. ada_rated    0 cards home",
+            "   gave up",
+            f"   rating {loser}? {loser - 1500:+d}",
+        ]
+        assert shown(screen, "#watch-focus").startswith(f"1/2 ada_rated {loser}?  gave up\n")
+        assert str(screen.cards[bob.player_id or ""].render()).startswith(f"2 bob_rated  {winner}?  gave up")
+        # As `watch --plain` prints the end.
+        ended = RaceEnded(race_id=race.race_id, summary=screen.watched.summary)
+        assert screen.watched.describe(ended)[1:] == [
+            f"  1. bob_rated  gave up with 1 card home, 1 move, rating {winner}? {winner - 1500:+d}",
+            f"  2. ada_rated  gave up with 0 cards home, 0 moves, rating {loser}? {loser - 1500:+d}",
+        ]
 
 
 async def test_a_casual_race_says_so_and_shows_known_ratings_only(
@@ -1321,7 +1352,7 @@ def shown(screen: WatchScreen, selector: str) -> str:
 async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_with_tab(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    ada, bob, race_id = await _race(arena, connect)
+    ada, bob, race_id = await _race(arena, connect, bot=True)
     sam = await connect(arena.url)
     await sam.hello(name="sam")
     app = WatchApp(sam, await sam.watch(race_id), target=race_id)
@@ -1332,7 +1363,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
         assert shown(screen, "#watch-title") == f"Watching race {race_id}  eight-off  casual"
         assert "left" in shown(screen, "#watch-clock")
         assert "1 spectator" in shown(screen, "#watch-spectators")
-        assert shown(screen, "#watch-focus").startswith("1/2 ada")
+        assert shown(screen, "#watch-focus").startswith("1/2 ada\n")
 
         # Ada's move reaches the large board exactly as her own view has it.
         deal = new_game("eight-off", WINNABLE_SEED)
@@ -1349,7 +1380,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
         await wait_until(pilot, lambda: screen.watched.last_move.get(bob.player_id or "") == bob_move)
         card = screen.cards[bob.player_id or ""]
         assert card.display and not screen.cards[ada.player_id or ""].display
-        assert str(card.render()).startswith("2 bob")
+        assert str(card.render()).startswith("2 bob [bot]\n")  # marked, as the race screen marks a bot
         assert f"last {bob_move}" in str(card.render())
         assert board.view == spectators_view(ada_ack.view)
 
@@ -1358,7 +1389,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
         assert screen.shown_racer == bob.player_id
         assert board.view == spectators_view(bob_ack.view)
         assert board.plain == board_text(bob_ack.view)
-        assert shown(screen, "#watch-focus").startswith("2/2 bob")
+        assert shown(screen, "#watch-focus").startswith("2/2 bob [bot]\n")
         assert screen.cards[ada.player_id or ""].display and not card.display
         await pilot.press("1")
         assert screen.shown_racer == ada.player_id and board.plain == board_text(ada_ack.view)
@@ -1467,7 +1498,7 @@ async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_t
             assert screen.watched.race is not None and screen.watched.race.status == "countdown"
             assert waiting.display and shown(screen, "#watch-deal") == DEAL_AT_START
             assert screen.board.view is None and screen.board.plain == ""
-            assert shown(screen, "#watch-focus").startswith("1/2 ada")
+            assert shown(screen, "#watch-focus").startswith("1/2 ada\n")
             assert str(screen.cards[bob.player_id or ""].render()).startswith("2 bob")
             assert shown(screen, "#watch-clock").startswith("starts in")
             await until_shown(pilot, app, DEAL_AT_START)

@@ -90,6 +90,12 @@ async def test_guests_cannot_create_or_join_a_rated_race(arena: ArenaServer) -> 
     assert created["race"]["rated"] is True and created["race"]["hints"] is False
     join = await guest.request({"type": "join_race", "code": created["race"]["code"]})
     assert join["code"] == "not_registered"
+    # In a casual race too, an account without a rating in the game shows the one it
+    # would start from, provisional; a guest shows none.
+    casual = await guest.request({"type": "create_race", "game": "treize"})
+    joined = await member.request({"type": "join_race", "code": casual["race"]["code"]})
+    shown = {r["name"]: (r.get("rating"), r.get("provisional")) for r in joined["race"]["racers"]}
+    assert shown == {"guest": (None, False), "member_acct": (1500, True)}
     hinted = await member.request({"type": "create_race", "game": "treize", "rated": True, "hints": True})
     assert hinted["code"] == "invalid_message" and hinted["message"] == "a rated race has no hints"
     await close(guest, member)
@@ -111,6 +117,7 @@ async def test_a_rated_race_of_two_updates_both_by_the_glicko2_numbers(
     assert lines[ada.player_id]["rating"] == round(winner.rating)
     assert lines[ada.player_id]["rating_change"] == round(winner.rating) - 1500
     assert lines[bob.player_id]["rating"] == round(loser.rating)
+    assert lines[ada.player_id]["provisional"] is True and lines[bob.player_id]["provisional"] is True
     stored = await stored_rating(clean_redis, ada.player_id)
     assert float(stored["rating"]) == pytest.approx(winner.rating)
     assert float(stored["rd"]) == pytest.approx(winner.rd) and stored["games"] == "1"

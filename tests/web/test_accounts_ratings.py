@@ -179,6 +179,10 @@ async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
     dee = await account(arena.url, "dee_d")
     page = await signed_in_page(browser, arena.url, "dee_d", errors)
     laptop = await signed_in_page(browser, arena.url, "dee_d", errors)
+    # Signed in from the account page: the lobby shows, and the address says so.
+    await expect(laptop).to_have_url(re.compile(r"#/$"))
+    await laptop.click("#nav-leaderboard")
+    await expect(laptop.locator("h1")).to_have_text(re.compile("Leaderboard"))
     await page.click("#nav-account")
     await page.fill("#old-password", "not it at all")
     await page.fill("#new-password", "staple 2 horses")
@@ -195,6 +199,7 @@ async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
     # closed its session), without a reload, and says so.
     await expect(laptop.locator("#link")).to_have_text("signed out: sign in again")
     await expect(laptop.locator("#name")).to_be_visible()
+    await expect(laptop).to_have_url(re.compile(r"#/$"))  # the lobby, not the leaderboard's address
     await expect(laptop.locator("#who")).to_have_text("")
     assert await laptop.evaluate(TOKEN) is None
     await laptop.screenshot(path=shot_path("account-signed-out-elsewhere"))

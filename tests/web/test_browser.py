@@ -221,6 +221,17 @@ async def test_a_refused_move_shows_the_servers_reason(browser: Browser, arena: 
         f"{card} does not fit on {target} (top {top}): the tableau builds down in suit"
     )
     await page.screenshot(path=shot_path("refusal"))
+
+    # A quick match while racing is refused: the lobby names the race by its code, as its
+    # "Your races" table does, and links to it.
+    race_id = page_race_id(page.url)
+    code = (await bob.get_race(race_id)).code
+    await page.evaluate("location.hash = '#/'")
+    await page.click("text=Quick match: Treize")
+    refusal = page.locator("p.error").first
+    await expect(refusal).to_have_text(f"you are racing in race {code}: finish it before queueing again")
+    assert await refusal.locator("a").get_attribute("href") == f"#/race/{race_id}"
+    await expect(page.locator(f'#my-races tr[data-race="{race_id}"] td').first).to_have_text(code)
     await bob.close()
     assert errors == []
 

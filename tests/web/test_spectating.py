@@ -57,12 +57,15 @@ async def go(page: Page, fragment: str) -> None:
     await page.evaluate("(h) => { location.hash = h; }", fragment)
 
 
-async def sdk_race(connect: Connect, url: str, *names: str) -> tuple[str, list[ArenaClient]]:
-    """A running eight-off race of SDK racers (with seed shares, as the SDK sends them)."""
+async def sdk_race(
+    connect: Connect, url: str, *names: str, bots: tuple[str, ...] = ()
+) -> tuple[str, list[ArenaClient]]:
+    """A running eight-off race of SDK racers (with seed shares, as the SDK sends them);
+    those named in ``bots`` say they are bots."""
     clients = []
     for name in names:
         client = await connect(url)
-        await client.hello(name=name)
+        await client.hello(name=name, bot=name in bots)
         clients.append(client)
     race = await clients[0].create_race("eight-off")
     for client in clients[1:]:
@@ -84,14 +87,17 @@ async def watch_and_switch(
     browser: Browser, arena: ArenaServer, connect: Connect, tag: str, **options: Any
 ) -> None:
     errors: list[str] = []
-    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob", bots=("bob",))
     page = await open_page(browser, arena.url, errors, **options)
     await go(page, f"#/watch/{race_id}")
     await expect(page.locator("#watch-status")).to_have_text("Racing")
     await expect(page.locator("#watch-kind")).to_have_text("Eight Off · casual")  # which game this is
     # The heading names the race (and has the focus, as after any navigation); the tab too.
-    await heading_is_focused(page, "Watching ada vs bob")
-    await expect(page).to_have_title("Watching ada vs bob (Eight Off) \N{EM DASH} Solitaire Arena")
+    # Bob is a bot, marked as on the Live list.
+    await heading_is_focused(page, "Watching ada vs bob \N{ROBOT FACE}")
+    await expect(page).to_have_title(
+        "Watching ada vs bob \N{ROBOT FACE} (Eight Off) \N{EM DASH} Solitaire Arena"
+    )
     await expect(page.locator("#thumbs .thumb")).to_have_count(2)
     await expect(page.locator("#watch-spectators")).to_have_text("1 watching")
     line = winning_line()
@@ -103,9 +109,12 @@ async def watch_and_switch(
     await expect(page.locator("#large-board [tabindex]")).to_have_count(0)  # shown, not played: no tab stop
     bob_ack = await bob.move(race_id, line[0])
     await shows(page, f'.thumb[data-player="{bob.player_id}"]', bob_ack.view)
+    bob_name = page.locator(f'.thumb[data-player="{bob.player_id}"] .racer-name')
+    await expect(bob_name).to_have_text("bob \N{ROBOT FACE}")
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .racer-name')).to_have_text("ada")
     await page.keyboard.press("2")  # bob's board large
     await shows(page, "#large-board", bob_ack.view)
-    await expect(page.locator("#large-head")).to_contain_text("bob")
+    await expect(page.locator("#large-head .racer-name")).to_have_text("bob \N{ROBOT FACE}")
     await expect(page.locator("#large-head")).to_contain_text(f"score {bob_ack.view.score}")
     await page.screenshot(path=shot_path(f"watch-{tag}"), full_page=True, animations="disabled")
     await page.locator(f'.thumb[data-player="{ada.player_id}"]').click()  # back to ada's
@@ -269,6 +278,8 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
         page = await open_page(browser, node.url, errors, **DESKTOP)
         await go(page, f"#/watch/{race.race_id}")
         await expect(page.locator("#watch-kind")).to_have_text("Eight Off · rated")
+        # New accounts: no rating in the game yet, shown as the one they start from.
+        await expect(page.locator("#large-head .rating")).to_have_text("1500?")
         for move in foundation_moves(1):
             await ada.move(race.race_id, move)
         await ada.finish(race.race_id)

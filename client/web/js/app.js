@@ -183,7 +183,25 @@ function lobbyPage() {
       await work();
     } catch (failure) {
       showError(error, failure);
+      if (failure.code === "already_racing") await nameRaceByCode(failure);
     }
+  }
+
+  // The server names the race we race in already by its id: the lobby names races by
+  // their codes (as "Your races" does), so the refusal shows the code, linked to the race.
+  async function nameRaceByCode(failure) {
+    const words = failure.reason;
+    const raceId = words.match(/\b[0-9a-f]{12}\b/)?.[0];
+    if (!raceId) return;
+    try {
+      const { race } = await arena.request({ type: "get_race", race_id: raceId });
+      if (error.textContent !== words) return; // another action's outcome shows now
+      const at = words.indexOf(raceId);
+      error.replaceChildren(words.slice(0, at), element("a", { href: `#/race/${raceId}` }, race.code),
+        words.slice(at + raceId.length));
+      myRaces.add(raceId);
+      await refreshMine();
+    } catch { /* the server's words stand */ }
   }
 
   const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}` }, "Go to race");

@@ -105,11 +105,12 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   let asked = false; // a watch was sent (a resume's welcome then watches again)
 
   const racerOf = (id) => race?.racers.find((r) => r.player_id === id);
+  const nameOf = (r) => `${r.name}${r.bot ? " 🤖" : ""}`; // a bot marked, as on the Live list
 
   function racerLine(r, b) {
     const score = b?.view?.score ?? r.score ?? 0;
     const state = b?.won || b?.view?.won ? "won" : b?.finished ? "gave up" : `${52 - score} left`;
-    return [element("span", { class: "racer-name" }, r.name, r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
+    return [element("span", { class: "racer-name" }, nameOf(r), r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
       element("span", { class: "stat" }, `score ${score}`), element("span", { class: "stat state" }, state),
       element("span", { class: "stat last" }, lastText(b))];
   }
@@ -152,7 +153,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       delete title.dataset.title;
       return;
     }
-    title.textContent = `${what}${featuredMode ? ":" : ""} ${racersText(race.racers.map((r) => r.name))}`;
+    title.textContent = `${what}${featuredMode ? ":" : ""} ${racersText(race.racers.map(nameOf))}`;
     title.dataset.title = `${title.textContent} (${GAME_TITLES[race.game] ?? race.game})`;
   }
 
