@@ -253,11 +253,15 @@ class Fanout:
                     self._deliver(channel, event)
 
     async def _catch_up_player(self, channel: str, player_id: str) -> None:
+        # Races a try seated the player in whose own catch-up is still to be done: a try
+        # that failed after seating reads them on the next (they are followed by then, so
+        # they are no longer found as new seatings).
+        unread: set[str] = set()
         for tries_left in reversed(range(CATCH_UP_TRIES)):
             if not self._sessions.get(channel):
                 return
             try:
-                await self._catch_up_player_once(channel, player_id)
+                await self._catch_up_player_once(channel, player_id, unread)
                 return
             except Exception as exc:
                 log.warning(
@@ -266,7 +270,7 @@ class Fanout:
                 if tries_left:
                     await asyncio.sleep(CATCH_UP_RETRY_S)
 
-    async def _catch_up_player_once(self, channel: str, player_id: str) -> None:
+    async def _catch_up_player_once(self, channel: str, player_id: str, unread: set[str]) -> None:
         """A sign-out or a new name missed in the gap, then a quick match that paired the
         player in it, as if their events were heard (and the race as it stands, as it may
         have started since), and a stay in a queue cancelled from another node in it."""
@@ -296,8 +300,11 @@ class Fanout:
         for race, told, matched in seatings:
             for session in list(self._sessions.get(channel, ())):
                 await self._seat(session, race, told, matched)
-            # Its countdown may have ended in the gap too.
-            await self._catch_up_race(race.race_id)
+            unread.add(race.race_id)
+        # Their countdowns may have ended in the gap too.
+        for race_id in sorted(unread):
+            await self._catch_up_race(race_id)
+            unread.discard(race_id)
         seated_in = {race.game for race, _told, matched in seatings if matched}
         for left in await self._quick_match.ended_unheard(player_id, seated_in):
             self._deliver(channel, Event(EventKind.QUEUE_LEFT, to_wire(left)))
