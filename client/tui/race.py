@@ -634,7 +634,7 @@ class RaceScreen(Screen[None]):
         try:
             return await self.client.start_daily(game, practice=practice)
         except ArenaError as exc:
-            self.status.say(f"✗ {exc.code}: {exc.message}", error=True)
+            self.status.say(f"✗ daily: {exc.message}", error=True)  # words, as the other refusals
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"✗ daily: connection problem ({exc})", error=True)
         return None

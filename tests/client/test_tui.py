@@ -1184,8 +1184,8 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
     async with again.run_test(size=SIZE) as pilot:
         screen = again.race_screen
         await wait_until(pilot, lambda: screen.status.last.startswith("✗"))
-        assert screen.status.last.startswith("✗ daily_attempted: your eight-off attempt of today is over")
-        assert "daily_attempted" in rendered(screen, "#status")
+        assert screen.status.last.startswith("✗ daily: your eight-off attempt of today is over")
+        assert "daily_attempted" not in rendered(screen, "#status")  # words, no protocol code
         assert lines_of(rendered(screen, "#race-info")) == ["eight-off  daily", "Daily — attempt"]
         assert screen.state.view is None and screen.move_input.disabled
 

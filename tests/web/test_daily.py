@@ -23,6 +23,7 @@ from server.store.records import DailyDeal
 from shared import GAMES, replay
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
+from tests.server.helpers import start_race
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import click_move, expected, open_page, page_race_id, shown
@@ -247,6 +248,16 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         await expect(attempt.nth(2)).to_have_text("Daily")
         await expect(attempt.nth(3)).to_have_text(DAY.isoformat())
         await expect(attempt.nth(3).locator("a")).to_have_attribute("href", f"#/daily/{DAY.isoformat()}")
+        # While racing another race, a daily is refused, naming that race by its code, linked.
+        async with await ArenaClient.connect(arena.url) as bob:
+            racing = await start_race(ada, bob)
+            await open_daily(page)
+            await deal_box(page, "treize").get_by_role("button", name="Play Treize").click()
+            refusal = page.locator("#daily-error")
+            await expect(refusal).to_have_text(
+                f"you are racing in race {racing.code}: finish it before today's treize daily"
+            )
+            assert await refusal.locator("a").get_attribute("href") == f"#/race/{racing.race_id}"
         await ada.close()
         assert errors == []  # (before the node stops: the page would then reconnect)
 

@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -187,21 +187,12 @@ function lobbyPage() {
     }
   }
 
-  // The server names the race we race in already by its id: the lobby names races by
-  // their codes (as "Your races" does), so the refusal shows the code, linked to the race.
+  // The refusal names the race by its code, linked, and "Your races" lists it.
   async function nameRaceByCode(failure) {
-    const words = failure.reason;
-    const raceId = words.match(/\b[0-9a-f]{12}\b/)?.[0];
+    const raceId = await linkRacingRace(arena, error, failure);
     if (!raceId) return;
-    try {
-      const { race } = await arena.request({ type: "get_race", race_id: raceId });
-      if (error.textContent !== words) return; // another action's outcome shows now
-      const at = words.indexOf(raceId);
-      error.replaceChildren(words.slice(0, at), element("a", { href: `#/race/${raceId}` }, race.code),
-        words.slice(at + raceId.length));
-      myRaces.add(raceId);
-      await refreshMine();
-    } catch { /* the server's words stand */ }
+    myRaces.add(raceId);
+    await refreshMine();
   }
 
   const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}` }, "Go to race");

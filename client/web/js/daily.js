@@ -3,7 +3,7 @@
 // board, and a past day's seeds to check. Its Standings tab (#/daily/standings[/<day>]) is
 // standings.js.
 
-import { GAMES, GAME_TITLES, element, playerLink, showError, standingResult } from "./dom.js";
+import { GAMES, GAME_TITLES, element, linkRacingRace, playerLink, showError, standingResult } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -97,6 +97,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
     } catch (failure) {
       button.disabled = false;
       showError(error, failure);
+      if (failure.code === "already_racing") await linkRacingRace(arena, error, failure);
     }
   }
 

@@ -47,6 +47,25 @@ export function showError(target, error) {
   if (error?.code) target.dataset.code = error.code; else delete target.dataset.code;
 }
 
+// An `already_racing` refusal shown in `target` names the race by its id: pages name races
+// by their codes (as "Your races" does), so the race's code replaces the id, linked to the
+// race. The race's id, once named (null when the refusal names none or cannot be read).
+export async function linkRacingRace(arena, target, failure) {
+  const words = failure.reason ?? "";
+  const raceId = words.match(/\b[0-9a-f]{12}\b/)?.[0];
+  if (!raceId) return null;
+  try {
+    const { race } = await arena.request({ type: "get_race", race_id: raceId });
+    if (target.textContent !== words) return null; // another action's outcome shows now
+    const at = words.indexOf(raceId);
+    target.replaceChildren(words.slice(0, at), element("a", { href: `#/race/${raceId}` }, race.code),
+      words.slice(at + raceId.length));
+    return raceId;
+  } catch {
+    return null; // the server's words stand
+  }
+}
+
 // A rating as shown beside a name: `1612`, or `1500?` while it is provisional.
 export function ratingText(rating, provisional) {
   return `${rating}${provisional ? "?" : ""}`;
