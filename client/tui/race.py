@@ -816,12 +816,18 @@ class RaceScreen(Screen[None]):
         if hint.move is None:
             self.status.say("hint: no move is left; ctrl+g gives up")
             return
+        elsewhere = hint.seq > self.state.seq
+        if elsewhere:  # moves played on another session: the board as it is, then its hint
+            await self._resync()
         if hint.seq != self.state.seq:
             self.status.say(f"hint for an earlier position ({hint.move}): press h again")
             return
         self.hint = hint
         self.redraw()
-        self.status.say(f"hint: {hint.move}  (lit up on the board)")
+        where = "lit up on the board"
+        if elsewhere:
+            where = "lit up; the board was played on elsewhere: shown as it is now"
+        self.status.say(f"hint: {hint.move}  ({where})")
 
     async def toggle_ghosts(self) -> None:
         """Race the day's best attempts as ghosts, or stop racing them."""

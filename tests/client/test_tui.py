@@ -714,6 +714,17 @@ async def test_h_shows_a_hint_and_lights_it_up(arena: ArenaServer, connect: Conn
         await wait_until(pilot, lambda: screen.state.seq == 1)
         assert board.hint is None and board.drawing is not None
         assert "magenta" not in str([span.style for span in board.drawing.text.spans])
+        # A move played on another session of ada's: the next hint reads the board again and
+        # is for the board as it is (never "an earlier position").
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        there = await elsewhere.move(race_id, (screen.state.view.legal_moves or [])[0], seq=2)
+        await asyncio.sleep(1.0)  # one hint a second
+        await pilot.press("h")
+        await wait_until(pilot, lambda: screen.status.last.startswith("hint: "))
+        assert screen.status.last.endswith("(lit up; the board was played on elsewhere: shown as it is now)")
+        assert screen.state.seq == 2 and screen.board.plain == board_text(there.view)
+        assert board.hint == screen.status.last.split()[1]
 
 
 async def test_a_race_without_hints_says_so_and_shows_the_refusal(
