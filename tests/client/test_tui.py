@@ -871,6 +871,15 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
     assert app.parting_note() is None
 
 
+async def parting_after_the_board(app: RaceApp) -> str:
+    """The note ``app`` leaves after it was quit once its board showed, in 80 columns."""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    return text
+
+
 async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_columns(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -879,11 +888,9 @@ async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_colum
     ada = await daily_player(arena, connect, "ada lovelace")  # not the default guest
     started = await ada.start_daily("treize")
     race_id = started.race.race_id
-    app = RaceApp(ada, race_id, daily=DailyRun("treize", started.date), options=app_module._options(ada))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
-    text = app_module.parting_text(app)
-    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    text = await parting_after_the_board(
+        RaceApp(ada, race_id, daily=DailyRun("treize", started.date), options=app_module._options(ada))
+    )
     assert " ".join(text.split()) == (
         f"you left your treize daily attempt (race {race_id}) while it runs, and its clock with it: "
         f"solitaire-arena play --server {arena.url} --name 'ada lovelace' resumes it"
@@ -892,11 +899,7 @@ async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_colum
     await ada.finish(race_id)
     await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
     ada2, _bob, race_id = await _race(arena, connect)
-    app = RaceApp(ada2, race_id, options=app_module._options(ada2))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.race_screen.state.view is not None)
-    text = app_module.parting_text(app)
-    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    text = await parting_after_the_board(RaceApp(ada2, race_id, options=app_module._options(ada2)))
     assert " ".join(text.split()) == (
         f"you left race {race_id} while it runs: "
         f"solitaire-arena play --server {arena.url} --name ada resumes it"
