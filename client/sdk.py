@@ -307,6 +307,8 @@ class ArenaClient:
                 break
             self.resumes += 1
             self._connected.set()
+            if self.on_event is not None:
+                self.on_event(welcome)
             await self._events.put(welcome)
             await self._queue_again()
             return

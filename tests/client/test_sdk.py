@@ -192,9 +192,12 @@ async def test_a_viewer_whose_connection_drops_is_resumed_as_a_viewer_and_watche
     cleo = await ArenaClient.connect(arena.url, reconnect=True)
     assert (await cleo.hello(viewer=True)).viewer
     await cleo.watch(race.race_id)
+    seen: list[str] = []
+    cleo.on_event = lambda event: seen.append(event.type)
     cleo.ws.transport.abort()  # the network drops
     welcome = await cleo.wait_for(Welcome)
     assert welcome.viewer and welcome.token is None and cleo.resumes == 1
+    assert "welcome" in seen  # on_event sees the resume's welcome too, as every event
     watching = await cleo.watch(race.race_id)
     assert watching.race is not None and [r.name for r in watching.race.racers] == ["ada", "bob"]
     for client in (ada, bob, cleo):
