@@ -9,7 +9,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from client import cli as player_commands
 from server import logs
@@ -41,8 +41,17 @@ def _environment_table() -> str:
     return "environment variables:\n" + "\n".join(lines)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """A command line it cannot read is one line on stderr (exit 2), as every other failure
+    of the commands is, not the whole usage before it. Its sub-commands' parsers are of
+    this class too (``add_subparsers`` makes them of the parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="solitaire-arena", description=_DESCRIPTION)
+    parser = _OneLineParser(prog="solitaire-arena", description=_DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser(
         "serve",

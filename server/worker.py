@@ -10,13 +10,15 @@ ends with its node, even one that is SIGKILLed (Linux).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import logging
 import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -34,6 +36,22 @@ def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the wor
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
     if os.getppid() != parent:  # the node died before the line above
         os._exit(1)
+
+
+@contextlib.contextmanager
+def _spawned_ignoring_ctrl_c() -> Iterator[None]:
+    """A worker process spawned meanwhile ignores SIGINT (an ignored signal stays ignored
+    across the exec): Ctrl-C in a terminal reaches the whole process group, the node shuts
+    its pool down, and the worker's own KeyboardInterrupt would only print a traceback."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class WorkerDied(RuntimeError):
@@ -64,7 +82,9 @@ class Worker:
                     initializer=_die_with_parent,
                     initargs=(os.getpid(),),
                 )
-            return await asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
+            with _spawned_ignoring_ctrl_c():  # the pool spawns its process on a call
+                done = asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
+            return await done
         except BrokenProcessPool:
             log.error("a worker process died; a new one starts next time", extra={"worker": self.name})
             self._pool = None

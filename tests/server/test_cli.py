@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -111,7 +112,59 @@ def test_a_port_in_use_stops_what_started_and_exits_at_once(tmp_path: Path) -> N
     assert not (tmp_path / "data" / "redis.pid").exists()  # its embedded Redis was stopped
 
 
-def test_a_bad_flag_value_is_refused_by_the_parser() -> None:
+def test_a_bad_flag_value_is_refused_by_the_parser_in_one_line() -> None:
     result = run("serve", "--log-format", "xml")
-    assert result.returncode == 2 and "invalid choice: 'xml'" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 2
+    assert result.stderr == (
+        "solitaire-arena serve: argument --log-format: invalid choice: 'xml' (choose from 'json', 'text') "
+        "(see solitaire-arena serve --help)\n"
+    )
+    countdown = run("serve", "--countdown", "abc")
+    assert countdown.returncode == 2
+    assert countdown.stderr == (
+        "solitaire-arena serve: argument --countdown: invalid float value: 'abc' "
+        "(see solitaire-arena serve --help)\n"
+    )
+
+
+def _children(pid: int) -> list[str]:
+    """The command lines of ``pid``'s child processes (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                found.append((stat.parent / "cmdline").read_text().replace("\0", " "))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
+def test_ctrl_c_in_a_terminal_stops_the_node_and_its_worker_without_a_traceback(tmp_path: Path) -> None:
+    """Ctrl-C signals the whole process group: the node, its Redis and its worker."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SA_") and k != "REDIS_URL"}
+    environment.update({"PYTHONPATH": str(ROOT), "SA_LOG_LEVEL": "WARNING"})
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", str(free_port())]
+    node = subprocess.Popen(
+        [*command, "--data-dir", str(tmp_path / "data")],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert node.stdout is not None and "listening on" in node.stdout.readline()
+        deadline = time.monotonic() + 20  # a new data directory prepares the day's deals in the worker
+        while not any("multiprocessing" in line for line in _children(node.pid)):
+            assert time.monotonic() < deadline, _children(node.pid)
+            time.sleep(0.05)
+        os.killpg(node.pid, signal.SIGINT)
+        _out, errors = node.communicate(timeout=30)
+    finally:
+        if node.poll() is None:
+            os.killpg(node.pid, signal.SIGKILL)
+    assert node.returncode == 0
+    assert "Traceback" not in errors and "KeyboardInterrupt" not in errors, errors
