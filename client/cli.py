@@ -26,6 +26,7 @@ import getpass
 import hashlib
 import json
 import math
+import os
 import random
 import re
 import shlex
@@ -491,7 +492,9 @@ def run(args: argparse.Namespace) -> int:
         "export": export,
     }
     try:
-        return asyncio.run(commands[args.command](args))
+        code = asyncio.run(commands[args.command](args))
+        sys.stdout.flush()  # a closed pipe is found here, not at exit
+        return code
     except KeyboardInterrupt:
         return 130
     except CommandError as exc:
@@ -508,6 +511,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"the server refused the connection ({exc.response.status_code}){why}")
     except InvalidURI:
         return fail(f"--server {args.server} is not a WebSocket address: ws://host:port or wss://host:port")
+    except BrokenPipeError:
+        # Whatever read the output stopped (``| head``): not the server's doing. Nothing
+        # more is written, nor flushed at exit into the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (OSError, InvalidHandshake) as exc:
         return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:

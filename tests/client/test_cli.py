@@ -336,6 +336,21 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     assert list(saved) == [f"{node.url} zoë"]
 
 
+def test_output_into_a_pipe_closed_early_ends_quietly_without_blaming_the_server(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
+    command = [sys.executable, "-m", "server.cli", "live", "--server", node.url]
+    reader = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # as `| head -0` would, before the command writes
+    errors = reader.stderr.read()
+    assert reader.wait(30) == 1
+    assert errors == ""
+
+
 def test_live_suggests_watch_with_the_server_and_name_it_was_given(node: NodeProcess, tmp_path: Path) -> None:
     result = run("live", "--server", node.url, "--name", "zed", config=tmp_path / "c.json")
     assert result.returncode == 0, result.stderr
