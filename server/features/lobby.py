@@ -379,7 +379,8 @@ class Lobby:
         if len(await self.active_races(player_id, (RaceStatus.OPEN,))) >= most:
             raise ArenaError(
                 ErrorCode.TOO_MANY_RACES,
-                f"you sit in {most} open races already: start or leave one before another",
+                f"you sit in {most} open race{'' if most == 1 else 's'} already: "
+                "start or leave one before another",
             )
 
     async def _refuse_racers_elsewhere(self, race_id: str, seats: list[Seat]) -> None:

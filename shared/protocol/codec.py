@@ -74,7 +74,8 @@ def describe(error: ValidationError) -> str:
     parts = []
     for item in error.errors()[:3]:
         where = ".".join(str(p) for p in item["loc"][1:]) or "message"
-        parts.append(f"{where}: {item['msg']}")
+        # A validator's own words, without pydantic's "Value error, " before them.
+        parts.append(f"{where}: {item['msg'].removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 

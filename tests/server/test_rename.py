@@ -85,7 +85,9 @@ async def test_renames_are_refused_to_accounts_bad_names_accounts_names_and_past
     ws, _ = await guest(arena.url, "cy")
     bad = await ask(ws, {"type": "rename", "id": 1, "name": " cy"})
     assert bad["type"] == "error" and bad["code"] == "invalid_message"
-    assert "a name starts with a letter or digit" in bad["message"]
+    assert bad["message"] == (
+        "name: a name starts with a letter or digit and uses only letters, digits, spaces, '_', '-' and '.'"
+    )
     same = await ask(ws, {"type": "rename", "id": 2, "name": "cy"})  # no change: not counted
     assert same == {"type": "renamed", "id": 2, "name": "cy"}
     for n in range(10):
