@@ -623,14 +623,16 @@ async def _guest_signed_in(
         ) from None
 
 
-async def _reader(args: argparse.Namespace) -> ArenaClient:
-    """A connection for a command that only reads or watches: as the player :func:`_player`
-    picks when one is saved here (their own daily attempts are theirs to read), else as a
-    viewer, so that reading creates no guest. Both resume after a drop."""
-    store = TokenStore()
+def _saved(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credential | None]:
+    """The player :func:`_player` picks, and their credential saved here (None: nobody of
+    that name is saved for the server yet)."""
     name, account = _player(args, store)
-    if account is not None or store.get(args.server, name) is not None:
-        return await _signed_in(args)
+    return name, account or store.get(args.server, name)
+
+
+async def _viewer(args: argparse.Namespace) -> ArenaClient:
+    """A viewer's connection (it reads and watches, and is resumed after a drop): nobody
+    need be, or become, a player."""
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
         await client.hello(viewer=True)
@@ -638,6 +640,15 @@ async def _reader(args: argparse.Namespace) -> ArenaClient:
         await client.close()
         raise
     return client
+
+
+async def _reader(args: argparse.Namespace) -> ArenaClient:
+    """A connection for a command that only reads or watches: as the player :func:`_player`
+    picks when one is saved here (their own daily attempts are theirs to read), else as a
+    viewer, so that reading creates no guest. Both resume after a drop."""
+    if _saved(args, TokenStore())[1] is not None:
+        return await _signed_in(args)
+    return await _viewer(args)
 
 
 def _login_gone(username: str) -> CommandError:
@@ -653,8 +664,7 @@ async def _saved_player(args: argparse.Namespace) -> ArenaClient:
     what the player has, of a player who has nothing yet)."""
     parse_uri(args.server)  # an address that is no WebSocket one is said first (InvalidURI)
     store = TokenStore()
-    name, account = _player(args, store)
-    saved = account or store.get(args.server, name)
+    name, saved = _saved(args, store)
     if saved is None:
         raise CommandError(_nobody_saved(args, store, name))
     client = await ArenaClient.connect(args.server, open_timeout=10)
@@ -1454,10 +1464,8 @@ async def profile(args: argparse.Namespace) -> int:
     if args.username and args.player_id:
         raise CommandError("give a USERNAME or --id, not both")
     if args.username or args.player_id:
-        # Anyone's profile is a read a viewer may make: nobody need be, or become, a player.
-        client = await ArenaClient.connect(args.server, open_timeout=10)
+        client = await _viewer(args)  # anyone's profile is a read a viewer may make
         try:
-            await client.hello(viewer=True)
             found = await client.profile(player_id=args.player_id, username=args.username)
         finally:
             await client.close()
