@@ -337,12 +337,11 @@ class Daily:
     async def _refuse_racing_elsewhere(self, player_id: str, game: GameName, race_id: str = "") -> None:
         """An attempt starts at once: not while the player races another race (its race
         would stay open, the day's attempt claimed and never started)."""
-        busy = await self.lobby.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
-        busy = [m for m in busy if m.race_id != race_id]
-        if busy:
+        busy = await self.lobby.racing_in(player_id, but=race_id)
+        if busy is not None:
             raise ArenaError(
                 ErrorCode.ALREADY_RACING,
-                f"you are racing in race {busy[0].race_id}: finish it before today's {game} daily",
+                f"you are racing in race {busy.race_id}: finish it before today's {game} daily",
             )
 
     async def get_daily_board(self, caller: Caller, message: GetDailyBoard) -> Reply:

@@ -24,6 +24,7 @@ from server.features.context import Caller, Identity, Reply
 from server.features.daily_rules import day_over
 from server.features.events import EventKind, pack_event
 from server.features.node_watch import NodeWatch
+from server.features.one_race import RacingClaims, racing
 from server.features.race_rules import race_window, racer_info, view_of
 from server.features.ratings import current, provisional
 from server.metrics import Metrics
@@ -60,6 +61,20 @@ log = logging.getLogger("arena.lobby")
 GONE_LOOK_EVERY: Final = 1.0
 #: Players gone taken off the list at a time.
 GONE_BATCH: Final = 100
+
+
+class RacingElsewhere(ArenaError):
+    """A start refused: these racers race in another race (one race at a time)."""
+
+    def __init__(self, seats: list[Seat]) -> None:
+        names = ", ".join(seat.name for seat in seats)
+        verb = "is" if len(seats) == 1 else "are"
+        super().__init__(
+            ErrorCode.ALREADY_RACING,
+            f"{names} {verb} racing in another race: a player races one race at a time",
+        )
+        self.seats = seats
+
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _CODE_LENGTH = 6
@@ -146,6 +161,7 @@ class Lobby:
         self.settings = settings
         self.time = time
         self.seed_source = seed_source
+        self.claims = RacingClaims(store)
         self._sweeper: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -195,18 +211,49 @@ class Lobby:
         return Reply(Ok(id=message.id), unfollow=(message.race_id,))
 
     async def ready(self, caller: Caller, message: Ready) -> Reply:
-        race_id = message.race_id
+        race_id, player_id = message.race_id, caller.player.player_id
         share = ""
         if message.ready:
-            share = await self._checked_share(race_id, caller.player.player_id, message.share)
-        answer = await self.store.races.set_ready(race_id, caller.player.player_id, message.ready, share)
+            share = await self._checked_share(race_id, player_id, message.share)
+            elsewhere = await self.racing_in(player_id, but=race_id)
+            if elsewhere is not None:
+                raise ArenaError(
+                    ErrorCode.ALREADY_RACING,
+                    f"you are racing in race {elsewhere.race_id}: finish it before getting ready for another",
+                )
+        answer = await self.store.races.set_ready(race_id, player_id, message.ready, share)
         if answer is Answer.ALL_READY:
-            await self.begin_countdown(race_id)
+            await self._count_down_all_ready(race_id, player_id)
         elif answer is Answer.OK:
             await self.announce(race_id)
+        elif answer is Answer.NOT_OPEN:
+            raise race_not_open(await self._status(race_id))
         else:
             raise answer_error(answer)
         return Reply(Ok(id=message.id))
+
+    async def _status(self, race_id: str) -> RaceStatus | None:
+        meta = await self.store.races.meta(race_id)
+        return meta.status if meta is not None else None
+
+    async def _count_down_all_ready(self, race_id: str, player_id: str) -> None:
+        """``player_id``'s ready found every racer ready: the countdown begins, unless a join
+        or an unready came first (then the race waits on, its seats told), or it already
+        began (another ready got there first). A racer found racing elsewhere is not ready
+        here any more (they say so again once back), and only they are told why."""
+        try:
+            started = await self.begin_countdown(race_id, all_ready=True)
+        except RacingElsewhere as exc:
+            for seat in exc.seats:
+                await self.store.races.set_ready(race_id, seat.player_id, False)
+            await self.announce(race_id)
+            if any(seat.player_id == player_id for seat in exc.seats):
+                raise
+            return
+        if not started:
+            meta = await self.store.races.meta(race_id)
+            if meta is not None and meta.status is RaceStatus.OPEN:
+                await self.announce(race_id)
 
     async def reveal_share(self, caller: Caller, message: RevealShare) -> Reply:
         """A racer seated with a commitment (a quick match, a rematch) reveals the share
@@ -332,9 +379,12 @@ class Lobby:
     async def leave(self, player_id: str, race_id: str) -> None:
         answer = await self.store.races.leave(race_id, player_id, self.settings.race_ttl)
         if answer is Answer.NOT_OPEN:
-            raise ArenaError(
-                ErrorCode.RACE_NOT_OPEN, "the race has started: send 'finish' to give up instead"
-            )
+            status = await self._status(race_id)
+            if status in (RaceStatus.COUNTDOWN, RaceStatus.RUNNING):
+                raise ArenaError(
+                    ErrorCode.RACE_NOT_OPEN, "the race has started: send 'finish' to give up instead"
+                )
+            raise race_not_open(status)
         if answer not in (Answer.OK, Answer.CANCELLED):
             raise answer_error(answer)
         log.info("racer left", extra={"race_id": race_id, "player_id": player_id})
@@ -383,29 +433,41 @@ class Lobby:
                 "start or leave one before another",
             )
 
-    async def _refuse_racers_elsewhere(self, race_id: str, seats: list[Seat]) -> None:
-        """One running race per player: a racer already racing elsewhere blocks the start."""
-        for seat in seats:
-            busy = await self.active_races(seat.player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
-            if any(m.race_id != race_id for m in busy):
-                raise ArenaError(
-                    ErrorCode.ALREADY_RACING,
-                    f"{seat.name} is racing in another race: a player races one race at a time",
-                )
+    async def racing_in(self, player_id: str, but: str = "") -> RaceMeta | None:
+        """A race other than ``but`` that the player races now (see ``one_race``)."""
+        for meta in await self.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING)):
+            if meta.race_id != but and await racing(self.store, meta, player_id):
+                return meta
+        return None
 
-    async def begin_countdown(self, race_id: str, solo: bool = False) -> None:
+    async def _refuse_racers_elsewhere(self, race_id: str, seats: list[Seat]) -> None:
+        """One race at a time per player: racers already racing elsewhere block the start."""
+        busy = [seat for seat in seats if await self.racing_in(seat.player_id, but=race_id) is not None]
+        if busy:
+            raise RacingElsewhere(busy)
+
+    async def begin_countdown(self, race_id: str, solo: bool = False, all_ready: bool = False) -> bool:
         """Deal and count down (a ``solo`` race, a daily attempt, has one racer and starts
-        at once)."""
+        at once); True when this call began it. With ``all_ready`` (a ready found every
+        racer ready) only while every racer still is and the race is still open: False
+        otherwise, and nothing starts. Racers another race holds block the start:
+        :class:`RacingElsewhere`."""
         for _attempt in range(5):
             race = await self.store.races.race(race_id)
             if race is None:
                 raise race_not_found(race_id)
             meta, seats = race
+            if all_ready and (meta.status is not RaceStatus.OPEN or not all(s.ready for s in seats)):
+                return False
             if meta.status is not RaceStatus.OPEN:
                 raise race_not_open(meta.status)
             if len(seats) < (1 if solo else 2):
                 raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, "a race needs at least 2 racers")
             await self._refuse_racers_elsewhere(race_id, seats)
+            busy = await self.claims.claim(race_id, seats)
+            if busy:
+                raise RacingElsewhere(busy)
+            player_ids = [s.player_id for s in seats]
             seed = mixed_seed(meta.game, meta.server_seed, {s.player_id: s.share for s in seats if s.share})
             game = new_game(meta.game, seed)
             now = self.time.now_ms()
@@ -420,7 +482,7 @@ class Lobby:
             answer = await self.store.races.start_countdown(
                 race_id,
                 meta.game,
-                [s.player_id for s in seats],
+                player_ids,
                 starts_at,
                 ends_at,
                 dict(game.position()),
@@ -428,11 +490,16 @@ class Lobby:
                 pack_event(EventKind.BROADCAST, event),
                 seed,
                 live=not meta.daily,
+                all_ready=all_ready,
             )
             if answer is Answer.OK:
+                await self.claims.hold(race_id, player_ids, ends_at, now)
                 self.metrics.races_started.inc()
                 log.info("race countdown", extra={"race_id": race_id})
-                return
+                return True
+            await self.claims.release(race_id, player_ids)
+            if all_ready and answer in (Answer.NOT_READY, Answer.NOT_OPEN):
+                return False
             if answer is not Answer.CHANGED:
                 raise answer_error(answer)
         raise ArenaError(ErrorCode.RACE_NOT_OPEN, "the seats kept changing: try again")

@@ -23,7 +23,7 @@ from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.ratings import current
-from server.store import RaceStatus, Store
+from server.store import Store
 from server.store.queues import Left, Marker
 from server.timesource import TimeSource
 from shared.protocol import (
@@ -139,11 +139,11 @@ class QuickMatchmaker:
         with a waiting one; the stay's ticket. Accounts wait in the game's rated queue and
         pair by rating; guests in the casual one."""
         player_id = player.player_id
-        racing = await self.lobby.active_races(player_id, (RaceStatus.COUNTDOWN, RaceStatus.RUNNING))
-        if racing:
+        racing = await self.lobby.racing_in(player_id)
+        if racing is not None:
             raise ArenaError(
                 ErrorCode.ALREADY_RACING,
-                f"you are racing in race {racing[0].race_id}: finish it before queueing again",
+                f"you are racing in race {racing.race_id}: finish it before queueing again",
             )
         now = self.time.now_ms()
         claim = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment, self.node_id)

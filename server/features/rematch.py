@@ -103,6 +103,13 @@ class Rematches:
             raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled: there is nothing to rematch")
         if meta.status is not RaceStatus.FINISHED:
             raise ArenaError(ErrorCode.RACE_NOT_OVER, "a rematch is offered once the race has ended")
+        if len(seats) < 2:
+            raise ArenaError(
+                ErrorCode.NOT_ENOUGH_RACERS,
+                "a daily attempt is raced alone: it has no rematch (practise its deal instead)"
+                if meta.daily
+                else "a rematch needs at least 2 racers",
+            )
         return seats
 
     async def _expire_later(self, race_id: str) -> None:

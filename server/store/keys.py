@@ -159,6 +159,12 @@ def player_active(player_id: str) -> str:
     return f"player:{player_id}:active"
 
 
+def player_racing(player_id: str) -> str:
+    """The race that holds the player (one race at a time): claimed before a countdown,
+    kept until the race's time is up."""
+    return f"player:{player_id}:racing"
+
+
 def player_created(player_id: str, minute: int) -> str:
     return f"player:{player_id}:created:{minute}"
 

@@ -23,6 +23,8 @@ class PlayerStore:
         self.redis = client
         self._rename = client.register_script(scripts.RENAME.source)
         self._count = client.register_script(scripts.COUNT.source)
+        self._claim_racing = client.register_script(scripts.CLAIM_RACING.source)
+        self._release_racing = client.register_script(scripts.RELEASE_RACING.source)
 
     async def create(
         self, player_id: str, name: str, token: str, now: int, ttl: int, bot: bool = False
@@ -39,6 +41,19 @@ class PlayerStore:
                 pipe.expire(keys.player(player_id), ttl)
             await pipe.execute()
         await self.redis.set(keys.token(digest), player_id, ex=ttl if ttl > 0 else None)
+
+    async def claim_racing(self, player_id: str, race_id: str, lasting_ms: int, over: str = "") -> str:
+        """Claim the player for ``race_id`` for ``lasting_ms`` (again: renewed), taking the
+        claim over from ``over`` (a race found over) if that one holds it; '' when the
+        race holds it now, else the race that does."""
+        holder: str = await self._claim_racing(
+            keys=[keys.player_racing(player_id)], args=[race_id, max(1, lasting_ms), over]
+        )
+        return holder
+
+    async def release_racing(self, player_id: str, race_id: str) -> None:
+        """Drop ``race_id``'s claim on the player (a claim another race holds stays)."""
+        await self._release_racing(keys=[keys.player_racing(player_id)], args=[race_id])
 
     async def keep(self, player_id: str, ttl: int) -> None:
         """The guest was just here: every key of theirs expires ``ttl`` seconds from now

@@ -187,9 +187,11 @@ class RaceStore:
         event: str,
         seed: int,
         live: bool = True,
+        all_ready: bool = False,
     ) -> Answer:
         """Deal every board (from ``seed``, the deal's seed, now stored) and begin the
-        countdown; ``changed`` if the seats moved. A ``live`` race is listed for spectators until it ends.
+        countdown; ``changed`` if the seats moved, ``not_ready`` if one of them is not ready
+        and ``all_ready`` asked they all be. A ``live`` race is listed for spectators until it ends.
 
         The deadline is written first: a node that dies right after the script still
         leaves the race where every clock finds it (and a deadline of a race that stayed
@@ -205,6 +207,7 @@ class RaceStore:
             event,
             keys.race_channel(race_id),
             seed,
+            "1" if all_ready else "0",
             *player_ids,
         ]
         reply = await self._start(

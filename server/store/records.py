@@ -47,6 +47,7 @@ class Answer(StrEnum):
     NOT_OPEN = "not_open"
     FULL = "full"
     NOT_A_RACER = "not_a_racer"
+    NOT_READY = "not_ready"
     NOT_STARTED = "not_started"
     OVER = "over"
     FINISHED = "finished"

@@ -155,17 +155,21 @@ START: Final = LuaScript(
         "event",
         "channel",
         "the deal's seed",
+        "'1' when every racer must be ready (the start a ready asked for), else '0'",
         "player ids...",
     ),
-    answers="ok | changed (the seats are no longer exactly these players) | not_found | not_open",
+    answers="ok | changed (the seats are no longer exactly these players) | not_ready (one "
+    "of them is not ready, and all had to be) | not_found | not_open",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' then return 'not_open' end
-local count = #ARGV - 7
+local count = #ARGV - 8
 if redis.call('HLEN', KEYS[2]) ~= count then return 'changed' end
 for i = 1, count do
-  if redis.call('HEXISTS', KEYS[2], ARGV[7 + i]) == 0 then return 'changed' end
+  local raw = redis.call('HGET', KEYS[2], ARGV[8 + i])
+  if not raw then return 'changed' end
+  if ARGV[8] == '1' and not cjson.decode(raw)['ready'] then return 'not_ready' end
 end
 redis.call('HSET', KEYS[1], 'status', 'countdown', 'starts_at', ARGV[1], 'ends_at', ARGV[2],
   'racer_count', count, 'finished_count', 0, 'seed', ARGV[7])
@@ -175,6 +179,32 @@ for i = 1, count do
 end
 redis.call('PUBLISH', ARGV[6], ARGV[5])
 return 'ok'
+""",
+)
+
+CLAIM_RACING: Final = LuaScript(
+    "claim_racing",
+    keys=("the player's racing claim",),
+    argv=("race id", "ms the claim lasts", "the race whose claim it may take over ('' none)"),
+    answers="'' when the race holds the claim now (taken, taken over, or renewed for as "
+    "long as asked); else the race that holds it. One race at a time per player: a race "
+    "claims each racer before its countdown begins.",
+    source="""
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] and holder ~= ARGV[3] then return holder end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ''
+""",
+)
+
+RELEASE_RACING: Final = LuaScript(
+    "release_racing",
+    keys=("the player's racing claim",),
+    argv=("race id",),
+    answers="1 when the race's claim was dropped, 0 when another race holds it (or none).",
+    source="""
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 """,
 )
 
@@ -891,6 +921,8 @@ ALL: Final = (
     READY,
     LEAVE,
     START,
+    CLAIM_RACING,
+    RELEASE_RACING,
     GO,
     VOID,
     MOVE,

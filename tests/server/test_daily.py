@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from client.errors import DailyNotReadyError
+from client.errors import ArenaError, DailyNotReadyError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start, iso_week
@@ -525,6 +525,13 @@ async def test_an_attempt_carries_the_days_commitment_and_its_results_read_witho
         await client.wait_for(RaceEnded)
         summary = await client.results(started.race.race_id)
         assert summary.seed is None and summary.salt is None and summary.commitment == published
+        with pytest.raises(ArenaError) as rematch:
+            await client.offer_rematch(started.race.race_id)
+        assert rematch.value.code == "not_enough_racers"
+        assert (
+            rematch.value.message
+            == "a daily attempt is raced alone: it has no rematch (practise its deal instead)"
+        )
         with pytest.raises(DailyNotReadyError, match="there were no daily challenges on 2027-03-10"):
             await client.dailies("2027-03-10")
         await client.close()
