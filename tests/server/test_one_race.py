@@ -12,9 +12,9 @@ import pytest
 from client.sdk import ArenaClient, ArenaError
 from server.app import ArenaServer
 from server.store import Answer, RaceStatus
-from shared.protocol import RaceUpdate
+from shared.protocol import RaceInfo, RaceUpdate
 from tests.server.conftest import Connect
-from tests.server.helpers import start_race
+from tests.server.helpers import RunningRace, start_race
 
 
 async def hellos(connect: Connect, url: str, *names: str) -> list[ArenaClient]:
@@ -119,13 +119,21 @@ async def test_two_races_sharing_a_racer_and_started_at_once_start_only_one(
     assert await seats_ready(arena, second.race_id) == {"otto": True, "pat": False}
 
 
-async def test_a_ready_while_racing_elsewhere_is_refused_and_not_kept(
+async def racing_and_seated_elsewhere(
     arena: ArenaServer, connect: Connect
-) -> None:
+) -> tuple[list[ArenaClient], RunningRace, RaceInfo]:
+    """Ada races Bob, and sits in Cy's open race too."""
     ada, bob, cy = await hellos(connect, arena.url, "ada", "bob", "cy")
     racing = await start_race(ada, bob, game="treize")
     other = await cy.create_race("treize")
     await ada.join_race(other.code)
+    return [ada, bob, cy], racing, other
+
+
+async def test_a_ready_while_racing_elsewhere_is_refused_and_not_kept(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    (ada, _bob, _cy), racing, other = await racing_and_seated_elsewhere(arena, connect)
     with pytest.raises(ArenaError) as refused:
         await ada.ready(other.race_id)
     assert refused.value.code == "already_racing"
@@ -138,11 +146,8 @@ async def test_a_ready_while_racing_elsewhere_is_refused_and_not_kept(
 async def test_a_racer_who_gave_up_may_race_again_before_the_others_end(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    ada, bob, cy = await hellos(connect, arena.url, "ada", "bob", "cy")
-    racing = await start_race(ada, bob, game="treize")
+    (ada, bob, cy), racing, other = await racing_and_seated_elsewhere(arena, connect)
     await ada.finish(racing.race_id)  # gives up; bob races on
-    other = await cy.create_race("treize")
-    await ada.join_race(other.code)
     await ada.ready(other.race_id)
     await cy.ready(other.race_id)
     meta = await arena.store.races.meta(other.race_id)
