@@ -10,6 +10,15 @@ Before the start is released the boards are the deal itself, which nobody sees b
 the race starts: the snapshot then leaves every view out (``race_started`` carries the
 deal). A racer's new name is no board: it goes out at the next release, ahead of what
 waits for the delay. No I/O here: the transport feeds a hub and sends what it releases.
+
+In a game whose stock hides cards (Treize, Eagle Wing) every racer turns up the same
+cards in the same order, so a board ahead of the others would show a racer what their
+own stock holds: to anyone, including that racer in another session. So a board reaches
+spectators only as far as every racer still racing has seen its cards. The hub also
+plays every move as it is received (the race as it really is, whatever the delay) and
+keeps the cards each racer has seen; a move whose board shows a card that another racer
+still racing has not seen waits, with that racer's later moves, until they have seen it
+or finished. The race's end lets everything out.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from typing import Any
 
 from server.features.race_rules import CARDS, view_of
 from shared import Game, GameName, IllegalMove, UndoRule, new_game
+from shared.knowledge import hidden_count, known_piles
 from shared.protocol import LiveRace
 
 
@@ -48,6 +58,13 @@ class _Pending:
     msg: dict[str, Any] | None = None
     #: A ``race_started``'s deal seed, when the event carried one.
     deal: int | None = None
+    #: The cards the move's board shows (games whose stock hides cards only).
+    shows: frozenset[str] = frozenset()
+
+
+def _known_cards(game: Game) -> frozenset[str]:
+    """The cards ``game``'s racer sees (or can tell) on their board now."""
+    return frozenset(card for pile in known_piles(game.view()).values() for card in pile if card)
 
 
 class RaceHub:
@@ -75,6 +92,14 @@ class RaceHub:
         self._racers = {racer.player_id: racer for racer in race.racers}
         self.boards: dict[str, SpectatedBoard] = {}
         self._deal(seed)
+        #: Whether boards can show cards some racer has not seen: the stock hides some.
+        self._hidden = hidden_count(next(iter(self.boards.values())).view) > 0 if self.boards else False
+        #: Each racer's board as played so far (every move received), the cards each has
+        #: seen on it, and who no longer races (won, gave up): see the module's doc.
+        self._played: dict[str, Game] = {}
+        self._seen: dict[str, set[str]] = {}
+        self._done: set[str] = set()
+        self._deal_played(seed)
         #: Whether spectators may see the boards: once the start is released.
         self.deal_shown = race.status != "countdown"
         #: The highest seq received of each racer (released or waiting).
@@ -103,6 +128,14 @@ class RaceHub:
                 }
             )
 
+    def _deal_played(self, seed: int) -> None:
+        if not self._hidden:
+            return
+        for player_id in self._racers:
+            game = new_game(self.game, seed, undo_rule=UndoRule.KEEP_REVEALS)
+            self._played[player_id] = game
+            self._seen[player_id] = set(_known_cards(game))
+
     # ----- what comes in ---------------------------------------------------------------
 
     def knows(self, lifecycle: str) -> bool:
@@ -114,7 +147,23 @@ class RaceHub:
         if player_id not in self._known_seq or seq != self._known_seq[player_id] + 1:
             return
         self._known_seq[player_id] = seq
-        self._queue.append(_Pending(at + self.delay_ms, "move", player_id, seq, move, at))
+        shows = self._play_received(player_id, move)
+        self._queue.append(_Pending(at + self.delay_ms, "move", player_id, seq, move, at, shows=shows))
+
+    def _play_received(self, player_id: str, move: str) -> frozenset[str]:
+        """Play a move as it is received: the cards its board shows, now seen by its racer."""
+        game = self._played.get(player_id)
+        if game is None:
+            return frozenset()
+        try:
+            game.play(move)
+        except IllegalMove:
+            return frozenset()
+        shows = _known_cards(game)
+        self._seen[player_id] |= shows
+        if game.is_won:
+            self._done.add(player_id)
+        return shows
 
     def receive_event(self, msg: dict[str, Any], at: int, deal: int | None = None) -> None:
         """A race event (its wire dict) that happened at ``at``: the start (with the seed
@@ -134,10 +183,13 @@ class RaceHub:
             if gave_up in self._known:
                 return
             self._known.add(gave_up)
+            self._done.add(str(msg.get("player_id")))
         elif kind == "race_started":
             if "started" in self._known:
                 return
             self._known.add("started")
+            if deal is not None and deal != self.seed:
+                self._deal_played(deal)
         elif kind in ("race_ended", "race_cancelled"):
             if "ended" in self._known:
                 return
@@ -171,17 +223,38 @@ class RaceHub:
         and status move on with it."""
         out = [self._rename(player_id, name) for player_id, name in self._new_names.items()]
         self._new_names.clear()
-        queue = self._queue
-        while queue and queue[0].release_at <= now:
-            item = queue.popleft()
+        queue, kept = self._queue, deque[_Pending]()
+        held: set[str] = set()  # racers with a move kept back: their later ones wait too
+        while queue:
+            item = queue[0]
+            if item.release_at > now or (item.kind == "event" and kept):
+                break  # an event never passes what came before it
+            queue.popleft()
             if item.kind == "move":
+                if item.player_id in held or self._shows_unseen(item):
+                    held.add(item.player_id)
+                    kept.append(item)
+                    continue
                 message = self._play(item)
                 if message is not None:
                     out.append(message)
             elif item.msg is not None:
                 self._apply_event(item.msg, item.deal)
                 out.append(item.msg)
+        kept.extend(queue)
+        self._queue = kept
         return out
+
+    def _shows_unseen(self, item: _Pending) -> bool:
+        """Whether the move's board shows a card that another racer still racing has not
+        seen (until the race's end is received)."""
+        if not item.shows or "ended" in self._known:
+            return False
+        return any(
+            not item.shows <= seen
+            for player_id, seen in self._seen.items()
+            if player_id != item.player_id and player_id not in self._done
+        )
 
     @property
     def waiting(self) -> bool:

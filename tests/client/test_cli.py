@@ -604,26 +604,6 @@ async def test_refusals_are_the_servers_message_on_one_line(
     assert one_error_line(nobody) == "solitaire-arena: no account is named 'nobody_at_all'"
 
 
-async def test_a_joiner_whose_ready_is_refused_leaves_the_race_on_the_way_out(
-    node: NodeProcess, tmp_path: Path
-) -> None:
-    async with (
-        await ArenaClient.connect(node.url) as ada,
-        await ArenaClient.connect(node.url) as carol,
-    ):
-        await ada.hello(name="ada")
-        lobby = await ada.create_race("treize", seats=2)
-        await ada.ready(lobby.race_id)
-        await start_race(ada, carol)  # ada races elsewhere meanwhile: the lobby cannot start
-        result = run("play", "--join", lobby.code, "--name", "joiner", "--server", node.url,
-                     config=tmp_path / "c.json")  # fmt: skip
-        assert one_error_line(result) == (
-            "solitaire-arena: ada is racing in another race: a player races one race at a time"
-        )
-        info = await ada.get_race(lobby.race_id)
-        assert [r.name for r in info.racers] == ["ada"]  # the joiner's seat is free again
-
-
 def test_a_rated_race_is_for_accounts(node: NodeProcess, tmp_path: Path) -> None:
     guest = run(
         "play", "--create", "--rated", "--name", "casual", "--server", node.url, config=tmp_path / "c.json"

@@ -130,6 +130,21 @@ async def racing_and_seated_elsewhere(
     return [ada, bob, cy], racing, other
 
 
+async def test_a_racer_gone_racing_elsewhere_is_no_longer_ready_in_the_lobby_they_readied_in(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, cy = await hellos(connect, arena.url, "ada", "bob", "cy")
+    lobby = await ada.create_race("treize")
+    await ada.ready(lobby.race_id)
+    await start_race(ada, cy, game="treize")  # ada races elsewhere meanwhile
+    await bob.join_race(lobby.code)
+    await bob.ready(lobby.race_id)  # answered ok: the race waits for ada to be back
+    meta = await arena.store.races.meta(lobby.race_id)
+    assert meta is not None and meta.status is RaceStatus.OPEN
+    assert await seats_ready(arena, lobby.race_id) == {"ada": False, "bob": True}
+    await bob.wait_for(RaceUpdate, lambda e: [r.ready for r in e.race.racers] == [False, True])
+
+
 async def test_a_ready_while_racing_elsewhere_is_refused_and_not_kept(
     arena: ArenaServer, connect: Connect
 ) -> None:

@@ -4,12 +4,14 @@ card), in order, never before the delay, whatever the races (property tests)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.features.spectating import RaceHub
 from shared import GAMES, UndoRule, new_game
+from shared.knowledge import known_piles
 from shared.protocol import LiveRace, RacerInfo
 
 
@@ -34,12 +36,32 @@ def face_down_cards(position_pile: list[str], shown: list[str]) -> list[str]:
     seed=st.integers(min_value=0, max_value=2**63 - 1),
     choices=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=60),
 )
-def test_every_released_board_is_exactly_what_its_racer_sees(
+def test_every_released_board_is_exactly_what_its_racer_sees_and_no_card_a_racer_has_not(
     game: str, seed: int, choices: list[int]
 ) -> None:
     hub = hub_for(game, seed, ["a", "b"])
     racers = {p: new_game(game, seed, undo_rule=UndoRule.KEEP_REVEALS) for p in ("a", "b")}
+    seen = {p: known_cards(racers[p].view()) for p in racers}
     seqs = {"a": 0, "b": 0}
+    boards: dict[tuple[str, int], tuple[dict[str, Any], dict[str, list[str]]]] = {}
+    shown = {"a": 0, "b": 0}
+
+    def check(released: list[dict[str, Any]], ended: bool = False) -> None:
+        for message in released:
+            if message["type"] != "watch_move":
+                continue
+            player, other = message["player_id"], "b" if message["player_id"] == "a" else "a"
+            assert message["seq"] == shown[player] + 1  # each racer's moves in order
+            shown[player] = message["seq"]
+            view, position = boards[(player, message["seq"])]
+            assert message["view"] == view
+            for name, pile in view["piles"].items():
+                hidden = face_down_cards(position[name], pile["cards"])
+                assert len(hidden) == pile["count"] - len(pile["cards"])
+                assert not set(hidden) & set(pile["cards"])  # a hidden card is never shown
+            if not ended and not racers[other].is_won:
+                assert known_cards(view) <= seen[other]  # no card the other has not seen
+
     for step, choice in enumerate(choices):
         player = "ab"[step % 2]
         board = racers[player]
@@ -48,18 +70,17 @@ def test_every_released_board_is_exactly_what_its_racer_sees(
             continue
         move = board.play(moves[choice % len(moves)]).move
         seqs[player] += 1
+        seen[player] |= known_cards(board.view())
+        boards[(player, seqs[player])] = (board.view(), board.position()["piles"])
         hub.receive_move(player, seqs[player], move, at=1_000 + step)
-        (released,) = hub.release(now=1_000 + step)
-        assert released["type"] == "watch_move" and released["seq"] == seqs[player]
-        view = released["view"]
-        assert view == board.view()
-        position = board.position()["piles"]
-        for name, pile in view["piles"].items():
-            assert pile["count"] == len(position[name])
-            hidden = face_down_cards(position[name], pile["cards"])
-            assert len(hidden) == pile["count"] - len(pile["cards"])
-            assert not set(hidden) & set(pile["cards"])  # a hidden card is never shown
-    assert {b["player_id"]: b["seq"] for b in hub.snapshot()} == seqs
+        check(hub.release(now=1_000 + step))
+    hub.receive_event({"type": "race_ended", "race_id": "r1"}, at=5_000)
+    check(hub.release(now=5_000), ended=True)
+    assert {b["player_id"]: b["seq"] for b in hub.snapshot()} == seqs == shown
+
+
+def known_cards(view: dict[str, Any]) -> set[str]:
+    return {card for pile in known_piles(view).values() for card in pile if card}
 
 
 @settings(max_examples=30, deadline=None)
@@ -135,11 +156,42 @@ def test_a_start_on_another_deal_deals_the_boards_again_before_the_first_move() 
     first = played.legal_moves()[0]
     played.play(first)
     hub.receive_move("a", 1, first, at=2_100)
+    hub.receive_move("b", 1, first, at=2_200)  # b has seen every card a's board shows
     assert not [b for b in hub.snapshot() if "view" in b]  # the start is not released yet
-    kinds = [m["type"] for m in hub.release(now=3_100)]
-    assert kinds == ["race_started", "watch_move"]
+    kinds = [m["type"] for m in hub.release(now=3_200)]
+    assert kinds == ["race_started", "watch_move", "watch_move"]
     views = {b["player_id"]: b["view"] for b in hub.snapshot()}
-    assert views == {"a": played.view(), "b": new_game("treize", 6).view()}
+    assert views == {"a": played.view(), "b": played.view()}
+
+
+def test_a_board_ahead_waits_until_the_others_have_turned_up_its_cards_or_stopped_racing() -> None:
+    """Treize's racers turn up the same stock cards in the same order: a spectator (the
+    racer too, in another session) sees a board only as far as every racer still racing
+    has seen its cards."""
+    hub = hub_for("treize", 5, ["a", "b"])
+    hub.receive_move("a", 1, "deal", at=1_000)
+    assert hub.release(now=1_000) == []  # b has not turned that card up
+    hub.receive_move("b", 1, "deal", at=1_100)
+    assert [(m["player_id"], m["seq"]) for m in hub.release(now=1_100)] == [("a", 1), ("b", 1)]
+    hub.receive_move("a", 2, "deal", at=1_200)
+    hub.receive_move("a", 3, "deal", at=1_300)
+    assert hub.release(now=1_300) == [] and hub.waiting
+    gave_up = {"type": "progress", "race_id": "r1", "player_id": "b", "finished": True, "won": False}
+    hub.receive_event(gave_up, at=1_400)  # b no longer races: nothing is kept from b
+    released = hub.release(now=1_400)
+    assert [(m["type"], m.get("seq")) for m in released] == [
+        ("watch_move", 2),
+        ("watch_move", 3),
+        ("progress", None),
+    ]
+
+
+def test_the_races_end_lets_out_every_board_kept_back() -> None:
+    hub = hub_for("eagle-wing", 5, ["a", "b"], delay_ms=1_000)
+    hub.receive_move("a", 1, "deal", at=1_000)
+    assert hub.release(now=2_000) == []
+    hub.receive_event({"type": "race_ended", "race_id": "r1"}, at=2_000)
+    assert [m["type"] for m in hub.release(now=3_000)] == ["watch_move", "race_ended"]
 
 
 def test_a_hub_opened_in_the_countdown_shows_no_board_until_the_start_is_released() -> None:
