@@ -196,12 +196,24 @@ async def running_race_page(
 
 async def test_a_refused_move_shows_the_servers_reason(browser: Browser, arena: ArenaServer) -> None:
     errors: list[str] = []
-    page, bob = await running_race_page(browser, arena.url, errors)
+    page, bob = await running_race_page(browser, arena.url, errors, viewport={"width": 1280, "height": 800})
     before = await shown(page)
     await page.fill("#move", "t1>t1")
     await page.press("#move", "Enter")
     await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
     assert await shown(page) == before
+    # On a desktop screen the reason is in sight, beside the move box, which keeps the move
+    # typed to be put right; a move the server takes empties it.
+    await expect(page.locator("#refusal")).to_be_in_viewport(ratio=1)
+    await expect(page.locator("#move")).to_have_value("t1>t1")
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    await page.fill("#move", line[0])
+    await page.press("#move", "Enter")
+    await expect(page.locator("#refusal")).to_have_text("")
+    await expect(page.locator("#move")).to_have_value("")
+    before = await shown(page)
+    assert before == expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
 
     # A refusal that names cards writes them as the board does (9♦, not 9D).
     ranks = "A23456789TJQK"

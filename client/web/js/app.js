@@ -577,6 +577,7 @@ function racePage(raceId, arrived = null) {
     drawGhostsBar();
   }
 
+  // Sends `move` after those sent before; the promise says whether the server took it.
   function play(move) {
     sending = sending.then(async () => {
       showError(error, null);
@@ -593,7 +594,7 @@ function racePage(raceId, arrived = null) {
           await resync();
           error.textContent = PLAYED_ELSEWHERE;
           board.draw();
-          return;
+          return false;
         }
         seq = ack.seq;
         const me = mine();
@@ -602,6 +603,7 @@ function racePage(raceId, arrived = null) {
         drawRacers();
         hinting = false;
         if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
+        return true;
       } catch (failure) {
         if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
         showError(error, failure);
@@ -609,6 +611,9 @@ function racePage(raceId, arrived = null) {
         if (RESYNC.has(failure.code)) await resync();
         if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
         board.draw();
+        // The reason beside the move box, in sight (a tall board leaves it low on the page).
+        if (!left) error.scrollIntoView({ block: "nearest" });
+        return false;
       }
     });
     return sending;
@@ -1002,16 +1007,22 @@ function racePage(raceId, arrived = null) {
   ghostsToggle.addEventListener("click", () => setGhosts(ghosts === null));
   // The move box takes a move in notation, `undo` (a move too) or `hint` (as the key h;
   // in a race without hints the server says why not).
+  // A move typed stays there while it is sent, and after a refusal (to be put right): the
+  // box is emptied once the server took it (unless something else was typed meanwhile).
   moveInput.addEventListener("keydown", (event) => {
     const typed = moveInput.value.trim();
     if (event.key !== "Enter" || !typed) return;
-    moveInput.value = "";
-    if (typed.toLowerCase() === "hint") askHint(); else play(typed);
+    if (typed.toLowerCase() === "hint") {
+      moveInput.value = "";
+      askHint();
+      return;
+    }
+    play(typed).then((taken) => { if (taken && moveInput.value.trim() === typed) moveInput.value = ""; });
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
     element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
-    ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
+    ghostsBar, racers, boardBox, element("div", { class: "row", id: "move-row" }, moveInput, undoButton, hintButton, error), results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   // A daily attempt arrives running (its start is start_daily's reply, no race_started):
