@@ -197,6 +197,9 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         won = f"won in {mine.time_ms / 1000:.1f} s"
         # The results: no seed before the day's end, and nothing of a race for several.
         await expect(page.locator("#standings")).to_contain_text(won)
+        # A race of one tells no place (the day's board does): no Rank column, no "1.".
+        await expect(page.locator('#standings thead th[scope="col"]')).to_have_text(["Player", "Result"])
+        await expect(page.locator("#standings tbody td")).to_have_text(["ada_day (you)", won, ""])
         # (The race's own commitment: each attempt has its salt. Not through ada.results():
         # the SDK cannot read a summary without its seed yet.)
         commitment = (await ada.get_race(race_id)).commitment

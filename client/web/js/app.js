@@ -765,9 +765,13 @@ function racePage(raceId, arrived = null) {
   function showResults(shown = summary) {
     summary = shown;
     if (!summary) return;
+    // A race of one (a daily attempt) has no place to tell: the day's board gives its rank.
+    const ranked = !solo();
+    const head = standingsHead(summary.rated);
+    if (!ranked) head.firstChild.firstChild.remove();
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
-      element("table", { id: "standings" }, standingsHead(summary.rated), element("tbody", {}, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
-        element("td", {}, `${s.rank}.`),
+      element("table", { id: "standings" }, head, element("tbody", {}, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+        ...(ranked ? [element("td", {}, `${s.rank}.`)] : []),
         element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
         element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s)))))),
