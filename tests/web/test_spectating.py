@@ -491,6 +491,12 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await page.click("#verify-pasted")
     await expect(checks.locator('li[data-check="shares"]')).to_have_class("fail")
     await page.screenshot(path=shot_path("verify-pasted-wrong"), full_page=True)
+    # A view that is not the deal: its cards are written as the board draws them.
+    difference = await page.evaluate(
+        """async () => (await import("/static/js/verify.js")).dealDifference(
+            { r1: ["2S", "5H"] }, { piles: { r1: { count: 2, cards: ["JC"] } } })"""
+    )
+    assert difference == "r1 shows J♣, the deal 5♥"
     # A record read is offered for download, one that fails its checks too; text that is
     # no record is not.
     await expect(page.locator("#download")).to_be_visible()
