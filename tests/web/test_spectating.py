@@ -297,6 +297,12 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             row = page.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
             await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
             await expect(row).to_contain_text("gave up with")  # both gave up
+            # The racer's card says the new rating too, not the one the race started with.
+            card = page.locator(f'.thumb[data-player="{standing.player_id}"] .rating')
+            await expect(card).to_have_text(f"{standing.rating}?")
+        await expect(page.locator("#large-head .rating")).to_have_text(
+            f"{ended.summary.standings[0].rating}?"
+        )
     assert errors == []
 
 
