@@ -549,10 +549,11 @@ function racePage(raceId, arrived = null) {
     const moves = at?.move_count ?? 0;
     const state = !at?.finished ? `${left} left · ${moves} ${moves === 1 ? "move" : "moves"}`
       : at.won ? `won in ${seconds(at.elapsed_ms)}` : `${g.gave_up ? "gave up" : "finished"} · ${left} left`;
-    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : g.gave_up ? "gave up" : "did not win";
+    // Given up is said once the ghost gets there, not from its first second.
+    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : !g.gave_up ? "did not win" : at?.finished ? "gave up" : null;
     return element("div", { class: "racer ghost", "data-ghost": g.player_id },
       element("span", { class: "racer-name" }, element("span", { class: "ghost-tag" }, "ghost"), " ", `${g.name}`,
-        element("span", { class: "ghost-info" }, `rank ${g.rank} · ${result}`)),
+        element("span", { class: "ghost-info" }, result ? `rank ${g.rank} · ${result}` : `rank ${g.rank}`)),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score),
         "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(score)),
       element("span", { class: "ghost-state" }, state));
