@@ -152,9 +152,18 @@ async def test_logout_returns_to_the_guest_screen_and_the_old_token_no_longer_re
     page = await signed_in_page(browser, arena.url, "cy_c", errors)
     token = await page.evaluate(TOKEN)
     assert isinstance(token, str)
+    # A second tab of the same browser, signed in with the same saved token, on My profile.
+    tab = await page.context.new_page()
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    await tab.goto(arena.url.replace("ws://", "http://") + "/#/profile")
+    await expect(tab.locator("#who")).to_have_text("cy_c")
     await page.click("#nav-account")
     await page.click("#logout")
     await expect(page.locator("#name")).to_be_visible()
+    # The other tab is signed out too, and says so, as a page signed out elsewhere does.
+    await expect(tab.locator("#link")).to_have_text("signed out: sign in again")
+    await expect(tab.locator("#who")).to_have_text("")
+    await expect(tab.locator("#name")).to_be_visible()
     await expect(page.locator("#name")).to_have_value("")
     await expect(page.locator("#who")).to_have_text("")
     await expect(page.locator("#nav-account")).to_have_text("Sign in")

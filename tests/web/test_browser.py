@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, WebSocketRoute, expect
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
@@ -196,12 +196,24 @@ async def running_race_page(
 
 async def test_a_refused_move_shows_the_servers_reason(browser: Browser, arena: ArenaServer) -> None:
     errors: list[str] = []
-    page, bob = await running_race_page(browser, arena.url, errors)
+    page, bob = await running_race_page(browser, arena.url, errors, viewport={"width": 1280, "height": 800})
     before = await shown(page)
     await page.fill("#move", "t1>t1")
     await page.press("#move", "Enter")
     await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
     assert await shown(page) == before
+    # On a desktop screen the reason is in sight, beside the move box, which keeps the move
+    # typed to be put right; a move the server takes empties it.
+    await expect(page.locator("#refusal")).to_be_in_viewport(ratio=1)
+    await expect(page.locator("#move")).to_have_value("t1>t1")
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    await page.fill("#move", line[0])
+    await page.press("#move", "Enter")
+    await expect(page.locator("#refusal")).to_have_text("")
+    await expect(page.locator("#move")).to_have_value("")
+    before = await shown(page)
+    assert before == expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
 
     # A refusal that names cards writes them as the board does (9♦, not 9D).
     ranks = "A23456789TJQK"
@@ -262,6 +274,67 @@ async def test_a_page_resumes_by_itself_after_a_server_restart(browser: Browser,
         await bob.close()
     # The page logs the failed reconnection attempts while the server is down; nothing else.
     assert [e for e in errors if "WebSocket" not in e and "ERR_CONNECTION_REFUSED" not in e] == []
+
+
+class Outage:
+    """Routes a context's WebSockets through the test: :meth:`begin` drops them and
+    refuses new ones (the server out of reach), :meth:`end` lets them through again. The
+    server itself stays up."""
+
+    def __init__(self) -> None:
+        self.down = False
+        self.open: list[WebSocketRoute] = []
+
+    async def route(self, ws: WebSocketRoute) -> None:
+        if self.down:
+            await ws.close()
+            return
+        ws.connect_to_server()
+        self.open.append(ws)
+
+    async def begin(self) -> None:
+        self.down = True
+        for ws in self.open:
+            await ws.close()
+        self.open = []
+
+    def end(self) -> None:
+        self.down = False
+
+
+async def test_the_leaderboard_profile_and_daily_pages_opened_offline_load_once_the_connection_is_back(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    context = await browser.new_context()
+    outage = Outage()
+    await context.route_web_socket(re.compile("^ws://"), outage.route)
+    tabs = [await context.new_page() for _ in range(3)]
+    for tab in tabs:
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+    home = arena.url.replace("ws://", "http://") + "/"
+    await tabs[0].goto(home)
+    await tabs[0].fill("#name", "ada")
+    await tabs[0].press("#name", "Enter")
+    await expect(tabs[0].locator("#who")).to_have_text("ada (guest)")
+    for tab in tabs[1:]:
+        await tab.goto(home)
+        await expect(tab.locator("#who")).to_have_text("ada (guest)")
+    await outage.begin()
+    leaderboard, profile, daily = tabs
+    for tab, address in zip(tabs, ("#/leaderboard", "#/profile", "#/daily/standings"), strict=True):
+        await tab.evaluate(f"location.hash = '{address}'")
+    for tab in tabs:  # what they cannot read they say so...
+        await expect(tab.locator("p.error")).not_to_have_text("")
+    outage.end()
+    # ...and read it once the connection is back, the error gone.
+    await expect(leaderboard.locator("#leaderboard tbody")).to_have_text("Nobody is listed at Eight Off yet.")
+    await expect(profile.locator("#profile-name")).to_have_text("ada")
+    await expect(daily.locator("#daily-tabs")).to_be_visible()  # the Standings tab, drawn
+    for tab in tabs:
+        await expect(tab.locator("#link")).to_have_text("")
+        await expect(tab.locator("p.error")).to_have_text("")
+    assert errors == []
 
 
 @pytest.mark.parametrize("game", ["treize", "eagle-wing"])

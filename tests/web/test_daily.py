@@ -197,6 +197,9 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         won = f"won in {mine.time_ms / 1000:.1f} s"
         # The results: no seed before the day's end, and nothing of a race for several.
         await expect(page.locator("#standings")).to_contain_text(won)
+        # A race of one tells no place (the day's board does): no Rank column, no "1.".
+        await expect(page.locator('#standings thead th[scope="col"]')).to_have_text(["Player", "Result"])
+        await expect(page.locator("#standings tbody td")).to_have_text(["ada_day (you)", won, ""])
         # (The race's own commitment: each attempt has its salt. Not through ada.results():
         # the SDK cannot read a summary without its seed yet.)
         commitment = (await ada.get_race(race_id)).commitment
@@ -226,6 +229,14 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         await expect(practice).to_be_visible()
         await expect(deal_box(page, "treize").get_by_role("button", name="Play Treize")).to_be_visible()
         await page.screenshot(path=shot_path("daily-played"), full_page=True)
+        # On a 320 px phone the board with its links fits its card, as the other tables do.
+        await page.set_viewport_size({"width": 320, "height": 800})
+        widths = await page.evaluate(
+            "[...document.querySelectorAll('.daily-board')].map((b) => b.scrollWidth - b.clientWidth)"
+        )
+        assert widths == [0, 0, 0]
+        await page.screenshot(path=shot_path("daily-played-phone"), full_page=True)
+        await page.set_viewport_size({"width": 1280, "height": 900})
         # Practice: an unscored attempt of the same deal, hints on; not on the board.
         await practice.click()
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} practice (unscored)")

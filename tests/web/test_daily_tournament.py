@@ -347,6 +347,7 @@ async def test_a_ghost_that_has_not_moved_yet_has_the_deals_cards_left(
         await page.get_by_role("button", name="Race ghosts", exact=True).click()
         ghost = page.locator(f'.racer.ghost[data-ghost="{leader.player_id}"]')
         await expect(ghost.locator(".ghost-state")).to_have_text("51 left \N{MIDDLE DOT} 0 moves")
+        await expect(ghost.locator(".ghost-info")).to_have_text("rank 1")  # it gave up later, not yet
         await expect(ghost.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "1")
         await expect(page.locator(".racer:not(.ghost) .racer-state")).to_have_text("51 left")
         await give_up(page)

@@ -158,6 +158,9 @@ async def test_treize_deals_removes_a_king_and_a_pair_with_the_keyboard(
     page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False, game="treize")
     await tab_to_board(page)
     assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock"]
+    # Down from the stock is the pyramid's apex; up from it the waste, left of it the stock.
+    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1"]
+    assert await press(page, "ArrowUp", "ArrowLeft") == ["stock", "face-down card, stock"]
     for dealt in (1, 2):
         await page.keyboard.press("Enter")  # the stock deals, as a click on it does
         await board_is(page, ["deal"] * dealt, "treize")

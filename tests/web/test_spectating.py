@@ -297,6 +297,12 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             row = page.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
             await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
             await expect(row).to_contain_text("gave up with")  # both gave up
+            # The racer's card says the new rating too, not the one the race started with.
+            card = page.locator(f'.thumb[data-player="{standing.player_id}"] .rating')
+            await expect(card).to_have_text(f"{standing.rating}?")
+        await expect(page.locator("#large-head .rating")).to_have_text(
+            f"{ended.summary.standings[0].rating}?"
+        )
     assert errors == []
 
 
@@ -491,6 +497,12 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await page.click("#verify-pasted")
     await expect(checks.locator('li[data-check="shares"]')).to_have_class("fail")
     await page.screenshot(path=shot_path("verify-pasted-wrong"), full_page=True)
+    # A view that is not the deal: its cards are written as the board draws them.
+    difference = await page.evaluate(
+        """async () => (await import("/static/js/verify.js")).dealDifference(
+            { r1: ["2S", "5H"] }, { piles: { r1: { count: 2, cards: ["JC"] } } })"""
+    )
+    assert difference == "r1 shows J♣, the deal 5♥"
     # A record read is offered for download, one that fails its checks too; text that is
     # no record is not.
     await expect(page.locator("#download")).to_be_visible()

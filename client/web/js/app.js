@@ -549,10 +549,11 @@ function racePage(raceId, arrived = null) {
     const moves = at?.move_count ?? 0;
     const state = !at?.finished ? `${left} left · ${moves} ${moves === 1 ? "move" : "moves"}`
       : at.won ? `won in ${seconds(at.elapsed_ms)}` : `${g.gave_up ? "gave up" : "finished"} · ${left} left`;
-    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : g.gave_up ? "gave up" : "did not win";
+    // Given up is said once the ghost gets there, not from its first second.
+    const result = g.won && g.time_ms != null ? `won in ${seconds(g.time_ms)}` : !g.gave_up ? "did not win" : at?.finished ? "gave up" : null;
     return element("div", { class: "racer ghost", "data-ghost": g.player_id },
       element("span", { class: "racer-name" }, element("span", { class: "ghost-tag" }, "ghost"), " ", `${g.name}`,
-        element("span", { class: "ghost-info" }, `rank ${g.rank} · ${result}`)),
+        element("span", { class: "ghost-info" }, result ? `rank ${g.rank} · ${result}` : `rank ${g.rank}`)),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(score),
         "aria-valuetext": state, "aria-label": `ghost ${g.name}'s progress` }, fill(score)),
       element("span", { class: "ghost-state" }, state));
@@ -577,6 +578,7 @@ function racePage(raceId, arrived = null) {
     drawGhostsBar();
   }
 
+  // Sends `move` after those sent before; the promise says whether the server took it.
   function play(move) {
     sending = sending.then(async () => {
       showError(error, null);
@@ -593,7 +595,7 @@ function racePage(raceId, arrived = null) {
           await resync();
           error.textContent = PLAYED_ELSEWHERE;
           board.draw();
-          return;
+          return false;
         }
         seq = ack.seq;
         const me = mine();
@@ -602,6 +604,7 @@ function racePage(raceId, arrived = null) {
         drawRacers();
         hinting = false;
         if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
+        return true;
       } catch (failure) {
         if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
         showError(error, failure);
@@ -609,6 +612,9 @@ function racePage(raceId, arrived = null) {
         if (RESYNC.has(failure.code)) await resync();
         if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
         board.draw();
+        // The reason beside the move box, in sight (a tall board leaves it low on the page).
+        if (!left) error.scrollIntoView({ block: "nearest" });
+        return false;
       }
     });
     return sending;
@@ -760,9 +766,13 @@ function racePage(raceId, arrived = null) {
   function showResults(shown = summary) {
     summary = shown;
     if (!summary) return;
+    // A race of one (a daily attempt) has no place to tell: the day's board gives its rank.
+    const ranked = !solo();
+    const head = standingsHead(summary.rated);
+    if (!ranked) head.firstChild.firstChild.remove();
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
-      element("table", { id: "standings" }, standingsHead(summary.rated), element("tbody", {}, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
-        element("td", {}, `${s.rank}.`),
+      element("table", { id: "standings" }, head, element("tbody", {}, ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
+        ...(ranked ? [element("td", {}, `${s.rank}.`)] : []),
         element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
         element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s)))))),
@@ -1002,16 +1012,22 @@ function racePage(raceId, arrived = null) {
   ghostsToggle.addEventListener("click", () => setGhosts(ghosts === null));
   // The move box takes a move in notation, `undo` (a move too) or `hint` (as the key h;
   // in a race without hints the server says why not).
+  // A move typed stays there while it is sent, and after a refusal (to be put right): the
+  // box is emptied once the server took it (unless something else was typed meanwhile).
   moveInput.addEventListener("keydown", (event) => {
     const typed = moveInput.value.trim();
     if (event.key !== "Enter" || !typed) return;
-    moveInput.value = "";
-    if (typed.toLowerCase() === "hint") askHint(); else play(typed);
+    if (typed.toLowerCase() === "hint") {
+      moveInput.value = "";
+      askHint();
+      return;
+    }
+    play(typed).then((taken) => { if (taken && moveInput.value.trim() === typed) moveInput.value = ""; });
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
     element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
-    ghostsBar, racers, boardBox, element("div", { class: "row" }, moveInput, undoButton, hintButton), error, results, rematchBox);
+    ghostsBar, racers, boardBox, element("div", { class: "row", id: "move-row" }, moveInput, undoButton, hintButton, error), results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   // A daily attempt arrives running (its start is start_daily's reply, no race_started):

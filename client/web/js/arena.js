@@ -221,13 +221,27 @@ export class Arena {
       this.pending.delete(id);
       waiting.reject(new ArenaError("connection_lost", "the connection dropped"));
     }
-    if (ws !== this.ws || this.closing || !this.resumable) return;
+    if (ws !== this.ws || this.closing) return;
+    if (!this.resumable) { this.tokenGone(); return; }
     this.emit("connection", { state: "lost" });
     setTimeout(() => this.reconnect(), this.pause);
   }
 
+  // The saved token went while this page was signed in with it: another tab of this
+  // browser logged out (and forgot it). Nobody is signed in here either, and it says so
+  // as a token revoked elsewhere does. (This page's own logout forgot its player first.)
+  tokenGone() {
+    if (!this.player || this.watchOnly) return;
+    const ws = this.ws;
+    this.ws = null;
+    this.player = null;
+    this.ready = null;
+    if (ws) ws.close();
+    this.emit("signed_out", { reason: "signed out in another tab" });
+  }
+
   async reconnect() {
-    if (!this.resumable) return; // signed out meanwhile
+    if (!this.resumable) { this.tokenGone(); return; } // signed out meanwhile (here, or in another tab)
     if (this.ws?.readyState === WebSocket.OPEN && this.player) return; // a login replaced the dropped one
     this.pause = Math.min(this.pause * 2, 4000);
     try {

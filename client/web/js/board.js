@@ -25,10 +25,11 @@ export function setAnimations(on) { animations = on; }
 const SHORT_LABELS = { reserve: "res" };
 
 // Where each pile sits, in card slots (x) and rows (y); `fan` piles spread downwards.
-// `row` is the row the arrow keys go along (left, right) and between (up, down).
+// `row` is the row the arrow keys go along (left, right) and between (up, down); `reach`
+// how many slots aside up and down may go from it.
 function layout(game) {
   const slots = [];
-  const at = (pile, x, y, row, fan = false) => slots.push({ pile, x, y, row, fan });
+  const at = (pile, x, y, row, fan = false, reach = 2) => slots.push({ pile, x, y, row, fan, reach });
   if (game === "eight-off") {
     for (let i = 0; i < 4; i++) at(`f${i + 1}`, 0, i * 1.5, i);
     for (let i = 0; i < 8; i++) at(`r${i + 1}`, 2 + i, 0, 0);
@@ -40,7 +41,9 @@ function layout(game) {
     const drop = [2, 1, 0, 1, 3, 1, 0, 1, 2];
     names.forEach((name, i) => at(name, i, 1.6 + drop[i] * 0.45, 1, name !== "reserve"));
   } else {
-    at("stock", 0, 0, 0); at("waste", 1, 0, 0);
+    // Treize's stock and waste sit left of the pyramid's apex (3 slots from the stock):
+    // down from either goes to it.
+    at("stock", 0, 0, 0, false, 3); at("waste", 1, 0, 0, false, 3);
     let index = 1;
     for (let row = 1; row <= 7; row++) {
       for (let k = 0; k < row; k++) at(`p${index++}`, (7 - row) * 0.5 + k, 1.4 + (row - 1) * 0.62, row);
@@ -49,11 +52,12 @@ function layout(game) {
   return slots;
 }
 
-// Up or down from a pile: the nearest pile of the next row, if one is within two slots.
+// Up or down from a pile: the nearest pile of the next row, if one is within its reach
+// (two slots, unless the layout says otherwise).
 function nearestInRow(slots, from, row) {
   let best = null;
   for (const slot of slots) {
-    if (slot.row !== row || Math.abs(slot.x - from.x) > 2) continue;
+    if (slot.row !== row || Math.abs(slot.x - from.x) > from.reach) continue;
     if (!best || Math.abs(slot.x - from.x) < Math.abs(best.x - from.x)) best = slot;
   }
   return best;

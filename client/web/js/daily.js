@@ -57,6 +57,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
   let reloading = null; // a reload planned (the day's end, or deals still being prepared)
   let gone = false;
   let drawn = false; // the page has shown a day (a resume's welcome then reloads it)
+  let unreached = false; // the last load found no connection: the next welcome loads again
   let naming = false; // a visitor becoming a guest here: its welcome reloads nothing
   // A visitor (nobody signed in: the page reads with a viewer's session) names themselves
   // only to play: Play, or "Continue as a guest", checks this field first.
@@ -331,6 +332,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
 
   async function load() {
     reloading = null;
+    unreached = false;
     try {
       await readingSession(); // a visitor reads it all: only playing asks for a name
       if (gone) return;
@@ -360,6 +362,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
       }
       app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), navigationOnError(), error);
       showError(error, failure);
+      unreached = failure.code === "connection_lost";
       if (failure.code === "daily_not_ready" && !date) reloading = setTimeout(load, 5000); // being prepared
     }
   }
@@ -396,7 +399,12 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
 
   app.replaceChildren(element("h1", {}, view === "standings" ? "Daily tournament" : "Daily challenges"), element("p", {}, "Loading…"), error);
   const timer = setInterval(tick, 250);
-  const stop = arena.on("welcome", () => { if (drawn && !reloading && !naming) load(); }); // back after a drop
+  // Back after a drop (or the server away when the page opened): the day read again.
+  const stop = arena.on("welcome", () => {
+    if ((!drawn && !unreached) || reloading || naming) return;
+    if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
+    load();
+  });
   load();
   return () => { gone = true; clearInterval(timer); clearTimeout(reloading); stop(); };
 }

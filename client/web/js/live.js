@@ -292,7 +292,16 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       showResults(e.summary);
       if (e.summary.rated) {
         arena.request({ type: "get_race", race_id: e.summary.race_id })
-          .then((reply) => { if (!gone && race?.race_id === e.summary.race_id) showResults(e.summary, reply.race); })
+          .then((reply) => {
+            if (gone || race?.race_id !== e.summary.race_id) return;
+            showResults(e.summary, reply.race);
+            // The racers' cards and the large board's head carry the new ratings too.
+            for (const after of reply.race.racers) {
+              const r = racerOf(after.player_id);
+              if (r) Object.assign(r, { rating: after.rating, provisional: after.provisional });
+            }
+            for (const id of boards.keys()) drawRacer(id);
+          })
           .catch(() => {}); // the changes alone stay
       }
     }),

@@ -177,9 +177,16 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
   const next = element("button", { id: "next-page", type: "button", disabled: true }, "Next");
   let offset = 0;
   let following = null;
+  let unreached = false; // the last read found no connection: the next welcome reads again
+
+  function failed(failure) {
+    showError(error, failure);
+    unreached = failure.code === "connection_lost";
+  }
 
   async function load(from) {
     showError(error, null);
+    unreached = false;
     try {
       const board = await arena.request({ type: "get_leaderboard", game, offset: from, limit: PAGE_SIZE });
       offset = from;
@@ -201,7 +208,7 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
       previous.disabled = offset === 0;
       next.disabled = following === null;
     } catch (failure) {
-      showError(error, failure);
+      failed(failure);
     }
   }
 
@@ -216,8 +223,10 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
       element("thead", {}, element("tr", {}, ...["Rank", "Player", "Rating", "Games"].map((h) => element("th", { scope: "col" }, h)))),
       rows),
     element("div", { class: "row" }, previous, next, info), error);
-  readingSession().then(() => load(0)).catch((failure) => showError(error, failure));
-  return () => {};
+  // Back after a drop (or the server away when the page opened): what could not be read is.
+  const stop = arena.on("welcome", () => { if (unreached) load(offset); });
+  readingSession().then(() => load(0)).catch(failed);
+  return stop;
 }
 
 // ----- profile -------------------------------------------------------------------------
@@ -286,13 +295,25 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
   // A profile that arrives once the page was left (another page, or another profile) is
   // not drawn over the page shown then.
   let gone = false;
-  (playerId ? readingSession() : signIn())
-    .then(async (player) => {
-      if (gone) return;
-      if (!player) { needsSession(app, "Profile"); return; }
-      const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });
-      if (!gone) draw(reply.profile);
-    })
-    .catch((failure) => { loading.remove(); showError(error, failure); }); // nothing more is coming
-  return () => { gone = true; };
+  let unreached = false; // read with no connection: the next welcome (back after a drop) reads again
+  function load() {
+    unreached = false;
+    showError(error, null);
+    (playerId ? readingSession() : signIn())
+      .then(async (player) => {
+        if (gone) return;
+        if (!player) { needsSession(app, "Profile"); return; }
+        const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });
+        if (!gone) draw(reply.profile);
+      })
+      .catch((failure) => { // nothing more is coming, unless the connection comes back
+        if (gone) return;
+        loading.remove();
+        showError(error, failure);
+        unreached = failure.code === "connection_lost";
+      });
+  }
+  const stop = arena.on("welcome", () => { if (unreached && !gone) load(); });
+  load();
+  return () => { gone = true; stop(); };
 }

@@ -5,7 +5,7 @@
 // server's views, whose first must be this page's own deal. The legality of every move is
 // the Python engine's to check (solitaire-arena verify FILE): no game rules run here.
 
-import { Board } from "./board.js";
+import { Board, cardsInWords } from "./board.js";
 import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
 import { GAME_TITLES, element, movesText, racersText, showError } from "./dom.js";
 import { checkFields, clearFields, noteFor } from "./forms.js";
@@ -82,7 +82,7 @@ export function dealDifference(layout, view) {
     const dealt = layout[name] ?? [];
     const top = dealt.slice(dealt.length - pile.cards.length);
     if (pile.count !== dealt.length) return `${name} holds ${pile.count} cards, the deal ${dealt.length}`;
-    if (pile.cards.join(" ") !== top.join(" ")) return `${name} shows ${pile.cards.join(" ")}, the deal ${top.join(" ")}`;
+    if (pile.cards.join(" ") !== top.join(" ")) return `${name} shows ${cardsInWords(pile.cards.join(" "))}, the deal ${cardsInWords(top.join(" "))}`;
   }
   const missing = Object.keys(layout).find((name) => layout[name].length && !(name in view.piles));
   return missing ? `the deal has cards on ${missing}, the view has no such pile` : null;
