@@ -189,6 +189,21 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 
 #: The status line while a dropped connection is being resumed.
 RECONNECTING: Final = "connection lost: reconnecting…"
+#: Refusals of ``ready`` that say this racer no longer sits in an open race: it was left
+#: (or started, or cancelled) meanwhile, maybe on another session of the player.
+NOT_SEATED_CODES: Final = frozenset({"not_a_racer", "race_not_open"})
+
+
+def left_elsewhere_note(code: str, cancelled: bool) -> str:
+    """The lobby of a race this player left on another session of theirs (the server
+    tells the sessions of the player who left nothing).
+
+    >>> left_elsewhere_note("5985RT", cancelled=True)
+    'you left race 5985RT on another session: nobody sits in it, so it is cancelled. ctrl+q quits'
+    """
+    if cancelled:
+        return f"you left race {code} on another session: nobody sits in it, so it is cancelled. ctrl+q quits"
+    return f"you left race {code} on another session: it goes on without you. ctrl+q quits"
 
 
 def default_join_command(code: str) -> str:
@@ -231,6 +246,10 @@ class RaceScreen(Screen[None]):
     #move { margin: 0 1; }
     #hints { padding: 0 2; }
     """
+
+    #: How often (seconds) a lobby reads its race again: a leave on another session of
+    #: the player is told to nobody of that player (``race_update`` skips them).
+    LOBBY_CHECK: ClassVar[float] = 5.0
 
     # The footer shows a key only while it applies (``check_action``); ``u`` is shown
     # dimmed while the racer plays but the server says an undo would be refused.
@@ -282,6 +301,9 @@ class RaceScreen(Screen[None]):
         #: When ctrl+g last asked whether to give up (monotonic seconds).
         self._give_up_asked: float | None = None
         self._side_width = SIDE_WIDTH
+        #: Whether this racer was seen seated in the race (so that a lobby which no
+        #: longer seats them says they left it elsewhere).
+        self._seated = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -319,6 +341,7 @@ class RaceScreen(Screen[None]):
         self.move_input.to_board = self.to_board
         self.move_input.focus()
         self.set_interval(0.25, self._tick)
+        self.set_interval(self.LOBBY_CHECK, self._check_lobby)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -363,6 +386,7 @@ class RaceScreen(Screen[None]):
 
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
+        self._seated = self._seated or self.state.me in self.state.racers
         view = self.state.view
         if view is not None:
             self.legal = legal_moves(view) if self.playing else []
@@ -563,8 +587,37 @@ class RaceScreen(Screen[None]):
             return f"{daily.label}, {daily.game} of {daily.date}: {GO}"
         return GO
 
+    @property
+    def left_elsewhere(self) -> bool:
+        """Whether this racer sat in the race before its start and sits there no more:
+        they left it on another session (the race may have been cancelled with it)."""
+        state = self.state
+        if not self._seated or state.me in state.racers or state.daily is not None:
+            return False
+        return state.status == "open" or (state.status == "cancelled" and state.cancelled is None)
+
+    def _check_lobby(self) -> None:
+        if self.in_lobby and not self.client.reconnecting:
+            self.run_worker(self._recheck_lobby(), group="lobby", exclusive=True, exit_on_error=False)
+
+    async def _recheck_lobby(self) -> None:
+        """Read the lobby's race again: say so if this racer left it on another session."""
+        race_id = self.race_id
+        try:
+            info = await self.client.get_race(race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return
+        if race_id != self.race_id or self.state.status != "open":
+            return  # moved on meanwhile: its events tell
+        self.state.load(info)
+        self.redraw()
+        if self.left_elsewhere:
+            self.status.say(self._opening_note())
+
     def _opening_note(self) -> str:
         state = self.state
+        if self.left_elsewhere:
+            return left_elsewhere_note(state.code or self.race_id, cancelled=state.status == "cancelled")
         if state.over:
             return self._ending_note()
         if state.status == "running":
@@ -898,6 +951,8 @@ class RaceScreen(Screen[None]):
             await self.client.ready(self.race_id, ready)
         except ArenaError as exc:
             self.status.say(f"✗ ready: {exc.message}", error=True)
+            if exc.code in NOT_SEATED_CODES:
+                await self._recheck_lobby()  # left elsewhere, say, which nothing told
             return
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"✗ ready: connection problem ({exc})", error=True)

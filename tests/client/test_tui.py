@@ -26,7 +26,15 @@ from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GIVE_UP_LAPSED, GO, RECONNECTING, RaceScreen
+from client.tui.race import (
+    DONE_WAITING,
+    GIVE_UP_ASK,
+    GIVE_UP_LAPSED,
+    GO,
+    RECONNECTING,
+    RaceScreen,
+    left_elsewhere_note,
+)
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
@@ -567,6 +575,37 @@ async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
         await pilot.press("enter")  # enter says ready too
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
+        # Another session of ada leaves the race (the last racer: it is cancelled), which
+        # nothing tells this one: pressing r finds out, says so and offers r no more.
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.leave(race.race_id)
+        await pilot.press("r")
+        left = left_elsewhere_note(race.code, cancelled=True)
+        await wait_until(pilot, lambda: screen.status.last == left)
+        assert "r" not in footer_keys(app) and "others join with" not in "\n".join(screen_lines(app))
+
+
+async def test_a_lobby_left_on_another_session_says_so_by_itself(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    await bob.join_race(race.code)
+    monkeypatch.setattr(RaceScreen, "LOBBY_CHECK", 0.2)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.leave(race.race_id)  # bob still sits in it
+        left = left_elsewhere_note(race.code, cancelled=False)
+        await wait_until(pilot, lambda: screen.status.last == left)
+        assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
+        assert "r" not in footer_keys(app)
 
 
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
