@@ -189,6 +189,26 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 
 #: The status line while a dropped connection is being resumed.
 RECONNECTING: Final = "connection lost: reconnecting…"
+#: The status line once the client gave up resuming a dropped connection.
+GONE: Final = "connection lost for good"
+#: The clock then: it no longer counts here.
+CLOCK_GONE: Final = "clock stopped: offline"
+#: The screen's actions that need the server (none is offered once the connection is gone).
+SERVER_ACTIONS: Final = frozenset(
+    {
+        "give_up",
+        "replay",
+        "undo",
+        "hint",
+        "toggle_ready",
+        "unready",
+        "enter_ready",
+        "offer_rematch",
+        "answer_rematch",
+        "practise",
+        "toggle_ghosts",
+    }
+)
 #: Refusals of ``ready`` that say this racer no longer sits in an open race: it was left
 #: (or started, or cancelled) meanwhile, maybe on another session of the player.
 NOT_SEATED_CODES: Final = frozenset({"not_a_racer", "race_not_open"})
@@ -277,10 +297,17 @@ class RaceScreen(Screen[None]):
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
         resumed: str = "",
+        options: str = "",
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        #: What the commands it suggests need to reach the same server as the same player
+        #: (``" --server URL --name NAME"``, or "").
+        self.options = options
+        #: Whether the connection is lost for good (the client gave up resuming it):
+        #: nothing that needs the server is offered any more.
+        self.gone = False
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
         #: Why this race opened rather than the one asked for (``you are still racing in
@@ -380,6 +407,9 @@ class RaceScreen(Screen[None]):
             racers.fit(self.state, room_for(side, racers))
 
     def _tick(self) -> None:
+        if self.gone:
+            self.query_one("#clock", ClockPanel).update(CLOCK_GONE)  # stopped: nothing counts here
+            return
         self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
         self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
@@ -434,13 +464,13 @@ class RaceScreen(Screen[None]):
     @property
     def playing(self) -> bool:
         """Whether this racer may still move."""
-        return self.state.status == "running" and not self.state.i_finished
+        return self.state.status == "running" and not self.state.i_finished and not self.gone
 
     @property
     def typing(self) -> bool:
         """Whether the move field takes anything: moves while playing, the rematch (or
         practice) commands once the race ended."""
-        return self.playing or self.state.status == "finished"
+        return self.playing or (self.state.status == "finished" and not self.gone)
 
     @property
     def in_lobby(self) -> bool:
@@ -458,6 +488,8 @@ class RaceScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which one-key commands apply now (``False`` hides a key, ``None`` dims it)."""
+        if self.gone and action in SERVER_ACTIONS:
+            return False  # each would need the server
         if action == "undo":
             if not self.playing:
                 return False
@@ -565,7 +597,31 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
                 self.status.say(self._opening_note())  # who sits in the lobby now
                 await self._ready_if_full()
-        self.status.say("connection closed", error=True)
+        # The client gave up resuming the connection (or it was closed): nothing here can
+        # reach the server again, so say how to come back rather than seem to go on.
+        self.gone = True
+        self.redraw()
+        self.status.say(self._gone_note(), error=True)
+
+    def _gone_note(self) -> str:
+        """What the status line says once the connection is lost for good: how to come back."""
+        state, race_id, options = self.state, self.race_id, self.options
+        then = ""
+        if state.status == "finished":
+            then = f"solitaire-arena replay {race_id}{options} plays the race back"
+        elif state.status in ("countdown", "running") and (
+            state.me in state.racers or state.daily is not None
+        ):
+            if state.i_finished:
+                then = f"solitaire-arena replay {race_id}{options} once the race is over"
+            else:
+                run = "race" if state.daily is None else "daily run"
+                then = f"solitaire-arena play{options} resumes the {run}"
+        elif self.in_lobby:
+            then = f"solitaire-arena play{options} reopens the lobby"
+        if not then:
+            return f"{GONE}: ctrl+q quits"
+        return f"{GONE}: ctrl+q, then {then}"
 
     async def _ratings_after(self) -> None:
         """After a rated race: the new ratings with their provisional mark (the racers
@@ -1069,6 +1125,7 @@ class RaceApp(App[None]):
             self.ready_when_full,
             join_command=self.join_command,
             resumed=self.resumed,
+            options=self.options,
         )
         return self._race_screen
 

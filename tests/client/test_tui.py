@@ -15,6 +15,7 @@ from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 
+from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
 from client.cli import daily_run_left
 from client.errors import ArenaError
@@ -1600,6 +1601,19 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
         monkeypatch.undo()
         ada.ws.transport.abort()  # the network drops, and the client resumes
         await wait_until(pilot, lambda: screen.status.last == "reconnected")
+        # A drop the client gives up resuming (a server away longer than its patience):
+        # the clock stops, no key that needs the server is offered, and it says what to do.
+        monkeypatch.setattr(sdk_module, "RESUME_PATIENCE", 0.0)
+        screen.options = " --server ws://arena.example:8765"
+        ada.ws.transport.abort()
+        await wait_until(pilot, lambda: screen.status.last.startswith("connection lost for good"))
+        assert screen.status.last == (
+            "connection lost for good: ctrl+q, then "
+            "solitaire-arena play --server ws://arena.example:8765 resumes the race"
+        )
+        assert rendered(screen, "#clock") == "clock stopped: offline"
+        assert set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"}
+        assert screen.move_input.disabled
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
