@@ -231,12 +231,17 @@ def default_join_command(code: str) -> str:
     return f"solitaire-arena play --join {code}"
 
 
+#: The most lines the status line takes: a lobby's note ends with a line of the whole
+#: command friends join with, which in 80 columns, with a server address, takes four.
+STATUS_MOST: Final = 4
+
+
 class StatusLine(Static):
     """One line for what just happened; :attr:`last` keeps its text."""
 
-    # A lobby's note ends with a line of the whole command friends join with: in 80
-    # columns, with a server address, it takes four.
-    DEFAULT_CSS = "StatusLine { height: auto; max-height: 4; background: $panel; padding: 0 1; }"
+    DEFAULT_CSS = (
+        f"StatusLine {{ height: auto; max-height: {STATUS_MOST}; background: $panel; padding: 0 1; }}"
+    )
 
     last: str = ""
     #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
@@ -384,6 +389,7 @@ class RaceScreen(Screen[None]):
             width = area.width_beside(
                 self.query_one("#main").size.width, view.game, SIDE_WIDTH, SIDE_MIN_WIDTH
             )
+        self._fit_status()
         if self._side_width == width:
             self.call_after_refresh(self._fit_racers)  # the height may have changed
             return
@@ -397,6 +403,20 @@ class RaceScreen(Screen[None]):
         self.query_one("#rematch", RematchPanel).columns = columns
         self.query_one("#daily", DailyPanel).columns = columns
         self.redraw_side()
+
+    def _fit_status(self) -> None:
+        """In a short terminal, the status line gives up its last lines (down to one) so
+        that the whole board shows above it (the rows of cards a racer plays from are the
+        lowest of Treize's pyramid); a board that would not show whole even then (a long
+        Eight Off column) scrolls instead, and the status line keeps its lines."""
+        main, status = self.query_one("#main"), self.status
+        if main.size.height <= 0 or self.board.view is None:
+            return
+        need = len(self.board.plain.splitlines())
+        room = main.outer_size.height + status.outer_size.height - need
+        most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
+        if status.styles.max_height != most:
+            status.styles.max_height = most
 
     def _fit_racers(self) -> None:
         """In a short terminal, the racers panel gives up lines so that the ranking (and

@@ -1612,7 +1612,7 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
             "solitaire-arena play --server ws://arena.example:8765 resumes the race"
         )
         assert rendered(screen, "#clock") == "clock stopped: offline"
-        assert set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"}
+        await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
         assert screen.move_input.disabled
 
 
@@ -1664,11 +1664,19 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
     arena: ArenaServer, connect: Connect, game_name: GameName
 ) -> None:
     ada, bob, race_id = await _race(arena, connect, game=game_name)
-    app = RaceApp(ada, race_id)
+    # Resumed after a join: the status line's note takes three lines.
+    resumed = f"you are still racing in {game_name} race {race_id} (running): resuming it, not joining K7QX2M"
+    app = RaceApp(ada, race_id, resumed=resumed)
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None)
+        await wait_until(pilot, lambda: screen.status.last == f"{resumed}\n{GO}")
+        # The whole board shows (Treize's lowest row, the cards played from, too), the
+        # status line cut to the lines left under it.
         await until_shown(pilot, app, screen.board.plain)
+        shown = screen_lines(app)
+        opening = f" you are still racing in {game_name} race {race_id} (running): resuming"
+        assert any(line.startswith(opening) for line in shown)
         area = screen.query_one("#board-area", BoardArea)
         await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
         # The racers panel beside it, each racer's bar and cards left on one line.
