@@ -336,6 +336,8 @@ class RaceScreen(Screen[None]):
         #: Whether this racer was seen seated in the race (so that a lobby which no
         #: longer seats them says they left it elsewhere).
         self._seated = False
+        #: The most lines the status line takes now (:meth:`_fit_status`).
+        self._status_most = STATUS_MOST
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -415,7 +417,8 @@ class RaceScreen(Screen[None]):
         need = len(self.board.plain.splitlines())
         room = main.outer_size.height + status.outer_size.height - need
         most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
-        if status.styles.max_height != most:
+        if self._status_most != most:
+            self._status_most = most
             status.styles.max_height = most
 
     def _fit_racers(self) -> None:
