@@ -826,7 +826,7 @@ async def play(args: argparse.Namespace) -> int:
             note += ": resuming it"
             if args.join is not None:
                 note += f", not joining {args.join.strip().upper()}"
-            print(note, flush=True)
+            _print_said(note)
             await _resume(client, racing, note)
             return 0
         waiting = next((r for r in races if r.status == "open"), None)
@@ -835,7 +835,7 @@ async def play(args: argparse.Namespace) -> int:
                 f"you sit in {waiting.game} race {waiting.code} ({_seated(waiting)}) already: reopening its "
                 "lobby (ctrl+q there leaves the race)"
             )
-            print(note, flush=True)
+            _print_said(note)
             await run_play(client, waiting.race_id, join_command=joining, resumed=note)
             return 0
         if args.join is not None:
@@ -850,7 +850,7 @@ async def play(args: argparse.Namespace) -> int:
             race_id = race.race_id
             join = join_command(race.code, args.server)
             setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
-            print(f"race {race.code} created ({setting}): others join with  {join}")
+            _print_said(f"race {race.code} created ({setting}): others join with {glued(join)}")
         else:
             found = await quick_match(client, args.game, args.wait)
             if isinstance(found, str):
@@ -1374,6 +1374,12 @@ async def change_password(args: argparse.Namespace) -> int:
         await client.change_password(old, new)
     _said(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
+
+
+def _print_said(sentence: str) -> None:
+    """Print ``sentence`` as :func:`said_lines` lays it out (before the screen takes the
+    terminal: flushed)."""
+    print("\n".join(said_lines(sentence)), flush=True)
 
 
 def _said(sentence: str) -> None:

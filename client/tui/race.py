@@ -1052,14 +1052,17 @@ class RaceScreen(Screen[None]):
             self._readied_when_full = True
             await self._say_ready(True)
 
-    async def leave_if_open(self) -> None:
-        """Leave the race if it has not started (the racer quit its lobby)."""
+    async def leave_if_open(self) -> bool:
+        """Leave the race if it has not started (the racer quit its lobby); whether it
+        was left."""
         state = self.state
         if state.status != "open" or state.me not in state.racers or state.daily is not None:
-            return
-        # Started, cancelled or unreachable meanwhile: nothing to leave here.
-        with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
+            return False
+        try:
             await self.client.leave(self.race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return False  # started, cancelled or unreachable meanwhile: nothing left here
+        return True
 
     async def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:
@@ -1139,6 +1142,8 @@ class RaceApp(App[None]):
         #: player (``" --server URL --name NAME"``, or "").
         self.options = options
         self._race_screen: RaceScreen | None = None
+        #: Whether quitting left the race's lobby (:meth:`leave_if_open`).
+        self.left_lobby = False
 
     def get_default_screen(self) -> RaceScreen:
         self._race_screen = RaceScreen(
@@ -1156,15 +1161,20 @@ class RaceApp(App[None]):
         """After the app ended: leave the race if it had not started (the racer quit its
         lobby)."""
         if self._race_screen is not None:
-            await self._race_screen.leave_if_open()
+            self.left_lobby = await self._race_screen.leave_if_open()
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it (None for a lobby left, or a daily run over)."""
+        how to come back to it, or that its lobby was left (None for a daily run over)."""
         screen = self._race_screen
         if screen is None:
             return None
         state, race_id, options = screen.state, screen.race_id, self.options
+        if self.left_lobby:
+            code = state.code or race_id
+            if len(state.racers) <= 1:
+                return f"you left race {code} before its start: nobody else sat in it, so it is cancelled"
+            return f"you left race {code} before its start: the others sitting in it go on without you"
         if state.daily is not None:
             if state.status != "running" or state.i_finished:
                 return None  # its end said what comes next

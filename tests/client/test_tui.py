@@ -554,6 +554,13 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
         await bob.leave(race.race_id)
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+    # Quitting the lobby leaves the race, and the terminal is told.
+    await app.leave_if_open()
+    assert (
+        app.parting_note()
+        == f"you left race {race.code} before its start: the others sitting in it go on without you"
+    )
+    assert [r.name for r in (await cy.get_race(race.race_id)).racers] == ["cy"]
 
 
 async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
