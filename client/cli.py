@@ -475,6 +475,12 @@ def run(args: argparse.Namespace) -> int:
     """Run one player command; its exit status."""
     if args.command == "verify":
         return verify(args)  # offline: no server, no event loop
+    given = getattr(args, "name", None)
+    if given:  # "": the default player
+        try:
+            _checked_name(given, "--name")
+        except CommandError as exc:
+            return fail(str(exc))  # before connecting, as the other options
     commands: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
         "play": play,
         "replay": replay,
@@ -502,9 +508,7 @@ def run(args: argparse.Namespace) -> int:
     except ArenaError as exc:  # the server's words; its code is for programs
         return fail(exc.message)
     except ValidationError as exc:  # a value the protocol cannot carry, refused before sending
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        return fail(f"{where}: {error['msg']}" if where else error["msg"])
+        return fail(validation_line(exc))
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
         why = f": {body}" if body else f" (is {args.server} a solitaire-arena server?)"
@@ -520,6 +524,23 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:
         return fail("timed out waiting for the server")
+
+
+def validation_line(exc: ValidationError) -> str:
+    """A value the protocol cannot carry, in one line: where, and the validator's own words
+    (without pydantic's ``Value error, ``).
+
+    >>> from shared.protocol import Hello
+    >>> try:
+    ...     Hello(id=1, name="x" * 30)
+    ... except ValidationError as exc:
+    ...     print(validation_line(exc))
+    name: a name has 1 to 24 characters
+    """
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    words = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {words}" if where else words
 
 
 def unreachable(exc: OSError | InvalidHandshake) -> str:
@@ -1415,12 +1436,26 @@ async def _check_old_password(
 def _new_name(given: str) -> str:
     """``rename``'s NEW_NAME as the server takes it (NFC), checked by the server's own
     rule before connecting: a refusal in the words of the options' checks."""
+    return _checked_name(given, "NEW_NAME")
+
+
+def _checked_name(given: str, option: str) -> str:
+    """``given`` (the value of ``option``) as the server takes a name (NFC), checked by the
+    server's own rule: a refusal in the words of the options' checks.
+
+    >>> _checked_name("Zoe\u0308", "--name")
+    'Zoë'
+    >>> _checked_name("x" * 25, "--name")
+    Traceback (most recent call last):
+    ...
+    client.cli.CommandError: --name 'xxxxxxxxxxxxxxxxxxxxxxxxx' is not a name: 1 to 24 characters
+    """
     if not 1 <= len(unicodedata.normalize("NFC", given)) <= NAME_MAX:
-        raise CommandError(f"NEW_NAME {given!r} is not a name: 1 to {NAME_MAX} characters")
+        raise CommandError(f"{option} {given!r} is not a name: 1 to {NAME_MAX} characters")
     try:
         return check_name(given)
     except ValueError as exc:
-        raise CommandError(f"NEW_NAME {given!r} is not a name: {exc}") from None
+        raise CommandError(f"{option} {given!r} is not a name: {exc}") from None
 
 
 async def rename_guest(args: argparse.Namespace) -> int:

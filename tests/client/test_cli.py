@@ -241,6 +241,14 @@ def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tm
         ("--create", "--time-limit", "0"): "--time-limit is 1 to 86400 seconds",
         ("--wait", "0"): "--wait is a number of seconds above 0",
         ("--wait", "nan"): "--wait is a number of seconds above 0",
+        (
+            "--name",
+            "Bartholomew-the-very-long",
+        ): "--name 'Bartholomew-the-very-long' is not a name: 1 to 24 characters",
+        ("--name", "   "): (
+            "--name '   ' is not a name: a name starts with a letter or digit and uses only letters, "
+            "digits, spaces, '_', '-' and '.'"
+        ),
     }
     for options, refusal in refusals.items():
         result = run("play", *options, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
