@@ -1152,7 +1152,9 @@ def record_text(record: RaceRecord) -> str:
     else:
         seed = f"seed {record.seed}: the server seed (no racer sent a seed share)"
     lines += fitted("", seed, indent=2)
-    lines.append("results")
+    rated = any(racer.rating is not None for racer in record.racers)
+    # The record keeps each rating from before the race (replay gives the new ones).
+    lines.append(RATED_RESULTS if rated else "results")
     outcomes = {}
     for result in record.results:
         outcome = f"{result_words(record.game, result.won, result.score, result.time_ms)}, "
@@ -1178,6 +1180,8 @@ def record_text(record: RaceRecord) -> str:
     return "\n".join(lines)
 
 
+#: The results' heading in the record of a rated race: the rating beside each name.
+RATED_RESULTS = "results (beside each name: the rating before the race)"
 #: The fewest columns a racer's name is cut to, however long the rest of its line.
 _NAME_LEAST = 8
 #: The most a racer's name takes in the line saying why a record does not verify (a

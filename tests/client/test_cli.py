@@ -1518,7 +1518,9 @@ def test_verify_fits_80_columns_and_names_racers_by_name(tmp_path: Path) -> None
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines), "\n".join(line for line in lines if len(line) > 80)
-    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    # A rated race's ratings are labelled: the record keeps them from before the race.
+    heading = lines.index("results (beside each name: the rating before the race)")
+    results = lines[heading + 1 : heading + 4]
     # Alike names carry their player id; a long one is cut with an ellipsis, its marks kept.
     assert [line.split("  ")[1].strip() for line in results] == [
         "1. Ada Lovelace (p_7a1b2c3d4e5f) 1523",
@@ -1546,7 +1548,8 @@ def test_verify_lines_up_wide_names_within_80_columns(tmp_path: Path) -> None:
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
     assert all(width(line) <= 80 for line in lines), verified.stdout
-    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    heading = lines.index("results (beside each name: the rating before the race)")
+    results = lines[heading + 1 : heading + 4]
     # Each outcome starts in the same column, two after the widest name and its marks.
     assert len({width(line[: line.index("0 cards removed")]) for line in results}) == 1
     assert [line.split("  ")[1].split(" ")[1] for line in results] == ["李小龍李小龍李小龍李…"] * 2 + [
