@@ -1755,9 +1755,13 @@ async def _daily_board(args: argparse.Namespace) -> int:
     client = await _reader(args)
     try:
         board = await client.daily_board(args.game, date=args.date, offset=args.offset, limit=args.limit)
+        past = args.date is not None and args.date < utc_date(int(dt.datetime.now(dt.UTC).timestamp() * 1000))
+        if board.total == 0 and past:
+            # A past day may have had no dailies at all: said as the list of the day says it.
+            await client.dailies(board.date)
     finally:
         await client.close()
-    print(daily_board_text(board))
+    print(daily_board_text(board, over=past))
     return 0
 
 
@@ -1926,7 +1930,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def daily_board_text(board: DailyBoard) -> str:
+def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     """A page of a day's board as ``daily GAME --board`` prints it.
 
     >>> from shared.protocol import DailyEntry
@@ -1960,6 +1964,8 @@ def daily_board_text(board: DailyBoard) -> str:
     you: #9  gave up with 2 cards removed
     """
     if board.total == 0:
+        if over:
+            return f"nobody finished a scored {board.game} attempt of {board.date}"
         return f"nobody has finished a scored {board.game} attempt of {board.date} yet"
     races = any(entry.race_id for entry in board.entries)
     head = f"rank  {NAME_HEADING}  {'result':<16}  race" if races else f"rank  {NAME_HEADING}  result"

@@ -1114,7 +1114,12 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
     empty = run(
         "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
     )
-    assert empty.stdout.strip() == f"nobody has finished a scored eight-off attempt of {yesterday} yet"
+    assert empty.stdout.strip() == f"nobody finished a scored eight-off attempt of {yesterday}"  # it is over
+    # A past day without dailies is said so, as the day's list says it.
+    none = run(
+        "daily", "treize", "--board", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"
+    )
+    assert one_error_line(none) == "solitaire-arena: there were no daily challenges on 2001-01-01"
 
 
 @pytest.fixture
