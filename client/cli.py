@@ -475,6 +475,12 @@ def run(args: argparse.Namespace) -> int:
     """Run one player command; its exit status."""
     if args.command == "verify":
         return verify(args)  # offline: no server, no event loop
+    given = getattr(args, "name", None)
+    if given:  # "": the default player
+        try:
+            _checked_name(given, "--name")
+        except CommandError as exc:
+            return fail(str(exc))  # before connecting, as the other options
     commands: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {
         "play": play,
         "replay": replay,
@@ -502,9 +508,7 @@ def run(args: argparse.Namespace) -> int:
     except ArenaError as exc:  # the server's words; its code is for programs
         return fail(exc.message)
     except ValidationError as exc:  # a value the protocol cannot carry, refused before sending
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        return fail(f"{where}: {error['msg']}" if where else error["msg"])
+        return fail(validation_line(exc))
     except InvalidStatus as exc:
         body = exc.response.body.decode(errors="replace").strip()
         why = f": {body}" if body else f" (is {args.server} a solitaire-arena server?)"
@@ -520,6 +524,23 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:
         return fail("timed out waiting for the server")
+
+
+def validation_line(exc: ValidationError) -> str:
+    """A value the protocol cannot carry, in one line: where, and the validator's own words
+    (without pydantic's ``Value error, ``).
+
+    >>> from shared.protocol import Hello
+    >>> try:
+    ...     Hello(id=1, name="x" * 30)
+    ... except ValidationError as exc:
+    ...     print(validation_line(exc))
+    name: a name has 1 to 24 characters
+    """
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    words = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {words}" if where else words
 
 
 def unreachable(exc: OSError | InvalidHandshake) -> str:
@@ -826,7 +847,7 @@ async def play(args: argparse.Namespace) -> int:
             note += ": resuming it"
             if args.join is not None:
                 note += f", not joining {args.join.strip().upper()}"
-            print(note, flush=True)
+            _print_said(note)
             await _resume(client, racing, note)
             return 0
         waiting = next((r for r in races if r.status == "open"), None)
@@ -835,7 +856,7 @@ async def play(args: argparse.Namespace) -> int:
                 f"you sit in {waiting.game} race {waiting.code} ({_seated(waiting)}) already: reopening its "
                 "lobby (ctrl+q there leaves the race)"
             )
-            print(note, flush=True)
+            _print_said(note)
             await run_play(client, waiting.race_id, join_command=joining, resumed=note)
             return 0
         if args.join is not None:
@@ -850,7 +871,7 @@ async def play(args: argparse.Namespace) -> int:
             race_id = race.race_id
             join = join_command(race.code, args.server)
             setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
-            print(f"race {race.code} created ({setting}): others join with  {join}")
+            _print_said(f"race {race.code} created ({setting}): others join with {glued(join)}")
         else:
             found = await quick_match(client, args.game, args.wait)
             if isinstance(found, str):
@@ -1131,7 +1152,9 @@ def record_text(record: RaceRecord) -> str:
     else:
         seed = f"seed {record.seed}: the server seed (no racer sent a seed share)"
     lines += fitted("", seed, indent=2)
-    lines.append("results")
+    rated = any(racer.rating is not None for racer in record.racers)
+    # The record keeps each rating from before the race (replay gives the new ones).
+    lines.append(RATED_RESULTS if rated else "results")
     outcomes = {}
     for result in record.results:
         outcome = f"{result_words(record.game, result.won, result.score, result.time_ms)}, "
@@ -1157,6 +1180,8 @@ def record_text(record: RaceRecord) -> str:
     return "\n".join(lines)
 
 
+#: The results' heading in the record of a rated race: the rating beside each name.
+RATED_RESULTS = "results (beside each name: the rating before the race)"
 #: The fewest columns a racer's name is cut to, however long the rest of its line.
 _NAME_LEAST = 8
 #: The most a racer's name takes in the line saying why a record does not verify (a
@@ -1376,6 +1401,12 @@ async def change_password(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_said(sentence: str) -> None:
+    """Print ``sentence`` as :func:`said_lines` lays it out (before the screen takes the
+    terminal: flushed)."""
+    print("\n".join(said_lines(sentence)), flush=True)
+
+
 def _said(sentence: str) -> None:
     """Print ``sentence`` in lines of at most :data:`WIDTH` columns, the next ones indented."""
     print("\n".join(fitted("", sentence, indent=4)))
@@ -1409,12 +1440,26 @@ async def _check_old_password(
 def _new_name(given: str) -> str:
     """``rename``'s NEW_NAME as the server takes it (NFC), checked by the server's own
     rule before connecting: a refusal in the words of the options' checks."""
+    return _checked_name(given, "NEW_NAME")
+
+
+def _checked_name(given: str, option: str) -> str:
+    """``given`` (the value of ``option``) as the server takes a name (NFC), checked by the
+    server's own rule: a refusal in the words of the options' checks.
+
+    >>> _checked_name("Zoe\u0308", "--name")
+    'Zoë'
+    >>> _checked_name("x" * 25, "--name")
+    Traceback (most recent call last):
+    ...
+    client.cli.CommandError: --name 'xxxxxxxxxxxxxxxxxxxxxxxxx' is not a name: 1 to 24 characters
+    """
     if not 1 <= len(unicodedata.normalize("NFC", given)) <= NAME_MAX:
-        raise CommandError(f"NEW_NAME {given!r} is not a name: 1 to {NAME_MAX} characters")
+        raise CommandError(f"{option} {given!r} is not a name: 1 to {NAME_MAX} characters")
     try:
         return check_name(given)
     except ValueError as exc:
-        raise CommandError(f"NEW_NAME {given!r} is not a name: {exc}") from None
+        raise CommandError(f"{option} {given!r} is not a name: {exc}") from None
 
 
 async def rename_guest(args: argparse.Namespace) -> int:
@@ -1710,9 +1755,13 @@ async def _daily_board(args: argparse.Namespace) -> int:
     client = await _reader(args)
     try:
         board = await client.daily_board(args.game, date=args.date, offset=args.offset, limit=args.limit)
+        past = args.date is not None and args.date < utc_date(int(dt.datetime.now(dt.UTC).timestamp() * 1000))
+        if board.total == 0 and past:
+            # A past day may have had no dailies at all: said as the list of the day says it.
+            await client.dailies(board.date)
     finally:
         await client.close()
-    print(daily_board_text(board))
+    print(daily_board_text(board, over=past))
     return 0
 
 
@@ -1881,7 +1930,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def daily_board_text(board: DailyBoard) -> str:
+def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     """A page of a day's board as ``daily GAME --board`` prints it.
 
     >>> from shared.protocol import DailyEntry
@@ -1915,6 +1964,8 @@ def daily_board_text(board: DailyBoard) -> str:
     you: #9  gave up with 2 cards removed
     """
     if board.total == 0:
+        if over:
+            return f"nobody finished a scored {board.game} attempt of {board.date}"
         return f"nobody has finished a scored {board.game} attempt of {board.date} yet"
     races = any(entry.race_id for entry in board.entries)
     head = f"rank  {NAME_HEADING}  {'result':<16}  race" if races else f"rank  {NAME_HEADING}  result"

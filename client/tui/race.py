@@ -189,6 +189,41 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 
 #: The status line while a dropped connection is being resumed.
 RECONNECTING: Final = "connection lost: reconnecting…"
+#: The status line once the client gave up resuming a dropped connection.
+GONE: Final = "connection lost for good"
+#: The clock then: it no longer counts here.
+CLOCK_GONE: Final = "clock stopped: offline"
+#: The screen's actions that need the server (none is offered once the connection is gone).
+SERVER_ACTIONS: Final = frozenset(
+    {
+        "give_up",
+        "replay",
+        "undo",
+        "hint",
+        "toggle_ready",
+        "unready",
+        "enter_ready",
+        "offer_rematch",
+        "answer_rematch",
+        "practise",
+        "toggle_ghosts",
+    }
+)
+#: Refusals of ``ready`` that say this racer no longer sits in an open race: it was left
+#: (or started, or cancelled) meanwhile, maybe on another session of the player.
+NOT_SEATED_CODES: Final = frozenset({"not_a_racer", "race_not_open"})
+
+
+def left_elsewhere_note(code: str, cancelled: bool) -> str:
+    """The lobby of a race this player left on another session of theirs (the server
+    tells the sessions of the player who left nothing).
+
+    >>> left_elsewhere_note("5985RT", cancelled=True)
+    'you left race 5985RT on another session: nobody sits in it, so it is cancelled. ctrl+q quits'
+    """
+    if cancelled:
+        return f"you left race {code} on another session: nobody sits in it, so it is cancelled. ctrl+q quits"
+    return f"you left race {code} on another session: it goes on without you. ctrl+q quits"
 
 
 def default_join_command(code: str) -> str:
@@ -196,12 +231,17 @@ def default_join_command(code: str) -> str:
     return f"solitaire-arena play --join {code}"
 
 
+#: The most lines the status line takes: a lobby's note ends with a line of the whole
+#: command friends join with, which in 80 columns, with a server address, takes four.
+STATUS_MOST: Final = 4
+
+
 class StatusLine(Static):
     """One line for what just happened; :attr:`last` keeps its text."""
 
-    # A lobby's note ends with a line of the whole command friends join with: in 80
-    # columns, with a server address, it takes four.
-    DEFAULT_CSS = "StatusLine { height: auto; max-height: 4; background: $panel; padding: 0 1; }"
+    DEFAULT_CSS = (
+        f"StatusLine {{ height: auto; max-height: {STATUS_MOST}; background: $panel; padding: 0 1; }}"
+    )
 
     last: str = ""
     #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
@@ -232,6 +272,10 @@ class RaceScreen(Screen[None]):
     #hints { padding: 0 2; }
     """
 
+    #: How often (seconds) a lobby reads its race again: a leave on another session of
+    #: the player is told to nobody of that player (``race_update`` skips them).
+    LOBBY_CHECK: ClassVar[float] = 5.0
+
     # The footer shows a key only while it applies (``check_action``); ``u`` is shown
     # dimmed while the racer plays but the server says an undo would be refused.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -258,10 +302,17 @@ class RaceScreen(Screen[None]):
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
         resumed: str = "",
+        options: str = "",
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
+        #: What the commands it suggests need to reach the same server as the same player
+        #: (``" --server URL --name NAME"``, or "").
+        self.options = options
+        #: Whether the connection is lost for good (the client gave up resuming it):
+        #: nothing that needs the server is offered any more.
+        self.gone = False
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
         #: Why this race opened rather than the one asked for (``you are still racing in
@@ -282,6 +333,11 @@ class RaceScreen(Screen[None]):
         #: When ctrl+g last asked whether to give up (monotonic seconds).
         self._give_up_asked: float | None = None
         self._side_width = SIDE_WIDTH
+        #: Whether this racer was seen seated in the race (so that a lobby which no
+        #: longer seats them says they left it elsewhere).
+        self._seated = False
+        #: The most lines the status line takes now (:meth:`_fit_status`).
+        self._status_most = STATUS_MOST
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -319,6 +375,7 @@ class RaceScreen(Screen[None]):
         self.move_input.to_board = self.to_board
         self.move_input.focus()
         self.set_interval(0.25, self._tick)
+        self.set_interval(self.LOBBY_CHECK, self._check_lobby)
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -334,6 +391,7 @@ class RaceScreen(Screen[None]):
             width = area.width_beside(
                 self.query_one("#main").size.width, view.game, SIDE_WIDTH, SIDE_MIN_WIDTH
             )
+        self._fit_status()
         if self._side_width == width:
             self.call_after_refresh(self._fit_racers)  # the height may have changed
             return
@@ -348,6 +406,21 @@ class RaceScreen(Screen[None]):
         self.query_one("#daily", DailyPanel).columns = columns
         self.redraw_side()
 
+    def _fit_status(self) -> None:
+        """In a short terminal, the status line gives up its last lines (down to one) so
+        that the whole board shows above it (the rows of cards a racer plays from are the
+        lowest of Treize's pyramid); a board that would not show whole even then (a long
+        Eight Off column) scrolls instead, and the status line keeps its lines."""
+        main, status = self.query_one("#main"), self.status
+        if main.size.height <= 0 or self.board.view is None:
+            return
+        need = len(self.board.plain.splitlines())
+        room = main.outer_size.height + status.outer_size.height - need
+        most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
+        if self._status_most != most:
+            self._status_most = most
+            status.styles.max_height = most
+
     def _fit_racers(self) -> None:
         """In a short terminal, the racers panel gives up lines so that the ranking (and
         after the end the rematch) under it still shows."""
@@ -357,12 +430,16 @@ class RaceScreen(Screen[None]):
             racers.fit(self.state, room_for(side, racers))
 
     def _tick(self) -> None:
+        if self.gone:
+            self.query_one("#clock", ClockPanel).update(CLOCK_GONE)  # stopped: nothing counts here
+            return
         self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
         self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
 
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
+        self._seated = self._seated or self.state.me in self.state.racers
         view = self.state.view
         if view is not None:
             self.legal = legal_moves(view) if self.playing else []
@@ -410,13 +487,13 @@ class RaceScreen(Screen[None]):
     @property
     def playing(self) -> bool:
         """Whether this racer may still move."""
-        return self.state.status == "running" and not self.state.i_finished
+        return self.state.status == "running" and not self.state.i_finished and not self.gone
 
     @property
     def typing(self) -> bool:
         """Whether the move field takes anything: moves while playing, the rematch (or
         practice) commands once the race ended."""
-        return self.playing or self.state.status == "finished"
+        return self.playing or (self.state.status == "finished" and not self.gone)
 
     @property
     def in_lobby(self) -> bool:
@@ -434,6 +511,8 @@ class RaceScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which one-key commands apply now (``False`` hides a key, ``None`` dims it)."""
+        if self.gone and action in SERVER_ACTIONS:
+            return False  # each would need the server
         if action == "undo":
             if not self.playing:
                 return False
@@ -541,7 +620,31 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
                 self.status.say(self._opening_note())  # who sits in the lobby now
                 await self._ready_if_full()
-        self.status.say("connection closed", error=True)
+        # The client gave up resuming the connection (or it was closed): nothing here can
+        # reach the server again, so say how to come back rather than seem to go on.
+        self.gone = True
+        self.redraw()
+        self.status.say(self._gone_note(), error=True)
+
+    def _gone_note(self) -> str:
+        """What the status line says once the connection is lost for good: how to come back."""
+        state, race_id, options = self.state, self.race_id, self.options
+        then = ""
+        if state.status == "finished":
+            then = f"solitaire-arena replay {race_id}{options} plays the race back"
+        elif state.status in ("countdown", "running") and (
+            state.me in state.racers or state.daily is not None
+        ):
+            if state.i_finished:
+                then = f"solitaire-arena replay {race_id}{options} once the race is over"
+            else:
+                run = "race" if state.daily is None else "daily run"
+                then = f"solitaire-arena play{options} resumes the {run}"
+        elif self.in_lobby:
+            then = f"solitaire-arena play{options} reopens the lobby"
+        if not then:
+            return f"{GONE}: ctrl+q quits"
+        return f"{GONE}: ctrl+q, then {then}"
 
     async def _ratings_after(self) -> None:
         """After a rated race: the new ratings with their provisional mark (the racers
@@ -563,8 +666,37 @@ class RaceScreen(Screen[None]):
             return f"{daily.label}, {daily.game} of {daily.date}: {GO}"
         return GO
 
+    @property
+    def left_elsewhere(self) -> bool:
+        """Whether this racer sat in the race before its start and sits there no more:
+        they left it on another session (the race may have been cancelled with it)."""
+        state = self.state
+        if not self._seated or state.me in state.racers or state.daily is not None:
+            return False
+        return state.status == "open" or (state.status == "cancelled" and state.cancelled is None)
+
+    def _check_lobby(self) -> None:
+        if self.in_lobby and not self.client.reconnecting:
+            self.run_worker(self._recheck_lobby(), group="lobby", exclusive=True, exit_on_error=False)
+
+    async def _recheck_lobby(self) -> None:
+        """Read the lobby's race again: say so if this racer left it on another session."""
+        race_id = self.race_id
+        try:
+            info = await self.client.get_race(race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return
+        if race_id != self.race_id or self.state.status != "open":
+            return  # moved on meanwhile: its events tell
+        self.state.load(info)
+        self.redraw()
+        if self.left_elsewhere:
+            self.status.say(self._opening_note())
+
     def _opening_note(self) -> str:
         state = self.state
+        if self.left_elsewhere:
+            return left_elsewhere_note(state.code or self.race_id, cancelled=state.status == "cancelled")
         if state.over:
             return self._ending_note()
         if state.status == "running":
@@ -898,6 +1030,8 @@ class RaceScreen(Screen[None]):
             await self.client.ready(self.race_id, ready)
         except ArenaError as exc:
             self.status.say(f"✗ ready: {exc.message}", error=True)
+            if exc.code in NOT_SEATED_CODES:
+                await self._recheck_lobby()  # left elsewhere, say, which nothing told
             return
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"✗ ready: connection problem ({exc})", error=True)
@@ -918,14 +1052,17 @@ class RaceScreen(Screen[None]):
             self._readied_when_full = True
             await self._say_ready(True)
 
-    async def leave_if_open(self) -> None:
-        """Leave the race if it has not started (the racer quit its lobby)."""
+    async def leave_if_open(self) -> bool:
+        """Leave the race if it has not started (the racer quit its lobby); whether it
+        was left."""
         state = self.state
         if state.status != "open" or state.me not in state.racers or state.daily is not None:
-            return
-        # Started, cancelled or unreachable meanwhile: nothing to leave here.
-        with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):
+            return False
+        try:
             await self.client.leave(self.race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return False  # started, cancelled or unreachable meanwhile: nothing left here
+        return True
 
     async def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:
@@ -1005,6 +1142,8 @@ class RaceApp(App[None]):
         #: player (``" --server URL --name NAME"``, or "").
         self.options = options
         self._race_screen: RaceScreen | None = None
+        #: Whether quitting left the race's lobby (:meth:`leave_if_open`).
+        self.left_lobby = False
 
     def get_default_screen(self) -> RaceScreen:
         self._race_screen = RaceScreen(
@@ -1014,6 +1153,7 @@ class RaceApp(App[None]):
             self.ready_when_full,
             join_command=self.join_command,
             resumed=self.resumed,
+            options=self.options,
         )
         return self._race_screen
 
@@ -1021,15 +1161,20 @@ class RaceApp(App[None]):
         """After the app ended: leave the race if it had not started (the racer quit its
         lobby)."""
         if self._race_screen is not None:
-            await self._race_screen.leave_if_open()
+            self.left_lobby = await self._race_screen.leave_if_open()
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it (None for a lobby left, or a daily run over)."""
+        how to come back to it, or that its lobby was left (None for a daily run over)."""
         screen = self._race_screen
         if screen is None:
             return None
         state, race_id, options = screen.state, screen.race_id, self.options
+        if self.left_lobby:
+            code = state.code or race_id
+            if len(state.racers) <= 1:
+                return f"you left race {code} before its start: nobody else sat in it, so it is cancelled"
+            return f"you left race {code} before its start: the others sitting in it go on without you"
         if state.daily is not None:
             if state.status != "running" or state.i_finished:
                 return None  # its end said what comes next

@@ -241,6 +241,14 @@ def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tm
         ("--create", "--time-limit", "0"): "--time-limit is 1 to 86400 seconds",
         ("--wait", "0"): "--wait is a number of seconds above 0",
         ("--wait", "nan"): "--wait is a number of seconds above 0",
+        (
+            "--name",
+            "Bartholomew-the-very-long",
+        ): "--name 'Bartholomew-the-very-long' is not a name: 1 to 24 characters",
+        ("--name", "   "): (
+            "--name '   ' is not a name: a name starts with a letter or digit and uses only letters, "
+            "digits, spaces, '_', '-' and '.'"
+        ),
     }
     for options, refusal in refusals.items():
         result = run("play", *options, "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
@@ -1086,7 +1094,12 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
     empty = run(
         "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
     )
-    assert empty.stdout.strip() == f"nobody has finished a scored eight-off attempt of {yesterday} yet"
+    assert empty.stdout.strip() == f"nobody finished a scored eight-off attempt of {yesterday}"  # it is over
+    # A past day without dailies is said so, as the day's list says it.
+    none = run(
+        "daily", "treize", "--board", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"
+    )
+    assert one_error_line(none) == "solitaire-arena: there were no daily challenges on 2001-01-01"
 
 
 @pytest.fixture
@@ -1490,7 +1503,9 @@ def test_verify_fits_80_columns_and_names_racers_by_name(tmp_path: Path) -> None
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines), "\n".join(line for line in lines if len(line) > 80)
-    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    # A rated race's ratings are labelled: the record keeps them from before the race.
+    heading = lines.index("results (beside each name: the rating before the race)")
+    results = lines[heading + 1 : heading + 4]
     # Alike names carry their player id; a long one is cut with an ellipsis, its marks kept.
     assert [line.split("  ")[1].strip() for line in results] == [
         "1. Ada Lovelace (p_7a1b2c3d4e5f) 1523",
@@ -1518,7 +1533,8 @@ def test_verify_lines_up_wide_names_within_80_columns(tmp_path: Path) -> None:
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
     assert all(width(line) <= 80 for line in lines), verified.stdout
-    results = lines[lines.index("results") + 1 : lines.index("results") + 4]
+    heading = lines.index("results (beside each name: the rating before the race)")
+    results = lines[heading + 1 : heading + 4]
     # Each outcome starts in the same column, two after the widest name and its marks.
     assert len({width(line[: line.index("0 cards removed")]) for line in results}) == 1
     assert [line.split("  ")[1].split(" ")[1] for line in results] == ["李小龍李小龍李小龍李…"] * 2 + [

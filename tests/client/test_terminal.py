@@ -361,6 +361,11 @@ async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProces
         assert said in lobby, lobby
         await quit_play()
         shown = tmux("capture-pane", "-p", "-S", "-100", "-t", SESSION)
-        assert f"others join with  solitaire-arena play --join {code} --server {node.url}\n" in shown, shown
+        # In lines of at most 80 columns, the command whole on one, then that the race was left.
+        assert (
+            f"race {code} created (hints on): others join with\n"
+            f"    solitaire-arena play --join {code} --server {node.url}\n"
+            f"you left race {code} before its start: nobody else sat in it, so it is cancelled\n"
+        ) in shown, shown
     finally:
         tmux("kill-session", "-t", SESSION)

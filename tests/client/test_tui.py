@@ -15,6 +15,7 @@ from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 
+from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
 from client.cli import daily_run_left
 from client.errors import ArenaError
@@ -26,7 +27,15 @@ from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.race import DONE_WAITING, GIVE_UP_ASK, GIVE_UP_LAPSED, GO, RECONNECTING, RaceScreen
+from client.tui.race import (
+    DONE_WAITING,
+    GIVE_UP_ASK,
+    GIVE_UP_LAPSED,
+    GO,
+    RECONNECTING,
+    RaceScreen,
+    left_elsewhere_note,
+)
 from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
@@ -545,6 +554,13 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
         await bob.leave(race.race_id)
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+    # Quitting the lobby leaves the race, and the terminal is told.
+    await app.leave_if_open()
+    assert (
+        app.parting_note()
+        == f"you left race {race.code} before its start: the others sitting in it go on without you"
+    )
+    assert [r.name for r in (await cy.get_race(race.race_id)).racers] == ["cy"]
 
 
 async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
@@ -567,6 +583,37 @@ async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
         await pilot.press("enter")  # enter says ready too
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
+        # Another session of ada leaves the race (the last racer: it is cancelled), which
+        # nothing tells this one: pressing r finds out, says so and offers r no more.
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.leave(race.race_id)
+        await pilot.press("r")
+        left = left_elsewhere_note(race.code, cancelled=True)
+        await wait_until(pilot, lambda: screen.status.last == left)
+        assert "r" not in footer_keys(app) and "others join with" not in "\n".join(screen_lines(app))
+
+
+async def test_a_lobby_left_on_another_session_says_so_by_itself(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada")
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    await bob.join_race(race.code)
+    monkeypatch.setattr(RaceScreen, "LOBBY_CHECK", 0.2)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+        elsewhere = await connect(arena.url)
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.leave(race.race_id)  # bob still sits in it
+        left = left_elsewhere_note(race.code, cancelled=False)
+        await wait_until(pilot, lambda: screen.status.last == left)
+        assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
+        assert "r" not in footer_keys(app)
 
 
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
@@ -1561,6 +1608,19 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
         monkeypatch.undo()
         ada.ws.transport.abort()  # the network drops, and the client resumes
         await wait_until(pilot, lambda: screen.status.last == "reconnected")
+        # A drop the client gives up resuming (a server away longer than its patience):
+        # the clock stops, no key that needs the server is offered, and it says what to do.
+        monkeypatch.setattr(sdk_module, "RESUME_PATIENCE", 0.0)
+        screen.options = " --server ws://arena.example:8765"
+        ada.ws.transport.abort()
+        await wait_until(pilot, lambda: screen.status.last.startswith("connection lost for good"))
+        assert screen.status.last == (
+            "connection lost for good: ctrl+q, then "
+            "solitaire-arena play --server ws://arena.example:8765 resumes the race"
+        )
+        assert rendered(screen, "#clock") == "clock stopped: offline"
+        await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
+        assert screen.move_input.disabled
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
@@ -1611,11 +1671,19 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
     arena: ArenaServer, connect: Connect, game_name: GameName
 ) -> None:
     ada, bob, race_id = await _race(arena, connect, game=game_name)
-    app = RaceApp(ada, race_id)
+    # Resumed after a join: the status line's note takes three lines.
+    resumed = f"you are still racing in {game_name} race {race_id} (running): resuming it, not joining K7QX2M"
+    app = RaceApp(ada, race_id, resumed=resumed)
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None)
+        await wait_until(pilot, lambda: screen.status.last == f"{resumed}\n{GO}")
+        # The whole board shows (Treize's lowest row, the cards played from, too), the
+        # status line cut to the lines left under it.
         await until_shown(pilot, app, screen.board.plain)
+        shown = screen_lines(app)
+        opening = f" you are still racing in {game_name} race {race_id} (running): resuming"
+        assert any(line.startswith(opening) for line in shown)
         area = screen.query_one("#board-area", BoardArea)
         await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
         # The racers panel beside it, each racer's bar and cards left on one line.
