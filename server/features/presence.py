@@ -18,7 +18,7 @@ from server.store import RaceStatus, Store
 from server.store.accounts import AccountStore
 from server.store.players import token_digest
 from server.timesource import TimeSource
-from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, RequestId, Welcome
+from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, QueueStay, RequestId, Welcome
 from shared.protocol.base import name_fold
 from shared.usernames import username_key
 
@@ -135,6 +135,8 @@ class Presence:
         # the welcome.
         over = [m for m in metas if m.status.is_over]
         missed = await self.results.news(over)
+        marker = await self.store.queues.queued(player_id)
+        queued = QueueStay(game=marker.game, ticket=marker.ticket, rated=identity.account) if marker else None
         log.info(
             "hello",
             extra={
@@ -152,6 +154,7 @@ class Presence:
             races=sorted(active + [m.race_id for m in missed]),
             server_time=self.time.now_ms(),
             username=identity.name if identity.account else None,
+            queued=queued,
         )
         if over:
             await self.results.told_player(player_id, [m.race_id for m in over])

@@ -142,7 +142,7 @@ from shared.protocol.results import (
     Results,
     Standing,
 )
-from shared.protocol.session import Hello, Ping, Pong, Welcome
+from shared.protocol.session import Hello, Ping, Pong, QueueStay, Welcome
 from shared.protocol.views import BoardView, MoveSummary, PileView
 from shared.protocol.watching import (
     LIVE_LIMIT_MAX,
@@ -237,6 +237,7 @@ __all__ = [
     "Progress",
     "ProtocolError",
     "QueueLeftReason",
+    "QueueStay",
     "Queued",
     "QuickMatch",
     "QuickMatchLeft",

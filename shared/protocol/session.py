@@ -52,6 +52,18 @@ class Welcome(Reply):
     username: str | None = None
     #: The session only reads and watches (``hello`` with ``viewer``).
     viewer: bool = False
+    #: The quick match the player waits in as this session says hello (queued by another
+    #: of their sessions: a connection of its own waits in none yet); absent for none.
+    queued: QueueStay | None = None
+
+
+class QueueStay(Reply):
+    """A quick match the player waits in: its game, the stay's ``ticket`` (as ``queued``
+    gave it) and whether it is the rated queue (accounts)."""
+
+    game: str
+    ticket: str
+    rated: bool = False
 
 
 class Pong(Reply):

@@ -59,6 +59,19 @@ async def test_a_queued_player_cannot_queue_for_a_second_game(arena: ArenaServer
     assert (await ada.quick_match("eight-off")).game == "eight-off"
 
 
+async def test_a_players_other_session_is_told_in_its_welcome_the_quick_match_they_wait_in(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    queued = await ada.quick_match("treize")
+    (welcome,) = await json_exchange(arena.url, {"type": "hello", "id": 1, "token": ada.token})
+    assert welcome["queued"] == {"game": "treize", "ticket": queued.ticket, "rated": False}
+    await ada.cancel_quick_match()
+    (welcome,) = await json_exchange(arena.url, {"type": "hello", "id": 1, "token": ada.token})
+    assert welcome["type"] == "welcome" and "queued" not in welcome
+
+
 async def test_two_queued_players_are_paired_once(arena: ArenaServer, connect: Connect) -> None:
     ada, bob = await connect(arena.url), await connect(arena.url)
     await ada.hello(name="ada")

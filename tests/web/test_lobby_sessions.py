@@ -209,9 +209,17 @@ async def test_a_quick_match_cancelled_in_another_session_is_no_longer_shown_as_
     page = await ada_waiting_for_eight_off(browser, arena.url, errors)
     token = await saved(page, TOKEN_KEY)
     assert token is not None
-    elsewhere = await ArenaClient.connect(arena.url)  # ada's other tab or device
-    await elsewhere.hello(token=token)
-    await elsewhere.cancel_quick_match()
+    # Another tab opened meanwhile shows the wait (its welcome names the queue) and cancels.
+    other_tab = await page.context.new_page()
+    await other_tab.goto(page.url)
+    await expect(other_tab.locator("#queue")).to_have_text(
+        "Waiting for someone to race at Eight Off\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+    )
+    await other_tab.click("#cancel-quick-match")
+    await expect(other_tab.locator("#queue")).to_be_hidden()
+    await other_tab.close()
+    elsewhere = await ArenaClient.connect(arena.url)  # ada's other device: in no queue now
+    assert (await elsewhere.hello(token=token)).queued is None
     await expect(page.locator("#queue")).to_have_text(
         "No longer waiting for a quick match: you cancelled the quick match."
     )

@@ -22,7 +22,7 @@ const STAGES = { open: 0, countdown: 1, running: 2, ending: 3, finished: 4, canc
 // How often a visitor's page of an open race reads it again (a visitor gets no race_update).
 const VISITOR_REFRESH_MS = 3000;
 // The quick-match queue (a game id) the player waits in, shown by the lobby with Cancel;
-// none after a welcome. An account's is the rated one (`queued` says so).
+// after a welcome, the one it names (another tab queued). An account's is the rated one.
 let queuedFor = null;
 let queuedRated = false;
 // That stay's ticket, and why the last one ended unpaired (quick_match_left).
@@ -1260,7 +1260,10 @@ function drawWho() {
 }
 arena.on("welcome", (welcome) => {
   drawWho();
-  queuedFor = queueTicket = null; // a new connection waits in no queue
+  // A new connection waits in no queue of its own, but another tab's may hold one.
+  queuedFor = welcome.queued?.game ?? null;
+  queuedRated = welcome.queued?.rated === true;
+  queueTicket = welcome.queued?.ticket ?? null;
   // A viewer's session, for a visitor's reading, leaves the header's word alone: it may be
   // telling them they were signed out.
   if (arena.watchOnly) return;
