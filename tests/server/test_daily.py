@@ -199,6 +199,18 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
         assert log["type"] == "move_log" and "seed" not in log  # the seed waits for the day's end
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert {e["race_id"] for e in board["entries"]} == {race_id, mine["race"]["race_id"]}
+        # A practice keeps the race rule of undo (its record is checked as a race's), and
+        # the refusal says where that rule holds.
+        practice = (await start(ada, game, practice=True))["race"]["race_id"]
+        await ada.request({"type": "move", "race_id": practice, "seq": 1, "move": "deal"})
+        refused = await ada.request({"type": "move", "race_id": practice, "seq": 2, "move": "undo"})
+        assert refused == {
+            "type": "error",
+            "id": refused["id"],
+            "code": "illegal_move",
+            "message": "deal turned up a card nobody had seen, so it stays: a move that reveals a card "
+            "cannot be undone in a race, a daily attempt or its practice",
+        }
         await ada.ws.close()
         await bob.ws.close()
 

@@ -98,7 +98,8 @@ async def test_in_a_race_a_deal_that_turned_up_a_card_cannot_be_undone(arena: Ar
             "id": again["id"],
             "code": "illegal_move",
             "message": "a move that turned up a card nobody had seen stays, and so does every move "
-            "before it: in a race a move that reveals a card cannot be undone",
+            "before it: a move that reveals a card cannot be undone in a race, a daily attempt or "
+            "its practice",
         }
 
 
