@@ -575,7 +575,20 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
                 "ended_at": ended["summary"]["ended_at"],
                 "daily": DAY.isoformat(),
                 "gave_up": False,
+                "practice": False,
             }
+        ]
+        # A practice is listed as one, and is no race of the counts: one race, one win.
+        practice = (await start(ada, "eight-off", practice=True))["race"]["race_id"]
+        await ada.request({"type": "finish", "race_id": practice})
+        await ada.event("race_ended")
+        profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
+        assert [(r["race_id"], r["daily"], r["practice"]) for r in profile["recent"]] == [
+            (practice, DAY.isoformat(), True),
+            (race_id, DAY.isoformat(), False),
+        ]
+        assert profile["stats"] == [
+            {"game": "eight-off", "races": 1, "wins": 1, "best_ms": round(len(line) * 1000)}
         ]
         await ada.ws.close()
         await bob.ws.close()
