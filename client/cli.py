@@ -1584,7 +1584,10 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
     ...                        racers=1, won=False, score=30, ended_at=0, daily="2027-03-14"),
     ...             RecentRace(race_id="5f4a3b2c1d0e", game="eight-off", rated=True, rank=2,
     ...                        racers=2, won=False, score=12, ended_at=0, rating_change=-9,
-    ...                        gave_up=True)])))
+    ...                        gave_up=True),
+    ...             RecentRace(race_id="1a2b3c4d5e6f", game="treize", rated=False, rank=1,
+    ...                        racers=1, won=False, score=40, ended_at=0, daily="2027-03-14",
+    ...                        practice=True)])))
     ... # doctest: +ELLIPSIS
     ada_acct  account ada_acct
     player p_1
@@ -1598,6 +1601,7 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
       0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        ...
       5f4a3b2c1d0e  eight-off   rated   2nd of 2    gave up with 12     -9  ...
                                                     cards home
+      1a2b3c4d5e6f  treize      daily   practice    40 cards removed        ...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1630,7 +1634,8 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
         change = change_words(race.rating_change) if race.rating_change is not None else ""
         when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
-        place = race.daily or f"{_ordinal(race.rank)} of {race.racers}"
+        # A daily run's place is its day's board (the day), or none: a practice.
+        place = "practice" if race.practice else race.daily or f"{_ordinal(race.rank)} of {race.racers}"
         row = f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  "
         lines += cell_lines(row, standing_words(race.game, race), RESULT_COLUMNS, f"  {change:>4}  {when}")
     return "\n".join(line.rstrip() for line in lines)

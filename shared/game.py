@@ -55,13 +55,19 @@ class MoveResult:
         }
 
 
+#: Where :attr:`UndoRule.KEEP_REVEALS` holds, as its refusals say.
+_KEEP_REVEALS_WHERE: Final = (
+    "a move that reveals a card cannot be undone in a race, a daily attempt or its practice"
+)
+
+
 class UndoRule(StrEnum):
     """How far back ``undo`` may go (docs/rules.md, "Undo").
 
     - ``unlimited``: every move, back to the deal, as Aisleriot allows (solo practice);
     - ``keep_reveals``: never take back a move that turned up a card nobody had seen
-      (races and daily attempts: a racer may not peek and put the card back), nor,
-      therefore, anything played before it.
+      (every game on the server: races, daily attempts and their practice; a racer may
+      not peek and put the card back), nor, therefore, anything played before it.
     """
 
     UNLIMITED = "unlimited"
@@ -180,15 +186,12 @@ class Game(ABC):
                 # Rebuilt from a position: its history was cut at a move that revealed.
                 return (
                     "a move that turned up a card nobody had seen stays, and so does every move "
-                    "before it: in a race a move that reveals a card cannot be undone"
+                    f"before it: {_KEEP_REVEALS_WHERE}"
                 )
             return "there is no move to undo"
         last = self._history[-1]
         if last.revealed and self.undo_rule is UndoRule.KEEP_REVEALS:
-            return (
-                f"{last.result.move} turned up a card nobody had seen, so it stays: "
-                "in a race a move that reveals a card cannot be undone"
-            )
+            return f"{last.result.move} turned up a card nobody had seen, so it stays: {_KEEP_REVEALS_WHERE}"
         return None
 
     def _reveals(self, result: MoveResult) -> bool:

@@ -103,6 +103,8 @@ class Treize(Game):
         if move.kind == "redeal":
             raise RuleViolation("treize has no redeal")
         if move.kind == "move":
+            if move.src in _NAMES and move.count == 1 and move.dst.rstrip("0123456789") == "f":
+                self._refuse_sent_home(move)
             raise BadNotation("treize removes cards: a King alone (p25, wt) or a pair making 13 (p9+wt)")
         if move.kind == "remove":
             for name in (move.src, move.dst):
@@ -110,6 +112,14 @@ class Treize(Game):
                     raise pile_error(name, ("p1..p28", "wb", "wu", "wt"), self.game_id)
             if move.src == move.dst:
                 raise RuleViolation(f"{move.src} cannot pair with itself")
+
+    def _refuse_sent_home(self, move: Move) -> None:
+        """``p7>f``, a card sent home as in the other games (a board's "send home" key):
+        why that card cannot go (covered, removed, not a King) before the notation."""
+        card = self._card_at(move.src)
+        if VALUE[card] != KING:
+            raise RuleViolation(f"{card} is not a King: only Kings are removed alone")
+        raise BadNotation(f"treize removes a King alone: {move.src}, not {move}")
 
     def _apply(self, move: Move) -> MoveResult:
         if move.kind == "deal":

@@ -276,6 +276,7 @@ class Daily:
             salt=deal.salt,  # the race's commitment is the one published for the day
             daily=date,
             daily_scored=scored,
+            practice=message.practice,
         )
         if not message.practice and not await self.store.dailies.claim_attempt(
             date, game, player.player_id, meta.race_id, scored

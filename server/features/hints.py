@@ -1,15 +1,18 @@
 """Hints: a good next move for a racer's own board, where the race allows them.
 
 The search (:func:`shared.strategies.hint`, the bots' own) reads the racer's view only,
-never a hidden card. It is pure Python and takes up to about a tenth of a second, so it
-runs in a :class:`~server.worker.Worker` process. One racer has one hint in flight and at most one per
-:data:`HINT_COOLDOWN`; beyond :data:`MAX_QUEUED` hints waiting, the node says it is busy.
+never a hidden card, and the positions their board has been in (replayed from the deal
+and their moves in the race's log), so that a hint never leads back to one. It is pure
+Python and takes up to about a tenth of a second, so it runs in a
+:class:`~server.worker.Worker` process. One racer has one hint in flight and at most one
+per :data:`HINT_COOLDOWN`; beyond :data:`MAX_QUEUED` hints waiting, the node says it is busy.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Hashable
 from typing import Final
 
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
@@ -17,13 +20,16 @@ from server.features.context import Caller, Reply
 from server.store import Answer, RaceStatus, Store
 from server.timesource import TimeSource
 from server.worker import Worker, WorkerDied
-from shared import GameView, from_position
+from shared import GameName, GameView, from_position
 from shared.protocol import ErrorCode, GetHint, Hint
-from shared.strategies import hint
+from shared.strategies import hint, reached_keys
 
 log = logging.getLogger("arena.hints")
 
 HINTS_OFF: Final = "hints are off in this race (its creator chose so; quick matches never have them)"
+#: A hint without a move: none is legal, or every one leads back to where the board was.
+NO_MOVE: Final = "no move is left: give up to keep your score"
+NOTHING_NEW: Final = "every move left leads back to a position your board has had: undo, or give up"
 #: Seconds between two hints of one racer.
 HINT_COOLDOWN: Final = 1.0
 #: Hints waiting for the worker before the node refuses more.
@@ -64,8 +70,11 @@ class Hints:
             raise answer_error(Answer.FINISHED)
         self._pace(player_id)
         game = from_position(record.position, move_count=record.move_count)
-        move = await self._search(game.view(), game.legal_moves())
-        return Reply(Hint(id=message.id, race_id=race_id, seq=record.seq, move=move))
+        legal = game.legal_moves()
+        moves = [m.move for m in await self.store.boards.move_log(race_id) if m.player_id == player_id]
+        move = await self._search(game.view(), legal, meta.game, meta.seed, moves) if legal else None
+        why = None if move is not None else NOTHING_NEW if legal else NO_MOVE
+        return Reply(Hint(id=message.id, race_id=race_id, seq=record.seq, move=move, message=why))
 
     def _pace(self, player_id: str) -> None:
         now = time.monotonic()
@@ -78,11 +87,21 @@ class Hints:
         if len(self._last) > 100_000:
             self._last = {p: t for p, t in self._last.items() if now - t < HINT_COOLDOWN}
 
-    async def _search(self, view: GameView, legal: list[str]) -> str | None:
+    async def _search(
+        self, view: GameView, legal: list[str], game: GameName, seed: int, moves: list[str]
+    ) -> str | None:
         self._queued += 1
         try:
-            return await self._worker.run(hint, view, legal)
+            return await self._worker.run(hint_after, view, legal, game, seed, moves)
         except WorkerDied:
             raise ArenaError(ErrorCode.UNAVAILABLE, "the hint search failed: ask again") from None
         finally:
             self._queued -= 1
+
+
+def hint_after(view: GameView, legal: list[str], game: GameName, seed: int, moves: list[str]) -> str | None:
+    """The hint for ``view`` on the deal of ``game`` for ``seed`` after the racer's
+    ``moves``: never a move back to a position those moves went through (run in the
+    worker: replaying the moves is the search's work too)."""
+    reached: set[Hashable] = reached_keys(game, seed, moves)
+    return hint(view, legal, reached)

@@ -323,6 +323,7 @@ class Lobby:
         salt: str | None = None,
         daily: str = "",
         daily_scored: bool = False,
+        practice: bool = False,
         share_commitment: str = "",
     ) -> RaceMeta:
         if rated and not player.account:
@@ -350,6 +351,7 @@ class Lobby:
                 rated=rated,
                 daily=daily,
                 daily_scored=daily_scored,
+                practice=practice,
                 server_seed=seed,
             )
             seat = Seat(player.player_id, player.name, ready, now, player.bot, share_commitment)

@@ -118,6 +118,8 @@ def racer_records(
         }
         if meta.daily:
             recent["daily"] = meta.daily
+        if meta.practice:
+            recent["practice"] = True
         new = after.get(standing.player_id)
         old = stored.get(standing.player_id)
         history = ""
@@ -135,6 +137,7 @@ def racer_records(
                 expect=old.games if old else 0,
                 listed=new is not None and standing.player_id in accounts and not provisional(new.rd),
                 history=history,
+                counted=not meta.practice,
             )
         )
     return records

@@ -60,6 +60,7 @@ class RaceStore:
             "rated": "1" if meta.rated else "0",
             "daily": meta.daily,
             "daily_scored": "1" if meta.daily_scored else "0",
+            "practice": "1" if meta.practice else "0",
         }
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
@@ -382,8 +383,10 @@ class RaceStore:
                 listings += [player_id, rating["rating"] if racer["listed"] else ""]
                 history = keys.player_rating_history(player_id, game)
                 writes.append(OnceWrite(history, "push", (racer["history"], HISTORY)))
-            stats = keys.player_stats(player_id, game)
-            writes.append(OnceWrite(stats, "stats", ("1" if racer["won"] else "0", racer.get("time_ms", ""))))
+            if racer.get("counted", True):  # a daily practice is no race of the stats
+                stats = keys.player_stats(player_id, game)
+                won = "1" if racer["won"] else "0"
+                writes.append(OnceWrite(stats, "stats", (won, racer.get("time_ms", ""))))
             writes.append(OnceWrite(keys.player_recent(player_id), "push", (racer["recent"], RECENT)))
         if listings:
             writes.append(OnceWrite(keys.leaderboard(game), "zset", tuple(listings)))
@@ -480,6 +483,7 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         rated=raw.get("rated") == "1",
         daily=raw.get("daily", ""),
         daily_scored=raw.get("daily_scored") == "1",
+        practice=raw.get("practice") == "1",
         server_seed=int(raw.get("server_seed") or raw["seed"]),
     )
 
@@ -489,6 +493,8 @@ def _racer_json(racer: RacerRecord) -> dict[str, Any]:
     data: dict[str, Any] = {"player_id": racer.player_id, "won": racer.won, "recent": racer.recent}
     if racer.time_ms is not None:
         data["time_ms"] = racer.time_ms
+    if not racer.counted:
+        data["counted"] = False
     if racer.rating is not None:
         r = racer.rating
         data["rating"] = {

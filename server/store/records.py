@@ -106,6 +106,9 @@ class RaceMeta:
     #: the scored attempt.
     daily: str = ""
     daily_scored: bool = False
+    #: A practice of a day's deal after the attempt: neither scored nor the attempt, kept
+    #: out of the racer's counts and marked so among their recent races.
+    practice: bool = False
     #: The server's own secret seed, the one ``commitment`` promises; ``seed`` (the deal's)
     #: mixes it with the racers' seed shares at the start (shared/fairness.py).
     server_seed: int = 0
@@ -192,6 +195,8 @@ class RacerRecord:
     expect: int = 0
     listed: bool = False
     history: str = ""
+    #: Whether the race counts in the racer's stats (a daily practice does not).
+    counted: bool = True
 
 
 @dataclass(frozen=True, slots=True)

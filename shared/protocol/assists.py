@@ -18,13 +18,16 @@ class GetHint(Request):
 
 class Hint(Reply):
     """A good next move for the board after move ``seq``, in canonical notation, chosen from
-    what the racer sees; ``move`` is null when no move is legal."""
+    what the racer sees; never one back to a position the racer's board has been in. With
+    no such move ``move`` is null and ``message`` says why (no move is legal, or every one
+    leads back)."""
 
     type: Literal["hint"] = "hint"
     id: RequestId | None = None
     race_id: str
     seq: int
     move: str | None = None
+    message: str | None = None
 
 
 Requests = GetHint

@@ -44,10 +44,15 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
             # (text no reply could carry), NaN and infinities, nesting past 1,024 levels.
             data = orjson.loads(frame)
         else:
+            # strict_map_key refuses keys other than text and bytes (in C, at once); a
+            # bytes key is checked for after.
             data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
+            if not _text_keys(data):
+                raise TypeError("not allowed for map key: bytes")
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
         if isinstance(frame, bytes) and "not allowed for map key" in str(exc):
-            # Valid msgpack, as some libraries write structs (numbered fields): say so.
+            # Valid msgpack, as some libraries write structs (numbered fields) or bytes
+            # keys: say so.
             raise ProtocolError(
                 ErrorCode.MALFORMED,
                 "a map in the binary frame has a key that is not text: name fields by text",
@@ -62,6 +67,17 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.MALFORMED, "a message is a map with a 'type' field")
     return data
+
+
+def _text_keys(value: Any) -> bool:
+    """Whether every map in ``value`` (unpacked msgpack) has text keys only."""
+    if isinstance(value, dict):
+        return all(type(key) is str for key in value) and all(
+            _text_keys(item) for item in value.values() if isinstance(item, dict | list)
+        )
+    if isinstance(value, list):
+        return all(_text_keys(item) for item in value if isinstance(item, dict | list))
+    return True
 
 
 def _request_id(data: dict[str, Any]) -> int | str | None:

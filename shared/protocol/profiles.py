@@ -102,6 +102,9 @@ class RecentRace(Reply):
     #: The player gave up (sent ``finish``) without having won; false for a win and for
     #: a race whose time ran out (and for races stored before the field).
     gave_up: bool = False
+    #: A practice of the ``daily`` deal after the attempt: unscored, and not counted in
+    #: the player's ``stats``.
+    practice: bool = False
 
 
 class PlayerProfile(Reply):

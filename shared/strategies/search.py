@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -102,8 +102,15 @@ class SearchStrategy:
 
     # ----- choosing ---------------------------------------------------------------------
 
-    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
+    def choose(
+        self, view: Mapping[str, Any], legal: Sequence[str], reached: Collection[Hashable] = ()
+    ) -> str | None:
+        """The best-looking of ``legal`` that leads to no position seen before: none this
+        strategy stood on, nor any whose :func:`~shared.knowledge.view_key` is in
+        ``reached`` (positions of this game it was not shown: a hint's history). ``None``
+        gives up."""
         self._observe(view)
+        self._seen.update(reached)
         candidates = distinct_moves(view, legal)
         if not candidates or self._idle > self.patience:
             return None

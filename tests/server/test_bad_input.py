@@ -48,7 +48,12 @@ async def test_malformed_msgpack_gets_malformed_and_the_connection_stays_open(
 
 async def test_msgpack_with_numbered_fields_is_malformed_and_says_why(arena: ArenaServer) -> None:
     async with ws_connect(arena.url, compression=None) as ws:
-        for message in ({0: "ping", 1: 7}, {"type": "ping", "id": 7, "x": {None: 1}}):
+        for message in (
+            {0: "ping", 1: 7},
+            {"type": "ping", "id": 7, "x": {None: 1}},
+            {"type": "ping", "id": 7, b"x": 1},  # bytes, not text (a msgpack bin key)
+            {"type": "ping", "id": 7, "x": [{b"y": 1}]},
+        ):
             await ws.send(msgpack.packb(message))
             assert msgpack.unpackb(await ws.recv()) == {
                 "type": "error",

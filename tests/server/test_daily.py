@@ -199,6 +199,18 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
         assert log["type"] == "move_log" and "seed" not in log  # the seed waits for the day's end
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert {e["race_id"] for e in board["entries"]} == {race_id, mine["race"]["race_id"]}
+        # A practice keeps the race rule of undo (its record is checked as a race's), and
+        # the refusal says where that rule holds.
+        practice = (await start(ada, game, practice=True))["race"]["race_id"]
+        await ada.request({"type": "move", "race_id": practice, "seq": 1, "move": "deal"})
+        refused = await ada.request({"type": "move", "race_id": practice, "seq": 2, "move": "undo"})
+        assert refused == {
+            "type": "error",
+            "id": refused["id"],
+            "code": "illegal_move",
+            "message": "deal turned up a card nobody had seen, so it stays: a move that reveals a card "
+            "cannot be undone in a race, a daily attempt or its practice",
+        }
         await ada.ws.close()
         await bob.ws.close()
 
@@ -563,7 +575,20 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
                 "ended_at": ended["summary"]["ended_at"],
                 "daily": DAY.isoformat(),
                 "gave_up": False,
+                "practice": False,
             }
+        ]
+        # A practice is listed as one, and is no race of the counts: one race, one win.
+        practice = (await start(ada, "eight-off", practice=True))["race"]["race_id"]
+        await ada.request({"type": "finish", "race_id": practice})
+        await ada.event("race_ended")
+        profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
+        assert [(r["race_id"], r["daily"], r["practice"]) for r in profile["recent"]] == [
+            (practice, DAY.isoformat(), True),
+            (race_id, DAY.isoformat(), False),
+        ]
+        assert profile["stats"] == [
+            {"game": "eight-off", "races": 1, "wins": 1, "best_ms": round(len(line) * 1000)}
         ]
         await ada.ws.close()
         await bob.ws.close()

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from server.app import ArenaServer
+from server.features import hints as hints_feature
 from shared import UndoRule, new_game, replay
 from tests.redis_direct import async_redis
-from tests.server.conftest import WINNABLE_SEED
+from tests.server.conftest import WINNABLE_SEED, node_settings
 from tests.server.rawclient import Racer, racers
 
 Frame = dict[str, Any]
@@ -97,7 +98,8 @@ async def test_in_a_race_a_deal_that_turned_up_a_card_cannot_be_undone(arena: Ar
             "id": again["id"],
             "code": "illegal_move",
             "message": "a move that turned up a card nobody had seen stays, and so does every move "
-            "before it: in a race a move that reveals a card cannot be undone",
+            "before it: a move that reveals a card cannot be undone in a race, a daily attempt or "
+            "its practice",
         }
 
 
@@ -144,6 +146,67 @@ async def test_a_hint_is_a_legal_move_in_a_race_that_allows_hints(arena: ArenaSe
         assert again["message"] == "one hint per 1 s: ask again soon"
         ack = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": hint["move"]})
         assert ack["type"] == "move_ack"
+
+
+#: An Eight Off deal whose hints, followed from the deal, leave after these 21 moves only
+#: moves back to a position the board had (tests/shared/test_hint.py follows them).
+STUCK_SEED = 57
+STUCK_LINE = [
+    "t6>r5",
+    "t5>r3",
+    "r4>t8",
+    "r2>t4",
+    "t5>r2",
+    "t5>r4",
+    "t1>r6",
+    "r4>t1",
+    "r6>t1",
+    "t1:3>t4",
+    "t4:5>t1",
+    "t4>r4",
+    "t2>t4",
+    "t2>r6",
+    "t2>r7",
+    "t6>r5",
+    "r4>t6",
+    "t7>r4",
+    "t7>r8",
+    "r2>t7",
+    "t1>r2",
+]
+
+
+async def test_a_hint_never_leads_back_to_a_position_the_board_had_and_says_when_every_move_would(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hints_feature, "HINT_COOLDOWN", 0.0)
+    line = STUCK_LINE
+    node = ArenaServer(node_settings(clean_redis, rate_burst=100), seed_source=lambda: STUCK_SEED)
+    await node.start()
+    try:
+        async with two_racers(node.url) as (ada, bob):
+            race_id = await running(ada, bob, hints=True)
+            first = await ada.request({"type": "get_hint", "race_id": race_id})
+            assert first == {"type": "hint", "id": first["id"], "race_id": race_id, "seq": 0, "move": line[0]}
+            await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": line[0]})
+            await ada.request({"type": "move", "race_id": race_id, "seq": 2, "move": "undo"})
+            again = await ada.request({"type": "get_hint", "race_id": race_id})
+            assert again["seq"] == 2 and again["move"] not in (None, line[0])  # not back where it was
+            for seq, move in enumerate(line, start=3):
+                ack = await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+                assert ack["type"] == "move_ack"
+            stuck = await ada.request({"type": "get_hint", "race_id": race_id})
+            assert stuck == {
+                "type": "hint",
+                "id": stuck["id"],
+                "race_id": race_id,
+                "seq": 2 + len(line),
+                "message": "every move left leads back to a position your board has had: undo, or give up",
+            }
+            for _ in range(2 + len(line)):  # read, so that bob's connection closes at once
+                await bob.event("progress")
+    finally:
+        await node.stop()
 
 
 async def test_a_hint_before_the_start_is_race_not_started_for_a_seated_racer(arena: ArenaServer) -> None:

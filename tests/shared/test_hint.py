@@ -7,7 +7,9 @@ import random
 import pytest
 from enginekit import played, with_hidden_shuffled
 
-from shared.strategies import hint
+from shared import new_game
+from shared.knowledge import view_key
+from shared.strategies import hint, reached_keys
 
 
 @pytest.mark.parametrize("game_id", ["eagle-wing", "treize"])
@@ -40,3 +42,22 @@ def test_following_the_hints_wins_a_winnable_eight_off_deal() -> None:
         game.play(move)
         if game.move_count > 300:
             pytest.fail("hints did not win deal 2 of eight off in 300 moves")
+
+
+#: An Eight Off deal on which following the hints once went round in circles after 21
+#: moves: then every move left leads back to a position the board had.
+STUCK_SEED = 57
+
+
+def test_following_the_hints_never_comes_back_to_a_position_and_ends_with_no_hint() -> None:
+    game = new_game("eight-off", STUCK_SEED)
+    reached, played = {view_key(game.view())}, []
+    while (move := hint(game.view(), game.legal_moves(), reached)) is not None:
+        game.play(move)
+        played.append(move)
+        key = view_key(game.view())
+        assert key not in reached, f"hint {move} (move {game.move_count}) came back to a position"
+        reached.add(key)
+    assert game.move_count == 21 and game.legal_moves() and not game.is_won
+    # The server's list of where a board has been: from the deal and the moves, undo included.
+    assert reached_keys("eight-off", STUCK_SEED, [*played, "undo"]) == reached

@@ -63,6 +63,18 @@ def test_treize_exposed_king_in_the_pyramid_is_removed_alone() -> None:
     assert game.position()["piles"]["p25"] == []
 
 
+def test_treize_a_card_sent_home_as_in_the_other_games_is_refused_for_what_it_is() -> None:
+    """``p10>f``, a board's "send home" key: the card's own reason, not a notation lesson."""
+    game = new_game("treize", 2)  # KS on p10 under p14 and p15; 6S on p25
+    assert rejected(game, "p10>f") == "p10 (KS) is covered by p14 and p15"
+    assert rejected(game, "p25>f1") == "6S is not a King: only Kings are removed alone"
+    assert rejected(game, "wt>f") == "the waste is empty"
+    assert rejected(new_game("treize", 0), "p24>f") == "treize removes a King alone: p24, not p24>f"
+    assert rejected(game, "p1>p2") == (
+        "treize removes cards: a King alone (p25, wt) or a pair making 13 (p9+wt)"
+    )
+
+
 def test_treize_covered_king_is_rejected() -> None:
     game = load(treize_position({"p16": ["KH"], "p22": ["5C"], "p23": ["3D"]}))
     assert "p16" not in game.legal_moves()

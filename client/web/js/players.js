@@ -272,7 +272,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
           return element("tr", { "data-race": r.race_id },
             element("td", {}, when(r.ended_at)),
             element("td", {}, GAME_TITLES[r.game] ?? r.game),
-            element("td", {}, r.daily ? "Daily" : r.rated ? "Rated" : "Casual"),
+            element("td", {}, r.practice ? "Practice" : r.daily ? "Daily" : r.rated ? "Rated" : "Casual"),
             element("td", {}, r.daily ? element("a", { href: `#/daily/${r.daily}` }, r.daily) : `${r.rank} of ${r.racers}`),
             element("td", {}, standingResult(r.game, r)),
             element("td", { class: "number" }, r.rating_change != null ? changeText(r.rating_change) : ""),
