@@ -23,3 +23,7 @@ class RateLimiter:
             self.tokens -= 1.0
             return True
         return False
+
+    def wait(self) -> float:
+        """Seconds until :meth:`allow` lets one more in, as of its last call."""
+        return max(0.0, (1.0 - self.tokens) / self.rate) if self.rate > 0 else float("inf")

@@ -418,11 +418,12 @@ class Lobby:
     async def _refuse_too_many_created(self, player_id: str) -> None:
         """A player creates at most ``create_rate`` races a minute (on every node together):
         creating and leaving in a loop would otherwise fill Redis with cancelled races."""
-        most = self.settings.create_rate
-        if most and await self.store.players.count_creation(player_id, self.time.now_ms()) > most:
+        most, now = self.settings.create_rate, self.time.now_ms()
+        if most and await self.store.players.count_creation(player_id, now) > most:
+            wait = -(-(60_000 - now % 60_000) // 1000)  # the count starts again each minute
             raise ArenaError(
                 ErrorCode.RATE_LIMITED,
-                f"a player may create {most} races a minute: wait a little, or join one",
+                f"a player may create {most} races a minute: one more in {wait} s, or join one",
             )
 
     async def _refuse_too_many_open(self, player_id: str) -> None:

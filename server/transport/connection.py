@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
@@ -122,7 +123,9 @@ class ConnectionHandler:
                 )
                 self._shut(session, "flooding", "rate limit exceeded")
                 return
-            await self.send_error(session, None, ErrorCode.RATE_LIMITED, "too many messages: slow down")
+            await self.send_error(
+                session, None, ErrorCode.RATE_LIMITED, too_many_messages(session.limiter.wait())
+            )
             return
         request_id: RequestId | None = None
         try:
@@ -176,3 +179,13 @@ class ConnectionHandler:
     ) -> None:
         self.metrics.errors.labels(code=code.value).inc()
         await session.send(Error(id=request_id, code=code, message=message))
+
+
+def too_many_messages(wait: float) -> str:
+    """The refusal of a message over the connection's rate, with when the next one is let
+    in (``wait`` seconds, shown up to the next tenth).
+
+    >>> too_many_messages(0.1234)
+    'too many messages: slow down, one more is let in after 0.2 s'
+    """
+    return f"too many messages: slow down, one more is let in after {math.ceil(wait * 10) / 10:g} s"

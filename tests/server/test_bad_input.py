@@ -159,8 +159,12 @@ async def test_a_flood_is_rate_limited_then_closed_with_1008(clean_redis: str) -
                 await ws.send(msgpack.packb({"type": "ping", "id": i}))
             replies = [msgpack.unpackb(await ws.recv()) for _ in range(10)]
             limited = [r for r in replies if r["type"] == "error"]
-            # Dropped unread, so without an id (docs/protocol.md).
-            refusal = {"type": "error", "code": "rate_limited", "message": "too many messages: slow down"}
+            # Dropped unread, so without an id (docs/protocol.md); a token comes back every 0.2 s.
+            refusal = {
+                "type": "error",
+                "code": "rate_limited",
+                "message": "too many messages: slow down, one more is let in after 0.2 s",
+            }
             assert limited and all(r == refusal for r in limited)
             assert len(replies) - len(limited) >= 5
             await asyncio.sleep(0.5)  # the bucket refills: served again
