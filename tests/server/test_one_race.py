@@ -41,6 +41,23 @@ def meanwhile(arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, method: str, 
     monkeypatch.setattr(races, method, held)
 
 
+async def ada_readies_last_while(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, ada: ArenaClient, race_id: str, then: Any
+) -> None:
+    """Ada's ready finds every racer ready, ``then()`` runs before the countdown would
+    begin, and the race is still open afterwards."""
+    meanwhile(
+        arena,
+        monkeypatch,
+        "set_ready",
+        lambda _race, player, ready, *_rest: player == ada.player_id and ready,
+        then,
+    )
+    await ada.ready(race_id)
+    meta = await arena.store.races.meta(race_id)
+    assert meta is not None and meta.status is RaceStatus.OPEN
+
+
 async def seats_ready(arena: ArenaServer, race_id: str) -> dict[str, bool]:
     return {seat.name: seat.ready for seat in await arena.store.races.seats(race_id)}
 
@@ -52,16 +69,9 @@ async def test_an_unready_between_the_last_ready_and_the_countdown_keeps_the_rac
     race = await ada.create_race("treize")
     await bob.join_race(race.code)
     await bob.ready(race.race_id)
-    meanwhile(
-        arena,
-        monkeypatch,
-        "set_ready",
-        lambda _race, player, ready, *_rest: player == ada.player_id and ready,
-        lambda: bob.ready(race.race_id, ready=False),
+    await ada_readies_last_while(
+        arena, monkeypatch, ada, race.race_id, lambda: bob.ready(race.race_id, ready=False)
     )
-    await ada.ready(race.race_id)
-    meta = await arena.store.races.meta(race.race_id)
-    assert meta is not None and meta.status is RaceStatus.OPEN
     assert await seats_ready(arena, race.race_id) == {"ada": True, "bob": False}
     # Ada's ready is told (it started nothing): the last update shows it.
     update = await bob.wait_for(RaceUpdate, lambda e: any(r.ready for r in e.race.racers if r.name == "ada"))
@@ -79,16 +89,7 @@ async def test_a_join_between_the_last_ready_and_the_countdown_waits_for_the_new
     async def cy_joins() -> None:
         await cy.join_race(race.code)
 
-    meanwhile(
-        arena,
-        monkeypatch,
-        "set_ready",
-        lambda _race, player, ready, *_rest: player == ada.player_id and ready,
-        cy_joins,
-    )
-    await ada.ready(race.race_id)
-    meta = await arena.store.races.meta(race.race_id)
-    assert meta is not None and meta.status is RaceStatus.OPEN
+    await ada_readies_last_while(arena, monkeypatch, ada, race.race_id, cy_joins)
     assert await seats_ready(arena, race.race_id) == {"ada": True, "bob": True, "cy": False}
 
 
