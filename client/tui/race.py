@@ -946,7 +946,8 @@ class RaceScreen(Screen[None]):
         if hint is None or race_id != self.race_id:
             return
         if hint.move is None:
-            self.status.say("hint: no move is left; ctrl+g gives up")
+            why = hint.message or "no move is left"
+            self.status.say(f"hint: {why} (ctrl+g gives up)")
             return
         elsewhere = hint.seq > self.state.seq
         if elsewhere:  # moves played on another session: the board as it is, then its hint

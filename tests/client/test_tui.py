@@ -42,6 +42,7 @@ from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
 from client.wording import DEAL_AT_START
 from server.app import ArenaServer
+from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
 from shared import GAMES, Game, GameName, new_game, replay
@@ -62,6 +63,7 @@ from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
+from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
 
 SIZE = (120, 44)
 
@@ -613,7 +615,7 @@ async def test_a_lobby_left_on_another_session_says_so_by_itself(
         left = left_elsewhere_note(race.code, cancelled=False)
         await wait_until(pilot, lambda: screen.status.last == left)
         assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
-        assert "r" not in footer_keys(app)
+        await wait_until(pilot, lambda: "r" not in footer_keys(app))  # the footer redraws after the status
 
 
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
@@ -772,6 +774,28 @@ async def test_h_shows_a_hint_and_lights_it_up(arena: ArenaServer, connect: Conn
         assert screen.status.last.endswith("(lit up; the board was played on elsewhere: shown as it is now)")
         assert screen.state.seq == 2 and screen.board.plain == board_text(there.view)
         assert board.hint == screen.status.last.split()[1]
+
+
+async def test_h_with_only_moves_back_left_says_the_servers_reason(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hints_feature, "HINT_COOLDOWN", 0.0)
+    monkeypatch.setattr(arena.features.lobby, "seed_source", lambda: STUCK_SEED)
+    ada, _, race_id = await _race(arena, connect, hints=True)
+    assert (await ada.hint(race_id)).move == STUCK_LINE[0]  # starts the hint worker (see above)
+    for move in (STUCK_LINE[0], "undo", *STUCK_LINE):
+        await ada.move(race_id, move)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: footer_keys(app).get("h") == ("hint", True))
+        await pilot.press("h")
+        await wait_until(pilot, lambda: screen.status.last.startswith("hint: "))
+        assert screen.status.last == (
+            "hint: every move left leads back to a position your board has had: undo, or give up"
+            " (ctrl+g gives up)"
+        )
+        assert screen.board.hint is None
 
 
 async def test_a_race_without_hints_says_so_and_shows_the_refusal(

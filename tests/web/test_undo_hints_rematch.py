@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from server.features import hints as hints_feature
 from shared import new_game, replay
 from tests.server.conftest import WINNABLE_SEED, running_node
 from tests.server.solver import solve
+from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_browser import click_move, expected, open_page, page_race_id, running_race_page, shown
 
@@ -174,6 +177,28 @@ async def test_a_hint_outlines_a_legal_move_and_a_race_with_hints_off_has_no_hin
     await expect(page.locator("#status")).to_have_text("Go!")
     await expect(page.locator(".card.hinted")).to_have_count(0)
     await page.screenshot(path=shot_path("hints-off"), animations="disabled")
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_hint_with_only_moves_back_left_shows_the_servers_reason(
+    browser: Browser, arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hints_feature, "HINT_COOLDOWN", 0.0)
+    monkeypatch.setattr(arena.features.lobby, "seed_source", lambda: STUCK_SEED)
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    race_id = page_race_id(page.url)
+    ada = await same_player(page, arena.url)
+    for move in (STUCK_LINE[0], "undo", *STUCK_LINE):  # played elsewhere: the hint resyncs first
+        await ada.move(race_id, move)
+    await page.locator("#hint").click()
+    await expect(page.locator("#status")).to_have_text(
+        "Hint: every move left leads back to a position your board has had: undo, or give up"
+    )
+    await expect(page.locator(".card.hinted")).to_have_count(0)
+    assert await shown(page) == expected(replay("eight-off", STUCK_SEED, [*STUCK_LINE]).view())  # type: ignore[arg-type]
+    await ada.close()
     await bob.close()
     assert errors == []
 

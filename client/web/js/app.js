@@ -639,7 +639,7 @@ function racePage(raceId, arrived = null) {
       if (reply.seq > seq) await resync(); // moves made elsewhere: the board as it is, then its hint
       if (reply.seq !== seq) return; // a move went in meanwhile: the hint was for a board gone
       board.hint(reply.move ?? null);
-      status.textContent = reply.move ? `Hint: ${reply.move}` : "Hint: no move is left";
+      status.textContent = `Hint: ${reply.move ?? reply.message ?? "no move is left"}`;
       hinting = true;
     } catch (failure) {
       showError(error, failure);
