@@ -614,13 +614,13 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
     try:
         if account is None:
-            welcome = await _guest_signed_in(client, name, store, legal_moves)
+            welcome = await _guest_signed_in(client, name, store, args.server, legal_moves)
         else:
             try:
                 welcome = await client.hello(token=account.token, legal_moves=legal_moves)
             except BadTokenError:
                 store.forget(args.server, account.name)
-                raise _login_gone(account.name) from None
+                raise _login_gone(account.name, args.server) from None
     except BaseException:
         await client.close()
         raise
@@ -628,7 +628,7 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
 
 
 async def _guest_signed_in(
-    client: ArenaClient, name: str, store: TokenStore, legal_moves: bool = False
+    client: ArenaClient, name: str, store: TokenStore, server: str, legal_moves: bool = False
 ) -> Welcome:
     """``sign_in`` as the guest ``name``; a new guest whose name the server keeps for an
     account is refused in one line that says how to play as someone else here."""
@@ -640,7 +640,7 @@ async def _guest_signed_in(
         login = " (your login name, the guest played as without --name)" if name == default_name() else ""
         raise CommandError(
             f"{why}{login}: choose a guest name with --name NAME, or log in to that account "
-            "(solitaire-arena login)"
+            f"(solitaire-arena login{player_options(server)})"
         ) from None
 
 
@@ -672,10 +672,10 @@ async def _reader(args: argparse.Namespace) -> ArenaClient:
     return await _viewer(args)
 
 
-def _login_gone(username: str) -> CommandError:
+def _login_gone(username: str, server: str) -> CommandError:
     return CommandError(
         f"the saved login of {username} no longer works (logged out, or the password changed "
-        "on another device): solitaire-arena login"
+        f"on another device): solitaire-arena login{player_options(server)}"
     )
 
 
@@ -695,7 +695,7 @@ async def _saved_player(args: argparse.Namespace) -> ArenaClient:
         await client.close()
         store.forget(args.server, saved.name)
         if saved.account:
-            raise _login_gone(saved.name) from None
+            raise _login_gone(saved.name, args.server) from None
         raise CommandError(f"the guest {name} is gone (it was not used for too long)") from None
     except BaseException:
         await client.close()
@@ -1324,7 +1324,7 @@ async def register(args: argparse.Namespace) -> int:
     password = _ask_password(args, new=True)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
-        await _guest_signed_in(client, name, store)
+        await _guest_signed_in(client, name, store, args.server)
         account = await client.register(username, password)
         token = client.token
     finally:
@@ -1698,7 +1698,8 @@ async def daily(args: argparse.Namespace) -> int:
     if args.game is None:
         if args.board or args.practice:
             option = "--board" if args.board else "--practice"
-            raise CommandError(f"{option} needs a GAME: solitaire-arena daily eight-off {option}")
+            where = player_options(args.server, args.name)
+            raise CommandError(f"{option} needs a GAME: solitaire-arena daily eight-off {option}{where}")
         return await _list_dailies(args)
     if args.board:
         if args.practice:
@@ -1718,7 +1719,7 @@ async def _list_dailies(args: argparse.Namespace) -> int:
         }
     finally:
         await client.close()
-    print(dailies_text(found, attempts))
+    print(dailies_text(found, attempts, player_options(args.server, args.name)))
     return 0
 
 
@@ -1796,18 +1797,21 @@ async def _play_daily(args: argparse.Namespace) -> int:
             await run_play(client, race.race_id, daily=daily, resumed=note)
             return 0
         # Started before the screen opens: a refusal (daily_attempted, ...) is one line.
+        where = player_options(args.server, args.name)
         try:
             started = await client.start_daily(args.game, practice=args.practice)
         except DailyAttemptedError:
             # The server's text speaks of practising: say which option does it.
             raise CommandError(
                 f"you have had today's {args.game} attempt: solitaire-arena daily "
-                f"{args.game} --practice plays it again (unscored), or come back tomorrow"
+                f"{args.game} --practice{where} plays it again (unscored), or come back tomorrow"
             ) from None
         except DailyNotAttemptedError as exc:  # practice before the scored attempt is over
-            raise CommandError(f"{exc.message}; your attempt: solitaire-arena daily {args.game}") from None
+            raise CommandError(
+                f"{exc.message}; your attempt: solitaire-arena daily {args.game}{where}"
+            ) from None
         except AlreadyRacingError as exc:
-            raise CommandError(f"{exc.message} (solitaire-arena play resumes it)") from None
+            raise CommandError(f"{exc.message} (solitaire-arena play{where} resumes it)") from None
         note = ""
         if started.resumed:
             race = started.race
@@ -1880,8 +1884,9 @@ def cell_lines(head: str, cell: str, columns: int, tail: str = "") -> list[str]:
     return [f"{head}{first:<{columns}}{tail}".rstrip(), *(under + line for line in more)]
 
 
-def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
-    """The day's deals as ``daily`` lists them (``attempts``: the player's, by game).
+def dailies_text(found: Dailies, attempts: dict[str, str], options: str = "") -> str:
+    """The day's deals as ``daily`` lists them (``attempts``: the player's, by game), the
+    commands it suggests with ``options`` (:func:`player_options`).
 
     >>> deals = [DailyInfo(game="eagle-wing", commitment="9c1e" * 16, proven=False),
     ...          DailyInfo(game="treize", commitment="51ab" * 16, proven=True)]
@@ -1931,7 +1936,8 @@ def dailies_text(found: Dailies, attempts: dict[str, str]) -> str:
             lines += fitted(f"  {info.game:<10}  ", f"seed {info.seed}  salt {info.salt}  {glued(check)}")
         lines += fitted("", VERIFY_NOTE, indent=2)
     elif not over:
-        lines.append("play: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board")
+        play, board = f"solitaire-arena daily GAME{options}", f"solitaire-arena daily GAME --board{options}"
+        lines += said_lines(f"play: {play}; its board: {board}")
     return "\n".join(lines)
 
 

@@ -135,7 +135,7 @@ GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (yo
 GIVE_UP_LAPSED: Final = "you play on: no second ctrl+g within 4 s (ctrl+g asks again)"
 NO_DAILY_REPLAY: Final = (
     "no replay yet: a daily's deal stays secret until its day is over (UTC); "
-    "replay it then (solitaire-arena replay {race_id})"
+    "replay it then (solitaire-arena replay {race_id}{options})"
 )
 
 
@@ -1107,7 +1107,7 @@ class RaceScreen(Screen[None]):
             self.status.say(f"no replay: {exc.message}", error=True)
             return
         if log.seed is None:
-            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id), error=True)
+            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id, options=self.options), error=True)
             return
         names = {s.player_id: s.name for s in self.state.summary.standings}
         started_at = self.state.summary.started_at

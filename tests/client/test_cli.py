@@ -284,6 +284,7 @@ def test_daily_practice_without_a_game_names_practice_not_board(tmp_path: Path) 
     result = run("daily", "--practice", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
     assert one_error_line(result) == (
         "solitaire-arena: --practice needs a GAME: solitaire-arena daily eight-off --practice"
+        " --server ws://127.0.0.1:9"
     )
 
 
@@ -588,7 +589,8 @@ async def test_refusals_are_the_servers_message_on_one_line(
         f"solitaire-arena: {username.upper()!r} is taken, or too like a name that is: choose another"
     )
     # No new guest goes by an account's username: one named so, or after the user's login.
-    advice = "choose a guest name with --name NAME, or log in to that account (solitaire-arena login)"
+    login = f"solitaire-arena login --server {node.url}"
+    advice = f"choose a guest name with --name NAME, or log in to that account ({login})"
     named = run(
         "register", "--username", unique("cy"), "--password-stdin", "--name", username.upper(),
         "--server", node.url, config=fresh, stdin=PASSWORD + "\n",
@@ -675,7 +677,7 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
     stale = run("profile", "--server", node.url, config=copy)
     assert one_error_line(stale) == (
         f"solitaire-arena: the saved login of {username} no longer works (logged out, or the "
-        "password changed on another device): solitaire-arena login"
+        f"password changed on another device): solitaire-arena login --server {node.url}"
     )
     assert key not in json.loads(copy.read_text())
     # Logged out, nobody is saved: profile says so rather than make a guest to show.
@@ -919,6 +921,11 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     for line, info in zip(lines[2:5], found.deals, strict=True):
         assert line.split()[2:] == ["yes" if info.proven else "no", "none", "yet"]
     assert "seed" not in listed.stdout  # not before the day is over
+    # The commands it suggests reach the same server (as the same player: the account).
+    assert unwrapped(listed.stdout)[5:] == [
+        f"play: solitaire-arena daily GAME --server {node.url}; its board: solitaire-arena daily GAME"
+        f" --board --server {node.url}"
+    ]
 
     # After an attempt (given up at once), the list gives its result, said to be given up
     # as a race's results say it, and its place.
@@ -1007,7 +1014,7 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     line = one_error_line(again)
     assert line == (
         f"solitaire-arena: you have had today's {game} attempt: solitaire-arena "
-        f"daily {game} --practice plays it again (unscored), or come back tomorrow"
+        f"daily {game} --practice --server {node.url} plays it again (unscored), or come back tomorrow"
     )
 
     # Someone who has not played sees the places but not the race ids.
@@ -1031,7 +1038,7 @@ async def test_practice_before_the_attempt_is_the_servers_refusal(node: NodeProc
     result = run("daily", "treize", "--practice", "--name", "eager", "--server", node.url, config=config)
     assert one_error_line(result) == (
         "solitaire-arena: play today's treize attempt first, then practise it; "
-        "your attempt: solitaire-arena daily treize"
+        f"your attempt: solitaire-arena daily treize --server {node.url} --name eager"
     )
     assert refused.value.message == "play today's treize attempt first, then practise it"
     # Eager's attempt begun elsewhere (in the browser, say) and still on: practice waits for it.
@@ -1041,7 +1048,7 @@ async def test_practice_before_the_attempt_is_the_servers_refusal(node: NodeProc
     result = run("daily", "treize", "--practice", "--name", "eager", "--server", node.url, config=config)
     assert one_error_line(result) == (
         f"solitaire-arena: your treize attempt of today (race {race_id}) is still on: finish it first, "
-        "then practise it; your attempt: solitaire-arena daily treize"
+        f"then practise it; your attempt: solitaire-arena daily treize --server {node.url} --name eager"
     )
 
 
@@ -1422,7 +1429,8 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     verified = run("verify", str(record), config=config)  # no server: offline
     assert verified.returncode == 0, verified.stderr
     lines = verified.stdout.splitlines()
-    assert all(len(line) <= 80 for line in lines), verified.stdout
+    # 80 columns, but for the path, which is never broken (pytest's temporary one may be long).
+    assert all(len(line) <= 80 or line.strip(" ;") == str(record) for line in lines), verified.stdout
     assert lines[0] == f"eight-off race {race_id}, casual" and lines[1].startswith("started ")
     assert lines[2].startswith("commitment ") and lines[3].startswith("seed ")
     at = lines.index("results")
