@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from playwright.async_api import Browser, Page, WebSocket, expect
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from server.features import lobby as lobby_feature
 from shared.fairness import share_commitment
 from shared.protocol import MatchFound, RaceEnded, RaceInfo, RaceStarted
 from shared.record import read_record, verify_record
@@ -338,8 +340,10 @@ async def test_another_tab_of_the_guest_shows_its_new_name_and_then_its_account(
 
 
 async def test_a_first_time_visitor_sees_the_open_races_or_that_there_are_none(
-    browser: Browser, arena: ArenaServer, clean_redis: str
+    browser: Browser, arena: ArenaServer, clean_redis: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The widest code there can be (W, in a proportional face) still fits a phone below.
+    monkeypatch.setattr(lobby_feature, "_CODE_ALPHABET", "W")
     errors: list[str] = []
     page = await open_page(browser, arena.url, errors)
     await expect(page.locator("#no-open-races")).to_contain_text("No open race right now")

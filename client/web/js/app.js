@@ -205,7 +205,7 @@ function lobbyPage() {
       const seated = (race) => me && race.racers.some((r) => r.player_id === me);
       for (const race of page.races) if (seated(race)) myRaces.add(race.race_id);
       openList.replaceChildren(...page.races.map((race) => element("tr", { "data-race": race.race_id },
-        element("td", {}, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
+        element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
         element("td", {}, race.rated ? "rated" : "casual"),
         element("td", {}, `${race.racers.length}/${race.seats}`),
         element("td", {}, seated(race) ? goTo(race)
@@ -228,7 +228,7 @@ function lobbyPage() {
     }
     mySection.hidden = !live.length;
     myList.replaceChildren(...live.map((race) => element("tr", { "data-race": race.race_id },
-      element("td", {}, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
+      element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
       element("td", {}, race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
   }
 
