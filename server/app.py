@@ -144,7 +144,7 @@ def build_features(
     presence = Presence(store, lobby, quick_match, nodes, time, admission, settings.guest_ttl, results)
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     hints = Hints(store, time)
-    rematches = Rematches(store, lobby, settings, time)
+    rematches = Rematches(store, lobby, settings, time, nodes)
     accounts = Accounts(
         store,
         presence,

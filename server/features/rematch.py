@@ -20,6 +20,7 @@ from server.errors import ArenaError, not_a_racer, race_not_found
 from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
+from server.features.node_watch import NodeWatch
 from server.store import RaceStatus, RematchRecord, Seat, Store
 from server.timesource import TimeSource
 from shared.protocol import (
@@ -46,9 +47,12 @@ _CLOSED = {
 
 
 class Rematches:
-    def __init__(self, store: Store, lobby: Lobby, settings: Settings, time: TimeSource) -> None:
+    def __init__(
+        self, store: Store, lobby: Lobby, settings: Settings, time: TimeSource, nodes: NodeWatch
+    ) -> None:
         self.store = store
         self.lobby = lobby
+        self.nodes = nodes
         self.settings = settings
         self.time = time
         self.wait = REMATCH_WAIT
@@ -72,6 +76,7 @@ class Rematches:
         if not await self.store.rematches.offer(race_id, player_id, racers, now, expires_at, ttl, commitment):
             raise ArenaError(ErrorCode.REMATCH_EXISTS, "a rematch of this race is already offered or started")
         log.info("rematch offered", extra={"race_id": race_id, "player_id": player_id})
+        await self._decline_for_the_gone(race_id, [p for p in racers if p != player_id], now)
         self.background.spawn(self._expire_later(race_id), "expiring a rematch offer")
         info = await self._told(race_id, seats)
         return Reply(Rematch(id=message.id, rematch=info))
@@ -93,6 +98,14 @@ class Rematches:
         return Reply(Rematch(id=message.id, rematch=info))
 
     # ----- deciding --------------------------------------------------------------------
+
+    async def _decline_for_the_gone(self, race_id: str, invited: list[str], now: int) -> None:
+        """Those invited who have no connection on any live node (a bot whose program
+        ended, a closed browser) decline at once: the offerer need not wait out the offer."""
+        here = await self.store.nodes.connected_elsewhere(invited, await self.nodes.live_nodes())
+        for player_id in invited:
+            if player_id not in here:
+                await self.store.rematches.answer(race_id, player_id, False, now)
 
     async def _seats_of_ended(self, race_id: str) -> list[Seat]:
         race = await self.store.races.race(race_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
@@ -309,6 +310,28 @@ async def test_a_declined_rematch_starts_nothing(arena: ArenaServer) -> None:
         while update["rematch"]["status"] != "declined":
             update = await bob.event("rematch_update")
         assert not any(e["type"] == "rematch_started" for e in ada.events + bob.events)
+
+
+async def test_a_rematch_offered_to_a_racer_connected_nowhere_is_declined_for_them_at_once(
+    arena: ArenaServer,
+) -> None:
+    assert arena.store is not None
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob)
+        await bob.ws.close()  # bob's program ended with the race
+        for _ in range(200):
+            if bob.player_id not in await arena.store.nodes.players(arena.settings.node_id):
+                break
+            await asyncio.sleep(0.01)
+        offered = await ada.request({"type": "offer_rematch", "race_id": race_id})
+        rematch = offered["rematch"]
+        assert rematch["status"] == "declined" and "new_race_id" not in rematch
+        assert {r["player_id"]: r["answer"] for r in rematch["racers"]} == {
+            ada.player_id: "offered",
+            bob.player_id: "declined",
+        }
+        again = await ada.request({"type": "offer_rematch", "race_id": race_id})  # bob may be back later
+        assert again["type"] == "rematch" and again["rematch"]["status"] == "declined"
 
 
 async def test_a_rematch_is_offered_only_after_the_end_and_only_by_a_racer(arena: ArenaServer) -> None:
