@@ -15,17 +15,22 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(VENV)/bin/solitaire-arena serve
 
+# The suite mostly waits on sockets, servers and a browser: two workers, each test file
+# whole on one of them (its module fixtures, such as the browser, made once).
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 # The same suite with every node on a Redis Cluster of 3 masters (loopback) instead of
 # one Redis server: every feature with its keys spread over the slots.
 test-on-cluster: $(STAMP)
-	SA_TEST_REDIS=cluster $(PY) -m pytest -q
+	SA_TEST_REDIS=cluster $(PYTEST)
 
 # The same on a cluster of Redis 7 (redis-server on PATH), whose nodes use sharded pub/sub.
 test-on-cluster-7: $(STAMP)
-	SA_TEST_REDIS=cluster7 $(PY) -m pytest -q
+	SA_TEST_REDIS=cluster7 $(PYTEST)
 
 # Both benchmarks: the engine alone, then the server under load (about a minute,
 # loopback only; it prints one table with the targets).
