@@ -249,6 +249,8 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
     await expect(page.locator("#my-races tbody tr")).to_have_count(3)
     headers = page.locator('#my-races thead th[scope="col"]')
     await expect(headers).to_have_text(["Code", "Game", "State", "Seats", "Go to"])
+    states = page.locator("#my-races tbody td:nth-child(3)")
+    await expect(states).to_have_text(["waiting to start"] * 3)  # in words, not the protocol's "open"
     await page.click("#create")
     await expect(page.locator("p.error").first).to_contain_text("3 open races")
     # From the lobby's list to the first race, and out of it.

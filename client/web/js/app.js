@@ -229,7 +229,7 @@ function lobbyPage() {
     mySection.hidden = !live.length;
     myList.replaceChildren(...live.map((race) => element("tr", { "data-race": race.race_id },
       element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
-      element("td", {}, race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
+      element("td", {}, RACE_STATES[race.status] ?? race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
   }
 
   async function join(raceCode) {
@@ -337,6 +337,8 @@ const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
 
 // What a racer's answer to a rematch offer reads as.
+// A race's state in the "Your races" table, in words.
+const RACE_STATES = { open: "waiting to start", countdown: "starting", running: "racing", ending: "ending" };
 const ANSWERS = { offered: "offered", pending: "not answered yet", accepted: "accepted", declined: "declined" };
 
 function statusText(info) {
