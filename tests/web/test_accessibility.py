@@ -188,7 +188,7 @@ async def test_the_audit_finds_a_control_without_a_name(browser: Browser, arena:
     assert errors == []
 
 
-async def test_every_control_on_every_page_has_an_accessible_name(
+async def test_every_control_on_every_page_has_an_accessible_name_and_a_board_fits_a_laptop_screen(
     browser: Browser, arena: ArenaServer
 ) -> None:
     errors: list[str] = []
@@ -215,6 +215,10 @@ async def test_every_control_on_every_page_has_an_accessible_name(
         await bob.ready(race_id)
         await page.click("#ready")
         await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+        # On a 1280x800 laptop screen the whole board and the move box under it are in sight.
+        await page.set_viewport_size({"width": 1280, "height": 800})
+        await expect(page.locator("#move")).to_be_in_viewport(ratio=1)
+        await page.set_viewport_size({"width": 1280, "height": 900})
         # One move by clicks (it glides), then a card selected: its targets are drawn too.
         if game == "eight-off":
             await click_move(page, line[0])

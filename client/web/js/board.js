@@ -46,7 +46,7 @@ function layout(game) {
     at("stock", 0, 0, 0, false, 3); at("waste", 1, 0, 0, false, 3);
     let index = 1;
     for (let row = 1; row <= 7; row++) {
-      for (let k = 0; k < row; k++) at(`p${index++}`, (7 - row) * 0.5 + k, 1.4 + (row - 1) * 0.62, row);
+      for (let k = 0; k < row; k++) at(`p${index++}`, (7 - row) * 0.5 + k, 1.1 + (row - 1) * 0.55, row);
     }
   }
   return slots;
