@@ -754,8 +754,9 @@ class ArenaClient:
 
     async def watch(self, race_id: str | None = None) -> Watching:
         """Watch a race (or, without ``race_id``, the featured one, following the next
-        whenever it ends): ``watch_move``, ``progress``, ``race_started``, ``race_ended``
-        and ``spectators`` events follow; :class:`client.watching.WatchedRace` keeps the
+        whenever it ends): ``watch_move``, ``watch_held`` (a board held back for cards
+        another racer has not seen), ``progress``, ``race_started``, ``race_ended`` and
+        ``spectators`` events follow; :class:`client.watching.WatchedRace` keeps the
         boards from them."""
         return await self._expect(Watch(id=self.next_id(), race_id=race_id), Watching)
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Final
 
 from client.columns import clipped, padded, width
-from client.wording import DEAL_AT_START, change_words, standing_words
+from client.wording import DEAL_AT_START, HELD_NOTE, change_words, standing_words
 from shared.protocol import (
+    BoardView,
     LiveRace,
     Progress,
     RaceCancelled,
@@ -28,6 +29,7 @@ from shared.protocol import (
     SpectatorBoard,
     Spectators,
     Standing,
+    WatchHeld,
     Watching,
     WatchMove,
 )
@@ -123,7 +125,14 @@ class WatchedRace:
                     last_move=event.move,
                     finished=won,
                     won=won,
+                    held=board is not None and board.held,
                 )
+                return True
+            case WatchHeld():
+                board = self.boards.get(event.player_id)
+                if board is None or board.held == event.held:
+                    return False
+                self.boards[event.player_id] = board.model_copy(update={"held": event.held})
                 return True
             case Progress(finished=True, won=False):
                 board = self.boards.get(event.player_id)
@@ -179,17 +188,15 @@ class WatchedRace:
         return True
 
     def _boards_so_far(self) -> list[str]:
-        """A line per racer who has moved: where the snapshot found their board."""
+        """A line per racer who has moved or whose board is held back: where the
+        snapshot found their board."""
         lines = []
         for player_id, board in self.boards.items():
-            if board.seq == 0 or board.view is None:
+            if board.view is None or (board.seq == 0 and not board.held):
                 continue
-            score = board.view.score
-            last = board.last_move
-            done = f"last {last}" if last is not None else "moved"
-            count = board.view.move_count  # not seq: an undo is a message, not a move
-            moves = f"{count} move{'' if count == 1 else 's'}"
-            lines.append(f"{self.name(player_id)}: {done} ({moves}, score {score}, {CARDS - score} left)")
+            where = _board_words(board.view, board.last_move) if board.seq else "no move shown yet"
+            held = f"; {HELD_NOTE}" if board.held else ""
+            lines.append(f"{self.name(player_id)}: {where}{held}")
         return lines
 
     def rating(self, player_id: str) -> str:
@@ -224,6 +231,14 @@ class WatchedRace:
         >>> dealt_later = Watching(id=1, race=counting, boards=[SpectatorBoard(player_id="p_a", seq=0)])
         >>> WatchedRace(dealt_later).describe(dealt_later)[1:]
         ['the deal is shown when the race starts']
+        >>> held = WatchHeld(race_id="r1", player_id="p_a", held=True)
+        >>> watched.describe(held)
+        ["ada's board is paused for spectators: it shows cards another racer has not turned up yet"]
+        >>> watched.describe(held.model_copy(update={"held": False}))
+        ["ada's board is no longer paused for spectators"]
+        >>> paused = WatchedRace(Watching(id=1, race=race, boards=[board.model_copy(update={"held": True})]))
+        >>> print(paused.describe(Watching(id=1, race=race))[1])
+        ada: last p28 (5 moves, score 9, 43 left); paused for spectators: it shows cards another...
         """
         race = self.race
         match event:
@@ -247,6 +262,9 @@ class WatchedRace:
                 score = event.view.score
                 line = f"{self.name(event.player_id)}: {event.move} (score {score}, {CARDS - score} left)"
                 return [line + (" and won!" if event.view.won else "")]
+            case WatchHeld():
+                board = f"{self.name(event.player_id)}'s board is"
+                return [f"{board} {HELD_NOTE}" if event.held else f"{board} no longer paused for spectators"]
             case Progress():
                 who = self.name(event.player_id)
                 return [f"{who} gave up (score {event.score}, {event.cards_left} left)"]
@@ -261,6 +279,14 @@ class WatchedRace:
             case RacerRenamed():
                 return [f"{self.former_names.get(event.player_id, event.player_id)} is now {event.name}"]
         return []
+
+
+def _board_words(view: BoardView, last_move: str | None) -> str:
+    """Where a board stands: its last move, moves, score and cards left."""
+    done = f"last {last_move}" if last_move is not None else "moved"
+    count = view.move_count  # not seq: an undo is a message, not a move
+    moves = f"{count} move{'' if count == 1 else 's'}"
+    return f"{done} ({moves}, score {view.score}, {CARDS - view.score} left)"
 
 
 def ranking_lines(summary: RaceSummary) -> list[str]:

@@ -9,6 +9,12 @@ from typing import Protocol
 #: browser's watch page says it too): nobody sees the deal before the race starts.
 DEAL_AT_START = "the deal is shown when the race starts"
 
+#: What a spectator is shown of a racer's board held back (``watch_held``; the browser's
+#: watch page says it too): in Treize and Eagle Wing a board shows spectators no card
+#: that another racer still racing has not turned up yet, so it waits for them.
+PAUSED = "paused for spectators"
+HELD_NOTE = f"{PAUSED}: it shows cards another racer has not turned up yet"
+
 
 def cards_scored(game: str, score: int) -> str:
     """A score in words: the cards put home on the foundations, or, in Treize (whose

@@ -2,15 +2,18 @@
 
 One racer's board is drawn large (the focused racer); every other racer has a compact
 card beside it: name (a bot's marked ``[bot]``), rating, score, cards left, last move,
-and whether they finished or won. Tab (or shift+tab) and the keys 1-8 switch the large
-board between racers; ``q`` quits. The title says which race, whether it is rated,
-``featured`` when the screen follows the featured race, and ``delayed 30 s`` when the
-race reaches its spectators late (a rated race): the clock then runs that far behind
-too, with the boards. While the race counts down there is no board to draw (nobody sees
-the deal before the start): a line says the deal is shown when the race starts. Once the
-race ends the results show under the cards; a featured watch then moves on to the next
-race by itself (the server's unasked ``watching``), keeping those results in view ("The
-last race's results") until the next race starts.
+and whether they finished or won, or their board is paused (in Treize and Eagle Wing,
+held back for spectators until the other racers have turned up its cards: a note under
+the cards says so and why, and the status line when it starts and ends). Tab (or
+shift+tab) and the keys 1-8 switch the large board between racers; ``q`` quits. The
+title says which race, whether it is rated, ``featured`` when the screen follows the
+featured race, and ``delayed 30 s`` when the race reaches its spectators late (a rated
+race): the clock then runs that far behind too, with the boards. While the race counts
+down there is no board to draw (nobody sees the deal before the start): a line says the
+deal is shown when the race starts. Once the race ends the results show under the cards;
+a featured watch then moves on to the next race by itself (the server's unasked
+``watching``), keeping those results in view ("The last race's results") until the next
+race starts.
 
 The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
 events in a worker, as the race screen follows its race.
@@ -36,8 +39,8 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace, standing_rating
-from client.wording import DEAL_AT_START, change_words, result_words, standing_words
-from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, Watching, Welcome
+from client.wording import DEAL_AT_START, HELD_NOTE, PAUSED, change_words, result_words, standing_words
+from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, WatchHeld, Watching, Welcome
 
 #: The title of the results a featured watch keeps once it moved on (the short one in a
 #: narrowed side panel).
@@ -103,7 +106,31 @@ def _state_of(watched: WatchedRace, player_id: str) -> str:
         return "won"
     if board is not None and board.finished:
         return "gave up"
+    if board is not None and board.held:
+        return "paused"  # why: in the note under the cards (held_text)
     return ""
+
+
+#: How a racer's state (:func:`_state_of`) is drawn.
+_STATE_STYLES: Final = {"won": "bold green", "paused": "bold yellow"}
+
+
+def held_text(watched: WatchedRace) -> str:
+    """A line for each racer whose board is held back for spectators, saying so and why;
+    nothing when none is.
+
+    >>> from shared.protocol import LiveRace, RacerInfo, SpectatorBoard
+    >>> racers = [RacerInfo(player_id="p_a", name="ada"), RacerInfo(player_id="p_b", name="bob")]
+    >>> race = LiveRace(race_id="r1", game="treize", status="running", rated=False, racers=racers)
+    >>> boards = [SpectatorBoard(player_id="p_a", seq=3, held=True), SpectatorBoard(player_id="p_b", seq=1)]
+    >>> held_text(WatchedRace(Watching(race=race, boards=boards)))
+    "ada's board is paused for spectators: it shows cards another racer has not turned up yet"
+    """
+    return "\n".join(
+        f"{watched.name(player_id)}'s board is {HELD_NOTE}"
+        for player_id in racer_order(watched)
+        if watched.boards[player_id].held
+    )
 
 
 #: The most columns a racer's name takes over the large board (a longer one is cut).
@@ -137,7 +164,7 @@ def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     text = Text(f"{number}/{len(order)} {name} {watched.rating(player_id)}".rstrip(), style="bold")
     state = _state_of(watched, player_id)
     if state:
-        text.append(f"  {state}", style="bold green" if state == "won" else "")
+        text.append(f"  {state}", style=_STATE_STYLES.get(state, ""))
     score, moves = watched.counts(player_id)
     text.append(f"\nscore {score}  {CARDS - score} left  moves {moves}")
     text.append(f"  last {watched.last_move.get(player_id, '-')}")
@@ -182,7 +209,7 @@ def card_text(
     if state:
         fits = width(f"{head}{shown_rating}  {state}") <= columns
         text.append("  " if fits else "\n  ")
-        text.append(state, style="bold green" if state == "won" else "")
+        text.append(state, style=_STATE_STYLES.get(state, ""))
     text.rstrip()
     text.append("\n")
     score, moves = watched.counts(player_id)
@@ -292,6 +319,7 @@ class WatchScreen(Screen[None]):
     #watch-clock { height: 1; text-style: bold; }
     #watch-spectators { height: 1; color: $text-muted; }
     #watch-cards { height: auto; scrollbar-size-vertical: 1; }
+    #watch-held { height: auto; border-top: solid $warning; text-style: bold; }
     #watch-results { height: auto; border-top: solid $primary; }
     """
 
@@ -329,6 +357,7 @@ class WatchScreen(Screen[None]):
                 yield Static(id="watch-clock")
                 yield Static(id="watch-spectators")
                 yield VerticalScroll(id="watch-cards", can_focus=False)
+                yield Static(id="watch-held")
                 yield Static(id="watch-results")
         yield StatusLine("", id="watch-status")
         yield Footer()
@@ -398,6 +427,10 @@ class WatchScreen(Screen[None]):
         self.query_one("#watch-spectators", Static).update(spectators)
         self._draw_focus()
         self._draw_cards(order)
+        note = held_text(watched)
+        held = self.query_one("#watch-held", Static)
+        held.update(note)
+        held.display = bool(note)
         results = self.query_one("#watch-results", Static)
         results.display = watched.summary is not None or self.last_results is not None
         if watched.summary is not None:
@@ -459,6 +492,8 @@ class WatchScreen(Screen[None]):
                 self.status.say(self._moved_on_note(before, results))
             elif isinstance(event, RaceEnded):
                 self.status.say(self._ending_note())
+            elif isinstance(event, WatchHeld) and event.held:  # why: in the note under the cards
+                self.status.say(f"{self.watched.name(event.player_id)}'s board is {PAUSED}")
             elif lines and not isinstance(event, Spectators):  # the side panel has the count
                 self.status.say(lines[0])
         self.status.say("connection closed", error=True)

@@ -18,7 +18,9 @@ spectators only as far as every racer still racing has seen its cards. The hub a
 plays every move as it is received (the race as it really is, whatever the delay) and
 keeps the cards each racer has seen; a move whose board shows a card that another racer
 still racing has not seen waits, with that racer's later moves, until they have seen it
-or finished. The race's end lets everything out.
+or finished. The race's end lets everything out. Spectators are told when a racer's
+board starts being held and when it goes on (``watch_held``), and a snapshot marks a
+board held (``held``), so that a board that stops is not taken for a racer who stopped.
 """
 
 from __future__ import annotations
@@ -99,6 +101,8 @@ class RaceHub:
         self._played: dict[str, Game] = {}
         self._seen: dict[str, set[str]] = {}
         self._done: set[str] = set()
+        #: The racers whose board spectators were last told is held (``watch_held``).
+        self._held: set[str] = set()
         self._deal_played(seed)
         #: Whether spectators may see the boards: once the start is released.
         self.deal_shown = race.status != "countdown"
@@ -234,7 +238,9 @@ class RaceHub:
                 if item.player_id in held or self._shows_unseen(item):
                     held.add(item.player_id)
                     kept.append(item)
+                    out.extend(self._told_held(item.player_id, True))
                     continue
+                out.extend(self._told_held(item.player_id, False))
                 message = self._play(item)
                 if message is not None:
                     out.append(message)
@@ -255,6 +261,17 @@ class RaceHub:
             for player_id, seen in self._seen.items()
             if player_id != item.player_id and player_id not in self._done
         )
+
+    def _told_held(self, player_id: str, held: bool) -> list[dict[str, Any]]:
+        """The ``watch_held`` telling spectators that ``player_id``'s board is now held
+        (or goes on), when they were told otherwise last; else nothing."""
+        if (player_id in self._held) == held:
+            return []
+        if held:
+            self._held.add(player_id)
+        else:
+            self._held.discard(player_id)
+        return [{"type": "watch_held", "race_id": self.race_id, "player_id": player_id, "held": held}]
 
     @property
     def waiting(self) -> bool:
@@ -332,15 +349,20 @@ class RaceHub:
         """Every racer's board as spectators see it now, as wire dicts, each with its
         last released move (``last_move``, left out before the first): in a delayed race
         the last move of the board shown, never one still waiting for the delay. Before
-        the start is released, no ``view``: that would be the deal."""
-        return [_board_dict(player_id, board, self.deal_shown) for player_id, board in self.boards.items()]
+        the start is released, no ``view``: that would be the deal. A board held back for
+        showing cards another racer has not seen says so (``held``)."""
+        return [
+            _board_dict(player_id, board, self.deal_shown, player_id in self._held)
+            for player_id, board in self.boards.items()
+        ]
 
     def racer_ids(self) -> list[str]:
         return list(self._racers)
 
 
-def _board_dict(player_id: str, board: SpectatedBoard, with_view: bool) -> dict[str, Any]:
-    """A ``SpectatorBoard`` as a wire dict (``None`` fields left out, as on the wire)."""
+def _board_dict(player_id: str, board: SpectatedBoard, with_view: bool, held: bool) -> dict[str, Any]:
+    """A ``SpectatorBoard`` as a wire dict (``None`` fields left out, as on the wire, and
+    ``held`` unless true)."""
     out: dict[str, Any] = {
         "player_id": player_id,
         "seq": board.seq,
@@ -351,4 +373,6 @@ def _board_dict(player_id: str, board: SpectatedBoard, with_view: bool) -> dict[
         out["view"] = board.view
     if board.last_move is not None:
         out["last_move"] = board.last_move
+    if held:
+        out["held"] = True
     return out

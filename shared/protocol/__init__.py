@@ -156,6 +156,7 @@ from shared.protocol.watching import (
     Spectators,
     Unwatch,
     Watch,
+    WatchHeld,
     Watching,
     WatchMove,
 )
@@ -283,6 +284,7 @@ __all__ = [
     "TournamentEntry",
     "Unwatch",
     "Watch",
+    "WatchHeld",
     "WatchMove",
     "Watching",
     "Welcome",

@@ -82,7 +82,9 @@ class SpectatorBoard(Reply):
     before the racer's first move. In a delayed race both are as of ``as_of``: never a
     move the spectator is not shown yet. ``view`` is absent until the race's start
     reaches the spectator (``race_started``, which carries the deal): nobody sees the
-    deal before the race starts."""
+    deal before the race starts. ``held`` is true while the racer's moves are held back
+    for showing cards another racer has not seen (see :class:`WatchHeld`); the server
+    leaves it out otherwise."""
 
     player_id: str
     seq: int
@@ -90,6 +92,7 @@ class SpectatorBoard(Reply):
     last_move: str | None = None
     finished: bool = False
     won: bool = False
+    held: bool = False
 
 
 class Watching(Reply):
@@ -121,6 +124,19 @@ class WatchMove(Reply):
     view: BoardView
 
 
+class WatchHeld(Reply):
+    """Event for spectators: a racer's board stops (``held`` true) or goes on (false).
+    In a game whose stock hides cards (Treize, Eagle Wing) a move whose board shows a
+    card that another racer still racing has not turned up yet is held back, with that
+    racer's later moves, until every other racer has seen it, won or given up, or the
+    race ends; ``held`` false comes just before the first move held back."""
+
+    type: Literal["watch_held"] = "watch_held"
+    race_id: str
+    player_id: str
+    held: bool
+
+
 class RacerRenamed(Reply):
     """Event for spectators: a racer of the race watched goes by ``name`` from now on (a
     guest renamed, or registered as an account). Sent at once, in a delayed race too: a
@@ -150,4 +166,4 @@ class RecordText(Reply):
 
 
 Requests = ListLive | Watch | Unwatch | GetRecord
-Replies = LiveRaces | Watching | WatchMove | RacerRenamed | Spectators | RecordText
+Replies = LiveRaces | Watching | WatchMove | WatchHeld | RacerRenamed | Spectators | RecordText

@@ -40,7 +40,7 @@ from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
-from client.wording import DEAL_AT_START
+from client.wording import DEAL_AT_START, HELD_NOTE, PAUSED
 from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
@@ -1875,6 +1875,8 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
         area = screen.query_one("#watch-board-area", BoardArea)
         await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
         await until_shown(pilot, app, str(screen.cards[bob.player_id or ""].render()))
+        if game_name != "eight-off":  # a stock that hides cards
+            await a_board_held_for_spectators_says_so_until_it_goes_on(pilot, app, ada, bob, race_id)
         await ada.finish(race_id)
         await bob.finish(race_id)
         await wait_until(pilot, lambda: screen.watched.summary is not None)
@@ -1883,6 +1885,38 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
         assert lines_of(results).count("   gave up") == 2  # both did, each on a line of its own
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
+
+
+async def a_board_held_for_spectators_says_so_until_it_goes_on(
+    pilot: Pilot[None], app: WatchApp, ada: ArenaClient, bob: ArenaClient, race_id: str
+) -> None:
+    """Ada (on the large board) turns up a stock card bob has not: her board is held back,
+    and the screen says so and why, the whole board still in sight, until bob turns the
+    card up too."""
+    screen = app.watch_screen
+    ada_id, bob_id = ada.player_id or "", bob.player_id or ""
+    note = f"ada's board is {HELD_NOTE}"
+    await ada.move(race_id, "deal")
+    await wait_until(pilot, lambda: screen.status.last == f"ada's board is {PAUSED}")
+    assert screen.watched.boards[ada_id].seq == 0  # her move waits
+    assert lines_of(shown(screen, "#watch-focus"))[0] == "1/2 ada  paused"
+    held = screen.query_one("#watch-held")
+
+    def under_the_cards() -> str:  # the note as the terminal shows it, its border left out
+        region = held.region
+        return " ".join(line[region.x :].strip() for line in screen_lines(app)[region.y + 1 : region.bottom])
+
+    await wait_until(pilot, lambda: under_the_cards() == note)
+    await until_shown(pilot, app, screen.board.plain)  # the whole board still in sight
+    await pilot.press("tab")  # bob on the large board: ada's card says it
+    assert str(screen.cards[ada_id].render()).startswith("1 ada  paused\n")
+    assert "paused" not in shown(screen, "#watch-focus")
+    await pilot.press("1")
+    await bob.move(race_id, "deal")
+    await wait_until(pilot, lambda: screen.watched.boards[bob_id].seq == 1)
+    assert screen.watched.boards[ada_id].seq == 1 and "paused" not in shown(screen, "#watch-focus")
+    assert not held.display
+    await wait_until(pilot, lambda: "paused" not in " ".join(screen_lines(app)))
 
 
 async def test_in_80x24_a_spectator_sees_a_long_name_cut_in_the_results_as_in_the_ranking(

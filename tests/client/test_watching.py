@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from client.watching import WatchedRace
+from client.wording import HELD_NOTE
 from shared import new_game
-from shared.protocol import BoardView, LiveRace, RacerInfo, RaceStarted, SpectatorBoard, Watching
+from shared.protocol import BoardView, LiveRace, RacerInfo, RaceStarted, SpectatorBoard, WatchHeld, Watching
 
 
 def opening(seed: int) -> BoardView:
@@ -44,3 +45,18 @@ def test_a_countdown_snapshot_without_boards_shows_the_racers_then_the_deal_from
     assert watched.apply(RaceStarted(race_id="r1", starts_at=2_000, ends_at=9_000, view=played))
     assert not watched.deal_hidden
     assert [b.view for b in watched.boards.values()] == [opening(6), opening(6)]
+
+
+def test_a_board_held_for_spectators_is_said_so_from_the_snapshot_until_it_goes_on() -> None:
+    running = COUNTING.model_copy(update={"status": "running"})
+    boards = [SpectatorBoard(player_id="a", seq=0, view=opening(5), held=True)]
+    snapshot = Watching(race=running, boards=[*boards, SpectatorBoard(player_id="b", seq=0, view=opening(5))])
+    watched = WatchedRace(snapshot)
+    assert watched.describe(snapshot)[1:] == [f"a: no move shown yet; {HELD_NOTE}"]
+    held = WatchHeld(race_id="r1", player_id="a", held=True)
+    assert not watched.apply(held)  # the snapshot said so already
+    let_go = held.model_copy(update={"held": False})
+    assert watched.apply(let_go) and not watched.boards["a"].held
+    assert watched.describe(let_go) == ["a's board is no longer paused for spectators"]
+    assert not watched.apply(let_go) and watched.apply(held) and watched.boards["a"].held
+    assert watched.describe(held) == [f"a's board is {HELD_NOTE}"]

@@ -452,3 +452,53 @@ async def test_a_rated_races_spectators_see_the_boards_only_when_the_delayed_sta
         fresh = await tom.request({"type": "watch", "race_id": race_id})
         assert fresh["race"]["status"] == "running"
         assert [b["view"] for b in fresh["boards"]] == [without_legal(started["view"])] * 2
+
+
+# ----- the fog rule: a board ahead of the others is held, and spectators are told ------
+
+
+async def watch_frames(spectator: Racer, last: Frame) -> list[Frame]:
+    """The frames the spectator receives (counts left out), up to the first with every
+    field of ``last``."""
+    frames: list[Frame] = []
+    while not frames or not last.items() <= frames[-1].items():
+        raw = await asyncio.wait_for(spectator.ws.recv(), 5.0)
+        assert isinstance(raw, str)
+        frame = json.loads(raw)
+        if frame["type"] != "spectators":
+            frames.append(frame)
+    return frames
+
+
+async def test_spectators_are_told_when_a_treize_board_is_held_for_cards_others_have_not_seen(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    """Ada turns up a stock card bob has not: her board stops for spectators, who are told
+    so (and a spectator joining then, on this node or another, finds it in the snapshot);
+    once bob turns it up too, they are told it goes on, then get her move."""
+    ada, bob, sam, tom = await racers(arena.url, "ada", "bob", "sam", "tom")
+    async with running_node(clean_redis) as other:
+        (dee,) = await racers(other.url, "dee")
+        race_id, _ = await raw_race(ada, bob, game="treize")
+        assert (await sam.request({"type": "watch", "race_id": race_id}))["type"] == "watching"
+        moved = await ada.request({"type": "move", "race_id": race_id, "seq": 1, "move": "deal"})
+        assert moved["type"] == "move_ack", moved
+        held = {"type": "watch_held", "race_id": race_id, "player_id": ada.player_id, "held": True}
+        assert await watch_frames(sam, held) == [held]
+        for spectator in (tom, dee):
+            watching = await spectator.request({"type": "watch", "race_id": race_id})
+            boards = {b["player_id"]: b for b in watching["boards"]}
+            assert (boards[ada.player_id]["held"], boards[ada.player_id]["seq"]) == (True, 0)
+            assert "held" not in boards[bob.player_id]
+        moved = await bob.request({"type": "move", "race_id": race_id, "seq": 1, "move": "deal"})
+        assert moved["type"] == "move_ack", moved
+        for spectator in (sam, tom, dee):
+            frames = await watch_frames(spectator, {"type": "watch_move", "player_id": bob.player_id})
+            assert [(f["type"], f["player_id"], f.get("held", f.get("seq"))) for f in frames] == [
+                ("watch_held", ada.player_id, False),
+                ("watch_move", ada.player_id, 1),
+                ("watch_move", bob.player_id, 1),
+            ]
+            assert frames[0] == {**held, "held": False}
+        fresh = await dee.request({"type": "watch", "race_id": race_id})
+        assert [("held" in b, b["seq"]) for b in fresh["boards"]] == [(False, 1), (False, 1)]

@@ -13,7 +13,7 @@ from playwright.async_api import Browser, Page, expect
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
-from shared import replay
+from shared import GameName, replay
 from shared.protocol import RaceEnded, RaceStarted, Spectators
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.rawclient import racers
@@ -31,6 +31,8 @@ from tests.web.test_browser import (
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+#: The note over a board held back for spectators (client/web/js/live.js).
+HELD_NOTE = "Paused for spectators: it shows cards another racer has not turned up yet"
 
 
 async def shown_in(page: Page, scope: str) -> dict[str, list[str]]:
@@ -58,16 +60,16 @@ async def go(page: Page, fragment: str) -> None:
 
 
 async def sdk_race(
-    connect: Connect, url: str, *names: str, bots: tuple[str, ...] = ()
+    connect: Connect, url: str, *names: str, bots: tuple[str, ...] = (), game: GameName = "eight-off"
 ) -> tuple[str, list[ArenaClient]]:
-    """A running eight-off race of SDK racers (with seed shares, as the SDK sends them);
-    those named in ``bots`` say they are bots."""
+    """A running race (Eight Off unless ``game``) of SDK racers (with seed shares, as the
+    SDK sends them); those named in ``bots`` say they are bots."""
     clients = []
     for name in names:
         client = await connect(url)
         await client.hello(name=name, bot=name in bots)
         clients.append(client)
-    race = await clients[0].create_race("eight-off")
+    race = await clients[0].create_race(game)
     for client in clients[1:]:
         await client.join_race(race.code)
     for client in clients:
@@ -146,6 +148,40 @@ async def test_the_watch_page_fits_a_phone_sized_screen(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
     await watch_and_switch(browser, arena, connect, "phone", **PHONE)
+
+
+async def test_a_spectator_is_told_why_a_treize_board_stops_until_it_goes_on(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Ada turns up a stock card bob has not: her board is held back for spectators, and a
+    note over it (large and small) says so and why, for a spectator arriving then too,
+    until bob turns the card up as well."""
+    errors: list[str] = []
+    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob", game="treize")
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await go(page, f"#/watch/{race_id}")
+    await expect(page.locator("#watch-status")).to_have_text("Racing")
+    ada_ack = await ada.move(race_id, "deal")
+
+    async def ada_is_held() -> None:
+        await expect(page.locator("#large-head .held-note")).to_have_text(HELD_NOTE)  # ada's is large
+        await expect(page.locator(f'.thumb[data-player="{ada.player_id}"] .held-note')).to_have_text(
+            HELD_NOTE
+        )
+        await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .held-note')).to_have_count(0)
+        await expect(page.locator("#large-head .last")).to_have_text("no move yet")
+
+    await ada_is_held()  # told by watch_held
+    await go(page, "#/live")
+    await expect(page.locator(f'#live-races .live-race[data-race="{race_id}"]')).to_be_visible()
+    await go(page, f"#/watch/{race_id}")
+    await ada_is_held()  # arriving now: the snapshot's board says so
+    await page.screenshot(path=shot_path("watch-held"), full_page=True, animations="disabled")
+    bob_ack = await bob.move(race_id, "deal")
+    await shows(page, "#large-board", ada_ack.view)
+    await shows(page, f'.thumb[data-player="{bob.player_id}"]', bob_ack.view)
+    await expect(page.locator(".held-note")).to_have_count(0)
+    assert errors == []
 
 
 async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_the_start(

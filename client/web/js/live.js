@@ -1,7 +1,9 @@
 // The live races (#/live) and watching one (#/watch/<race id>; #/watch follows the
 // featured race from race to race): each racer's board as that racer sees it, one large,
 // the others small. The countdown has no boards (nobody sees the deal before the start):
-// a line says so, and they come with race_started.
+// a line says so, and they come with race_started. In Treize and Eagle Wing a board that
+// shows cards another racer has not turned up yet is held back (watch_held, a snapshot
+// board's held): a note over it says so until it goes on.
 
 import { Board } from "./board.js";
 import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, standingsHead, watchersText } from "./dom.js";
@@ -29,6 +31,9 @@ function lastText(b) {
   if (!moves && !b?.seq) return "no move yet";
   return moves === 1 ? "1 move" : `${moves || b.seq} moves`;
 }
+
+// Over a board held back for spectators (the terminal's watch screen says it too).
+const HELD_NOTE = "Paused for spectators: it shows cards another racer has not turned up yet";
 
 function stateText(r) {
   if (r.won) return "won";
@@ -99,7 +104,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   let watchers = 0; // how many watch, as last counted (frozen once the race is over)
   let delayMs = 0;
   let offset = 0; // the server's clock minus this one
-  let boards = new Map(); // player id -> { seq, view, finished, won, last, board, thumb }
+  let boards = new Map(); // player id -> { seq, view, finished, won, last, held, board, thumb }
   let chosen = null; // the player id shown large
   let gone = false;
   let asked = false; // a watch was sent (a resume's welcome then watches again)
@@ -112,7 +117,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     const state = b?.won || b?.view?.won ? "won" : b?.finished ? "gave up" : `${52 - score} left`;
     return [element("span", { class: "racer-name" }, nameOf(r), r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
       element("span", { class: "stat" }, `score ${score}`), element("span", { class: "stat state" }, state),
-      element("span", { class: "stat last" }, lastText(b))];
+      element("span", { class: "stat last" }, lastText(b)), b?.held ? element("span", { class: "held-note" }, HELD_NOTE) : ""];
   }
 
   function drawRacer(id) {
@@ -199,7 +204,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       thumb.addEventListener("click", () => choose(r.player_id));
       thumb.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); choose(r.player_id); } });
       thumbs.append(thumb);
-      boards.set(r.player_id, { seq: given?.seq ?? 0, view: given?.view ?? null, finished: given?.finished ?? r.finished, won: given?.won ?? r.won, last: given?.last_move ?? null, board: new Board(box), thumb });
+      boards.set(r.player_id, { seq: given?.seq ?? 0, view: given?.view ?? null, finished: given?.finished ?? r.finished, won: given?.won ?? r.won, last: given?.last_move ?? null, held: given?.held ?? false, board: new Board(box), thumb });
     }
     if (!boards.has(chosen)) chosen = race?.racers[0]?.player_id ?? null;
     for (const id of boards.keys()) { drawRacer(id); showBoard(id); }
@@ -267,6 +272,12 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       Object.assign(b, { seq: e.seq, view: e.view, last: e.move, won: b.won || e.view.won });
       if (e.view.won) b.finished = true;
       showBoard(e.player_id);
+    }),
+    arena.on("watch_held", (e) => {
+      const b = boards.get(e.player_id);
+      if (!ours(e) || !b) return;
+      b.held = e.held;
+      drawRacer(e.player_id);
     }),
     arena.on("progress", (e) => {
       const b = boards.get(e.player_id);

@@ -45,12 +45,19 @@ def test_every_released_board_is_exactly_what_its_racer_sees_and_no_card_a_racer
     seqs = {"a": 0, "b": 0}
     boards: dict[tuple[str, int], tuple[dict[str, Any], dict[str, list[str]]]] = {}
     shown = {"a": 0, "b": 0}
+    paused: set[str] = set()  # the boards spectators were told are held
 
     def check(released: list[dict[str, Any]], ended: bool = False) -> None:
         for message in released:
+            if message["type"] == "watch_held":
+                # Told once as a board stops and once as it goes on, never twice alike.
+                assert message["held"] is (message["player_id"] not in paused)
+                paused.symmetric_difference_update({message["player_id"]})
+                continue
             if message["type"] != "watch_move":
                 continue
             player, other = message["player_id"], "b" if message["player_id"] == "a" else "a"
+            assert player not in paused  # a board said to be held moves only once said to go on
             assert message["seq"] == shown[player] + 1  # each racer's moves in order
             shown[player] = message["seq"]
             view, position = boards[(player, message["seq"])]
@@ -77,6 +84,7 @@ def test_every_released_board_is_exactly_what_its_racer_sees_and_no_card_a_racer
     hub.receive_event({"type": "race_ended", "race_id": "r1"}, at=5_000)
     check(hub.release(now=5_000), ended=True)
     assert {b["player_id"]: b["seq"] for b in hub.snapshot()} == seqs == shown
+    assert not paused and not [b for b in hub.snapshot() if "held" in b]
 
 
 def known_cards(view: dict[str, Any]) -> set[str]:
@@ -170,28 +178,44 @@ def test_a_board_ahead_waits_until_the_others_have_turned_up_its_cards_or_stoppe
     has seen its cards."""
     hub = hub_for("treize", 5, ["a", "b"])
     hub.receive_move("a", 1, "deal", at=1_000)
-    assert hub.release(now=1_000) == []  # b has not turned that card up
+    # b has not turned that card up: spectators are told a's board is held.
+    assert hub.release(now=1_000) == [held("a", True)]
+    assert [b.get("held") for b in hub.snapshot()] == [True, None]  # and so is a newcomer
     hub.receive_move("b", 1, "deal", at=1_100)
-    assert [(m["player_id"], m["seq"]) for m in hub.release(now=1_100)] == [("a", 1), ("b", 1)]
+    assert [(m["type"], m["player_id"], m.get("seq")) for m in hub.release(now=1_100)] == [
+        ("watch_held", "a", None),
+        ("watch_move", "a", 1),
+        ("watch_move", "b", 1),
+    ]
+    assert all("held" not in b for b in hub.snapshot())
     hub.receive_move("a", 2, "deal", at=1_200)
+    assert hub.release(now=1_200) == [held("a", True)]
     hub.receive_move("a", 3, "deal", at=1_300)
-    assert hub.release(now=1_300) == [] and hub.waiting
+    assert hub.release(now=1_300) == [] and hub.waiting  # still held: nothing new to say
     gave_up = {"type": "progress", "race_id": "r1", "player_id": "b", "finished": True, "won": False}
     hub.receive_event(gave_up, at=1_400)  # b no longer races: nothing is kept from b
     released = hub.release(now=1_400)
-    assert [(m["type"], m.get("seq")) for m in released] == [
+    assert released[0] == held("a", False)
+    assert [(m["type"], m.get("seq")) for m in released[1:]] == [
         ("watch_move", 2),
         ("watch_move", 3),
         ("progress", None),
     ]
 
 
+def held(player_id: str, is_held: bool) -> dict[str, Any]:
+    return {"type": "watch_held", "race_id": "r1", "player_id": player_id, "held": is_held}
+
+
 def test_the_races_end_lets_out_every_board_kept_back() -> None:
     hub = hub_for("eagle-wing", 5, ["a", "b"], delay_ms=1_000)
     hub.receive_move("a", 1, "deal", at=1_000)
-    assert hub.release(now=2_000) == []
+    assert hub.release(now=2_000) == [held("a", True)]
     hub.receive_event({"type": "race_ended", "race_id": "r1"}, at=2_000)
-    assert [m["type"] for m in hub.release(now=3_000)] == ["watch_move", "race_ended"]
+    released = hub.release(now=3_000)
+    assert released[0] == held("a", False)  # before the end: the board goes on first
+    assert [m["type"] for m in released[1:]] == ["watch_move", "race_ended"]
+    assert all("held" not in b for b in hub.snapshot())
 
 
 def test_a_hub_opened_in_the_countdown_shows_no_board_until_the_start_is_released() -> None:
