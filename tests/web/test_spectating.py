@@ -313,6 +313,10 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
         page = await open_page(browser, node.url, errors, **DESKTOP)
         await go(page, f"#/watch/{race.race_id}")
+        # The featured watch shows this race too, and its results once it moves on.
+        featured = await open_page(browser, node.url, errors, **DESKTOP)
+        await go(featured, "#/watch")
+        await expect(featured.locator("#thumbs")).to_contain_text("ada_w")
         await expect(page.locator("#watch-kind")).to_have_text("Eight Off · rated")
         # New accounts: no rating in the game yet, shown as the one they start from.
         await expect(page.locator("#large-head .rating")).to_have_text("1500?")
@@ -332,6 +336,8 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             )
             row = page.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
             await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
+            row = featured.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
+            await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
             await expect(row).to_contain_text("gave up with")  # both gave up
             # The racer's card says the new rating too, not the one the race started with.
             card = page.locator(f'.thumb[data-player="{standing.player_id}"] .rating')
@@ -339,6 +345,7 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
         await expect(page.locator("#large-head .rating")).to_have_text(
             f"{ended.summary.standings[0].rating}?"
         )
+        await expect(featured.locator("#watch-results h2")).to_have_text("The last race's results")
     assert errors == []
 
 

@@ -227,21 +227,21 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   // A rated race's standing, as the race page shows it: the change at once, the new
   // rating (with its ? while provisional) once get_race after the end says whether it is.
-  function standingRating(s, after) {
+  function standingRating(s, after = null) {
     if (s.rating_change == null) return "";
     const racer = after?.racers.find((r) => r.player_id === s.player_id);
     const change = changeText(s.rating_change);
     return racer && s.rating != null ? `${ratingText(s.rating, racer.provisional)} (${change})` : change;
   }
 
-  function showResults(summary, after = null) {
+  function showResults(summary) {
     const link = `#/verify/${summary.race_id}`;
     results.dataset.race = summary.race_id;
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "watch-standings" }, standingsHead(summary.rated), ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
         element("td", {}, standingResult(summary.game, s)),
-        element("td", { class: "rating-change" }, standingRating(s, after))))),
+        element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
       featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");
@@ -304,8 +304,14 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       if (e.summary.rated) {
         arena.request({ type: "get_race", race_id: e.summary.race_id })
           .then((reply) => {
-            if (gone || race?.race_id !== e.summary.race_id) return;
-            showResults(e.summary, reply.race);
+            // The results stay in view after a featured watch moved on (it may have by now):
+            // their rows get the new ratings in place, keeping the heading they have.
+            if (gone || results.dataset.race !== e.summary.race_id) return;
+            for (const s of e.summary.standings) {
+              const cell = results.querySelector(`tr[data-player="${CSS.escape(s.player_id)}"] .rating-change`);
+              if (cell) cell.textContent = standingRating(s, reply.race);
+            }
+            if (race?.race_id !== e.summary.race_id) return;
             // The racers' cards and the large board's head carry the new ratings too.
             for (const after of reply.race.racers) {
               const r = racerOf(after.player_id);
