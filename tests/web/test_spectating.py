@@ -188,17 +188,24 @@ async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_t
     browser: Browser, clean_redis: str, connect: Connect
 ) -> None:
     errors: list[str] = []
-    async with running_node(clean_redis, countdown=2.0) as node:
+    async with running_node(clean_redis, countdown=3.5) as node:
         page = await open_page(browser, node.url, errors, **DESKTOP)
         ada, bob = await connect(node.url), await connect(node.url)
         await ada.hello(name="ada")
         await bob.hello(name="bob")
         race = await ada.create_race("eight-off")
         await bob.join_race(race.code)
+        # Opened while the race is still in its lobby: refused, and shown by itself once
+        # the racers are ready and it counts down (the page asks again every 2 s).
+        await go(page, f"#/watch/{race.race_id}")
+        await expect(page.locator("#watch-error")).to_have_text(
+            "the race is still in its lobby: watch it once it counts down."
+            " It shows here by itself once it does."
+        )
         await ada.ready(race.race_id)
         await bob.ready(race.race_id)
-        await go(page, f"#/watch/{race.race_id}")
         await expect(page.locator("#watch-deal")).to_be_visible()
+        await expect(page.locator("#watch-error")).to_have_text("")
         counting = await page.evaluate(
             """() => ({status: document.querySelector('#watch-status').textContent,
                 deal: document.querySelector('#watch-deal').textContent,

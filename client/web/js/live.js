@@ -15,6 +15,9 @@ function clockText(ms) {
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
 }
 
+// How often a watch of a race still in its lobby asks again.
+const LOBBY_RETRY_MS = 2000;
+
 const delayText = (ms) => (ms > 0 ? `${Math.round(ms / 1000)} s behind` : "");
 
 function bar(score, name) {
@@ -108,6 +111,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   let chosen = null; // the player id shown large
   let gone = false;
   let asked = false; // a watch was sent (a resume's welcome then watches again)
+  let retry = null; // the next watch of a race still in its lobby
 
   const racerOf = (id) => race?.racers.find((r) => r.player_id === id);
   const nameOf = (r) => `${r.name}${r.bot ? " 🤖" : ""}`; // a bot marked, as on the Live list
@@ -249,12 +253,24 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   async function watch() {
     asked = true;
+    clearTimeout(retry);
     await unwatching;
     try {
       const reply = await arena.request(featuredMode ? { type: "watch" } : { type: "watch", race_id: raceId });
       if (!gone) { showError(error, null); load(reply); }
     } catch (failure) {
       if (gone) return;
+      // A race still in its lobby: asked again every few seconds, so it shows here by
+      // itself once it counts down (the refusal, said once, stays until then).
+      if (failure.code === "race_not_started" && raceId) {
+        if (error.dataset.code !== failure.code) {
+          showError(error, failure);
+          error.append(". It shows here by itself once it does.");
+        }
+        status.textContent = "";
+        retry = setTimeout(watch, LOBBY_RETRY_MS);
+        return;
+      }
       showError(error, failure);
       status.textContent = "";
       if (failure.code === "race_over" && raceId) { // too late to watch: what is left of it
@@ -351,6 +367,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   return () => {
     gone = true;
     clearInterval(timer);
+    clearTimeout(retry);
     document.removeEventListener("keydown", shortcut);
     stops.forEach((stop) => stop());
     unwatching = arena.player ? arena.request({ type: "unwatch" }).catch(() => {}) : Promise.resolve();
