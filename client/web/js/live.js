@@ -345,6 +345,18 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       r.name = e.name;
       drawRacer(e.player_id);
       nameRace();
+      // A guest who registered goes by the account's name: the event does not say so, the
+      // race read again does (an account has a rating, 1500? before its first rated race).
+      if (r.rating == null) {
+        arena.request({ type: "get_race", race_id: e.race_id })
+          .then((reply) => {
+            const after = reply.race.racers.find((x) => x.player_id === e.player_id);
+            if (gone || !ours(e) || after?.rating == null || racerOf(e.player_id) !== r) return;
+            Object.assign(r, { rating: after.rating, provisional: after.provisional });
+            drawRacer(e.player_id);
+          })
+          .catch(() => {}); // the name alone stays
+      }
     }),
     arena.on("spectators", (e) => { if (ours(e) && !over()) { watchers = e.count; drawWatchers(); } }),
     arena.on("welcome", () => { if (!gone && asked) watch(); }), // a resumed connection watches again
