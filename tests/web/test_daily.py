@@ -229,8 +229,16 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         await expect(practice).to_be_visible()
         await expect(deal_box(page, "treize").get_by_role("button", name="Play Treize")).to_be_visible()
         await page.screenshot(path=shot_path("daily-played"), full_page=True)
-        # On a 320 px phone the board with its links fits its card, as the other tables do.
+        # On a 320 px phone the board with its links fits its card, as the other tables do:
+        # Treize's too, with one's own attempt given up (through the SDK, the same account),
+        # its longest result in bold ("gave up with 0 cards removed").
+        treize = await ada.start_daily("treize")
+        await ada.finish(treize.race.race_id)
         await page.set_viewport_size({"width": 320, "height": 800})
+        await page.reload()
+        mine = page.locator("#board-treize tbody tr.me")
+        await expect(mine.locator("td.result")).to_have_text(re.compile(r"^gave up with \d+ cards? removed$"))
+        await expect(mine.locator("td.links")).to_have_text("Results \N{MIDDLE DOT} Replay")
         widths = await page.evaluate(
             "[...document.querySelectorAll('.daily-board')].map((b) => b.scrollWidth - b.clientWidth)"
         )
@@ -263,10 +271,10 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         async with await ArenaClient.connect(arena.url) as bob:
             racing = await start_race(ada, bob)
             await open_daily(page)
-            await deal_box(page, "treize").get_by_role("button", name="Play Treize").click()
+            await deal_box(page, "eagle-wing").get_by_role("button", name="Play Eagle Wing").click()
             refusal = page.locator("#daily-error")
             await expect(refusal).to_have_text(
-                f"you are racing in race {racing.code}: finish it before today's treize daily"
+                f"you are racing in race {racing.code}: finish it before today's eagle-wing daily"
             )
             assert await refusal.locator("a").get_attribute("href") == f"#/race/{racing.race_id}"
         await ada.close()

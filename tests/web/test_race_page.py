@@ -410,4 +410,10 @@ async def test_the_watch_page_names_the_last_move_a_racer_made_before_it_watched
     await bob.rename("bob two")
     await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .racer-name')).to_have_text("bob two")
     await expect(page.locator("h1")).to_have_text("Watching ada vs bob two")
+    # Then he registers: the account's name, with the rating it starts from, as on his race page.
+    await bob.register("bob_acc", "correct horse battery")
+    await expect(page.locator(f'.thumb[data-player="{bob.player_id}"] .racer-name')).to_have_text(
+        "bob_acc 1500?"
+    )
+    await expect(page.locator("h1")).to_have_text("Watching ada vs bob_acc")
     assert errors == []

@@ -188,17 +188,24 @@ async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_t
     browser: Browser, clean_redis: str, connect: Connect
 ) -> None:
     errors: list[str] = []
-    async with running_node(clean_redis, countdown=2.0) as node:
+    async with running_node(clean_redis, countdown=3.5) as node:
         page = await open_page(browser, node.url, errors, **DESKTOP)
         ada, bob = await connect(node.url), await connect(node.url)
         await ada.hello(name="ada")
         await bob.hello(name="bob")
         race = await ada.create_race("eight-off")
         await bob.join_race(race.code)
+        # Opened while the race is still in its lobby: refused, and shown by itself once
+        # the racers are ready and it counts down (the page asks again every 2 s).
+        await go(page, f"#/watch/{race.race_id}")
+        await expect(page.locator("#watch-error")).to_have_text(
+            "the race is still in its lobby: watch it once it counts down."
+            " It shows here by itself once it does."
+        )
         await ada.ready(race.race_id)
         await bob.ready(race.race_id)
-        await go(page, f"#/watch/{race.race_id}")
         await expect(page.locator("#watch-deal")).to_be_visible()
+        await expect(page.locator("#watch-error")).to_have_text("")
         counting = await page.evaluate(
             """() => ({status: document.querySelector('#watch-status').textContent,
                 deal: document.querySelector('#watch-deal').textContent,
@@ -313,6 +320,10 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
         page = await open_page(browser, node.url, errors, **DESKTOP)
         await go(page, f"#/watch/{race.race_id}")
+        # The featured watch shows this race too, and its results once it moves on.
+        featured = await open_page(browser, node.url, errors, **DESKTOP)
+        await go(featured, "#/watch")
+        await expect(featured.locator("#thumbs")).to_contain_text("ada_w")
         await expect(page.locator("#watch-kind")).to_have_text("Eight Off · rated")
         # New accounts: no rating in the game yet, shown as the one they start from.
         await expect(page.locator("#large-head .rating")).to_have_text("1500?")
@@ -332,6 +343,8 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
             )
             row = page.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
             await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
+            row = featured.locator(f'#watch-standings tr[data-player="{standing.player_id}"]')
+            await expect(row.locator(".rating-change")).to_have_text(f"{standing.rating}? ({change})")
             await expect(row).to_contain_text("gave up with")  # both gave up
             # The racer's card says the new rating too, not the one the race started with.
             card = page.locator(f'.thumb[data-player="{standing.player_id}"] .rating')
@@ -339,6 +352,7 @@ async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_
         await expect(page.locator("#large-head .rating")).to_have_text(
             f"{ended.summary.standings[0].rating}?"
         )
+        await expect(featured.locator("#watch-results h2")).to_have_text("The last race's results")
     assert errors == []
 
 

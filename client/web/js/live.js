@@ -15,6 +15,9 @@ function clockText(ms) {
   return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
 }
 
+// How often a watch of a race still in its lobby asks again.
+const LOBBY_RETRY_MS = 2000;
+
 const delayText = (ms) => (ms > 0 ? `${Math.round(ms / 1000)} s behind` : "");
 
 function bar(score, name) {
@@ -108,6 +111,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   let chosen = null; // the player id shown large
   let gone = false;
   let asked = false; // a watch was sent (a resume's welcome then watches again)
+  let retry = null; // the next watch of a race still in its lobby
 
   const racerOf = (id) => race?.racers.find((r) => r.player_id === id);
   const nameOf = (r) => `${r.name}${r.bot ? " 🤖" : ""}`; // a bot marked, as on the Live list
@@ -227,21 +231,21 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   // A rated race's standing, as the race page shows it: the change at once, the new
   // rating (with its ? while provisional) once get_race after the end says whether it is.
-  function standingRating(s, after) {
+  function standingRating(s, after = null) {
     if (s.rating_change == null) return "";
     const racer = after?.racers.find((r) => r.player_id === s.player_id);
     const change = changeText(s.rating_change);
     return racer && s.rating != null ? `${ratingText(s.rating, racer.provisional)} (${change})` : change;
   }
 
-  function showResults(summary, after = null) {
+  function showResults(summary) {
     const link = `#/verify/${summary.race_id}`;
     results.dataset.race = summary.race_id;
     results.replaceChildren(element("h2", {}, summary.rated ? "Results (rated)" : "Results"),
       element("table", { id: "watch-standings" }, standingsHead(summary.rated), ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
         element("td", {}, standingResult(summary.game, s)),
-        element("td", { class: "rating-change" }, standingRating(s, after))))),
+        element("td", { class: "rating-change" }, standingRating(s))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
       featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");
@@ -249,12 +253,24 @@ export function watchPage({ app, arena, readingSession }, raceId) {
 
   async function watch() {
     asked = true;
+    clearTimeout(retry);
     await unwatching;
     try {
       const reply = await arena.request(featuredMode ? { type: "watch" } : { type: "watch", race_id: raceId });
       if (!gone) { showError(error, null); load(reply); }
     } catch (failure) {
       if (gone) return;
+      // A race still in its lobby: asked again every few seconds, so it shows here by
+      // itself once it counts down (the refusal, said once, stays until then).
+      if (failure.code === "race_not_started" && raceId) {
+        if (error.dataset.code !== failure.code) {
+          showError(error, failure);
+          error.append(". It shows here by itself once it does.");
+        }
+        status.textContent = "";
+        retry = setTimeout(watch, LOBBY_RETRY_MS);
+        return;
+      }
       showError(error, failure);
       status.textContent = "";
       if (failure.code === "race_over" && raceId) { // too late to watch: what is left of it
@@ -304,8 +320,14 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       if (e.summary.rated) {
         arena.request({ type: "get_race", race_id: e.summary.race_id })
           .then((reply) => {
-            if (gone || race?.race_id !== e.summary.race_id) return;
-            showResults(e.summary, reply.race);
+            // The results stay in view after a featured watch moved on (it may have by now):
+            // their rows get the new ratings in place, keeping the heading they have.
+            if (gone || results.dataset.race !== e.summary.race_id) return;
+            for (const s of e.summary.standings) {
+              const cell = results.querySelector(`tr[data-player="${CSS.escape(s.player_id)}"] .rating-change`);
+              if (cell) cell.textContent = standingRating(s, reply.race);
+            }
+            if (race?.race_id !== e.summary.race_id) return;
             // The racers' cards and the large board's head carry the new ratings too.
             for (const after of reply.race.racers) {
               const r = racerOf(after.player_id);
@@ -323,6 +345,18 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       r.name = e.name;
       drawRacer(e.player_id);
       nameRace();
+      // A guest who registered goes by the account's name: the event does not say so, the
+      // race read again does (an account has a rating, 1500? before its first rated race).
+      if (r.rating == null) {
+        arena.request({ type: "get_race", race_id: e.race_id })
+          .then((reply) => {
+            const after = reply.race.racers.find((x) => x.player_id === e.player_id);
+            if (gone || !ours(e) || after?.rating == null || racerOf(e.player_id) !== r) return;
+            Object.assign(r, { rating: after.rating, provisional: after.provisional });
+            drawRacer(e.player_id);
+          })
+          .catch(() => {}); // the name alone stays
+      }
     }),
     arena.on("spectators", (e) => { if (ours(e) && !over()) { watchers = e.count; drawWatchers(); } }),
     arena.on("welcome", () => { if (!gone && asked) watch(); }), // a resumed connection watches again
@@ -345,6 +379,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   return () => {
     gone = true;
     clearInterval(timer);
+    clearTimeout(retry);
     document.removeEventListener("keydown", shortcut);
     stops.forEach((stop) => stop());
     unwatching = arena.player ? arena.request({ type: "unwatch" }).catch(() => {}) : Promise.resolve();
