@@ -606,8 +606,8 @@ class RaceScreen(Screen[None]):
             if not self.state.apply(event):
                 continue
             self.redraw()
-            if isinstance(event, RematchUpdate):
-                self.status.say(rematch_note(event.rematch, self.state.me))
+            if isinstance(event, RematchUpdate) and self.state.rematch is not None:
+                self.status.say(rematch_note(self.state.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
                 await self._find_place()
                 await self._ratings_after()
@@ -1003,9 +1003,8 @@ class RaceScreen(Screen[None]):
             self._rematch_answered(rematch)
 
     def _rematch_answered(self, rematch: RematchInfo) -> None:
-        if rematch.race_id != self.race_id:
-            return  # the rematch started meanwhile and the screen follows it
-        self.state.rematch = rematch
+        if not self.state.take_rematch(rematch):
+            return  # the rematch started meanwhile (the screen follows it), or an update came first
         self.redraw()
         self.status.say(rematch_note(rematch, self.state.me))
 

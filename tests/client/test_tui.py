@@ -55,6 +55,7 @@ from shared.protocol import (
     RaceInfo,
     RacerInfo,
     RaceStarted,
+    RematchInfo,
     RematchStarted,
     RematchUpdate,
 )
@@ -1043,9 +1044,19 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
 
 
 async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
-    arena: ArenaServer, connect: Connect
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ada, bob, race_id = await _race(arena, connect)
+    offer_rematch = ada.offer_rematch
+
+    async def declined_before_the_reply(race_id: str, share: bool = True) -> RematchInfo:
+        """ada's own offer, its reply (still open) held until bob's decline reached the screen."""
+        reply = await offer_rematch(race_id, share)
+        await bob.answer_rematch(race_id, accept=False)
+        while screen.state.rematch is None or screen.state.rematch.status != "declined":
+            await asyncio.sleep(0.01)
+        return reply
+
     app = RaceApp(ada, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
@@ -1064,6 +1075,14 @@ async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
         await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted bob's offer")
         assert screen.race_id == race_id
         await wait_until(pilot, lambda: "y" not in footer_keys(app) and "r" in footer_keys(app))
+
+        # ada offers, bob declines at once: the older open reply does not undo the decline.
+        monkeypatch.setattr(ada, "offer_rematch", declined_before_the_reply)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted your offer")
+        await wait_until(pilot, lambda: not any(w.is_running for w in screen.workers if w.group == "rematch"))
+        assert screen.status.last == "no rematch: nobody accepted your offer"
+        assert footer_keys(app).get("r") == ("rematch", True)
 
         await bob.offer_rematch(race_id)  # again: this time ada accepts
         await wait_until(pilot, lambda: screen.status.last == offered)
