@@ -1747,6 +1747,10 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
+        # Each racer's rows keep to one line each, ada's flag beside her name where the
+        # counts would not leave room for it (Treize's side panel).
+        racers = rendered(screen, "#racers")
+        await until_shown(pilot, app, racers)
 
 
 #: The race panel's lines under the first at 80x24 (narrowed beside a wide board).
