@@ -1310,7 +1310,7 @@ async def register(args: argparse.Namespace) -> int:
     if signed_in is not None and not args.name:
         raise CommandError(
             f"you are logged in as {signed_in.name} on {args.server}: register turns a guest into "
-            "an account (solitaire-arena logout first, or --name GUEST)"
+            f"an account (solitaire-arena logout{player_options(args.server)} first, or --name GUEST)"
         )
     name = args.name or default_guest(args.server, store)
     saved = store.get(args.server, name)

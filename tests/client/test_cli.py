@@ -517,7 +517,7 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
     again = run_register(node, first, unique("ada"))
     assert one_error_line(again) == (
         f"solitaire-arena: you are logged in as {username} on {node.url}: register turns a guest "
-        "into an account (solitaire-arena logout first, or --name GUEST)"
+        f"into an account (solitaire-arena logout --server {node.url} first, or --name GUEST)"
     )
     assert json.loads(first.read_text()) == saved
 
