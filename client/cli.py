@@ -1656,9 +1656,16 @@ def leaderboard_text(board: Leaderboard) -> str:
        2  ada                         1680     30
     you: #5  me_acct  1655, 12 games
     more: --offset 2
+    >>> print(leaderboard_text(Leaderboard(game="eagle-wing", total=0, entries=[])))
+    nobody is on the eagle-wing leaderboard yet: ratings settle in about 10 - 20
+        rated races
     """
     if board.total == 0:
-        return f"nobody is on the {board.game} leaderboard yet: ratings settle in about 10 - 20 rated races"
+        return "\n".join(
+            said_lines(
+                f"nobody is on the {board.game} leaderboard yet: ratings settle in about 10 - 20 rated races"
+            )
+        )
     lines = [
         f"{board.game} leaderboard: {_plural(board.total, 'account')} with a settled rating",
         f"rank  {NAME_HEADING}  rating  games",

@@ -662,6 +662,12 @@ async def test_the_leaderboard_prints_the_players_best_first_and_my_place(
     assert mine.stdout.splitlines()[2].split() == ["4", username, "2965", "30", "<-", "you"]
     bad = run("leaderboard", "--limit", "101", "--server", node.url, config=config)
     assert one_error_line(bad) == "solitaire-arena: --limit is 1 to 100"
+    # No Treize rating settled in these tests: said within 80 columns.
+    empty = run("leaderboard", "treize", "--server", node.url, config=config)
+    assert empty.returncode == 0, empty.stderr
+    assert unwrapped(empty.stdout) == [
+        "nobody is on the treize leaderboard yet: ratings settle in about 10 - 20 rated races"
+    ]
 
 
 async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path: Path) -> None:
