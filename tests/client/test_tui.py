@@ -943,10 +943,13 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
     assert app.parting_note() is None
 
 
-async def parting_after_the_board(app: RaceApp) -> str:
-    """The note ``app`` leaves after it was quit once its board showed, in 80 columns."""
+async def parting_after_the_board(app: RaceApp, renamed: str | None = None) -> str:
+    """The note ``app`` leaves after it was quit once its board showed (and its player
+    was ``renamed`` then), in 80 columns."""
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+        if renamed is not None:
+            await app.client.rename(renamed)
     text = app_module.parting_text(app)
     assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
     return text
@@ -971,10 +974,13 @@ async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_colum
     await ada.finish(race_id)
     await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
     ada2, _bob, race_id = await _race(arena, connect)
-    text = await parting_after_the_board(RaceApp(ada2, race_id, options=app_module._options(ada2)))
+    # Renamed mid-race: the note names the player as they are called now.
+    text = await parting_after_the_board(
+        RaceApp(ada2, race_id, options=app_module._options(ada2)), "ada byron"
+    )
     assert " ".join(text.split()) == (
         f"you left race {race_id} while it runs: "
-        f"solitaire-arena play --server {arena.url} --name ada resumes it"
+        f"solitaire-arena play --server {arena.url} --name 'ada byron' resumes it"
     )
 
 
@@ -1654,7 +1660,7 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
         # A drop the client gives up resuming (a server away longer than its patience):
         # the clock stops, no key that needs the server is offered, and it says what to do.
         monkeypatch.setattr(sdk_module, "RESUME_PATIENCE", 0.0)
-        screen.options = " --server ws://arena.example:8765"
+        screen.options = lambda: " --server ws://arena.example:8765"
         ada.ws.transport.abort()
         await wait_until(pilot, lambda: screen.status.last.startswith("connection lost for good"))
         assert screen.status.last == (
