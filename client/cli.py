@@ -1310,7 +1310,7 @@ async def register(args: argparse.Namespace) -> int:
     if signed_in is not None and not args.name:
         raise CommandError(
             f"you are logged in as {signed_in.name} on {args.server}: register turns a guest into "
-            "an account (solitaire-arena logout first, or --name GUEST)"
+            f"an account (solitaire-arena logout{player_options(args.server)} first, or --name GUEST)"
         )
     name = args.name or default_guest(args.server, store)
     saved = store.get(args.server, name)
@@ -1656,9 +1656,16 @@ def leaderboard_text(board: Leaderboard) -> str:
        2  ada                         1680     30
     you: #5  me_acct  1655, 12 games
     more: --offset 2
+    >>> print(leaderboard_text(Leaderboard(game="eagle-wing", total=0, entries=[])))
+    nobody is on the eagle-wing leaderboard yet: ratings settle in about 10 - 20
+        rated races
     """
     if board.total == 0:
-        return f"nobody is on the {board.game} leaderboard yet: ratings settle in about 10 - 20 rated races"
+        return "\n".join(
+            said_lines(
+                f"nobody is on the {board.game} leaderboard yet: ratings settle in about 10 - 20 rated races"
+            )
+        )
     lines = [
         f"{board.game} leaderboard: {_plural(board.total, 'account')} with a settled rating",
         f"rank  {NAME_HEADING}  rating  games",
@@ -1761,7 +1768,7 @@ async def _daily_board(args: argparse.Namespace) -> int:
     client = await _reader(args)
     try:
         board = await client.daily_board(args.game, date=args.date, offset=args.offset, limit=args.limit)
-        past = args.date is not None and args.date < utc_date(int(dt.datetime.now(dt.UTC).timestamp() * 1000))
+        past = _past_day(args.date)
         if board.total == 0 and past:
             # A past day may have had no dailies at all: said as the list of the day says it.
             await client.dailies(board.date)
@@ -1771,10 +1778,18 @@ async def _daily_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _past_day(date: str | None) -> bool:
+    """Whether ``date`` (``--date``; None: today) is a day already over (UTC)."""
+    return date is not None and date < utc_date(int(dt.datetime.now(dt.UTC).timestamp() * 1000))
+
+
 async def _daily_standings(args: argparse.Namespace) -> int:
     client = await _reader(args)
     try:
         standings = await client.daily_standings(args.date)
+        if not standings.day and _past_day(args.date):
+            # A past day may have had no dailies at all: said as the list of the day says it.
+            await client.dailies(standings.date)
         me = client.player_id
     finally:
         await client.close()
@@ -2106,6 +2121,9 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
     ...     counted=False, counts_at=1_805_070_660_000, week_table=[], all_time=[])).splitlines()[3])
       nobody has finished a scored attempt of 2027-03-14 yet
+    >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
+    ...     counted=True, counts_at=1_805_070_660_000, week_table=[], all_time=[])).splitlines()[3])
+      nobody finished a scored attempt of 2027-03-14
     """
     status = (
         "final: counted into the week's and all-time tables"
@@ -2119,7 +2137,12 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     ]
     lines += [_points_row(entry, me) for entry in standings.day]
     if not standings.day:
-        lines.append(f"  nobody has finished a scored attempt of {standings.date} yet")
+        nobody = (
+            f"nobody finished a scored attempt of {standings.date}"  # final: not "yet"
+            if standings.counted
+            else f"nobody has finished a scored attempt of {standings.date} yet"
+        )
+        lines.append(f"  {nobody}")
     shown = any(entry.player_id == me for entry in standings.day)
     own = standings.me_day
     lines += _own_row(_points_row(own, me) if own is not None else None, shown)

@@ -206,12 +206,12 @@ class Bot:
         return await self._rematch_race(race_id)
 
     def _decline_late_offer(self, event: ServerMessage) -> None:
-        """An offer of a rematch whose window lapsed: declined now, not left to expire."""
+        """An offer of a rematch whose window lapsed: declined now, not left to expire, each
+        time it is offered."""
         if not isinstance(event, RematchUpdate) or event.rematch.status != "open":
             return
         race_id = event.rematch.race_id
-        if race_id in self._lapsed:
-            self._lapsed.remove(race_id)
+        if race_id in self._lapsed:  # kept: an offer made again is declined again
             task = asyncio.get_running_loop().create_task(self._decline(race_id))
             self._declines.add(task)
             task.add_done_callback(self._declines.discard)

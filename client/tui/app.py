@@ -60,10 +60,11 @@ async def run_daily(
     _part(app)  # quit mid-run: how to come back to it
 
 
-def _options(client: ArenaClient) -> str:
-    """The options the parting note's commands need to come back to the same server as
-    the same player (``--server``, ``--name``: those the command was given, or "")."""
-    return "" if client.url is None else player_options(client.url, client.name)
+def _options(client: ArenaClient) -> Callable[[], str]:
+    """What gives the options the parting note's commands need to come back to the same
+    server as the same player (``--server``, ``--name``, or ""), asked when the note is
+    written: under the name the player has then (renamed mid-race or not)."""
+    return lambda: "" if client.url is None else player_options(client.url, client.name)
 
 
 def parting_text(app: RaceApp) -> str | None:

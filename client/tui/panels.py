@@ -16,6 +16,9 @@ from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceSt
 from client.wording import change_words, standing_words
 
 BAR_WIDTH = 16
+#: The columns a racer's counts line takes with how they ended on it, at most: a panel
+#: narrower than this puts the flag by the name.
+WIDE_COUNTS = len("  score 99  moves 999  gave up")
 #: The columns a side panel has inside its padding when it is as wide as it gets.
 SIDE_COLUMNS = 32
 #: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
@@ -367,9 +370,9 @@ class RacersPanel(Static):
     def _add_racer(self, text: Text, racer: Racer, state: RaceState) -> None:
         me = racer.player_id == state.me
         flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
-        # A narrowed panel (an 80-column terminal) has 20 columns: the flag goes up by the
-        # name, and the counts keep to them.
-        narrow = self.bar_width < BAR_WIDTH
+        # A narrowed panel (an 80-column terminal) has 20 to 27 columns: the flag goes up
+        # by the name, and the counts keep to them.
+        narrow = self.bar_width < BAR_WIDTH or self.columns < WIDE_COUNTS
         text.append(
             racer_head(racer, state, flag if narrow else "", self.columns) + "\n", style="bold" if me else ""
         )

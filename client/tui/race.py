@@ -302,13 +302,14 @@ class RaceScreen(Screen[None]):
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
         resumed: str = "",
-        options: str = "",
+        options: Callable[[], str] = str,
     ) -> None:
         super().__init__()
         self.client = client
         self.race_id = race_id
         #: What the commands it suggests need to reach the same server as the same player
-        #: (``" --server URL --name NAME"``, or "").
+        #: (``" --server URL --name NAME"``, or ""), asked each time: the player may be
+        #: renamed meanwhile.
         self.options = options
         #: Whether the connection is lost for good (the client gave up resuming it):
         #: nothing that needs the server is offered any more.
@@ -606,8 +607,8 @@ class RaceScreen(Screen[None]):
             if not self.state.apply(event):
                 continue
             self.redraw()
-            if isinstance(event, RematchUpdate):
-                self.status.say(rematch_note(event.rematch, self.state.me))
+            if isinstance(event, RematchUpdate) and self.state.rematch is not None:
+                self.status.say(rematch_note(self.state.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
                 await self._find_place()
                 await self._ratings_after()
@@ -628,7 +629,7 @@ class RaceScreen(Screen[None]):
 
     def _gone_note(self) -> str:
         """What the status line says once the connection is lost for good: how to come back."""
-        state, race_id, options = self.state, self.race_id, self.options
+        state, race_id, options = self.state, self.race_id, self.options()
         then = ""
         if state.status == "finished":
             then = f"solitaire-arena replay {race_id}{options} plays the race back"
@@ -1003,9 +1004,8 @@ class RaceScreen(Screen[None]):
             self._rematch_answered(rematch)
 
     def _rematch_answered(self, rematch: RematchInfo) -> None:
-        if rematch.race_id != self.race_id:
-            return  # the rematch started meanwhile and the screen follows it
-        self.state.rematch = rematch
+        if not self.state.take_rematch(rematch):
+            return  # the rematch started meanwhile (the screen follows it), or an update came first
         self.redraw()
         self.status.say(rematch_note(rematch, self.state.me))
 
@@ -1107,7 +1107,7 @@ class RaceScreen(Screen[None]):
             self.status.say(f"no replay: {exc.message}", error=True)
             return
         if log.seed is None:
-            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id, options=self.options), error=True)
+            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id, options=self.options()), error=True)
             return
         names = {s.player_id: s.name for s in self.state.summary.standings}
         started_at = self.state.summary.started_at
@@ -1128,7 +1128,7 @@ class RaceApp(App[None]):
         daily: DailyRun | None = None,
         ready_when_full: bool = False,
         join_command: Callable[[str], str] = default_join_command,
-        options: str = "",
+        options: Callable[[], str] = str,
         resumed: str = "",
     ) -> None:
         super().__init__()
@@ -1140,7 +1140,7 @@ class RaceApp(App[None]):
         #: Said first on the opening status line (:attr:`RaceScreen.resumed`).
         self.resumed = resumed
         #: What the commands of the parting note need to reach the same server as the same
-        #: player (``" --server URL --name NAME"``, or "").
+        #: player (``" --server URL --name NAME"``, or ""), asked when the note is written.
         self.options = options
         self._race_screen: RaceScreen | None = None
         #: Whether quitting left the race's lobby (:meth:`leave_if_open`).
@@ -1170,7 +1170,7 @@ class RaceApp(App[None]):
         screen = self._race_screen
         if screen is None:
             return None
-        state, race_id, options = screen.state, screen.race_id, self.options
+        state, race_id, options = screen.state, screen.race_id, self.options()
         if self.left_lobby:
             code = state.code or race_id
             if len(state.racers) <= 1:

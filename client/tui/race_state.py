@@ -268,7 +268,7 @@ class RaceState:
         if isinstance(event, RematchUpdate):
             if event.rematch.race_id != self.race_id:
                 return False
-            self.rematch = event.rematch
+            self.take_rematch(event.rematch)
             return True
         if isinstance(event, RaceUpdate):
             if event.race.race_id != self.race_id:
@@ -413,6 +413,14 @@ class RaceState:
             return False
         return self.status == "running" and not self.i_finished
 
+    def take_rematch(self, rematch: RematchInfo) -> bool:
+        """Keep ``rematch`` (an update or a reply about this race's offer) unless what is
+        kept already is newer (:func:`newer_rematch`); whether it was kept."""
+        if rematch.race_id != self.race_id or not newer_rematch(rematch, self.rematch):
+            return False
+        self.rematch = rematch
+        return True
+
     @property
     def my_answer(self) -> str | None:
         """This racer's answer to the rematch offer (``pending`` while it waits for it)."""
@@ -484,6 +492,31 @@ class RaceState:
             else:
                 ranked.append((index + 1, racer))
         return ranked
+
+
+def newer_rematch(new: RematchInfo, old: RematchInfo | None) -> bool:
+    """Whether ``new`` may replace ``old``: a later offer, or the same offer no less
+    decided. A reply and an update can arrive in either order, and an offer once decided
+    (started, declined, expired, failed) never goes back to open, nor an answer to pending.
+
+    >>> from shared.protocol import RematchRacer
+    >>> offer = RematchInfo(race_id="r1", offered_by="p_b", status="open", expires_at=10, racers=[
+    ...     RematchRacer(player_id="p_b", name="bob", answer="offered"),
+    ...     RematchRacer(player_id="p_a", name="ada", answer="pending")])
+    >>> declined = offer.model_copy(update={"status": "declined", "racers": [
+    ...     offer.racers[0], offer.racers[1].model_copy(update={"answer": "declined"})]})
+    >>> newer_rematch(offer, None), newer_rematch(declined, offer), newer_rematch(offer, declined)
+    (True, True, False)
+    >>> newer_rematch(offer.model_copy(update={"expires_at": 20}), declined)  # offered again
+    True
+    """
+    if old is None or (new.offered_by, new.expires_at) != (old.offered_by, old.expires_at):
+        return old is None or new.expires_at >= old.expires_at
+
+    def progress(rematch: RematchInfo) -> tuple[bool, int]:
+        return rematch.status != "open", sum(r.answer != "pending" for r in rematch.racers)
+
+    return progress(new) >= progress(old)
 
 
 def rematch_note(rematch: RematchInfo, me: str | None) -> str:

@@ -38,6 +38,7 @@ from server.redis_embedded import EmbeddedRedis
 from server.store import Store
 from server.store.records import DailyDeal
 from shared.fairness import commitment, mixed_seed, share_commitment
+from shared.games import GAMES
 from shared.protocol import Dailies, RaceEnded, RaceStarted
 from shared.record import RaceRecord, RecordRacer, RecordResult, RecordShare, write_record
 from shared.solver import solve_deal
@@ -517,7 +518,7 @@ def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tm
     again = run_register(node, first, unique("ada"))
     assert one_error_line(again) == (
         f"solitaire-arena: you are logged in as {username} on {node.url}: register turns a guest "
-        "into an account (solitaire-arena logout first, or --name GUEST)"
+        f"into an account (solitaire-arena logout --server {node.url} first, or --name GUEST)"
     )
     assert json.loads(first.read_text()) == saved
 
@@ -662,6 +663,12 @@ async def test_the_leaderboard_prints_the_players_best_first_and_my_place(
     assert mine.stdout.splitlines()[2].split() == ["4", username, "2965", "30", "<-", "you"]
     bad = run("leaderboard", "--limit", "101", "--server", node.url, config=config)
     assert one_error_line(bad) == "solitaire-arena: --limit is 1 to 100"
+    # No Treize rating settled in these tests: said within 80 columns.
+    empty = run("leaderboard", "treize", "--server", node.url, config=config)
+    assert empty.returncode == 0, empty.stderr
+    assert unwrapped(empty.stdout) == [
+        "nobody is on the treize leaderboard yet: ratings settle in about 10 - 20 rated races"
+    ]
 
 
 async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path: Path) -> None:
@@ -1115,6 +1122,11 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
         "daily", "treize", "--board", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"
     )
     assert one_error_line(none) == "solitaire-arena: there were no daily challenges on 2001-01-01"
+    # And so is its tournament (no "final: counted", no one who has not finished "yet").
+    standings = run(
+        "daily", "--standings", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"
+    )
+    assert one_error_line(standings) == "solitaire-arena: there were no daily challenges on 2001-01-01"
 
 
 @pytest.fixture
@@ -1201,7 +1213,12 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
         points |= {ids[fast.name]: 25, ids[slow.name]: 43}
         week_name = f"{then_week.year}-W{then_week.week:02d}"
         days = (then - dt.date(1970, 1, 1)).days
-        assert await Store(redis).dailies.close(then.isoformat(), days, week_name, points, 0)
+        store = Store(redis)
+        for number, game_name in enumerate(GAMES):  # the day had its dailies
+            salt = secrets.token_hex(16)
+            deal = DailyDeal(number, 0, salt, commitment(game_name, number, salt), True, 10)
+            await store.dailies.put_deal(then.isoformat(), game_name, deal)
+        assert await store.dailies.close(then.isoformat(), days, week_name, points, 0)
     finally:
         await redis.aclose()
     past = run("daily", "--standings", "--date", then.isoformat(), "--server", node.url, config=fast_config)
@@ -1210,7 +1227,7 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     assert lines[1:4] == [
         "final: counted into the week's and all-time tables",
         "rank  name                      points  eagle-wing  treize  eight-off",
-        f"  nobody has finished a scored attempt of {then} yet",
+        f"  nobody finished a scored attempt of {then}",
     ]
     for header in (f"week {week_name} (days counted once they are over)", "all time"):
         rows = standing_rows(past.stdout, header)

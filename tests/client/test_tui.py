@@ -55,6 +55,7 @@ from shared.protocol import (
     RaceInfo,
     RacerInfo,
     RaceStarted,
+    RematchInfo,
     RematchStarted,
     RematchUpdate,
 )
@@ -942,10 +943,13 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
     assert app.parting_note() is None
 
 
-async def parting_after_the_board(app: RaceApp) -> str:
-    """The note ``app`` leaves after it was quit once its board showed, in 80 columns."""
+async def parting_after_the_board(app: RaceApp, renamed: str | None = None) -> str:
+    """The note ``app`` leaves after it was quit once its board showed (and its player
+    was ``renamed`` then), in 80 columns."""
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.race_screen.state.view is not None)
+        if renamed is not None:
+            await app.client.rename(renamed)
     text = app_module.parting_text(app)
     assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
     return text
@@ -970,10 +974,13 @@ async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_colum
     await ada.finish(race_id)
     await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
     ada2, _bob, race_id = await _race(arena, connect)
-    text = await parting_after_the_board(RaceApp(ada2, race_id, options=app_module._options(ada2)))
+    # Renamed mid-race: the note names the player as they are called now.
+    text = await parting_after_the_board(
+        RaceApp(ada2, race_id, options=app_module._options(ada2)), "ada byron"
+    )
     assert " ".join(text.split()) == (
         f"you left race {race_id} while it runs: "
-        f"solitaire-arena play --server {arena.url} --name ada resumes it"
+        f"solitaire-arena play --server {arena.url} --name 'ada byron' resumes it"
     )
 
 
@@ -1043,9 +1050,19 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
 
 
 async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
-    arena: ArenaServer, connect: Connect
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ada, bob, race_id = await _race(arena, connect)
+    offer_rematch = ada.offer_rematch
+
+    async def declined_before_the_reply(race_id: str, share: bool = True) -> RematchInfo:
+        """ada's own offer, its reply (still open) held until bob's decline reached the screen."""
+        reply = await offer_rematch(race_id, share)
+        await bob.answer_rematch(race_id, accept=False)
+        while screen.state.rematch is None or screen.state.rematch.status != "declined":
+            await asyncio.sleep(0.01)
+        return reply
+
     app = RaceApp(ada, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
@@ -1064,6 +1081,14 @@ async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
         await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted bob's offer")
         assert screen.race_id == race_id
         await wait_until(pilot, lambda: "y" not in footer_keys(app) and "r" in footer_keys(app))
+
+        # ada offers, bob declines at once: the older open reply does not undo the decline.
+        monkeypatch.setattr(ada, "offer_rematch", declined_before_the_reply)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted your offer")
+        await wait_until(pilot, lambda: not any(w.is_running for w in screen.workers if w.group == "rematch"))
+        assert screen.status.last == "no rematch: nobody accepted your offer"
+        assert footer_keys(app).get("r") == ("rematch", True)
 
         await bob.offer_rematch(race_id)  # again: this time ada accepts
         await wait_until(pilot, lambda: screen.status.last == offered)
@@ -1635,7 +1660,7 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
         # A drop the client gives up resuming (a server away longer than its patience):
         # the clock stops, no key that needs the server is offered, and it says what to do.
         monkeypatch.setattr(sdk_module, "RESUME_PATIENCE", 0.0)
-        screen.options = " --server ws://arena.example:8765"
+        screen.options = lambda: " --server ws://arena.example:8765"
         ada.ws.transport.abort()
         await wait_until(pilot, lambda: screen.status.last.startswith("connection lost for good"))
         assert screen.status.last == (
@@ -1728,6 +1753,10 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         assert lines_of(results)[0] == "Results" and "1. ada" in results and "1. bob" in results
         await until_shown(pilot, app, results)
         await until_shown(pilot, app, screen.board.plain)
+        # Each racer's rows keep to one line each, ada's flag beside her name where the
+        # counts would not leave room for it (Treize's side panel).
+        racers = rendered(screen, "#racers")
+        await until_shown(pilot, app, racers)
 
 
 #: The race panel's lines under the first at 80x24 (narrowed beside a wide board).
