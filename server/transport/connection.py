@@ -72,7 +72,7 @@ class ConnectionHandler:
             timer.cancel()
             self.metrics.connections.dec()
             self.admission.closed(session.address)
-            followed = sorted(session.races)
+            followed, ended = sorted(session.races), list(session.ended)
             await self.spectators.leave(session)
             await self.fanout.detach(session)
             identity = session.caller.identity
@@ -80,7 +80,7 @@ class ConnectionHandler:
             viewer = identity is not None and identity.viewer
             if player_id is not None and not viewer and self.fanout.sessions_of(player_id) == 0:
                 try:
-                    await self.presence.gone(player_id, followed)
+                    await self.presence.gone(player_id, followed, ended)
                 except Exception as exc:
                     log.warning(
                         "cleaning up after a player failed",
