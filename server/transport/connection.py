@@ -90,15 +90,20 @@ class ConnectionHandler:
 
     def _close_if_anonymous(self, session: Session) -> None:
         if session.caller.identity is None:
-            self._shut(session, "no_hello", f"say hello within {self.hello_timeout:g} s of connecting")
+            # Not abuse: a silent socket costs little (the per-address limits cap how many),
+            # and banning its address would shut out everyone behind the same NAT.
+            self._shut(
+                session, "no_hello", f"say hello within {self.hello_timeout:g} s of connecting", punish=False
+            )
 
-    def _shut(self, session: Session, label: str, reason: str) -> None:
+    def _shut(self, session: Session, label: str, reason: str, punish: bool = True) -> None:
         """Close with 1008, stop reading at once, and drop the connection after a short
         grace whether or not the client answers the close: a client being shut out for
-        abuse costs nothing more."""
+        abuse costs nothing more. ``punish``: the address is banned for a while too."""
         if session.closing is not None:
             return
-        self.admission.punish(session.address)
+        if punish:
+            self.admission.punish(session.address)
         self.metrics.shut_connections.labels(reason=label).inc()
         session.closing = asyncio.create_task(session.ws.close(CloseCode.POLICY_VIOLATION, reason))
         transport = session.ws.transport
