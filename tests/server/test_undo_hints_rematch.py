@@ -131,6 +131,37 @@ async def test_undo_works_after_the_node_lost_its_cached_board(clean_redis: str,
         assert expected.position() in stored
 
 
+async def test_a_board_read_just_before_another_sessions_move_is_read_again_and_still_undoes(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert arena.store is not None and arena.features is not None
+    boards = arena.store.boards
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob)
+        game = new_game("eight-off", WINNABLE_SEED, undo_rule=UndoRule.KEEP_REVEALS)
+        for seq in (1, 2):
+            move = game.legal_moves()[0]
+            game.play(move)
+            await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+            if seq == 1:
+                before_the_second = await boards.board(race_id, ada.player_id)
+        # The node reads the board as it was before the second move, and the log after it
+        # (ada's other session moved between the two reads).
+        read_board = boards.board
+        stale = [before_the_second]
+
+        async def board_then_log_moves_on(race: str, player_id: str) -> Any:
+            return stale.pop() if stale else await read_board(race, player_id)
+
+        monkeypatch.setattr(boards, "board", board_then_log_moves_on)
+        arena.features.racing.forget_race(race_id)
+        undone = await ada.request({"type": "move", "race_id": race_id, "seq": 3, "move": "undo"})
+        game.undo()
+        assert undone["type"] == "move_ack" and undone["seq"] == 3
+        assert undone["view"]["piles"] == json.loads(json.dumps(game.view()["piles"]))
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 # ----- hints ----------------------------------------------------------------------------
 
 
