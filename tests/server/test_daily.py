@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from client.errors import ArenaError, DailyNotReadyError
+from client.errors import ArenaError, NoDailyError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start, iso_week
@@ -544,7 +544,7 @@ async def test_an_attempt_carries_the_days_commitment_and_its_results_read_witho
             rematch.value.message
             == "a daily attempt is raced alone: it has no rematch (practise its deal instead)"
         )
-        with pytest.raises(DailyNotReadyError, match="there were no daily challenges on 2027-03-10"):
+        with pytest.raises(NoDailyError, match="there were no daily challenges on 2027-03-10"):
             await client.dailies("2027-03-10")
         await client.close()
 
