@@ -123,6 +123,10 @@ async def test_a_day_with_several_players_one_scored_attempt_then_practice(
             started = await start(racer, game)
             assert started["scored"] is True and started["race"]["hints"] is False
             race_id = started["race"]["race_id"]
+            refused = await racer.request({"type": "get_hint", "race_id": race_id})
+            assert (
+                refused["message"] == "hints are off in a scored daily attempt (practise the deal for hints)"
+            )
             await play_line(racer, race_id, line, clock, step)
             ended = await racer.event("race_ended")
             assert ended["summary"]["standings"][0]["won"] is True

@@ -106,6 +106,11 @@ async def test_a_rated_race_of_two_updates_both_by_the_glicko2_numbers(
 ) -> None:
     ada, bob = await accounts(arena.url, "ada", "bob")
     race_id = await seated(ada, [bob], rated=True)
+    refused = await bob.request({"type": "get_hint", "race_id": race_id})
+    assert (refused["code"], refused["message"]) == (
+        "hints_off",
+        "hints are off in this race: rated races never have them",
+    )
     await play(ada, race_id, foundation_moves(2))
     await ada.request({"type": "finish", "race_id": race_id})
     await bob.request({"type": "finish", "race_id": race_id})

@@ -263,7 +263,10 @@ async def test_hints_are_refused_in_a_race_whose_setting_is_off(arena: ArenaServ
         assert info["race"]["hints"] is False  # every racer sees the setting
         refused = await ada.request({"type": "get_hint", "race_id": race_id})
         assert refused["type"] == "error" and refused["code"] == "hints_off"
-        assert "hints are off in this race" in refused["message"]
+        assert refused["message"] == (
+            "hints are off in this race: its creator turned them off, or it is a quick match "
+            "(those never have them)"
+        )
 
 
 async def test_quick_matches_have_no_hints(arena: ArenaServer) -> None:
