@@ -476,7 +476,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "verify":
         return verify(args)  # offline: no server, no event loop
     given = getattr(args, "name", None)
-    if given:  # "": the default player
+    if given is not None:  # not given: the default player
         try:
             _checked_name(given, "--name")
         except CommandError as exc:

@@ -256,6 +256,12 @@ class DailyNotReadyError(ArenaError):
     code_of_class = ErrorCode.DAILY_NOT_READY.value
 
 
+class NoDailyError(ArenaError):
+    """A past day had no daily deal (of that game): asking again changes nothing."""
+
+    code_of_class = ErrorCode.NO_DAILY.value
+
+
 class NotYetError(ArenaError):
     """Not before your own scored attempt of that daily deal is over, or the day is."""
 
@@ -353,6 +359,7 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.DAILY_ATTEMPTED: DailyAttemptedError,
     ErrorCode.DAILY_NOT_ATTEMPTED: DailyNotAttemptedError,
     ErrorCode.DAILY_NOT_READY: DailyNotReadyError,
+    ErrorCode.NO_DAILY: NoDailyError,
     ErrorCode.NOT_YET: NotYetError,
     ErrorCode.OWN_RACE: OwnRaceError,
     ErrorCode.BAD_SHARE: BadShareError,

@@ -161,7 +161,7 @@ class WatchedRace:
                 self.spectators = event.count
                 return True
             case RacerRenamed():
-                return self._renamed(event.player_id, event.name)
+                return self._renamed(event)
         return False
 
     def _rerated(self) -> list[RacerInfo]:
@@ -177,13 +177,18 @@ class WatchedRace:
             racers.append(racer)
         return racers
 
-    def _renamed(self, player_id: str, name: str) -> bool:
+    def _renamed(self, event: RacerRenamed) -> bool:
+        """A racer's new name, and the rating of a guest who registered (an account's)."""
         assert self.race is not None
-        racer = self._racer(player_id)
-        if racer is None or racer.name == name:
+        racer = self._racer(event.player_id)
+        rated = event.rating is not None and racer is not None and racer.rating is None
+        if racer is None or (racer.name == event.name and not rated):
             return False
-        self.former_names[player_id] = racer.name
-        racers = [r.model_copy(update={"name": name}) if r is racer else r for r in self.race.racers]
+        self.former_names[event.player_id] = racer.name
+        update: dict[str, object] = {"name": event.name}
+        if rated:
+            update.update(rating=event.rating, provisional=event.provisional)
+        racers = [r.model_copy(update=update) if r is racer else r for r in self.race.racers]
         self.race = self.race.model_copy(update={"racers": racers})
         return True
 
@@ -277,7 +282,12 @@ class WatchedRace:
             case Spectators():
                 return [f"{event.count} spectator{'' if event.count == 1 else 's'} watching"]
             case RacerRenamed():
-                return [f"{self.former_names.get(event.player_id, event.player_id)} is now {event.name}"]
+                former = self.former_names.get(event.player_id, event.player_id)
+                line = (
+                    f"{former} is now {event.name}" if former != event.name else f"{former} is now an account"
+                )
+                rating = self.rating(event.player_id) if event.rating is not None else ""
+                return [f"{line} ({rating})" if rating else line]
         return []
 
 

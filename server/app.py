@@ -141,10 +141,12 @@ def build_features(
     nodes = NodeWatch(store, metrics, settings.node_id, settings.node_beat, settings.lobby_grace)
     lobby = Lobby(store, settings, time, metrics, nodes, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
-    presence = Presence(store, lobby, quick_match, nodes, time, admission, settings.guest_ttl, results)
+    rematches = Rematches(store, lobby, settings, time, nodes)
+    presence = Presence(
+        store, lobby, quick_match, rematches, nodes, time, admission, settings.guest_ttl, results
+    )
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     hints = Hints(store, time)
-    rematches = Rematches(store, lobby, settings, time, nodes)
     accounts = Accounts(
         store,
         presence,

@@ -185,7 +185,7 @@ class Daily:
         deal = await self.store.dailies.deal(day.isoformat(), game)
         if deal is None:
             if day < day_of(self.time.now_ms()):
-                raise ArenaError(ErrorCode.DAILY_NOT_READY, f"there was no {game} daily on {day}")
+                raise ArenaError(ErrorCode.NO_DAILY, f"there was no {game} daily on {day}")
             self.prepare_soon(day)
             raise ArenaError(
                 ErrorCode.DAILY_NOT_READY, f"the {game} daily of {day} is being prepared: try again shortly"
@@ -215,12 +215,10 @@ class Daily:
             try:
                 deal = await self._deal(day, game)
             except ArenaError as exc:
-                if deals or day >= day_of(now) or exc.code is not ErrorCode.DAILY_NOT_READY:
+                if deals or exc.code is not ErrorCode.NO_DAILY:
                     raise
                 # The days are dealt whole: a past day without its first deal had none.
-                raise ArenaError(
-                    ErrorCode.DAILY_NOT_READY, f"there were no daily challenges on {date}"
-                ) from None
+                raise ArenaError(ErrorCode.NO_DAILY, f"there were no daily challenges on {date}") from None
             attempt = await self.store.dailies.attempt(date, game, caller.player.player_id)
             deals.append(
                 DailyInfo(

@@ -17,7 +17,7 @@ from typing import Final
 
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
-from server.store import Answer, RaceStatus, Store
+from server.store import Answer, RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
 from server.worker import Worker, WorkerDied
 from shared import GameName, GameView, from_position
@@ -26,7 +26,19 @@ from shared.strategies import hint, reached_keys
 
 log = logging.getLogger("arena.hints")
 
-HINTS_OFF: Final = "hints are off in this race (its creator chose so; quick matches never have them)"
+
+def hints_off(meta: RaceMeta) -> str:
+    """Why the race ``meta`` has no hints, in the racer's words."""
+    if meta.daily:
+        return "hints are off in a scored daily attempt (practise the deal for hints)"
+    if meta.rated:
+        return "hints are off in this race: rated races never have them"
+    return (
+        "hints are off in this race: its creator turned them off, or it is a quick match "
+        "(those never have them)"
+    )
+
+
 #: A hint without a move: none is legal, or every one leads back to where the board was.
 NO_MOVE: Final = "no move is left: give up to keep your score"
 NOTHING_NEW: Final = "every move left leads back to a position your board has had: undo, or give up"
@@ -61,7 +73,7 @@ class Hints:
                 raise answer_error(Answer.NOT_STARTED)
             raise not_a_racer(race_id)
         if not meta.hints:
-            raise ArenaError(ErrorCode.HINTS_OFF, HINTS_OFF)
+            raise ArenaError(ErrorCode.HINTS_OFF, hints_off(meta))
         if meta.status is RaceStatus.COUNTDOWN:
             raise answer_error(Answer.NOT_STARTED)
         if meta.status is not RaceStatus.RUNNING or (meta.ends_at and self.time.now_ms() > meta.ends_at):

@@ -367,6 +367,8 @@ class Lobby:
         if not player.account:
             meta = await self.store.races.meta(race_id)
             if meta is not None and meta.rated:
+                if meta.status is not RaceStatus.OPEN:
+                    raise race_not_open(meta.status)  # the first reason: nobody may join it
                 raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
         seat = Seat(player.player_id, player.name, ready, self.time.now_ms(), player.bot, share_commitment)
         answer, status = await self.store.races.join(race_id, seat)

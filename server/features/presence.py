@@ -13,6 +13,7 @@ from server.features.context import Caller, Identity, Reply
 from server.features.lobby import Lobby
 from server.features.node_watch import NodeWatch
 from server.features.quick_match import QuickMatchmaker
+from server.features.rematch import Rematches
 from server.features.results import RaceResults
 from server.store import RaceStatus, Store
 from server.store.accounts import AccountStore
@@ -48,6 +49,7 @@ class Presence:
         store: Store,
         lobby: Lobby,
         quick_match: QuickMatchmaker,
+        rematches: Rematches,
         nodes: NodeWatch,
         time: TimeSource,
         admission: Admission,
@@ -60,6 +62,7 @@ class Presence:
         self.store = store
         self.lobby = lobby
         self.quick_match = quick_match
+        self.rematches = rematches
         self.nodes = nodes
         self.time = time
 
@@ -176,10 +179,12 @@ class Presence:
         """A connection of the player on this node said who they are."""
         await self.nodes.arrived(player_id)
 
-    async def gone(self, player_id: str, followed: list[str]) -> None:
-        """The player's last connection on this node closed."""
+    async def gone(self, player_id: str, followed: list[str], ended: list[str]) -> None:
+        """The player's last connection on this node closed; it followed the races
+        ``followed`` and saw those of ``ended`` end."""
         await self.nodes.left(player_id)
         await self.lobby.went_away(player_id, followed)
         await self.quick_match.went_away(player_id)
+        await self.rematches.went_away(player_id, ended)
         # Idle time counts from here: a guest kept past their last connection.
         await self.store.players.keep(player_id, self.guest_ttl)

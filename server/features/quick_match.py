@@ -276,7 +276,18 @@ class QuickMatchmaker:
         self._forget(player_id)
         for game, ticket in sorted(stays.items()):
             await self.store.queues.unqueue(game, player_id)
+            if await self._paired_before(game, player_id):
+                continue  # not left: its match_found is on its way
             await self._tell_left(player_id, game, ticket, reason)
+
+    async def _paired_before(self, game: str, player_id: str) -> bool:
+        """Whether a pairing took the player out of ``game``'s pool before they were taken
+        out of it (the pairing is recorded in the same script that takes them out): asked
+        after, it is decided, as no pairing finds them in the pool any more."""
+        now = self.time.now_ms()
+        return await self.store.queues.paired(game, player_id, now) or await self.store.queues.paired(
+            game, player_id, now, rated=True
+        )
 
     async def _tell_left(self, player_id: str, game: str, ticket: str, reason: QueueLeftReason) -> None:
         """Tell every session of the player, on every node, that a stay of theirs ended."""

@@ -30,6 +30,10 @@ from shared.protocol import BoardView, ErrorCode, Finish, MakeMove, Ok, Progress
 
 log = logging.getLogger("arena.racing")
 
+#: Reads of a racer's board and log before one pair agrees (a move of their other
+#: session may land between the two reads); after, the board is used without undo.
+_LOAD_TRIES = 3
+
 _CACHE_SIZE = 20_000
 
 
@@ -152,7 +156,20 @@ class Racing:
     # ----- moves -----------------------------------------------------------------------
 
     async def _load(self, race_id: str, player_id: str) -> CachedBoard:
-        record = await self.store.boards.board(race_id, player_id)
+        for _ in range(_LOAD_TRIES):
+            record = await self.store.boards.board(race_id, player_id)
+            if record is None:
+                break
+            game = from_position(record.position, move_count=record.move_count)
+            game.undo_rule = UndoRule.KEEP_REVEALS
+            if not record.can_undo:
+                break
+            with_history = await self._with_history(race_id, player_id, game, record.seq)
+            if with_history is not None:
+                game = with_history
+                break
+            # The log and the board were read apart, a move of the racer's other session
+            # between them: read both again.
         if record is None:
             meta = await self.store.races.meta(race_id)
             if meta is None:
@@ -162,24 +179,23 @@ class Racing:
                 if seated:
                     raise answer_error(Answer.NOT_STARTED)
             raise not_a_racer(race_id)
-        game = from_position(record.position, move_count=record.move_count)
-        game.undo_rule = UndoRule.KEEP_REVEALS
-        if record.can_undo:
-            game = await self._with_history(race_id, player_id, game)
         board = CachedBoard(game, record.seq, record.finished)
         self._cache[(race_id, player_id)] = board
         if len(self._cache) > _CACHE_SIZE:
             self._cache.popitem(last=False)
         return board
 
-    async def _with_history(self, race_id: str, player_id: str, game: Game) -> Game:
-        """``game`` (loaded from its position) with the moves it may take back: replayed
-        from the seed and the racer's log. A log that does not lead to the stored position
-        (it never should) leaves the position alone, without undo."""
+    async def _with_history(self, race_id: str, player_id: str, game: Game, seq: int) -> Game | None:
+        """``game`` (loaded from its position, at ``seq``) with the moves it may take back:
+        replayed from the seed and the racer's log. A log that does not lead to the stored
+        position (it never should) leaves the position alone, without undo. None: the log
+        has moves past ``seq`` (a move landed after the board was read)."""
         meta = await self.store.races.meta(race_id)
         if meta is None:
             return game
         moves = [m.move for m in await self.store.boards.move_log(race_id) if m.player_id == player_id]
+        if len(moves) > seq:
+            return None
         try:
             rebuilt = replay(meta.game, meta.seed, moves, undo_rule=UndoRule.KEEP_REVEALS)
         except IllegalMove as exc:

@@ -37,6 +37,10 @@ from shared.protocol import (
 
 log = logging.getLogger("arena.rematch")
 
+#: Seconds a racer invited to a rematch (or offering one) may be away before leaving
+#: counts as declining (or withdrawing) it: a dropped connection resumed meanwhile does not.
+LEAVE_GRACE = 5.0
+
 #: What a refused answer's script word means for the racer.
 _CLOSED = {
     "none": "nobody has offered a rematch of this race",
@@ -56,6 +60,7 @@ class Rematches:
         self.settings = settings
         self.time = time
         self.wait = REMATCH_WAIT
+        self.leave_grace = LEAVE_GRACE
         self.background = Background()
 
     async def stop(self) -> None:
@@ -96,6 +101,44 @@ class Rematches:
             await self._start(race_id, seats)
         info = await self._told(race_id, seats)
         return Reply(Rematch(id=message.id, rematch=info))
+
+    async def went_away(self, player_id: str, ended: list[str]) -> None:
+        """The player's last connection on this node closed. An open offer of a race they
+        saw end, to them or from them, is answered for them once they have stayed away
+        for the grace: the others need not wait out the offer."""
+        since = self.time.now_ms()
+        for race_id in ended:
+            record = await self.store.rematches.get(race_id)
+            if record is not None and record.status == "open" and player_id in record.answers:
+                self.background.spawn(
+                    self._answer_for_the_gone(race_id, player_id, since),
+                    "answering a rematch for one who left",
+                )
+
+    async def _answer_for_the_gone(self, race_id: str, player_id: str, since: int) -> None:
+        await asyncio.sleep(self.leave_grace)
+        if player_id in await self.store.nodes.connected_elsewhere(
+            [player_id], await self.nodes.live_nodes()
+        ):
+            return
+        if await self.store.players.last_hello(player_id) > since:
+            return  # back, on a node that has not said so yet
+        record = await self.store.rematches.get(race_id)
+        if record is None or record.status != "open":
+            return
+        seats = await self.store.races.seats(race_id)
+        if record.offered_by == player_id:
+            name = next((s.name for s in seats if s.player_id == player_id), "the racer who offered it")
+            if not await self.store.rematches.withdraw(race_id, f"{name} left"):
+                return
+        else:
+            word = await self.store.rematches.answer(race_id, player_id, False, self.time.now_ms())
+            if word not in ("ok", "start", "declined"):
+                return  # answered, decided or late meanwhile
+            if word == "start":
+                await self._start(race_id, seats)
+        log.info("rematch answered for a racer who left", extra={"race_id": race_id, "player_id": player_id})
+        await self._told(race_id, seats)
 
     # ----- deciding --------------------------------------------------------------------
 

@@ -111,8 +111,9 @@ class RaceHub:
         #: Lifecycle events received: "started", "ended", "gave_up <player id>".
         self._known: set[str] = set()
         self._queue: deque[_Pending] = deque()
-        #: New names received and not released yet, by racer: they wait for no delay.
-        self._new_names: dict[str, str] = {}
+        #: New names received and not released yet, by racer, with the rating a guest
+        #: who registered gained (None: no news of one): they wait for no delay.
+        self._new_names: dict[str, tuple[str, int | None, bool]] = {}
         #: Set once the race's end (or cancellation) was released: the hub is done.
         self.over = False
 
@@ -178,7 +179,13 @@ class RaceHub:
         kind = msg.get("type")
         if kind == "race_update":
             for racer in msg.get("race", {}).get("racers", []):
-                self.receive_name(str(racer.get("player_id")), str(racer.get("name")))
+                rating = racer.get("rating")
+                self.receive_name(
+                    str(racer.get("player_id")),
+                    str(racer.get("name")),
+                    rating if isinstance(rating, int) else None,
+                    racer.get("provisional") is True,
+                )
             return
         if kind == "progress":
             if not msg.get("finished") or msg.get("won"):
@@ -202,12 +209,19 @@ class RaceHub:
             return
         self._queue.append(_Pending(at + self.delay_ms, "event", msg=msg, deal=deal))
 
-    def receive_name(self, player_id: str, name: str) -> None:
-        """The name a racer goes by now: released at once, delay or not, when new."""
+    def receive_name(
+        self, player_id: str, name: str, rating: int | None = None, provisional: bool = False
+    ) -> None:
+        """The name a racer goes by now, with the rating of a guest who registered as an
+        account (``rating``; None: no news of one): released at once, delay or not, when new."""
         racer = self._racers.get(player_id)
-        if racer is None or self._new_names.get(player_id, racer.name) == name:
+        if racer is None:
             return
-        self._new_names[player_id] = name
+        known = self._new_names.get(player_id, (racer.name, racer.rating, racer.provisional))
+        if rating is None or known[1] is not None:
+            rating, provisional = known[1], known[2]  # a rating changes at the end, not here
+        if (name, rating, provisional) != known:
+            self._new_names[player_id] = (name, rating, provisional)
 
     def count_elsewhere(self, elsewhere: int) -> None:
         """The spectators on the other nodes: counts go by the latest one published (in
@@ -225,7 +239,7 @@ class RaceHub:
     def release(self, now: int) -> list[dict[str, Any]]:
         """Everything whose time came, in order, as wire dicts for spectators; the boards
         and status move on with it."""
-        out = [self._rename(player_id, name) for player_id, name in self._new_names.items()]
+        out = [self._rename(player_id, *named) for player_id, named in self._new_names.items()]
         self._new_names.clear()
         queue, kept = self._queue, deque[_Pending]()
         held: set[str] = set()  # racers with a move kept back: their later ones wait too
@@ -277,9 +291,18 @@ class RaceHub:
     def waiting(self) -> bool:
         return bool(self._queue or self._new_names)
 
-    def _rename(self, player_id: str, name: str) -> dict[str, Any]:
-        self._racers[player_id] = self._racers[player_id].model_copy(update={"name": name})
-        return {"type": "racer_renamed", "race_id": self.race_id, "player_id": player_id, "name": name}
+    def _rename(self, player_id: str, name: str, rating: int | None, provisional: bool) -> dict[str, Any]:
+        update: dict[str, Any] = {"name": name, "rating": rating, "provisional": provisional}
+        self._racers[player_id] = self._racers[player_id].model_copy(update=update)
+        renamed: dict[str, Any] = {
+            "type": "racer_renamed",
+            "race_id": self.race_id,
+            "player_id": player_id,
+            "name": name,
+        }
+        if rating is not None:
+            renamed.update(rating=rating, provisional=provisional)
+        return renamed
 
     def _play(self, item: _Pending) -> dict[str, Any] | None:
         board = self.boards[item.player_id]

@@ -14,6 +14,7 @@ class RematchStore:
         self._offer = client.register_script(scripts.REMATCH_OFFER.source)
         self._answer = client.register_script(scripts.REMATCH_ANSWER.source)
         self._expire = client.register_script(scripts.REMATCH_EXPIRE.source)
+        self._withdraw = client.register_script(scripts.REMATCH_WITHDRAW.source)
 
     async def offer(
         self,
@@ -47,6 +48,12 @@ class RematchStore:
         """Decide an offer whose wait is over (see :data:`scripts.REMATCH_EXPIRE`)."""
         word: str = await self._expire(keys=[keys.race_rematch(race_id)], args=[now])
         return word
+
+    async def withdraw(self, race_id: str, reason: str) -> bool:
+        """End an offer still open as ``failed`` with ``reason`` (its offerer left);
+        False when it was decided meanwhile."""
+        answer: str = await self._withdraw(keys=[keys.race_rematch(race_id)], args=[reason])
+        return answer == "ok"
 
     async def started(self, race_id: str, new_race_id: str) -> None:
         await self.redis.hset(

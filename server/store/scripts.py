@@ -698,6 +698,18 @@ return decide(true)
 """,
 )
 
+REMATCH_WITHDRAW: Final = LuaScript(
+    "rematch_withdraw",
+    keys=("rematch",),
+    argv=("reason",),
+    answers="ok | no (not open). The offerer left: the offer fails with the reason given.",
+    source="""
+if redis.call('HGET', KEYS[1], 'status') ~= 'open' then return 'no' end
+redis.call('HSET', KEYS[1], 'status', 'failed', 'reason', ARGV[1])
+return 'ok'
+""",
+)
+
 REGISTER: Final = LuaScript(
     "register",
     keys=("player",),
@@ -937,6 +949,7 @@ ALL: Final = (
     REMATCH_OFFER,
     REMATCH_ANSWER,
     REMATCH_EXPIRE,
+    REMATCH_WITHDRAW,
     REGISTER,
     RENAME,
     COUNT,

@@ -72,7 +72,7 @@ class ConnectionHandler:
             timer.cancel()
             self.metrics.connections.dec()
             self.admission.closed(session.address)
-            followed = sorted(session.races)
+            followed, ended = sorted(session.races), list(session.ended)
             await self.spectators.leave(session)
             await self.fanout.detach(session)
             identity = session.caller.identity
@@ -80,7 +80,7 @@ class ConnectionHandler:
             viewer = identity is not None and identity.viewer
             if player_id is not None and not viewer and self.fanout.sessions_of(player_id) == 0:
                 try:
-                    await self.presence.gone(player_id, followed)
+                    await self.presence.gone(player_id, followed, ended)
                 except Exception as exc:
                     log.warning(
                         "cleaning up after a player failed",
@@ -90,15 +90,20 @@ class ConnectionHandler:
 
     def _close_if_anonymous(self, session: Session) -> None:
         if session.caller.identity is None:
-            self._shut(session, "no_hello", f"say hello within {self.hello_timeout:g} s of connecting")
+            # Not abuse: a silent socket costs little (the per-address limits cap how many),
+            # and banning its address would shut out everyone behind the same NAT.
+            self._shut(
+                session, "no_hello", f"say hello within {self.hello_timeout:g} s of connecting", punish=False
+            )
 
-    def _shut(self, session: Session, label: str, reason: str) -> None:
+    def _shut(self, session: Session, label: str, reason: str, punish: bool = True) -> None:
         """Close with 1008, stop reading at once, and drop the connection after a short
         grace whether or not the client answers the close: a client being shut out for
-        abuse costs nothing more."""
+        abuse costs nothing more. ``punish``: the address is banned for a while too."""
         if session.closing is not None:
             return
-        self.admission.punish(session.address)
+        if punish:
+            self.admission.punish(session.address)
         self.metrics.shut_connections.labels(reason=label).inc()
         session.closing = asyncio.create_task(session.ws.close(CloseCode.POLICY_VIOLATION, reason))
         transport = session.ws.transport

@@ -110,6 +110,7 @@ class ErrorCode(StrEnum):
     DAILY_ATTEMPTED = "daily_attempted"
     DAILY_NOT_ATTEMPTED = "daily_not_attempted"
     DAILY_NOT_READY = "daily_not_ready"
+    NO_DAILY = "no_daily"
     NOT_YET = "not_yet"
     OWN_RACE = "own_race"
     BAD_SHARE = "bad_share"

@@ -140,12 +140,15 @@ class WatchHeld(Reply):
 class RacerRenamed(Reply):
     """Event for spectators: a racer of the race watched goes by ``name`` from now on (a
     guest renamed, or registered as an account). Sent at once, in a delayed race too: a
-    name is not a board."""
+    name is not a board. A racer with a rating (an account: a guest who registered has
+    1500, provisional) has it here too, as in the race's racers."""
 
     type: Literal["racer_renamed"] = "racer_renamed"
     race_id: str
     player_id: str
     name: str
+    rating: int | None = None
+    provisional: bool = False
 
 
 class Spectators(Reply):

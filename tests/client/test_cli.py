@@ -254,6 +254,7 @@ def test_play_options_out_of_the_servers_limits_are_refused_before_connecting(tm
             "--name",
             "Bartholomew-the-very-long",
         ): "--name 'Bartholomew-the-very-long' is not a name: 1 to 24 characters",
+        ("--name", ""): "--name '' is not a name: 1 to 24 characters",
         ("--name", "   "): (
             "--name '   ' is not a name: a name starts with a letter or digit and uses only letters, "
             "digits, spaces, '_', '-' and '.'"

@@ -1539,6 +1539,10 @@ async def test_a_watch_started_after_moves_names_each_racers_last_move_from_the_
         assert await bob.rename("bob two") == "bob two"
         await wait_until(pilot, lambda: screen.status.last == "bob is now bob two")
         assert str(screen.cards[bob.player_id or ""].render()).startswith("2 bob two")
+        # Then he registers: the account's name, and the rating an account starts from.
+        await bob.register("bob_acc", "correct horse battery")
+        await wait_until(pilot, lambda: screen.status.last == "bob two is now bob_acc (1500?)")
+        assert str(screen.cards[bob.player_id or ""].render()).startswith("2 bob_acc  1500?")
         await pilot.press("q")
     assert app.return_code == 0
 

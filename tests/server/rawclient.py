@@ -19,6 +19,7 @@ class Racer:
         self.ws = ws
         self.events: list[Frame] = []
         self.player_id = ""
+        self.token = ""
         self._next = 100
 
     async def request(self, message: Frame) -> Frame:
@@ -50,6 +51,15 @@ async def racers(url: str, *names: str) -> list[Racer]:
         racer = Racer(await ws_connect(url, compression=None))
         welcome = await racer.request({"type": "hello", "name": name, "legal_moves": True})
         assert welcome["type"] == "welcome"
-        racer.player_id = welcome["player_id"]
+        racer.player_id, racer.token = welcome["player_id"], welcome["token"]
         out.append(racer)
     return out
+
+
+async def resumed(url: str, racer: Racer) -> Racer:
+    """A new connection of ``racer``'s player, said hello with their token."""
+    again = Racer(await ws_connect(url, compression=None))
+    welcome = await again.request({"type": "hello", "token": racer.token, "legal_moves": True})
+    assert welcome["type"] == "welcome" and welcome["player_id"] == racer.player_id
+    again.player_id, again.token = racer.player_id, racer.token
+    return again

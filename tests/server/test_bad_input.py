@@ -341,8 +341,10 @@ async def test_deeply_nested_json_is_malformed_without_a_traceback(
     assert not [r for r in caplog.records if r.exc_info]
 
 
-async def test_a_connection_that_never_says_hello_is_closed(clean_redis: str) -> None:
-    node = ArenaServer(node_settings(clean_redis, hello_timeout=0.3))
+async def test_a_connection_that_never_says_hello_is_closed_without_banning_its_address(
+    clean_redis: str,
+) -> None:
+    node = ArenaServer(node_settings(clean_redis, hello_timeout=0.3, abuse_ban=60.0))
     await node.start()
     try:
         async with (
@@ -356,6 +358,10 @@ async def test_a_connection_that_never_says_hello_is_closed(clean_redis: str) ->
             assert idle.close_code == 1008 and "hello" in (idle.close_reason or "")
             await ada.send(json.dumps({"type": "ping", "id": 2}))  # said hello: stays
             assert json.loads(await ada.recv())["type"] == "pong"
+        # Not abuse: others at the address (behind the same NAT) still get in.
+        async with ws_connect(node.url, compression=None) as bob:
+            await bob.send(json.dumps({"type": "hello", "id": 1, "name": "bob"}))
+            assert json.loads(await bob.recv())["type"] == "welcome"
     finally:
         await node.stop()
 

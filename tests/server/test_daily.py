@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from client.errors import ArenaError, DailyNotReadyError
+from client.errors import ArenaError, NoDailyError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start, iso_week
@@ -123,6 +123,10 @@ async def test_a_day_with_several_players_one_scored_attempt_then_practice(
             started = await start(racer, game)
             assert started["scored"] is True and started["race"]["hints"] is False
             race_id = started["race"]["race_id"]
+            refused = await racer.request({"type": "get_hint", "race_id": race_id})
+            assert (
+                refused["message"] == "hints are off in a scored daily attempt (practise the deal for hints)"
+            )
             await play_line(racer, race_id, line, clock, step)
             ended = await racer.event("race_ended")
             assert ended["summary"]["standings"][0]["won"] is True
@@ -544,7 +548,7 @@ async def test_an_attempt_carries_the_days_commitment_and_its_results_read_witho
             rematch.value.message
             == "a daily attempt is raced alone: it has no rematch (practise its deal instead)"
         )
-        with pytest.raises(DailyNotReadyError, match="there were no daily challenges on 2027-03-10"):
+        with pytest.raises(NoDailyError, match="there were no daily challenges on 2027-03-10"):
             await client.dailies("2027-03-10")
         await client.close()
 

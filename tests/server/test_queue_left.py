@@ -81,6 +81,35 @@ async def test_a_cancel_while_not_queued_tells_no_one(arena: ArenaServer) -> Non
     await close(ada, other)
 
 
+async def test_a_cancel_that_comes_while_a_pairing_seats_the_player_leaves_them_paired_not_told_cancelled(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.store is not None
+    queues = arena.store.queues
+    pairing, go_on = asyncio.Event(), asyncio.Event()
+    read_shares = queues.share_commitments
+
+    async def slow_shares(player_ids: list[str]) -> list[str]:
+        pairing.set()  # the pairing took ada out of the pool and is making the race
+        await go_on.wait()
+        return await read_shares(player_ids)
+
+    monkeypatch.setattr(queues, "share_commitments", slow_shares)
+    ada, bob = await racers(arena.url, "ada", "bob")
+    await queue(ada, "treize")
+    bob_queued = asyncio.create_task(queue(bob, "treize"))
+    await pairing.wait()
+    assert (await ada.request({"type": "cancel_quick_match"}))["type"] == "ok"
+    go_on.set()
+    assert (await bob_queued)["type"] == "queued"
+    found = await ada.event("match_found")
+    assert {r["name"] for r in found["race"]["racers"]} == {"ada", "bob"}
+    assert not any(e["type"] == "quick_match_left" for e in ada.events)
+    with pytest.raises(TimeoutError):
+        await ada.event("quick_match_left", timeout=0.5)
+    await close(ada, bob)
+
+
 async def test_a_guest_whose_place_lapsed_while_the_store_was_out_of_reach_is_told_it_expired(
     arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

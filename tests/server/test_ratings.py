@@ -106,6 +106,17 @@ async def test_a_rated_race_of_two_updates_both_by_the_glicko2_numbers(
 ) -> None:
     ada, bob = await accounts(arena.url, "ada", "bob")
     race_id = await seated(ada, [bob], rated=True)
+    refused = await bob.request({"type": "get_hint", "race_id": race_id})
+    assert (refused["code"], refused["message"]) == (
+        "hints_off",
+        "hints are off in this race: rated races never have them",
+    )
+    # A guest joining it is told first that it has started (an account could not join it either).
+    (eve,) = await racers(arena.url, "eve")
+    code = (await ada.request({"type": "get_race", "race_id": race_id}))["race"]["code"]
+    late = await eve.request({"type": "join_race", "code": code})
+    assert (late["code"], late["message"]) == ("race_not_open", "that race is no longer open: it has started")
+    await close(eve)
     await play(ada, race_id, foundation_moves(2))
     await ada.request({"type": "finish", "race_id": race_id})
     await bob.request({"type": "finish", "race_id": race_id})

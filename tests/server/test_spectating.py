@@ -151,6 +151,8 @@ async def test_spectators_on_every_node_are_told_a_racers_new_name_and_later_one
                     "race_id": race_id,
                     "player_id": bob.player_id,
                     "name": "bob_account",
+                    "rating": 1500,  # an account's, provisional before its first rated race
+                    "provisional": True,
                 },
             ]
         # Tom joins the hub that was open all along: his snapshot has the new names.

@@ -15,7 +15,7 @@ from server.features import hints as hints_feature
 from shared import UndoRule, new_game, replay
 from tests.redis_direct import async_redis
 from tests.server.conftest import WINNABLE_SEED, node_settings
-from tests.server.rawclient import Racer, racers
+from tests.server.rawclient import Racer, racers, resumed
 
 Frame = dict[str, Any]
 
@@ -131,6 +131,37 @@ async def test_undo_works_after_the_node_lost_its_cached_board(clean_redis: str,
         assert expected.position() in stored
 
 
+async def test_a_board_read_just_before_another_sessions_move_is_read_again_and_still_undoes(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert arena.store is not None and arena.features is not None
+    boards = arena.store.boards
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob)
+        game = new_game("eight-off", WINNABLE_SEED, undo_rule=UndoRule.KEEP_REVEALS)
+        for seq in (1, 2):
+            move = game.legal_moves()[0]
+            game.play(move)
+            await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+            if seq == 1:
+                before_the_second = await boards.board(race_id, ada.player_id)
+        # The node reads the board as it was before the second move, and the log after it
+        # (ada's other session moved between the two reads).
+        read_board = boards.board
+        stale = [before_the_second]
+
+        async def board_then_log_moves_on(race: str, player_id: str) -> Any:
+            return stale.pop() if stale else await read_board(race, player_id)
+
+        monkeypatch.setattr(boards, "board", board_then_log_moves_on)
+        arena.features.racing.forget_race(race_id)
+        undone = await ada.request({"type": "move", "race_id": race_id, "seq": 3, "move": "undo"})
+        game.undo()
+        assert undone["type"] == "move_ack" and undone["seq"] == 3
+        assert undone["view"]["piles"] == json.loads(json.dumps(game.view()["piles"]))
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 # ----- hints ----------------------------------------------------------------------------
 
 
@@ -232,7 +263,10 @@ async def test_hints_are_refused_in_a_race_whose_setting_is_off(arena: ArenaServ
         assert info["race"]["hints"] is False  # every racer sees the setting
         refused = await ada.request({"type": "get_hint", "race_id": race_id})
         assert refused["type"] == "error" and refused["code"] == "hints_off"
-        assert "hints are off in this race" in refused["message"]
+        assert refused["message"] == (
+            "hints are off in this race: its creator turned them off, or it is a quick match "
+            "(those never have them)"
+        )
 
 
 async def test_quick_matches_have_no_hints(arena: ArenaServer) -> None:
@@ -256,6 +290,15 @@ async def ended(ada: Racer, bob: Racer, **settings: Any) -> str:
     await ada.event("race_ended")
     await bob.event("race_ended")
     return race_id
+
+
+async def decided(racer: Racer) -> dict[str, Any]:
+    """The first rematch offer no longer open that ``racer`` is told of."""
+    update = await racer.event("rematch_update")
+    while update["rematch"]["status"] == "open":
+        update = await racer.event("rematch_update", timeout=3.0)
+    rematch: dict[str, Any] = update["rematch"]
+    return rematch
 
 
 async def test_a_rematch_accepted_seats_both_racers_in_a_new_deal_counting_down(arena: ArenaServer) -> None:
@@ -334,6 +377,59 @@ async def test_a_rematch_offered_to_a_racer_connected_nowhere_is_declined_for_th
         assert again["type"] == "rematch" and again["rematch"]["status"] == "declined"
 
 
+async def offered_by_ada(arena: ArenaServer, ada: Racer, bob: Racer, leave_grace: float) -> str:
+    """A race of ada and bob ended and ada's rematch offer open, on a node that counts
+    ``leave_grace`` seconds away as leaving; the race's id."""
+    assert arena.features is not None
+    arena.features.rematches.leave_grace = leave_grace
+    race_id = await ended(ada, bob)
+    offered = await ada.request({"type": "offer_rematch", "race_id": race_id})
+    assert offered["rematch"]["status"] == "open"
+    return race_id
+
+
+async def test_a_racer_who_leaves_while_a_rematch_is_offered_declines_it_after_the_grace(
+    arena: ArenaServer,
+) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        await offered_by_ada(arena, ada, bob, leave_grace=0.2)
+        await bob.ws.close()  # bob's terminal quit on the results screen
+        rematch = await decided(ada)
+        assert rematch["status"] == "declined" and "new_race_id" not in rematch
+        assert {r["player_id"]: r["answer"] for r in rematch["racers"]} == {
+            ada.player_id: "offered",
+            bob.player_id: "declined",
+        }
+
+
+async def test_an_offerer_who_leaves_withdraws_the_rematch_and_the_others_are_told_who_left(
+    arena: ArenaServer,
+) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await offered_by_ada(arena, ada, bob, leave_grace=0.2)
+        await ada.ws.close()
+        rematch = await decided(bob)
+        assert rematch["status"] == "failed" and rematch["reason"] == "ada left"
+        late = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert late["type"] == "error" and late["code"] == "rematch_not_open"
+        assert not any(e["type"] == "rematch_started" for e in bob.events)
+
+
+async def test_a_racer_back_within_the_grace_keeps_a_rematch_offer_open_and_may_accept_it(
+    arena: ArenaServer,
+) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await offered_by_ada(arena, ada, bob, leave_grace=0.5)
+        await bob.ws.close()  # a dropped connection, resumed at once
+        back = await resumed(arena.url, bob)
+        try:
+            await asyncio.sleep(0.8)  # past the grace
+            accepted = await back.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+            assert accepted["type"] == "rematch" and accepted["rematch"]["status"] == "started"
+        finally:
+            await close(back)
+
+
 async def test_a_rematch_is_offered_only_after_the_end_and_only_by_a_racer(arena: ArenaServer) -> None:
     ada, bob, eve = await racers(arena.url, "ada", "bob", "eve")
     try:
@@ -355,10 +451,7 @@ async def test_an_unanswered_rematch_expires(arena: ArenaServer) -> None:
     async with two_racers(arena.url) as (ada, bob):
         race_id = await ended(ada, bob)
         await ada.request({"type": "offer_rematch", "race_id": race_id})
-        update = await ada.event("rematch_update")
-        while update["rematch"]["status"] == "open":
-            update = await ada.event("rematch_update")
-        assert update["rematch"]["status"] == "expired"
+        assert (await decided(ada))["status"] == "expired"
         late = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
         assert late["code"] == "rematch_not_open"
 

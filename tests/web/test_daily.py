@@ -518,6 +518,14 @@ async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the
             "there were no daily challenges on 2027-03-13"
         )
         await expect(page.locator("#tab-standings")).to_have_attribute("href", "#/daily/standings/2027-03-13")
+        # Its Standings tab says the same, not "Final: counted" of a day that counted nothing.
+        await page.click("#tab-standings")
+        await expect(page.locator("h1")).to_have_text("Daily tournament")
+        await expect(page.locator("#daily-error")).to_have_text(
+            "there were no daily challenges on 2027-03-13"
+        )
+        await expect(page.locator("#standing-day-status")).to_have_count(0)
+        await page.click("#tab-deals")
         await page.click("#next-day")
         await expect(page.locator("#daily-date time")).to_have_attribute("datetime", "2027-03-14")
         await ada.close()

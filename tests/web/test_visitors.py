@@ -206,7 +206,7 @@ async def test_a_past_days_error_page_has_no_duplicate_ids(browser: Browser, cle
         (asked,) = [f for f in frames.sent if f["type"] == "get_dailies"]
         assert asked["date"] == "2027-03-01"
         (refused,) = [f for f in frames.received if f.get("id") == asked["id"]]
-        assert (refused["type"], refused["code"]) == ("error", "daily_not_ready")
+        assert (refused["type"], refused["code"]) == ("error", "no_daily")
         assert errors == []
 
 

@@ -341,6 +341,10 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
           arena.request(date ? { type: "get_daily_standings", date } : { type: "get_daily_standings" }),
           arena.request({ type: "ping" }),
         ]);
+        if (!standings.day.length && standings.date < dayOf(pong.server_time)) {
+          // A past day may have had no dailies at all: refused as the Challenges tab says it.
+          await arena.request({ type: "get_dailies", date: standings.date });
+        }
         if (!gone) { drawStandings(standings, pong.server_time); drawn = true; }
         return;
       }

@@ -343,20 +343,11 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       const r = ours(e) && racerOf(e.player_id);
       if (!r) return;
       r.name = e.name;
+      // A guest who registered has the account's rating from then on (1500? before its
+      // first rated race): the event carries it.
+      if (r.rating == null && e.rating != null) Object.assign(r, { rating: e.rating, provisional: e.provisional ?? false });
       drawRacer(e.player_id);
       nameRace();
-      // A guest who registered goes by the account's name: the event does not say so, the
-      // race read again does (an account has a rating, 1500? before its first rated race).
-      if (r.rating == null) {
-        arena.request({ type: "get_race", race_id: e.race_id })
-          .then((reply) => {
-            const after = reply.race.racers.find((x) => x.player_id === e.player_id);
-            if (gone || !ours(e) || after?.rating == null || racerOf(e.player_id) !== r) return;
-            Object.assign(r, { rating: after.rating, provisional: after.provisional });
-            drawRacer(e.player_id);
-          })
-          .catch(() => {}); // the name alone stays
-      }
     }),
     arena.on("spectators", (e) => { if (ours(e) && !over()) { watchers = e.count; drawWatchers(); } }),
     arena.on("welcome", () => { if (!gone && asked) watch(); }), // a resumed connection watches again
