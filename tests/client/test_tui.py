@@ -910,6 +910,14 @@ async def daily_player(arena: ArenaServer, connect: Connect, name: str = "ada") 
     return player
 
 
+async def scored_attempt(player: ArenaClient, username: str, game: GameName) -> RaceApp:
+    """``player`` registered as ``username`` starts its scored daily attempt of ``game``:
+    the screen that plays it."""
+    await player.register(username, "a long password")
+    started = await player.start_daily(game)
+    return RaceApp(player, started.race.race_id, daily=DailyRun(game, started.date, scored=True))
+
+
 async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
     arena: ArenaServer, connect: Connect
 ) -> None:
@@ -1393,9 +1401,7 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
 
     ada = await connect(arena.url)
     await ada.hello(name="ada", legal_moves=True)
-    await ada.register("ada_daily", "a long password")
-    started = await ada.start_daily("eight-off")
-    app = RaceApp(ada, started.race.race_id, daily=DailyRun("eight-off", started.date, scored=True))
+    app = await scored_attempt(ada, "ada_daily", "eight-off")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.status.last.endswith(GO))
@@ -1997,3 +2003,22 @@ async def test_typing_on_the_board_goes_on_with_the_text_begun_in_the_field(
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.state.view is not None and screen.state.view.move_count == 1)
         assert field.value == ""
+
+
+async def test_in_80x24_a_racer_who_gave_up_keeps_their_name_and_each_row_to_one_line(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    alice = await daily_player(arena, connect, name="alice")
+    app = await scored_attempt(alice, "alice", "eagle-wing")
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.status.last.endswith(GO))
+        await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "alice (you)  1500?")
+        await pilot.press("ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: screen.status.last.startswith("daily over"))
+        # "gave up" does not fit by the name in the narrowed panel: it goes beside the
+        # bar, in place of the cards left, and the name stays whole.
+        racers = rendered(screen, "#racers")
+        assert lines_of(racers)[0] == "alice (you)  1500?", racers
+        assert re.fullmatch("[█░]{12,} gave up", lines_of(racers)[1]), racers
+        await until_shown(pilot, app, racers)
