@@ -362,20 +362,50 @@ def racer_head(racer: Racer, state: RaceState, flag: str, columns: int) -> str:
     return racer_rows(racer, state, flag, columns)[0]
 
 
+def rating_change(racer: Racer, state: RaceState) -> int | None:
+    """The change a rated race's end made to ``racer``'s rating (None: none yet), as its
+    results say (the racer's row reads the new rating from the race once it ended).
+
+    >>> from shared.protocol import RaceSummary, Standing
+    >>> state = RaceState(race_id="r1", me="p_a", rated=True)
+    >>> rating_change(Racer("p_a", "ada", rating=1662), state) is None
+    True
+    >>> state.summary = RaceSummary(race_id="r1", game="treize", seed=1, started_at=0, ended_at=1,
+    ...     commitment="c", standings=[Standing(rank=1, player_id="p_a", name="ada", score=52,
+    ...     won=True, move_count=80, rating=1662, rating_change=162)])
+    >>> rating_change(Racer("p_a", "ada", rating=1662), state)
+    162
+    """
+    if racer.rating_change is not None or state.summary is None:
+        return racer.rating_change
+    return next((s.rating_change for s in state.summary.standings if s.player_id == racer.player_id), None)
+
+
 def racer_rows(
     racer: Racer, state: RaceState, flag: str, columns: int, bar_width: int = BAR_WIDTH
 ) -> tuple[str, str]:
     """A racer's first two rows in the racers panel (:func:`fitted_rows`): name
-    (``(you)``, ``[bot]``), rating and ``flag``, then their progress bar.
+    (``(you)``, ``[bot]``), rating (after a rated race, with its change) and ``flag``,
+    then their progress bar.
 
     >>> state = RaceState(race_id="r1", me="p_a", rated=True)
     >>> racer_rows(Racer("p_a", "alice", finished=True, cards_left=51), state, "gave up", 20, 12)
     ('alice (you)  1500?', '░░░░░░░░░░░░ gave up')
+
+    After a rated race, the new rating and its change:
+
+    >>> alice = Racer("p_a", "alice", cards_left=51, rating=1662, provisional=True, rating_change=162)
+    >>> racer_rows(alice, state, "", 32)[0]
+    'alice (you)  1662? +162'
+    >>> racer_rows(alice, state, "gave up", 20, 12)
+    ('alice (you)  gave up', '░░░░░░░░░ 1662? +162')
     """
     marks = f"{' (you)' if racer.player_id == state.me else ''}{' [bot]' if racer.bot else ''}"
-    return fitted_rows(
-        racer.name, marks, [rating_text(racer, state.rated), flag], racer.cards_left, bar_width, columns
-    )
+    rating = rating_text(racer, state.rated)
+    change = rating_change(racer, state)
+    if rating and change is not None:  # a rated race's end: the new rating, and by how much
+        rating += f" {change_words(change)}"
+    return fitted_rows(racer.name, marks, [rating, flag], racer.cards_left, bar_width, columns)
 
 
 def _append_bar(text: Text, line: str, style: str) -> None:

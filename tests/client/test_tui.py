@@ -27,6 +27,7 @@ from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
+from client.tui.panels import RacersPanel
 from client.tui.race import (
     DONE_WAITING,
     GIVE_UP_ASK,
@@ -1164,8 +1165,18 @@ async def _rated_race_raced_and_watched(arena: ArenaServer, connect: Connect) ->
         assert ranking[3].endswith("  gave up") and max(map(len, ranking)) <= 80
         assert ranking[4] == f"   rating {loser}? {loser - 1500:+d}"  # 1338? -162
         assert f"you placed 2nd of 2, rating {loser}? {loser - 1500:+d}." in screen.status.last
+        # The racers panel gives the new ratings with their change too.
         racers = lines_of(rendered(screen, "#racers"))
-        assert f"ada_rated (you)  {loser}?" in racers and f"bob_rated  {winner}?" in racers
+        assert f"ada_rated (you)  {loser}? {loser - 1500:+d}" in racers
+        assert f"bob_rated  {winner}? {winner - 1500:+d}" in racers
+        # In 80x24 (the panel narrowed), the flag by the name and the rating beside the bar.
+        await pilot.resize_terminal(*SMALL)
+        await wait_until(pilot, lambda: screen.query_one("#racers", RacersPanel).columns < 32)
+        racers = lines_of(rendered(screen, "#racers"))
+        assert racers[0].startswith("ada_") and racers[0].endswith(" (you)  gave up"), racers
+        assert any(line.endswith(f" {loser}? {loser - 1500:+d}") for line in racers), racers
+        assert any(line.endswith(f" {winner}? {winner - 1500:+d}") for line in racers), racers
+        await until_shown(pilot, app, "\n".join(racers[:2]))  # the panel is cut to my own row here
     # What `play` prints once the screen is gone.
     assert (
         app.parting_note()
