@@ -191,8 +191,8 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 RECONNECTING: Final = "connection lost: reconnecting…"
 #: The status line once the client gave up resuming a dropped connection.
 GONE: Final = "connection lost for good"
-#: The clock then: it no longer counts here.
-CLOCK_GONE: Final = "clock stopped: offline"
+#: The clock then: it no longer counts here (in the 20 columns of a narrowed side panel).
+CLOCK_GONE: Final = "offline: clock off"
 #: The screen's actions that need the server (none is offered once the connection is gone).
 SERVER_ACTIONS: Final = frozenset(
     {

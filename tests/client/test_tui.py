@@ -29,6 +29,7 @@ from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
 from client.tui.panels import RacersPanel
 from client.tui.race import (
+    CLOCK_GONE,
     DONE_WAITING,
     GIVE_UP_ASK,
     GIVE_UP_LAPSED,
@@ -1663,13 +1664,14 @@ async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, c
         await wait_until(pilot, lambda: "spectator" not in rendered(screen, "#race-info"))
 
 
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
 async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
-    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> None:
     ada, bob = await connect(arena.url, reconnect=True), await connect(arena.url)
     race = await start_race(ada, bob)
     app = RaceApp(ada, race.race_id)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
         # While the client resumes (a server restarting can take seconds), the racer is told.
@@ -1688,7 +1690,8 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
             "connection lost for good: ctrl+q, then "
             "solitaire-arena play --server ws://arena.example:8765 resumes the race"
         )
-        assert rendered(screen, "#clock") == "clock stopped: offline"
+        assert rendered(screen, "#clock") == CLOCK_GONE
+        await until_shown(pilot, app, CLOCK_GONE)  # whole, in 80x24 as well
         await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
         assert screen.move_input.disabled
 
