@@ -568,6 +568,25 @@ class RankingPanel(Static):
         self.update(text)
 
 
+def answer_lines(name: str, marks: str, answer: str, columns: int) -> list[str]:
+    """A racer's answer to a rematch offer in ``columns``: name (and ``marks``: `` (you)``)
+    padded to 16 columns, or fewer for the longest answer (``accepted``) to fit, the
+    name cut down to :data:`TAIL_NAME_MIN` columns; past that the answer goes under it.
+
+    >>> answer_lines("bob", "", "accepted", 32), answer_lines("bob", "", "accepted", 20)
+    (['  bob              accepted'], ['  bob       accepted'])
+    >>> answer_lines("alice_with_a_long_name", "", "accepted", 20)
+    ['  alice_wi… accepted']
+    >>> answer_lines("alice_with_a_long_name", " (you)", "offered", 20)
+    ['  alice_with_… (you)', '    offered']
+    """
+    pad = min(16, columns - len("   accepted"))  # the longest answer: all line up
+    room = pad - width(marks)
+    if room >= min(width(name), TAIL_NAME_MIN):
+        return [f"  {padded(clipped(name, room) + marks, pad)} {answer}"]
+    return [f"  {clipped(name, columns - 2 - width(marks))}{marks}", f"    {answer}"]
+
+
 class RematchPanel(Static):
     """After the end: how to offer a rematch, or the offer and everyone's answer."""
 
@@ -585,12 +604,12 @@ class RematchPanel(Static):
         if rematch is None:
             self.update(text.append("r offers one: same racers, new deal"))
             return
-        text.append(rematch_note(rematch, state.me) + "\n")
-        # Names padded to 16, or less for the answers (``accepted``, 8 letters) to fit.
-        pad = min(16, self.columns - len("   accepted"))
+        # A name cut so that no word is wider than the panel ("name's", "name:").
+        text.append(rematch_note(rematch, state.me, most=self.columns - len("'s")) + "\n")
         for racer in rematch.racers:
-            name = f"{racer.name}{' (you)' if racer.player_id == state.me else ''}"
-            text.append(f"  {padded(name, pad)} {racer.answer}\n", style="dim")
+            marks = " (you)" if racer.player_id == state.me else ""
+            lines = answer_lines(racer.name, marks, racer.answer, self.columns)
+            text.append("\n".join(lines) + "\n", style="dim")
         if rematch.status == "open":
             text.append(f"  {format_remaining(clock.until(rematch.expires_at))} to answer\n", style="dim")
         elif state.can_offer_rematch:

@@ -14,6 +14,7 @@ import pytest
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
@@ -2036,3 +2037,42 @@ async def test_in_80x24_a_racer_who_gave_up_keeps_their_name_and_each_row_to_one
         assert lines_of(racers)[0] == "alice (you)  1500?", racers
         assert re.fullmatch("[█░]{12,} gave up", lines_of(racers)[1]), racers
         await until_shown(pilot, app, racers)
+
+
+def shown_words(app: App[None], widget: Widget) -> list[str]:
+    """The words the terminal shows in ``widget``'s region, as the lines wrap them (not its
+    border, nor a time left, which counts down)."""
+    region = widget.region
+    rows = screen_lines(app)[region.y : region.bottom]
+    words = " ".join(row[region.x : region.right] for row in rows).split()
+    return [word for word in words if word.strip("─▔") and not re.fullmatch(r"\d+:\d+", word)]
+
+
+async def test_in_80x24_the_rematch_panel_cuts_long_names_and_wraps_between_words(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="alice_with_a_long_name", legal_moves=True)
+    await bob.hello(name="bob_with_a_long_name")
+    race = await start_race(ada, bob)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        panel = screen.query_one("#rematch")
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race.race_id)
+
+        async def words_whole(*expected: str) -> None:
+            """Every word the panel shows is one of its text's (none cut by a wrap)."""
+            await wait_until(pilot, lambda: all(word in rendered(screen, "#rematch") for word in expected))
+            await pilot.pause(0.1)
+            words = set(rendered(screen, "#rematch").split())
+            shown = shown_words(app, panel)
+            assert shown and set(shown) <= words, (shown, rendered(screen, "#rematch"))
+
+        await bob.offer_rematch(race.race_id)
+        await words_whole("offers")
+        await pilot.press("n")
+        await words_whole("nobody")
+        await pilot.press("r")
+        await words_whole("waiting")
