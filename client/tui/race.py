@@ -551,16 +551,26 @@ class RaceScreen(Screen[None]):
         return True
 
     def dimmed_key(self, key: str) -> None:
-        """A one-key command shown dimmed was pressed: say why it does not apply."""
+        """A one-key command shown dimmed (or ``h`` in a race without hints) was pressed:
+        say why it does not apply."""
         if key == "u":
             # The server's refusal says why (nothing to take back, a card a deal turned up).
             self.run_worker(self.play("undo"), group="moves", exit_on_error=False)
+        elif key == "h":  # as the word does: the server says hints are off
+            self.run_worker(self.ask_hint(), group="hints", exit_on_error=False)
 
     def command_key(self, key: str) -> bool | None:
         """Whether ``key`` is a one-key command that applies now: ``True``; ``None`` when
         it is shown but does not apply; ``False`` when it is not shown."""
         action = KEY_ACTIONS.get(key)
-        return False if action is None else self.check_action(action, ())
+        if action is None:
+            return False
+        applies = self.check_action(action, ())
+        if action == "hint" and applies is False and self.playing and not self.gone:
+            # Not in the footer (hints are off in this race), yet no move starts with h:
+            # pressed, it says why rather than begin a move that cannot be.
+            return None
+        return applies
 
     # ----- following the race -----------------------------------------------------
 

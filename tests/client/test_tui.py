@@ -812,12 +812,26 @@ async def test_a_race_without_hints_says_so_and_shows_the_refusal(
         await wait_until(pilot, lambda: screen.state.view is not None)
         await wait_until(pilot, lambda: "u" in footer_keys(app))
         assert "hints off in this race" in rendered(screen, "#race-info")
-        assert "h" not in footer_keys(app) and screen.command_key("h") is False
-        # h is typed like any letter, and the word asks the server, which refuses.
+        assert "h" not in footer_keys(app)
+        # h is not typed into the empty field (no move starts with it): it says at once,
+        # as the word does, what the server says.
+        await pilot.press("h")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last.startswith("✗ hint: hints are off in this race")
+        assert screen.move_input.value == ""
+        # The word typed next asks again (it is not taken for a move 'hhint').
+        screen.status.say("")
         await _type(pilot, "hint")
         await wait_until(pilot, lambda: "✗" in screen.status.last)
         assert screen.status.last.startswith("✗ hint: hints are off in this race")
         assert screen.board.hint is None and screen.state.seq == 0
+        # Pressed on the board, the same.
+        screen.status.say("")
+        screen.board.focus()
+        await pilot.press("h")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last.startswith("✗ hint: hints are off in this race")
+        assert screen.move_input.value == ""
 
 
 async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
