@@ -69,14 +69,14 @@ def title_text(watched: WatchedRace) -> str:
     >>> title_text(WatchedRace(Watching(race=race, featured=True, delay_ms=30_000)))
     'Watching race r1  treize  rated  featured  delayed 30 s'
     >>> title_text(WatchedRace(Watching(featured=True)))
-    'Watching the featured race  featured'
+    'Watching the featured race'
     """
     race = watched.race
-    parts = ["Watching the featured race"]
+    parts = ["Watching the featured race"]  # no race yet: "featured" is said once
     if race is not None:
         parts = [f"Watching race {race.race_id}", race.game, "rated" if race.rated else "casual"]
-    if watched.featured:
-        parts.append("featured")
+        if watched.featured:
+            parts.append("featured")
     if watched.delay_ms > 0:
         parts.append(f"delayed {watched.delay_ms / 1000:g} s")
     return "  ".join(parts)

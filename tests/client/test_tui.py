@@ -1597,7 +1597,7 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         monkeypatch.setattr(
             screen.status, "say", lambda text, error=False: (said.append(text), say(text, error))
         )
-        assert shown(screen, "#watch-title") == "Watching the featured race  featured"
+        assert shown(screen, "#watch-title") == "Watching the featured race"  # "featured" once
         assert screen.status.last.startswith("featured: nobody is racing now")
         assert screen.board.view is None
         ada, bob, race_id = await _race(arena, connect)
