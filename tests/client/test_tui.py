@@ -1619,7 +1619,7 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         assert screen.query_one("#watch-results").display
         first, second = ended.summary.standings
         assert shown(screen, "#watch-results").splitlines() == [
-            "The last race's results",
+            "Last race's results",  # as README says, and in a narrowed panel too
             f"{first.rank}. {first.name}          0 cards home",
             "   gave up",
             f"{second.rank}. {second.name}          0 cards home",
