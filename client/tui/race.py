@@ -234,6 +234,9 @@ def default_join_command(code: str) -> str:
 #: The most lines the status line takes: a lobby's note ends with a line of the whole
 #: command friends join with, which in 80 columns, with a server address, takes four.
 STATUS_MOST: Final = 4
+#: The most it takes while no board shows (a lobby): a note that the lobby was reopened
+#: (two lines in 80 columns) above the lobby's own.
+LOBBY_STATUS_MOST: Final = STATUS_MOST + 2
 
 
 class StatusLine(Static):
@@ -411,13 +414,17 @@ class RaceScreen(Screen[None]):
         """In a short terminal, the status line gives up its last lines (down to one) so
         that the whole board shows above it (the rows of cards a racer plays from are the
         lowest of Treize's pyramid); a board that would not show whole even then (a long
-        Eight Off column) scrolls instead, and the status line keeps its lines."""
+        Eight Off column) scrolls instead, and the status line keeps its lines. With no
+        board yet (a lobby) it may take more (:data:`LOBBY_STATUS_MOST`)."""
         main, status = self.query_one("#main"), self.status
-        if main.size.height <= 0 or self.board.view is None:
+        if main.size.height <= 0:
             return
-        need = len(self.board.plain.splitlines())
-        room = main.outer_size.height + status.outer_size.height - need
-        most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
+        if self.board.view is None:
+            most = LOBBY_STATUS_MOST
+        else:
+            need = len(self.board.plain.splitlines())
+            room = main.outer_size.height + status.outer_size.height - need
+            most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
         if self._status_most != most:
             self._status_most = most
             status.styles.max_height = most

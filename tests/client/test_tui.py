@@ -569,12 +569,17 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
     assert [r.name for r in (await cy.get_race(race.race_id)).racers] == ["cy"]
 
 
+async def lobby_of_ada(arena: ArenaServer, connect: Connect) -> tuple[ArenaClient, RaceInfo]:
+    """ada, a guest, sits alone in the Eight Off race of 3 seats she created."""
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    return ada, await ada.create_race("eight-off", seats=3, time_limit=60)
+
+
 async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    ada = await connect(arena.url)
-    await ada.hello(name="ada")
-    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    ada, race = await lobby_of_ada(arena, connect)
     app = RaceApp(ada, race.race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
@@ -2090,3 +2095,27 @@ async def test_in_80x24_the_rematch_panel_cuts_long_names_and_wraps_between_word
         await words_whole("nobody")
         await pilot.press("r")
         await words_whole("waiting")
+
+
+async def test_in_80x24_a_reopened_lobby_keeps_the_command_friends_join_with(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, race = await lobby_of_ada(arena, connect)
+    # As `play` reopens the lobby of a race the player still sits in, on another server.
+    reopened = (
+        f"you sit in eight-off race {race.code} (1/3 seated) already: reopening its lobby "
+        "(ctrl+q there leaves the race)"
+    )
+    app = RaceApp(
+        ada,
+        race.race_id,
+        join_command=lambda code: f"solitaire-arena play --join {code} --server ws://arena.example:8765",
+        resumed=reopened,
+    )
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        assert screen.status.last.startswith(reopened)
+        # Every line of it shows, the join command last, as in a lobby opened afresh.
+        await until_shown(pilot, app, f"others join with: solitaire-arena play --join {race.code}")
+        await until_shown(pilot, app, "ws://arena.example:8765")  # the line it wraps to
