@@ -1183,7 +1183,8 @@ class RaceApp(App[None]):
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it, or that its lobby was left (None for a daily run over)."""
+        how to come back to it, or to replay it (a daily run: once its day is over), or that
+        its lobby was left."""
         screen = self._race_screen
         if screen is None:
             return None
@@ -1194,9 +1195,14 @@ class RaceApp(App[None]):
                 return f"you left race {code} before its start: nobody else sat in it, so it is cancelled"
             return f"you left race {code} before its start: the others sitting in it go on without you"
         if state.daily is not None:
-            if state.status != "running" or state.i_finished:
-                return None  # its end said what comes next
             run = "practice" if state.daily.practice else "attempt"
+            if state.status == "finished":  # its deal stays secret until the day is over
+                return (
+                    f"your {state.daily.game} daily {run} (race {race_id}) is over: solitaire-arena "
+                    f"replay {race_id}{options} plays it back once its day ({state.daily.date}, UTC) is over"
+                )
+            if state.status != "running" or state.i_finished:
+                return None
             return (
                 f"you left your {state.daily.game} daily {run} (race {race_id}) while it runs, and its "
                 f"clock with it: solitaire-arena play{options} resumes it"

@@ -970,7 +970,13 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             f"daily over: you gave up with {removed} card{'' if removed == 1 else 's'} removed, "
             "not on the board (practice). p practice, ctrl+q quit"
         )
-    assert app.parting_note() is None
+    # Quit then, it says how to replay it, as after a race (a daily's deal: after its day).
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()) == (
+        f"your treize daily practice (race {practice.race.race_id}) is over: solitaire-arena replay "
+        f"{practice.race.race_id} plays it back once its day ({practice.date}, UTC) is over"
+    )
 
 
 async def parting_after_the_board(app: RaceApp, renamed: str | None = None) -> str:
