@@ -4,7 +4,8 @@ It also takes the race screen's commands: typed as words (``undo``, ``hint``,
 ``rematch``, ``yes``/``accept``, ``no``/``decline``, ``practice``, ``ghosts``), or as one
 key (``u``, ``h``, ``r``, ``y``, ``n``, ``p``, ``g``) pressed while the field is empty and
 the command is available (a key shown dimmed, ``u`` while the server would refuse an
-undo, is not typed either: the screen says why). No move in the notation starts with one
+undo, is not typed either: the screen says why; nor is ``h`` in a race without hints,
+which says so). No move in the notation starts with one
 of those letters except ``u``
 (``undo``), ``r`` (``r1>t2``, ``redeal``) and ``p`` (``p9+wt``): a one-key command is
 only taken when the screen offers it (``r`` and ``p`` only after the end, when no move

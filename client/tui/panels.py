@@ -6,6 +6,8 @@ instead)."""
 
 from __future__ import annotations
 
+from itertools import combinations
+
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
@@ -21,6 +23,9 @@ BAR_WIDTH = 16
 WIDE_COUNTS = len("  score 99  moves 999  gave up")
 #: The columns a side panel has inside its padding when it is as wide as it gets.
 SIDE_COLUMNS = 32
+#: The fewest columns a name is cut to in the ranking (and the racers panel) for its result
+#: (``gave up``) to stay on its line; past that the result goes under it (beside the bar).
+TAIL_NAME_MIN = 5
 #: Where an account starts in a game it has no rating in yet (Glicko-2), provisional.
 START_RATING = 1500
 
@@ -213,7 +218,10 @@ class ClockPanel(Static):
 
 
 def ghost_lines(
-    ghost: GhostRacer, bar_width: int = BAR_WIDTH, name_columns: int | None = None
+    ghost: GhostRacer,
+    bar_width: int = BAR_WIDTH,
+    name_columns: int | None = None,
+    columns: int = SIDE_COLUMNS,
 ) -> tuple[str, str, str]:
     """A ghost's rows in the racers panel: its name (padded and cut to ``name_columns``,
     counted in terminal columns; None: as it is), marked a ghost (with its place on the
@@ -237,37 +245,39 @@ def ghost_lines(
     >>> ghost_lines(ghost, name_columns=6)[0], ghost_lines(replace(ghost, name="李小龍李"), name_columns=6)[0]
     ('zoe     ghost #1', '李小…   ghost #1')
 
-    With a shorter bar (a narrowed panel: 20 columns), how it ended goes up by the name:
+    With a shorter bar (a narrowed panel: 20 columns), how it ended goes up by the name,
+    or where the name would not keep :data:`TAIL_NAME_MIN` columns there, on its bar's
+    line in place of its cards left:
 
     >>> ghost_lines(replace(ghost, cards_left=0, move_count=80, finished=True, won=True), bar_width=12)
     ('zoe  ghost #1  won', '████████████  0 left', 'moves  80')
     >>> ghost_lines(replace(ghost, finished=True), bar_width=12)[0]
     'zoe  ghost #1  done'
-    >>> ghost_lines(replace(ghost, finished=True, gave_up=True), bar_width=12)[0]
-    'zoe  ghost #1  gave up'
+    >>> ghost_lines(replace(ghost, name="alice", finished=True, gave_up=True), 12, columns=20)[:2]
+    ('alice  ghost #1', '█░░░░░░░░░░░ gave up')
     """
     name = ghost.name if name_columns is None else padded(clipped(ghost.name, name_columns), name_columns)
-    bar = f"{progress_bar(ghost.cards_left, bar_width)} {ghost.cards_left:>2} left"
+    mark = "  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
     if bar_width < BAR_WIDTH:
-        return f"{name}{_ghost_mark(ghost, narrow=True)}", bar, f"moves {ghost.move_count:>3}"
+        ended = [_ghost_end(ghost)]
+        head, bar = fitted_rows(name, mark, ended, ghost.cards_left, bar_width, columns, least=width(name))
+        return head, bar, f"moves {ghost.move_count:>3}"
     end = ""
     if ghost.won:
         end = f"  won in {ghost.elapsed_ms / 1000:.1f} s"
     elif ghost.finished:
         end = "  gave up" if ghost.gave_up else "  finished"
-    return f"{name}{_ghost_mark(ghost, narrow=False)}", bar, f"  moves {ghost.move_count:>3}{end}"
+    bar = f"{progress_bar(ghost.cards_left, bar_width)} {ghost.cards_left:>2} left"
+    return f"{name}{mark}", bar, f"  moves {ghost.move_count:>3}{end}"
 
 
-def _ghost_mark(ghost: GhostRacer, narrow: bool) -> str:
-    """What follows a ghost's name on its first row: the mark, its place on the day's
-    board, and in a narrowed panel how it ended (won, gave up, or done: its time ran out)."""
-    mark = "  ghost" + (f" #{ghost.rank}" if ghost.rank else "")
-    end = ""
+def _ghost_end(ghost: GhostRacer) -> str:
+    """How a ghost ended, in a narrowed panel: won, gave up, or done (its time ran out)."""
     if ghost.won:
-        end = "won"
-    elif ghost.finished:
-        end = "gave up" if ghost.gave_up else "done"
-    return f"{mark}  {end}" if narrow and end else mark
+        return "won"
+    if ghost.finished:
+        return "gave up" if ghost.gave_up else "done"
+    return ""
 
 
 def ghosts_lines(
@@ -283,15 +293,65 @@ def ghosts_lines(
     >>> [rows[0] + "|" for rows in ghosts_lines(ghosts, bar_width=12, columns=15)]
     ['zoe    ghost #1|', '李小…  ghost #2|']
     """
-    narrow = bar_width < BAR_WIDTH
-    marks = max((width(_ghost_mark(ghost, narrow)) for ghost in ghosts), default=0)
+    marks = max((len(f"  ghost #{ghost.rank}") for ghost in ghosts), default=0)
     names = min(max((width(ghost.name) for ghost in ghosts), default=0), max(columns - marks, 1))
-    return [ghost_lines(ghost, bar_width, names) for ghost in ghosts]
+    return [ghost_lines(ghost, bar_width, names, columns) for ghost in ghosts]
+
+
+#: The fewest columns of a progress bar that has how a racer ended (or their rating)
+#: after it in place of their cards left.
+BAR_MIN = 4
+
+
+def fitted_rows(
+    name: str,
+    marks: str,
+    parts: list[str],
+    cards_left: int,
+    bar_width: int,
+    columns: int,
+    least: int = TAIL_NAME_MIN,
+) -> tuple[str, str]:
+    """A racer's (or a ghost's) first two rows in the racers panel, each kept to
+    ``columns``: the name with its ``marks`` (`` (you)``, ``  ghost #1``) and ``parts``
+    (rating, how they ended), then a bar of cards played and cards left. The name is cut
+    for the parts to fit, down to ``least`` columns; where that would cut it shorter,
+    parts go to the bar's line in place of the cards left (the bar shorter if need be):
+    as few as keep the name whole (the later ones first), else as few as keep it
+    ``least`` columns.
+
+    >>> fitted_rows("alice", " (you)", ["1500?"], 51, 12, 20)
+    ('alice (you)  1500?', '░░░░░░░░░░░░ 51 left')
+    >>> fitted_rows("alice", " (you)", ["1500?", "gave up"], 51, 12, 20)
+    ('alice (you)  1500?', '░░░░░░░░░░░░ gave up')
+    >>> fitted_rows("bob_rated", "", ["1662? +162", "gave up"], 51, 12, 20)
+    ('bob_rated  gave up', '░░░░░░░░░ 1662? +162')
+    >>> fitted_rows("filler-with-long-name-00", "", ["1500?", "gave up"], 51, 12, 20)
+    ('filler-with-…  1500?', '░░░░░░░░░░░░ gave up')
+    """
+    parts = [part for part in parts if part]
+    choices = []  # (head, bar line, the columns the name keeps), the parts kept first
+    for kept in range(len(parts), -1, -1):
+        for chosen in combinations(range(len(parts)), kept):
+            rest = marks + "".join(f"  {parts[i]}" for i in chosen)
+            moved = " ".join(part for i, part in enumerate(parts) if i not in chosen)
+            after = moved or f"{cards_left:>2} left"
+            bar = min(bar_width, columns - 1 - width(after))
+            if moved and bar < BAR_MIN:
+                continue
+            room = max(1, columns - width(rest))
+            choices.append((f"{clipped(name, room)}{rest}", f"{progress_bar(cards_left, bar)} {after}", room))
+    enough = min(width(name), least)
+    if choices[0][2] < enough:
+        whole = [choice for choice in choices if choice[2] >= width(name)]
+        fair = [choice for choice in choices if choice[2] >= enough]
+        return (whole or fair or choices)[0][:2]
+    return choices[0][:2]
 
 
 def racer_head(racer: Racer, state: RaceState, flag: str, columns: int) -> str:
     """A racer's first line in the racers panel: name (``(you)``, ``[bot]``), rating and
-    ``flag``, the name cut for the line to keep to ``columns``.
+    ``flag``, the name cut for the line to keep to ``columns`` (:func:`racer_rows`).
 
     >>> state = RaceState(race_id="r1", me="p_i")
     >>> racer_head(Racer("p_i", "Ivy Verylongname-Player"), state, "", 20)
@@ -299,10 +359,60 @@ def racer_head(racer: Racer, state: RaceState, flag: str, columns: int) -> str:
     >>> racer_head(Racer("p_h", "Hank", rating=1612), state, "gave up", 20)
     'Hank  1612  gave up'
     """
+    return racer_rows(racer, state, flag, columns)[0]
+
+
+def rating_change(racer: Racer, state: RaceState) -> int | None:
+    """The change a rated race's end made to ``racer``'s rating (None: none yet), as its
+    results say (the racer's row reads the new rating from the race once it ended).
+
+    >>> from shared.protocol import RaceSummary, Standing
+    >>> state = RaceState(race_id="r1", me="p_a", rated=True)
+    >>> rating_change(Racer("p_a", "ada", rating=1662), state) is None
+    True
+    >>> state.summary = RaceSummary(race_id="r1", game="treize", seed=1, started_at=0, ended_at=1,
+    ...     commitment="c", standings=[Standing(rank=1, player_id="p_a", name="ada", score=52,
+    ...     won=True, move_count=80, rating=1662, rating_change=162)])
+    >>> rating_change(Racer("p_a", "ada", rating=1662), state)
+    162
+    """
+    if racer.rating_change is not None or state.summary is None:
+        return racer.rating_change
+    return next((s.rating_change for s in state.summary.standings if s.player_id == racer.player_id), None)
+
+
+def racer_rows(
+    racer: Racer, state: RaceState, flag: str, columns: int, bar_width: int = BAR_WIDTH
+) -> tuple[str, str]:
+    """A racer's first two rows in the racers panel (:func:`fitted_rows`): name
+    (``(you)``, ``[bot]``), rating (after a rated race, with its change) and ``flag``,
+    then their progress bar.
+
+    >>> state = RaceState(race_id="r1", me="p_a", rated=True)
+    >>> racer_rows(Racer("p_a", "alice", finished=True, cards_left=51), state, "gave up", 20, 12)
+    ('alice (you)  1500?', '░░░░░░░░░░░░ gave up')
+
+    After a rated race, the new rating and its change:
+
+    >>> alice = Racer("p_a", "alice", cards_left=51, rating=1662, provisional=True, rating_change=162)
+    >>> racer_rows(alice, state, "", 32)[0]
+    'alice (you)  1662? +162'
+    >>> racer_rows(alice, state, "gave up", 20, 12)
+    ('alice (you)  gave up', '░░░░░░░░░ 1662? +162')
+    """
     marks = f"{' (you)' if racer.player_id == state.me else ''}{' [bot]' if racer.bot else ''}"
-    rest = "".join(f"  {part}" for part in (rating_text(racer, state.rated), flag) if part)
-    name = clipped(racer.name, max(1, columns - width(marks + rest)))
-    return f"{name}{marks}{rest}"
+    rating = rating_text(racer, state.rated)
+    change = rating_change(racer, state)
+    if rating and change is not None:  # a rated race's end: the new rating, and by how much
+        rating += f" {change_words(change)}"
+    return fitted_rows(racer.name, marks, [rating, flag], racer.cards_left, bar_width, columns)
+
+
+def _append_bar(text: Text, line: str, style: str) -> None:
+    """A bar's line (:func:`fitted_rows`) added to ``text``, the bar in ``style``."""
+    after = line.lstrip("█░")
+    text.append(line[: len(line) - len(after)], style=style)
+    text.append(after + "\n")
 
 
 #: Lines a racer takes in the racers panel: name, bar, score and moves; where the side
@@ -337,8 +447,7 @@ class RacersPanel(Static):
         rows = ghosts_lines(ghosts, self.bar_width, self.columns)
         for ghost, (name, bar, moves) in zip(ghosts, rows, strict=True):
             text.append(name + "\n", style="italic")
-            text.append(bar[: self.bar_width], style="green" if ghost.won else "magenta")
-            text.append(bar[self.bar_width :] + "\n")
+            _append_bar(text, bar, "green" if ghost.won else "magenta")
             if self.rows == FULL_ROWS:
                 text.append(moves + "\n", style="dim")
         text.rstrip()
@@ -373,21 +482,14 @@ class RacersPanel(Static):
         # A narrowed panel (an 80-column terminal) has 20 to 27 columns: the flag goes up
         # by the name, and the counts keep to them.
         narrow = self.bar_width < BAR_WIDTH or self.columns < WIDE_COUNTS
-        text.append(
-            racer_head(racer, state, flag if narrow else "", self.columns) + "\n", style="bold" if me else ""
-        )
-        text.append(progress_bar(racer.cards_left, self.bar_width), style="green" if racer.won else "cyan")
-        text.append(f" {racer.cards_left:>2} left\n")
+        head, bar = racer_rows(racer, state, flag if narrow else "", self.columns, self.bar_width)
+        text.append(head + "\n", style="bold" if me else "")
+        _append_bar(text, bar, "green" if racer.won else "cyan")
         if self.rows != FULL_ROWS:
             return
         lead, gap = ("", " ") if narrow else ("  ", "  ")
         counts = f"{lead}score {racer.score:>2}{gap}moves {racer.move_count:>3}{gap}{'' if narrow else flag}"
         text.append(counts.rstrip() + "\n", style="dim")
-
-
-#: The fewest columns a name is cut to in the ranking for its result (``gave up``) to
-#: stay on its line; past that the result goes under it.
-TAIL_NAME_MIN = 5
 
 
 def name_columns(names: list[str], tails: list[str], pad: int, room: int) -> int:
@@ -466,6 +568,25 @@ class RankingPanel(Static):
         self.update(text)
 
 
+def answer_lines(name: str, marks: str, answer: str, columns: int) -> list[str]:
+    """A racer's answer to a rematch offer in ``columns``: name (and ``marks``: `` (you)``)
+    padded to 16 columns, or fewer for the longest answer (``accepted``) to fit, the
+    name cut down to :data:`TAIL_NAME_MIN` columns; past that the answer goes under it.
+
+    >>> answer_lines("bob", "", "accepted", 32), answer_lines("bob", "", "accepted", 20)
+    (['  bob              accepted'], ['  bob       accepted'])
+    >>> answer_lines("alice_with_a_long_name", "", "accepted", 20)
+    ['  alice_wi… accepted']
+    >>> answer_lines("alice_with_a_long_name", " (you)", "offered", 20)
+    ['  alice_with_… (you)', '    offered']
+    """
+    pad = min(16, columns - len("   accepted"))  # the longest answer: all line up
+    room = pad - width(marks)
+    if room >= min(width(name), TAIL_NAME_MIN):
+        return [f"  {padded(clipped(name, room) + marks, pad)} {answer}"]
+    return [f"  {clipped(name, columns - 2 - width(marks))}{marks}", f"    {answer}"]
+
+
 class RematchPanel(Static):
     """After the end: how to offer a rematch, or the offer and everyone's answer."""
 
@@ -483,12 +604,12 @@ class RematchPanel(Static):
         if rematch is None:
             self.update(text.append("r offers one: same racers, new deal"))
             return
-        text.append(rematch_note(rematch, state.me) + "\n")
-        # Names padded to 16, or less for the answers (``accepted``, 8 letters) to fit.
-        pad = min(16, self.columns - len("   accepted"))
+        # A name cut so that no word is wider than the panel ("name's", "name:").
+        text.append(rematch_note(rematch, state.me, most=self.columns - len("'s")) + "\n")
         for racer in rematch.racers:
-            name = f"{racer.name}{' (you)' if racer.player_id == state.me else ''}"
-            text.append(f"  {padded(name, pad)} {racer.answer}\n", style="dim")
+            marks = " (you)" if racer.player_id == state.me else ""
+            lines = answer_lines(racer.name, marks, racer.answer, self.columns)
+            text.append("\n".join(lines) + "\n", style="dim")
         if rematch.status == "open":
             text.append(f"  {format_remaining(clock.until(rematch.expires_at))} to answer\n", style="dim")
         elif state.can_offer_rematch:

@@ -191,8 +191,8 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 RECONNECTING: Final = "connection lost: reconnecting…"
 #: The status line once the client gave up resuming a dropped connection.
 GONE: Final = "connection lost for good"
-#: The clock then: it no longer counts here.
-CLOCK_GONE: Final = "clock stopped: offline"
+#: The clock then: it no longer counts here (in the 20 columns of a narrowed side panel).
+CLOCK_GONE: Final = "offline: clock off"
 #: The screen's actions that need the server (none is offered once the connection is gone).
 SERVER_ACTIONS: Final = frozenset(
     {
@@ -234,6 +234,9 @@ def default_join_command(code: str) -> str:
 #: The most lines the status line takes: a lobby's note ends with a line of the whole
 #: command friends join with, which in 80 columns, with a server address, takes four.
 STATUS_MOST: Final = 4
+#: The most it takes while no board shows (a lobby): a note that the lobby was reopened
+#: (two lines in 80 columns) above the lobby's own.
+LOBBY_STATUS_MOST: Final = STATUS_MOST + 2
 
 
 class StatusLine(Static):
@@ -411,13 +414,17 @@ class RaceScreen(Screen[None]):
         """In a short terminal, the status line gives up its last lines (down to one) so
         that the whole board shows above it (the rows of cards a racer plays from are the
         lowest of Treize's pyramid); a board that would not show whole even then (a long
-        Eight Off column) scrolls instead, and the status line keeps its lines."""
+        Eight Off column) scrolls instead, and the status line keeps its lines. With no
+        board yet (a lobby) it may take more (:data:`LOBBY_STATUS_MOST`)."""
         main, status = self.query_one("#main"), self.status
-        if main.size.height <= 0 or self.board.view is None:
+        if main.size.height <= 0:
             return
-        need = len(self.board.plain.splitlines())
-        room = main.outer_size.height + status.outer_size.height - need
-        most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
+        if self.board.view is None:
+            most = LOBBY_STATUS_MOST
+        else:
+            need = len(self.board.plain.splitlines())
+            room = main.outer_size.height + status.outer_size.height - need
+            most = STATUS_MOST if room < 1 else min(STATUS_MOST, room)
         if self._status_most != most:
             self._status_most = most
             status.styles.max_height = most
@@ -551,16 +558,26 @@ class RaceScreen(Screen[None]):
         return True
 
     def dimmed_key(self, key: str) -> None:
-        """A one-key command shown dimmed was pressed: say why it does not apply."""
+        """A one-key command shown dimmed (or ``h`` in a race without hints) was pressed:
+        say why it does not apply."""
         if key == "u":
             # The server's refusal says why (nothing to take back, a card a deal turned up).
             self.run_worker(self.play("undo"), group="moves", exit_on_error=False)
+        elif key == "h":  # as the word does: the server says hints are off
+            self.run_worker(self.ask_hint(), group="hints", exit_on_error=False)
 
     def command_key(self, key: str) -> bool | None:
         """Whether ``key`` is a one-key command that applies now: ``True``; ``None`` when
         it is shown but does not apply; ``False`` when it is not shown."""
         action = KEY_ACTIONS.get(key)
-        return False if action is None else self.check_action(action, ())
+        if action is None:
+            return False
+        applies = self.check_action(action, ())
+        if action == "hint" and applies is False and self.playing and not self.gone:
+            # Not in the footer (hints are off in this race), yet no move starts with h:
+            # pressed, it says why rather than begin a move that cannot be.
+            return None
+        return applies
 
     # ----- following the race -----------------------------------------------------
 
@@ -1166,7 +1183,8 @@ class RaceApp(App[None]):
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it, or that its lobby was left (None for a daily run over)."""
+        how to come back to it, or to replay it (a daily run: once its day is over), or that
+        its lobby was left."""
         screen = self._race_screen
         if screen is None:
             return None
@@ -1177,9 +1195,14 @@ class RaceApp(App[None]):
                 return f"you left race {code} before its start: nobody else sat in it, so it is cancelled"
             return f"you left race {code} before its start: the others sitting in it go on without you"
         if state.daily is not None:
-            if state.status != "running" or state.i_finished:
-                return None  # its end said what comes next
             run = "practice" if state.daily.practice else "attempt"
+            if state.status == "finished":  # its deal stays secret until the day is over
+                return (
+                    f"your {state.daily.game} daily {run} (race {race_id}) is over: solitaire-arena "
+                    f"replay {race_id}{options} plays it back once its day ({state.daily.date}, UTC) is over"
+                )
+            if state.status != "running" or state.i_finished:
+                return None
             return (
                 f"you left your {state.daily.game} daily {run} (race {race_id}) while it runs, and its "
                 f"clock with it: solitaire-arena play{options} resumes it"

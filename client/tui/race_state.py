@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from client.columns import clipped
 from shared import dealt_home
 from shared.games import GameName
 from shared.protocol import (
@@ -519,8 +520,9 @@ def newer_rematch(new: RematchInfo, old: RematchInfo | None) -> bool:
     return progress(new) >= progress(old)
 
 
-def rematch_note(rematch: RematchInfo, me: str | None) -> str:
-    """One line on where a rematch offer stands, for this racer.
+def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None) -> str:
+    """One line on where a rematch offer stands, for this racer, each name cut to ``most``
+    columns (None: whole), so that a panel that wraps it does so between words.
 
     >>> from shared.protocol import RematchRacer
     >>> offer = RematchInfo(race_id="r1", offered_by="p_b", status="open", expires_at=0, racers=[
@@ -535,8 +537,10 @@ def rematch_note(rematch: RematchInfo, me: str | None) -> str:
     >>> declined = offer.racers[1].model_copy(update={"answer": "declined"})
     >>> rematch_note(offer.model_copy(update={"status": "started", "racers": [declined]}), "p_a")
     'the others started a rematch without you'
+    >>> rematch_note(offer.model_copy(update={"status": "declined"}), "p_a", most=2)
+    "no rematch: nobody accepted b…'s offer"
     """
-    names = {r.player_id: r.name for r in rematch.racers}
+    names = {r.player_id: r.name if most is None else clipped(r.name, most) for r in rematch.racers}
     offerer = "you" if rematch.offered_by == me else names.get(rematch.offered_by, "someone")
     mine = next((r.answer for r in rematch.racers if r.player_id == me), None)
     if rematch.status == "started":
@@ -548,7 +552,7 @@ def rematch_note(rematch: RematchInfo, me: str | None) -> str:
         return "no rematch: the offer expired unanswered"
     if rematch.status == "failed":
         return f"no rematch: {rematch.reason or 'it could not start'}"
-    waiting = [r.name for r in rematch.racers if r.answer == "pending"]
+    waiting = [names[r.player_id] for r in rematch.racers if r.answer == "pending"]
     if mine == "pending":
         return f"{offerer} offers a rematch: y accepts, n declines"
     if mine == "declined":

@@ -12,7 +12,7 @@ race): the clock then runs that far behind too, with the boards. While the race 
 down there is no board to draw (nobody sees the deal before the start): a line says the
 deal is shown when the race starts. Once the race ends the results show under the cards;
 a featured watch then moves on to the next race by itself (the server's unasked
-``watching``), keeping those results in view ("The last race's results") until the next
+``watching``), keeping those results in view ("Last race's results") until the next
 race starts.
 
 The screen keeps a :class:`client.watching.WatchedRace` up to date from the client's
@@ -42,10 +42,9 @@ from client.watching import CARDS, WatchedRace, standing_rating
 from client.wording import DEAL_AT_START, HELD_NOTE, PAUSED, change_words, result_words, standing_words
 from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, WatchHeld, Watching, Welcome
 
-#: The title of the results a featured watch keeps once it moved on (the short one in a
-#: narrowed side panel).
-LAST_RESULTS: Final = "The last race's results"
-LAST_RESULTS_SHORT: Final = "Last race's results"
+#: The title of the results a featured watch keeps once it moved on (short enough for a
+#: narrowed side panel, so that it reads the same in every terminal).
+LAST_RESULTS: Final = "Last race's results"
 #: Racers the number keys reach (1-8); tab reaches every one.
 NUMBER_KEYS = 8
 #: The side panel's width, how narrow it gets so that a board fits beside it in an
@@ -69,14 +68,14 @@ def title_text(watched: WatchedRace) -> str:
     >>> title_text(WatchedRace(Watching(race=race, featured=True, delay_ms=30_000)))
     'Watching race r1  treize  rated  featured  delayed 30 s'
     >>> title_text(WatchedRace(Watching(featured=True)))
-    'Watching the featured race  featured'
+    'Watching the featured race'
     """
     race = watched.race
-    parts = ["Watching the featured race"]
+    parts = ["Watching the featured race"]  # no race yet: "featured" is said once
     if race is not None:
         parts = [f"Watching race {race.race_id}", race.game, "rated" if race.rated else "casual"]
-    if watched.featured:
-        parts.append("featured")
+        if watched.featured:
+            parts.append("featured")
     if watched.delay_ms > 0:
         parts.append(f"delayed {watched.delay_ms / 1000:g} s")
     return "  ".join(parts)
@@ -436,8 +435,7 @@ class WatchScreen(Screen[None]):
         if watched.summary is not None:
             results.update(results_text(watched.summary, self.side_columns))
         elif self.last_results is not None:
-            title = LAST_RESULTS if len(LAST_RESULTS) <= self.side_columns else LAST_RESULTS_SHORT
-            results.update(results_text(self.last_results, self.side_columns, title))
+            results.update(results_text(self.last_results, self.side_columns, LAST_RESULTS))
         self._tick()
         self.call_after_refresh(self._fit_side)
 

@@ -14,6 +14,7 @@ import pytest
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
@@ -27,7 +28,9 @@ from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
+from client.tui.panels import RacersPanel
 from client.tui.race import (
+    CLOCK_GONE,
     DONE_WAITING,
     GIVE_UP_ASK,
     GIVE_UP_LAPSED,
@@ -566,12 +569,17 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
     assert [r.name for r in (await cy.get_race(race.race_id)).racers] == ["cy"]
 
 
+async def lobby_of_ada(arena: ArenaServer, connect: Connect) -> tuple[ArenaClient, RaceInfo]:
+    """ada, a guest, sits alone in the Eight Off race of 3 seats she created."""
+    ada = await connect(arena.url)
+    await ada.hello(name="ada")
+    return ada, await ada.create_race("eight-off", seats=3, time_limit=60)
+
+
 async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
     arena: ArenaServer, connect: Connect
 ) -> None:
-    ada = await connect(arena.url)
-    await ada.hello(name="ada")
-    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    ada, race = await lobby_of_ada(arena, connect)
     app = RaceApp(ada, race.race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
@@ -809,12 +817,26 @@ async def test_a_race_without_hints_says_so_and_shows_the_refusal(
         await wait_until(pilot, lambda: screen.state.view is not None)
         await wait_until(pilot, lambda: "u" in footer_keys(app))
         assert "hints off in this race" in rendered(screen, "#race-info")
-        assert "h" not in footer_keys(app) and screen.command_key("h") is False
-        # h is typed like any letter, and the word asks the server, which refuses.
+        assert "h" not in footer_keys(app)
+        # h is not typed into the empty field (no move starts with it): it says at once,
+        # as the word does, what the server says.
+        await pilot.press("h")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last.startswith("✗ hint: hints are off in this race")
+        assert screen.move_input.value == ""
+        # The word typed next asks again (it is not taken for a move 'hhint').
+        screen.status.say("")
         await _type(pilot, "hint")
         await wait_until(pilot, lambda: "✗" in screen.status.last)
         assert screen.status.last.startswith("✗ hint: hints are off in this race")
         assert screen.board.hint is None and screen.state.seq == 0
+        # Pressed on the board, the same.
+        screen.status.say("")
+        screen.board.focus()
+        await pilot.press("h")
+        await wait_until(pilot, lambda: "✗" in screen.status.last)
+        assert screen.status.last.startswith("✗ hint: hints are off in this race")
+        assert screen.move_input.value == ""
 
 
 async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
@@ -910,6 +932,14 @@ async def daily_player(arena: ArenaServer, connect: Connect, name: str = "ada") 
     return player
 
 
+async def scored_attempt(player: ArenaClient, username: str, game: GameName) -> RaceApp:
+    """``player`` registered as ``username`` starts its scored daily attempt of ``game``:
+    the screen that plays it."""
+    await player.register(username, "a long password")
+    started = await player.start_daily(game)
+    return RaceApp(player, started.race.race_id, daily=DailyRun(game, started.date, scored=True))
+
+
 async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
     arena: ArenaServer, connect: Connect
 ) -> None:
@@ -940,7 +970,13 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             f"daily over: you gave up with {removed} card{'' if removed == 1 else 's'} removed, "
             "not on the board (practice). p practice, ctrl+q quit"
         )
-    assert app.parting_note() is None
+    # Quit then, it says how to replay it, as after a race (a daily's deal: after its day).
+    text = app_module.parting_text(app)
+    assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    assert " ".join(text.split()) == (
+        f"your treize daily practice (race {practice.race.race_id}) is over: solitaire-arena replay "
+        f"{practice.race.race_id} plays it back once its day ({practice.date}, UTC) is over"
+    )
 
 
 async def parting_after_the_board(app: RaceApp, renamed: str | None = None) -> str:
@@ -1156,8 +1192,18 @@ async def _rated_race_raced_and_watched(arena: ArenaServer, connect: Connect) ->
         assert ranking[3].endswith("  gave up") and max(map(len, ranking)) <= 80
         assert ranking[4] == f"   rating {loser}? {loser - 1500:+d}"  # 1338? -162
         assert f"you placed 2nd of 2, rating {loser}? {loser - 1500:+d}." in screen.status.last
+        # The racers panel gives the new ratings with their change too.
         racers = lines_of(rendered(screen, "#racers"))
-        assert f"ada_rated (you)  {loser}?" in racers and f"bob_rated  {winner}?" in racers
+        assert f"ada_rated (you)  {loser}? {loser - 1500:+d}" in racers
+        assert f"bob_rated  {winner}? {winner - 1500:+d}" in racers
+        # In 80x24 (the panel narrowed), the flag by the name and the rating beside the bar.
+        await pilot.resize_terminal(*SMALL)
+        await wait_until(pilot, lambda: screen.query_one("#racers", RacersPanel).columns < 32)
+        racers = lines_of(rendered(screen, "#racers"))
+        assert racers[0].startswith("ada_") and racers[0].endswith(" (you)  gave up"), racers
+        assert any(line.endswith(f" {loser}? {loser - 1500:+d}") for line in racers), racers
+        assert any(line.endswith(f" {winner}? {winner - 1500:+d}") for line in racers), racers
+        await until_shown(pilot, app, "\n".join(racers[:2]))  # the panel is cut to my own row here
     # What `play` prints once the screen is gone.
     assert (
         app.parting_note()
@@ -1393,9 +1439,7 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
 
     ada = await connect(arena.url)
     await ada.hello(name="ada", legal_moves=True)
-    await ada.register("ada_daily", "a long password")
-    started = await ada.start_daily("eight-off")
-    app = RaceApp(ada, started.race.race_id, daily=DailyRun("eight-off", started.date, scored=True))
+    app = await scored_attempt(ada, "ada_daily", "eight-off")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.status.last.endswith(GO))
@@ -1564,7 +1608,7 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         monkeypatch.setattr(
             screen.status, "say", lambda text, error=False: (said.append(text), say(text, error))
         )
-        assert shown(screen, "#watch-title") == "Watching the featured race  featured"
+        assert shown(screen, "#watch-title") == "Watching the featured race"  # "featured" once
         assert screen.status.last.startswith("featured: nobody is racing now")
         assert screen.board.view is None
         ada, bob, race_id = await _race(arena, connect)
@@ -1586,7 +1630,7 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         assert screen.query_one("#watch-results").display
         first, second = ended.summary.standings
         assert shown(screen, "#watch-results").splitlines() == [
-            "The last race's results",
+            "Last race's results",  # as README says, and in a narrowed panel too
             f"{first.rank}. {first.name}          0 cards home",
             "   gave up",
             f"{second.rank}. {second.name}          0 cards home",
@@ -1646,13 +1690,14 @@ async def test_a_racer_sees_how_many_people_watch_the_race(arena: ArenaServer, c
         await wait_until(pilot, lambda: "spectator" not in rendered(screen, "#race-info"))
 
 
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
 async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
-    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> None:
     ada, bob = await connect(arena.url, reconnect=True), await connect(arena.url)
     race = await start_race(ada, bob)
     app = RaceApp(ada, race.race_id)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
         # While the client resumes (a server restarting can take seconds), the racer is told.
@@ -1671,7 +1716,8 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
             "connection lost for good: ctrl+q, then "
             "solitaire-arena play --server ws://arena.example:8765 resumes the race"
         )
-        assert rendered(screen, "#clock") == "clock stopped: offline"
+        assert rendered(screen, "#clock") == CLOCK_GONE
+        await until_shown(pilot, app, CLOCK_GONE)  # whole, in 80x24 as well
         await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
         assert screen.move_input.disabled
 
@@ -1997,3 +2043,85 @@ async def test_typing_on_the_board_goes_on_with_the_text_begun_in_the_field(
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.state.view is not None and screen.state.view.move_count == 1)
         assert field.value == ""
+
+
+async def test_in_80x24_a_racer_who_gave_up_keeps_their_name_and_each_row_to_one_line(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    alice = await daily_player(arena, connect, name="alice")
+    app = await scored_attempt(alice, "alice", "eagle-wing")
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.status.last.endswith(GO))
+        await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "alice (you)  1500?")
+        await pilot.press("ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: screen.status.last.startswith("daily over"))
+        # "gave up" does not fit by the name in the narrowed panel: it goes beside the
+        # bar, in place of the cards left, and the name stays whole.
+        racers = rendered(screen, "#racers")
+        assert lines_of(racers)[0] == "alice (you)  1500?", racers
+        assert re.fullmatch("[█░]{12,} gave up", lines_of(racers)[1]), racers
+        await until_shown(pilot, app, racers)
+
+
+def shown_words(app: App[None], widget: Widget) -> list[str]:
+    """The words the terminal shows in ``widget``'s region, as the lines wrap them (not its
+    border, nor a time left, which counts down)."""
+    region = widget.region
+    rows = screen_lines(app)[region.y : region.bottom]
+    words = " ".join(row[region.x : region.right] for row in rows).split()
+    return [word for word in words if word.strip("─▔") and not re.fullmatch(r"\d+:\d+", word)]
+
+
+async def test_in_80x24_the_rematch_panel_cuts_long_names_and_wraps_between_words(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="alice_with_a_long_name", legal_moves=True)
+    await bob.hello(name="bob_with_a_long_name")
+    race = await start_race(ada, bob)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        panel = screen.query_one("#rematch")
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race.race_id)
+
+        async def words_whole(*expected: str) -> None:
+            """Every word the panel shows is one of its text's (none cut by a wrap)."""
+            await wait_until(pilot, lambda: all(word in rendered(screen, "#rematch") for word in expected))
+            await pilot.pause(0.1)
+            words = set(rendered(screen, "#rematch").split())
+            shown = shown_words(app, panel)
+            assert shown and set(shown) <= words, (shown, rendered(screen, "#rematch"))
+
+        await bob.offer_rematch(race.race_id)
+        await words_whole("offers")
+        await pilot.press("n")
+        await words_whole("nobody")
+        await pilot.press("r")
+        await words_whole("waiting")
+
+
+async def test_in_80x24_a_reopened_lobby_keeps_the_command_friends_join_with(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, race = await lobby_of_ada(arena, connect)
+    # As `play` reopens the lobby of a race the player still sits in, on another server.
+    reopened = (
+        f"you sit in eight-off race {race.code} (1/3 seated) already: reopening its lobby "
+        "(ctrl+q there leaves the race)"
+    )
+    app = RaceApp(
+        ada,
+        race.race_id,
+        join_command=lambda code: f"solitaire-arena play --join {code} --server ws://arena.example:8765",
+        resumed=reopened,
+    )
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        assert screen.status.last.startswith(reopened)
+        # Every line of it shows, the join command last, as in a lobby opened afresh.
+        await until_shown(pilot, app, f"others join with: solitaire-arena play --join {race.code}")
+        await until_shown(pilot, app, "ws://arena.example:8765")  # the line it wraps to
