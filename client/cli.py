@@ -1594,7 +1594,7 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
     ratings
       eight-off   1662?  1 rated race
       treize      1612   30 rated races
-    races
+    races (practice runs of a daily deal not counted)
       eight-off   2 races, 1 win, best 95.0 s
     latest races
       7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  ...
@@ -1620,7 +1620,7 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
         lines.append(f"  {rating.game:<10}  {shown:<5}  {_plural(rating.games, 'rated race')}")
     if not found.ratings:
         lines.append("  none yet" if found.username else "  none (rated races are for accounts)")
-    lines.append("races")
+    lines.append("races (practice runs of a daily deal not counted)" if found.stats else "races")
     for stats in found.stats:
         line = f"  {stats.game:<10}  {_plural(stats.races, 'race')}, {_plural(stats.wins, 'win')}"
         if stats.best_ms is not None:

@@ -382,6 +382,7 @@ class RaceResults:
             raise ArenaError(
                 ErrorCode.NOT_YET,
                 f"that is someone's attempt at the daily {meta.game} deal of {meta.daily}: it opens "
-                "to you once your own attempt of that deal is over, or once the day is (UTC)",
+                "once the day is over (UTC), and before that to players whose own attempt of that "
+                "deal is over",
             )
         return summary

@@ -187,7 +187,8 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
             assert refused["type"] == "error" and refused["code"] == "not_yet", request
             assert refused["message"] == (
                 f"that is someone's attempt at the daily treize deal of {started['date']}: it opens "
-                "to you once your own attempt of that deal is over, or once the day is (UTC)"
+                "once the day is over (UTC), and before that to players whose own attempt of that "
+                "deal is over"
             ), request
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert board["entries"][0]["name"] == "ada_daily" and "race_id" not in board["entries"][0]

@@ -457,6 +457,9 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await expect(page.locator('#stats tr[data-game="eight-off"]')).to_have_text(
         re.compile("^Eight Off\\s*2\\s*0\\s*\N{EN DASH}$")
     )
+    await expect(page.locator("#stats-note")).to_have_text(
+        "Practice runs of a daily deal are listed among the recent races but not counted here."
+    )
     recent = page.locator("#recent tbody tr")
     await expect(recent).to_have_count(2)
     await expect(recent.nth(0)).to_have_attribute("data-race", casual.race_id)

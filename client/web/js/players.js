@@ -287,7 +287,9 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       element("p", { id: "profile-account" },
         p.username ? `Account ${p.username}` : "Guest", p.bot ? " · a bot" : "", own ? " · this is you" : ""),
       element("section", { "aria-labelledby": "ratings-title" }, element("h2", { id: "ratings-title" }, "Ratings"), scrolling(ratings)),
-      element("section", { "aria-labelledby": "stats-title" }, element("h2", { id: "stats-title" }, "Races by game"), scrolling(stats)),
+      element("section", { "aria-labelledby": "stats-title" }, element("h2", { id: "stats-title" }, "Races by game"),
+        element("p", { class: "setting", id: "stats-note" }, "Practice runs of a daily deal are listed among the recent races but not counted here."),
+        scrolling(stats)),
       element("section", { "aria-labelledby": "recent-title" }, element("h2", { id: "recent-title" }, "Recent races"), scrolling(recent)),
       error);
   }
