@@ -8,12 +8,13 @@ import json
 import re
 from typing import Any
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect
-from tests.web.conftest import HeldReplies
+from tests.web.conftest import HeldReplies, give_up
 from tests.web.test_browser import click_move, open_page, page_race_id, running_race_page, shown
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
 from tests.web.test_undo_hints_rematch import after, same_player, until_shown
@@ -292,6 +293,38 @@ async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_re
         (2, line[1]),
         (4, line[3]),
     ]
+    await elsewhere.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("action", ["move", "hint", "give up"])
+async def test_a_race_given_up_in_another_tab_is_read_again_at_the_pages_next_move_hint_or_give_up(
+    browser: Browser, arena: ArenaServer, connect: Connect, action: str
+) -> None:
+    """The same player gives up elsewhere (another tab or device, here the SDK with the
+    page's token): the server tells the page nothing, and refuses its next move, hint or
+    give-up as racer_finished; the page reads the race again and shows it given up, the
+    board only shown, and says it was finished elsewhere."""
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    elsewhere = await same_player(page, arena.url)
+    await elsewhere.finish(page_race_id(page.url))
+    if action == "move":
+        await page.fill("#move", winning_line()[0])
+        await page.press("#move", "Enter")
+    elif action == "hint":
+        await page.click("#hint")
+    else:
+        await give_up(page)
+    await expect(page.locator("#refusal")).to_have_text(
+        "You finished this race in another tab or on another device: its board is only shown now."
+    )
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await expect(page.locator(".racer[data-player] .racer-state").first).to_have_text("gave up")
+    for control in ("#give-up", "#move", "#undo", "#hint"):
+        await expect(page.locator(control)).to_be_hidden()
+    await expect(page.locator("#board [tabindex]")).to_have_count(0)
+    assert await shown(page) == after([])
     await elsewhere.close()
     assert errors == []
 

@@ -335,6 +335,9 @@ const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
 // the ack that comes back (marked resent) is this page's own move.
 const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"]);
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
+// A move, hint or give-up refused as `racer_finished`: this racer gave up (or won) on
+// another tab or device, whose sessions the server tells nothing of it.
+const FINISHED_ELSEWHERE = "You finished this race in another tab or on another device: its board is only shown now.";
 
 // What a racer's answer to a rematch offer reads as.
 // A race's state in the "Your races" table, in words.
@@ -613,6 +616,7 @@ function racePage(raceId, arrived = null) {
         error.textContent = cardsInWords(error.textContent);
         if (RESYNC.has(failure.code)) await resync();
         if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
+        await finishedElsewhere(failure);
         board.draw();
         // The reason beside the move box, in sight (a tall board leaves it low on the page).
         if (!left) error.scrollIntoView({ block: "nearest" });
@@ -631,6 +635,16 @@ function racePage(raceId, arrived = null) {
     } catch { /* the refusal stands; a reconnect's welcome reads the race again */ }
   }
 
+  // A refusal that says this racer has finished (given up or won on another tab or
+  // device): the race read again shows them finished, the board only shown; said so.
+  async function finishedElsewhere(failure) {
+    if (failure.code !== "racer_finished") return;
+    await resync();
+    if (hinting) board.hint(null);
+    hinting = false;
+    error.textContent = FINISHED_ELSEWHERE;
+  }
+
   // A hint for the board as it is once the moves sent so far are in: its cards and target
   // outlined, the move in notation in the status line; a refusal shows the server's word.
   async function askHint() {
@@ -645,6 +659,7 @@ function racePage(raceId, arrived = null) {
       hinting = true;
     } catch (failure) {
       showError(error, failure);
+      await finishedElsewhere(failure);
     }
   }
 
@@ -1007,7 +1022,10 @@ function racePage(raceId, arrived = null) {
       hinting = false;
       if (race) status.textContent = statusNow(race); // gave up: waiting for the others
       controls();
-    } catch (failure) { showError(error, failure); }
+    } catch (failure) {
+      showError(error, failure);
+      await finishedElsewhere(failure);
+    }
   });
   undoButton.addEventListener("click", () => play("undo"));
   hintButton.addEventListener("click", () => askHint());
