@@ -210,6 +210,29 @@ async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_with
     assert errors == []
 
 
+async def test_a_link_to_a_missing_race_opened_in_a_new_tab_says_it_is_missing_once(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Loaded afresh (a new tab, a reload), a link to a race nobody has says so in plain
+    words once: the race page in its status line (not the server's words below it too),
+    the verify page in its error line."""
+    errors: list[str] = []
+    gone = "There is no race with this id (or it is no longer kept)."
+    page = await open_page(browser, arena.url, errors)
+    home = arena.url.replace("ws://", "http://") + "/"
+    for _ in range(2):  # opened, then reloaded
+        await page.goto(home + "#/race/ffffffffffff")
+        await expect(page.locator("#status")).to_have_text(gone)
+        await page.wait_for_timeout(300)  # the connection's welcome, and what it reads again
+        await expect(page.locator("#status")).to_have_text(gone)
+        await expect(page.locator("#refusal")).to_have_text("")
+    await page.goto(home + "#/verify/ffffffffffff")
+    await expect(page.locator("#verify-error")).to_have_text(gone)
+    await page.reload()
+    await expect(page.locator("#verify-error")).to_have_text(gone)
+    assert errors == []
+
+
 async def test_an_open_races_racers_read_ready_or_not_ready(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -947,10 +947,16 @@ function racePage(raceId, arrived = null) {
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
-      try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { showError(error, failure); }
+      try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { unread(failure); }
       if (ghosts !== null && ghostable()) setGhosts(true); // the server's ghosts may have gone with its node
     }),
   ];
+  // The race could not be read (as the page opens, or again on a connection's welcome). A
+  // race nobody has: said once, in the status line (not the server's words below too).
+  function unread(failure) {
+    if (failure.code === "race_not_found") status.textContent = NO_SUCH_RACE;
+    else showError(error, failure);
+  }
   // Ready, then Not ready while the race waits for the others (a racer may change their mind).
   function drawReady() {
     const ready = mine()?.ready === true;
@@ -1068,11 +1074,7 @@ function racePage(raceId, arrived = null) {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
-    .catch((failure) => {
-      // A race nobody has: said once, in the status line (not the server's words below too).
-      if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
-      else showError(error, failure);
-    });
+    .catch(unread);
   return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
@@ -1150,8 +1152,7 @@ function replayPage(raceId) {
       verifyLine.remove();
       stepLine.remove();
       boardBox.remove();
-      if (failure.code === "race_not_found") error.textContent = "There is no race with this id (or it is no longer kept).";
-      else showError(error, failure);
+      showRaceError(error, failure);
       if (failure.code === "race_not_over") error.append(": ", element("a", { href: `#/race/${raceId}`, id: "not-over-link" }, "see the race"));
     });
   return () => {};
