@@ -13,7 +13,7 @@ from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
 from shared import replay
-from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.web.conftest import HeldReplies, give_up
 from tests.web.test_browser import click_move, open_page, page_race_id, running_race_page, shown
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
@@ -233,6 +233,29 @@ async def test_a_link_to_a_missing_race_opened_in_a_new_tab_says_it_is_missing_o
     assert errors == []
 
 
+async def test_the_countdown_reads_whole_seconds_rounded_up_so_never_0_00_before_go(
+    browser: Browser, clean_redis: str, connect: Connect
+) -> None:
+    """Every text the clock shows from Ready to Go!, recorded as the page draws it: it
+    counts 0:02, 0:01 down and goes to Go! from 0:01, never saying 'starts in 0:00'."""
+    errors: list[str] = []
+    async with running_node(clean_redis, countdown=2.5) as node:
+        page = await open_page(browser, node.url, errors)
+        await page.evaluate(
+            """() => { window.clockTexts = [];
+                new MutationObserver(() => {
+                    const text = document.getElementById('clock')?.textContent;
+                    if (text && text !== window.clockTexts.at(-1)) window.clockTexts.push(text);
+                }).observe(document.body, { subtree: true, childList: true, characterData: true }); }"""
+        )
+        await race_against_bob(page, connect, node.url)
+        texts = await page.evaluate("window.clockTexts")
+        counted = [t for t in texts if t.startswith("starts in")]
+        assert counted[-2:] == ["starts in 0:02", "starts in 0:01"], texts
+        assert texts[texts.index("starts in 0:01") + 1].startswith("left"), texts
+    assert errors == []
+
+
 async def test_an_open_races_racers_read_ready_or_not_ready(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
@@ -260,6 +283,16 @@ async def racing_with_frames(
     page = await open_page(browser, url, errors)
     sent: list[dict[str, Any]] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    await race_against_bob(page, connect, url, hints, game)
+    await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
+    return page, sent
+
+
+async def race_against_bob(
+    page: Page, connect: Connect, url: str, hints: bool = True, game: str = "eight-off"
+) -> None:
+    """ada, on ``page``, creates a race of ``game`` (hints on or off) that bob joins
+    through the SDK, ready; she presses Ready, and the race starts."""
     await page.fill("#name", "ada")
     await page.select_option("#game", game)
     await page.set_checked("#hints", hints)
@@ -272,8 +305,6 @@ async def racing_with_frames(
     await bob.ready((await bob.join_race(code[1])).race_id)
     await page.click("#ready")
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
-    await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
-    return page, sent
 
 
 async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_refuses_its_move(

@@ -767,7 +767,8 @@ function racePage(raceId, arrived = null) {
     if (rematchClock && rematch) rematchClock.textContent = clockText(Math.max(0, Math.ceil((rematch.expires_at - now) / 1000)));
     if (!race || !race.ends_at) { clock.textContent = ""; return; }
     const target = race.status === "countdown" ? race.starts_at : race.ends_at;
-    const left = Math.max(0, Math.round((target - now) / 1000));
+    // Whole seconds rounded up: 0:01 until the start (or the end), never 0:00 before it.
+    const left = Math.max(0, Math.ceil((target - now) / 1000));
     clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${clockText(left)}`;
   }
 
