@@ -15,7 +15,14 @@ from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.web.conftest import HeldReplies, give_up
-from tests.web.test_browser import click_move, open_page, page_race_id, running_race_page, shown
+from tests.web.test_browser import (
+    click_move,
+    fits_the_screen,
+    open_page,
+    page_race_id,
+    running_race_page,
+    shown,
+)
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
 from tests.web.test_undo_hints_rematch import after, same_player, until_shown
 
@@ -253,6 +260,41 @@ async def test_the_countdown_reads_whole_seconds_rounded_up_so_never_0_00_before
         counted = [t for t in texts if t.startswith("starts in")]
         assert counted[-2:] == ["starts in 0:02", "starts in 0:01"], texts
         assert texts[texts.index("starts in 0:01") + 1].startswith("left"), texts
+    assert errors == []
+
+
+async def board_fits(page: Page) -> None:
+    """Waits (2 s at most) for the board to be drawn no wider than its box, then checks
+    that it, and the page, fit the screen."""
+    fits = "() => { const b = document.getElementById('board'); return b.scrollWidth <= b.clientWidth; }"
+    try:
+        await page.wait_for_function(fits, timeout=2000)
+    finally:
+        await fits_the_screen(page)
+
+
+async def test_the_eight_off_board_refits_when_the_window_narrows_during_the_race_and_after_it(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """From 360 to 320 px wide (smaller cards there): the board is drawn again to fit, with
+    nothing moved meanwhile, while the race runs and once it is over."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, viewport={"width": 360, "height": 740})
+    await fits_the_screen(page)
+    before = await shown(page)
+    await page.set_viewport_size({"width": 320, "height": 740})
+    await board_fits(page)
+    await fits_the_screen(page)
+    assert await shown(page) == before
+    await page.click("#give-up")
+    await page.click("#give-up")
+    await bob.finish(page_race_id(page.url))
+    await expect(page.locator("#results")).to_contain_text("Seed")
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.set_viewport_size({"width": 320, "height": 740})
+    await board_fits(page)
+    await fits_the_screen(page)
+    await bob.close()
     assert errors == []
 
 
