@@ -298,6 +298,34 @@ async def test_the_eight_off_board_refits_when_the_window_narrows_during_the_rac
     assert errors == []
 
 
+@pytest.mark.parametrize("game", ["treize", "eagle-wing"])
+async def test_the_pile_labels_stand_apart_on_a_320_px_phone(
+    browser: Browser, arena: ArenaServer, game: str
+) -> None:
+    """Each pile's label shown on the board (stock, waste, f1...) is clear of the others by
+    a space at least: at 320 px "stock" and "waste" no longer read as "stockwaste"."""
+    errors: list[str] = []
+    page, bob = await running_race_page(
+        browser, arena.url, errors, game, viewport={"width": 320, "height": 740}
+    )
+    await fits_the_screen(page)
+    boxes = await page.locator("#board .pile > .label").evaluate_all(
+        """(labels) => labels.filter((l) => l.getClientRects().length).map((l) => {
+            const r = l.getBoundingClientRect();
+            return { text: l.innerText, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+        })"""
+    )
+    texts = [b["text"] for b in boxes]
+    assert {"stock", "waste"} <= set(texts), texts
+    for a in boxes:
+        for b in boxes:
+            level = a["top"] < b["bottom"] and b["top"] < a["bottom"]
+            if a is not b and level and a["left"] <= b["left"]:
+                assert a["right"] + 3 <= b["left"], f"{a['text']!r} runs into {b['text']!r}: {boxes}"
+    await bob.close()
+    assert errors == []
+
+
 async def test_an_open_races_racers_read_ready_or_not_ready(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
