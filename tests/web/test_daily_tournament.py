@@ -19,7 +19,7 @@ from shared.protocol import RaceEnded
 from tests.server.test_daily import crowd_the_tables
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
-from tests.web.test_browser import open_page
+from tests.web.test_browser import fits_the_screen, open_page
 from tests.web.test_daily import DAY, daily_node, deal_box, deal_of, open_daily, winning_line
 
 #: Seconds of the server's clock between the leader's bursts of moves, and between the
@@ -275,6 +275,32 @@ async def test_the_standings_show_my_own_row_under_a_table_whose_top_20_leave_me
         await expect(page.locator("#standing-all-time tr.gap")).to_have_count(0)
         await page.screenshot(path=shot_path("daily-standings-own-rows"), full_page=True)
         await crowd.close()
+    assert errors == []
+
+
+async def test_the_days_standing_fits_a_320_px_phone_without_breaking_a_short_name(
+    browser: Browser, clean_redis: str
+) -> None:
+    """At 320 px the day's standing (rank, player, points and a place per game) fits its
+    card, with no sideways scroll to reach Treize's column, and a short name is not broken
+    mid-word: "adalove" keeps to one line."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        ada = await account(arena.url, "adalove")
+        assert ada.player_id is not None
+        await crowd_the_tables(arena, ada.player_id)
+        page = await signed_in_page(browser, arena.url, "adalove", errors)
+        await page.set_viewport_size({"width": 320, "height": 740})
+        await open_daily(page)
+        await open_standings(page)
+        mine = page.locator("#standing-day tr.me")
+        await expect(mine).to_contain_text("adalove (you)")
+        await expect(page.locator('#standing-day td[data-game="treize"]').first).to_be_visible()
+        await fits_the_screen(page, ".standings-part.day")
+        lines = await mine.locator("a.player").evaluate("(a) => a.getClientRects().length")
+        assert lines == 1, f"'adalove' is broken over {lines} lines"
+        await page.screenshot(path=shot_path("daily-standings-320"), full_page=True)
+        await ada.close()
     assert errors == []
 
 

@@ -8,13 +8,21 @@ import json
 import re
 from typing import Any
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
 from shared import replay
-from tests.server.conftest import WINNABLE_SEED, Connect
-from tests.web.conftest import HeldReplies
-from tests.web.test_browser import click_move, open_page, page_race_id, running_race_page, shown
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
+from tests.web.conftest import HeldReplies, give_up
+from tests.web.test_browser import (
+    click_move,
+    fits_the_screen,
+    open_page,
+    page_race_id,
+    running_race_page,
+    shown,
+)
 from tests.web.test_spectating import finished_race, sdk_race, winning_line
 from tests.web.test_undo_hints_rematch import after, same_player, until_shown
 
@@ -209,6 +217,115 @@ async def test_a_finished_races_results_and_replay_links_work_for_a_visitor_with
     assert errors == []
 
 
+async def test_a_link_to_a_missing_race_opened_in_a_new_tab_says_it_is_missing_once(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Loaded afresh (a new tab, a reload), a link to a race nobody has says so in plain
+    words once: the race page in its status line (not the server's words below it too),
+    the verify page in its error line."""
+    errors: list[str] = []
+    gone = "There is no race with this id (or it is no longer kept)."
+    page = await open_page(browser, arena.url, errors)
+    home = arena.url.replace("ws://", "http://") + "/"
+    for _ in range(2):  # opened, then reloaded
+        await page.goto(home + "#/race/ffffffffffff")
+        await expect(page.locator("#status")).to_have_text(gone)
+        await page.wait_for_timeout(300)  # the connection's welcome, and what it reads again
+        await expect(page.locator("#status")).to_have_text(gone)
+        await expect(page.locator("#refusal")).to_have_text("")
+    await page.goto(home + "#/verify/ffffffffffff")
+    await expect(page.locator("#verify-error")).to_have_text(gone)
+    await page.reload()
+    await expect(page.locator("#verify-error")).to_have_text(gone)
+    assert errors == []
+
+
+async def test_the_countdown_reads_whole_seconds_rounded_up_so_never_0_00_before_go(
+    browser: Browser, clean_redis: str, connect: Connect
+) -> None:
+    """Every text the clock shows from Ready to Go!, recorded as the page draws it: it
+    counts down to 0:01 and goes from there to Go!, never saying 'starts in 0:00'."""
+    errors: list[str] = []
+    async with running_node(clean_redis, countdown=2.5) as node:
+        page = await open_page(browser, node.url, errors)
+        await page.evaluate(
+            """() => { window.clockTexts = [];
+                new MutationObserver(() => {
+                    const text = document.getElementById('clock')?.textContent;
+                    if (text && text !== window.clockTexts.at(-1)) window.clockTexts.push(text);
+                }).observe(document.body, { subtree: true, childList: true, characterData: true }); }"""
+        )
+        await race_against_bob(page, connect, node.url)
+        texts = await page.evaluate("window.clockTexts")
+        counted = [t for t in texts if t.startswith("starts in")]
+        assert "starts in 0:01" in counted and "starts in 0:00" not in counted, texts
+        assert texts[texts.index(counted[-1]) + 1].startswith("left"), texts
+    assert errors == []
+
+
+async def board_fits(page: Page) -> None:
+    """Waits (2 s at most) for the board to be drawn no wider than its box, then checks
+    that it, and the page, fit the screen."""
+    fits = "() => { const b = document.getElementById('board'); return b.scrollWidth <= b.clientWidth; }"
+    try:
+        await page.wait_for_function(fits, timeout=2000)
+    finally:
+        await fits_the_screen(page)
+
+
+async def test_the_eight_off_board_refits_when_the_window_narrows_during_the_race_and_after_it(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """From 360 to 320 px wide (smaller cards there): the board is drawn again to fit, with
+    nothing moved meanwhile, while the race runs and once it is over."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, viewport={"width": 360, "height": 740})
+    await fits_the_screen(page)
+    before = await shown(page)
+    await page.set_viewport_size({"width": 320, "height": 740})
+    await board_fits(page)
+    await fits_the_screen(page)
+    assert await shown(page) == before
+    await page.click("#give-up")
+    await page.click("#give-up")
+    await bob.finish(page_race_id(page.url))
+    await expect(page.locator("#results")).to_contain_text("Seed")
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.set_viewport_size({"width": 320, "height": 740})
+    await board_fits(page)
+    await fits_the_screen(page)
+    await bob.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("game", ["treize", "eagle-wing"])
+async def test_the_pile_labels_stand_apart_on_a_320_px_phone(
+    browser: Browser, arena: ArenaServer, game: str
+) -> None:
+    """Each pile's label shown on the board (stock, waste, f1...) is clear of the others by
+    a space at least: at 320 px "stock" and "waste" no longer read as "stockwaste"."""
+    errors: list[str] = []
+    page, bob = await running_race_page(
+        browser, arena.url, errors, game, viewport={"width": 320, "height": 740}
+    )
+    await fits_the_screen(page)
+    boxes = await page.locator("#board .pile > .label").evaluate_all(
+        """(labels) => labels.filter((l) => l.getClientRects().length).map((l) => {
+            const r = l.getBoundingClientRect();
+            return { text: l.innerText, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+        })"""
+    )
+    texts = [b["text"] for b in boxes]
+    assert {"stock", "waste"} <= set(texts), texts
+    for a in boxes:
+        for b in boxes:
+            level = a["top"] < b["bottom"] and b["top"] < a["bottom"]
+            if a is not b and level and a["left"] <= b["left"]:
+                assert a["right"] + 3 <= b["left"], f"{a['text']!r} runs into {b['text']!r}: {boxes}"
+    await bob.close()
+    assert errors == []
+
+
 async def test_an_open_races_racers_read_ready_or_not_ready(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
@@ -236,6 +353,16 @@ async def racing_with_frames(
     page = await open_page(browser, url, errors)
     sent: list[dict[str, Any]] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    await race_against_bob(page, connect, url, hints, game)
+    await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
+    return page, sent
+
+
+async def race_against_bob(
+    page: Page, connect: Connect, url: str, hints: bool = True, game: str = "eight-off"
+) -> None:
+    """ada, on ``page``, creates a race of ``game`` (hints on or off) that bob joins
+    through the SDK, ready; she presses Ready, and the race starts."""
     await page.fill("#name", "ada")
     await page.select_option("#game", game)
     await page.set_checked("#hints", hints)
@@ -248,8 +375,6 @@ async def racing_with_frames(
     await bob.ready((await bob.join_race(code[1])).race_id)
     await page.click("#ready")
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
-    await expect(page.locator("#hints-setting")).to_have_text(f"Hints: {'on' if hints else 'off'}")
-    return page, sent
 
 
 async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_refuses_its_move(
@@ -292,6 +417,38 @@ async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_re
         (2, line[1]),
         (4, line[3]),
     ]
+    await elsewhere.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("action", ["move", "hint", "give up"])
+async def test_a_race_given_up_in_another_tab_is_read_again_at_the_pages_next_move_hint_or_give_up(
+    browser: Browser, arena: ArenaServer, connect: Connect, action: str
+) -> None:
+    """The same player gives up elsewhere (another tab or device, here the SDK with the
+    page's token): the server tells the page nothing, and refuses its next move, hint or
+    give-up as racer_finished; the page reads the race again and shows it given up, the
+    board only shown, and says it was finished elsewhere."""
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
+    elsewhere = await same_player(page, arena.url)
+    await elsewhere.finish(page_race_id(page.url))
+    if action == "move":
+        await page.fill("#move", winning_line()[0])
+        await page.press("#move", "Enter")
+    elif action == "hint":
+        await page.click("#hint")
+    else:
+        await give_up(page)
+    await expect(page.locator("#refusal")).to_have_text(
+        "You finished this race in another tab or on another device: its board is only shown now."
+    )
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await expect(page.locator(".racer[data-player] .racer-state").first).to_have_text("gave up")
+    for control in ("#give-up", "#move", "#undo", "#hint"):
+        await expect(page.locator(control)).to_be_hidden()
+    await expect(page.locator("#board [tabindex]")).to_have_count(0)
+    assert await shown(page) == after([])
     await elsewhere.close()
     assert errors == []
 

@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, showError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -335,6 +335,9 @@ const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
 // the ack that comes back (marked resent) is this page's own move.
 const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"]);
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
+// A move, hint or give-up refused as `racer_finished`: this racer gave up (or won) on
+// another tab or device, whose sessions the server tells nothing of it.
+const FINISHED_ELSEWHERE = "You finished this race in another tab or on another device: its board is only shown now.";
 
 // What a racer's answer to a rematch offer reads as.
 // A race's state in the "Your races" table, in words.
@@ -613,6 +616,7 @@ function racePage(raceId, arrived = null) {
         error.textContent = cardsInWords(error.textContent);
         if (RESYNC.has(failure.code)) await resync();
         if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
+        await finishedElsewhere(failure);
         board.draw();
         // The reason beside the move box, in sight (a tall board leaves it low on the page).
         if (!left) error.scrollIntoView({ block: "nearest" });
@@ -631,6 +635,16 @@ function racePage(raceId, arrived = null) {
     } catch { /* the refusal stands; a reconnect's welcome reads the race again */ }
   }
 
+  // A refusal that says this racer has finished (given up or won on another tab or
+  // device): the race read again shows them finished, the board only shown; said so.
+  async function finishedElsewhere(failure) {
+    if (failure.code !== "racer_finished") return;
+    await resync();
+    if (hinting) board.hint(null);
+    hinting = false;
+    error.textContent = FINISHED_ELSEWHERE;
+  }
+
   // A hint for the board as it is once the moves sent so far are in: its cards and target
   // outlined, the move in notation in the status line; a refusal shows the server's word.
   async function askHint() {
@@ -645,6 +659,7 @@ function racePage(raceId, arrived = null) {
       hinting = true;
     } catch (failure) {
       showError(error, failure);
+      await finishedElsewhere(failure);
     }
   }
 
@@ -752,7 +767,8 @@ function racePage(raceId, arrived = null) {
     if (rematchClock && rematch) rematchClock.textContent = clockText(Math.max(0, Math.ceil((rematch.expires_at - now) / 1000)));
     if (!race || !race.ends_at) { clock.textContent = ""; return; }
     const target = race.status === "countdown" ? race.starts_at : race.ends_at;
-    const left = Math.max(0, Math.round((target - now) / 1000));
+    // Whole seconds rounded up: 0:01 until the start (or the end), never 0:00 before it.
+    const left = Math.max(0, Math.ceil((target - now) / 1000));
     clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${clockText(left)}`;
   }
 
@@ -932,10 +948,16 @@ function racePage(raceId, arrived = null) {
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
-      try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { showError(error, failure); }
+      try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { unread(failure); }
       if (ghosts !== null && ghostable()) setGhosts(true); // the server's ghosts may have gone with its node
     }),
   ];
+  // The race could not be read (as the page opens, or again on a connection's welcome). A
+  // race nobody has: said once, in the status line (not the server's words below too).
+  function unread(failure) {
+    if (failure.code === "race_not_found") status.textContent = NO_SUCH_RACE;
+    else showError(error, failure);
+  }
   // Ready, then Not ready while the race waits for the others (a racer may change their mind).
   function drawReady() {
     const ready = mine()?.ready === true;
@@ -1007,7 +1029,10 @@ function racePage(raceId, arrived = null) {
       hinting = false;
       if (race) status.textContent = statusNow(race); // gave up: waiting for the others
       controls();
-    } catch (failure) { showError(error, failure); }
+    } catch (failure) {
+      showError(error, failure);
+      await finishedElsewhere(failure);
+    }
   });
   undoButton.addEventListener("click", () => play("undo"));
   hintButton.addEventListener("click", () => askHint());
@@ -1050,11 +1075,7 @@ function racePage(raceId, arrived = null) {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
-    .catch((failure) => {
-      // A race nobody has: said once, in the status line (not the server's words below too).
-      if (failure.code === "race_not_found") status.textContent = "There is no race with this id (or it is no longer kept).";
-      else showError(error, failure);
-    });
+    .catch(unread);
   return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
@@ -1132,8 +1153,7 @@ function replayPage(raceId) {
       verifyLine.remove();
       stepLine.remove();
       boardBox.remove();
-      if (failure.code === "race_not_found") error.textContent = "There is no race with this id (or it is no longer kept).";
-      else showError(error, failure);
+      showRaceError(error, failure);
       if (failure.code === "race_not_over") error.append(": ", element("a", { href: `#/race/${raceId}`, id: "not-over-link" }, "see the race"));
     });
   return () => {};

@@ -111,6 +111,13 @@ export class Board {
     // a group of cards can move, an empty pile. `focus` ({ pile, key }) survives redraws.
     this.stops = [];
     this.focus = null;
+    // A window narrowed or widened past a phone's sizes (style.css) changes the cards'
+    // size: the board is drawn again at the new one as its box's width changes (a board
+    // out of the document, its page left, is not).
+    this.sized = null; // the card sizes the board was last drawn at
+    new ResizeObserver(() => {
+      if (this.view && this.container.isConnected && this.sizes().key !== this.sized) this.draw();
+    }).observe(container);
     if (onMove) {
       this.describe();
       container.addEventListener("keydown", (event) => this.key(event));
@@ -335,6 +342,16 @@ export class Board {
     return names;
   }
 
+  // A card's width and height and a slot's step (px) as style.css has them now.
+  sizes() {
+    const style = getComputedStyle(document.documentElement);
+    const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
+    const w = parseFloat(style.getPropertyValue("--w")) * rem;
+    const h = parseFloat(style.getPropertyValue("--h")) * rem;
+    const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
+    return { rem, w, h, step, key: `${rem} ${w} ${h} ${step}` };
+  }
+
   draw() {
     const view = this.view;
     const focused = this.played && this.container.contains(document.activeElement);
@@ -343,11 +360,8 @@ export class Board {
     if (!view) return;
     const inner = document.createElement("div");
     inner.className = `board-inner game-${view.game}`;
-    const style = getComputedStyle(document.documentElement);
-    const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
-    const w = parseFloat(style.getPropertyValue("--w")) * rem;
-    const h = parseFloat(style.getPropertyValue("--h")) * rem;
-    const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
+    const { rem, w, h, step, key } = this.sizes();
+    this.sized = key;
     const targets = this.targets();
     const hint = this.hinted;
     // Each card's place in the board (face-up ones by card, and each pile's top card).

@@ -47,6 +47,15 @@ export function showError(target, error) {
   if (error?.code) target.dataset.code = error.code; else delete target.dataset.code;
 }
 
+// A race nobody has (race_not_found), as the pages say it: in plain words, once.
+export const NO_SUCH_RACE = "There is no race with this id (or it is no longer kept).";
+
+// showError, with a race nobody has said in NO_SUCH_RACE's words.
+export function showRaceError(target, error) {
+  showError(target, error);
+  if (error?.code === "race_not_found") target.textContent = NO_SUCH_RACE;
+}
+
 // An `already_racing` refusal shown in `target` names the race by its id: pages name races
 // by their codes (as "Your races" does), so the race's code replaces the id, linked to the
 // race. The race's id, once named (null when the refusal names none or cannot be read).

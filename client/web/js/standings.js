@@ -8,6 +8,8 @@
 import { GAMES, element, playerLink } from "./dom.js";
 
 const DAY_MS = 86_400_000;
+// The tables' column heads as a narrow phone shows them (the full one in the head's title).
+const SHORT_HEADS = { Rank: "#", Points: "Pts", "Eight Off": "8 Off", "Eagle Wing": "Eagle" };
 
 // 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, … 21st.
 export function ordinal(n) {
@@ -52,6 +54,7 @@ function pointsRow(entry, me, places) {
 // any) comes under the rows after a gap when the top 20 leave it out.
 function pointsTable({ id, caption, entries, own, me, empty, places = false }) {
   const head = ["Rank", "Player", "Points", ...(places ? GAMES.map(([, title]) => title) : [])];
+  // A narrow phone's heads (style.css shows them instead): the day's six columns fit 320 px.
   const rows = entries.map((entry) => pointsRow(entry, me, places));
   if (!rows.length) rows.push(element("tr", { class: "empty" }, element("td", { colspan: String(head.length) }, empty)));
   if (own && !entries.some((entry) => entry.player_id === own.player_id)) {
@@ -59,7 +62,8 @@ function pointsTable({ id, caption, entries, own, me, empty, places = false }) {
   }
   return element("table", { id, class: "board-table standings-table" },
     element("caption", {}, caption),
-    element("thead", {}, element("tr", {}, ...head.map((h) => element("th", { scope: "col" }, h)))),
+    element("thead", {}, element("tr", {}, ...head.map((h) => element("th", { scope: "col", title: SHORT_HEADS[h] ? h : null, "data-short": SHORT_HEADS[h] ?? null },
+      element("span", { class: "full" }, h))))),
     element("tbody", {}, ...rows));
 }
 

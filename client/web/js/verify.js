@@ -7,7 +7,7 @@
 
 import { Board, cardsInWords } from "./board.js";
 import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
-import { GAME_TITLES, element, movesText, racersText, showError } from "./dom.js";
+import { GAME_TITLES, element, movesText, racersText, showError, showRaceError } from "./dom.js";
 import { checkFields, clearFields, noteFor } from "./forms.js";
 
 // A record's text as headers ([name, value], in order) and move sections (player id ->
@@ -270,7 +270,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     readingSession()
       .then(() => arena.request({ type: "get_record", race_id: raceId }))
       .then((reply) => { if (!gone) verify(reply.text); })
-      .catch((failure) => showError(error, failure));
+      .catch((failure) => showRaceError(error, failure));
   }
   return () => { gone = true; };
 }
