@@ -224,6 +224,31 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
         assert await published() == []
 
 
+async def test_after_a_redis_restart_the_next_move_is_acked_not_answered_unavailable(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The connections a node held to a Redis that restarted are opened again as they are
+    used: the move that finds one dropped is sent again on a new one, not refused."""
+    from server.redis_embedded import EmbeddedRedis
+
+    private = EmbeddedRedis(tmp_path / "r")
+    url = private.start()
+    caplog.set_level(logging.WARNING)
+    async with running_node(url) as node:
+        ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        race = await start_race(ada, bob, "treize", time_limit=60.0)
+        await ada.move(race.race_id, "deal")  # the node's connections are open and idle
+        private.stop()
+        private.start()  # back before anything asked for it
+        ack = await ada.move(race.race_id, "deal")
+        assert ack.seq == 2 and not ack.resent
+        assert not [r for r in caplog.records if r.getMessage().startswith("redis unreachable")]
+        assert "arena_redis_outages_total 0.0" in node.metrics.render().decode()
+        await ada.close()
+        await bob.close()
+    private.stop()
+
+
 async def test_a_redis_outage_answers_unavailable_and_logs_one_line_each_way(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
