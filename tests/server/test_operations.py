@@ -41,10 +41,14 @@ async def test_healthz_and_metrics_are_served_on_the_websocket_port(
     assert (status, body) == (200, "ok\n")
     race = await start_race(await connect(arena.url), await connect(arena.url))
     await race.ada.move(race.race_id, "t4>f1")
+    for _ in range(2):  # sent again (a client unsure it arrived): its ack again, no new move
+        assert (await race.ada.move(race.race_id, "t4>f1", seq=1)).resent
     status, kind, body = await asyncio.to_thread(http_get, f"{base}/metrics")
     assert status == 200 and kind.startswith("text/plain")
     assert "arena_connections 2.0" in body
     assert 'arena_moves_total{result="accepted"} 1.0' in body
+    assert 'arena_moves_total{result="resent"} 2.0' in body
+    assert "arena_move_latency_seconds_count 1.0" in body
     assert "arena_move_latency_seconds_bucket" in body
     assert "arena_races_started_total 1.0" in body
     assert "arena_races_subscribed 1.0" in body
