@@ -56,6 +56,14 @@ async def test_healthz_and_metrics_are_served_on_the_websocket_port(
         assert (await asyncio.to_thread(http_get, base + path, "Cache-Control"))[1] == "no-store"
 
 
+async def test_a_node_on_an_ipv6_host_gives_an_address_clients_can_use(clean_redis: str) -> None:
+    async with running_node(clean_redis, host="::1") as node:
+        assert node.url == f"ws://[::1]:{node.port}"
+        client = await ArenaClient.connect(node.url)
+        assert (await client.hello(name="ada")).name == "ada"
+        await client.close()
+
+
 async def test_healthz_says_503_when_redis_is_gone(tmp_path: Path) -> None:
     from server.redis_embedded import EmbeddedRedis
 
