@@ -230,7 +230,9 @@ class ArenaServer:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.settings.host}:{self.port}"
+        """The node's address as clients write it (an IPv6 host in brackets)."""
+        host = self.settings.host
+        return f"ws://[{host}]:{self.port}" if ":" in host else f"ws://{host}:{self.port}"
 
     async def start(self) -> None:
         """Connect to Redis (or start the embedded one), start the features, listen.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import secrets
@@ -93,7 +94,7 @@ HELP: Final = {
     "ack_replicas": "replicas that must hold a move before it is acknowledged (WAIT); 0: the master alone",
     "pubsub": "how nodes pass events: classic (PUBLISH), sharded (SPUBLISH: a cluster of Redis 7), "
     "or auto (sharded when the cluster can; every node must agree)",
-    "log_level": "DEBUG, INFO, WARNING or ERROR",
+    "log_level": "DEBUG, INFO, WARNING, ERROR or CRITICAL",
     "log_format": "json (one object per line) or text",
 }
 
@@ -265,6 +266,16 @@ class Settings:
             value = getattr(self, name)
             if value.upper() not in {a.upper() for a in allowed}:
                 raise SettingError(f"{setting_name(name)} must be one of {', '.join(allowed)}, not {value!r}")
+        for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
+            try:
+                ipaddress.ip_address(proxy)
+            except ValueError:
+                # Matched against the socket's peer as written: a name or a network would
+                # never match, and every client would count as the proxy.
+                raise SettingError(
+                    f"{setting_name('trusted_proxies')} takes IP addresses separated by commas "
+                    f"(a proxy's own, as its connections come from), not {proxy!r}"
+                ) from None
 
 
 def _convert(kind: Any, raw: str, var: str) -> Any:

@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, Final
 
 #: What every log record has; anything else on a record came as ``extra`` and is a field.
@@ -53,8 +54,42 @@ class TextFormatter(logging.Formatter):
         return f"{base} {extra}".rstrip()
 
 
+#: Seconds a warning with a ``reason`` (a failure a background task retries: Redis away)
+#: is kept quiet after it was written, when it comes again word for word.
+REPEAT_QUIET_S: Final = 60.0
+
+
+class RepeatsQuieted(logging.Filter):
+    """Writes a failing background task's warning once, then at most once a minute while
+    it keeps failing (with ``repeats``: how many were left out since): an outage of
+    Redis would otherwise write a line a second for each of a node's loops."""
+
+    def __init__(self, quiet_s: float = REPEAT_QUIET_S, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.quiet_s = quiet_s
+        self.clock = clock
+        #: (logger, message) -> (when last written, how many left out since)
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING or "reason" not in record.__dict__:
+            return True
+        if record.name == "arena.redis":
+            return True  # Redis going away and coming back: each one always said
+        key, now = (record.name, record.getMessage()), self.clock()
+        written, left_out = self._seen.get(key, (float("-inf"), 0))
+        if now - written < self.quiet_s:
+            self._seen[key] = (written, left_out + 1)
+            return False
+        if left_out:
+            record.repeats = left_out
+        self._seen[key] = (now, 0)
+        return True
+
+
 def configure(level: str = "INFO", fmt: str = "json") -> None:
     handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RepeatsQuieted())
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:

@@ -17,7 +17,8 @@ from urllib.parse import unquote, urlsplit
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 
@@ -45,6 +46,10 @@ def open_redis(url: str, max_connections: int) -> Any:
         timeout=10,
         decode_responses=True,
         health_check_interval=30,
+        # A pooled connection that Redis dropped (a restart) fails its next command once;
+        # it is opened again and the command sent once more, rather than answered as an
+        # outage minutes after Redis came back. Not on a timeout: that command may have run.
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
     )
     return aioredis.Redis(connection_pool=pool)
 

@@ -3,8 +3,9 @@
 A node that stops closes its connections, and each player's last one records them gone
 (:meth:`~server.features.lobby.Lobby.went_away`). A node that dies records nothing, so
 every node keeps a heartbeat in Redis (every ``beat`` seconds) and the set of players it
-has connections of. A node silent for :data:`SILENT_BEATS` beats is taken for dead by
-the live nodes that look: its players are recorded gone, unless they have a
+has connections of. A node silent for :data:`SILENT_BEATS` of its own beats (each node
+declares how long that is, so nodes of different beats judge each other fairly) is taken
+for dead by the live nodes that look: its players are recorded gone, unless they have a
 connection on a live node, and the lobby's sweep frees their open races' seats once the
 grace (counted from the dead node's last heartbeat) is over, unless they said hello
 somewhere since it was found dead. A node's id is new at each start, so a node restarted after a
@@ -50,7 +51,7 @@ class NodeWatch:
         return round(self.beat * SILENT_BEATS * 1000)
 
     async def start(self) -> None:
-        await self.store.nodes.beat(self.node_id, _now_ms())
+        await self.store.nodes.beat(self.node_id, _now_ms(), self.silent_ms)
         self._task = asyncio.create_task(self._keep_beating(), name="node-heartbeat")
 
     async def stop(self) -> None:
@@ -73,7 +74,7 @@ class NodeWatch:
         await self.store.nodes.left(self.node_id, player_id)
 
     async def live_nodes(self) -> list[str]:
-        return await self.store.nodes.live(_now_ms() - self.silent_ms)
+        return await self.store.nodes.live(_now_ms(), self.silent_ms)
 
     async def _keep_beating(self) -> None:
         while True:
@@ -87,7 +88,7 @@ class NodeWatch:
     async def beat_once(self) -> None:
         """One heartbeat. A node the others took for dead (Redis out of its reach for
         longer than they waited) writes its players again: they are still here."""
-        if await self.store.nodes.beat(self.node_id, _now_ms()):
+        if await self.store.nodes.beat(self.node_id, _now_ms(), self.silent_ms):
             log.warning("this node was taken for dead: it is back", extra={"node_id": self.node_id})
             await self.store.nodes.arrived(self.node_id, sorted(self._here))
 
@@ -97,7 +98,7 @@ class NodeWatch:
         the players twice, which frees no seat twice; a node that dies halfway leaves
         the dead one listed, for the next look to deal with."""
         now = _now_ms()
-        dead = await self.store.nodes.silent(now - self.silent_ms)
+        dead = await self.store.nodes.silent(now, self.silent_ms)
         live = await self.live_nodes() if dead else []
         buried = 0
         for node_id, last_beat in dead:

@@ -66,6 +66,7 @@ class Racing:
         self.metrics = metrics
         self.results = results
         self._accepted = metrics.moves.labels(result="accepted")
+        self._resends = metrics.moves.labels(result="resent")
         self._cache: OrderedDict[tuple[str, str], CachedBoard] = OrderedDict()
 
     def forget_race(self, race_id: str) -> None:
@@ -120,6 +121,9 @@ class Racing:
         except ArenaError as exc:
             self.metrics.moves.labels(result=exc.code.value).inc()
             raise
+        if type(reply.message) is dict and reply.message.get("resent"):
+            self._resends.inc()  # answered with the ack it had: no move played now
+            return reply
         self._accepted.inc()
         self.metrics.move_latency.observe(time.perf_counter() - started)
         return reply

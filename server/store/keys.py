@@ -78,6 +78,8 @@ DEADLINES: Final = "deadlines"
 ARCHIVE_DUE: Final = "archive:due"
 LOBBY_GONE: Final = "lobby:gone"
 NODES: Final = "nodes"
+#: Each node's own allowance of silence (ms) before the others take it for dead.
+NODE_SILENCE: Final = "nodes:silence"
 
 _RACE_CHANNEL_HEAD: Final = "race:{"
 _RACE_CHANNEL_TAIL: Final = "}:events"

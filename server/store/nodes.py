@@ -12,9 +12,11 @@ class NodeStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
 
-    async def beat(self, node_id: str, now: int) -> bool:
-        """The node is alive at ``now``; whether it was not on the list (new, or taken
-        for dead meanwhile)."""
+    async def beat(self, node_id: str, now: int, silent_ms: int) -> bool:
+        """The node is alive at ``now``, and may be silent for ``silent_ms`` before the
+        others take it for dead (its own beat decides, whatever theirs is); whether it
+        was not on the list (new, or taken for dead meanwhile)."""
+        await self.redis.hset(keys.NODE_SILENCE, node_id, silent_ms)
         added: int = await self.redis.zadd(keys.NODES, {node_id: now})
         return added == 1
 
@@ -27,22 +29,37 @@ class NodeStore:
         """The player's last connection on the node closed."""
         await self.redis.srem(keys.node_players(node_id), player_id)
 
-    async def silent(self, since: int, limit: int = 20) -> list[tuple[str, int]]:
-        """(node id, its last heartbeat) of the nodes silent since before ``since``."""
-        silent: list[tuple[str, float]] = await self.redis.zrangebyscore(
-            keys.NODES, "-inf", f"({since}", 0, limit, withscores=True
-        )
-        return [(node_id, int(last)) for node_id, last in silent]
+    async def silent(self, now: int, silent_ms: int, limit: int = 20) -> list[tuple[str, int]]:
+        """(node id, its last heartbeat) of the nodes silent for longer than their own
+        allowance at ``now`` (``silent_ms`` for a node that declares none)."""
+        beats = await self._beats()
+        silence = await self._silence([node_id for node_id, _ in beats], silent_ms)
+        return [(n, last) for n, last in beats if last < now - silence[n]][:limit]
 
     async def players(self, node_id: str) -> list[str]:
         """The players a node had connections of (sorted)."""
         members: set[str] = await self.redis.smembers(keys.node_players(node_id))
         return sorted(members)
 
-    async def live(self, alive_since: int) -> list[str]:
-        """The nodes that beat at or after ``alive_since``."""
-        nodes: list[str] = await self.redis.zrangebyscore(keys.NODES, alive_since, "+inf")
-        return nodes
+    async def live(self, now: int, silent_ms: int) -> list[str]:
+        """The nodes that beat within their own allowance of silence before ``now``
+        (``silent_ms`` for a node that declares none)."""
+        beats = await self._beats()
+        silence = await self._silence([node_id for node_id, _ in beats], silent_ms)
+        return [n for n, last in beats if last >= now - silence[n]]
+
+    async def _beats(self) -> list[tuple[str, int]]:
+        """(node id, its last heartbeat) of every node listed, the longest silent first."""
+        listed: list[tuple[str, float]] = await self.redis.zrange(keys.NODES, 0, -1, withscores=True)
+        return [(node_id, int(last)) for node_id, last in listed]
+
+    async def _silence(self, node_ids: list[str], default_ms: int) -> dict[str, int]:
+        """Each node's declared allowance of silence (``default_ms`` where it has none: a
+        node from before nodes declared theirs)."""
+        if not node_ids:
+            return {}
+        declared: list[str | None] = await self.redis.hmget(keys.NODE_SILENCE, node_ids)
+        return {n: int(d) if d else default_ms for n, d in zip(node_ids, declared, strict=True)}
 
     async def connected_elsewhere(self, player_ids: list[str], node_ids: list[str]) -> set[str]:
         """Which of ``player_ids`` have a connection on one of ``node_ids``."""
@@ -59,4 +76,5 @@ class NodeStore:
         took it off the list (another node may have dealt with it at the same time)."""
         removed: int = await self.redis.zrem(keys.NODES, node_id)
         await self.redis.delete(keys.node_players(node_id))
+        await self.redis.hdel(keys.NODE_SILENCE, node_id)
         return removed == 1

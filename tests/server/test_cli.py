@@ -74,6 +74,8 @@ def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_set
         ({"SA_REDIS_MAX_CONNECTIONS": "0"}, "--redis-max-connections (SA_REDIS_MAX_CONNECTIONS)"),
         ({"SA_LOG_FORMAT": "xml"}, "--log-format (SA_LOG_FORMAT)"),
         ({"SA_REDIS_FSYNC": "sometimes"}, "--redis-fsync (SA_REDIS_FSYNC)"),
+        ({"SA_TRUSTED_PROXIES": "10.0.0.2,proxy"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
+        ({"SA_TRUSTED_PROXIES": "10.0.0.0/24"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
     ],
 )
 def test_settings_a_node_cannot_run_with_are_refused(env: dict[str, str], flag: str) -> None:
@@ -84,6 +86,8 @@ def test_settings_a_node_cannot_run_with_are_refused(env: dict[str, str], flag: 
 def test_the_defaults_pass_the_checks_and_log_levels_take_any_case() -> None:
     Settings().check()
     assert Settings.from_env({"SA_LOG_LEVEL": "debug", "SA_PORT": "0"}).log_level == "debug"
+    proxies = Settings.from_env({"SA_TRUSTED_PROXIES": " 172.28.0.10, ::1 ,"}).trusted_proxies
+    assert proxies == " 172.28.0.10, ::1 ,"
 
 
 def test_a_redis_that_does_not_answer_at_start_is_one_line_without_its_password() -> None:

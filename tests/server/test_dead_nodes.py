@@ -135,6 +135,25 @@ async def test_a_player_gone_from_one_node_but_connected_to_another_keeps_the_se
         await bob_on_two.ws.close()
 
 
+async def test_a_node_of_a_quick_beat_does_not_take_a_slower_beating_node_for_dead(clean_redis: str) -> None:
+    """Each node is judged by its own beat: one beating every 2 s is alive to a node that
+    beats every 0.1 s (which waits 0.4 s for its own kind) while its beats come."""
+    async with (
+        running_node(clean_redis, node_beat=2.0, lobby_grace=GRACE, node_id="slow") as slow,
+        running_node(clean_redis, node_beat=BEAT, lobby_grace=0.3, node_id="quick") as quick,
+    ):
+        (ada,) = await racers(slow.url, "ada")
+        (bob,) = await racers(quick.url, "bob")
+        race = await open_race(ada, bob)
+        await asyncio.sleep(3.0)  # past 4 of the quick node's beats, within the slow one's 4
+        assert not [e for e in ada.events if e["type"] == "race_update"]
+        listed = await bob.request({"type": "get_race", "race_id": race["race_id"]})
+        assert [r["player_id"] for r in listed["race"]["racers"]] == [ada.player_id, bob.player_id]
+        assert "arena_dead_nodes_total 0.0" in quick.metrics.render().decode()
+        await ada.ws.close()
+        await bob.ws.close()
+
+
 async def test_a_node_taken_for_dead_writes_its_players_again_at_its_next_beat(clean_redis: str) -> None:
     async with running_node(clean_redis, node_beat=BEAT, node_id="slow") as node:
         (ada,) = await racers(node.url, "ada")

@@ -41,15 +41,27 @@ async def test_healthz_and_metrics_are_served_on_the_websocket_port(
     assert (status, body) == (200, "ok\n")
     race = await start_race(await connect(arena.url), await connect(arena.url))
     await race.ada.move(race.race_id, "t4>f1")
+    for _ in range(2):  # sent again (a client unsure it arrived): its ack again, no new move
+        assert (await race.ada.move(race.race_id, "t4>f1", seq=1)).resent
     status, kind, body = await asyncio.to_thread(http_get, f"{base}/metrics")
     assert status == 200 and kind.startswith("text/plain")
     assert "arena_connections 2.0" in body
     assert 'arena_moves_total{result="accepted"} 1.0' in body
+    assert 'arena_moves_total{result="resent"} 2.0' in body
+    assert "arena_move_latency_seconds_count 1.0" in body
     assert "arena_move_latency_seconds_bucket" in body
     assert "arena_races_started_total 1.0" in body
     assert "arena_races_subscribed 1.0" in body
     for path in ("/healthz", "/metrics"):  # about this moment: never cached
         assert (await asyncio.to_thread(http_get, base + path, "Cache-Control"))[1] == "no-store"
+
+
+async def test_a_node_on_an_ipv6_host_gives_an_address_clients_can_use(clean_redis: str) -> None:
+    async with running_node(clean_redis, host="::1") as node:
+        assert node.url == f"ws://[::1]:{node.port}"
+        client = await ArenaClient.connect(node.url)
+        assert (await client.hello(name="ada")).name == "ada"
+        await client.close()
 
 
 async def test_healthz_says_503_when_redis_is_gone(tmp_path: Path) -> None:
@@ -222,6 +234,31 @@ async def test_a_move_is_published_only_while_another_node_follows_the_race(
         await arena.store.events.unfollow_race(race.race_id, "another-node")
         await race.ada.move(race.race_id, "r5>r6")
         assert await published() == []
+
+
+async def test_after_a_redis_restart_the_next_move_is_acked_not_answered_unavailable(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The connections a node held to a Redis that restarted are opened again as they are
+    used: the move that finds one dropped is sent again on a new one, not refused."""
+    from server.redis_embedded import EmbeddedRedis
+
+    private = EmbeddedRedis(tmp_path / "r")
+    url = private.start()
+    caplog.set_level(logging.WARNING)
+    async with running_node(url) as node:
+        ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        race = await start_race(ada, bob, "treize", time_limit=60.0)
+        await ada.move(race.race_id, "deal")  # the node's connections are open and idle
+        private.stop()
+        private.start()  # back before anything asked for it
+        ack = await ada.move(race.race_id, "deal")
+        assert ack.seq == 2 and not ack.resent
+        assert not [r for r in caplog.records if r.getMessage().startswith("redis unreachable")]
+        assert "arena_redis_outages_total 0.0" in node.metrics.render().decode()
+        await ada.close()
+        await bob.close()
+    private.stop()
 
 
 async def test_a_redis_outage_answers_unavailable_and_logs_one_line_each_way(

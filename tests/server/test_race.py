@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -591,3 +592,43 @@ def test_every_extra_field_of_a_log_line_is_written_but_never_a_credential() -> 
     assert "token" not in data and "websocket" not in data
     text = TextFormatter("%(message)s").format(record)
     assert text == "daily deal prepared day=2026-01-02 game=treize ms=41 proven=True"
+
+
+def test_a_background_tasks_repeated_warning_is_written_once_a_minute_with_how_many_were_left_out() -> None:
+    from server.logs import RepeatsQuieted, configure
+
+    now = [0.0]
+    quiet = RepeatsQuieted(clock=lambda: now[0])
+
+    def warning(message: str, logger: str = "arena.nodes", **extra: object) -> logging.LogRecord:
+        record = logging.LogRecord(logger, logging.WARNING, __file__, 1, message, None, None)
+        record.__dict__.update(extra)
+        return record
+
+    def written(record: logging.LogRecord) -> bool:
+        return quiet.filter(record)
+
+    failed = "the node's heartbeat failed"
+    assert written(warning(failed, reason="ConnectionError()"))
+    for second in range(1, 60):  # Redis away for a minute: a failure each second
+        now[0] = float(second)
+        assert not written(warning(failed, reason="ConnectionError()"))
+        assert written(warning("redis unreachable: …", logger="arena.redis", reason="ConnectionError()"))
+        assert written(warning("a node stopped beating: its players count as gone"))  # no reason
+    assert written(warning("freeing gone players' seats failed", logger="arena.lobby", reason="x"))
+    now[0] = 60.0
+    again = warning(failed, reason="ConnectionError()")
+    assert written(again) and again.__dict__["repeats"] == 59
+    filters = _stderr_filters(configure)  # the node's own log handler has it
+    assert filters and all(isinstance(f, RepeatsQuieted) for f in filters)
+
+
+def _stderr_filters(configure: Callable[..., None]) -> list[object]:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure("INFO", "text")
+        return [f for handler in root.handlers for f in handler.filters]
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
