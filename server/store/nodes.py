@@ -32,9 +32,7 @@ class NodeStore:
     async def silent(self, now: int, silent_ms: int, limit: int = 20) -> list[tuple[str, int]]:
         """(node id, its last heartbeat) of the nodes silent for longer than their own
         allowance at ``now`` (``silent_ms`` for a node that declares none)."""
-        beats = await self._beats()
-        silence = await self._silence([node_id for node_id, _ in beats], silent_ms)
-        return [(n, last) for n, last in beats if last < now - silence[n]][:limit]
+        return [(n, last) for n, last, alive in await self._judged(now, silent_ms) if not alive][:limit]
 
     async def players(self, node_id: str) -> list[str]:
         """The players a node had connections of (sorted)."""
@@ -44,22 +42,20 @@ class NodeStore:
     async def live(self, now: int, silent_ms: int) -> list[str]:
         """The nodes that beat within their own allowance of silence before ``now``
         (``silent_ms`` for a node that declares none)."""
-        beats = await self._beats()
-        silence = await self._silence([node_id for node_id, _ in beats], silent_ms)
-        return [n for n, last in beats if last >= now - silence[n]]
+        return [n for n, _last, alive in await self._judged(now, silent_ms) if alive]
 
-    async def _beats(self) -> list[tuple[str, int]]:
-        """(node id, its last heartbeat) of every node listed, the longest silent first."""
+    async def _judged(self, now: int, default_ms: int) -> list[tuple[str, int, bool]]:
+        """Every node listed, the longest silent first: its id, its last heartbeat, and
+        whether it beat within its declared allowance of silence before ``now``
+        (``default_ms`` for a node from before nodes declared theirs)."""
         listed: list[tuple[str, float]] = await self.redis.zrange(keys.NODES, 0, -1, withscores=True)
-        return [(node_id, int(last)) for node_id, last in listed]
-
-    async def _silence(self, node_ids: list[str], default_ms: int) -> dict[str, int]:
-        """Each node's declared allowance of silence (``default_ms`` where it has none: a
-        node from before nodes declared theirs)."""
-        if not node_ids:
-            return {}
-        declared: list[str | None] = await self.redis.hmget(keys.NODE_SILENCE, node_ids)
-        return {n: int(d) if d else default_ms for n, d in zip(node_ids, declared, strict=True)}
+        if not listed:
+            return []
+        declared: list[str | None] = await self.redis.hmget(keys.NODE_SILENCE, [n for n, _ in listed])
+        return [
+            (node_id, int(last), last >= now - (int(allowed) if allowed else default_ms))
+            for (node_id, last), allowed in zip(listed, declared, strict=True)
+        ]
 
     async def connected_elsewhere(self, player_ids: list[str], node_ids: list[str]) -> set[str]:
         """Which of ``player_ids`` have a connection on one of ``node_ids``."""
