@@ -335,8 +335,9 @@ const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
 // the ack that comes back (marked resent) is this page's own move.
 const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"]);
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
-// A move, hint or give-up refused as `racer_finished`: this racer gave up (or won) on
-// another tab or device, whose sessions the server tells nothing of it.
+// A move, hint or give-up refused as `racer_finished`, or a move refused for its seq by a
+// race that, read again, shows this racer finished: they gave up (or won) on another tab
+// or device, whose sessions the server tells nothing of it.
 const FINISHED_ELSEWHERE = "You finished this race in another tab or on another device: its board is only shown now.";
 
 // What a racer's answer to a rematch offer reads as.
@@ -597,8 +598,7 @@ function racePage(raceId, arrived = null) {
         const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
         unacked = null;
         if (ack.resent && !retried) { // that seq already held this move, played on another tab or device
-          await resync();
-          error.textContent = PLAYED_ELSEWHERE;
+          await playedElsewhere();
           board.draw();
           return false;
         }
@@ -614,8 +614,8 @@ function racePage(raceId, arrived = null) {
         if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
         showError(error, failure);
         error.textContent = cardsInWords(error.textContent);
-        if (RESYNC.has(failure.code)) await resync();
-        if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
+        if (OUT_OF_STEP.has(failure.code)) await playedElsewhere();
+        else if (RESYNC.has(failure.code)) await resync();
         await finishedElsewhere(failure);
         board.draw();
         // The reason beside the move box, in sight (a tall board leaves it low on the page).
@@ -640,6 +640,19 @@ function racePage(raceId, arrived = null) {
   async function finishedElsewhere(failure) {
     if (failure.code !== "racer_finished") return;
     await resync();
+    sayFinishedElsewhere();
+  }
+
+  // A move refused (or acked as resent) because this race was played on elsewhere: the
+  // race read again says whether this racer also finished there (gave up or won: the
+  // board is only shown now), else the move is to be played again.
+  async function playedElsewhere() {
+    await resync();
+    if (mine()?.finished) sayFinishedElsewhere();
+    else error.textContent = PLAYED_ELSEWHERE;
+  }
+
+  function sayFinishedElsewhere() {
     if (hinting) board.hint(null);
     hinting = false;
     error.textContent = FINISHED_ELSEWHERE;
