@@ -423,7 +423,6 @@ function racePage(raceId, arrived = null) {
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
-  let ratingsAfter = false; // race.racers carry the ratings the results made (get_race after the end)
   // A daily attempt: { date, scored, practice } (or { date, watching } for another's),
   // from the start that brought us here or, after a reload, from the day's dailies.
   let daily = arrived?.daily ?? null;
@@ -686,9 +685,12 @@ function racePage(raceId, arrived = null) {
     if (key === "h" && race?.hints === true) { event.preventDefault(); askHint(); }
   }
 
-  // A racer's rating as RaceInfo gives it; in a rated race (accounts only) a racer
-  // without one yet starts at 1500, provisional.
+  // A racer's rating: once a rated race is over, the one it left them with (as its results
+  // say, whatever later races made of it since); before, as RaceInfo gives it. In a rated
+  // race (accounts only) a racer without one yet starts at 1500, provisional.
   function racerRating(r) {
+    const standing = summary?.rated ? summary.standings.find((s) => s.player_id === r.player_id) : null;
+    if (standing?.rating != null) return ratingText(standing.rating, standing.provisional);
     if (r.rating != null) return ratingText(r.rating, r.provisional);
     return race?.rated ? ratingText(1500, true) : "";
   }
@@ -785,18 +787,18 @@ function racePage(raceId, arrived = null) {
     clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${clockText(left)}`;
   }
 
-  // A rated race's standing: the change at once, the new rating (with its ? while
-  // provisional) once get_race after the end says whether it is.
+  // A rated race's standing: the rating the race left the racer with (with its ? while
+  // provisional) and the change it made.
   function standingRating(s) {
     if (s.rating_change == null) return "";
-    const after = ratingsAfter ? race?.racers.find((r) => r.player_id === s.player_id) : null;
     const change = changeText(s.rating_change);
-    return after && s.rating != null ? `${ratingText(s.rating, after.provisional)} (${change})` : change;
+    return s.rating != null ? `${ratingText(s.rating, s.provisional)} (${change})` : change;
   }
 
   function showResults(shown = summary) {
     summary = shown;
     if (!summary) return;
+    drawRacers(); // their ratings: the race's own now
     // A race of one (a daily attempt) has no place to tell: the day's board gives its rank.
     const ranked = !solo();
     const head = standingsHead(summary.rated);
@@ -945,10 +947,9 @@ function racePage(raceId, arrived = null) {
       showError(error, null); // a refused move's reason is for a board no longer played
       load(race, false);
       showResults(e.summary);
-      try { // the racers' ratings as the end left them
-        if (fetched((await arena.request({ type: "get_race", race_id: raceId })).race)) ratingsAfter = true;
-        showResults();
-      } catch { /* the results stand without them */ }
+      try { // the race as the end left it
+        fetched((await arena.request({ type: "get_race", race_id: raceId })).race);
+      } catch { /* the results stand without it */ }
     }),
     arena.on("ghost", takeGhost),
     arena.on("spectators", (e) => {
@@ -1084,7 +1085,6 @@ function racePage(raceId, arrived = null) {
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
       if (fetched(reply.race) && reply.race.status === "finished") {
-        ratingsAfter = true;
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
