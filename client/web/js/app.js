@@ -29,8 +29,9 @@ let queuedRated = false;
 let queueTicket = null;
 let queueLeftBecause = "";
 let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
-// The races the page's player sits in (ids): the welcome's, and those created, joined or
-// entered on this page. The lobby lists those not over, with links.
+// The races the page's player sits in (ids): the welcome's, those created, joined or
+// entered on this page, and those the server lists at each lobby refresh (another tab's or
+// device's too). The lobby lists those not over, with links.
 const myRaces = new Set();
 let myRacesOf = null; // whose they are (a player id)
 
@@ -211,8 +212,28 @@ function lobbyPage() {
         element("td", {}, seated(race) ? goTo(race)
           : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
       if (!page.races.length) openList.replaceChildren(element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match.")));
+      await learnMine();
       await refreshMine();
     } catch { /* shown on the next action */ }
+  }
+
+  // Where this player sits and waits, as the server has it: races joined or started, and a
+  // quick match queued for, on another tab or device too (a welcome tells them only once).
+  // The queue is taken unless this page's own word on it came meanwhile (its queue's reply,
+  // a cancel, a match): that one is newer.
+  async function learnMine() {
+    const me = arena.playing?.player_id;
+    if (!me) return;
+    const seen = [matchesFound, queueTicket].join();
+    const mine = await arena.request({ type: "list_my_races" });
+    if (arena.playing?.player_id !== me) return;
+    for (const id of mine.races) myRaces.add(id);
+    if ([matchesFound, queueTicket].join() !== seen) return;
+    if (mine.queued && mine.queued.ticket !== queueTicket) queueLeftBecause = ""; // a new stay
+    queuedFor = mine.queued?.game ?? null;
+    queuedRated = mine.queued?.rated === true;
+    queueTicket = mine.queued?.ticket ?? null;
+    drawQueue();
   }
 
   // The races this player sits in that are not over (the others are dropped from myRaces).
