@@ -91,6 +91,7 @@ def routes(features: Features) -> Router:
     router.add(p.CreateRace, features.lobby.create_race)
     router.add(p.JoinRace, features.lobby.join_race)
     router.add(p.ListRaces, features.lobby.list_races, viewers=True)
+    router.add(p.ListMyRaces, features.lobby.list_my_races)
     router.add(p.LeaveRace, features.lobby.leave_race)
     router.add(p.Ready, features.lobby.ready)
     router.add(p.RevealShare, features.lobby.reveal_share)

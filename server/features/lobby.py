@@ -41,8 +41,11 @@ from shared.protocol import (
     GetRace,
     JoinRace,
     LeaveRace,
+    ListMyRaces,
     ListRaces,
+    MyRaces,
     Ok,
+    QueueStay,
     Race,
     RaceCountdown,
     RaceInfo,
@@ -205,6 +208,16 @@ class Lobby:
         infos = [race_info(meta, seats, {}, None, now) for meta, seats in page]
         next_offset = message.offset + message.limit if more else None
         return Reply(RaceList(id=message.id, races=infos, next_offset=next_offset))
+
+    async def list_my_races(self, caller: Caller, message: ListMyRaces) -> Reply:
+        """The races the sender sits in that are not over, and their quick-match queue:
+        what another session of theirs (a tab, a device) joined, started or queued for."""
+        player = caller.player
+        metas = await self.current_races(player.player_id)
+        races = sorted(m.race_id for m in metas if not m.status.is_over)
+        marker = await self.store.queues.queued(player.player_id)
+        queued = QueueStay(game=marker.game, ticket=marker.ticket, rated=player.account) if marker else None
+        return Reply(MyRaces(id=message.id, races=races, queued=queued))
 
     async def leave_race(self, caller: Caller, message: LeaveRace) -> Reply:
         await self.leave(caller.player.player_id, message.race_id)

@@ -9,6 +9,7 @@ from pydantic import Field
 from shared.fairness import DIGEST_PATTERN, SHARE_PATTERN
 from shared.game import GameName
 from shared.protocol.base import RaceId, Reply, Request, RequestId
+from shared.protocol.session import QueueStay
 from shared.protocol.views import BoardView
 
 #: The shortest and longest race, in seconds.
@@ -60,6 +61,14 @@ class ListRaces(Request):
     game: GameName | None = None
     offset: Annotated[int, Field(ge=0, le=100_000)] = 0
     limit: Annotated[int, Field(ge=1, le=LIST_LIMIT_MAX)] = 20
+
+
+class ListMyRaces(Request):
+    """The races the sender sits in that are not over, and the quick match they wait in
+    (asked for by any of their sessions: another tab or device too)."""
+
+    type: Literal["list_my_races"] = "list_my_races"
+    id: RequestId
 
 
 class LeaveRace(Request):
@@ -172,6 +181,15 @@ class RaceList(Reply):
     next_offset: int | None = None
 
 
+class MyRaces(Reply):
+    """Reply to ``list_my_races``: race ids, in order; ``queued`` is absent for no queue."""
+
+    type: Literal["my_races"] = "my_races"
+    id: RequestId | None = None
+    races: list[str]
+    queued: QueueStay | None = None
+
+
 class RaceUpdate(Reply):
     """Event: seats or readiness changed in a race that has not started."""
 
@@ -190,5 +208,7 @@ class RaceCountdown(Reply):
     server_time: int
 
 
-Requests = CreateRace | JoinRace | ListRaces | LeaveRace | Ready | RevealShare | StartRace | GetRace
-Replies = Race | RaceList | RaceUpdate | RaceCountdown
+Requests = (
+    CreateRace | JoinRace | ListRaces | ListMyRaces | LeaveRace | Ready | RevealShare | StartRace | GetRace
+)
+Replies = Race | RaceList | MyRaces | RaceUpdate | RaceCountdown

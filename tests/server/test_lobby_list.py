@@ -1,8 +1,10 @@
-"""The open-race list: capped per player, filtered before it is cut, paged, cheap."""
+"""The open-race list: capped per player, filtered before it is cut, paged, cheap; and a
+player's own races, whichever of their sessions joined them."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -12,6 +14,8 @@ from server.app import ArenaServer
 from server.timesource import ManualTime
 from tests.redis_direct import ON_CLUSTER, async_redis
 from tests.server.conftest import Connect, running_node
+from tests.server.rawclient import Racer, racers
+from tests.server.test_ratings import seated
 
 
 async def named(connect: Connect, url: str, name: str) -> ArenaClient:
@@ -112,3 +116,46 @@ async def test_a_listing_reads_one_index_and_each_listed_race_once(
     spent = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
     spent.pop("cmdstat_info", None)
     assert spent == {"cmdstat_zrange": 1, "cmdstat_hgetall": 6}
+
+
+async def my_races(racer: Racer) -> dict[str, Any]:
+    """The player's ``my_races`` reply, without its request id."""
+    reply = await racer.request({"type": "list_my_races"})
+    del reply["id"]
+    return reply
+
+
+async def test_a_player_lists_the_races_they_sit_in_and_their_queue_whichever_session_joined(
+    arena: ArenaServer,
+) -> None:
+    """Another session of the player (a tab, a device) creates, queues, joins and races:
+    ``list_my_races`` on this one says where they sit until each race is over."""
+    here, bob = await racers(arena.url, "ada", "bob")
+    there = Racer(await ws_connect(arena.url, compression=None))
+    await there.request({"type": "hello", "token": here.token})
+    assert await my_races(here) == {"type": "my_races", "races": []}
+    created = (await there.request({"type": "create_race", "game": "treize"}))["race"]["race_id"]
+    queued = await there.request({"type": "quick_match", "game": "eight-off"})
+    assert await my_races(here) == {
+        "type": "my_races",
+        "races": [created],
+        "queued": {"game": "eight-off", "ticket": queued["ticket"], "rated": False},
+    }
+    await there.request({"type": "cancel_quick_match"})
+    raced = await seated(bob, [there])
+    assert await my_races(here) == {"type": "my_races", "races": sorted([created, raced])}
+    for racer in (there, bob):
+        await racer.request({"type": "finish", "race_id": raced})
+    await bob.event("race_ended")
+    assert await my_races(here) == {"type": "my_races", "races": [created]}
+    for racer in (here, there, bob):
+        await racer.ws.close()
+
+
+async def test_a_viewer_has_no_races_of_its_own_to_list(arena: ArenaServer) -> None:
+    async with ws_connect(arena.url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 1, "viewer": True}))
+        await ws.recv()
+        await ws.send(json.dumps({"type": "list_my_races", "id": 2}))
+        refused = json.loads(await ws.recv())
+    assert (refused["type"], refused["code"]) == ("error", "hello_required")

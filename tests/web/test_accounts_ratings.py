@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, expect
@@ -15,8 +16,10 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, rate
 from tests.redis_direct import async_redis
+from tests.server.rawclient import Racer
 from tests.server.test_profiles import seed_ratings
-from tests.server.test_ratings import foundation_moves
+from tests.server.test_ratings import accounts as raw_accounts
+from tests.server.test_ratings import foundation_moves, play, seated
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_browser import open_page, page_race_id
 from tests.web.test_undo_hints_rematch import after, same_player, until_shown
@@ -515,4 +518,37 @@ async def test_a_visitor_whose_registration_is_refused_is_not_left_signed_in_as_
     await expect(page.locator("#account-name")).to_contain_text("Signed in as zoe_free.")
     await expect(page.locator("#who")).to_have_text("zoe_free")
     await taken.close()
+    assert errors == []
+
+
+async def rated_race_ada_wins(ada: Racer, bob: Racer) -> tuple[str, dict[str, Any]]:
+    """A rated race ada wins on cards home (both give up): its id and ada's standing."""
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(2))
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": race_id})
+    ended = await ada.event("race_ended")
+    standing: dict[str, Any] = ended["summary"]["standings"][0]
+    return race_id, standing
+
+
+async def test_a_finished_rated_races_page_shows_the_ratings_it_made_beside_the_board_and_in_the_results(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A later rated race changes ada's rating; the first race's page still shows, in the
+    racers' lines as in its results, the rating that race left her with."""
+    errors: list[str] = []
+    ada, bob = await raw_accounts(arena.url, "ada", "bob")
+    race_id, first = await rated_race_ada_wins(ada, bob)
+    _, second = await rated_race_ada_wins(ada, bob)
+    assert second["rating"] != first["rating"]
+    page = await open_page(browser, arena.url, errors)
+    await page.goto(page.url.split("#")[0] + f"#/race/{race_id}")
+    rating = f"{first['rating']}{'?' if first['provisional'] else ''}"
+    await expect(
+        page.locator(f'#standings tr[data-player="{first["player_id"]}"] .rating-change')
+    ).to_have_text(f"{rating} (+{first['rating_change']})")
+    await expect(page.locator(f'.racer[data-player="{first["player_id"]}"] .rating')).to_have_text(rating)
+    for racer in (ada, bob):
+        await racer.ws.close()
     assert errors == []

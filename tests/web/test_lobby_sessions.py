@@ -269,6 +269,50 @@ async def test_the_lobby_links_the_open_races_one_sits_in_and_a_race_page_leaves
     assert errors == []
 
 
+#: How often the lobby reads its lists again (ms): what another session did shows within it.
+LOBBY_REFRESH_MS = 3000
+
+
+async def test_the_lobby_shows_a_quick_match_and_a_race_another_session_queued_for_and_joined(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """ada's lobby is open; her other device (the SDK with the page's token) queues for a
+    quick match, cancels it, then joins bob's race, which starts: the lobby's next refresh
+    shows the wait, then the race under "Your races"."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.press("#name", "Enter")
+    await expect(page.locator("#who")).to_have_text("ada (guest)")
+    token = await saved(page, TOKEN_KEY)
+    assert token is not None
+    elsewhere, bob = await ArenaClient.connect(arena.url), await ArenaClient.connect(arena.url)
+    await elsewhere.hello(token=token)
+    await bob.hello(name="bob")
+    await elsewhere.quick_match("treize")
+    await expect(page.locator("#queue")).to_have_text(
+        "Waiting for someone to race at Treize\N{HORIZONTAL ELLIPSIS} Cancel quick match",
+        timeout=LOBBY_REFRESH_MS + 1000,
+    )
+    await elsewhere.cancel_quick_match()
+    await expect(page.locator("#queue")).to_have_text(
+        "No longer waiting for a quick match: you cancelled the quick match."
+    )
+    race = await bob.create_race("eight-off")
+    await elsewhere.join_race(race.code)
+    for client in (bob, elsewhere):
+        await client.ready(race.race_id)
+    await bob.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    row = page.locator(f'#my-races tr[data-race="{race.race_id}"]')
+    await expect(row.locator("td:nth-child(3)")).to_have_text("racing", timeout=LOBBY_REFRESH_MS + 1000)
+    await row.locator("a.go-to-race").click()
+    await expect(page).to_have_url(re.compile(rf"#/race/{race.race_id}$"))
+    await expect(page.locator("#status")).to_have_text("Go!")
+    for client in (elsewhere, bob):
+        await client.close()
+    assert errors == []
+
+
 async def test_a_new_name_typed_for_a_guest_renames_it_in_its_open_race_and_is_kept(
     browser: Browser, arena: ArenaServer
 ) -> None:

@@ -421,20 +421,37 @@ async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_re
     assert errors == []
 
 
-@pytest.mark.parametrize("action", ["move", "hint", "give up"])
+#: What the other session plays before giving up, and the move the page then sends (None:
+#: a hint or a give-up): the page's move is refused as racer_finished, or for its seq (two
+#: moves were played elsewhere), or acked as resent (the same move was played elsewhere).
+GIVEN_UP_ELSEWHERE = {
+    "move": ([], 0),
+    "move after moves": ([0, 1], 2),
+    "same move": ([0], 0),
+    "hint": ([], None),
+    "give up": ([], None),
+}
+
+
+@pytest.mark.parametrize("action", list(GIVEN_UP_ELSEWHERE))
 async def test_a_race_given_up_in_another_tab_is_read_again_at_the_pages_next_move_hint_or_give_up(
     browser: Browser, arena: ArenaServer, connect: Connect, action: str
 ) -> None:
     """The same player gives up elsewhere (another tab or device, here the SDK with the
-    page's token): the server tells the page nothing, and refuses its next move, hint or
-    give-up as racer_finished; the page reads the race again and shows it given up, the
-    board only shown, and says it was finished elsewhere."""
+    page's token), maybe after moves of their own: the server tells the page nothing, and
+    refuses its next move (as racer_finished or for its seq), hint or give-up; the page
+    reads the race again and shows it given up, the board only shown, and says it was
+    finished elsewhere (never to play the move again)."""
     errors: list[str] = []
     page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True)
     elsewhere = await same_player(page, arena.url)
+    line, (before, sent) = winning_line(), GIVEN_UP_ELSEWHERE[action]
+    played = [line[i] for i in before]
+    for move in played:
+        await elsewhere.move(page_race_id(page.url), move)
     await elsewhere.finish(page_race_id(page.url))
-    if action == "move":
-        await page.fill("#move", winning_line()[0])
+    if sent is not None:
+        await page.fill("#move", line[sent])
         await page.press("#move", "Enter")
     elif action == "hint":
         await page.click("#hint")
@@ -448,7 +465,7 @@ async def test_a_race_given_up_in_another_tab_is_read_again_at_the_pages_next_mo
     for control in ("#give-up", "#move", "#undo", "#hint"):
         await expect(page.locator(control)).to_be_hidden()
     await expect(page.locator("#board [tabindex]")).to_have_count(0)
-    assert await shown(page) == after([])
+    assert await shown(page) == after(played)
     await elsewhere.close()
     assert errors == []
 

@@ -29,8 +29,9 @@ let queuedRated = false;
 let queueTicket = null;
 let queueLeftBecause = "";
 let matchesFound = 0; // match_found events so far (one may overtake its queue's reply)
-// The races the page's player sits in (ids): the welcome's, and those created, joined or
-// entered on this page. The lobby lists those not over, with links.
+// The races the page's player sits in (ids): the welcome's, those created, joined or
+// entered on this page, and those the server lists at each lobby refresh (another tab's or
+// device's too). The lobby lists those not over, with links.
 const myRaces = new Set();
 let myRacesOf = null; // whose they are (a player id)
 
@@ -211,8 +212,28 @@ function lobbyPage() {
         element("td", {}, seated(race) ? goTo(race)
           : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
       if (!page.races.length) openList.replaceChildren(element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match.")));
+      await learnMine();
       await refreshMine();
     } catch { /* shown on the next action */ }
+  }
+
+  // Where this player sits and waits, as the server has it: races joined or started, and a
+  // quick match queued for, on another tab or device too (a welcome tells them only once).
+  // The queue is taken unless this page's own word on it came meanwhile (its queue's reply,
+  // a cancel, a match): that one is newer.
+  async function learnMine() {
+    const me = arena.playing?.player_id;
+    if (!me) return;
+    const seen = [matchesFound, queueTicket].join();
+    const mine = await arena.request({ type: "list_my_races" });
+    if (arena.playing?.player_id !== me) return;
+    for (const id of mine.races) myRaces.add(id);
+    if ([matchesFound, queueTicket].join() !== seen) return;
+    if (mine.queued && mine.queued.ticket !== queueTicket) queueLeftBecause = ""; // a new stay
+    queuedFor = mine.queued?.game ?? null;
+    queuedRated = mine.queued?.rated === true;
+    queueTicket = mine.queued?.ticket ?? null;
+    drawQueue();
   }
 
   // The races this player sits in that are not over (the others are dropped from myRaces).
@@ -335,8 +356,9 @@ const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
 // the ack that comes back (marked resent) is this page's own move.
 const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"]);
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
-// A move, hint or give-up refused as `racer_finished`: this racer gave up (or won) on
-// another tab or device, whose sessions the server tells nothing of it.
+// A move, hint or give-up refused as `racer_finished`, or a move refused for its seq by a
+// race that, read again, shows this racer finished: they gave up (or won) on another tab
+// or device, whose sessions the server tells nothing of it.
 const FINISHED_ELSEWHERE = "You finished this race in another tab or on another device: its board is only shown now.";
 
 // What a racer's answer to a rematch offer reads as.
@@ -422,7 +444,6 @@ function racePage(raceId, arrived = null) {
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
-  let ratingsAfter = false; // race.racers carry the ratings the results made (get_race after the end)
   // A daily attempt: { date, scored, practice } (or { date, watching } for another's),
   // from the start that brought us here or, after a reload, from the day's dailies.
   let daily = arrived?.daily ?? null;
@@ -597,8 +618,7 @@ function racePage(raceId, arrived = null) {
         const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
         unacked = null;
         if (ack.resent && !retried) { // that seq already held this move, played on another tab or device
-          await resync();
-          error.textContent = PLAYED_ELSEWHERE;
+          await playedElsewhere();
           board.draw();
           return false;
         }
@@ -614,8 +634,8 @@ function racePage(raceId, arrived = null) {
         if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
         showError(error, failure);
         error.textContent = cardsInWords(error.textContent);
-        if (RESYNC.has(failure.code)) await resync();
-        if (OUT_OF_STEP.has(failure.code)) error.textContent = PLAYED_ELSEWHERE;
+        if (OUT_OF_STEP.has(failure.code)) await playedElsewhere();
+        else if (RESYNC.has(failure.code)) await resync();
         await finishedElsewhere(failure);
         board.draw();
         // The reason beside the move box, in sight (a tall board leaves it low on the page).
@@ -640,6 +660,19 @@ function racePage(raceId, arrived = null) {
   async function finishedElsewhere(failure) {
     if (failure.code !== "racer_finished") return;
     await resync();
+    sayFinishedElsewhere();
+  }
+
+  // A move refused (or acked as resent) because this race was played on elsewhere: the
+  // race read again says whether this racer also finished there (gave up or won: the
+  // board is only shown now), else the move is to be played again.
+  async function playedElsewhere() {
+    await resync();
+    if (mine()?.finished) sayFinishedElsewhere();
+    else error.textContent = PLAYED_ELSEWHERE;
+  }
+
+  function sayFinishedElsewhere() {
     if (hinting) board.hint(null);
     hinting = false;
     error.textContent = FINISHED_ELSEWHERE;
@@ -673,9 +706,12 @@ function racePage(raceId, arrived = null) {
     if (key === "h" && race?.hints === true) { event.preventDefault(); askHint(); }
   }
 
-  // A racer's rating as RaceInfo gives it; in a rated race (accounts only) a racer
-  // without one yet starts at 1500, provisional.
+  // A racer's rating: once a rated race is over, the one it left them with (as its results
+  // say, whatever later races made of it since); before, as RaceInfo gives it. In a rated
+  // race (accounts only) a racer without one yet starts at 1500, provisional.
   function racerRating(r) {
+    const standing = summary?.rated ? summary.standings.find((s) => s.player_id === r.player_id) : null;
+    if (standing?.rating != null) return ratingText(standing.rating, standing.provisional);
     if (r.rating != null) return ratingText(r.rating, r.provisional);
     return race?.rated ? ratingText(1500, true) : "";
   }
@@ -772,18 +808,18 @@ function racePage(raceId, arrived = null) {
     clock.textContent = race.status === "finished" ? "" : `${race.status === "countdown" ? "starts in" : "left"} ${clockText(left)}`;
   }
 
-  // A rated race's standing: the change at once, the new rating (with its ? while
-  // provisional) once get_race after the end says whether it is.
+  // A rated race's standing: the rating the race left the racer with (with its ? while
+  // provisional) and the change it made.
   function standingRating(s) {
     if (s.rating_change == null) return "";
-    const after = ratingsAfter ? race?.racers.find((r) => r.player_id === s.player_id) : null;
     const change = changeText(s.rating_change);
-    return after && s.rating != null ? `${ratingText(s.rating, after.provisional)} (${change})` : change;
+    return s.rating != null ? `${ratingText(s.rating, s.provisional)} (${change})` : change;
   }
 
   function showResults(shown = summary) {
     summary = shown;
     if (!summary) return;
+    drawRacers(); // their ratings: the race's own now
     // A race of one (a daily attempt) has no place to tell: the day's board gives its rank.
     const ranked = !solo();
     const head = standingsHead(summary.rated);
@@ -932,10 +968,9 @@ function racePage(raceId, arrived = null) {
       showError(error, null); // a refused move's reason is for a board no longer played
       load(race, false);
       showResults(e.summary);
-      try { // the racers' ratings as the end left them
-        if (fetched((await arena.request({ type: "get_race", race_id: raceId })).race)) ratingsAfter = true;
-        showResults();
-      } catch { /* the results stand without them */ }
+      try { // the race as the end left it
+        fetched((await arena.request({ type: "get_race", race_id: raceId })).race);
+      } catch { /* the results stand without it */ }
     }),
     arena.on("ghost", takeGhost),
     arena.on("spectators", (e) => {
@@ -1071,7 +1106,6 @@ function racePage(raceId, arrived = null) {
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
       if (fetched(reply.race) && reply.race.status === "finished") {
-        ratingsAfter = true;
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
