@@ -75,6 +75,7 @@ from shared.protocol import (
     Leaderboard,
     LeaveRace,
     ListLive,
+    ListMyRaces,
     ListRaces,
     LiveRace,
     LiveRaces,
@@ -84,6 +85,7 @@ from shared.protocol import (
     MatchFound,
     MoveAck,
     MoveLog,
+    MyRaces,
     OfferRematch,
     Ok,
     Ping,
@@ -625,6 +627,11 @@ class ArenaClient:
 
     async def start(self, race_id: str) -> None:
         await self._expect(StartRace(id=self.next_id(), race_id=race_id), Ok)
+
+    async def my_races(self) -> MyRaces:
+        """The races this player sits in that are not over and the quick match they wait
+        in, whichever of their sessions (another terminal, a browser tab) joined them."""
+        return await self._expect(ListMyRaces(id=self.next_id()), MyRaces)
 
     async def get_race(self, race_id: str) -> RaceInfo:
         race = (await self._expect(GetRace(id=self.next_id(), race_id=race_id), Race)).race

@@ -142,6 +142,25 @@ async def test_a_quick_match_cancelled_in_another_session_ends_the_wait_and_is_n
     await bob.close()
 
 
+async def test_my_races_lists_what_the_players_other_session_joined_and_queued_for(
+    arena: ArenaServer,
+) -> None:
+    ada = await ArenaClient.connect(arena.url)
+    await ada.hello(name="ada")
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    race = await bob.create_race("treize")
+    async with await ArenaClient.connect(arena.url) as elsewhere:  # ada's other device
+        await elsewhere.hello(token=ada.token)
+        await elsewhere.join_race(race.code)
+        await elsewhere.quick_match("eagle-wing")
+        mine = await ada.my_races()
+    assert mine.races == [race.race_id]
+    assert mine.queued is not None and mine.queued.game == "eagle-wing"
+    await ada.close()
+    await bob.close()
+
+
 async def test_the_end_of_an_earlier_stay_in_a_queue_leaves_the_current_one_waiting(
     arena: ArenaServer,
 ) -> None:
