@@ -62,6 +62,7 @@ from client.errors import (
     UsernameTakenError,
 )
 from client.sdk import ArenaClient, player_token
+from client.shares import ShareFile
 from client.suggestions import (
     DEFAULT_SERVER,
     WIDTH,
@@ -611,7 +612,10 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     """:func:`_signed_in`, with the ``welcome`` (its ``races``: those the player is in)."""
     store = TokenStore()
     name, account = _player(args, store)
-    client = await ArenaClient.connect(args.server, reconnect=True, open_timeout=10)
+    # The seed shares committed here are kept beside the credentials: a restarted play
+    # reveals the one its first run committed (docs/deals.md).
+    shares = ShareFile(store.path, args.server)
+    client = await ArenaClient.connect(args.server, reconnect=True, kept_shares=shares, open_timeout=10)
     try:
         if account is None:
             welcome = await _guest_signed_in(client, name, store, args.server, legal_moves)

@@ -138,23 +138,34 @@ class TokenStore:
         self._write(data)
 
     def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return read_private(self.path)
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".credentials-")
-        try:
-            os.fchmod(descriptor, 0o600)
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=2, sort_keys=True)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_private(self.path, data, sort_keys=True)
+
+
+def read_private(path: Path) -> dict[str, Any]:
+    """The JSON object kept in ``path`` ({} when there is none, or it is not one)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_private(path: Path, data: dict[str, Any], sort_keys: bool = False) -> None:
+    """Replace ``path`` with ``data`` atomically, readable by the user alone (0600 in a
+    0700 directory)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-")
+    try:
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, sort_keys=sort_keys)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _point(data: dict[str, Any], table: str, server: str, name: str) -> None:

@@ -40,6 +40,7 @@ from client.errors import (
     UnexpectedReplyError,
     error_for,
 )
+from client.shares import ShareKeeper
 from shared.fairness import share_commitment
 from shared.protocol import (
     PROTOCOL_VERSION,
@@ -141,6 +142,10 @@ class ArenaClient:
     meanwhile; a move in flight is sent again with its seq (safe: the server acks it
     once); a player waiting for a quick match is queued again; other requests in flight
     raise :class:`ConnectionLostError`.
+
+    ``kept_shares`` keeps the seed shares this client commits beyond its own memory (the
+    CLI's :class:`~client.shares.ShareFile`), so that a later client of the same player
+    given the same keeper reveals them with :meth:`ready`.
     """
 
     def __init__(
@@ -150,6 +155,7 @@ class ArenaClient:
         url: str | None = None,
         reconnect: bool = False,
         options: dict[str, Any] | None = None,
+        kept_shares: ShareKeeper | None = None,
     ) -> None:
         self.ws = ws
         self.binary = binary
@@ -167,6 +173,7 @@ class ArenaClient:
         self._unacked: dict[str, tuple[int, str]] = {}
         #: This client's seed share of each race it created, joined or was seated in.
         self.shares: dict[str, str] = {}
+        self.kept_shares = kept_shares
         #: The seed share committed with ``quick_match``, by game, until the match.
         self._queue_shares: dict[str, str] = {}
         #: The game whose queue this client waits in (and whether with a seed share):
@@ -200,10 +207,17 @@ class ArenaClient:
         self._resuming: asyncio.Task[None] | None = None
 
     @classmethod
-    async def connect(cls, url: str, binary: bool = True, reconnect: bool = False, **kwargs: Any) -> Self:
+    async def connect(
+        cls,
+        url: str,
+        binary: bool = True,
+        reconnect: bool = False,
+        kept_shares: ShareKeeper | None = None,
+        **kwargs: Any,
+    ) -> Self:
         """Open a connection (``kwargs`` go to ``websockets.connect``)."""
         ws = await connect(url, compression=None, **kwargs)
-        return cls(ws, binary, url=url, reconnect=reconnect, options=kwargs)
+        return cls(ws, binary, url=url, reconnect=reconnect, options=kwargs, kept_shares=kept_shares)
 
     async def __aenter__(self) -> Self:
         return self
@@ -389,7 +403,7 @@ class ArenaClient:
         mine = next((r for r in race.racers if r.player_id == self.player_id), None)
         if share is None or mine is None or not mine.share_committed or mine.share_revealed:
             return
-        self.shares[race.race_id] = share
+        self._keep_share(race.race_id, share)
         task = asyncio.create_task(self._reveal_quietly(race.race_id))
         self._reveals.add(task)
         task.add_done_callback(self._reveals.discard)
@@ -586,7 +600,7 @@ class ArenaClient:
         )
         race = (await self._expect(message, Race)).race
         if secret:
-            self.shares[race.race_id] = secret
+            self._keep_share(race.race_id, secret)
         return race
 
     async def join_race(self, code: str, share: bool = True) -> RaceInfo:
@@ -597,7 +611,7 @@ class ArenaClient:
         )
         race = (await self._expect(message, Race)).race
         if secret:
-            self.shares[race.race_id] = secret
+            self._keep_share(race.race_id, secret)
         return race
 
     async def list_races(
@@ -615,15 +629,32 @@ class ArenaClient:
         await self._expect(LeaveRace(id=self.next_id(), race_id=race_id), Ok)
 
     async def ready(self, race_id: str, ready: bool = True) -> None:
-        """Ready (or not); a ready reveals this client's seed share of the race, if any."""
-        share = self.shares.get(race_id) if ready else None
+        """Ready (or not); a ready reveals this client's seed share of the race, if it has
+        one (:meth:`share_of`). Without one (the share was committed on another device)
+        the racer is ready all the same, and the deal is mixed without that share."""
+        share = self.share_of(race_id) if ready else None
         await self._expect(Ready(id=self.next_id(), race_id=race_id, ready=ready, share=share), Ok)
 
     async def reveal_share(self, race_id: str) -> None:
         """Reveal this client's seed share of a race before its start (a quick match's is
-        revealed by itself when the match is found)."""
-        message = RevealShare(id=self.next_id(), race_id=race_id, share=self.shares[race_id])
-        await self._expect(message, Ok)
+        revealed by itself when the match is found); ``KeyError`` when it has none."""
+        share = self.share_of(race_id)
+        if share is None:
+            raise KeyError(f"no seed share of race {race_id} is kept here")
+        await self._expect(RevealShare(id=self.next_id(), race_id=race_id, share=share), Ok)
+
+    def share_of(self, race_id: str) -> str | None:
+        """This client's seed share of ``race_id``: committed by this client, or by an
+        earlier one of the same player whose share ``kept_shares`` kept."""
+        share = self.shares.get(race_id)
+        if share is None and self.kept_shares is not None and self.player_id is not None:
+            share = self.kept_shares.kept(self.player_id, race_id)
+        return share
+
+    def _keep_share(self, race_id: str, share: str) -> None:
+        self.shares[race_id] = share
+        if self.kept_shares is not None and self.player_id is not None:
+            self.kept_shares.keep(self.player_id, race_id, share)
 
     async def start(self, race_id: str) -> None:
         await self._expect(StartRace(id=self.next_id(), race_id=race_id), Ok)

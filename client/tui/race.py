@@ -237,6 +237,10 @@ STATUS_MOST: Final = 4
 #: The most it takes while no board shows (a lobby): a note that the lobby was reopened
 #: (two lines in 80 columns) above the lobby's own.
 LOBBY_STATUS_MOST: Final = STATUS_MOST + 2
+#: Said once a racer got ready without the seed share they committed.
+SHARE_LEFT_OUT: Final = (
+    "your seed share for this race was committed on another device: the deal is mixed without it"
+)
 
 
 class StatusLine(Static):
@@ -325,6 +329,8 @@ class RaceScreen(Screen[None]):
         #: Say ready by itself once every seat of the (open) race is taken, once.
         self.ready_when_full = ready_when_full
         self._readied_when_full = False
+        #: Whether the status line said this racer got ready without their seed share.
+        self._told_share_left_out = False
         self.state = RaceState(race_id=race_id, me=client.player_id, daily=daily)
         if daily is not None:
             self.state.game = daily.game
@@ -1059,6 +1065,16 @@ class RaceScreen(Screen[None]):
             self.state.racers[mine.player_id] = replace(mine, ready=ready)
             self.redraw()
             self.status.say(self._opening_note())
+        if ready and mine is not None and mine.share_committed and self.client.share_of(self.race_id) is None:
+            self._tell_share_left_out()
+
+    def _tell_share_left_out(self) -> None:
+        """Once: this racer got ready without the seed share they committed (on another
+        device, or in a client that kept no copy), so the deal is mixed without it."""
+        if self._told_share_left_out:
+            return
+        self._told_share_left_out = True
+        self.status.say(f"{self.status.last}\n{SHARE_LEFT_OUT}")
 
     async def _ready_if_full(self) -> None:
         """Once every seat is taken, ready this racer (once: an unready later stays)."""

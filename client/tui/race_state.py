@@ -77,6 +77,8 @@ class Racer:
     rating_change: int | None = None
     #: Whether the racer said they are ready (a race that has not started).
     ready: bool = False
+    #: Whether the racer committed to a seed share when seated (docs/deals.md).
+    share_committed: bool = False
 
     @classmethod
     def from_info(cls, info: RacerInfo) -> Racer:
@@ -92,6 +94,7 @@ class Racer:
             info.rating,
             info.provisional,
             ready=info.ready,
+            share_committed=info.share_committed,
         )
 
 

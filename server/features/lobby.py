@@ -284,20 +284,18 @@ class Lobby:
 
     async def _checked_share(self, race_id: str, player_id: str, share: str | None) -> str:
         """The seed share a ready or a reveal_share reveals: it must match the commitment
-        sent with the seat, and a racer who sent a commitment must reveal its share with
-        ready. Not kept ('') by a node that does not mix shares (tests)."""
+        sent with the seat. A ready without one is taken even after a commitment: the
+        racer's session that kept the share may be gone (another device, a restarted
+        client), and a share not revealed by the start is left out of the deal anyway.
+        Not kept ('') by a node that does not mix shares (tests)."""
+        if share is None:
+            return ""
         seat = next((s for s in await self.store.races.seats(race_id) if s.player_id == player_id), None)
         if seat is None:
             return ""  # the store answers: no such race, or not a racer
         if not seat.share_commitment:
-            if share is not None:
-                raise ArenaError(
-                    ErrorCode.BAD_SHARE, "no seed share commitment came with your seat: send no share"
-                )
-            return ""
-        if share is None:
             raise ArenaError(
-                ErrorCode.BAD_SHARE, "reveal your seed share with ready: you sent its commitment when joining"
+                ErrorCode.BAD_SHARE, "no seed share commitment came with your seat: send no share"
             )
         if share_commitment(share) != seat.share_commitment:
             raise ArenaError(

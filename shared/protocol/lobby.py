@@ -82,13 +82,15 @@ class Ready(Request):
     id: RequestId
     race_id: RaceId
     ready: bool = True
-    #: The seed share whose commitment came with the join (required then, with ready).
+    #: The seed share whose commitment came with the join; without it (lost: another
+    #: device, a restarted client) the racer is ready and their share is left out.
     share: SeedShare | None = None
 
 
 class RevealShare(Request):
     """The seed share whose commitment came with the seat, revealed before the start:
-    during the countdown of a race that had no ready step (a quick match, a rematch)."""
+    during the countdown of a race that had no ready step (a quick match, a rematch), or
+    by the session that kept it when the racer got ready without it elsewhere."""
 
     type: Literal["reveal_share"] = "reveal_share"
     id: RequestId

@@ -1,5 +1,5 @@
 """The SDK against real servers: typed errors for every code, resuming after a dropped
-connection, and the credentials file."""
+connection, the credentials file and the seed shares kept beside it."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from client.errors import (
     RateLimitedError,
 )
 from client.sdk import ArenaClient
+from client.shares import SHARES_KEPT, ShareFile
 from server.app import ArenaServer
 from server.features.events import EventKind, pack_event
 from server.redis_embedded import free_port
@@ -314,3 +315,34 @@ async def test_a_client_resumes_across_a_server_restart_on_the_same_address(clea
         assert board is not None and board.seq == 1
         assert ada.resumes == 1
         await ada.close()
+
+
+async def test_a_new_client_with_the_same_share_file_reveals_the_share_the_first_committed(
+    clean_redis: str, tmp_path: Path
+) -> None:
+    async with running_node(clean_redis, mix_shares=True) as node:
+        first = await ArenaClient.connect(node.url, kept_shares=ShareFile(tmp_path / "c.json", node.url))
+        await first.hello(name="ada")
+        race = await first.create_race("treize")
+        await first.close()  # the terminal was closed: its memory is gone
+        again = await ArenaClient.connect(node.url, kept_shares=ShareFile(tmp_path / "c.json", node.url))
+        try:
+            await again.hello(token=first.token)
+            await again.ready(race.race_id)
+            mine = (await again.get_race(race.race_id)).racers[0]
+            assert (mine.ready, mine.share_committed, mine.share_revealed) == (True, True, True)
+        finally:
+            await again.close()
+    kept = tmp_path / "c.shares.json"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert list(json.loads(kept.read_text()).values()) == [first.shares[race.race_id]]
+
+
+def test_the_share_file_keeps_only_the_latest_shares(tmp_path: Path) -> None:
+    shares = ShareFile(tmp_path / "c.json", "ws://h:1")
+    for number in range(SHARES_KEPT + 2):
+        shares.keep("p_1", f"race_{number}", f"{number:032x}")
+    assert shares.kept("p_1", "race_0") is None and shares.kept("p_1", "race_1") is None
+    assert shares.kept("p_1", "race_2") == f"{2:032x}"
+    assert len(json.loads(shares.path.read_text())) == SHARES_KEPT
+    assert ShareFile(tmp_path / "c.json", "ws://h:2").kept("p_1", "race_2") is None  # another server

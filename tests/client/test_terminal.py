@@ -6,12 +6,14 @@ then races as that account; ``watch`` draws someone else's race and quits on q."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import secrets
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -367,5 +369,66 @@ async def test_the_join_hint_of_a_created_race_names_its_server(node: NodeProces
             f"    solitaire-arena play --join {code} --server {node.url}\n"
             f"you left race {code} before its start: nobody else sat in it, so it is cancelled\n"
         ) in shown, shown
+    finally:
+        tmux("kill-session", "-t", SESSION)
+
+
+def kill_command() -> None:
+    """Kill the session's command at once (kill -9: it leaves nothing, not even its race),
+    keeping the pane."""
+    pane = int(tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").strip())
+    children = subprocess.run(["pgrep", "-P", str(pane)], capture_output=True, text=True, check=False)
+    for pid in [*map(int, children.stdout.split()), pane]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for _ in range(250):
+        if command_exited():
+            return
+        time.sleep(0.02)
+    raise AssertionError("the command outlived kill -9")
+
+
+async def race_from_a_reopened_lobby(node: NodeProcess, config_dir: Path, revealed: bool) -> None:
+    """ada's ``play`` was killed in the lobby of the race it created: ``play eight-off
+    --create --name ada`` again with the credentials in ``config_dir`` reopens it, r says
+    ready (with the seed share committed before, if ``revealed``), bob joins and readies,
+    and the race starts."""
+    tmux("kill-session", "-t", SESSION)
+    start_command(config_dir, f"play eight-off --create --name ada --server {node.url}")
+    code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated, 0 ready"))[1]
+    await screen_with(r"r ready")  # the footer: the lobby takes keys
+    tmux("send-keys", "-t", SESSION, "r")
+    if not revealed:
+        said = "your seed share for this race was committed on another device: the deal is mixed without it"
+        await screen_with(r"\s+".join(map(re.escape, said.split())))
+    await screen_with(r"1/2 seated, 1 ready; you are ready")
+    assert "✗" not in tmux("capture-pane", "-p", "-t", SESSION)
+    async with await ArenaClient.connect(node.url) as bob:
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        ada = next(r for r in race.racers if r.name == "ada")
+        assert (ada.ready, ada.share_committed, ada.share_revealed) == (True, True, revealed)
+        await bob.ready(race.race_id)
+        await bob.wait_for(RaceStarted, timeout=15)
+    await screen_with(r"t1 +t2 +t3")
+    await quit_play()
+
+
+@pytest.mark.parametrize("device", ["same", "another"])
+async def test_a_lobby_reopened_after_a_kill_gets_ready_with_the_seed_share_kept_on_this_device(
+    node: NodeProcess, tmp_path: Path, device: str
+) -> None:
+    """On the same device the restarted play reveals the share its first run committed;
+    on another (ada's credentials, not the shares kept beside them) it gets ready without."""
+    start_play(node, tmp_path)
+    try:
+        await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated")
+        kill_command()
+        config_dir = tmp_path
+        if device == "another":
+            config_dir = tmp_path / "elsewhere"
+            config_dir.mkdir()
+            shutil.copy(tmp_path / "c.json", config_dir / "c.json")
+        await race_from_a_reopened_lobby(node, config_dir, revealed=device == "same")
     finally:
         tmux("kill-session", "-t", SESSION)

@@ -1,7 +1,9 @@
-"""Seed shares in races without a ready step (quick matches, rematches), end to end on raw
-frames: each racer commits with ``quick_match`` (or the rematch offer or acceptance) and
-reveals with ``reveal_share`` during the countdown; the start deals from the mix of the
-shares revealed by then, and the record says which are in it."""
+"""Seed shares revealed during the countdown, end to end on raw frames: in races without a
+ready step (quick matches, rematches) each racer commits with ``quick_match`` (or the
+rematch offer or acceptance) and reveals with ``reveal_share``; in a race made with create
+and join, a racer whose share is not at hand (another device) gets ready without it. The
+start deals from the mix of the shares revealed by then, and the record says which are in
+it."""
 
 from __future__ import annotations
 
@@ -78,6 +80,14 @@ def dealt_from(started: Frame, seed: int) -> bool:
     return bool(view == new_game("treize", seed).view())
 
 
+def assert_dealt_from_the_mix(started: Frame, record: RaceRecord, by_player: dict[str, str]) -> None:
+    """The record holds exactly these shares (player id: share), its seed is their mix and
+    the race was dealt from it."""
+    assert {(s.player_id, s.share) for s in record.shares} == set(by_player.items())
+    assert record.seed == mixed_seed("treize", record.server_seed, by_player)
+    assert dealt_from(started, record.seed)
+
+
 async def test_a_quick_match_is_dealt_from_the_mix_of_both_revealed_shares(mixing: ArenaServer) -> None:
     ada, bob = await racers(mixing.url, "ada", "bob")
     race_id = await matched(ada, bob)
@@ -86,10 +96,8 @@ async def test_a_quick_match_is_dealt_from_the_mix_of_both_revealed_shares(mixin
     info = (await ada.request({"type": "get_race", "race_id": race_id}))["race"]
     assert all(r["share_committed"] and r["share_revealed"] for r in info["racers"])
     started, record = await raced(ada, bob, race_id)
-    by_player = {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]}
-    assert {(s.player_id, s.share) for s in record.shares} == set(by_player.items())
-    assert record.seed == mixed_seed("treize", record.server_seed, by_player) != record.server_seed
-    assert dealt_from(started, record.seed)
+    assert_dealt_from_the_mix(started, record, {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]})
+    assert record.seed != record.server_seed
 
 
 async def test_a_wrong_share_is_refused_and_an_unrevealed_share_is_left_out_of_the_mix(
@@ -104,9 +112,7 @@ async def test_a_wrong_share_is_refused_and_an_unrevealed_share_is_left_out_of_t
     late = await reveal(bob, race_id, SHARES["bob"])
     assert (late["type"], late["code"]) == ("error", "race_not_open")
     assert late["message"] == "the race has started: its deal was dealt without your seed share"
-    assert [(s.player_id, s.share) for s in record.shares] == [(ada.player_id, SHARES["ada"])]
-    assert record.seed == mixed_seed("treize", record.server_seed, {ada.player_id: SHARES["ada"]})
-    assert dealt_from(started, record.seed)
+    assert_dealt_from_the_mix(started, record, {ada.player_id: SHARES["ada"]})
     seats = {
         r["player_id"]: r
         for r in (await ada.request({"type": "get_race", "race_id": race_id}))["race"]["racers"]
@@ -146,10 +152,7 @@ async def test_a_rematch_is_dealt_from_the_shares_committed_with_the_offer_and_t
     for racer, name in ((ada, "ada"), (bob, "bob")):
         assert (await reveal(racer, race_id, SHARES[name]))["type"] == "ok"
     started, record = await raced(ada, bob, race_id)
-    by_player = {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]}
-    assert {(s.player_id, s.share) for s in record.shares} == set(by_player.items())
-    assert record.seed == mixed_seed("treize", record.server_seed, by_player)
-    assert dealt_from(started, record.seed)
+    assert_dealt_from_the_mix(started, record, {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]})
 
 
 async def test_the_sdk_commits_and_reveals_quick_match_and_rematch_shares_by_itself(
@@ -189,3 +192,45 @@ async def test_the_sdk_commits_and_reveals_quick_match_and_rematch_shares_by_its
     finally:
         await ada.close()
         await bob.close()
+
+
+async def lobby_with_shares(ada: Racer, bob: Racer) -> str:
+    """ada creates a Treize race and bob joins it, both committing to their shares."""
+    created = await ada.request(
+        {"type": "create_race", "game": "treize", "time_limit": 60, **committed("ada")}
+    )
+    joined = await bob.request({"type": "join_race", "code": created["race"]["code"], **committed("bob")})
+    assert joined["type"] == "race"
+    race_id: str = created["race"]["race_id"]
+    return race_id
+
+
+async def test_a_racer_without_their_share_gets_ready_and_the_deal_leaves_it_out(mixing: ArenaServer) -> None:
+    ada, bob = await racers(mixing.url, "ada", "bob")
+    race_id = await lobby_with_shares(ada, bob)
+    # ada's share stayed with the session that committed it (another device): she is
+    # ready without it.
+    assert await ada.request({"type": "ready", "race_id": race_id}) == {"type": "ok", "id": ada._next}
+    ready = {"type": "ready", "race_id": race_id, "share": SHARES["bob"]}
+    assert (await bob.request(ready))["type"] == "ok"
+    await ada.event("race_countdown")
+    info = (await ada.request({"type": "get_race", "race_id": race_id}))["race"]
+    seats = {r["player_id"]: r for r in info["racers"]}
+    assert (seats[ada.player_id]["share_committed"], seats[ada.player_id]["share_revealed"]) == (True, False)
+    started, record = await raced(ada, bob, race_id)
+    assert_dealt_from_the_mix(started, record, {bob.player_id: SHARES["bob"]})
+
+
+async def test_a_share_left_out_of_a_ready_may_still_be_revealed_during_the_countdown(
+    mixing: ArenaServer,
+) -> None:
+    ada, bob = await racers(mixing.url, "ada", "bob")
+    race_id = await lobby_with_shares(ada, bob)
+    assert (await ada.request({"type": "ready", "race_id": race_id}))["type"] == "ok"
+    assert (await bob.request({"type": "ready", "race_id": race_id, "share": SHARES["bob"]}))["type"] == "ok"
+    await ada.event("race_countdown")
+    wrong = await reveal(ada, race_id, SHARES["bob"])
+    assert (wrong["type"], wrong["code"], wrong["message"]) == ("error", "bad_share", WRONG_SHARE)
+    assert (await reveal(ada, race_id, SHARES["ada"]))["type"] == "ok"
+    started, record = await raced(ada, bob, race_id)
+    assert_dealt_from_the_mix(started, record, {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]})

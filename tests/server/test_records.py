@@ -120,11 +120,20 @@ async def test_a_share_that_does_not_match_its_commitment_is_refused(mixing: Are
     assert created["race"]["commitment"] is not None  # the server committed first
     wrong = await ada.request({"type": "ready", "race_id": race_id, "share": SHARES["bob"]})
     assert (wrong["type"], wrong["code"]) == ("error", "bad_share")
-    missing = await ada.request({"type": "ready", "race_id": race_id})
-    assert (missing["type"], missing["code"]) == ("error", "bad_share")
     racer = next(r for r in (await ada.request({"type": "get_race", "race_id": race_id}))["race"]["racers"])
-    assert racer["share_committed"] is True and racer["share_revealed"] is False
+    assert racer["share_committed"] is True and racer["share_revealed"] is False and racer["ready"] is False
     assert (await ada.request({"type": "ready", "race_id": race_id, "share": SHARES["ada"]}))["type"] == "ok"
+
+
+async def test_a_share_sent_without_a_commitment_is_refused(mixing: ArenaServer) -> None:
+    (ada,) = await racers(mixing.url, "ada")
+    race_id = (await ada.request({"type": "create_race", "game": "treize"}))["race"]["race_id"]
+    refused = await ada.request({"type": "ready", "race_id": race_id, "share": SHARES["ada"]})
+    assert (refused["type"], refused["code"], refused["message"]) == (
+        "error",
+        "bad_share",
+        "no seed share commitment came with your seat: send no share",
+    )
 
 
 async def test_no_record_before_the_end(mixing: ArenaServer) -> None:

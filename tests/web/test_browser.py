@@ -3,6 +3,7 @@ browsers race one deal to the end by clicking, on a desktop and a phone-sized sc
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -28,6 +29,17 @@ async def open_page(browser: Browser, url: str, errors: list[str], **options: An
     page.on("pageerror", lambda e: errors.append(str(e)))
     await page.goto(url.replace("ws://", "http://") + "/")
     return page
+
+
+async def create_race_on(page: Page, name: str = "ada") -> str:
+    """``name`` creates a race (of the game selected) on ``page``: its code, once the
+    lobby shows."""
+    await page.fill("#name", name)
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    return code[1]
 
 
 async def shown(page: Page) -> dict[str, list[str]]:
@@ -180,15 +192,11 @@ async def running_race_page(
     """ada in a browser (its context made with ``options``) and bob through the SDK, in a
     race that has started."""
     ada = await open_page(browser, url, errors, **options)
-    await ada.fill("#name", "ada")
     await ada.select_option("#game", game)
-    await ada.click("#create")
-    await expect(ada.locator("#status")).to_contain_text("share the code")
-    code = re.search(r"Race ([A-Z0-9]{6})", await ada.locator("#status").inner_text())
-    assert code is not None
+    code = await create_race_on(ada)
     bob = await ArenaClient.connect(url, reconnect=True)
     await bob.hello(name="bob")
-    await bob.ready((await bob.join_race(code[1])).race_id)
+    await bob.ready((await bob.join_race(code)).race_id)
     await ada.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
     return ada, bob
@@ -571,4 +579,66 @@ async def test_a_moved_card_glides_from_its_old_place_unless_animations_are_off(
     assert await shown(page) == expected(replay("eight-off", WINNABLE_SEED, line[:2]).view())  # type: ignore[arg-type]
     assert await page.evaluate("() => window.violations") == []  # the CSP allows element.animate
     await bob.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("where", ["another tab", "another browser"])
+async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_same_player_and_starts(
+    browser: Browser, clean_redis: str, where: str
+) -> None:
+    """Another tab of the same browser reveals the seed share the first page committed;
+    another browser (the player's token, not the shares kept in the first) gets ready
+    without it, with no error, and its share is left out of the deal."""
+    errors: list[str] = []
+    async with running_node(clean_redis, mix_shares=True) as node:
+        first = await open_page(browser, node.url, errors)
+        code = await create_race_on(first)
+        if where == "another tab":
+            second = await first.context.new_page()
+        else:
+            token = await first.evaluate("() => localStorage.getItem('solitaire-arena.token')")
+            elsewhere = await browser.new_context()
+            await elsewhere.add_init_script(
+                f"localStorage.setItem('solitaire-arena.token', {json.dumps(token)})"
+            )
+            second = await elsewhere.new_page()
+        second.on("pageerror", lambda e: errors.append(str(e)))
+        await second.goto(first.url)
+        await second.click("#ready")
+        await expect(second.locator("#ready")).to_have_text("Not ready")
+        await expect(second.locator("#refusal")).to_be_empty()
+        async with await ArenaClient.connect(node.url) as bob:
+            await bob.hello(name="bob")
+            race = await bob.join_race(code)
+            ada = next(r for r in race.racers if r.name == "ada")
+            assert (ada.ready, ada.share_committed, ada.share_revealed) == (
+                True,
+                True,
+                where == "another tab",
+            )
+            await bob.ready(race.race_id)
+            await expect(second.locator("#status")).to_have_text("Go!", timeout=10_000)
+    assert errors == []
+
+
+async def test_the_browser_keeps_only_the_latest_seed_shares(browser: Browser, arena: ArenaServer) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    kept = await page.evaluate(
+        """async () => {
+            const { keepShare, shareOf } = await import("/static/js/fairness.js");
+            for (let n = 0; n < 50; n++) keepShare(`race${n}`, `${n}`.padStart(32, "0"));
+            keepShare("race2", "2".padStart(32, "0"));  // kept again: the latest now
+            keepShare("race50", "5".padStart(32, "0"));
+            const shares = Object.keys(localStorage).filter((k) => k.startsWith("solitaire-arena.share."));
+            return { count: shares.length, gone: [shareOf("race0"), shareOf("race1"), shareOf("race3")],
+                     two: shareOf("race2"), last: shareOf("race50") };
+        }"""
+    )
+    assert kept == {
+        "count": 48,
+        "gone": [None, None, None],
+        "two": "2".rjust(32, "0"),
+        "last": "5".rjust(32, "0"),
+    }
     assert errors == []

@@ -17,6 +17,7 @@ from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.web.conftest import HeldReplies, give_up
 from tests.web.test_browser import (
     click_move,
+    create_race_on,
     fits_the_screen,
     open_page,
     page_race_id,
@@ -331,14 +332,10 @@ async def test_an_open_races_racers_read_ready_or_not_ready(
 ) -> None:
     errors: list[str] = []
     page = await open_page(browser, arena.url, errors)
-    await page.fill("#name", "ada")
-    await page.click("#create")
-    await expect(page.locator("#status")).to_contain_text("share the code")
-    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
-    assert code is not None
+    code = await create_race_on(page)
     bob = await connect(arena.url)
     bob_id = (await bob.hello(name="bob")).player_id
-    race = await bob.join_race(code[1])
+    race = await bob.join_race(code)
     await bob.ready(race.race_id)
     await expect(page.locator(f'.racer[data-player="{bob_id}"] .racer-state')).to_have_text("ready")
     await expect(page.locator(".racer >> nth=0").locator(".racer-state")).to_have_text("not ready")

@@ -612,16 +612,16 @@ async def test_browser_racers_commit_and_reveal_seed_shares_and_the_race_starts(
     await bob.click("#join")
     await expect(bob.locator("#status")).to_contain_text("share the code")
     share_key = f"solitaire-arena.share.{race_id}"
-    shares = [await p.evaluate("(k) => sessionStorage.getItem(k)", share_key) for p in (ada, bob)]
+    shares = [await p.evaluate("(k) => localStorage.getItem(k)", share_key) for p in (ada, bob)]
     assert all(re.fullmatch(r"[0-9a-f]{64}", s or "") for s in shares) and shares[0] != shares[1]
-    # A reload before ready loses nothing: the share waits in this tab's session.
+    # A reload before ready loses nothing: the share waits in this browser's storage.
     await ada.reload()
     await expect(ada.locator("#ready")).to_be_visible()
     # A share that is not the one committed to is refused (bad_share) …
-    await bob.evaluate("(k) => sessionStorage.setItem(k, '00'.repeat(32))", share_key)
+    await bob.evaluate("(k) => localStorage.setItem(k, '00'.repeat(32))", share_key)
     await bob.click("#ready")
     await expect(bob.locator("#refusal")).to_contain_text("share")
-    await bob.evaluate("([k, s]) => sessionStorage.setItem(k, s)", [share_key, shares[1]])
+    await bob.evaluate("([k, s]) => localStorage.setItem(k, s)", [share_key, shares[1]])
     # … and the right ones start the race.
     await ada.click("#ready")
     await bob.click("#ready")

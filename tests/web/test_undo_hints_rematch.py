@@ -276,7 +276,7 @@ async def test_a_rematch_offered_in_one_browser_and_accepted_in_another_starts_a
         # share as the new race's when rematch_started came (to reveal it: reveal_share).
         assert all(r.share_committed for r in race.racers)
         for page in (ada, bob):
-            kept = await page.evaluate("(k) => sessionStorage.getItem(k)", f"solitaire-arena.share.{new}")
+            kept = await page.evaluate("(k) => localStorage.getItem(k)", f"solitaire-arena.share.{new}")
             assert isinstance(kept, str) and re.fullmatch("[0-9a-f]{64}", kept)
         assert (await server.get_race(old)).status == "finished"
         # And the page plays the new race.

@@ -51,9 +51,13 @@ export function sha256(text) {
 }
 
 // ----- seed shares: committed at create/join, revealed at ready (kept per race in this
-// tab's sessionStorage, so a reload before ready still reveals the share committed to)
+// browser's localStorage, so a reload or another tab of the same player still reveals the
+// share committed to; a page with none gets ready without it, and the deal leaves it out)
 
 const SHARE_KEY = "solitaire-arena.share.";
+// The races whose shares are kept, oldest first: only the latest SHARES_KEPT stay.
+const SHARES_ORDER_KEY = "solitaire-arena.shares";
+const SHARES_KEPT = 48;
 
 // A new share (256 random bits, hex) and its commitment; null where the page has no
 // random source.
@@ -64,11 +68,24 @@ export function newShare() {
 }
 
 export function keepShare(raceId, share) {
-  if (share) sessionStorage.setItem(SHARE_KEY + raceId, share);
+  if (!share) return;
+  localStorage.setItem(SHARE_KEY + raceId, share);
+  const order = [...keptRaces().filter((id) => id !== raceId), raceId];
+  for (const old of order.splice(0, Math.max(0, order.length - SHARES_KEPT))) localStorage.removeItem(SHARE_KEY + old);
+  localStorage.setItem(SHARES_ORDER_KEY, JSON.stringify(order));
 }
 
 export function shareOf(raceId) {
-  return sessionStorage.getItem(SHARE_KEY + raceId) ?? undefined;
+  return localStorage.getItem(SHARE_KEY + raceId) ?? undefined;
+}
+
+function keptRaces() {
+  try {
+    const order = JSON.parse(localStorage.getItem(SHARES_ORDER_KEY) ?? "[]");
+    return Array.isArray(order) ? order.filter((id) => typeof id === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 // A share committed before the race exists: with quick_match (kept as "queue.<game>", the
