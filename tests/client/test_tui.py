@@ -43,7 +43,7 @@ from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
-from client.wording import DEAL_AT_START, HELD_NOTE, PAUSED
+from client.wording import DEAL_AT_START, PAUSED, PAUSED_NOTE
 from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
@@ -64,7 +64,7 @@ from shared.protocol import (
 )
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
-from tests.server.helpers import start_race
+from tests.server.helpers import sdk_race, start_race
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
@@ -1505,6 +1505,13 @@ def spectators_view(view: BoardView) -> BoardView:
     return view.model_copy(update={"legal_moves": None, "can_undo": None})
 
 
+async def sam_watching(url: str, connect: Connect, race_id: str) -> WatchApp:
+    """The watch screen of sam, a spectator of ``race_id``."""
+    sam = await connect(url)
+    await sam.hello(name="sam")
+    return WatchApp(sam, await sam.watch(race_id), target=race_id)
+
+
 def shown(screen: WatchScreen, selector: str) -> str:
     return str(screen.query_one(selector).render())
 
@@ -1513,9 +1520,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
     arena: ArenaServer, connect: Connect
 ) -> None:
     ada, bob, race_id = await _race(arena, connect, bot=True)
-    sam = await connect(arena.url)
-    await sam.hello(name="sam")
-    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    app = await sam_watching(arena.url, connect, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.watch_screen
         board = screen.board
@@ -1577,9 +1582,7 @@ async def test_a_watch_started_after_moves_names_each_racers_last_move_from_the_
         last = game.legal_moves()[-1]
         game.play(last)
         await ada.move(race_id, last)
-    sam = await connect(arena.url)
-    await sam.hello(name="sam")
-    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    app = await sam_watching(arena.url, connect, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.watch_screen
         assert screen.shown_racer == ada.player_id
@@ -1653,9 +1656,7 @@ async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_t
 ) -> None:
     async with running_node(clean_redis, countdown=1.2) as node:
         _ada, bob, race_id = await _counting_race(node.url, connect)
-        sam = await connect(node.url)
-        await sam.hello(name="sam")
-        app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+        app = await sam_watching(node.url, connect, race_id)
         async with app.run_test(size=SIZE) as pilot:
             screen = app.watch_screen
             waiting = screen.query_one("#watch-deal")
@@ -1951,9 +1952,7 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
     arena: ArenaServer, connect: Connect, game_name: GameName
 ) -> None:
     ada, bob, race_id = await _race(arena, connect, game=game_name)
-    sam = await connect(arena.url)
-    await sam.hello(name="sam")
-    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    app = await sam_watching(arena.url, connect, race_id)
     async with app.run_test(size=SMALL) as pilot:
         screen = app.watch_screen
         await until_shown(pilot, app, screen.board.plain)
@@ -1980,7 +1979,6 @@ async def a_board_held_for_spectators_says_so_until_it_goes_on(
     card up too."""
     screen = app.watch_screen
     ada_id, bob_id = ada.player_id or "", bob.player_id or ""
-    note = f"ada's board is {HELD_NOTE}"
     await ada.move(race_id, "deal")
     await wait_until(pilot, lambda: screen.status.last == f"ada's board is {PAUSED}")
     assert screen.watched.boards[ada_id].seq == 0  # her move waits
@@ -1991,7 +1989,7 @@ async def a_board_held_for_spectators_says_so_until_it_goes_on(
         region = held.region
         return " ".join(line[region.x :].strip() for line in screen_lines(app)[region.y + 1 : region.bottom])
 
-    await wait_until(pilot, lambda: under_the_cards() == note)
+    await wait_until(pilot, lambda: under_the_cards() == PAUSED_NOTE)
     await until_shown(pilot, app, screen.board.plain)  # the whole board still in sight
     await pilot.press("tab")  # bob on the large board: ada's card says it
     assert str(screen.cards[ada_id].render()).startswith("1 ada  paused\n")
@@ -2002,6 +2000,31 @@ async def a_board_held_for_spectators_says_so_until_it_goes_on(
     assert screen.watched.boards[ada_id].seq == 1 and "paused" not in shown(screen, "#watch-focus")
     assert not held.display
     await wait_until(pilot, lambda: "paused" not in " ".join(screen_lines(app)))
+
+
+async def test_in_80x24_a_spectator_sees_every_racers_card_while_several_boards_are_paused(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """Five racers in Treize, three of whom turned up stock cards the other two have not:
+    three boards are paused, and the side panel still shows every other racer's card,
+    with one note saying what "paused" means."""
+    names = ["ada", "bob", "cy", "dee", "eve"]
+    race_id, racers = await sdk_race(connect, arena.url, *names, game="treize")
+    app = await sam_watching(arena.url, connect, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.watch_screen
+        await until_shown(pilot, app, screen.board.plain)
+        for racer in racers[:3]:
+            await racer.move(race_id, "deal")
+        held = [racer.player_id for racer in racers[:3]]
+        await wait_until(pilot, lambda: all(screen.watched.boards[p or ""].held for p in held))
+        await pilot.pause()
+        for number, name in enumerate(names[1:], start=2):
+            card = str(screen.cards[racers[number - 1].player_id or ""].render())
+            assert lines_of(card)[0].startswith(f"{number} {name}"), card
+            await until_shown(pilot, app, card)  # name, score and cards left: the whole card
+        note = screen.query_one("#watch-held")
+        assert " ".join(shown_words(app, note)) == PAUSED_NOTE, "\n".join(screen_lines(app))
 
 
 async def test_in_80x24_a_spectator_sees_a_long_name_cut_in_the_results_as_in_the_ranking(

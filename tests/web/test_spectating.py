@@ -13,9 +13,10 @@ from playwright.async_api import Browser, Page, expect
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
-from shared import GameName, replay
+from shared import replay
 from shared.protocol import RaceEnded, RaceStarted, Spectators
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
+from tests.server.helpers import sdk_race
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
@@ -57,26 +58,6 @@ async def shows(page: Page, scope: str, view: Any) -> None:
 
 async def go(page: Page, fragment: str) -> None:
     await page.evaluate("(h) => { location.hash = h; }", fragment)
-
-
-async def sdk_race(
-    connect: Connect, url: str, *names: str, bots: tuple[str, ...] = (), game: GameName = "eight-off"
-) -> tuple[str, list[ArenaClient]]:
-    """A running race (Eight Off unless ``game``) of SDK racers (with seed shares, as the
-    SDK sends them); those named in ``bots`` say they are bots."""
-    clients = []
-    for name in names:
-        client = await connect(url)
-        await client.hello(name=name, bot=name in bots)
-        clients.append(client)
-    race = await clients[0].create_race(game)
-    for client in clients[1:]:
-        await client.join_race(race.code)
-    for client in clients:
-        await client.ready(race.race_id)
-    for client in clients:
-        await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
-    return race.race_id, clients
 
 
 def winning_line() -> list[str]:
