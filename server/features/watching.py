@@ -79,7 +79,8 @@ class Watching:
     # ----- deciding --------------------------------------------------------------------
 
     async def check_watchable(self, race_id: str, viewer: str) -> RaceMeta:
-        """The race's meta when ``viewer`` may watch it now; else the reason, as an error."""
+        """The race's meta when ``viewer`` may watch it now; else the reason, as an error.
+        A race over says so first, to its racers too: its replay is the answer."""
         race = await self.store.races.race(race_id)
         if race is None:
             raise race_not_found(race_id)
@@ -87,6 +88,11 @@ class Watching:
         seated = any(s.player_id == viewer for s in seats)
         if meta.daily:
             raise ArenaError(ErrorCode.NOT_YET, self._daily_refusal(meta, seated))
+        if meta.status is RaceStatus.CANCELLED:
+            raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled")
+        ended = meta.ended_at or 0
+        if meta.status is RaceStatus.FINISHED and ended + self.delay_ms(meta.rated) <= self.time.now_ms():
+            raise ArenaError(ErrorCode.RACE_OVER, "the race is over: replay it instead")
         if seated:
             raise ArenaError(
                 ErrorCode.OWN_RACE,
@@ -96,11 +102,6 @@ class Watching:
             raise ArenaError(
                 ErrorCode.RACE_NOT_STARTED, "the race is still in its lobby: watch it once it counts down"
             )
-        if meta.status is RaceStatus.CANCELLED:
-            raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled")
-        ended = meta.ended_at or 0
-        if meta.status is RaceStatus.FINISHED and ended + self.delay_ms(meta.rated) <= self.time.now_ms():
-            raise ArenaError(ErrorCode.RACE_OVER, "the race is over: replay it instead")
         return meta
 
     def _daily_refusal(self, meta: RaceMeta, seated: bool) -> str:
