@@ -549,6 +549,40 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     assert errors == []
 
 
+async def test_the_verify_page_names_an_unknown_game_and_refuses_a_file_that_is_not_utf8(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """As solitaire-arena verify does: a Game no record has is named, and a record file
+    that is not UTF-8 (a Latin-1 alicé) is refused rather than read with a garbled name."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await go(page, "#/verify")
+    text = documented_record()
+    await page.fill("#record-text", text.replace('[Game "eight-off"]', '[Game "klondike"]'))
+    await page.click("#verify-pasted")
+    form = page.locator('#checks li[data-check="form"]')
+    await expect(form).to_have_text(
+        "✗ Record: failed — line 2: unknown game 'klondike' "
+        "(a record's game is eight-off, eagle-wing or treize)"
+    )
+    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    alice = text.replace("Ada Lovelace", "alicé")
+    latin1 = {"name": "race.txt", "mimeType": "text/plain", "buffer": alice.encode("latin-1")}
+    await page.set_input_files("#record-file", files=[latin1])
+    await expect(form).to_have_text(
+        "✗ Record: failed — race.txt is not a race record: not UTF-8 text "
+        "(save it as UTF-8 and open it again)"
+    )
+    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    await expect(page.locator("#record-text")).to_have_value("")
+    utf8 = {**latin1, "buffer": alice.encode()}
+    await page.set_input_files("#record-file", files=[utf8])
+    await expect(page.locator("#record-text")).to_have_value(alice)
+    await expect(page.locator('#checks li[data-check="seed"]')).to_have_class("pass")
+    await expect(form).to_have_count(0)
+    assert errors == []
+
+
 async def test_a_record_verified_while_the_one_before_still_loads_shows_only_its_own_checks(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
