@@ -1922,7 +1922,7 @@ async def test_in_80x24_seven_racers_with_long_names_keep_the_players_own_row_an
 
 @pytest.mark.parametrize("game_name", GAMES)
 async def test_in_80x24_the_replay_shows_the_whole_board_its_moves_and_its_keys(game_name: GameName) -> None:
-    seed = 12_345_678_901_234_567_890  # a seed as long as they get: the title wraps
+    seed = 12_345_678_901_234_567_890  # a seed as long as they get
     game, moves = new_game(game_name, seed), []
     while len(moves) < 30 and (legal := game.legal_moves()):
         moves.append("deal" if "deal" in legal else legal[0])  # Treize's waste fans out to the right
@@ -1940,11 +1940,32 @@ async def test_in_80x24_the_replay_shows_the_whole_board_its_moves_and_its_keys(
         assert f"{len(moves)}" in lines_of(moves_list)[-1] and moves[-1] in lines_of(moves_list)[-1]
         await until_shown(pilot, app, moves_list)  # with the times they were played at
         await until_shown(pilot, app, str(screen.query_one("#replay-status").render()))
-        title = " ".join(screen_lines(app)[:2])
-        assert str(seed) in title and "racer ada (1/2)" in title
+        assert screen_lines(app)[0].endswith("racer ada (1/2)")
         footer = screen_lines(app)[-1]
         for key in ("tab next racer", "←→ move", "home deal", "end last move", "esc close"):
             assert key in footer, footer
+
+
+async def test_in_80x24_the_replay_title_keeps_to_one_line_and_the_seed_shows_at_the_deal() -> None:
+    """A 20-digit seed and a second racer's name do not fit one line of 80 columns: the
+    title leaves the seed out (the status line gives it at the deal) rather than wrap and
+    take a line from the board."""
+    seed = 17_180_775_478_973_134_212
+    log = _log("treize", seed, {"p_b": ["deal"], "p_a": ["deal"]}).model_copy(
+        update={"race_id": "9b9f7e6c4bea"}
+    )
+    app = ReplayApp(log, {"p_b": "bob", "p_a": "alice"})
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.replay_screen
+        await pilot.press("tab")
+        title = "Replay  race 9b9f7e6c4bea  treize  racer alice (2/2)"
+        await wait_until(pilot, lambda: screen_lines(app)[0].strip() == title)
+        assert screen.query_one("#replay-title").region.height == 1
+        await until_shown(pilot, app, screen.board.plain)  # its last row too
+        status = screen.query_one("#replay-status")
+        assert " ".join(shown_words(app, status)).startswith(f"move 0/1: the deal of seed {seed}")
+        await pilot.press("right")
+        await wait_until(pilot, lambda: str(seed) not in " ".join(screen_lines(app)))
 
 
 @pytest.mark.parametrize("game_name", GAMES)
