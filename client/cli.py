@@ -46,7 +46,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from websockets.uri import parse_uri
 
 from client.columns import clipped, padded, split_to_fit, width
-from client.credentials import Credential, TokenStore
+from client.credentials import Credential, CredentialsError, TokenStore
 from client.errors import (
     AlreadyRacingError,
     ArenaError,
@@ -521,6 +521,8 @@ def run(args: argparse.Namespace) -> int:
         # more is written, nor flushed at exit into the closed pipe.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except CredentialsError as exc:  # a local file, not the server: before the OSErrors
+        return fail(str(exc))
     except (OSError, InvalidHandshake) as exc:
         return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:

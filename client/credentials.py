@@ -68,6 +68,27 @@ def default_path() -> Path:
     return Path(base) / "solitaire-arena" / "credentials.json"
 
 
+class CredentialsError(OSError):
+    """The credentials file cannot be read or written; the message names the file and
+    says why in words (an ``OSError``, as the failure it wraps).
+
+    >>> print(CredentialsError("read", Path("/tmp/x"), IsADirectoryError(21, "Is a directory")))
+    cannot read the credentials file /tmp/x: it is a directory
+    >>> print(CredentialsError("write", Path("/ro/c.json"), PermissionError(13, "Permission denied")))
+    cannot write the credentials file /ro/c.json: permission denied
+    """
+
+    def __init__(self, action: str, path: Path, cause: OSError) -> None:
+        super().__init__(f"cannot {action} the credentials file {path}: {_in_words(cause)}")
+
+
+def _in_words(cause: OSError) -> str:
+    if isinstance(cause, IsADirectoryError):
+        return "it is a directory"
+    reason = cause.strerror or str(cause)
+    return reason[:1].lower() + reason[1:]
+
+
 class TokenStore:
     """Read and write credentials, keyed by server URL and player name; and which
     account is logged in on each server."""
@@ -145,24 +166,33 @@ class TokenStore:
 
 
 def read_private(path: Path) -> dict[str, Any]:
-    """The JSON object kept in ``path`` ({} when there is none, or it is not one)."""
+    """The JSON object kept in ``path`` ({} when there is none, or it is not one); a
+    file that cannot be read raises :class:`CredentialsError`."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return {}
+    except OSError as exc:
+        raise CredentialsError("read", path, exc) from exc
     return data if isinstance(data, dict) else {}
 
 
 def write_private(path: Path, data: dict[str, Any], sort_keys: bool = False) -> None:
     """Replace ``path`` with ``data`` atomically, readable by the user alone (0600 in a
-    0700 directory)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-")
+    0700 directory); a file that cannot be written raises :class:`CredentialsError`."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-")
+    except OSError as exc:
+        raise CredentialsError("write", path, exc) from exc
     try:
         os.fchmod(descriptor, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, sort_keys=sort_keys)
         os.replace(temporary, path)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise CredentialsError("write", path, exc) from exc
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

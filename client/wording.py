@@ -14,6 +14,9 @@ DEAL_AT_START = "the deal is shown when the race starts"
 #: that another racer still racing has not turned up yet, so it waits for them.
 PAUSED = "paused for spectators"
 HELD_NOTE = f"{PAUSED}: it shows cards another racer has not turned up yet"
+#: The terminal watch screen's one note under the racers' cards while any board is
+#: paused (each card says ``paused``): short, to leave the cards room in 80x24.
+PAUSED_NOTE = "paused: shows cards others have not turned up yet"
 
 
 def cards_scored(game: str, score: int) -> str:

@@ -20,6 +20,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from client.columns import clipped, width
 from client.tui.board import BoardArea, BoardWidget
 from shared import IllegalMove, MoveResult, new_game
 from shared.games import GameName
@@ -110,15 +111,34 @@ def move_line(number: int, move: str, at: str, columns: int) -> str:
 
 
 _STEP: Final = Binding.Group("move", compact=True)
+_TITLE_PADDING: Final = 2
+
+
+def replay_title(log: MoveLog, racer: str, columns: int) -> str:
+    """The title in one line of ``columns``: the race, its game, its seed where there is
+    room for it (else the status line gives it at the deal), and the racer shown (a name
+    cut where even that does not fit).
+
+    >>> log = MoveLog(race_id="9b9f7e6c4bea", game="treize", seed=17180775478973134212, salt="s",
+    ...               commitment="c", moves=[])
+    >>> replay_title(log, "alice (2/2)", 100)
+    'Replay  race 9b9f7e6c4bea  treize  seed 17180775478973134212  racer alice (2/2)'
+    >>> replay_title(log, "alice (2/2)", 78)
+    'Replay  race 9b9f7e6c4bea  treize  racer alice (2/2)'
+    """
+    head = f"Replay  race {log.race_id}  {log.game}"
+    with_seed = f"{head}  seed {log.seed}  racer {racer}"
+    return with_seed if width(with_seed) <= columns else clipped(f"{head}  racer {racer}", columns)
 
 
 class ReplayScreen(Screen[None]):
     """Replays a finished race from its move log."""
 
-    # The title and the status line wrap rather than lose their ends in 80 columns (a
-    # seed has up to 20 digits, a move's note may end with why the log stops).
+    # The title keeps to one line (the seed left out where it does not fit: the status
+    # line gives it at the deal); the status line wraps rather than lose its end in 80
+    # columns (a move's note may end with why the log stops).
     DEFAULT_CSS = """
-    #replay-title { height: auto; max-height: 2; background: $panel; padding: 0 1; text-style: bold; }
+    #replay-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
     #replay-main { height: 1fr; }
     #replay-board-area { width: 1fr; }
     #replay-moves { width: 34; padding: 0 1; }
@@ -171,6 +191,7 @@ class ReplayScreen(Screen[None]):
         self.redraw()
 
     def on_resize(self, event: events.Resize) -> None:
+        self.redraw()  # the title fits the new width
         self.call_after_refresh(self._fit_moves)
 
     def _fit_moves(self) -> None:
@@ -186,22 +207,24 @@ class ReplayScreen(Screen[None]):
 
     def redraw(self) -> None:
         timeline = self.timeline
-        name = self.names.get(timeline.player_id, timeline.player_id)
-        title = (
-            f"Replay  race {self.move_log.race_id}  {self.move_log.game}  seed {self.move_log.seed}  "
-            f"racer {name} ({self.racer + 1}/{len(self.timelines)})"
-        )
-        self.query_one("#replay-title", Static).update(title)
+        self.query_one("#replay-title", Static).update(self._title())
         self.board.show(timeline.views[self.index])
         self.query_one("#replay-moves", Static).update(self._move_list())
         self.query_one("#replay-status", Static).update(self._step_note())
+
+    def _title(self) -> str:
+        timeline = self.timeline
+        name = self.names.get(timeline.player_id, timeline.player_id)
+        racer = f"{name} ({self.racer + 1}/{len(self.timelines)})"
+        return replay_title(self.move_log, racer, max(self.size.width - _TITLE_PADDING, 1))
 
     def _step_note(self) -> str:
         timeline = self.timeline
         view = timeline.views[self.index]
         where = f"move {self.index}/{timeline.last}"
         if self.index == 0:
-            note = f"{where}: the deal"
+            seed = f"seed {self.move_log.seed}"
+            note = f"{where}: the deal" if seed in self._title() else f"{where}: the deal of {seed}"
         else:
             result = timeline.results[self.index - 1]
             moved = len(result.steps)

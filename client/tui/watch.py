@@ -3,8 +3,9 @@
 One racer's board is drawn large (the focused racer); every other racer has a compact
 card beside it: name (a bot's marked ``[bot]``), rating, score, cards left, last move,
 and whether they finished or won, or their board is paused (in Treize and Eagle Wing,
-held back for spectators until the other racers have turned up its cards: a note under
-the cards says so and why, and the status line when it starts and ends). Tab (or
+held back for spectators until the other racers have turned up its cards: one short note
+under the cards says what "paused" means, however many are, and the status line names
+each as it starts and ends). Tab (or
 shift+tab) and the keys 1-8 switch the large board between racers; ``q`` quits. The
 title says which race, whether it is rated, ``featured`` when the screen follows the
 featured race, and ``delayed 30 s`` when the race reaches its spectators late (a rated
@@ -39,7 +40,7 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace, standing_rating
-from client.wording import DEAL_AT_START, HELD_NOTE, PAUSED, change_words, result_words, standing_words
+from client.wording import DEAL_AT_START, PAUSED, PAUSED_NOTE, change_words, result_words, standing_words
 from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, WatchHeld, Watching, Welcome
 
 #: The title of the results a featured watch keeps once it moved on (short enough for a
@@ -106,7 +107,7 @@ def _state_of(watched: WatchedRace, player_id: str) -> str:
     if board is not None and board.finished:
         return "gave up"
     if board is not None and board.held:
-        return "paused"  # why: in the note under the cards (held_text)
+        return "paused"  # why: in the one note under the cards (held_text)
     return ""
 
 
@@ -115,21 +116,20 @@ _STATE_STYLES: Final = {"won": "bold green", "paused": "bold yellow"}
 
 
 def held_text(watched: WatchedRace) -> str:
-    """A line for each racer whose board is held back for spectators, saying so and why;
-    nothing when none is.
+    """One note, whichever and however many racers' boards are held back for spectators,
+    saying what ``paused`` on their cards means; nothing when none is. (The status line
+    names each racer as their board is held.)
 
     >>> from shared.protocol import LiveRace, RacerInfo, SpectatorBoard
     >>> racers = [RacerInfo(player_id="p_a", name="ada"), RacerInfo(player_id="p_b", name="bob")]
     >>> race = LiveRace(race_id="r1", game="treize", status="running", rated=False, racers=racers)
     >>> boards = [SpectatorBoard(player_id="p_a", seq=3, held=True), SpectatorBoard(player_id="p_b", seq=1)]
     >>> held_text(WatchedRace(Watching(race=race, boards=boards)))
-    "ada's board is paused for spectators: it shows cards another racer has not turned up yet"
+    'paused: shows cards others have not turned up yet'
+    >>> held_text(WatchedRace(Watching(race=race, boards=boards[1:])))
+    ''
     """
-    return "\n".join(
-        f"{watched.name(player_id)}'s board is {HELD_NOTE}"
-        for player_id in racer_order(watched)
-        if watched.boards[player_id].held
-    )
+    return PAUSED_NOTE if any(board.held for board in watched.boards.values()) else ""
 
 
 #: The most columns a racer's name takes over the large board (a longer one is cut).

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply, WatchTarget
+from server.features.daily_rules import day_over
 from server.features.lobby import race_info
 from server.features.race_rules import CARDS
 from server.features.spectating import RaceHub
@@ -78,18 +79,21 @@ class Watching:
     # ----- deciding --------------------------------------------------------------------
 
     async def check_watchable(self, race_id: str, viewer: str) -> RaceMeta:
-        """The race's meta when ``viewer`` may watch it now; else the reason, as an error."""
+        """The race's meta when ``viewer`` may watch it now; else the reason, as an error.
+        A race over says so first, to its racers too: its replay is the answer."""
         race = await self.store.races.race(race_id)
         if race is None:
             raise race_not_found(race_id)
         meta, seats = race
+        seated = any(s.player_id == viewer for s in seats)
         if meta.daily:
-            raise ArenaError(
-                ErrorCode.NOT_YET,
-                "daily challenge attempts are never shown live (the deal is everyone's for the "
-                "whole day): replay it once your own attempt or the day is over",
-            )
-        if any(s.player_id == viewer for s in seats):
+            raise ArenaError(ErrorCode.NOT_YET, self._daily_refusal(meta, seated))
+        if meta.status is RaceStatus.CANCELLED:
+            raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled")
+        ended = meta.ended_at or 0
+        if meta.status is RaceStatus.FINISHED and ended + self.delay_ms(meta.rated) <= self.time.now_ms():
+            raise ArenaError(ErrorCode.RACE_OVER, "the race is over: replay it instead")
+        if seated:
             raise ArenaError(
                 ErrorCode.OWN_RACE,
                 "you race in that race: another racer's board would show you your own hidden cards",
@@ -98,12 +102,25 @@ class Watching:
             raise ArenaError(
                 ErrorCode.RACE_NOT_STARTED, "the race is still in its lobby: watch it once it counts down"
             )
-        if meta.status is RaceStatus.CANCELLED:
-            raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled")
-        ended = meta.ended_at or 0
-        if meta.status is RaceStatus.FINISHED and ended + self.delay_ms(meta.rated) <= self.time.now_ms():
-            raise ArenaError(ErrorCode.RACE_OVER, "the race is over: replay it instead")
         return meta
+
+    def _daily_refusal(self, meta: RaceMeta, seated: bool) -> str:
+        """Why a daily attempt is not shown, and when its replay opens: once the attempt
+        and its day are over (UTC), for its own player too (a replay re-deals from the
+        seed, secret until the day's end)."""
+        assert meta.daily is not None
+        finished = meta.status is RaceStatus.FINISHED
+        if day_over(meta.daily, self.time.now_ms()):
+            when = "replay it instead" if finished else "replay it once it is over"
+        elif seated and finished:
+            return (
+                "your daily attempt is over, but attempts are never shown live: its replay "
+                "opens once the day is over (UTC)"
+            )
+        else:
+            when = "replay it once the day is over (UTC)"
+        never = "daily challenge attempts are never shown live (the deal is everyone's for the whole day)"
+        return f"{never}: {when}"
 
     async def featured(self, viewer: str, after: str | None = None) -> str | None:
         """The race to feature for ``viewer``: the best live one they may watch (and not

@@ -1583,3 +1583,23 @@ def test_verify_from_stdin_names_stdin_in_its_errors(tmp_path: Path) -> None:
     empty = run("verify", "-", config=config, stdin="")
     assert empty.returncode == 2 and empty.stderr.startswith("solitaire-arena: stdin is not a race record: ")
     assert "- " not in garbage.stderr + empty.stderr
+
+
+def test_a_credentials_file_that_cannot_be_read_is_named_not_blamed_on_the_server(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    result = run("live", "--server", node.url, config=tmp_path)  # a directory, not a file
+    assert (
+        one_error_line(result)
+        == f"solitaire-arena: cannot read the credentials file {tmp_path}: it is a directory"
+    )
+
+
+def test_a_credentials_file_that_cannot_be_written_is_named_not_blamed_on_the_server(
+    node: NodeProcess,
+) -> None:
+    unwritable = Path("/proc/solitaire-arena-credentials.json")  # nothing can be made there, even by root
+    result = run("play", "--server", node.url, config=unwritable)
+    assert one_error_line(result) == (
+        f"solitaire-arena: cannot write the credentials file {unwritable}: no such file or directory"
+    )

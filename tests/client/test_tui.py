@@ -43,7 +43,7 @@ from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
-from client.wording import DEAL_AT_START, HELD_NOTE, PAUSED
+from client.wording import DEAL_AT_START, PAUSED, PAUSED_NOTE
 from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
@@ -64,7 +64,7 @@ from shared.protocol import (
 )
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
-from tests.server.helpers import start_race
+from tests.server.helpers import sdk_race, start_race
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
@@ -1505,6 +1505,13 @@ def spectators_view(view: BoardView) -> BoardView:
     return view.model_copy(update={"legal_moves": None, "can_undo": None})
 
 
+async def sam_watching(url: str, connect: Connect, race_id: str) -> WatchApp:
+    """The watch screen of sam, a spectator of ``race_id``."""
+    sam = await connect(url)
+    await sam.hello(name="sam")
+    return WatchApp(sam, await sam.watch(race_id), target=race_id)
+
+
 def shown(screen: WatchScreen, selector: str) -> str:
     return str(screen.query_one(selector).render())
 
@@ -1513,9 +1520,7 @@ async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_wi
     arena: ArenaServer, connect: Connect
 ) -> None:
     ada, bob, race_id = await _race(arena, connect, bot=True)
-    sam = await connect(arena.url)
-    await sam.hello(name="sam")
-    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    app = await sam_watching(arena.url, connect, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.watch_screen
         board = screen.board
@@ -1577,9 +1582,7 @@ async def test_a_watch_started_after_moves_names_each_racers_last_move_from_the_
         last = game.legal_moves()[-1]
         game.play(last)
         await ada.move(race_id, last)
-    sam = await connect(arena.url)
-    await sam.hello(name="sam")
-    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    app = await sam_watching(arena.url, connect, race_id)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.watch_screen
         assert screen.shown_racer == ada.player_id
@@ -1653,9 +1656,7 @@ async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_t
 ) -> None:
     async with running_node(clean_redis, countdown=1.2) as node:
         _ada, bob, race_id = await _counting_race(node.url, connect)
-        sam = await connect(node.url)
-        await sam.hello(name="sam")
-        app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+        app = await sam_watching(node.url, connect, race_id)
         async with app.run_test(size=SIZE) as pilot:
             screen = app.watch_screen
             waiting = screen.query_one("#watch-deal")
@@ -1921,7 +1922,7 @@ async def test_in_80x24_seven_racers_with_long_names_keep_the_players_own_row_an
 
 @pytest.mark.parametrize("game_name", GAMES)
 async def test_in_80x24_the_replay_shows_the_whole_board_its_moves_and_its_keys(game_name: GameName) -> None:
-    seed = 12_345_678_901_234_567_890  # a seed as long as they get: the title wraps
+    seed = 12_345_678_901_234_567_890  # a seed as long as they get
     game, moves = new_game(game_name, seed), []
     while len(moves) < 30 and (legal := game.legal_moves()):
         moves.append("deal" if "deal" in legal else legal[0])  # Treize's waste fans out to the right
@@ -1939,11 +1940,32 @@ async def test_in_80x24_the_replay_shows_the_whole_board_its_moves_and_its_keys(
         assert f"{len(moves)}" in lines_of(moves_list)[-1] and moves[-1] in lines_of(moves_list)[-1]
         await until_shown(pilot, app, moves_list)  # with the times they were played at
         await until_shown(pilot, app, str(screen.query_one("#replay-status").render()))
-        title = " ".join(screen_lines(app)[:2])
-        assert str(seed) in title and "racer ada (1/2)" in title
+        assert screen_lines(app)[0].endswith("racer ada (1/2)")
         footer = screen_lines(app)[-1]
         for key in ("tab next racer", "←→ move", "home deal", "end last move", "esc close"):
             assert key in footer, footer
+
+
+async def test_in_80x24_the_replay_title_keeps_to_one_line_and_the_seed_shows_at_the_deal() -> None:
+    """A 20-digit seed and a second racer's name do not fit one line of 80 columns: the
+    title leaves the seed out (the status line gives it at the deal) rather than wrap and
+    take a line from the board."""
+    seed = 17_180_775_478_973_134_212
+    log = _log("treize", seed, {"p_b": ["deal"], "p_a": ["deal"]}).model_copy(
+        update={"race_id": "9b9f7e6c4bea"}
+    )
+    app = ReplayApp(log, {"p_b": "bob", "p_a": "alice"})
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.replay_screen
+        await pilot.press("tab")
+        title = "Replay  race 9b9f7e6c4bea  treize  racer alice (2/2)"
+        await wait_until(pilot, lambda: screen_lines(app)[0].strip() == title)
+        assert screen.query_one("#replay-title").region.height == 1
+        await until_shown(pilot, app, screen.board.plain)  # its last row too
+        status = screen.query_one("#replay-status")
+        assert " ".join(shown_words(app, status)).startswith(f"move 0/1: the deal of seed {seed}")
+        await pilot.press("right")
+        await wait_until(pilot, lambda: str(seed) not in " ".join(screen_lines(app)))
 
 
 @pytest.mark.parametrize("game_name", GAMES)
@@ -1951,9 +1973,7 @@ async def test_in_80x24_a_spectator_sees_the_whole_board_the_other_racer_and_the
     arena: ArenaServer, connect: Connect, game_name: GameName
 ) -> None:
     ada, bob, race_id = await _race(arena, connect, game=game_name)
-    sam = await connect(arena.url)
-    await sam.hello(name="sam")
-    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    app = await sam_watching(arena.url, connect, race_id)
     async with app.run_test(size=SMALL) as pilot:
         screen = app.watch_screen
         await until_shown(pilot, app, screen.board.plain)
@@ -1980,7 +2000,6 @@ async def a_board_held_for_spectators_says_so_until_it_goes_on(
     card up too."""
     screen = app.watch_screen
     ada_id, bob_id = ada.player_id or "", bob.player_id or ""
-    note = f"ada's board is {HELD_NOTE}"
     await ada.move(race_id, "deal")
     await wait_until(pilot, lambda: screen.status.last == f"ada's board is {PAUSED}")
     assert screen.watched.boards[ada_id].seq == 0  # her move waits
@@ -1991,7 +2010,7 @@ async def a_board_held_for_spectators_says_so_until_it_goes_on(
         region = held.region
         return " ".join(line[region.x :].strip() for line in screen_lines(app)[region.y + 1 : region.bottom])
 
-    await wait_until(pilot, lambda: under_the_cards() == note)
+    await wait_until(pilot, lambda: under_the_cards() == PAUSED_NOTE)
     await until_shown(pilot, app, screen.board.plain)  # the whole board still in sight
     await pilot.press("tab")  # bob on the large board: ada's card says it
     assert str(screen.cards[ada_id].render()).startswith("1 ada  paused\n")
@@ -2002,6 +2021,31 @@ async def a_board_held_for_spectators_says_so_until_it_goes_on(
     assert screen.watched.boards[ada_id].seq == 1 and "paused" not in shown(screen, "#watch-focus")
     assert not held.display
     await wait_until(pilot, lambda: "paused" not in " ".join(screen_lines(app)))
+
+
+async def test_in_80x24_a_spectator_sees_every_racers_card_while_several_boards_are_paused(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """Five racers in Treize, three of whom turned up stock cards the other two have not:
+    three boards are paused, and the side panel still shows every other racer's card,
+    with one note saying what "paused" means."""
+    names = ["ada", "bob", "cy", "dee", "eve"]
+    race_id, racers = await sdk_race(connect, arena.url, *names, game="treize")
+    app = await sam_watching(arena.url, connect, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.watch_screen
+        await until_shown(pilot, app, screen.board.plain)
+        for racer in racers[:3]:
+            await racer.move(race_id, "deal")
+        held = [racer.player_id for racer in racers[:3]]
+        await wait_until(pilot, lambda: all(screen.watched.boards[p or ""].held for p in held))
+        await pilot.pause()
+        for number, name in enumerate(names[1:], start=2):
+            card = str(screen.cards[racers[number - 1].player_id or ""].render())
+            assert lines_of(card)[0].startswith(f"{number} {name}"), card
+            await until_shown(pilot, app, card)  # name, score and cards left: the whole card
+        note = screen.query_one("#watch-held")
+        assert " ".join(shown_words(app, note)) == PAUSED_NOTE, "\n".join(screen_lines(app))
 
 
 async def test_in_80x24_a_spectator_sees_a_long_name_cut_in_the_results_as_in_the_ranking(

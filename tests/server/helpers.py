@@ -1,4 +1,4 @@
-"""Shared steps of the server tests: get two racers into a running race."""
+"""Shared steps of the server tests: get two racers (or more) into a running race."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from client.sdk import ArenaClient
 from shared.protocol import BoardView, GameName, RaceStarted
+from tests.server.conftest import Connect
 
 
 @dataclass
@@ -42,3 +43,23 @@ async def start_race(
     # (they did not ask for them at hello).
     opening = started.view.model_copy(update={"legal_moves": None, "can_undo": None})
     return RunningRace(race.race_id, race.code, ada, bob, opening, info.commitment, started.ends_at)
+
+
+async def sdk_race(
+    connect: Connect, url: str, *names: str, bots: tuple[str, ...] = (), game: GameName = "eight-off"
+) -> tuple[str, list[ArenaClient]]:
+    """A running race (Eight Off unless ``game``) of SDK racers, one seat each (with seed shares, as the
+    SDK sends them); those named in ``bots`` say they are bots."""
+    clients = []
+    for name in names:
+        client = await connect(url)
+        await client.hello(name=name, bot=name in bots)
+        clients.append(client)
+    race = await clients[0].create_race(game, seats=len(clients))
+    for client in clients[1:]:
+        await client.join_race(race.code)
+    for client in clients:
+        await client.ready(race.race_id)
+    for client in clients:
+        await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    return race.race_id, clients

@@ -599,6 +599,33 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
         await bob.ws.close()
 
 
+async def test_watching_a_daily_attempt_is_refused_with_when_its_replay_opens(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """Never live; the replay (re-dealt from the seed) opens once the day is over, for the
+    attempt's own player too, whose attempt is over."""
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob = await accounts(arena.url, "ada", "bob")
+        race_id = (await start(ada, "eight-off"))["race"]["race_id"]
+        await ada.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+        own = await ada.request({"type": "watch", "race_id": race_id})
+        assert (own["type"], own["code"]) == ("error", "not_yet")
+        assert own["message"] == (
+            "your daily attempt is over, but attempts are never shown live: its replay opens "
+            "once the day is over (UTC)"
+        )
+        other = await bob.request({"type": "watch", "race_id": race_id})
+        assert other["message"] == (
+            "daily challenge attempts are never shown live (the deal is everyone's for the whole "
+            "day): replay it once the day is over (UTC)"
+        )
+        log = await ada.request({"type": "get_move_log", "race_id": race_id})
+        assert "seed" not in log  # what a replay re-deals from: not before the day's end
+        await ada.ws.close()
+        await bob.ws.close()
+
+
 async def test_start_daily_resumes_an_attempt_still_running_and_refuses_one_that_is_over(
     clean_redis: str, clock: ManualTime
 ) -> None:

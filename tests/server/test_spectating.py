@@ -168,6 +168,19 @@ async def test_a_racer_cannot_watch_the_race_they_are_in(arena: ArenaServer) -> 
     assert "hidden cards" in refused["message"]
 
 
+async def test_a_racer_watching_their_race_once_it_is_over_is_told_so_as_anyone_is(
+    arena: ArenaServer,
+) -> None:
+    ada, bob = await racers(arena.url, "ada", "bob")
+    race_id, _ = await raw_race(ada, bob)
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": race_id})
+    await ada.event("race_ended")
+    refused = await ada.request({"type": "watch", "race_id": race_id})
+    assert (refused["type"], refused["code"]) == ("error", "race_over")
+    assert refused["message"] == "the race is over: replay it instead"
+
+
 async def test_racers_see_how_many_people_watch(arena: ArenaServer) -> None:
     ada, bob, sam, tom = await racers(arena.url, "ada", "bob", "sam", "tom")
     race_id, _ = await raw_race(ada, bob)

@@ -14,6 +14,7 @@ from playwright.async_api import Browser, Page, expect
 from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
+from tests.server.helpers import sdk_race
 from tests.web.conftest import HeldReplies, give_up
 from tests.web.test_browser import (
     click_move,
@@ -24,7 +25,7 @@ from tests.web.test_browser import (
     running_race_page,
     shown,
 )
-from tests.web.test_spectating import finished_race, sdk_race, winning_line
+from tests.web.test_spectating import finished_race, winning_line
 from tests.web.test_undo_hints_rematch import after, same_player, until_shown
 
 TOKEN_KEY = "solitaire-arena.token"

@@ -13,9 +13,10 @@ from playwright.async_api import Browser, Page, expect
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
-from shared import GameName, replay
+from shared import replay
 from shared.protocol import RaceEnded, RaceStarted, Spectators
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
+from tests.server.helpers import sdk_race
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
@@ -57,26 +58,6 @@ async def shows(page: Page, scope: str, view: Any) -> None:
 
 async def go(page: Page, fragment: str) -> None:
     await page.evaluate("(h) => { location.hash = h; }", fragment)
-
-
-async def sdk_race(
-    connect: Connect, url: str, *names: str, bots: tuple[str, ...] = (), game: GameName = "eight-off"
-) -> tuple[str, list[ArenaClient]]:
-    """A running race (Eight Off unless ``game``) of SDK racers (with seed shares, as the
-    SDK sends them); those named in ``bots`` say they are bots."""
-    clients = []
-    for name in names:
-        client = await connect(url)
-        await client.hello(name=name, bot=name in bots)
-        clients.append(client)
-    race = await clients[0].create_race(game)
-    for client in clients[1:]:
-        await client.join_race(race.code)
-    for client in clients:
-        await client.ready(race.race_id)
-    for client in clients:
-        await client.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
-    return race.race_id, clients
 
 
 def winning_line() -> list[str]:
@@ -565,6 +546,40 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await page.fill("#record-text", text)
     await page.click("#verify-pasted")
     await expect(page.locator("#download")).to_be_visible()
+    assert errors == []
+
+
+async def test_the_verify_page_names_an_unknown_game_and_refuses_a_file_that_is_not_utf8(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """As solitaire-arena verify does: a Game no record has is named, and a record file
+    that is not UTF-8 (a Latin-1 alicé) is refused rather than read with a garbled name."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors, **DESKTOP)
+    await go(page, "#/verify")
+    text = documented_record()
+    await page.fill("#record-text", text.replace('[Game "eight-off"]', '[Game "klondike"]'))
+    await page.click("#verify-pasted")
+    form = page.locator('#checks li[data-check="form"]')
+    await expect(form).to_have_text(
+        "✗ Record: failed — line 2: unknown game 'klondike' "
+        "(a record's game is eight-off, eagle-wing or treize)"
+    )
+    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    alice = text.replace("Ada Lovelace", "alicé")
+    latin1 = {"name": "race.txt", "mimeType": "text/plain", "buffer": alice.encode("latin-1")}
+    await page.set_input_files("#record-file", files=[latin1])
+    await expect(form).to_have_text(
+        "✗ Record: failed — race.txt is not a race record: not UTF-8 text "
+        "(save it as UTF-8 and open it again)"
+    )
+    await expect(page.locator("#verdict")).to_have_text("1 check failed.")
+    await expect(page.locator("#record-text")).to_have_value("")
+    utf8 = {**latin1, "buffer": alice.encode()}
+    await page.set_input_files("#record-file", files=[utf8])
+    await expect(page.locator("#record-text")).to_have_value(alice)
+    await expect(page.locator('#checks li[data-check="seed"]')).to_have_class("pass")
+    await expect(form).to_have_count(0)
     assert errors == []
 
 

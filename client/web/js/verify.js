@@ -10,8 +10,8 @@ import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
 import { GAME_TITLES, element, movesText, racersText, showError, showRaceError } from "./dom.js";
 import { checkFields, clearFields, noteFor } from "./forms.js";
 
-// A record's text as headers ([name, value], in order) and move sections (player id ->
-// [{ seq, move, at }]); a line that is neither throws an Error naming it.
+// A record's text as headers ([name, value, line number], in order) and move sections
+// (player id -> [{ seq, move, at }]); a line that is neither throws an Error naming it.
 export function readRecord(text) {
   const headers = [];
   const sections = new Map();
@@ -21,7 +21,7 @@ export function readRecord(text) {
     if (!line || line.startsWith("#")) return;
     const header = !moves && line.match(/^\[([A-Za-z]+) "((?:[^"\\]|\\["\\])*)"\]$/);
     const section = line.match(/^==\s+(\S+)$/);
-    if (header) headers.push([header[1], header[2].replace(/\\(["\\])/g, "$1")]);
+    if (header) headers.push([header[1], header[2].replace(/\\(["\\])/g, "$1"), index + 1]);
     else if (section) sections.set(section[1], (moves = []));
     else if (moves && /^(\d+\.\s+\S+\s+\{\d+\}\s*)+$/.test(line)) {
       for (const [, seq, move, at] of line.matchAll(/(\d+)\.\s+(\S+)\s+\{(\d+)\}/g)) moves.push({ seq: Number(seq), move, at: Number(at) });
@@ -36,6 +36,19 @@ export function readRecord(text) {
   return { headers, sections, one, all, racers, game: one("Game"), race: one("Race") };
 }
 
+// The games a record may name (its Game header).
+const GAMES = ["eight-off", "eagle-wing", "treize"];
+
+// A record file's text, or an Error saying why it is none: it must be UTF-8, as
+// solitaire-arena verify reads it (a file of another encoding would show garbled names).
+export async function recordFileText(file) {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+  } catch {
+    throw new Error(`${file.name} is not a race record: not UTF-8 text (save it as UTF-8 and open it again)`);
+  }
+}
+
 // The checks the browser can make of a record: each { id, ok, title, reason }.
 export function checkRecord(record) {
   const checks = [];
@@ -46,8 +59,15 @@ export function checkRecord(record) {
   const committed = record.one("Commitment");
   const seed = record.one("Seed");
   const version = record.one("DealVersion");
-  if (!["eight-off", "eagle-wing", "treize"].includes(game) || !serverSeed || salt === null || !committed || !seed) {
-    check("form", false, "Record", "the record lacks its Game, ServerSeed, Salt, Commitment or Seed");
+  const missing = [["Game", game], ["ServerSeed", serverSeed], ["Commitment", committed], ["Seed", seed]]
+    .filter(([, value]) => !value).map(([name]) => name).concat(salt === null ? ["Salt"] : []);
+  if (missing.length) {
+    check("form", false, "Record", `the record lacks its ${listText(missing)} header${missing.length === 1 ? "" : "s"}`);
+    return checks;
+  }
+  if (!GAMES.includes(game)) { // as solitaire-arena verify says it
+    const line = record.headers.find(([name]) => name === "Game")[2];
+    check("form", false, "Record", `line ${line}: unknown game '${game}' (a record's game is ${listText(GAMES, "or")})`);
     return checks;
   }
   const computed = commitmentOf(game, serverSeed, salt);
@@ -105,9 +125,9 @@ function scopeText(record, checks) {
   return `${moves} Not checked here: each move's legality and time, and that the results follow from the moves (solitaire-arena verify FILE checks them).`;
 }
 
-// "a", "a and b", "a, b and c".
-function listText(words) {
-  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+// "a", "a and b", "a, b and c" (or "a, b or c" with `joiner` "or").
+function listText(words, joiner = "and") {
+  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} ${joiner} ${words.at(-1)}`;
 }
 
 function download(name, text) {
@@ -199,7 +219,8 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     showStep();
   }
 
-  async function verify(recordText) {
+  // Verifies `recordText`; `unreadable` (an Error): a file that gave no text to verify.
+  async function verify(recordText, unreadable = null) {
     const run = ++runs;
     loading++; // a racer of the record before, still loading, is not shown
     text = recordText;
@@ -210,6 +231,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     current = null;
     let record;
     try {
+      if (unreadable) throw unreadable;
       record = readRecord(text);
     } catch (failure) {
       checks = [{ id: "form", ok: false, title: "Record", reason: failure.message }];
@@ -255,7 +277,17 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   downloadButton.addEventListener("click", () => download(`race-${raceId ?? readRaceOf(text)}.txt`, text));
   file.addEventListener("change", async () => {
     const chosen = file.files?.[0];
-    if (chosen) { pasted.value = await chosen.text(); clearFields([pasted]); verify(pasted.value); }
+    if (!chosen) return;
+    try {
+      pasted.value = await recordFileText(chosen);
+    } catch (failure) {
+      pasted.value = ""; // nothing of it shown garbled
+      clearFields([pasted]);
+      verify("", failure);
+      return;
+    }
+    clearFields([pasted]);
+    verify(pasted.value);
   });
   const intro = element("p", {}, "This page re-deals the race from its revealed seed in your browser and checks what it can without trusting the server: the commitment, the seed shares, the seed, and that the server's boards start from that deal. ",
     "It runs no game rules: the legality of every move is checked offline by ", element("code", {}, "solitaire-arena verify FILE"), " (the Python engine) on the downloaded record.");
