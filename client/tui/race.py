@@ -44,6 +44,7 @@ from textual.widgets import Footer, Input, Static
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
+from client.suggestions import login_command, player_options, signed_out_words
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
@@ -644,8 +645,17 @@ class RaceScreen(Screen[None]):
         self.redraw()
         self.status.say(self._gone_note(), error=True)
 
+    @property
+    def signed_out(self) -> str | None:
+        """Why the player was signed out (the server's reason, in words) when that ended
+        the connection for good; None otherwise."""
+        ended = self.client.ended
+        return signed_out_words(ended.reason) if ended is not None and ended.signed_out else None
+
     def _gone_note(self) -> str:
         """What the status line says once the connection is lost for good: how to come back."""
+        if self.signed_out is not None:
+            return f"{self.signed_out}. ctrl+q, then {login_command(self.client.url)} signs you in again"
         state, race_id, options = self.state, self.race_id, self.options()
         then = ""
         if state.status == "finished":
@@ -694,7 +704,7 @@ class RaceScreen(Screen[None]):
         return state.status == "open" or (state.status == "cancelled" and state.cancelled is None)
 
     def _check_lobby(self) -> None:
-        if self.in_lobby and not self.client.reconnecting:
+        if self.in_lobby and not self.gone and not self.client.reconnecting:
             self.run_worker(self._recheck_lobby(), group="lobby", exclusive=True, exit_on_error=False)
 
     async def _recheck_lobby(self) -> None:
@@ -1189,6 +1199,8 @@ class RaceApp(App[None]):
         if screen is None:
             return None
         state, race_id, options = screen.state, screen.race_id, self.options()
+        if screen.signed_out is not None and state.status != "finished":
+            return self._signed_out_note(screen)
         if self.left_lobby:
             code = state.code or race_id
             if len(state.racers) <= 1:
@@ -1214,6 +1226,23 @@ class RaceApp(App[None]):
                 return f"race {race_id} goes on: solitaire-arena replay {race_id}{options} once it is over"
             return f"you left race {race_id} while it runs: solitaire-arena play{options} resumes it"
         return None
+
+    def _signed_out_note(self, screen: RaceScreen) -> str:
+        """The parting note of a player signed out before the race was over: log in
+        again, and ``play`` (as the account logged in) comes back to it."""
+        state, url = screen.state, self.client.url
+        login = login_command(url)
+        where = "" if url is None else player_options(url)  # no --name: the account logs in
+        if state.status in ("countdown", "running") and not state.i_finished:
+            what = f"race {screen.race_id}"
+            if state.daily is not None:
+                run = "practice" if state.daily.practice else "attempt"
+                what = f"your {state.daily.game} daily {run} ({what})"
+            return (
+                f"{screen.signed_out}, while {what} runs: {login} signs you in again, "
+                f"then solitaire-arena play{where} resumes it"
+            )
+        return f"{screen.signed_out}: {login} signs you in again"
 
     @property
     def race_screen(self) -> RaceScreen:
