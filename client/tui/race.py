@@ -632,6 +632,9 @@ class RaceScreen(Screen[None]):
                 await self._ratings_after()
                 self.redraw()
                 self.status.say(self._ending_note())
+                # Said at once; the board as it ended follows (it changes no word of it).
+                await self._read_own_board()
+                self.redraw()
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
@@ -681,6 +684,17 @@ class RaceScreen(Screen[None]):
             return
         with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):  # the results' ratings stand
             self.state.take_ratings(await self.client.get_race(self.race_id))
+
+    async def _read_own_board(self) -> None:
+        """The race read again for this player's board (a move on another session of
+        theirs is not pushed here), which alone is taken: the race's status may be older
+        than the events already taken. Unreadable, what is shown stands."""
+        try:
+            info = await self.client.get_race(self.race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return
+        if info.board is not None:
+            self.state.set_view(info.board.view, info.board.seq)
 
     async def _sync_clock(self) -> None:
         sent = local_ms()
@@ -1111,8 +1125,10 @@ class RaceScreen(Screen[None]):
             self.status.say(f"cannot give up: {exc.message}", error=True)
             return
         self.state.gave_up()
+        await self._read_own_board()  # another session of the player may have moved
         self.redraw()
-        self.status.say(f"you gave up with score {self.state.view.score if self.state.view else 0}")
+        if not self.state.over:  # else the end's note says how it went
+            self.status.say(f"you gave up with score {self.state.view.score if self.state.view else 0}")
 
     def _give_up_lapsed(self) -> None:
         """The window of the last ask passed: the status line no longer asks for a second

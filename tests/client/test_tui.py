@@ -1807,6 +1807,54 @@ async def test_a_spectator_signed_out_elsewhere_is_told_why_and_to_log_in_again(
         await wait_until(pilot, lambda: note in screen_words(app))
 
 
+async def same_player(arena: ArenaServer, connect: Connect, player: ArenaClient) -> ArenaClient:
+    """Another session of ``player`` (their other device): nothing it does is pushed to
+    ``player``'s session."""
+    session = await connect(arena.url)
+    await session.hello(token=player.token)
+    return session
+
+
+async def test_the_end_shows_the_own_row_and_board_as_another_session_left_them(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    elsewhere = await same_player(arena, connect, ada)  # ada's other device
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.board.plain == OPENING)
+        # It puts a card home and gives up: nothing of it is pushed here.
+        await elsewhere.move(race_id, "t4>f1")
+        await elsewhere.finish(race_id)
+        await bob.finish(race_id)
+        await wait_until(
+            pilot, lambda: screen.state.status == "finished" and "race over" in screen.status.last
+        )
+        after = board_text(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])))
+        await wait_until(pilot, lambda: screen.board.plain == after)
+        # ada's row takes the results' numbers, as the results beside it have them.
+        ada_row = rendered(screen, "#racers").splitlines()[:3]
+        assert ada_row[0] == "ada (you)  gave up" and ada_row[1].endswith(" 51 left")
+        assert ada_row[2] == "score  1 moves   1"
+        assert "1. ada 1 gave up" in screen_words(app)
+
+
+async def test_giving_up_says_the_score_of_a_board_moved_on_another_session(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _bob, race_id = await _race(arena, connect)
+    other_device = await same_player(arena, connect, ada)
+    async with (app := RaceApp(ada, race_id)).run_test(size=SMALL) as pilot:
+        await wait_until(pilot, lambda: GO in app.race_screen.status.last)
+        await other_device.move(race_id, "t4>f1")  # a card home, not pushed here
+        await pilot.press("ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: app.race_screen.status.last.startswith("you gave up"))
+        assert app.race_screen.status.last == "you gave up with score 1"
+        after = board_text(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])))
+        assert app.race_screen.board.plain == after
+
+
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
     view = view_of(new_game("eagle-wing", 3))
     assert view.score == 1  # the deal puts a card home
