@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import secrets
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -133,6 +134,27 @@ _MAYBE_PLAYED = frozenset({"connection_lost", "unavailable", "internal_error"})
 RESUME_PATIENCE = 60.0
 
 
+@dataclass(frozen=True, slots=True)
+class ConnectionEnded:
+    """Why a client's connection ended for good (:attr:`ArenaClient.ended`)."""
+
+    #: The close code of the connection that ended (1000 for a close the server meant,
+    #: 1006 for a drop without a close; None: unknown).
+    code: int | None
+    #: The server's close reason ("" when it gave none), such as "signed out: the
+    #: account's password was changed".
+    reason: str
+    #: Whether the player's token no longer works: a resume was refused ``bad_token``
+    #: (the token was revoked by a logout, a password change or too many logins, here or
+    #: on another device). Only a new login (or hello) comes back.
+    signed_out: bool = False
+
+    @classmethod
+    def of(cls, ws: ClientConnection) -> ConnectionEnded:
+        """How ``ws`` closed (as far as it is closed)."""
+        return cls(ws.close_code, ws.close_reason or "")
+
+
 class ArenaClient:
     """One player's connection to a server. ``binary`` picks msgpack frames (else JSON).
 
@@ -195,6 +217,9 @@ class ArenaClient:
         self.on_event: Callable[[ServerMessage], None] | None = None
         #: How many times the connection was resumed.
         self.resumes = 0
+        #: Why the connection ended for good, once :meth:`events` ended (None until then):
+        #: the server's close code and reason, and whether the player was signed out.
+        self.ended: ConnectionEnded | None = None
         self._options = options or {}
         self._legal_moves = False
         self._closing = False
@@ -284,12 +309,15 @@ class ArenaClient:
             if ws is self.ws and self._connected.is_set():
                 if self.reconnect and not self._closing and (self.token is not None or self.viewer):
                     self._connected.clear()
-                    self._resuming = asyncio.create_task(self._resume())
+                    self._resuming = asyncio.create_task(self._resume(ConnectionEnded.of(ws)))
                 else:
+                    self.ended = ConnectionEnded.of(ws)
                     await self._events.put(None)
 
-    async def _resume(self) -> None:
-        """Open the connection again and resume the player, or give up (events end)."""
+    async def _resume(self, dropped: ConnectionEnded) -> None:
+        """Open the connection again and resume the player, or give up (events end, and
+        :attr:`ended` says why: how the connection ``dropped``, and whether the resume
+        found the player signed out)."""
         assert self.url is not None and (self.token is not None or self.viewer)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + RESUME_PATIENCE
@@ -312,7 +340,10 @@ class ArenaClient:
             try:
                 welcome = await self._send_and_wait(hello, timeout=10.0)
             except BadTokenError:
-                break  # the player is gone (an expired guest): nothing to resume
+                # Signed out (the token was revoked) or gone (an expired guest): nothing
+                # to resume.
+                dropped = replace(dropped, signed_out=True)
+                break
             except (ArenaError, TimeoutError, ConnectionClosed):
                 # A server still starting (``unavailable``), or a drop mid-hello: again.
                 await ws.close()
@@ -328,6 +359,7 @@ class ArenaClient:
             await self._events.put(welcome)
             await self._queue_again()
             return
+        self.ended = dropped
         await self._events.put(None)
 
     def _left_queue(self, left: QuickMatchLeft) -> None:
@@ -353,8 +385,9 @@ class ArenaClient:
 
     @property
     def reconnecting(self) -> bool:
-        """Whether the connection dropped and is being resumed (requests wait for it)."""
-        return not self._connected.is_set()
+        """Whether the connection dropped and is being resumed (requests wait for it);
+        False again once the client gave up (:attr:`ended`)."""
+        return not self._connected.is_set() and self.ended is None
 
     def next_id(self) -> int:
         return next(self._ids)

@@ -67,6 +67,27 @@ def player_options(server: str, name: str | None = None, store: TokenStore | Non
     return options
 
 
+def login_command(server: str | None) -> str:
+    """The command that logs in again on ``server`` (None: the default one).
+
+    >>> login_command(default_server()), login_command("ws://arena.example:8765")
+    ('solitaire-arena login', 'solitaire-arena login --server ws://arena.example:8765')
+    """
+    return "solitaire-arena login" + ("" if server is None else player_options(server))
+
+
+def signed_out_words(reason: str) -> str:
+    """Why a player was signed out, from the server's close reason (which says "signed
+    out: …" itself when it gives one).
+
+    >>> signed_out_words("signed out: the account's password was changed"), signed_out_words("")
+    ("signed out: the account's password was changed", 'signed out')
+    """
+    if reason.startswith("signed out"):
+        return reason
+    return f"signed out: {reason}" if reason else "signed out"
+
+
 def glued(words: str) -> str:
     """``words`` kept on one line by :func:`fitted`."""
     return words.replace(" ", NBSP)

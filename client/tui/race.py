@@ -44,6 +44,7 @@ from textual.widgets import Footer, Input, Static
 
 from client.errors import ArenaError
 from client.sdk import ArenaClient
+from client.suggestions import login_command, player_options, signed_out_words
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
@@ -637,6 +638,9 @@ class RaceScreen(Screen[None]):
                 await self._ratings_after()
                 self.redraw()
                 self.status.say(self._ending_note())
+                # Said at once; the board as it ended follows (it changes no word of it).
+                await self._read_own_board()
+                self.redraw()
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
@@ -650,8 +654,17 @@ class RaceScreen(Screen[None]):
         self.redraw()
         self.status.say(self._gone_note(), error=True)
 
+    @property
+    def signed_out(self) -> str | None:
+        """Why the player was signed out (the server's reason, in words) when that ended
+        the connection for good; None otherwise."""
+        ended = self.client.ended
+        return signed_out_words(ended.reason) if ended is not None and ended.signed_out else None
+
     def _gone_note(self) -> str:
         """What the status line says once the connection is lost for good: how to come back."""
+        if self.signed_out is not None:
+            return f"{self.signed_out}. ctrl+q, then {login_command(self.client.url)} signs you in again"
         state, race_id, options = self.state, self.race_id, self.options()
         then = ""
         if state.status == "finished":
@@ -678,6 +691,17 @@ class RaceScreen(Screen[None]):
         with contextlib.suppress(ArenaError, ConnectionError, TimeoutError):  # the results' ratings stand
             self.state.take_ratings(await self.client.get_race(self.race_id))
 
+    async def _read_own_board(self) -> None:
+        """The race read again for this player's board (a move on another session of
+        theirs is not pushed here), which alone is taken: the race's status may be older
+        than the events already taken. Unreadable, what is shown stands."""
+        try:
+            info = await self.client.get_race(self.race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return
+        if info.board is not None:
+            self.state.set_view(info.board.view, info.board.seq)
+
     async def _sync_clock(self) -> None:
         sent = local_ms()
         pong = await self.client.ping()
@@ -700,7 +724,7 @@ class RaceScreen(Screen[None]):
         return state.status == "open" or (state.status == "cancelled" and state.cancelled is None)
 
     def _check_lobby(self) -> None:
-        if self.in_lobby and not self.client.reconnecting:
+        if self.in_lobby and not self.gone and not self.client.reconnecting:
             self.run_worker(self._recheck_lobby(), group="lobby", exclusive=True, exit_on_error=False)
 
     async def _recheck_lobby(self) -> None:
@@ -1117,8 +1141,10 @@ class RaceScreen(Screen[None]):
             self.status.say(f"cannot give up: {exc.message}", error=True)
             return
         self.state.gave_up()
+        await self._read_own_board()  # another session of the player may have moved
         self.redraw()
-        self.status.say(f"you gave up with score {self.state.view.score if self.state.view else 0}")
+        if not self.state.over:  # else the end's note says how it went
+            self.status.say(f"you gave up with score {self.state.view.score if self.state.view else 0}")
 
     def _give_up_lapsed(self) -> None:
         """The window of the last ask passed: the status line no longer asks for a second
@@ -1205,6 +1231,8 @@ class RaceApp(App[None]):
         if screen is None:
             return None
         state, race_id, options = screen.state, screen.race_id, self.options()
+        if screen.signed_out is not None and state.status != "finished":
+            return self._signed_out_note(screen)
         if self.left_lobby:
             code = state.code or race_id
             if len(state.racers) <= 1:
@@ -1230,6 +1258,23 @@ class RaceApp(App[None]):
                 return f"race {race_id} goes on: solitaire-arena replay {race_id}{options} once it is over"
             return f"you left race {race_id} while it runs: solitaire-arena play{options} resumes it"
         return None
+
+    def _signed_out_note(self, screen: RaceScreen) -> str:
+        """The parting note of a player signed out before the race was over: log in
+        again, and ``play`` (as the account logged in) comes back to it."""
+        state, url = screen.state, self.client.url
+        login = login_command(url)
+        where = "" if url is None else player_options(url)  # no --name: the account logs in
+        if state.status in ("countdown", "running") and not state.i_finished:
+            what = f"race {screen.race_id}"
+            if state.daily is not None:
+                run = "practice" if state.daily.practice else "attempt"
+                what = f"your {state.daily.game} daily {run} ({what})"
+            return (
+                f"{screen.signed_out}, while {what} runs: {login} signs you in again, "
+                f"then solitaire-arena play{where} resumes it"
+            )
+        return f"{screen.signed_out}: {login} signs you in again"
 
     @property
     def race_screen(self) -> RaceScreen:

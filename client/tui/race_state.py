@@ -50,6 +50,7 @@ from shared.protocol import (
     Renamed,
     ServerMessage,
     Spectators,
+    Standing,
 )
 
 CARDS: Final = 52
@@ -242,15 +243,7 @@ class RaceState:
         self.view = view
         self.game = view.game
         if self.me in self.racers:
-            mine = self.racers[self.me]
-            self.racers[self.me] = replace(
-                mine,
-                score=view.score,
-                cards_left=CARDS - view.score,
-                move_count=view.move_count,
-                won=view.won,
-                finished=mine.finished or view.won,
-            )
+            self._counts(self.me, view.score, view.move_count, view.won, finished=view.won)
             self._note_win(self.racers[self.me])
         return True
 
@@ -308,9 +301,7 @@ class RaceState:
         elif isinstance(event, RaceEnded):
             self.status, self.summary = "finished", event.summary
             for standing in event.summary.standings:
-                seated = self.racers.get(standing.player_id)
-                if seated is not None and standing.rating is not None:
-                    self.racers[standing.player_id] = replace(seated, rating=standing.rating)
+                self._take_standing(standing)
         elif isinstance(event, RaceCancelled):
             self.status, self.cancelled = "cancelled", event.message
         elif isinstance(event, Ghost):
@@ -320,6 +311,32 @@ class RaceState:
         else:
             return False
         return True
+
+    def _take_standing(self, standing: Standing) -> None:
+        """A racer's row as the results have it: its final score and moves, and whether it
+        won or gave up (this player's own too: a move or give-up on another session of
+        theirs is not pushed to this one)."""
+        seated = self.racers.get(standing.player_id)
+        if seated is None:
+            return
+        self._score_changed(standing.player_id, seated.score, standing.score)
+        finished = standing.won or standing.gave_up
+        self._counts(standing.player_id, standing.score, standing.move_count, standing.won, finished)
+        if standing.rating is not None:
+            self.racers[standing.player_id] = replace(self.racers[standing.player_id], rating=standing.rating)
+
+    def _counts(self, player_id: str, score: int, move_count: int, won: bool, finished: bool) -> None:
+        """A seated racer's score (and so cards left), moves and win; ``finished`` only
+        ever marks them done."""
+        racer = self.racers[player_id]
+        self.racers[player_id] = replace(
+            racer,
+            score=score,
+            cards_left=CARDS - score,
+            move_count=move_count,
+            won=won,
+            finished=racer.finished or finished,
+        )
 
     def set_ghosts(self, infos: list[GhostInfo]) -> None:
         """The ghosts now racing (``daily_ghosts``'s reply), keeping any progress already

@@ -35,6 +35,7 @@ from textual.widgets import Footer, Static
 from client.columns import clipped, padded, split_to_fit, width
 from client.errors import ArenaError
 from client.sdk import ArenaClient
+from client.suggestions import login_command, signed_out_words
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
@@ -494,7 +495,15 @@ class WatchScreen(Screen[None]):
                 self.status.say(f"{self.watched.name(event.player_id)}'s board is {PAUSED}")
             elif lines and not isinstance(event, Spectators):  # the side panel has the count
                 self.status.say(lines[0])
-        self.status.say("connection closed", error=True)
+        self.status.say(self._closed_note(), error=True)
+
+    def _closed_note(self) -> str:
+        """What the status line says once the connection ended for good."""
+        ended = self.client.ended
+        if ended is None or not ended.signed_out:
+            return "connection closed"
+        login = login_command(self.client.url)
+        return f"{signed_out_words(ended.reason)}. q, then {login} signs you in again"
 
     async def _sync_clock(self) -> None:
         sent = local_ms()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from client.errors import BadLoginError, BadTokenError, BadUsernameError, UsernameTakenError
+from client.sdk import ConnectionEnded
 from server.app import ArenaServer
 from tests.server.conftest import Connect
 
@@ -46,10 +47,16 @@ async def test_change_password_keeps_this_device_and_drops_the_others(
     main = await connect(arena.url)
     await main.hello(name="cy")
     await main.register("cy_sdk", "first password")
-    other = await connect(arena.url)
+    other = await connect(arena.url, reconnect=True)
     await other.login("cy_sdk", "first password")
+    assert other.ended is None
     await main.change_password("first password", "second password")
     assert (await main.ping()).type == "pong"
+    # The other device's connection closes; resuming it is refused, and it says why.
+    assert [event async for event in other.events()] == []
+    reason = "signed out: the account's password was changed"
+    assert other.ended == ConnectionEnded(1000, reason, signed_out=True)
+    assert not other.reconnecting
     again = await connect(arena.url)
     with pytest.raises(BadTokenError):
         await again.hello(token=other.token)

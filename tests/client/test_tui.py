@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -986,6 +986,11 @@ async def parting_after_the_board(app: RaceApp, renamed: str | None = None) -> s
         await wait_until(pilot, lambda: app.race_screen.state.view is not None)
         if renamed is not None:
             await app.client.rename(renamed)
+    return parting_in_80_columns(app)
+
+
+def parting_in_80_columns(app: RaceApp) -> str:
+    """The note ``app`` leaves after it was quit, checked to keep to 80 columns."""
     text = app_module.parting_text(app)
     assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
     return text
@@ -1727,6 +1732,128 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
         await until_shown(pilot, app, CLOCK_GONE)  # whole, in 80x24 as well
         await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
         assert screen.move_input.disabled
+
+
+PASSWORD = "correct horse battery"
+
+
+async def _change_password_elsewhere(arena: ArenaServer, connect: Connect, ada: ArenaClient) -> str:
+    """ada's account changes its password on another device; the reason ada is told."""
+    elsewhere = await connect(arena.url)
+    await elsewhere.login("ada_lovelace", PASSWORD)
+    await elsewhere.change_password(PASSWORD, "staple 2 horses")
+    return "signed out: the account's password was changed"
+
+
+async def _log_out_elsewhere(arena: ArenaServer, connect: Connect, ada: ArenaClient) -> str:
+    """ada's token logs out on another connection (``solitaire-arena logout`` with the
+    same credentials file); the reason ada is told."""
+    elsewhere = await connect(arena.url)
+    await elsewhere.hello(token=ada.token)
+    await elsewhere.logout()
+    return "signed out: logged out on another page"
+
+
+def screen_words(app: App[None]) -> str:
+    """What the terminal shows, its lines joined and its spaces collapsed."""
+    return " ".join(" ".join(screen_lines(app)).split())
+
+
+@pytest.mark.parametrize("sign_out", [_change_password_elsewhere, _log_out_elsewhere])
+async def test_a_racer_signed_out_elsewhere_is_told_why_and_to_log_in_again(
+    arena: ArenaServer,
+    connect: Connect,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    sign_out: Callable[[ArenaServer, Connect, ArenaClient], Awaitable[str]],
+) -> None:
+    monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(tmp_path / "credentials.json"))
+    monkeypatch.delenv("SOLITAIRE_ARENA_SERVER", raising=False)
+    ada, bob = await connect(arena.url, reconnect=True), await connect(arena.url)
+    await ada.hello(name="ada")
+    await ada.register("ada_lovelace", PASSWORD)
+    race = await start_race(ada, bob)
+    app = RaceApp(ada, race.race_id, options=app_module._options(ada))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+        reason = await sign_out(arena, connect, ada)
+        login = f"solitaire-arena login --server {arena.url}"
+        note = f"{reason}. ctrl+q, then {login} signs you in again"
+        await wait_until(pilot, lambda: screen.status.last == note)
+        await wait_until(pilot, lambda: note in screen_words(app))
+        assert "resumes" not in screen_words(app)
+        assert rendered(screen, "#clock") == CLOCK_GONE
+    # What `play` prints after ctrl+q: log in, then play comes back to the race.
+    assert " ".join(parting_in_80_columns(app).split()) == (
+        f"{reason}, while race {race.race_id} runs: {login} signs you in again, "
+        f"then solitaire-arena play --server {arena.url} resumes it"
+    )
+
+
+async def test_a_spectator_signed_out_elsewhere_is_told_why_and_to_log_in_again(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SOLITAIRE_ARENA_SERVER", raising=False)
+    _ada, _bob, race_id = await _race(arena, connect, bot=True)
+    sam = await connect(arena.url, reconnect=True)
+    await sam.hello(name="sam")
+    await sam.register("ada_lovelace", PASSWORD)
+    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.watch_screen
+        reason = await _change_password_elsewhere(arena, connect, sam)
+        note = f"{reason}. q, then solitaire-arena login --server {arena.url} signs you in again"
+        await wait_until(pilot, lambda: screen.status.last == note)
+        await wait_until(pilot, lambda: note in screen_words(app))
+
+
+async def same_player(arena: ArenaServer, connect: Connect, player: ArenaClient) -> ArenaClient:
+    """Another session of ``player`` (their other device): nothing it does is pushed to
+    ``player``'s session."""
+    session = await connect(arena.url)
+    await session.hello(token=player.token)
+    return session
+
+
+async def test_the_end_shows_the_own_row_and_board_as_another_session_left_them(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect)
+    elsewhere = await same_player(arena, connect, ada)  # ada's other device
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.board.plain == OPENING)
+        # It puts a card home and gives up: nothing of it is pushed here.
+        await elsewhere.move(race_id, "t4>f1")
+        await elsewhere.finish(race_id)
+        await bob.finish(race_id)
+        await wait_until(
+            pilot, lambda: screen.state.status == "finished" and "race over" in screen.status.last
+        )
+        after = board_text(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])))
+        await wait_until(pilot, lambda: screen.board.plain == after)
+        # ada's row takes the results' numbers, as the results beside it have them.
+        ada_row = rendered(screen, "#racers").splitlines()[:3]
+        assert ada_row[0] == "ada (you)  gave up" and ada_row[1].endswith(" 51 left")
+        assert ada_row[2] == "score  1 moves   1"
+        assert "1. ada 1 gave up" in screen_words(app)
+
+
+async def test_giving_up_says_the_score_of_a_board_moved_on_another_session(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _bob, race_id = await _race(arena, connect)
+    other_device = await same_player(arena, connect, ada)
+    async with (app := RaceApp(ada, race_id)).run_test(size=SMALL) as pilot:
+        await wait_until(pilot, lambda: GO in app.race_screen.status.last)
+        await other_device.move(race_id, "t4>f1")  # a card home, not pushed here
+        await pilot.press("ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: app.race_screen.status.last.startswith("you gave up"))
+        assert app.race_screen.status.last == "you gave up with score 1"
+        after = board_text(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])))
+        assert app.race_screen.board.plain == after
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
