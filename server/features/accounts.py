@@ -89,7 +89,7 @@ ACCOUNTS_KEEP_THEIR_NAME: Final = "an account goes by its username"
 #: Why a connection closes when its token was revoked by a login past :data:`MAX_TOKENS`.
 TOO_MANY_TOKENS: Final = "signed out: too many devices logged in to this account"
 #: Why the other connections with a token close when it logs out.
-LOGGED_OUT: Final = "signed out: logged out on another page"
+LOGGED_OUT: Final = "signed out: logged out on another device or page"
 
 T = TypeVar("T")
 

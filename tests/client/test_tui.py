@@ -1751,7 +1751,7 @@ async def _log_out_elsewhere(arena: ArenaServer, connect: Connect, ada: ArenaCli
     elsewhere = await connect(arena.url)
     await elsewhere.hello(token=ada.token)
     await elsewhere.logout()
-    return "signed out: logged out on another page"
+    return "signed out: logged out on another device or page"
 
 
 def screen_words(app: App[None]) -> str:

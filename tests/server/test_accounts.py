@@ -474,7 +474,10 @@ async def test_logout_revokes_that_token_and_closes_the_connections_open_with_it
     # Another connection with that token is signed out at once; the account's others stay.
     with pytest.raises(ConnectionClosed):
         await asyncio.wait_for(other_tab.recv(), 5)
-    assert (other_tab.close_code, other_tab.close_reason) == (1000, "signed out: logged out on another page")
+    assert (other_tab.close_code, other_tab.close_reason) == (
+        1000,
+        "signed out: logged out on another device or page",
+    )
     assert (await ask(laptop, {"type": "ping", "id": 6}))["type"] == "pong"
     again = await ws_connect(arena.url, compression=None)
     revoked = await ask(again, {"type": "hello", "id": 1, "token": on_phone["token"]})
