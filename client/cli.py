@@ -71,8 +71,10 @@ from client.suggestions import (
     default_server,
     fitted,
     glued,
+    login_command,
     player_options,
     said_lines,
+    signed_out_words,
 )
 from client.watching import WatchedRace, ranking_lines
 from client.wording import change_words, result_words, standing_words
@@ -1068,6 +1070,10 @@ async def _watch_plain(client: ArenaClient, race_id: str | None, once: bool) -> 
         _say(watched.describe(event))
         if once and isinstance(event, RaceEnded | RaceCancelled):
             return 0
+    ended = client.ended
+    if ended is not None and ended.signed_out:
+        login = login_command(client.url)
+        raise CommandError(f"{signed_out_words(ended.reason)}: {login} signs you in again")
     raise CommandError("the server closed the connection")
 
 

@@ -1391,6 +1391,24 @@ async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess,
     assert all("  gave up with " in line and len(line) <= 80 for line in lines[end + 1 :])
 
 
+async def test_watch_plain_of_an_account_signed_out_elsewhere_says_why_and_to_log_in_again(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    username = unique("sam")
+    register(node, tmp_path / "c.json", username)
+    _ada, _bob, race_id = await racing(node)
+    watcher, _first = await plain_watch(node, race_id, tmp_path)
+    async with await ArenaClient.connect(node.url) as elsewhere:  # sam's other device
+        await elsewhere.login(username, PASSWORD)
+        await elsewhere.change_password(PASSWORD, "staple 2 horses")
+    _out, err = await asyncio.wait_for(watcher.communicate(), 20)
+    assert watcher.returncode == 1
+    assert err.decode().splitlines() == [
+        "solitaire-arena: signed out: the account's password was changed: "
+        f"solitaire-arena login --server {node.url} signs you in again"
+    ]
+
+
 async def test_watch_plain_starts_with_the_last_move_of_each_racer_who_moved_before_it(
     node: NodeProcess, tmp_path: Path
 ) -> None:
