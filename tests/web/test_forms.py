@@ -29,7 +29,7 @@ from tests.web.test_daily import daily_node
 
 FORMS_JS = Path(__file__).resolve().parents[2] / "client" / "web" / "js" / "forms.js"
 #: What a page sends by itself, whatever one types: the lobby's refreshes.
-POLLING = frozenset({"list_races", "get_race", "ping"})
+POLLING = frozenset({"list_races", "list_my_races", "get_race", "ping"})
 
 
 def constraint(model: type[BaseModel], field: str, name: str) -> Any:

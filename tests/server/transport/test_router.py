@@ -45,7 +45,7 @@ def test_the_nodes_routes_cover_every_client_message() -> None:
 
     router = routes(Features())  # type: ignore[arg-type]
     assert router.missing() == []
-    assert len(client_message_classes()) == 36
+    assert len(client_message_classes()) == 37
 
 
 async def test_only_public_requests_are_routed_before_hello() -> None:
