@@ -139,7 +139,7 @@ def build_features(
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
-    nodes = NodeWatch(store, metrics, settings.node_id, settings.node_beat, settings.lobby_grace)
+    nodes = NodeWatch(store, metrics, health, settings.node_id, settings.node_beat, settings.lobby_grace)
     lobby = Lobby(store, settings, time, metrics, nodes, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     rematches = Rematches(store, lobby, settings, time, nodes)
