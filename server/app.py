@@ -18,6 +18,7 @@ import redis.exceptions
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from server.admission import AddressLimits, Admission
+from server.archive import make_ready
 from server.config import Settings, setting_name
 from server.features.accounts import Accounts
 from server.features.archive_sweep import ArchiveSweep
@@ -139,7 +140,7 @@ def build_features(
 ) -> Features:
     results = RaceResults(store, settings, time, metrics)
     racing = Racing(store, settings.node_id, time, metrics, results)
-    nodes = NodeWatch(store, metrics, settings.node_id, settings.node_beat, settings.lobby_grace)
+    nodes = NodeWatch(store, metrics, health, settings.node_id, settings.node_beat, settings.lobby_grace)
     lobby = Lobby(store, settings, time, metrics, nodes, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     rematches = Rematches(store, lobby, settings, time, nodes)
@@ -238,8 +239,11 @@ class ArenaServer:
     async def start(self) -> None:
         """Connect to Redis (or start the embedded one), start the features, listen.
 
-        A start that fails stops what it had started (the clock, the embedded Redis, …)
+        An archive directory the node cannot write to raises :class:`~server.config.SettingError`. A
+        start that fails stops what it had started (the clock, the embedded Redis, …)
         before the error goes on, so nothing is left running behind it."""
+        if self.settings.archive_dir:  # before anything starts: a bad one leaves nothing to stop
+            await asyncio.to_thread(make_ready, self.settings.archive_dir)
         try:
             await self._start()
         except BaseException:

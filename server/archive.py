@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
+from server.config import SettingError, setting_name
 from server.metrics import Metrics
 
 log = logging.getLogger("arena.archive")
@@ -79,6 +80,22 @@ class Archive:
                 extra={"race_id": race_id, "path": str(path), "reason": repr(exc)},
             )
             return None
+
+
+def make_ready(directory: str | os.PathLike[str]) -> None:
+    """Create the archive ``directory`` if missing and check the node can write in it,
+    at start: else every race's end would log its record's failure. Raises
+    :class:`SettingError` naming the setting (a file, a directory the node cannot write)."""
+    path = Path(directory)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path, prefix=".probe."):
+            pass
+    except OSError as exc:
+        raise SettingError(
+            f"{setting_name('archive_dir')} must be a directory the node can write to, "
+            f"not {str(directory)!r} ({(exc.strerror or repr(exc)).lower()})"
+        ) from None
 
 
 def _write_once(path: Path, text: str) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from client import cli as player_commands
 from server import logs
-from server.config import CHOICES, ENV_VARS, HELP, Settings
+from server.config import CHOICES, ENV_VARS, HELP, SettingError, Settings
 
 if TYPE_CHECKING:
     from server.app import ArenaServer
@@ -118,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(ArenaServer(settings).run(ready))
     except KeyboardInterrupt:
         pass
+    except SettingError as exc:  # one only the start could find (SA_ARCHIVE_DIR)
+        print(f"solitaire-arena: {exc}", file=sys.stderr)
+        return 2
     except (OSError, ValueError, StartupError, EmbeddedRedisError) as exc:
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 1

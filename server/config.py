@@ -139,6 +139,12 @@ CHOICES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
+#: The schemes of a Redis Cluster's URL (``server/redis_client.py`` opens those).
+CLUSTER_SCHEMES: Final = ("redis+cluster", "rediss+cluster")
+#: Every scheme ``REDIS_URL`` may have: one server's (redis-py's own), then a cluster's.
+REDIS_SCHEMES: Final = ("redis", "rediss", "unix", *CLUSTER_SCHEMES)
+
+
 class SettingError(ValueError):
     """A setting's value the node cannot run with; the message is one line naming it."""
 
@@ -266,6 +272,7 @@ class Settings:
             value = getattr(self, name)
             if value.upper() not in {a.upper() for a in allowed}:
                 raise SettingError(f"{setting_name(name)} must be one of {', '.join(allowed)}, not {value!r}")
+        self._check_redis_url()
         for proxy in filter(None, (p.strip() for p in self.trusted_proxies.split(","))):
             try:
                 ipaddress.ip_address(proxy)
@@ -276,6 +283,17 @@ class Settings:
                     f"{setting_name('trusted_proxies')} takes IP addresses separated by commas "
                     f"(a proxy's own, as its connections come from), not {proxy!r}"
                 ) from None
+
+    def _check_redis_url(self) -> None:
+        """A URL of a scheme no client opens would only fail at start, in redis-py's words.
+        Only its scheme is shown: the rest may hold a password."""
+        if not self.redis_url:
+            return
+        scheme, found, _ = self.redis_url.partition("://")
+        if scheme not in REDIS_SCHEMES:
+            schemes = ", ".join(f"{s}://" for s in REDIS_SCHEMES)
+            given = f", not {scheme}://" if found else " (this one has no scheme)"
+            raise SettingError(f"{setting_name('redis_url')} must start with one of {schemes}{given}")
 
 
 def _convert(kind: Any, raw: str, var: str) -> Any:

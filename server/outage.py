@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from server.metrics import Metrics
 
@@ -16,6 +17,9 @@ class StoreHealth:
         self.metrics = metrics
         self.outage_errors = outage_errors
         self.down = False
+        #: When Redis was last found reachable again after an outage (system clock, ms;
+        #: 0 before any outage): what the node could not hear before it, it does not judge.
+        self.back_at_ms = 0
 
     def is_outage(self, exc: BaseException) -> bool:
         return isinstance(exc, self.outage_errors)
@@ -31,8 +35,9 @@ class StoreHealth:
             )
 
     def succeeded(self) -> None:
-        """A call that needed Redis worked (the race clock, which asks every tick, says
-        so: a request may not have needed Redis at all)."""
+        """A call that needed Redis worked (the race clock, which asks every tick, and
+        the node's heartbeat say so: a request may not have needed Redis at all)."""
         if self.down:
             self.down = False
+            self.back_at_ms = int(time.time() * 1000)
             log.warning("redis is reachable again")

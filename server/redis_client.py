@@ -20,7 +20,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+from server.config import CLUSTER_SCHEMES
 
 #: Slots the cluster client may find without a master before it answers an outage
 #: (a failover in progress) rather than retrying further.

@@ -391,7 +391,9 @@ class Lobby:
         await self.announce(race_id, mover=player.player_id)
         return race_id
 
-    async def leave(self, player_id: str, race_id: str) -> None:
+    async def leave(self, player_id: str, race_id: str, tell_them: bool = False) -> None:
+        """The player leaves the open race; its followers are told, the player only with
+        ``tell_them`` (no reply of theirs says it: the lobby's sweep unseated them)."""
         answer = await self.store.races.leave(race_id, player_id, self.settings.race_ttl)
         if answer is Answer.NOT_OPEN:
             status = await self._status(race_id)
@@ -404,7 +406,7 @@ class Lobby:
             raise answer_error(answer)
         log.info("racer left", extra={"race_id": race_id, "player_id": player_id})
         if answer is Answer.OK:
-            await self.announce(race_id, mover=player_id)
+            await self.announce(race_id, mover="" if tell_them else player_id)
 
     async def announce(self, race_id: str, mover: str = "") -> None:
         """Tell the race's followers who sits in it now. ``mover``, the player who just
@@ -594,7 +596,7 @@ class Lobby:
                 continue  # back, or never gone from another node
             for meta in await self.active_races(player_id, (RaceStatus.OPEN,)):
                 try:
-                    await self.leave(player_id, meta.race_id)
+                    await self.leave(player_id, meta.race_id, tell_them=True)
                 except ArenaError:
                     continue  # left, started or cancelled meanwhile
                 freed += 1

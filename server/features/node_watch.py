@@ -11,6 +11,12 @@ grace (counted from the dead node's last heartbeat) is over, unless they said he
 somewhere since it was found dead. A node's id is new at each start, so a node restarted after a
 crash finds its former self silent like any other. Heartbeats are on the system clock,
 whatever clock the races run on (tests move theirs by hand).
+
+A node judges only the silence it could have heard: after Redis was out of its reach
+(:class:`~server.outage.StoreHealth`, told by its own heartbeat and the race clock), the
+others could not beat either, so each gets its whole allowance again, counted from when
+Redis came back. A node the others took for dead all the same (Redis out of its reach
+alone) writes its players again at its next beat and takes them off the gone list.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Final
 
 from server.background import cancel_and_wait
 from server.metrics import Metrics
+from server.outage import StoreHealth
 from server.store import Store
 
 log = logging.getLogger("arena.nodes")
@@ -35,9 +42,18 @@ def _now_ms() -> int:
 
 
 class NodeWatch:
-    def __init__(self, store: Store, metrics: Metrics, node_id: str, beat: float, lobby_grace: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        metrics: Metrics,
+        health: StoreHealth,
+        node_id: str,
+        beat: float,
+        lobby_grace: float,
+    ) -> None:
         self.store = store
         self.metrics = metrics
+        self.health = health
         self.node_id = node_id
         self.beat = beat
         self.lobby_grace_ms = round(lobby_grace * 1000)
@@ -74,23 +90,29 @@ class NodeWatch:
         await self.store.nodes.left(self.node_id, player_id)
 
     async def live_nodes(self) -> list[str]:
-        return await self.store.nodes.live(_now_ms(), self.silent_ms)
+        return await self.store.nodes.live(_now_ms(), self.silent_ms, self.health.back_at_ms)
 
     async def _keep_beating(self) -> None:
         while True:
             await asyncio.sleep(self.beat)
             try:
                 await self.beat_once()
+                self.health.succeeded()
                 await self.bury_the_dead()
             except Exception as exc:  # Redis away: tried again next beat
+                if self.health.is_outage(exc):
+                    self.health.failed(exc)
                 log.warning("the node's heartbeat failed", extra={"reason": repr(exc)})
 
     async def beat_once(self) -> None:
         """One heartbeat. A node the others took for dead (Redis out of its reach for
-        longer than they waited) writes its players again: they are still here."""
+        longer than they waited) writes its players again, and takes them off the gone
+        list: they are still here."""
         if await self.store.nodes.beat(self.node_id, _now_ms(), self.silent_ms):
             log.warning("this node was taken for dead: it is back", extra={"node_id": self.node_id})
-            await self.store.nodes.arrived(self.node_id, sorted(self._here))
+            here = sorted(self._here)
+            await self.store.nodes.arrived(self.node_id, here)
+            await self.store.players.came_back(here)
 
     async def bury_the_dead(self) -> int:
         """Record the players of every node found dead as gone, then take the node off
@@ -98,14 +120,16 @@ class NodeWatch:
         the players twice, which frees no seat twice; a node that dies halfway leaves
         the dead one listed, for the next look to deal with."""
         now = _now_ms()
-        dead = await self.store.nodes.silent(now, self.silent_ms)
+        heard_since = self.health.back_at_ms
+        dead = await self.store.nodes.silent(now, self.silent_ms, heard_since)
         live = await self.live_nodes() if dead else []
         buried = 0
         for node_id, last_beat in dead:
             players = await self.store.nodes.players(node_id)
             elsewhere = await self.store.nodes.connected_elsewhere(players, live)
             # Gone as of now: a hello before now may have been on the dead node itself.
-            due = max(now, last_beat + self.lobby_grace_ms)
+            # Their grace counts from the last beat this node could have heard.
+            due = max(now, max(last_beat, heard_since) + self.lobby_grace_ms)
             await self.store.players.went_away([p for p in players if p not in elsewhere], now, due)
             if not await self.store.nodes.forget(node_id):
                 continue  # another node took it off first

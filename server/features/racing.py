@@ -22,7 +22,7 @@ from server.features.events import EventKind, LocalEvent, pack_event
 from server.features.race_rules import CARDS, view_of, window_from_go
 from server.features.results import RaceResults
 from server.metrics import Metrics
-from server.store import Answer, Deal, MoveOutcome, RaceMeta, RaceStatus, Store
+from server.store import OUTAGE_ERRORS, Answer, Deal, MoveOutcome, RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
 from shared import Game, IllegalMove, UndoRule, from_position, new_game, parse_move, replay
 from shared.fairness import mixed_seed
@@ -67,6 +67,7 @@ class Racing:
         self.results = results
         self._accepted = metrics.moves.labels(result="accepted")
         self._resends = metrics.moves.labels(result="resent")
+        self._unavailable = metrics.moves.labels(result=ErrorCode.UNAVAILABLE.value)
         self._cache: OrderedDict[tuple[str, str], CachedBoard] = OrderedDict()
 
     def forget_race(self, race_id: str) -> None:
@@ -120,6 +121,9 @@ class Racing:
             reply = await self._move(caller.player.player_id, message, caller.player.legal_moves)
         except ArenaError as exc:
             self.metrics.moves.labels(result=exc.code.value).inc()
+            raise
+        except OUTAGE_ERRORS:
+            self._unavailable.inc()  # the connection answers it 'unavailable'
             raise
         if type(reply.message) is dict and reply.message.get("resent"):
             self._resends.inc()  # answered with the ack it had: no move played now

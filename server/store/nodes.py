@@ -29,31 +29,36 @@ class NodeStore:
         """The player's last connection on the node closed."""
         await self.redis.srem(keys.node_players(node_id), player_id)
 
-    async def silent(self, now: int, silent_ms: int, limit: int = 20) -> list[tuple[str, int]]:
+    async def silent(
+        self, now: int, silent_ms: int, heard_since: int, limit: int = 20
+    ) -> list[tuple[str, int]]:
         """(node id, its last heartbeat) of the nodes silent for longer than their own
-        allowance at ``now`` (``silent_ms`` for a node that declares none)."""
-        return [(n, last) for n, last, alive in await self._judged(now, silent_ms) if not alive][:limit]
+        allowance at ``now`` (``silent_ms`` for a node that declares none), their silence
+        counted from ``heard_since`` at the earliest (when the judge could hear again)."""
+        judged = await self._judged(now, silent_ms, heard_since)
+        return [(n, last) for n, last, alive in judged if not alive][:limit]
 
     async def players(self, node_id: str) -> list[str]:
         """The players a node had connections of (sorted)."""
         members: set[str] = await self.redis.smembers(keys.node_players(node_id))
         return sorted(members)
 
-    async def live(self, now: int, silent_ms: int) -> list[str]:
+    async def live(self, now: int, silent_ms: int, heard_since: int) -> list[str]:
         """The nodes that beat within their own allowance of silence before ``now``
-        (``silent_ms`` for a node that declares none)."""
-        return [n for n, _last, alive in await self._judged(now, silent_ms) if alive]
+        (``silent_ms`` for a node that declares none), or since ``heard_since``."""
+        return [n for n, _last, alive in await self._judged(now, silent_ms, heard_since) if alive]
 
-    async def _judged(self, now: int, default_ms: int) -> list[tuple[str, int, bool]]:
+    async def _judged(self, now: int, default_ms: int, heard_since: int) -> list[tuple[str, int, bool]]:
         """Every node listed, the longest silent first: its id, its last heartbeat, and
         whether it beat within its declared allowance of silence before ``now``
-        (``default_ms`` for a node from before nodes declared theirs)."""
+        (``default_ms`` for a node from before nodes declared theirs), the silence
+        counted from ``heard_since`` at the earliest."""
         listed: list[tuple[str, float]] = await self.redis.zrange(keys.NODES, 0, -1, withscores=True)
         if not listed:
             return []
         declared: list[str | None] = await self.redis.hmget(keys.NODE_SILENCE, [n for n, _ in listed])
         return [
-            (node_id, int(last), last >= now - (int(allowed) if allowed else default_ms))
+            (node_id, int(last), max(last, heard_since) >= now - (int(allowed) if allowed else default_ms))
             for (node_id, last), allowed in zip(listed, declared, strict=True)
         ]
 

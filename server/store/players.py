@@ -129,6 +129,20 @@ class PlayerStore:
         if player_ids:
             await self.redis.zadd(keys.LOBBY_GONE, {f"{p}:{since}": due for p in player_ids})
 
+    async def came_back(self, player_ids: list[str]) -> None:
+        """These players are connected after all (their node was taken for dead while it
+        could not reach Redis): off the gone list, whenever their grace ends."""
+        back = set(player_ids)
+        if not back:
+            return
+        members = [
+            member
+            async for member, _due in self.redis.zscan_iter(keys.LOBBY_GONE, count=1000)
+            if member.rpartition(":")[0] in back
+        ]
+        if members:
+            await self.redis.zrem(keys.LOBBY_GONE, *members)
+
     async def gone_due(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
         """(player id, when gone) of the players whose lobby grace ended by ``now``, each
         taken off the list here: only the node that takes one looks at it."""

@@ -132,9 +132,10 @@ async def test_an_unwritable_archive_costs_the_race_nothing_and_is_counted(
     clean_redis: str, tmp_path: Path
 ) -> None:
     blocked = tmp_path / "not-a-directory"
-    blocked.write_text("a file where the archive's folders would go\n")
     async with running_node(clean_redis, archive_dir=str(blocked), archive_sweep=3600.0) as node:
         assert node.features is not None and node.store is not None
+        blocked.rmdir()  # made at start: the disk goes wrong later
+        blocked.write_text("a file where the archive's folders would go\n")
         ada, bob = await racers(node.url, "ada", "bob")
         race_id, _ = await race_with_shares(ada, bob, None)  # race_ended reached ada
         ended = await bob.event("race_ended")

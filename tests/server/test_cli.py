@@ -15,6 +15,7 @@ import pytest
 
 from server.config import ENV_VARS, SettingError, Settings
 from server.redis_embedded import free_port
+from tests.server.conftest import running_node
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,11 +77,48 @@ def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_set
         ({"SA_REDIS_FSYNC": "sometimes"}, "--redis-fsync (SA_REDIS_FSYNC)"),
         ({"SA_TRUSTED_PROXIES": "10.0.0.2,proxy"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
         ({"SA_TRUSTED_PROXIES": "10.0.0.0/24"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
+        ({"REDIS_URL": "localhost:6379"}, "--redis-url (REDIS_URL)"),
     ],
 )
 def test_settings_a_node_cannot_run_with_are_refused(env: dict[str, str], flag: str) -> None:
     with pytest.raises(SettingError, match=re.escape(flag)):
         Settings.from_env(env)
+
+
+def test_a_redis_url_of_another_scheme_is_refused_at_start_naming_the_setting_and_every_scheme() -> None:
+    result = run("serve", "--port", "0", env={"REDIS_URL": "http://:hunter2@x"})
+    assert result.returncode == 2 and "hunter2" not in result.stderr
+    assert result.stderr.strip() == (
+        "solitaire-arena: --redis-url (REDIS_URL) must start with one of redis://, rediss://, "
+        "unix://, redis+cluster://, rediss+cluster://, not http://"
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["redis://h:6379/0", "rediss://h", "unix:///tmp/r.sock", "redis+cluster://a:1,b:2", "rediss+cluster://a"],
+)
+def test_every_redis_url_scheme_the_readme_names_passes_the_checks(url: str) -> None:
+    assert Settings.from_env({"REDIS_URL": url}).redis_url == url
+
+
+def test_an_archive_dir_the_node_cannot_write_to_stops_it_at_start_naming_the_setting(tmp_path: Path) -> None:
+    blocked = tmp_path / "archive"
+    blocked.write_text("a file where the archive would go\n")
+    for directory, why in ((blocked, "file exists"), (blocked / "records", "not a directory")):
+        unanswered = f"redis://127.0.0.1:{free_port()}"  # refused before Redis is asked
+        result = run("serve", "--port", "0", env={"SA_ARCHIVE_DIR": str(directory), "REDIS_URL": unanswered})
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert result.stderr.strip() == (
+            "solitaire-arena: --archive-dir (SA_ARCHIVE_DIR) must be a directory the node can "
+            f"write to, not {str(directory)!r} ({why})"
+        )
+
+
+async def test_a_missing_archive_dir_is_made_at_start(clean_redis: str, tmp_path: Path) -> None:
+    archive = tmp_path / "records" / "arena"
+    async with running_node(clean_redis, archive_dir=str(archive)):
+        assert archive.is_dir() and not list(archive.iterdir())
 
 
 def test_the_defaults_pass_the_checks_and_log_levels_take_any_case() -> None:

@@ -5,11 +5,16 @@ unless they are connected to a live node. Real processes, SIGKILL, raw frames.""
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from websockets.asyncio.client import connect as ws_connect
 
 from server.app import ArenaServer
+from server.redis_embedded import EmbeddedRedis
 from tests.redis_direct import sync_redis
 from tests.server.conftest import NodeProcess, running_node, start_node
 from tests.server.rawclient import Frame, Racer, racers
@@ -63,6 +68,16 @@ async def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
     async with asyncio.timeout(timeout):
         while not check():
             await asyncio.sleep(0.02)
+
+
+async def received(racer: Racer) -> list[Frame]:
+    """Every frame the racer was sent so far, those kept while waiting for replies first."""
+    frames, racer.events = racer.events, []
+    while True:
+        try:
+            frames.append(json.loads(await asyncio.wait_for(racer.ws.recv(), 0.3)))
+        except TimeoutError:
+            return frames
 
 
 async def killed(node: NodeProcess) -> None:
@@ -159,14 +174,78 @@ async def test_a_node_taken_for_dead_writes_its_players_again_at_its_next_beat(c
         (ada,) = await racers(node.url, "ada")
         probe = sync_redis(clean_redis, decode_responses=True)
         assert probe.smembers("node:slow:players") == {ada.player_id}
-        # What another node does to one it found silent.
+        # What another node does to one it found silent: off the list, its players gone.
         probe.zrem("nodes", "slow")
         probe.delete("node:slow:players")
+        probe.zadd("lobby:gone", {f"{ada.player_id}:1": node.time.now_ms() + 60_000})
         await until(lambda: probe.smembers("node:slow:players") == {ada.player_id})
         assert probe.zscore("nodes", "slow") is not None
+        await until(lambda: probe.zcard("lobby:gone") == 0)  # she never went: no sweep may unseat her
         await ada.ws.close()  # her last connection there: off the set at once
         await until(lambda: not probe.smembers("node:slow:players"))
         probe.close()
+
+
+async def test_a_redis_outage_longer_than_the_silence_allowed_buries_no_node(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No node could beat while Redis was away: whichever beats first after it gives the
+    others their whole allowance again, so nobody is taken for dead and no connected
+    racer loses her seat."""
+    private = EmbeddedRedis(tmp_path / "r")
+    url = private.start()
+    caplog.set_level(logging.WARNING)
+    try:
+        async with (
+            running_node(url, node_beat=BEAT, lobby_grace=0.3, node_id="one") as one,
+            running_node(url, node_beat=1.3 * BEAT, lobby_grace=0.3, node_id="two") as two,
+        ):
+            (lena,) = await racers(one.url, "lena")
+            (milo,) = await racers(two.url, "milo")
+            race = await open_race(lena, milo)
+            private.stop()
+            await asyncio.sleep(1.5)  # past the silence allowed (0.4 s, 0.52 s) and the 0.3 s grace
+            await asyncio.to_thread(private.start)  # the nodes beat on as they would
+            probe = sync_redis(url, decode_responses=True)
+            both = ("node:one:players", "node:two:players")
+            await until(lambda: all(probe.smembers(key) for key in both))
+            await asyncio.sleep(1.0)  # ten beats and lobby sweeps of each node
+            assert sorted(probe.zrange("nodes", 0, -1)) == ["one", "two"]
+            probe.close()
+            messages = [r.getMessage() for r in caplog.records]
+            assert "a node stopped beating: its players count as gone" not in messages
+            assert "this node was taken for dead: it is back" not in messages
+            for node in (one, two):
+                assert "arena_dead_nodes_total 0.0" in node.metrics.render().decode()
+            seated = [lena.player_id, milo.player_id]
+            for racer in (lena, milo):
+                updates = [e for e in await received(racer) if e["type"] == "race_update"]
+                assert all([r["player_id"] for r in u["race"]["racers"]] == seated for u in updates)
+            listed = await lena.request({"type": "get_race", "race_id": race["race_id"]})
+            assert [r["player_id"] for r in listed["race"]["racers"]] == seated
+            await lena.ws.close()
+            await milo.ws.close()
+    finally:
+        private.stop()
+
+
+async def test_a_connected_player_the_sweep_unseats_is_told(arena: ArenaServer) -> None:
+    """Her node was taken for dead while she stayed connected to it: the race_update that
+    tells the others she left reaches her sessions too (no reply of hers says it)."""
+    assert arena.store is not None and arena.features is not None
+    ada, bob = await racers(arena.url, "ada", "bob")
+    race = await open_race(ada, bob)
+    probe = sync_redis(arena.settings.redis_url, decode_responses=True)
+    probe.srem(f"node:{arena.settings.node_id}:players", bob.player_id)  # as a node burying this one
+    probe.close()
+    now = arena.time.now_ms()
+    await arena.store.players.went_away([bob.player_id], now, now)
+    await arena.features.lobby.free_seats_of_the_gone()  # unless the lobby's own sweep came first
+    update = await bob.event("race_update")
+    assert update["race"]["race_id"] == race["race_id"]
+    assert [r["player_id"] for r in update["race"]["racers"]] == [ada.player_id]
+    await ada.ws.close()
+    await bob.ws.close()
 
 
 async def test_one_look_frees_every_player_due_not_only_the_first_batch(arena: ArenaServer) -> None:

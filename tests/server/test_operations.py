@@ -296,3 +296,25 @@ async def test_a_redis_outage_answers_unavailable_and_logs_one_line_each_way(
         assert race.status == "open"
         await client.close()
     private.stop()
+
+
+async def test_a_move_answered_unavailable_is_counted_by_its_result(tmp_path: Path) -> None:
+    from server.redis_embedded import EmbeddedRedis
+
+    private = EmbeddedRedis(tmp_path / "r")
+    url = private.start()
+    try:
+        async with running_node(url, log_level="CRITICAL") as node:
+            ada, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+            race = await start_race(ada, bob, "treize", time_limit=60.0)
+            private.stop()
+            with pytest.raises(ArenaError) as caught:
+                await ada.move(race.race_id, "deal")
+            assert caught.value.code == "unavailable"
+            metrics = node.metrics.render().decode()
+            assert 'arena_moves_total{result="unavailable"} 1.0' in metrics
+            assert 'arena_errors_total{code="unavailable"} 1.0' in metrics
+            await ada.close()
+            await bob.close()
+    finally:
+        private.stop()
