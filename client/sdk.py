@@ -378,6 +378,12 @@ class ArenaClient:
         """Whether the connection dropped and is being resumed (requests wait for it)."""
         return not self._connected.is_set()
 
+    @property
+    def gave_up(self) -> bool:
+        """Whether the connection dropped and the client stopped trying to resume it (or
+        was closed meanwhile): every request raises :class:`ConnectionLostError`."""
+        return not self._connected.is_set() and (self._resuming is None or self._resuming.done())
+
     def next_id(self) -> int:
         return next(self._ids)
 
@@ -397,7 +403,7 @@ class ArenaClient:
         succeeds; raise :class:`ConnectionLostError` once the client gave up resuming."""
         while not self._connected.is_set():
             resuming = self._resuming
-            if resuming is None or resuming.done():
+            if self.gave_up or resuming is None:
                 raise ConnectionLostError(
                     "connection_lost", "the connection is down, and the client gave up reconnecting"
                 )

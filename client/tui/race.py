@@ -42,7 +42,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from client.errors import ArenaError
+from client.errors import ArenaError, ConnectionLostError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
@@ -265,6 +265,12 @@ class StatusLine(Static):
             self.say(RECONNECTING, error=True)
         self.dropped = reconnecting
 
+    def move_waits(self, move: str) -> None:
+        """A move typed while the connection is being resumed waits for it: say so,
+        keeping the notice that it is being resumed."""
+        self.say(f"{RECONNECTING} {move} is sent once it is back", error=True)
+        self.dropped = True
+
 
 class RaceScreen(Screen[None]):
     """One racer playing one race. With ``daily`` the race is a daily attempt: already
@@ -321,6 +327,8 @@ class RaceScreen(Screen[None]):
         #: Whether the connection is lost for good (the client gave up resuming it):
         #: nothing that needs the server is offered any more.
         self.gone = False
+        #: The move that waited for the connection when the client gave up resuming it.
+        self.unsent: str | None = None
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
         #: Why this race opened rather than the one asked for (``you are still racing in
@@ -651,7 +659,13 @@ class RaceScreen(Screen[None]):
         self.status.say(self._gone_note(), error=True)
 
     def _gone_note(self) -> str:
-        """What the status line says once the connection is lost for good: how to come back."""
+        """What the status line says once the connection is lost for good: how to come back
+        (after the move that waited for the connection, if one did: it was not sent)."""
+        unsent = f"✗ {self.unsent} not sent: " if self.unsent else ""
+        return unsent + self._way_back()
+
+    def _way_back(self) -> str:
+        """How to come back to this race once the connection is lost for good."""
         state, race_id, options = self.state, self.race_id, self.options()
         then = ""
         if state.status == "finished":
@@ -846,14 +860,12 @@ class RaceScreen(Screen[None]):
             self.status.say("the race is over", error=True)
             return
         async with self._moves:
+            if self.client.reconnecting:
+                self.status.move_waits(move)
             try:
                 ack = await self.client.move(self.race_id, move)
             except ArenaError as exc:
-                self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
-                if exc.code in RESYNC_CODES:
-                    await self._resync()
-                if exc.code in OUT_OF_STEP_CODES:
-                    self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
+                await self._refused(move, exc)
                 return
             except (ConnectionError, TimeoutError) as exc:
                 self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)
@@ -872,6 +884,18 @@ class RaceScreen(Screen[None]):
             others = "" if self.state.daily is not None else " waiting for the others…"
             note = f"✓ {result.move}  you won in {ack.view.move_count} moves!{others}"
         self.status.say(note)
+
+    async def _refused(self, move: str, exc: ArenaError) -> None:
+        """Say why ``move`` was not played (the board read again when it may be out of date)."""
+        if isinstance(exc, ConnectionLostError) and self.client.gave_up:
+            self.unsent = move
+            self.status.say(self._gone_note(), error=True)
+            return
+        self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
+        if exc.code in RESYNC_CODES:
+            await self._resync()
+        if exc.code in OUT_OF_STEP_CODES:
+            self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
 
     async def _resync(self) -> None:
         try:

@@ -5,6 +5,7 @@ a rated race's ratings, a daily attempt, and spectators watching a race included
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
+from server.redis_embedded import free_port
 from shared import GAMES, Game, GameName, new_game, replay
 from shared.protocol import (
     BoardView,
@@ -1726,6 +1728,75 @@ async def test_a_dropped_connection_is_said_on_the_status_line_until_it_is_back(
         await until_shown(pilot, app, CLOCK_GONE)  # whole, in 80x24 as well
         await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
         assert screen.move_input.disabled
+
+
+async def _racing_ada(
+    url: str, connect: Connect, request_timeout: float, resume_patience: float
+) -> tuple[ArenaClient, str]:
+    """ada (who asks for legal moves, as ``play`` does, and resumes a drop within
+    ``resume_patience`` seconds) racing bob on the node at ``url``, and the race's id."""
+    ada = await connect(url, reconnect=True, request_timeout=request_timeout, resume_patience=resume_patience)
+    await ada.hello(name="ada", legal_moves=True)
+    return ada, (await start_race(ada, await connect(url), time_limit=120)).race_id
+
+
+async def test_a_move_typed_while_the_node_is_down_waits_for_it_under_the_reconnecting_notice(
+    clean_redis: str, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = free_port()
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    async with contextlib.AsyncExitStack() as first_node:
+        node = await first_node.enter_async_context(running_node(clean_redis, port=port))
+        # Requests time out after 1 s: the node stays down 3 s, longer than twice that (a
+        # move is sent once more after a drop), within the client's reconnect window.
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=1.0, resume_patience=30)
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            said: list[str] = []
+            say = screen.status.say
+            monkeypatch.setattr(
+                screen.status, "say", lambda text, error=False: (said.append(text), say(text, error))
+            )
+            await first_node.aclose()  # the node goes down
+            await wait_until(pilot, lambda: said == [RECONNECTING])
+            await _type(pilot, move)
+            waiting = f"{RECONNECTING} {move} is sent once it is back"
+            await wait_until(pilot, lambda: said == [RECONNECTING, waiting])
+            await until_shown(pilot, app, waiting)
+            await pilot.pause(3.0)
+            assert said == [RECONNECTING, waiting] and screen.state.seq == 0
+            async with running_node(clean_redis, port=port):
+                await wait_until(pilot, lambda: screen.state.seq == 1, timeout=15)
+                assert f"✓ {move}  +1 (score 1)" in said
+                assert screen.board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, [move])))
+                assert not any("connection is down" in text for text in said)
+
+
+async def test_a_move_waiting_when_the_client_gives_up_reconnecting_is_said_not_sent(
+    clean_redis: str, connect: Connect
+) -> None:
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    async with contextlib.AsyncExitStack() as node_up:
+        node = await node_up.enter_async_context(running_node(clean_redis))
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=1.0, resume_patience=2.5)
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            await node_up.aclose()  # the node goes down, for longer than the client tries
+            await wait_until(pilot, lambda: screen.status.last == RECONNECTING)
+            await _type(pilot, move)
+            await wait_until(pilot, lambda: screen.gone, timeout=10)
+            gone = "connection lost for good: ctrl+q, then solitaire-arena play resumes the race"
+            unsent = f"✗ {move} not sent: {gone}"
+            await wait_until(pilot, lambda: screen.status.last == unsent)
+            await pilot.pause(0.3)  # nothing says otherwise after it
+            assert screen.status.last == unsent
+            lines = screen_lines(app)
+            at = next(i for i, line in enumerate(lines) if line.strip().startswith(f"✗ {move} not sent"))
+            assert " ".join(lines[at : at + 2]).split() == unsent.split()  # two lines of 80 columns
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
