@@ -41,8 +41,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker
 
-from client.errors import ArenaError, ConnectionLostError
+from client.errors import ArenaError, ConnectionLostError, UnavailableError
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
@@ -62,7 +63,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, standing_words
+from client.wording import change_words, move_refusal, standing_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -95,7 +96,10 @@ GO: Final = "go! type a move, or pick a card and its target on the board (arrows
 #: player (a browser tab, another terminal) played on it. Said in plain words.
 OUT_OF_STEP_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "played_elsewhere"})
 #: Errors after which the client's idea of its board is out of date: fetch it again.
-RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"unavailable", "internal_error"}
+RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"internal_error"}
+#: Said once the server answers again after a move refused as ``unavailable`` (which it
+#: may have stored all the same): the board read again shows whether it did.
+STORE_BACK: Final = "the server is back: the board is shown as it is now"
 PLAYED_ELSEWHERE: Final = (
     "✗ {move} not played: this race was played on elsewhere (another window or device). "
     "The board is shown as it is now: play your move again."
@@ -288,6 +292,9 @@ class RaceScreen(Screen[None]):
     #: How often (seconds) a lobby reads its race again: a leave on another session of
     #: the player is told to nobody of that player (``race_update`` skips them).
     LOBBY_CHECK: ClassVar[float] = 5.0
+    #: How often (seconds) the board is asked for again while the server cannot reach
+    #: its store, after a move it refused so (:meth:`_catch_up`).
+    CATCH_UP_PAUSE: ClassVar[float] = 1.0
 
     # The footer shows a key only while it applies (``check_action``); ``u`` is shown
     # dimmed while the racer plays but the server says an undo would be refused.
@@ -329,6 +336,9 @@ class RaceScreen(Screen[None]):
         self.gone = False
         #: The move that waited for the connection when the client gave up resuming it.
         self.unsent: str | None = None
+        #: Reads the board again once the server reaches its store again (after a move
+        #: refused as ``unavailable``); a later move stops it.
+        self._catching_up: Worker[None] | None = None
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
         #: Why this race opened rather than the one asked for (``you are still racing in
@@ -860,6 +870,9 @@ class RaceScreen(Screen[None]):
             self.status.say("the race is over", error=True)
             return
         async with self._moves:
+            if self._catching_up is not None:
+                self._catching_up.cancel()  # this move's answer tells what is stored
+                self._catching_up = None
             if self.client.reconnecting:
                 self.status.move_waits(move)
             try:
@@ -891,11 +904,34 @@ class RaceScreen(Screen[None]):
             self.unsent = move
             self.status.say(self._gone_note(), error=True)
             return
-        self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
+        self.status.say(f"✗ {move}: {cards_in_words(move_refusal(exc.code, exc.message))}", error=True)
+        if isinstance(exc, UnavailableError):
+            self._catching_up = self.run_worker(
+                self._catch_up(), group="catch-up", exclusive=True, exit_on_error=False
+            )
         if exc.code in RESYNC_CODES:
             await self._resync()
         if exc.code in OUT_OF_STEP_CODES:
             self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
+
+    async def _catch_up(self) -> None:
+        """Read the board again as soon as the server answers: a move it refused as
+        ``unavailable`` may have been stored all the same, and the next move is played
+        on the board as it is."""
+        race_id = self.race_id
+        while True:
+            try:
+                info = await self.client.get_race(race_id)
+                break
+            except UnavailableError:
+                await asyncio.sleep(self.CATCH_UP_PAUSE)
+            except (ArenaError, ConnectionError, TimeoutError):
+                return
+        if race_id != self.race_id:
+            return  # moved on to a rematch meanwhile
+        self.state.load(info)
+        self.redraw()
+        self.status.say(STORE_BACK)
 
     async def _resync(self) -> None:
         try:

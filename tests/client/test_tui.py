@@ -20,7 +20,7 @@ from textual.widget import Widget
 from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
 from client.cli import daily_run_left
-from client.errors import ArenaError
+from client.errors import ArenaError, UnavailableError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import app as app_module
@@ -49,7 +49,7 @@ from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
-from server.redis_embedded import free_port
+from server.redis_embedded import EmbeddedRedis, free_port
 from shared import GAMES, Game, GameName, new_game, replay
 from shared.protocol import (
     BoardView,
@@ -1797,6 +1797,57 @@ async def test_a_move_waiting_when_the_client_gives_up_reconnecting_is_said_not_
             lines = screen_lines(app)
             at = next(i for i, line in enumerate(lines) if line.strip().startswith(f"✗ {move} not sent"))
             assert " ".join(lines[at : at + 2]).split() == unsent.split()  # two lines of 80 columns
+
+
+async def test_a_move_refused_while_redis_is_down_is_said_in_words_and_the_board_is_read_when_it_is_back(
+    tmp_path: Path, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = EmbeddedRedis(tmp_path / "redis")
+    redis_url = store.start()
+    # The board is asked for again every 3 s meanwhile: time for Redis to come back and
+    # for ada's move to be stored (as the store may do for a move it could not answer).
+    monkeypatch.setattr(RaceScreen, "CATCH_UP_PAUSE", 3.0)
+    first, second = new_game("eight-off", WINNABLE_SEED).legal_moves()[0], ""
+    async with running_node(redis_url) as node:
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=10.0, resume_patience=30)
+        second = new_game_after(first).legal_moves()[0]
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            store.stop()
+            await _type(pilot, first)
+            refused = f"✗ {first}: the server lost its store for a moment: try the move again shortly"
+            await wait_until(pilot, lambda: screen.status.last == refused)
+            await until_shown(pilot, app, refused)
+            store.start()
+            elsewhere = await connect(node.url)  # the move stored all the same, under seq 1
+            await elsewhere.hello(token=ada.token)
+            await _until_stored(elsewhere, race_id, first)
+            await wait_until(pilot, lambda: screen.state.seq == 1, timeout=10)
+            assert screen.board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, [first])))
+            assert screen.status.last == "the server is back: the board is shown as it is now"
+            await _type(pilot, second)  # played on the board as it is: not "played elsewhere"
+            await wait_until(pilot, lambda: screen.state.seq == 2)
+            assert screen.status.last.startswith(f"✓ {second}")
+    store.stop()
+
+
+def new_game_after(move: str) -> Game:
+    game = new_game("eight-off", WINNABLE_SEED)
+    game.play(move)
+    return game
+
+
+async def _until_stored(client: ArenaClient, race_id: str, move: str) -> None:
+    """``move`` played as seq 1, once the node reaches its store again."""
+    for _ in range(100):
+        try:
+            await client.move(race_id, move, seq=1)
+            return
+        except UnavailableError:
+            await asyncio.sleep(0.05)
+    raise AssertionError("the node never reached its store again")
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
