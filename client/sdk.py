@@ -132,6 +132,8 @@ _MAYBE_PLAYED = frozenset({"connection_lost", "unavailable", "internal_error"})
 
 #: Seconds a dropped connection is retried before the client gives up.
 RESUME_PATIENCE = 60.0
+#: Seconds a request sent waits for its reply.
+REQUEST_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +161,14 @@ class ArenaClient:
     """One player's connection to a server. ``binary`` picks msgpack frames (else JSON).
 
     With ``reconnect``, a connection that drops after ``hello`` is opened again (with a
-    growing pause, for up to :data:`RESUME_PATIENCE` seconds) and resumed with the token:
-    the new ``welcome`` arrives as an event, followed by the end of any race that ended
-    meanwhile; a move in flight is sent again with its seq (safe: the server acks it
-    once); a player waiting for a quick match is queued again; other requests in flight
-    raise :class:`ConnectionLostError`.
+    growing pause, for up to ``resume_patience`` seconds, :data:`RESUME_PATIENCE` by
+    default) and resumed with the token: the new ``welcome`` arrives as an event, followed
+    by the end of any race that ended meanwhile; a move in flight is sent again with its
+    seq (safe: the server acks it once); a player waiting for a quick match is queued
+    again; other requests in flight raise :class:`ConnectionLostError`. A request made
+    while the connection is being resumed waits for it as long as the client keeps trying,
+    and raises :class:`ConnectionLostError` once it gives up. A request sent waits
+    ``request_timeout`` seconds for its reply (``TimeoutError`` after that).
 
     ``kept_shares`` keeps the seed shares this client commits beyond its own memory (the
     CLI's :class:`~client.shares.ShareFile`), so that a later client of the same player
@@ -178,11 +183,16 @@ class ArenaClient:
         reconnect: bool = False,
         options: dict[str, Any] | None = None,
         kept_shares: ShareKeeper | None = None,
+        request_timeout: float = REQUEST_TIMEOUT,
+        resume_patience: float | None = None,
     ) -> None:
         self.ws = ws
         self.binary = binary
         self.url = url
         self.reconnect = reconnect and url is not None
+        self.request_timeout = request_timeout
+        #: Seconds a dropped connection is retried (None: :data:`RESUME_PATIENCE`).
+        self.resume_patience = resume_patience
         self.player_id: str | None = None
         self.token: str | None = None
         self.name: str | None = None
@@ -238,11 +248,22 @@ class ArenaClient:
         binary: bool = True,
         reconnect: bool = False,
         kept_shares: ShareKeeper | None = None,
+        request_timeout: float = REQUEST_TIMEOUT,
+        resume_patience: float | None = None,
         **kwargs: Any,
     ) -> Self:
         """Open a connection (``kwargs`` go to ``websockets.connect``)."""
         ws = await connect(url, compression=None, **kwargs)
-        return cls(ws, binary, url=url, reconnect=reconnect, options=kwargs, kept_shares=kept_shares)
+        return cls(
+            ws,
+            binary,
+            url=url,
+            reconnect=reconnect,
+            options=kwargs,
+            kept_shares=kept_shares,
+            request_timeout=request_timeout,
+            resume_patience=resume_patience,
+        )
 
     async def __aenter__(self) -> Self:
         return self
@@ -320,7 +341,8 @@ class ArenaClient:
         found the player signed out)."""
         assert self.url is not None and (self.token is not None or self.viewer)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + RESUME_PATIENCE
+        patience = RESUME_PATIENCE if self.resume_patience is None else self.resume_patience
+        deadline = loop.time() + patience
         pause = 0.1
         while not self._closing and loop.time() < deadline:
             try:
@@ -338,7 +360,7 @@ class ArenaClient:
                 viewer=self.viewer,
             )
             try:
-                welcome = await self._send_and_wait(hello, timeout=10.0)
+                welcome = await self._send_and_wait(hello, self.request_timeout)
             except BadTokenError:
                 # Signed out (the token was revoked) or gone (an expired guest): nothing
                 # to resume.
@@ -389,6 +411,12 @@ class ArenaClient:
         False again once the client gave up (:attr:`ended`)."""
         return not self._connected.is_set() and self.ended is None
 
+    @property
+    def gave_up(self) -> bool:
+        """Whether the connection dropped and the client stopped trying to resume it (or
+        was closed meanwhile): every request raises :class:`ConnectionLostError`."""
+        return not self._connected.is_set() and (self._resuming is None or self._resuming.done())
+
     def next_id(self) -> int:
         return next(self._ids)
 
@@ -396,16 +424,27 @@ class ArenaClient:
         """Send a frame as is (for tests of bad input)."""
         await self.ws.send(frame)
 
-    async def request(self, message: BaseModel, timeout: float = 10.0) -> ServerMessage:
-        """Send a request and wait for the reply with its id; an ``error`` reply raises
-        its typed :class:`ArenaError`. While the connection is being resumed, the request
-        waits for it (within ``timeout``)."""
-        if not self._connected.is_set():
+    async def request(self, message: BaseModel, timeout: float | None = None) -> ServerMessage:
+        """Send a request and wait ``timeout`` seconds (``request_timeout`` by default) for
+        the reply with its id; an ``error`` reply raises its typed :class:`ArenaError`.
+        While the connection is being resumed, the request is sent once it is back."""
+        await self._until_connected()
+        return await self._send_and_wait(message, self.request_timeout if timeout is None else timeout)
+
+    async def _until_connected(self) -> None:
+        """Return once the connection is up: at once, or when the resume under way
+        succeeds; raise :class:`ConnectionLostError` once the client gave up resuming."""
+        while not self._connected.is_set():
+            resuming = self._resuming
+            if self.gave_up or resuming is None:
+                raise ConnectionLostError(
+                    "connection_lost", "the connection is down, and the client gave up reconnecting"
+                )
+            back = asyncio.ensure_future(self._connected.wait())
             try:
-                await asyncio.wait_for(self._connected.wait(), timeout)
-            except TimeoutError:
-                raise ConnectionLostError("connection_lost", "the connection is down") from None
-        return await self._send_and_wait(message, timeout)
+                await asyncio.wait({back, resuming}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                back.cancel()
 
     async def _send_and_wait(self, message: BaseModel, timeout: float) -> ServerMessage:
         request_id = getattr(message, "id")  # noqa: B009

@@ -19,6 +19,25 @@ HELD_NOTE = f"{PAUSED}: it shows cards another racer has not turned up yet"
 PAUSED_NOTE = "paused: shows cards others have not turned up yet"
 
 
+#: What a terminal says of a move refused with these codes, in a person's words (the
+#: server's message is written for programs: it tells them to resend with the same seq).
+MOVE_REFUSALS = {
+    "unavailable": "the server lost its store for a moment: try the move again shortly",
+}
+
+
+def move_refusal(code: str, message: str) -> str:
+    """A move's refusal as a terminal says it: the server's ``message`` unless
+    :data:`MOVE_REFUSALS` words its ``code`` for a person.
+
+    >>> move_refusal("unavailable", "the server cannot reach its store right now: ...")
+    'the server lost its store for a moment: try the move again shortly'
+    >>> move_refusal("illegal_move", "r1 is empty")
+    'r1 is empty'
+    """
+    return MOVE_REFUSALS.get(code, message)
+
+
 def cards_scored(game: str, score: int) -> str:
     """A score in words: the cards put home on the foundations, or, in Treize (whose
     score counts the cards its pairs and Kings took away), the cards removed.

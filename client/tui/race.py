@@ -41,8 +41,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker
 
-from client.errors import ArenaError
+from client.errors import ArenaError, ConnectionLostError, UnavailableError
 from client.sdk import ArenaClient
 from client.suggestions import login_command, player_options, signed_out_words
 from client.tui.board import BoardArea, BoardWidget, Direction
@@ -63,7 +64,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, standing_words
+from client.wording import change_words, move_refusal, standing_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -96,7 +97,10 @@ GO: Final = "go! type a move, or pick a card and its target on the board (arrows
 #: player (a browser tab, another terminal) played on it. Said in plain words.
 OUT_OF_STEP_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "played_elsewhere"})
 #: Errors after which the client's idea of its board is out of date: fetch it again.
-RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"unavailable", "internal_error"}
+RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"internal_error"}
+#: Said once the server answers again after a move refused as ``unavailable`` (which it
+#: may have stored all the same): the board read again shows whether it did.
+STORE_BACK: Final = "the server is back: the board is shown as it is now"
 PLAYED_ELSEWHERE: Final = (
     "✗ {move} not played: this race was played on elsewhere (another window or device). "
     "The board is shown as it is now: play your move again."
@@ -266,6 +270,12 @@ class StatusLine(Static):
             self.say(RECONNECTING, error=True)
         self.dropped = reconnecting
 
+    def move_waits(self, move: str) -> None:
+        """A move typed while the connection is being resumed waits for it: say so,
+        keeping the notice that it is being resumed."""
+        self.say(f"{RECONNECTING} {move} is sent once it is back", error=True)
+        self.dropped = True
+
 
 class RaceScreen(Screen[None]):
     """One racer playing one race. With ``daily`` the race is a daily attempt: already
@@ -283,6 +293,9 @@ class RaceScreen(Screen[None]):
     #: How often (seconds) a lobby reads its race again: a leave on another session of
     #: the player is told to nobody of that player (``race_update`` skips them).
     LOBBY_CHECK: ClassVar[float] = 5.0
+    #: How often (seconds) the board is asked for again while the server cannot reach
+    #: its store, after a move it refused so (:meth:`_catch_up`).
+    CATCH_UP_PAUSE: ClassVar[float] = 1.0
 
     # The footer shows a key only while it applies (``check_action``); ``u`` is shown
     # dimmed while the racer plays but the server says an undo would be refused.
@@ -322,6 +335,11 @@ class RaceScreen(Screen[None]):
         #: Whether the connection is lost for good (the client gave up resuming it):
         #: nothing that needs the server is offered any more.
         self.gone = False
+        #: The move that waited for the connection when the client gave up resuming it.
+        self.unsent: str | None = None
+        #: Reads the board again once the server reaches its store again (after a move
+        #: refused as ``unavailable``); a later move stops it.
+        self._catching_up: Worker[None] | None = None
         #: What friends type to join the race of a code (the lobby's status line says it).
         self.join_command = join_command
         #: Why this race opened rather than the one asked for (``you are still racing in
@@ -662,7 +680,13 @@ class RaceScreen(Screen[None]):
         return signed_out_words(ended.reason) if ended is not None and ended.signed_out else None
 
     def _gone_note(self) -> str:
-        """What the status line says once the connection is lost for good: how to come back."""
+        """What the status line says once the connection is lost for good: how to come back
+        (after the move that waited for the connection, if one did: it was not sent)."""
+        unsent = f"✗ {self.unsent} not sent: " if self.unsent else ""
+        return unsent + self._way_back()
+
+    def _way_back(self) -> str:
+        """How to come back to this race once the connection is lost for good."""
         if self.signed_out is not None:
             return f"{self.signed_out}. ctrl+q, then {login_command(self.client.url)} signs you in again"
         state, race_id, options = self.state, self.race_id, self.options()
@@ -870,14 +894,15 @@ class RaceScreen(Screen[None]):
             self.status.say("the race is over", error=True)
             return
         async with self._moves:
+            if self._catching_up is not None:
+                self._catching_up.cancel()  # this move's answer tells what is stored
+                self._catching_up = None
+            if self.client.reconnecting:
+                self.status.move_waits(move)
             try:
                 ack = await self.client.move(self.race_id, move)
             except ArenaError as exc:
-                self.status.say(f"✗ {move}: {cards_in_words(exc.message)}", error=True)
-                if exc.code in RESYNC_CODES:
-                    await self._resync()
-                if exc.code in OUT_OF_STEP_CODES:
-                    self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
+                await self._refused(move, exc)
                 return
             except (ConnectionError, TimeoutError) as exc:
                 self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)
@@ -896,6 +921,41 @@ class RaceScreen(Screen[None]):
             others = "" if self.state.daily is not None else " waiting for the others…"
             note = f"✓ {result.move}  you won in {ack.view.move_count} moves!{others}"
         self.status.say(note)
+
+    async def _refused(self, move: str, exc: ArenaError) -> None:
+        """Say why ``move`` was not played (the board read again when it may be out of date)."""
+        if isinstance(exc, ConnectionLostError) and self.client.gave_up:
+            self.unsent = move
+            self.status.say(self._gone_note(), error=True)
+            return
+        self.status.say(f"✗ {move}: {cards_in_words(move_refusal(exc.code, exc.message))}", error=True)
+        if isinstance(exc, UnavailableError):
+            self._catching_up = self.run_worker(
+                self._catch_up(), group="catch-up", exclusive=True, exit_on_error=False
+            )
+        if exc.code in RESYNC_CODES:
+            await self._resync()
+        if exc.code in OUT_OF_STEP_CODES:
+            self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
+
+    async def _catch_up(self) -> None:
+        """Read the board again as soon as the server answers: a move it refused as
+        ``unavailable`` may have been stored all the same, and the next move is played
+        on the board as it is."""
+        race_id = self.race_id
+        while True:
+            try:
+                info = await self.client.get_race(race_id)
+                break
+            except UnavailableError:
+                await asyncio.sleep(self.CATCH_UP_PAUSE)
+            except (ArenaError, ConnectionError, TimeoutError):
+                return
+        if race_id != self.race_id:
+            return  # moved on to a rematch meanwhile
+        self.state.load(info)
+        self.redraw()
+        self.status.say(STORE_BACK)
 
     async def _resync(self) -> None:
         try:

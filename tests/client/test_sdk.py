@@ -18,6 +18,7 @@ from client.errors import (
     ERROR_CLASSES,
     ArenaError,
     BadTokenError,
+    ConnectionLostError,
     IllegalMoveError,
     NotCreatorError,
     QueueLeftError,
@@ -293,6 +294,14 @@ async def test_a_request_dropped_by_the_rate_limit_raises_rate_limited(clean_red
             await client.ping()
 
 
+async def until_reconnecting(client: ArenaClient) -> None:
+    for _ in range(100):
+        if client.reconnecting:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the client never noticed the drop")
+
+
 async def test_a_client_resumes_across_a_server_restart_on_the_same_address(clean_redis: str) -> None:
     port = free_port()
     async with running_node(clean_redis, port=port) as first:
@@ -303,11 +312,7 @@ async def test_a_client_resumes_across_a_server_restart_on_the_same_address(clea
         await bob.close()
     # The node is down: ada's client keeps trying (and says so). A new node comes up on the
     # same port.
-    for _ in range(100):
-        if ada.reconnecting:
-            break
-        await asyncio.sleep(0.05)
-    assert ada.reconnecting
+    await until_reconnecting(ada)
     async with running_node(clean_redis, port=port):
         welcome = await ada.wait_for(Welcome, timeout=15)
         assert welcome.resumed and welcome.races == [race.race_id] and not ada.reconnecting
@@ -315,6 +320,46 @@ async def test_a_client_resumes_across_a_server_restart_on_the_same_address(clea
         assert board is not None and board.seq == 1
         assert ada.resumes == 1
         await ada.close()
+
+
+async def test_a_move_made_while_the_node_is_down_waits_for_it_longer_than_its_request_timeout(
+    clean_redis: str,
+) -> None:
+    port = free_port()
+    async with running_node(clean_redis, port=port) as first:
+        # A short request timeout: the node stays down longer than twice it (a move is
+        # sent once more after a drop), yet well within the client's reconnect window.
+        ada = await ArenaClient.connect(first.url, reconnect=True, request_timeout=1.0, resume_patience=30)
+        bob = await ArenaClient.connect(first.url)
+        race = await start_race(ada, bob, time_limit=120)
+        await bob.close()
+    await until_reconnecting(ada)
+    move = asyncio.create_task(ada.move(race.race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0]))
+    await asyncio.sleep(3.0)
+    assert not move.done() and ada.reconnecting  # still waiting, not given up
+    async with running_node(clean_redis, port=port):
+        ack = await asyncio.wait_for(move, timeout=15)
+        assert ack.seq == 1 and not ack.resent
+        board = await ada.board(race.race_id)
+        assert board is not None and board.seq == 1
+        await ada.close()
+
+
+async def test_a_request_made_while_reconnecting_raises_connection_lost_once_the_client_gives_up(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis) as node:
+        ada = await ArenaClient.connect(node.url, reconnect=True, request_timeout=30, resume_patience=1.0)
+        await ada.hello(name="ada")
+    await until_reconnecting(ada)
+    loop = asyncio.get_running_loop()
+    asked = loop.time()
+    with pytest.raises(ConnectionLostError) as lost:
+        await ada.ping()
+    # Raised when the client gives up (its window of 1 s), not after the request timeout.
+    assert loop.time() - asked < 10
+    assert lost.value.message == "the connection is down, and the client gave up reconnecting"
+    await ada.close()
 
 
 async def test_a_new_client_with_the_same_share_file_reveals_the_share_the_first_committed(

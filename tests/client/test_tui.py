@@ -5,6 +5,7 @@ a rated race's ratings, a daily attempt, and spectators watching a race included
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 from collections.abc import Awaitable, Callable
@@ -19,7 +20,7 @@ from textual.widget import Widget
 from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
 from client.cli import daily_run_left
-from client.errors import ArenaError
+from client.errors import ArenaError, UnavailableError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import app as app_module
@@ -48,6 +49,7 @@ from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
 from server.features.glicko2 import Rating, rate
+from server.redis_embedded import EmbeddedRedis, free_port
 from shared import GAMES, Game, GameName, new_game, replay
 from shared.protocol import (
     BoardView,
@@ -1854,6 +1856,126 @@ async def test_giving_up_says_the_score_of_a_board_moved_on_another_session(
         assert app.race_screen.status.last == "you gave up with score 1"
         after = board_text(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])))
         assert app.race_screen.board.plain == after
+
+
+async def _racing_ada(
+    url: str, connect: Connect, request_timeout: float, resume_patience: float
+) -> tuple[ArenaClient, str]:
+    """ada (who asks for legal moves, as ``play`` does, and resumes a drop within
+    ``resume_patience`` seconds) racing bob on the node at ``url``, and the race's id."""
+    ada = await connect(url, reconnect=True, request_timeout=request_timeout, resume_patience=resume_patience)
+    await ada.hello(name="ada", legal_moves=True)
+    return ada, (await start_race(ada, await connect(url), time_limit=120)).race_id
+
+
+async def test_a_move_typed_while_the_node_is_down_waits_for_it_under_the_reconnecting_notice(
+    clean_redis: str, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = free_port()
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    async with contextlib.AsyncExitStack() as first_node:
+        node = await first_node.enter_async_context(running_node(clean_redis, port=port))
+        # Requests time out after 1 s: the node stays down 3 s, longer than twice that (a
+        # move is sent once more after a drop), within the client's reconnect window.
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=1.0, resume_patience=30)
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            said: list[str] = []
+            say = screen.status.say
+            monkeypatch.setattr(
+                screen.status, "say", lambda text, error=False: (said.append(text), say(text, error))
+            )
+            await first_node.aclose()  # the node goes down
+            await wait_until(pilot, lambda: said == [RECONNECTING])
+            await _type(pilot, move)
+            waiting = f"{RECONNECTING} {move} is sent once it is back"
+            await wait_until(pilot, lambda: said == [RECONNECTING, waiting])
+            await until_shown(pilot, app, waiting)
+            await pilot.pause(3.0)
+            assert said == [RECONNECTING, waiting] and screen.state.seq == 0
+            async with running_node(clean_redis, port=port):
+                await wait_until(pilot, lambda: screen.state.seq == 1, timeout=15)
+                assert f"✓ {move}  +1 (score 1)" in said
+                assert screen.board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, [move])))
+                assert not any("connection is down" in text for text in said)
+
+
+async def test_a_move_waiting_when_the_client_gives_up_reconnecting_is_said_not_sent(
+    clean_redis: str, connect: Connect
+) -> None:
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    async with contextlib.AsyncExitStack() as node_up:
+        node = await node_up.enter_async_context(running_node(clean_redis))
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=1.0, resume_patience=2.5)
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            await node_up.aclose()  # the node goes down, for longer than the client tries
+            await wait_until(pilot, lambda: screen.status.last == RECONNECTING)
+            await _type(pilot, move)
+            await wait_until(pilot, lambda: screen.gone, timeout=10)
+            gone = "connection lost for good: ctrl+q, then solitaire-arena play resumes the race"
+            unsent = f"✗ {move} not sent: {gone}"
+            await wait_until(pilot, lambda: screen.status.last == unsent)
+            await pilot.pause(0.3)  # nothing says otherwise after it
+            assert screen.status.last == unsent
+            lines = screen_lines(app)
+            at = next(i for i, line in enumerate(lines) if line.strip().startswith(f"✗ {move} not sent"))
+            assert " ".join(lines[at : at + 2]).split() == unsent.split()  # two lines of 80 columns
+
+
+async def test_a_move_refused_while_redis_is_down_is_said_in_words_and_the_board_is_read_when_it_is_back(
+    tmp_path: Path, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = EmbeddedRedis(tmp_path / "redis")
+    redis_url = store.start()
+    # The board is asked for again every 3 s meanwhile: time for Redis to come back and
+    # for ada's move to be stored (as the store may do for a move it could not answer).
+    monkeypatch.setattr(RaceScreen, "CATCH_UP_PAUSE", 3.0)
+    first, second = new_game("eight-off", WINNABLE_SEED).legal_moves()[0], ""
+    async with running_node(redis_url) as node:
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=10.0, resume_patience=30)
+        second = new_game_after(first).legal_moves()[0]
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            store.stop()
+            await _type(pilot, first)
+            refused = f"✗ {first}: the server lost its store for a moment: try the move again shortly"
+            await wait_until(pilot, lambda: screen.status.last == refused)
+            await until_shown(pilot, app, refused)
+            store.start()
+            elsewhere = await connect(node.url)  # the move stored all the same, under seq 1
+            await elsewhere.hello(token=ada.token)
+            await _until_stored(elsewhere, race_id, first)
+            await wait_until(pilot, lambda: screen.state.seq == 1, timeout=10)
+            assert screen.board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, [first])))
+            assert screen.status.last == "the server is back: the board is shown as it is now"
+            await _type(pilot, second)  # played on the board as it is: not "played elsewhere"
+            await wait_until(pilot, lambda: screen.state.seq == 2)
+            assert screen.status.last.startswith(f"✓ {second}")
+    store.stop()
+
+
+def new_game_after(move: str) -> Game:
+    game = new_game("eight-off", WINNABLE_SEED)
+    game.play(move)
+    return game
+
+
+async def _until_stored(client: ArenaClient, race_id: str, move: str) -> None:
+    """``move`` played as seq 1, once the node reaches its store again."""
+    for _ in range(100):
+        try:
+            await client.move(race_id, move, seq=1)
+            return
+        except UnavailableError:
+            await asyncio.sleep(0.05)
+    raise AssertionError("the node never reached its store again")
 
 
 def test_every_racer_starts_an_eagle_wing_race_from_the_deals_score() -> None:
