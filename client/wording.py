@@ -3,6 +3,7 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Protocol
 
 #: What a spectator is shown instead of the boards while the race counts down (the
@@ -17,6 +18,30 @@ HELD_NOTE = f"{PAUSED}: it shows cards another racer has not turned up yet"
 #: The terminal watch screen's one note under the racers' cards while any board is
 #: paused (each card says ``paused``): short, to leave the cards room in 80x24.
 PAUSED_NOTE = "paused: shows cards others have not turned up yet"
+
+
+def utc_minute(ms: int) -> str:
+    """A server time in ms as its UTC day and minute, rounded up to the minute.
+
+    >>> utc_minute(1_773_448_260_000), utc_minute(1_773_448_260_001)
+    ('2026-03-14 00:31 UTC', '2026-03-14 00:32 UTC')
+    """
+    minute = -(-ms // 60_000) * 60
+    return dt.datetime.fromtimestamp(minute, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def reveal_words(reveals_at: int | None) -> str:
+    """When a daily deal's seed is revealed, from the server's ``reveals_at`` (None: a
+    server that does not say): once the day's last attempts are over, which runs past
+    midnight by an attempt's time limit.
+
+    >>> reveal_words(1_773_448_260_000)
+    "once the day's last attempts are over (2026-03-14 00:31 UTC)"
+    >>> reveal_words(None)
+    "once the day's last attempts are over (after midnight UTC)"
+    """
+    when = "after midnight UTC" if reveals_at is None else utc_minute(reveals_at)
+    return f"once the day's last attempts are over ({when})"
 
 
 def cards_scored(game: str, score: int) -> str:

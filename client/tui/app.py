@@ -11,6 +11,7 @@ from client.tui.race import RaceApp, default_join_command
 from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
 from client.tui.watch import WatchApp
+from client.wording import reveal_words
 from shared.protocol import DailyStarted
 
 
@@ -81,11 +82,12 @@ def _part(app: RaceApp) -> None:
 
 async def run_replay(client: ArenaClient, race_id: str) -> None:
     """Replay a race that ended (its move log and results are fetched first). A daily
-    attempt's log has no seed before its day is over: ``ValueError`` says so."""
+    attempt's log has no seed before its day is closed: ``ValueError`` says so."""
     log = await client.move_log(race_id)
-    if log.seed is None:
-        raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed when its day is over")
     summary = await client.results(race_id)
+    if log.seed is None:
+        when = reveal_words(summary.reveals_at)
+        raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed {when}")
     names = {standing.player_id: standing.name for standing in summary.standings}
     await ReplayApp(log, names, me=client.player_id, started_at=summary.started_at).run_async()
 

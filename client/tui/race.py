@@ -18,8 +18,8 @@ once it is over the side panel gives its place on the day's board, and ``p`` (or
 ``practice``) plays the deal again, unscored, on the same screen. During one's own scored
 attempt, ``g`` (or ``ghosts``) races the day's best three finished attempts as ghosts
 (``daily_ghosts``) and hides them again: the racers panel shows each ghost's progress as
-its ``ghost`` events come. The replay of a daily opens once its day is over (its seed is
-secret until then).
+its ``ghost`` events come. The replay of a daily opens once its day's last attempts are
+over (its seed is secret until then: the results say when, ``reveals_at``).
 
 The one-key commands are bindings shown in the footer only while they apply; in the
 move field they act only while it is empty (see :mod:`client.tui.move_input`).
@@ -63,7 +63,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, standing_words
+from client.wording import change_words, reveal_words, standing_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -135,7 +135,7 @@ GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (yo
 #: What the status line says once the window passed without a second ctrl+g.
 GIVE_UP_LAPSED: Final = "you play on: no second ctrl+g within 4 s (ctrl+g asks again)"
 NO_DAILY_REPLAY: Final = (
-    "no replay yet: a daily's deal stays secret until its day is over (UTC); "
+    "no replay yet: a daily's deal is revealed {when}; "
     "replay it then (solitaire-arena replay {race_id}{options})"
 )
 
@@ -543,7 +543,7 @@ class RaceScreen(Screen[None]):
         if action == "give_up":
             return self.playing
         if action == "replay":
-            # A daily's deal stays secret until its day is over: no replay to offer yet.
+            # A daily's deal stays secret until its day is closed: no replay to offer yet.
             return self.state.summary is not None and self.state.summary.seed is not None
         if action == "offer_rematch":
             return self.state.can_offer_rematch
@@ -1166,7 +1166,9 @@ class RaceScreen(Screen[None]):
             self.status.say(f"no replay: {exc.message}", error=True)
             return
         if log.seed is None:
-            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id, options=self.options()), error=True)
+            when = reveal_words(self.state.summary.reveals_at)
+            note = NO_DAILY_REPLAY.format(when=when, race_id=self.race_id, options=self.options())
+            self.status.say(note, error=True)
             return
         names = {s.player_id: s.name for s in self.state.summary.standings}
         started_at = self.state.summary.started_at
