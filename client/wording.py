@@ -95,6 +95,26 @@ def standing_words(game: str, standing: Result) -> str:
     return result_words(game, standing.won, standing.score, standing.time_ms, standing.gave_up)
 
 
+def run_ending_words(game: str, standing: Result) -> str:
+    """How one's own run of one (a daily attempt or practice) ended, as a sentence: won,
+    given up, or played until its time ran out.
+
+    >>> from shared.protocol import DailyEntry
+    >>> def mine(won, score, time_ms=None, gave_up=False):
+    ...     return DailyEntry(rank=1, player_id="p_a", name="ada", won=won, score=score,
+    ...                       time_ms=time_ms, gave_up=gave_up)
+    >>> run_ending_words("eight-off", mine(True, 52, 95012))
+    'you won in 95.0 s'
+    >>> run_ending_words("treize", mine(False, 30, gave_up=True))
+    'you gave up with 30 cards removed'
+    >>> run_ending_words("eight-off", mine(False, 3))
+    'time ran out with 3 cards home'
+    """
+    if standing.won or standing.gave_up:
+        return "you " + standing_words(game, standing)
+    return f"time ran out with {cards_scored(game, standing.score)}"
+
+
 def change_words(change: int) -> str:
     """A rating change with its sign, as the browser writes it too.
 

@@ -63,7 +63,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, reveal_words, standing_words
+from client.wording import change_words, reveal_words, run_ending_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -787,7 +787,7 @@ class RaceScreen(Screen[None]):
             mine = next((s for s in self.state.summary.standings if s.player_id == self.state.me), None)
         result = "over"
         if mine is not None:
-            result = "you " + standing_words(daily.game, mine)  # "you gave up with ..." too
+            result = run_ending_words(daily.game, mine)
         place = self.state.place
         if not daily.scored:
             where = "not on the board (practice)" if daily.practice else "not on the board (guest)"
