@@ -129,6 +129,8 @@ AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no 
 #: The move field of a racer who is done while others still race.
 DONE_WAITING: Final = "you are done: the results show once everyone is (ctrl+q quits)"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
+#: The move field once the day of the daily deal played is over too (p would be today's).
+AFTER_THE_DAY: Final = "daily over, and its day: ctrl+q, then solitaire-arena daily plays today's"
 #: Seconds within which a second ctrl+g gives up (the first one asks).
 GIVE_UP_WINDOW: Final = 4.0
 GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (your score stays)"
@@ -451,6 +453,19 @@ class RaceScreen(Screen[None]):
         self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
         self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
+        if self.state.status == "finished" and not self.state.day_over:
+            self._notice_day_over()
+
+    def _notice_day_over(self) -> None:
+        """Once the day of the daily deal on screen is over, ``p`` would practise the new
+        day's deal: it is no longer offered, and the ending note says how to play today's."""
+        if not self.state.daily_day_over(self.clock.now()):
+            return
+        before = self._ending_note()
+        self.state.day_over = True
+        self.redraw()
+        if self.status.last == before:
+            self.status.say(self._ending_note())
 
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
@@ -468,7 +483,9 @@ class RaceScreen(Screen[None]):
         self._show_move_hints(self.move_input.value)
         self.redraw_side()
         self.move_input.disabled = not self.typing
-        after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
+        after = AFTER_THE_END
+        if self.state.daily is not None:
+            after = AFTER_THE_DAY if self.state.day_over else AFTER_THE_DAILY
         playing = playing_placeholder(self.state.hints, self.state.game)
         if self.state.status == "finished":
             self.move_input.placeholder = after
@@ -550,7 +567,9 @@ class RaceScreen(Screen[None]):
         if action == "answer_rematch":
             return self.state.rematch_asks_me
         if action == "practise":
-            return self.state.daily is not None and self.state.status == "finished"
+            return (
+                self.state.daily is not None and self.state.status == "finished" and not self.state.day_over
+            )
         if action == "toggle_ghosts":
             return self.state.can_race_ghosts
         return True
@@ -636,6 +655,7 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceEnded):
                 await self._find_place()
                 await self._ratings_after()
+                self.state.day_over = self.state.daily_day_over(self.clock.now())
                 self.redraw()
                 self.status.say(self._ending_note())
                 # Said at once; the board as it ended follows (it changes no word of it).
@@ -795,7 +815,16 @@ class RaceScreen(Screen[None]):
             where = "not on the board yet"
         else:
             where = f"#{place.rank} of {self.state.board_total} on the {daily.game} board of {daily.date}"
+        if self.state.day_over:
+            return (
+                f"daily over: {result}, {where}. {daily.date} is over too: {self._todays_daily(daily.game)}"
+            )
         return f"daily over: {result}, {where}. p practice, ctrl+q quit"
+
+    def _todays_daily(self, game: GameName) -> str:
+        """How to play today's deal of ``game`` from the terminal (``p`` practises only the
+        deal of the day it was played)."""
+        return f"ctrl+q, then solitaire-arena daily {game}{self.options()} plays today's deal"
 
     async def _find_place(self) -> None:
         """After a scored daily attempt: its place on the day's board."""
@@ -833,6 +862,9 @@ class RaceScreen(Screen[None]):
         daily = self.state.daily
         if daily is None or self.state.status != "finished":
             self.status.say("practice is for a daily attempt that is over", error=True)
+            return
+        if self.state.day_over:
+            self.status.say(f"{daily.date} is over: {self._todays_daily(daily.game)}", error=True)
             return
         started = await self._start_daily(daily.game, practice=True)
         if started is None:
