@@ -54,7 +54,7 @@ async def run_daily(
     """Play the daily attempt ``started`` (``ArenaClient.start_daily``'s reply: a race of
     one, running already) until the player quits; ``p`` practises it after the end.
     Quitting a run under way prints how to come back to it, one over how to replay it
-    once its day is over. ``resumed`` (an attempt still on) opens the status line."""
+    (now, or when its seed comes out). ``resumed`` (an attempt still on) opens the status line."""
     daily = DailyRun(started.race.game, started.date, scored=started.scored, practice=practice)
     app = RaceApp(client, started.race.race_id, daily=daily, options=_options(client), resumed=resumed)
     await app.run_async()

@@ -74,6 +74,7 @@ from shared.protocol import (
     RaceEnded,
     RaceInfo,
     RaceStarted,
+    RaceSummary,
     RaceUpdate,
     RematchInfo,
     RematchStarted,
@@ -140,6 +141,27 @@ NO_DAILY_REPLAY: Final = (
     "no replay yet: a daily's deal is revealed {when}; "
     "replay it then (solitaire-arena replay {race_id}{options})"
 )
+
+
+def _replay_opens(summary: RaceSummary | None, clock: ServerClock) -> str:
+    """When a daily run's replay opens, for a note written now: "" once its seed is out
+    (by the results, or by the server's clock at its ``reveals_at``), else when it will be
+    (``summary`` None: the results never came).
+
+    >>> late = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1, commitment="c",
+    ...                    standings=[], reveals_at=88_260_000)
+    >>> _replay_opens(late, ServerClock(offset_ms=-local_ms()))
+    " once the day's last attempts are over (1970-01-02 00:31 UTC)"
+    >>> _replay_opens(late, ServerClock(offset_ms=88_260_000 - local_ms()))
+    ''
+    """
+    if summary is None:
+        return f" {reveal_words(None)}"  # the results did not come: when is not known
+    if summary.seed is not None:
+        return ""
+    if summary.reveals_at is not None and clock.now() >= summary.reveals_at:
+        return ""
+    return f" {reveal_words(summary.reveals_at)}"
 
 
 def undo_note(result: MoveSummary) -> str:
@@ -1259,8 +1281,8 @@ class RaceApp(App[None]):
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it, or to replay it (a daily run: once its day is over), or that
-        its lobby was left."""
+        how to come back to it, or to replay it (a daily run: now, or when its seed comes
+        out, as the note is written), or that its lobby was left."""
         screen = self._race_screen
         if screen is None:
             return None
@@ -1274,10 +1296,10 @@ class RaceApp(App[None]):
             return f"you left race {code} before its start: the others sitting in it go on without you"
         if state.daily is not None:
             run = "practice" if state.daily.practice else "attempt"
-            if state.status == "finished":  # its deal stays secret until the day is over
+            if state.status == "finished":
                 return (
                     f"your {state.daily.game} daily {run} (race {race_id}) is over: solitaire-arena "
-                    f"replay {race_id}{options} plays it back once its day ({state.daily.date}, UTC) is over"
+                    f"replay {race_id}{options} plays it back{_replay_opens(state.summary, screen.clock)}"
                 )
             if state.status != "running" or state.i_finished:
                 return None

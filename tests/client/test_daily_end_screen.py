@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 
 from client.sdk import ArenaClient
 from client.tui import RaceApp
+from client.tui import app as app_module
 from client.tui.race import RaceScreen
 from client.tui.race_state import DailyRun
 from server.app import ArenaServer
@@ -88,3 +89,31 @@ async def test_a_daily_ended_after_midnight_no_longer_offers_to_practise_its_dea
             f"{DAY} is over: ctrl+q, then solitaire-arena daily treize plays today's deal"
         )
         assert screen.race_id == attempt  # no practice of another deal began
+
+
+async def test_quitting_a_daily_after_its_day_says_when_its_replay_opens_as_it_is_then(
+    clean_redis: str, connect: Connect
+) -> None:
+    """Given up after midnight, its replay waits for the day's close (00:31): the parting
+    note names it. Quit after the close, it plays back now, and the note says so."""
+    clock = ManualTime(LATE)
+    async with scored_screen(clean_redis, connect, clock, "ada_parting") as (_arena, app, pilot, screen):
+        attempt = screen.race_id
+        clock.set(LATE + 90_000)  # 00:00:30 of the next day
+        await pilot.press("ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: "#1 of 1" in screen.status.last)
+        await pilot.press("ctrl+q")
+        note = app_module.parting_text(app)
+        assert note is not None and all(len(line) <= 80 for line in note.splitlines()), note
+        assert " ".join(note.split()) == (
+            f"your treize daily attempt (race {attempt}) is over: solitaire-arena replay {attempt} "
+            "plays it back once the day's last attempts are over (2027-03-15 00:31 UTC)"
+        )
+        clock.set(day_start(DAY) + DAY_MS + 1_860_000)  # 00:31: the day closes
+        again = RaceApp(app.client, attempt, daily=DailyRun(GAME, DAY.isoformat(), scored=True))
+        async with again.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: again.race_screen.state.summary is not None)
+        assert app_module.parting_text(again) == (
+            f"your treize daily attempt (race {attempt}) is over: solitaire-arena replay\n"
+            f"    {attempt} plays it back"
+        )
