@@ -262,13 +262,14 @@ class RaceResults:
             stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
             after = new_ratings(ranked, stored, ended_at) if meta.rated else {}
             lines = with_ratings(ranked, stored, after, ended_at) if meta.rated else ranked
+            out = self._seed_out(meta)
             summary = RaceSummary(
                 race_id=race_id,
                 game=meta.game,
                 started_at=started_at,
                 ended_at=ended_at,
-                seed=None if meta.daily else meta.seed,  # a daily's seed waits for the day's close
-                salt=None if meta.daily else meta.salt,
+                seed=meta.seed if out else None,
+                salt=meta.salt if out else None,
                 commitment=meta.commitment,
                 reveals_at=self._day_closes(meta.daily) if meta.daily else None,
                 rated=meta.rated,
@@ -294,6 +295,11 @@ class RaceResults:
             if answer >= 0:
                 return
         log.error("a racer's rating kept changing while the race ended", extra={"race_id": race_id})
+
+    def _seed_out(self, meta: RaceMeta) -> bool:
+        """Whether a race's seed goes out with its end: always, but a daily run's only once
+        its day is closed (an end that late: a node that was down past the close)."""
+        return not meta.daily or day_closed(meta.daily, self.time.now_ms(), self.settings.daily_time_limit)
 
     def _archive_at(self, meta: RaceMeta) -> int:
         """When the sweep looks at a race's record, unless its end archived it already:

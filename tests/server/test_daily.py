@@ -375,6 +375,29 @@ async def test_an_attempt_running_past_midnight_keeps_the_days_seeds_and_attempt
             await racer.ws.close()
 
 
+async def test_an_attempt_ended_after_its_days_close_carries_the_seed_in_its_end(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """An attempt whose end comes only after its day closed (the node was down past its
+    limit and the close): its race_ended already carries the seed, as its results do."""
+    async with daily_node(clean_redis, clock, daily_time_limit=600.0) as arena:
+        (ada,) = await accounts(arena.url, "ada")
+        deal = await deal_of(arena, "eight-off")
+        closes = day_start(DAY) + DAY_MS + 600_000 + 60_000  # 00:11
+        clock.set(day_start(DAY) + DAY_MS - 60_000)  # 23:59
+        race_id = (await start(ada, "eight-off"))["race"]["race_id"]
+        clock.set(closes + 60_000)  # 00:12: the attempt's end (00:09) was missed till now
+        ended = await ada.event("race_ended", timeout=5)
+        summary = ended["summary"]
+        assert (summary["race_id"], summary["seed"], summary["salt"], summary["reveals_at"]) == (
+            race_id,
+            deal.seed,
+            deal.salt,
+            closes,
+        )
+        await ada.ws.close()
+
+
 async def hidden_day(lookers: tuple[Racer, ...], bob: Racer, cy: Racer, race_id: str) -> dict[str, Any]:
     """What each of ``lookers`` (without an attempt over) gets of the day and of bob's
     attempt ``race_id``, bob of his own record and cy of watching it: the day's seeds, and
