@@ -77,7 +77,7 @@ from client.suggestions import (
     signed_out_words,
 )
 from client.watching import WatchedRace, ranking_lines
-from client.wording import change_words, result_words, standing_words
+from client.wording import change_words, result_words, reveal_words, standing_words, utc_minute
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
@@ -737,16 +737,6 @@ def utc_date(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()
 
 
-def utc_minute(ms: int) -> str:
-    """A server time in ms as its UTC day and minute, rounded up to the minute.
-
-    >>> utc_minute(1_773_448_260_000), utc_minute(1_773_448_260_001)
-    ('2026-03-14 00:31 UTC', '2026-03-14 00:32 UTC')
-    """
-    minute = -(-ms // 60_000) * 60
-    return dt.datetime.fromtimestamp(minute, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 async def daily_resumption(client: ArenaClient, race: RaceInfo) -> tuple[DailyRun, bool] | None:
     """How ``play`` goes back to ``race`` when it is a daily run (a race of one; the races
     one creates or is matched into have 2 seats or more): its ``DailyRun``, named by the
@@ -915,8 +905,8 @@ async def replay(args: argparse.Namespace) -> int:
             return 0
         if log.seed is None:
             raise CommandError(
-                f"race {args.race} is a daily attempt whose deal stays secret until its day is "
-                "over (UTC): replay it then (--json prints its moves now)"
+                f"race {args.race} is a daily attempt: its deal is revealed "
+                f"{reveal_words(summary.reveals_at)}; replay it then (--json prints its moves now)"
             )
         if not sys.stdout.isatty():  # nothing to draw on: the moves and results as text
             print(replay_text(log, summary))
@@ -1918,20 +1908,31 @@ def dailies_text(found: Dailies, attempts: dict[str, str], options: str = "") ->
     >>> deals = [DailyInfo(game="eagle-wing", commitment="9c1e" * 16, proven=False),
     ...          DailyInfo(game="treize", commitment="51ab" * 16, proven=True)]
     >>> print(dailies_text(Dailies(date="2027-03-14", opens_at=0, closes_at=86_400_000,
-    ...     server_time=68_000_000, deals=deals), {"treize": "scored: won in 95.0 s, #2 of 14 (race r1)"}))
+    ...     reveals_at=88_260_000, server_time=68_000_000, deals=deals),
+    ...     {"treize": "scored: won in 95.0 s, #2 of 14 (race r1)"}))
     daily deals of 2027-03-14 (UTC): the next day opens in 5 h 06 min
     game        commitment     proven  your attempt
     eagle-wing  9c1e9c1e9c1e…  no      none yet
     treize      51ab51ab51ab…  yes     scored: won in 95.0 s, #2 of 14 (race r1)
     play: solitaire-arena daily GAME; its board: solitaire-arena daily GAME --board
 
+    Attempts begun before midnight still run after it: the seeds wait for them.
+
+    >>> print(dailies_text(Dailies(date="1970-01-01", opens_at=0, closes_at=86_400_000,
+    ...     reveals_at=88_260_000, server_time=86_500_000, deals=deals[1:]), {}))
+    daily deals of 1970-01-01 (UTC): over, its last attempts still on
+    game        commitment     proven  your attempt
+    treize      51ab51ab51ab…  yes     none
+    seeds and salts: revealed once the day's last attempts are over (1970-01-02
+      00:31 UTC)
+
     A past day's deals come with their seeds and salts, checked against the commitments:
 
     >>> salt = "5a17" * 8
     >>> digest = hashlib.sha256(f"solitaire-arena:treize:42:{salt}".encode()).hexdigest()
     >>> past = DailyInfo(game="treize", commitment=digest, proven=True, seed=42, salt=salt)
-    >>> print(dailies_text(Dailies(date="2027-03-13", opens_at=0, closes_at=1, server_time=2,
-    ...     deals=[past]), {}))  # doctest: +ELLIPSIS
+    >>> print(dailies_text(Dailies(date="2027-03-13", opens_at=0, closes_at=1, reveals_at=2,
+    ...     server_time=2, deals=[past]), {}))  # doctest: +ELLIPSIS
     daily deals of 2027-03-13 (UTC): over, seeds revealed
     game        commitment     proven  your attempt
     treize      ...  yes     none
@@ -1943,8 +1944,11 @@ def dailies_text(found: Dailies, attempts: dict[str, str], options: str = "") ->
       shared.replay(game, seed, moves) (docs/daily.md)
     """
     over = found.server_time >= found.closes_at
+    out = found.server_time >= found.reveals_at
     left = _until(found.closes_at - found.server_time)
-    when = "over, seeds revealed" if over else f"the next day opens in {left}"
+    when = f"the next day opens in {left}"
+    if over:
+        when = "over, seeds revealed" if out else "over, its last attempts still on"
     lines = [
         f"daily deals of {found.date} (UTC): {when}",
         f"game        {'commitment':<13}  proven  your attempt",
@@ -1962,7 +1966,9 @@ def dailies_text(found: Dailies, attempts: dict[str, str], options: str = "") ->
             check = "sha256 matches the commitment" if checks else "sha256 does NOT match the commitment"
             lines += fitted(f"  {info.game:<10}  ", f"seed {info.seed}  salt {info.salt}  {glued(check)}")
         lines += fitted("", VERIFY_NOTE, indent=2)
-    elif not over:
+    elif over:
+        lines += fitted("", f"seeds and salts: revealed {reveal_words(found.reveals_at)}", indent=2)
+    else:
         play, board = f"solitaire-arena daily GAME{options}", f"solitaire-arena daily GAME --board{options}"
         lines += said_lines(f"play: {play}; its board: {board}")
     return "\n".join(lines)
@@ -1996,7 +2002,7 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     rank  name                      result
        1  zoe                       31 cards removed
     you: not on this board (it lists finished scored attempts)
-    race ids show once your own attempt is over, or the day is
+    race ids show once your own attempt is over, or once the day closes
     >>> given_up = hidden.model_copy(update={"me": entry(9, "me", False, 2, gave_up=True)})
     >>> print(daily_board_text(given_up).splitlines()[3])
     you: #9  gave up with 2 cards removed
@@ -2023,7 +2029,7 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     else:
         lines.append("you: not on this board (it lists finished scored attempts)")
     if board.entries and not races:
-        lines.append("race ids show once your own attempt is over, or the day is")
+        lines.append("race ids show once your own attempt is over, or once the day closes")
     if board.next_offset is not None:
         lines.append(f"more: --offset {board.next_offset}")
     return "\n".join(lines)

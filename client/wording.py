@@ -3,6 +3,7 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Protocol
 
 #: What a spectator is shown instead of the boards while the race counts down (the
@@ -36,6 +37,30 @@ def move_refusal(code: str, message: str) -> str:
     'r1 is empty'
     """
     return MOVE_REFUSALS.get(code, message)
+
+
+def utc_minute(ms: int) -> str:
+    """A server time in ms as its UTC day and minute, rounded up to the minute.
+
+    >>> utc_minute(1_773_448_260_000), utc_minute(1_773_448_260_001)
+    ('2026-03-14 00:31 UTC', '2026-03-14 00:32 UTC')
+    """
+    minute = -(-ms // 60_000) * 60
+    return dt.datetime.fromtimestamp(minute, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def reveal_words(reveals_at: int | None) -> str:
+    """When a daily deal's seed is revealed, from the server's ``reveals_at`` (None: a
+    server that does not say): once the day's last attempts are over, which runs past
+    midnight by an attempt's time limit.
+
+    >>> reveal_words(1_773_448_260_000)
+    "once the day's last attempts are over (2026-03-14 00:31 UTC)"
+    >>> reveal_words(None)
+    "once the day's last attempts are over (after midnight UTC)"
+    """
+    when = "after midnight UTC" if reveals_at is None else utc_minute(reveals_at)
+    return f"once the day's last attempts are over ({when})"
 
 
 def cards_scored(game: str, score: int) -> str:
@@ -87,6 +112,26 @@ def standing_words(game: str, standing: Result) -> str:
     'gave up with 30 cards removed'
     """
     return result_words(game, standing.won, standing.score, standing.time_ms, standing.gave_up)
+
+
+def run_ending_words(game: str, standing: Result) -> str:
+    """How one's own run of one (a daily attempt or practice) ended, as a sentence: won,
+    given up, or played until its time ran out.
+
+    >>> from shared.protocol import DailyEntry
+    >>> def mine(won, score, time_ms=None, gave_up=False):
+    ...     return DailyEntry(rank=1, player_id="p_a", name="ada", won=won, score=score,
+    ...                       time_ms=time_ms, gave_up=gave_up)
+    >>> run_ending_words("eight-off", mine(True, 52, 95012))
+    'you won in 95.0 s'
+    >>> run_ending_words("treize", mine(False, 30, gave_up=True))
+    'you gave up with 30 cards removed'
+    >>> run_ending_words("eight-off", mine(False, 3))
+    'time ran out with 3 cards home'
+    """
+    if standing.won or standing.gave_up:
+        return "you " + standing_words(game, standing)
+    return f"time ran out with {cards_scored(game, standing.score)}"
 
 
 def change_words(change: int) -> str:

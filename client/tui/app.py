@@ -11,6 +11,7 @@ from client.tui.race import RaceApp, default_join_command
 from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
 from client.tui.watch import WatchApp
+from client.wording import reveal_words
 from shared.protocol import DailyStarted
 
 
@@ -53,7 +54,7 @@ async def run_daily(
     """Play the daily attempt ``started`` (``ArenaClient.start_daily``'s reply: a race of
     one, running already) until the player quits; ``p`` practises it after the end.
     Quitting a run under way prints how to come back to it, one over how to replay it
-    once its day is over. ``resumed`` (an attempt still on) opens the status line."""
+    (now, or when its seed comes out). ``resumed`` (an attempt still on) opens the status line."""
     daily = DailyRun(started.race.game, started.date, scored=started.scored, practice=practice)
     app = RaceApp(client, started.race.race_id, daily=daily, options=_options(client), resumed=resumed)
     await app.run_async()
@@ -81,11 +82,12 @@ def _part(app: RaceApp) -> None:
 
 async def run_replay(client: ArenaClient, race_id: str) -> None:
     """Replay a race that ended (its move log and results are fetched first). A daily
-    attempt's log has no seed before its day is over: ``ValueError`` says so."""
+    attempt's log has no seed before its day is closed: ``ValueError`` says so."""
     log = await client.move_log(race_id)
-    if log.seed is None:
-        raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed when its day is over")
     summary = await client.results(race_id)
+    if log.seed is None:
+        when = reveal_words(summary.reveals_at)
+        raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed {when}")
     names = {standing.player_id: standing.name for standing in summary.standings}
     await ReplayApp(log, names, me=client.player_id, started_at=summary.started_at).run_async()
 

@@ -644,14 +644,23 @@ def daily_text(state: RaceState, columns: int = SIDE_COLUMNS) -> str:
     >>> print(daily_text(state))
     Practice: not on the board
     p plays the deal again
+
+    Once the deal's day is over, ``p`` would practise another deal: not offered.
+
+    >>> state.day_over = True
+    >>> print(daily_text(state))
+    Practice: not on the board
+    the day is over: play today's
+    solitaire-arena daily treize
     """
     daily = state.daily
     if daily is None or state.status != "finished":
         return ""
+    again = f"the day is over: play today's\nsolitaire-arena daily {daily.game}" if state.day_over else ""
     if daily.practice:
-        return "Practice: not on the board\np plays the deal again"
+        return f"Practice: not on the board\n{again or 'p plays the deal again'}"
     if not daily.scored:
-        return "Guest attempt: not on the board\n(accounts are)\np plays the deal again"
+        return f"Guest attempt: not on the board\n(accounts are)\n{again or 'p plays the deal again'}"
     lines = [f"Board of {daily.date}"]
     place = state.place
     if place is None:
@@ -659,7 +668,7 @@ def daily_text(state: RaceState, columns: int = SIDE_COLUMNS) -> str:
     else:
         where = f"#{place.rank} of {state.board_total}:"
         lines += split_to_fit(where, standing_words(daily.game, place), columns, indent="")
-    lines.append("p practises the deal (unscored)")
+    lines.append(again or "p practises the deal (unscored)")
     return "\n".join(lines)
 
 

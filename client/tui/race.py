@@ -18,8 +18,8 @@ once it is over the side panel gives its place on the day's board, and ``p`` (or
 ``practice``) plays the deal again, unscored, on the same screen. During one's own scored
 attempt, ``g`` (or ``ghosts``) races the day's best three finished attempts as ghosts
 (``daily_ghosts``) and hides them again: the racers panel shows each ghost's progress as
-its ``ghost`` events come. The replay of a daily opens once its day is over (its seed is
-secret until then).
+its ``ghost`` events come. The replay of a daily opens once its day's last attempts are
+over (its seed is secret until then: the results say when, ``reveals_at``).
 
 The one-key commands are bindings shown in the footer only while they apply; in the
 move field they act only while it is empty (see :mod:`client.tui.move_input`).
@@ -64,7 +64,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, move_refusal, standing_words
+from client.wording import change_words, move_refusal, reveal_words, run_ending_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -75,6 +75,7 @@ from shared.protocol import (
     RaceEnded,
     RaceInfo,
     RaceStarted,
+    RaceSummary,
     RaceUpdate,
     RematchInfo,
     RematchStarted,
@@ -133,15 +134,38 @@ AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no 
 #: The move field of a racer who is done while others still race.
 DONE_WAITING: Final = "you are done: the results show once everyone is (ctrl+q quits)"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
+#: The move field once the day of the daily deal played is over too (p would be today's).
+AFTER_THE_DAY: Final = "daily over, and its day: ctrl+q, then solitaire-arena daily plays today's"
 #: Seconds within which a second ctrl+g gives up (the first one asks).
 GIVE_UP_WINDOW: Final = 4.0
 GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (your score stays)"
 #: What the status line says once the window passed without a second ctrl+g.
 GIVE_UP_LAPSED: Final = "you play on: no second ctrl+g within 4 s (ctrl+g asks again)"
 NO_DAILY_REPLAY: Final = (
-    "no replay yet: a daily's deal stays secret until its day is over (UTC); "
+    "no replay yet: a daily's deal is revealed {when}; "
     "replay it then (solitaire-arena replay {race_id}{options})"
 )
+
+
+def _replay_opens(summary: RaceSummary | None, clock: ServerClock) -> str:
+    """When a daily run's replay opens, for a note written now: "" once its seed is out
+    (by the results, or by the server's clock at its ``reveals_at``), else when it will be
+    (``summary`` None: the results never came).
+
+    >>> late = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1, commitment="c",
+    ...                    standings=[], reveals_at=88_260_000)
+    >>> _replay_opens(late, ServerClock(offset_ms=-local_ms()))
+    " once the day's last attempts are over (1970-01-02 00:31 UTC)"
+    >>> _replay_opens(late, ServerClock(offset_ms=88_260_000 - local_ms()))
+    ''
+    """
+    if summary is None:
+        return f" {reveal_words(None)}"  # the results did not come: when is not known
+    if summary.seed is not None:
+        return ""
+    if summary.reveals_at is not None and clock.now() >= summary.reveals_at:
+        return ""
+    return f" {reveal_words(summary.reveals_at)}"
 
 
 def undo_note(result: MoveSummary) -> str:
@@ -469,6 +493,19 @@ class RaceScreen(Screen[None]):
         self.status.follow_connection(self.client.reconnecting)
         self.query_one("#clock", ClockPanel).show(self.state, self.clock)
         self.query_one("#rematch", RematchPanel).show(self.state, self.clock)
+        if self.state.status == "finished" and not self.state.day_over:
+            self._notice_day_over()
+
+    def _notice_day_over(self) -> None:
+        """Once the day of the daily deal on screen is over, ``p`` would practise the new
+        day's deal: it is no longer offered, and the ending note says how to play today's."""
+        if not self.state.daily_day_over(self.clock.now()):
+            return
+        before = self._ending_note()
+        self.state.day_over = True
+        self.redraw()
+        if self.status.last == before:
+            self.status.say(self._ending_note())
 
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
@@ -486,7 +523,9 @@ class RaceScreen(Screen[None]):
         self._show_move_hints(self.move_input.value)
         self.redraw_side()
         self.move_input.disabled = not self.typing
-        after = AFTER_THE_END if self.state.daily is None else AFTER_THE_DAILY
+        after = AFTER_THE_END
+        if self.state.daily is not None:
+            after = AFTER_THE_DAY if self.state.day_over else AFTER_THE_DAILY
         playing = playing_placeholder(self.state.hints, self.state.game)
         if self.state.status == "finished":
             self.move_input.placeholder = after
@@ -561,14 +600,16 @@ class RaceScreen(Screen[None]):
         if action == "give_up":
             return self.playing
         if action == "replay":
-            # A daily's deal stays secret until its day is over: no replay to offer yet.
+            # A daily's deal stays secret until its day is closed: no replay to offer yet.
             return self.state.summary is not None and self.state.summary.seed is not None
         if action == "offer_rematch":
             return self.state.can_offer_rematch
         if action == "answer_rematch":
             return self.state.rematch_asks_me
         if action == "practise":
-            return self.state.daily is not None and self.state.status == "finished"
+            return (
+                self.state.daily is not None and self.state.status == "finished" and not self.state.day_over
+            )
         if action == "toggle_ghosts":
             return self.state.can_race_ghosts
         return True
@@ -654,6 +695,7 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceEnded):
                 await self._find_place()
                 await self._ratings_after()
+                self.state.day_over = self.state.daily_day_over(self.clock.now())
                 self.redraw()
                 self.status.say(self._ending_note())
                 # Said at once; the board as it ended follows (it changes no word of it).
@@ -811,7 +853,7 @@ class RaceScreen(Screen[None]):
             mine = next((s for s in self.state.summary.standings if s.player_id == self.state.me), None)
         result = "over"
         if mine is not None:
-            result = "you " + standing_words(daily.game, mine)  # "you gave up with ..." too
+            result = run_ending_words(daily.game, mine)
         place = self.state.place
         if not daily.scored:
             where = "not on the board (practice)" if daily.practice else "not on the board (guest)"
@@ -819,7 +861,16 @@ class RaceScreen(Screen[None]):
             where = "not on the board yet"
         else:
             where = f"#{place.rank} of {self.state.board_total} on the {daily.game} board of {daily.date}"
+        if self.state.day_over:
+            return (
+                f"daily over: {result}, {where}. {daily.date} is over too: {self._todays_daily(daily.game)}"
+            )
         return f"daily over: {result}, {where}. p practice, ctrl+q quit"
+
+    def _todays_daily(self, game: GameName) -> str:
+        """How to play today's deal of ``game`` from the terminal (``p`` practises only the
+        deal of the day it was played)."""
+        return f"ctrl+q, then solitaire-arena daily {game}{self.options()} plays today's deal"
 
     async def _find_place(self) -> None:
         """After a scored daily attempt: its place on the day's board."""
@@ -857,6 +908,9 @@ class RaceScreen(Screen[None]):
         daily = self.state.daily
         if daily is None or self.state.status != "finished":
             self.status.say("practice is for a daily attempt that is over", error=True)
+            return
+        if self.state.day_over:
+            self.status.say(f"{daily.date} is over: {self._todays_daily(daily.game)}", error=True)
             return
         started = await self._start_daily(daily.game, practice=True)
         if started is None:
@@ -1226,7 +1280,9 @@ class RaceScreen(Screen[None]):
             self.status.say(f"no replay: {exc.message}", error=True)
             return
         if log.seed is None:
-            self.status.say(NO_DAILY_REPLAY.format(race_id=self.race_id, options=self.options()), error=True)
+            when = reveal_words(self.state.summary.reveals_at)
+            note = NO_DAILY_REPLAY.format(when=when, race_id=self.race_id, options=self.options())
+            self.status.say(note, error=True)
             return
         names = {s.player_id: s.name for s in self.state.summary.standings}
         started_at = self.state.summary.started_at
@@ -1285,8 +1341,8 @@ class RaceApp(App[None]):
 
     def parting_note(self) -> str | None:
         """After the app ended, for the terminal: where the race the player quit is and
-        how to come back to it, or to replay it (a daily run: once its day is over), or that
-        its lobby was left."""
+        how to come back to it, or to replay it (a daily run: now, or when its seed comes
+        out, as the note is written), or that its lobby was left."""
         screen = self._race_screen
         if screen is None:
             return None
@@ -1300,10 +1356,10 @@ class RaceApp(App[None]):
             return f"you left race {code} before its start: the others sitting in it go on without you"
         if state.daily is not None:
             run = "practice" if state.daily.practice else "attempt"
-            if state.status == "finished":  # its deal stays secret until the day is over
+            if state.status == "finished":
                 return (
                     f"your {state.daily.game} daily {run} (race {race_id}) is over: solitaire-arena "
-                    f"replay {race_id}{options} plays it back once its day ({state.daily.date}, UTC) is over"
+                    f"replay {race_id}{options} plays it back{_replay_opens(state.summary, screen.clock)}"
                 )
             if state.status != "running" or state.i_finished:
                 return None

@@ -24,6 +24,7 @@ False
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -179,6 +180,9 @@ class RaceState:
     #: After a scored daily attempt: its place on the day's board, and how many are on it.
     place: DailyEntry | None = None
     board_total: int = 0
+    #: A daily run's day is over (UTC): ``start_daily`` would practise the new day's deal,
+    #: so this one is no longer offered to practise (:meth:`daily_day_over`).
+    day_over: bool = False
     #: Whether this racer races the day's ghosts (``daily_ghosts``), and those ghosts in
     #: board order, with their progress.
     ghosts_on: bool = False
@@ -461,6 +465,20 @@ class RaceState:
             return False
         return self.rematch is None or self.rematch.status in ("declined", "expired", "failed")
 
+    def daily_day_over(self, server_now: float) -> bool:
+        """Whether the day of the daily deal on screen is over at ``server_now`` (the
+        server's clock, ms), or was when the run ended (the server's own stamp).
+
+        >>> state = RaceState(race_id="r1", me="p_a", daily=DailyRun("treize", "1970-01-01"))
+        >>> state.daily_day_over(86_399_999), state.daily_day_over(86_400_000)
+        (False, True)
+        """
+        daily = self.daily
+        if daily is None or daily.date is None:
+            return False
+        ended = self.summary.ended_at if self.summary is not None else 0
+        return max(server_now, ended) >= _day_end_ms(daily.date)
+
     def ranking(self) -> list[tuple[int, Racer]]:
         """The seats as they stand: winners in the order they won, then by score, an
         equal score first for whoever reached it first as this client saw it (as the
@@ -581,3 +599,8 @@ def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None) 
     if offerer == "you":
         return f"rematch offered: waiting for {who}"
     return f"you accepted {offerer}'s rematch: waiting for {who}"
+
+
+def _day_end_ms(day: str) -> int:
+    """When the UTC day named ``YYYY-MM-DD`` ends, in ms since the epoch."""
+    return ((dt.date.fromisoformat(day) - dt.date(1970, 1, 1)).days + 1) * 86_400_000

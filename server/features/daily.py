@@ -1,7 +1,7 @@
 """Daily challenges: each UTC day's deal per game (prepared ahead, proven winnable by the
 solver), one scored attempt per account per game per day (a race of one: the race path
 takes its moves, its clock ends it), practice afterwards, the day's boards, and who may
-look at a daily deal's moves before the day is over.
+look at a daily deal's moves before the day is closed.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from server.features.daily_rules import (
     DAY_MS,
     GhostPoint,
     board_result,
+    day_closed,
     day_closes,
     day_of,
-    day_over,
     day_start,
     ghost_timeline,
     iso_week,
@@ -209,7 +209,7 @@ class Daily:
     async def get_dailies(self, caller: Caller, message: GetDailies) -> Reply:
         day = self._day(message.date)
         now, date = self.time.now_ms(), day.isoformat()
-        over = day_over(date, now)
+        out = day_closed(date, now, self.settings.daily_time_limit)
         deals: list[DailyInfo] = []
         for game in GAMES:
             try:
@@ -225,8 +225,8 @@ class Daily:
                     game=game,
                     commitment=deal.commitment,
                     proven=deal.proven,
-                    seed=deal.seed if over else None,
-                    salt=deal.salt if over else None,
+                    seed=deal.seed if out else None,
+                    salt=deal.salt if out else None,
                     attempt=DailyAttempt(race_id=attempt[0], scored=attempt[1]) if attempt else None,
                 )
             )
@@ -237,6 +237,7 @@ class Daily:
                 date=date,
                 opens_at=opens,
                 closes_at=opens + DAY_MS,
+                reveals_at=day_closes(day, self.settings.daily_time_limit),
                 server_time=now,
                 deals=deals,
             )
@@ -253,7 +254,9 @@ class Daily:
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED, f"play today's {game} attempt first, then practise it"
                 )
-            if not await may_look(self.store, player.player_id, date, game, self.time.now_ms()):
+            if not await may_look(
+                self.store, player.player_id, date, game, self.time.now_ms(), self.settings.daily_time_limit
+            ):
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED,
                     f"your {game} attempt of today (race {attempt[0]}) is still on: finish it first, "
@@ -346,7 +349,9 @@ class Daily:
     async def get_daily_board(self, caller: Caller, message: GetDailyBoard) -> Reply:
         day = self._day(message.date)
         date, game, viewer = day.isoformat(), message.game, caller.player.player_id
-        looking = await may_look(self.store, viewer, date, game, self.time.now_ms())
+        looking = await may_look(
+            self.store, viewer, date, game, self.time.now_ms(), self.settings.daily_time_limit
+        )
         mine = await self.store.dailies.board_place(date, game, viewer)
         total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
         if mine is not None and _misses(viewer, mine[1], rows, total, message.offset, message.limit):

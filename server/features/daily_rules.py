@@ -59,23 +59,42 @@ def day_start(day: dt.date) -> int:
     return (day - _EPOCH).days * DAY_MS
 
 
-def day_over(day: str, now: int) -> bool:
-    """Whether the day named ``YYYY-MM-DD`` is over at ``now`` (its seeds may be shown).
-
-    >>> day_over("1970-01-01", DAY_MS - 1), day_over("1970-01-01", DAY_MS)
-    (False, True)
-    """
-    return now >= day_start(dt.date.fromisoformat(day)) + DAY_MS
-
-
 def day_closes(day: dt.date, time_limit: float) -> int:
-    """When ``day`` is counted (closed): once an attempt begun at its last moment, with
-    ``time_limit`` seconds, is surely over.
+    """When ``day`` is closed: once an attempt begun at its last moment, with
+    ``time_limit`` seconds, is surely over. Its points are counted then, and its seeds,
+    salts and attempts (results, move logs, replays, records) open to everyone: an attempt
+    begun before midnight still runs after it, so the day's end alone would show its
+    player the deal they are playing.
 
     >>> day_closes(_EPOCH, 1800) - DAY_MS
     1860000
     """
     return day_start(day) + DAY_MS + int(time_limit * 1000) + CLOSE_MARGIN_MS
+
+
+def day_closed(day: str, now: int, time_limit: float) -> bool:
+    """Whether the day named ``YYYY-MM-DD`` is closed at ``now`` (:func:`day_closes`).
+
+    >>> closes = day_closes(_EPOCH, 1800)
+    >>> day_closed("1970-01-01", DAY_MS, 1800), day_closed("1970-01-01", closes, 1800)
+    (False, True)
+    """
+    return now >= day_closes(dt.date.fromisoformat(day), time_limit)
+
+
+def closing_words(day: str, time_limit: float) -> str:
+    """When the day named ``YYYY-MM-DD`` opens its seeds and attempts, in words (the
+    minute rounded up, so that they are open by then).
+
+    >>> closing_words("2027-03-14", 1800)
+    "once the day's last attempts are over (2027-03-15 00:31 UTC)"
+    >>> closing_words("2027-03-14", 600.5)
+    "once the day's last attempts are over (2027-03-15 00:12 UTC)"
+    """
+    closes = day_closes(dt.date.fromisoformat(day), time_limit)
+    minute = -(-closes // 60_000) * 60_000
+    when = dt.datetime.fromtimestamp(minute / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
+    return f"once the day's last attempts are over ({when} UTC)"
 
 
 def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> int:

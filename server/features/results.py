@@ -13,7 +13,7 @@ from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
 from server.features.daily_access import may_look
-from server.features.daily_rules import board_score, day_closes, day_over
+from server.features.daily_rules import board_score, closing_words, day_closed, day_closes
 from server.features.events import EventKind, pack_event
 from server.features.race_records import race_record
 from server.features.race_rules import standings
@@ -59,9 +59,10 @@ def missed_race(race_id: str) -> RaceCancelled:
     return RaceCancelled(race_id=race_id, reason="missed", message=MISSED)
 
 
-def _seed_waits() -> ArenaError:
+def _seed_waits(day: str, time_limit: float) -> ArenaError:
     return ArenaError(
-        ErrorCode.NOT_YET, "a daily attempt's record waits for its seed, revealed at the day's end"
+        ErrorCode.NOT_YET,
+        f"a daily attempt's record waits for its seed, revealed {closing_words(day, time_limit)}",
     )
 
 
@@ -176,18 +177,19 @@ class RaceResults:
         except RecordSyntaxError as error:
             log.warning("an archived record does not read", extra={"race_id": race_id, "reason": str(error)})
             raise race_not_found(race_id) from None
-        if daily is not None and not day_over(daily, self.time.now_ms()):
-            raise _seed_waits()  # archived before the day's end only by a node whose clock was ahead
+        if daily is not None and not day_closed(daily, self.time.now_ms(), self.settings.daily_time_limit):
+            # Archived before the day closed only by a node whose clock was ahead.
+            raise _seed_waits(daily, self.settings.daily_time_limit)
         return text
 
     async def _stored_record(self, race_id: str, viewer: str | None) -> str:
         summary = await self.summary(race_id, viewer)
-        if summary.seed is None:
-            raise _seed_waits()
         race = await self.store.races.race(race_id)
         if race is None:
             raise race_not_found(race_id)
         meta, seats = race
+        if summary.seed is None:
+            raise _seed_waits(meta.daily, self.settings.daily_time_limit)
         record = race_record(meta, seats, summary, await self.store.boards.move_log(race_id))
         return write_record(record)
 
@@ -195,7 +197,7 @@ class RaceResults:
         """Keep a finished race's record in the archive (once), when there is one: whether
         the race is settled (archived now or before, or without a record to keep: gone,
         cancelled), and so off the queue of races due (``archive:due``). A daily attempt's
-        record waits for its day's end (its seed); a failed write is tried again."""
+        record waits for its day's close (its seed); a failed write is tried again."""
         if self.archive is None:
             return True
         settled = await self.archive.has(race_id)
@@ -203,7 +205,7 @@ class RaceResults:
             try:
                 settled = await self.archive.write(race_id, await self.record_text(race_id))
             except ArenaError as exc:
-                # Not over or not out yet (a daily attempt before its day's end): later.
+                # Not over or not out yet (a daily attempt before its day's close): later.
                 settled = exc.code in (ErrorCode.RACE_NOT_FOUND, ErrorCode.RACE_CANCELLED)
         if settled:
             await self.store.archive_due.drop(race_id)
@@ -260,14 +262,16 @@ class RaceResults:
             stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
             after = new_ratings(ranked, stored, ended_at) if meta.rated else {}
             lines = with_ratings(ranked, stored, after, ended_at) if meta.rated else ranked
+            out = self._seed_out(meta)
             summary = RaceSummary(
                 race_id=race_id,
                 game=meta.game,
                 started_at=started_at,
                 ended_at=ended_at,
-                seed=None if meta.daily else meta.seed,  # a daily's seed waits for the day's end
-                salt=None if meta.daily else meta.salt,
+                seed=meta.seed if out else None,
+                salt=meta.salt if out else None,
                 commitment=meta.commitment,
+                reveals_at=self._day_closes(meta.daily) if meta.daily else None,
                 rated=meta.rated,
                 standings=lines,
             )
@@ -291,6 +295,11 @@ class RaceResults:
             if answer >= 0:
                 return
         log.error("a racer's rating kept changing while the race ended", extra={"race_id": race_id})
+
+    def _seed_out(self, meta: RaceMeta) -> bool:
+        """Whether a race's seed goes out with its end: always, but a daily run's only once
+        its day is closed (an end that late: a node that was down past the close)."""
+        return not meta.daily or day_closed(meta.daily, self.time.now_ms(), self.settings.daily_time_limit)
 
     def _archive_at(self, meta: RaceMeta) -> int:
         """When the sweep looks at a race's record, unless its end archived it already:
@@ -355,7 +364,7 @@ class RaceResults:
 
     async def summary(self, race_id: str, viewer: str | None = None) -> RaceSummary:
         """A race's results. A daily attempt's are ``viewer``'s own, or theirs to see once
-        their own attempt of that deal is over; its seed shows once its day is over."""
+        their own attempt of that deal is over; its seed shows once its day is closed."""
         raw = await self.store.races.summary(race_id)
         if raw is None:
             meta = await self.store.races.meta(race_id)
@@ -370,19 +379,20 @@ class RaceResults:
         meta = await self.store.races.meta(race_id)
         if meta is None or not meta.daily:
             return summary
-        now = self.time.now_ms()
-        if day_over(meta.daily, now):
+        now, time_limit = self.time.now_ms(), self.settings.daily_time_limit
+        summary = summary.model_copy(update={"reveals_at": self._day_closes(meta.daily)})
+        if day_closed(meta.daily, now, time_limit):
             return summary.model_copy(update={"seed": meta.seed, "salt": meta.salt})
         racers = {s.player_id for s in summary.standings}
         if (
             viewer is not None
             and viewer not in racers
-            and not await may_look(self.store, viewer, meta.daily, meta.game, now)
+            and not await may_look(self.store, viewer, meta.daily, meta.game, now, time_limit)
         ):
             raise ArenaError(
                 ErrorCode.NOT_YET,
                 f"that is someone's attempt at the daily {meta.game} deal of {meta.daily}: it opens "
-                "once the day is over (UTC), and before that to players whose own attempt of that "
-                "deal is over",
+                f"{closing_words(meta.daily, time_limit)}, and before that to players whose own "
+                "attempt of that deal is over",
             )
         return summary

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply, WatchTarget
-from server.features.daily_rules import day_over
+from server.features.daily_rules import closing_words, day_closed
 from server.features.lobby import race_info
 from server.features.race_rules import CARDS
 from server.features.spectating import RaceHub
@@ -106,19 +106,20 @@ class Watching:
 
     def _daily_refusal(self, meta: RaceMeta, seated: bool) -> str:
         """Why a daily attempt is not shown, and when its replay opens: once the attempt
-        and its day are over (UTC), for its own player too (a replay re-deals from the
-        seed, secret until the day's end)."""
+        is over and its day closed, for its own player too (a replay re-deals from the
+        seed, secret until the day's last attempts are over)."""
         assert meta.daily is not None
         finished = meta.status is RaceStatus.FINISHED
-        if day_over(meta.daily, self.time.now_ms()):
+        time_limit = self.settings.daily_time_limit
+        if day_closed(meta.daily, self.time.now_ms(), time_limit):
             when = "replay it instead" if finished else "replay it once it is over"
         elif seated and finished:
             return (
                 "your daily attempt is over, but attempts are never shown live: its replay "
-                "opens once the day is over (UTC)"
+                f"opens {closing_words(meta.daily, time_limit)}"
             )
         else:
-            when = "replay it once the day is over (UTC)"
+            when = f"replay it {closing_words(meta.daily, time_limit)}"
         never = "daily challenge attempts are never shown live (the deal is everyone's for the whole day)"
         return f"{never}: {when}"
 
@@ -179,7 +180,10 @@ class Watching:
             playing, ids, counts, boards, ratings, strict=True
         ):
             by_player = {b.player_id: b for b in race_boards}
-            info = race_info(meta, seats, by_player, None, now, race_ratings, accounts)
+            limit = self.settings.daily_time_limit
+            info = race_info(
+                meta, seats, by_player, None, now, race_ratings, accounts, daily_time_limit=limit
+            )
             best = max((r.rating for r in info.racers if r.rating is not None), default=-1)
             race = self._live_race(meta, info.racers, count, info.status)
             entries.append(_Live(race, best, frozenset(racer_ids)))
@@ -210,7 +214,9 @@ class Watching:
         meta, seats = race
         ids = [s.player_id for s in seats]
         ratings = await self.store.ratings.ratings(meta.game, ids)
-        info = race_info(meta, seats, {}, None, now, ratings, await self.store.accounts.accounts_among(ids))
+        accounts = await self.store.accounts.accounts_among(ids)
+        limit = self.settings.daily_time_limit
+        info = race_info(meta, seats, {}, None, now, ratings, accounts, daily_time_limit=limit)
         # Read after the node listens to the race's channel: the counts published from
         # now on come after this one. This node's own spectators are counted by the hub.
         watchers = await self.store.watching.watchers(race_id, now)

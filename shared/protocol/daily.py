@@ -34,7 +34,7 @@ class DailyAttempt(Reply):
 
 class DailyInfo(Reply):
     """One daily deal. ``proven``: the solver found a win before it was published. The
-    ``seed`` and ``salt`` appear once the day is over."""
+    ``seed`` and ``salt`` appear once the day is closed (``Dailies.reveals_at``)."""
 
     game: GameName
     commitment: str
@@ -45,11 +45,17 @@ class DailyInfo(Reply):
 
 
 class Dailies(Reply):
+    """A day's deals. The day runs from ``opens_at`` to ``closes_at`` (00:00 to 24:00
+    UTC); an attempt begun before its end still runs after it, so the day's seeds and
+    everyone's attempts open only at ``reveals_at``, once its last attempts are surely over
+    (the end, plus an attempt's time limit, plus a minute)."""
+
     type: Literal["dailies"] = "dailies"
     id: RequestId | None = None
     date: str
     opens_at: int
     closes_at: int
+    reveals_at: int
     server_time: int
     deals: list[DailyInfo]
 
@@ -89,7 +95,8 @@ class GetDailyBoard(Request):
 
 class DailyEntry(Reply):
     """A finished scored attempt. ``race_id`` (for its results and move log) is shown to
-    those who finished their own scored attempt of that deal, and to all once the day is over."""
+    those who finished their own scored attempt of that deal, and to all once the day is
+    closed (``Dailies.reveals_at``)."""
 
     rank: int
     player_id: str

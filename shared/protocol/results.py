@@ -66,10 +66,14 @@ class RaceSummary(Reply):
     game: GameName
     started_at: int
     ended_at: int
-    #: Absent for a daily attempt until its day is over.
+    #: Absent for a daily attempt until its day is closed (``reveals_at``).
     seed: int | None = None
     salt: str | None = None
     commitment: str
+    #: A daily attempt's (or practice's): when its seed and salt are revealed, once its
+    #: day's last attempts are surely over (the day's end, plus an attempt's time limit,
+    #: plus a minute); absent for other races.
+    reveals_at: int | None = None
     #: Whether the race changed its racers' ratings (each standing then has them).
     rated: bool = False
     standings: list[Standing]
@@ -93,7 +97,7 @@ class MoveLog(Reply):
     id: RequestId | None = None
     race_id: str
     game: GameName
-    #: Absent for a daily attempt until its day is over.
+    #: Absent for a daily attempt until its day is closed (``RaceSummary.reveals_at``).
     seed: int | None = None
     salt: str | None = None
     commitment: str

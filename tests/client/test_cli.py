@@ -936,7 +936,7 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     assert [info.game for info in found.deals] == ["eagle-wing", "treize", "eight-off"]
     for line, info in zip(lines[2:5], found.deals, strict=True):
         assert line.split()[2:] == ["yes" if info.proven else "no", "none", "yet"]
-    assert "seed" not in listed.stdout  # not before the day is over
+    assert "seed" not in listed.stdout  # not before the day is closed
     # The commands it suggests reach the same server (as the same player: the account).
     assert unwrapped(listed.stdout)[5:] == [
         f"play: solitaire-arena daily GAME --server {node.url}; its board: solitaire-arena daily GAME"
@@ -967,11 +967,13 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     assert re.search(
         rf"  unscored \(guest\): gave up with \d+ cards? removed \(race {tried.race.race_id}\)$", row
     ), row
-    # Its replay waits for the day's end, said in one line (the moves are there with --json).
+    # Its replay waits for the day's close, named, in one line (the moves are there with
+    # --json): 30 min (the default attempt) and a minute after midnight.
     replay = run("replay", race_id, "--server", node.url, config=config)
+    next_day = dt.date.fromisoformat(started.date) + dt.timedelta(days=1)
     assert one_error_line(replay) == (
-        f"solitaire-arena: race {race_id} is a daily attempt whose deal stays secret until its "
-        "day is over (UTC): replay it then (--json prints its moves now)"
+        f"solitaire-arena: race {race_id} is a daily attempt: its deal is revealed once the day's "
+        f"last attempts are over ({next_day} 00:31 UTC); replay it then (--json prints its moves now)"
     )
 
 
@@ -1041,7 +1043,7 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     assert races[fast.name] not in guest.stdout and races[slow.name] not in guest.stdout
     assert board_rows(guest.stdout)[fast.name][:2] == first[:2]
     assert "you: not on this board (it lists finished scored attempts)" in guest.stdout
-    assert "race ids show once your own attempt is over, or the day is" in guest.stdout
+    assert "race ids show once your own attempt is over, or once the day closes" in guest.stdout
 
 
 async def test_practice_before_the_attempt_is_the_servers_refusal(node: NodeProcess, tmp_path: Path) -> None:
@@ -1088,7 +1090,8 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
     node: NodeProcess, redis_url: str, tmp_path: Path
 ) -> None:
     found = await todays_dailies(node)
-    yesterday = (dt.date.fromisoformat(found.date) - dt.timedelta(days=1)).isoformat()
+    # Two days back: yesterday's seeds wait until its last attempts are over (00:31 UTC).
+    past_day = (dt.date.fromisoformat(found.date) - dt.timedelta(days=2)).isoformat()
     deals = {}
     redis = async_redis(redis_url)
     try:
@@ -1098,14 +1101,14 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
             # One published commitment that the revealed seed does not match: the check says so.
             shown = commitment(game, seed + (1 if game == "treize" else 0), salt)
             deal = DailyDeal(seed, 0, salt, shown, True, 10)
-            await store.dailies.put_deal(yesterday, game, deal)
-            deals[game] = await store.dailies.deal(yesterday, game)
+            await store.dailies.put_deal(past_day, game, deal)
+            deals[game] = await store.dailies.deal(past_day, game)
     finally:
         await redis.aclose()
-    result = run("daily", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json")
+    result = run("daily", "--date", past_day, "--server", node.url, config=tmp_path / "c.json")
     assert result.returncode == 0, result.stderr
     lines = unwrapped(result.stdout)  # seeds, salts and the note wrapped to fit 80 columns
-    assert lines[0] == f"daily deals of {yesterday} (UTC): over, seeds revealed"
+    assert lines[0] == f"daily deals of {past_day} (UTC): over, seeds revealed"
     assert lines[2].split()[3:] == ["none"]
     assert lines[5] == "seeds and salts"
     for line, (game, deal) in zip(lines[6:9], deals.items(), strict=True):
@@ -1115,9 +1118,9 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
         assert line.split() == want.split()
     assert lines[9].startswith('verify: sha256("solitaire-arena:<game>:<seed>:<salt>") is the commitment')
     empty = run(
-        "daily", "eight-off", "--board", "--date", yesterday, "--server", node.url, config=tmp_path / "c.json"
+        "daily", "eight-off", "--board", "--date", past_day, "--server", node.url, config=tmp_path / "c.json"
     )
-    assert empty.stdout.strip() == f"nobody finished a scored eight-off attempt of {yesterday}"  # it is over
+    assert empty.stdout.strip() == f"nobody finished a scored eight-off attempt of {past_day}"  # it is over
     # A past day without dailies is said so, as the day's list says it.
     none = run(
         "daily", "treize", "--board", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"

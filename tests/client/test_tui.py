@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import random
 import re
 from collections.abc import Awaitable, Callable
@@ -972,12 +973,14 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             f"daily over: you gave up with {removed} card{'' if removed == 1 else 's'} removed, "
             "not on the board (practice). p practice, ctrl+q quit"
         )
-    # Quit then, it says how to replay it, as after a race (a daily's deal: after its day).
+    # Quit then, it says how to replay it, as after a race (a daily's deal: once its day
+    # closes, 30 min and a minute after midnight UTC).
     text = app_module.parting_text(app)
     assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
+    next_day = dt.date.fromisoformat(practice.date) + dt.timedelta(days=1)
     assert " ".join(text.split()) == (
         f"your treize daily practice (race {practice.race.race_id}) is over: solitaire-arena replay "
-        f"{practice.race.race_id} plays it back once its day ({practice.date}, UTC) is over"
+        f"{practice.race.race_id} plays it back once the day's last attempts are over ({next_day} 00:31 UTC)"
     )
 
 

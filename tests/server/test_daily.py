@@ -21,7 +21,7 @@ from server.features.daily_rules import DAY_MS, day_start, iso_week
 from server.store import keys
 from server.store.records import DailyDeal
 from server.timesource import ManualTime
-from shared import GAMES, replay
+from shared import GAMES, new_game, replay
 from shared.protocol import RaceEnded
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
@@ -96,7 +96,7 @@ async def test_each_game_has_a_proven_deal_committed_and_winnable(
         assert [d["game"] for d in dailies["deals"]] == list(GAMES)
         for info in dailies["deals"]:
             deal = await deal_of(arena, info["game"])
-            assert "seed" not in info and "salt" not in info  # not before the day is over
+            assert "seed" not in info and "salt" not in info  # not before the day is closed
             expected = hashlib.sha256(
                 f"solitaire-arena:{info['game']}:{deal.seed}:{deal.salt}".encode()
             ).hexdigest()
@@ -187,8 +187,8 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
             assert refused["type"] == "error" and refused["code"] == "not_yet", request
             assert refused["message"] == (
                 f"that is someone's attempt at the daily treize deal of {started['date']}: it opens "
-                "once the day is over (UTC), and before that to players whose own attempt of that "
-                "deal is over"
+                "once the day's last attempts are over (2027-03-15 00:31 UTC), and before that to "
+                "players whose own attempt of that deal is over"
             ), request
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert board["entries"][0]["name"] == "ada_daily" and "race_id" not in board["entries"][0]
@@ -201,7 +201,7 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
         await bob.request({"type": "finish", "race_id": mine["race"]["race_id"]})
         await bob.event("race_ended")
         log = await bob.request({"type": "get_move_log", "race_id": race_id})
-        assert log["type"] == "move_log" and "seed" not in log  # the seed waits for the day's end
+        assert log["type"] == "move_log" and "seed" not in log  # the seed waits for the day's close
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert {e["race_id"] for e in board["entries"]} == {race_id, mine["race"]["race_id"]}
         # A practice keeps the race rule of undo (its record is checked as a race's), and
@@ -293,6 +293,9 @@ async def test_midnight_rolls_over_and_the_days_seeds_are_revealed_and_check_out
         assert today["date"] == "2027-03-15"
         await ada.request({"type": "finish", "race_id": race_id})
         await ada.event("race_ended")
+        early = await ada.request({"type": "get_dailies", "date": "2027-03-14"})
+        assert all("seed" not in d for d in early["deals"])  # not before the day closes
+        clock.set(early["reveals_at"])
         past = await ada.request({"type": "get_dailies", "date": "2027-03-14"})
         info = next(d for d in past["deals"] if d["game"] == game)
         assert info["seed"] == deal.seed and info["attempt"]["race_id"] == race_id
@@ -307,6 +310,122 @@ async def test_midnight_rolls_over_and_the_days_seeds_are_revealed_and_check_out
         old_board = await ada.request({"type": "get_daily_board", "game": game, "date": "2027-03-14"})
         assert old_board["entries"][0]["player_id"] == ada.player_id
         await ada.ws.close()
+
+
+async def test_an_attempt_running_past_midnight_keeps_the_days_seeds_and_attempts_hidden_until_the_close(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """ada starts at 23:59 and plays on after midnight; bob finished before it; cy never
+    played. Until the day closes (its end, the 30 min of an attempt and a minute: 00:31)
+    nobody gets the day's seeds, nor bob's attempt from anyone but bob; then everyone does."""
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob, cy = await accounts(arena.url, "ada", "bob", "cy")
+        game = "treize"
+        deal = await deal_of(arena, game)
+        closes = day_start(DAY) + DAY_MS + 1_800_000 + 60_000
+        clock.set(day_start(DAY) + DAY_MS - 60_000)  # 23:59
+        bobs = (await start(bob, game))["race"]["race_id"]
+        await bob.request({"type": "finish", "race_id": bobs})
+        await bob.event("race_ended")
+        adas = (await start(ada, game))["race"]["race_id"]
+        assert arena.features is not None
+        await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        clock.set(day_start(DAY) + DAY_MS + 30_000)  # 00:00:30, ada's attempt still running
+        move = new_game(game, deal.seed).legal_moves()[0]
+        ack = await ada.request({"type": "move", "race_id": adas, "seq": 1, "move": move})
+        assert ack["type"] == "move_ack", ack
+        opens = "once the day's last attempts are over (2027-03-15 00:31 UTC)"
+        hidden = await hidden_day((ada, cy), bob, cy, bobs)
+        assert hidden == {
+            "dailies": (DAY.isoformat(), day_start(DAY) + DAY_MS, closes, ()),
+            "others": f"that is someone's attempt at the daily treize deal of 2027-03-14: it opens {opens}, "
+            "and before that to players whose own attempt of that deal is over",
+            "record": f"a daily attempt's record waits for its seed, revealed {opens}",
+            "watch": "daily challenge attempts are never shown live (the deal is everyone's for the "
+            f"whole day): replay it {opens}",
+        }
+        own = await bob.request({"type": "get_move_log", "race_id": bobs})
+        assert own["type"] == "move_log" and "seed" not in own
+        clock.set(day_start(DAY) + DAY_MS + 1_800_000 - 60_000)  # 00:29: ada's clock ends it
+        ended = await ada.event("race_ended", timeout=5)
+        assert "seed" not in ended["summary"] and ended["summary"]["reveals_at"] == closes
+        clock.set(closes - 1)
+        assert await hidden_day((cy,), bob, cy, bobs) == hidden
+        # ada's own attempt is over: bob's moves are hers to see, not the seed.
+        log = await ada.request({"type": "get_move_log", "race_id": bobs})
+        assert log["type"] == "move_log" and "seed" not in log
+        clock.set(closes)
+        past = await cy.request({"type": "get_dailies", "date": DAY.isoformat()})
+        info = next(d for d in past["deals"] if d["game"] == game)
+        assert (info["seed"], info["salt"]) == (deal.seed, deal.salt)
+        for racer in (ada, cy):
+            log = await racer.request({"type": "get_move_log", "race_id": bobs})
+            assert (log["type"], log["seed"]) == ("move_log", deal.seed)
+            assert (await racer.request({"type": "get_race", "race_id": bobs}))["race"]["seed"] == deal.seed
+            record = await racer.request({"type": "get_record", "race_id": bobs})
+            assert record["type"] == "record" and f'[ServerSeed "{deal.seed}"]' in record["text"]
+            replay = await racer.request({"type": "get_replay", "race_id": bobs, "player_id": bob.player_id})
+            assert replay["type"] == "replay"
+        watch = await cy.request({"type": "watch", "race_id": bobs})
+        assert watch["message"] == (
+            "daily challenge attempts are never shown live (the deal is everyone's for the whole "
+            "day): replay it instead"
+        )
+        for racer in (ada, bob, cy):
+            await racer.ws.close()
+
+
+async def test_an_attempt_ended_after_its_days_close_carries_the_seed_in_its_end(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """An attempt whose end comes only after its day closed (the node was down past its
+    limit and the close): its race_ended already carries the seed, as its results do."""
+    async with daily_node(clean_redis, clock, daily_time_limit=600.0) as arena:
+        (ada,) = await accounts(arena.url, "ada")
+        deal = await deal_of(arena, "eight-off")
+        closes = day_start(DAY) + DAY_MS + 600_000 + 60_000  # 00:11
+        clock.set(day_start(DAY) + DAY_MS - 60_000)  # 23:59
+        race_id = (await start(ada, "eight-off"))["race"]["race_id"]
+        clock.set(closes + 60_000)  # 00:12: the attempt's end (00:09) was missed till now
+        ended = await ada.event("race_ended", timeout=5)
+        summary = ended["summary"]
+        assert (summary["race_id"], summary["seed"], summary["salt"], summary["reveals_at"]) == (
+            race_id,
+            deal.seed,
+            deal.salt,
+            closes,
+        )
+        await ada.ws.close()
+
+
+async def hidden_day(lookers: tuple[Racer, ...], bob: Racer, cy: Racer, race_id: str) -> dict[str, Any]:
+    """What each of ``lookers`` (without an attempt over) gets of the day and of bob's
+    attempt ``race_id``, bob of his own record and cy of watching it: the day's seeds, and
+    each refusal (the same for every looker)."""
+    days, others = set(), set()
+    for racer in lookers:
+        dailies = await racer.request({"type": "get_dailies", "date": DAY.isoformat()})
+        revealed = tuple(key for deal in dailies["deals"] for key in ("seed", "salt") if key in deal)
+        days.add((dailies["date"], dailies["closes_at"], dailies.get("reveals_at"), revealed))
+        for request in (
+            {"type": "get_results", "race_id": race_id},
+            {"type": "get_move_log", "race_id": race_id},
+            {"type": "get_replay", "race_id": race_id, "player_id": bob.player_id},
+            {"type": "get_record", "race_id": race_id},
+        ):
+            refused = await racer.request(request)
+            others.add(refused["message"] if refused.get("code") == "not_yet" else repr(refused))
+        peek = await racer.request({"type": "get_race", "race_id": race_id})
+        assert "seed" not in peek["race"] and "salt" not in peek["race"]
+    record = await bob.request({"type": "get_record", "race_id": race_id})
+    watch = await cy.request({"type": "watch", "race_id": race_id})
+    (day,), (other,) = days, others
+    return {
+        "dailies": day,
+        "others": other,
+        "record": record.get("message", repr(record)),
+        "watch": watch["message"],
+    }
 
 
 async def test_equal_results_share_a_rank(clean_redis: str, clock: ManualTime) -> None:
@@ -602,7 +721,7 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
 async def test_watching_a_daily_attempt_is_refused_with_when_its_replay_opens(
     clean_redis: str, clock: ManualTime
 ) -> None:
-    """Never live; the replay (re-dealt from the seed) opens once the day is over, for the
+    """Never live; the replay (re-dealt from the seed) opens once the day is closed, for the
     attempt's own player too, whose attempt is over."""
     async with daily_node(clean_redis, clock) as arena:
         ada, bob = await accounts(arena.url, "ada", "bob")
@@ -613,15 +732,15 @@ async def test_watching_a_daily_attempt_is_refused_with_when_its_replay_opens(
         assert (own["type"], own["code"]) == ("error", "not_yet")
         assert own["message"] == (
             "your daily attempt is over, but attempts are never shown live: its replay opens "
-            "once the day is over (UTC)"
+            "once the day's last attempts are over (2027-03-15 00:31 UTC)"
         )
         other = await bob.request({"type": "watch", "race_id": race_id})
         assert other["message"] == (
             "daily challenge attempts are never shown live (the deal is everyone's for the whole "
-            "day): replay it once the day is over (UTC)"
+            "day): replay it once the day's last attempts are over (2027-03-15 00:31 UTC)"
         )
         log = await ada.request({"type": "get_move_log", "race_id": race_id})
-        assert "seed" not in log  # what a replay re-deals from: not before the day's end
+        assert "seed" not in log  # what a replay re-deals from: not before the day's close
         await ada.ws.close()
         await bob.ws.close()
 

@@ -31,6 +31,8 @@ from tests.web.test_browser import click_move, expected, open_page, page_race_id
 #: The day the server's clock is on (from its noon, UTC): a day of the test's choosing,
 #: whatever the date on this machine.
 DAY = dt.date(2027, 3, 14)
+#: When the seeds of DAY's deals come out: its last attempts (30 min) over, and a minute.
+OPENS = "once the day's last attempts are over (00:31 UTC on 2027-03-15)"
 HOUR_MS = 3_600_000
 TITLES = {"eight-off": "Eight Off", "eagle-wing": "Eagle Wing", "treize": "Treize"}
 
@@ -205,7 +207,7 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         commitment = (await ada.get_race(race_id)).commitment
         assert commitment is not None
         await expect(page.locator("#seed-line")).to_have_text(
-            f"Seed revealed after the day (commitment {commitment[:12]}\N{HORIZONTAL ELLIPSIS})."
+            f"Commitment {commitment[:12]}\N{HORIZONTAL ELLIPSIS}; the seed is revealed {OPENS}."
         )
         await expect(page.locator("#offer-rematch")).to_have_count(0)
         await expect(page.locator("#rematch")).to_be_empty()
@@ -361,7 +363,7 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await expect(rows.nth(1).locator("td.result")).to_have_text(f"gave up with {cards}")
         await links.first.click()
         await expect(page.locator("#standings")).to_contain_text("ada_first")
-        await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
         for client in (ada, bob):
             await client.close()
         assert errors == []
@@ -404,7 +406,7 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
         )
         await give_up(page)
         await expect(page.locator("#status")).to_have_text("Your attempt is over")
-        await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
         guest = await ArenaClient.connect(arena.url)
         token = await page.evaluate("() => localStorage.getItem('solitaire-arena.token')")
         assert isinstance(token, str)
@@ -444,20 +446,32 @@ async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the
         base = page.url.split("#")[0]
         await page.goto(f"{base}#/race/{race_id}")
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
-        await expect(page.locator("#seed-line")).to_contain_text("Seed revealed after the day")
+        await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
         # Nothing to verify before the seed is out: the page says when it can be.
         await expect(page.locator("#replay-link")).to_be_visible()
         await expect(page.locator("#verify-link")).to_have_count(0)
-        await expect(page.locator("#verify-later")).to_have_text("Verify it once the day is over (UTC).")
+        await expect(page.locator("#verify-later")).to_have_text(f"Verify it {OPENS}.")
         await page.click("#replay-link")  # nor on the replay, where Verify would only be refused
         await expect(page.locator("#step-label")).to_contain_text("the deal (of")
         await expect(page.locator("#verify-link")).to_have_count(0)
-        await expect(page.locator("#verify-later")).to_have_text("Verify it once the day is over (UTC).")
+        await expect(page.locator("#verify-later")).to_have_text(f"Verify it {OPENS}.")
         await page.go_back()
-        # Midnight passes (the next day's deals prepared): the seed is out.
-        clock.advance(13 * 3600)
+        # Midnight passes (the next day's deals prepared): attempts begun before it may
+        # still run, so the seeds wait for their end, and the past day's page says when.
+        clock.advance(12 * 3600 + 60)
         assert arena.features is not None
         await arena.features.daily.prepare(DAY + dt.timedelta(days=1))
+        await page.reload()
+        await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
+        await expect(page.locator("#verify-later")).to_have_text(f"Verify it {OPENS}.")
+        await page.goto(f"{base}#/daily/2027-03-14")
+        await expect(page.locator("#daily-clock")).to_have_text(
+            f"This day is over: its seeds are revealed {OPENS}."
+        )
+        await expect(page.locator("code.seed")).to_have_count(0)
+        # The day closes (its last attempts over): the seed is out.
+        clock.advance(3600)
+        await page.goto(f"{base}#/race/{race_id}")
         deal = await deal_of(arena, "eight-off")
         race = await ada.get_race(race_id)
         assert race.seed == deal.seed and race.commitment is not None  # the attempt's own salt

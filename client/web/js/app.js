@@ -6,7 +6,7 @@
 
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
-import { dailyHref, dailyPage, dayOf } from "./daily.js";
+import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
 import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
@@ -832,11 +832,11 @@ function racePage(raceId, arrived = null) {
         element("td", { class: "rating-change" }, standingRating(s)))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
-        : `Seed revealed after the day (commitment ${summary.commitment.slice(0, 12)}…).`),
+        : `Commitment ${summary.commitment.slice(0, 12)}…; the seed is revealed ${revealWords(summary.reveals_at)}.`),
       element("p", { class: "row" }, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race"),
-        summary.seed != null // a daily attempt's seed is out once its day is over
+        summary.seed != null // a daily attempt's seed is out once its day is closed
           ? element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")
-          : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC).")));
+          : element("span", { id: "verify-later", class: "setting" }, `Verify it ${revealWords(summary.reveals_at)}.`)));
     if (solo()) results.append(dailyLinks());
   }
 
@@ -1173,10 +1173,10 @@ function replayPage(raceId) {
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
       heading.textContent = `Replay: ${racersText(summary.standings.map((s) => s.name))} (${GAME_TITLES[summary.game] ?? summary.game})`;
-      // A daily attempt's seed is out once its day is over: till then there is nothing to verify.
+      // A daily attempt's seed is out once its day is closed: till then there is nothing to verify.
       verifyLine.replaceChildren(summary.seed != null
         ? element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")
-        : element("span", { id: "verify-later", class: "setting" }, "Verify it once the day is over (UTC)."));
+        : element("span", { id: "verify-later", class: "setting" }, `Verify it ${revealWords(summary.reveals_at)}.`));
       racerButtons.replaceChildren(...summary.standings.map((s) =>
         element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id,
           "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}${s.gave_up ? " (gave up)" : ""}`)));

@@ -11,6 +11,15 @@ import { standingsParts } from "./standings.js";
 const DAY_MS = 86_400_000;
 const BOARD_SIZE = 20;
 
+// When a daily deal's seed is revealed, from the server's `reveals_at` (ms; absent from
+// a server that does not say): once the day's last attempts are over, which runs past
+// midnight by an attempt's time limit. Rounded up to the minute.
+export function revealWords(revealsAt) {
+  if (revealsAt == null) return "once the day's last attempts are over (after midnight UTC)";
+  const at = new Date(Math.ceil(revealsAt / 60_000) * 60_000).toISOString();
+  return `once the day's last attempts are over (${at.slice(11, 16)} UTC on ${at.slice(0, 10)})`;
+}
+
 // A day (YYYY-MM-DD) of a time in ms: the UTC day, as the server counts days.
 export function dayOf(ms) {
   return new Date(ms).toISOString().slice(0, 10);
@@ -280,6 +289,11 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
     if (isToday) {
       countdown = element("span", { id: "daily-countdown", role: "timer", "aria-live": "off" });
       clock = element("p", { id: "daily-clock" }, "Next day's deals in ", countdown, ".");
+    } else if (dailies.server_time < dailies.reveals_at) {
+      // Attempts begun before midnight still run: the seeds wait for them, then show.
+      countdown = null;
+      clock = element("p", { id: "daily-clock" }, `This day is over: its seeds are revealed ${revealWords(dailies.reveals_at)}.`);
+      if (!reloading) reloading = setTimeout(load, dailies.reveals_at - dailies.server_time + 1500);
     } else {
       countdown = null;
       clock = element("p", { id: "daily-clock" }, "This day is over: its seeds are revealed below.");
