@@ -1333,7 +1333,7 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
         await wait_until(pilot, lambda: "p" in footer_keys(app))
         assert footer_keys(app)["p"] == ("practice", True) and "r" not in footer_keys(app)
 
-        # The replay waits for the day's end (the seed is secret): not offered, and the
+        # The replay waits for the day's close (the seed is secret until reveals_at): not offered, and the
         # key does nothing.
         assert "ctrl+r" not in footer_keys(app)
         await pilot.press("ctrl+r")

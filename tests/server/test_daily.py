@@ -130,7 +130,7 @@ async def test_a_day_with_several_players_one_scored_attempt_then_practice(
             await play_line(racer, race_id, line, clock, step)
             ended = await racer.event("race_ended")
             assert ended["summary"]["standings"][0]["won"] is True
-            assert "seed" not in ended["summary"]  # revealed after the day
+            assert "seed" not in ended["summary"]  # revealed once the day closes (reveals_at)
             runs[racer.player_id] = race_id
         gave_up = await start(quitter, game)
         await quitter.request({"type": "finish", "race_id": gave_up["race"]["race_id"]})

@@ -197,7 +197,7 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         assert mine.player_id == ada.player_id and mine.won and mine.race_id == race_id
         assert mine.time_ms is not None
         won = f"won in {mine.time_ms / 1000:.1f} s"
-        # The results: no seed before the day's end, and nothing of a race for several.
+        # The results: no seed before the day closes (reveals_at), and nothing of a race for several.
         await expect(page.locator("#standings")).to_contain_text(won)
         # A race of one tells no place (the day's board does): no Rank column, no "1.".
         await expect(page.locator('#standings thead th[scope="col"]')).to_have_text(["Player", "Result"])

@@ -63,7 +63,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
   let offset = 0; // the server's clock minus this one
   let closesAt = null; // when the day on screen ends (server ms), while it is today
   let countdown = null; // the element the countdown is written in
-  let reloading = null; // a reload planned (the day's end, or deals still being prepared)
+  let reloading = null; // a reload planned (the day's end, its seeds' reveal, or deals still being prepared)
   let gone = false;
   let drawn = false; // the page has shown a day (a resume's welcome then reloads it)
   let unreached = false; // the last load found no connection: the next welcome loads again
