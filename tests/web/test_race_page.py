@@ -361,16 +361,12 @@ async def race_against_bob(
 ) -> None:
     """ada, on ``page``, creates a race of ``game`` (hints on or off) that bob joins
     through the SDK, ready; she presses Ready, and the race starts."""
-    await page.fill("#name", "ada")
     await page.select_option("#game", game)
     await page.set_checked("#hints", hints)
-    await page.click("#create")
-    await expect(page.locator("#status")).to_contain_text("share the code")
-    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
-    assert code is not None
+    code = await create_race_on(page)
     bob = await connect(url)
     await bob.hello(name="bob")
-    await bob.ready((await bob.join_race(code[1])).race_id)
+    await bob.ready((await bob.join_race(code)).race_id)
     await page.click("#ready")
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
 
