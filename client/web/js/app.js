@@ -34,6 +34,10 @@ let matchesFound = 0; // match_found events so far (one may overtake its queue's
 // device's too). The lobby lists those not over, with links.
 const myRaces = new Set();
 let myRacesOf = null; // whose they are (a player id)
+// The race the page on screen shows its player racing in (counting down or running, their
+// board not finished), as { code, daily }: if they are signed out meanwhile, the page says
+// it goes on without them and how to come back to it.
+let racingHere = null;
 
 function fill(score) {
   const bar = element("span");
@@ -595,6 +599,8 @@ function racePage(raceId, arrived = null) {
   // allows hints.
   function controls() {
     const on = playing();
+    const me = mine();
+    racingHere = me && !me.finished && ["countdown", "running"].includes(race.status) ? { code: race.code, daily: solo() } : null;
     board.setPlayable(on); // a racer who finished, or a race over: the board is only shown
     giveUp.hidden = !on;
     moveInput.hidden = !on;
@@ -1110,7 +1116,7 @@ function racePage(raceId, arrived = null) {
       }
     })
     .catch(unread);
-  return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
+  return () => { left = true; racingHere = null; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
 // ----- replay --------------------------------------------------------------------------
@@ -1328,7 +1334,19 @@ arena.on("welcome", (welcome) => {
   for (const id of welcome.races ?? []) myRaces.add(id);
 });
 arena.on("account", drawWho);
+// What a page signed out elsewhere says: why (the server's words, "signed out: the
+// account's password was changed"), and how to come back; and when it showed its player
+// racing, that the race goes on without them ("Your races" lists it once signed in).
+function signedOutNote(reason, racing) {
+  const why = reason.startsWith("signed out") ? reason : `signed out: ${reason}`;
+  const said = `${why[0].toUpperCase()}${why.slice(1)}.`;
+  const signInLink = (text) => element("a", { href: "#/account", id: "sign-in-again" }, text);
+  if (!racing) return [`${said} `, signInLink("Sign in again"), "."];
+  const what = racing.daily ? "Your daily attempt" : `Race ${racing.code}`;
+  return [`${said} ${what} goes on: `, signInLink("sign in again"), `, then go back to it from "Your races" in the lobby.`];
+}
 arena.on("signed_out", (event) => {
+  const racing = racingHere; // before the lobby replaces the race's page
   drawWho();
   queuedFor = queueTicket = null;
   myRaces.clear();
@@ -1338,7 +1356,7 @@ arena.on("signed_out", (event) => {
     routed = null;
     location.hash = "#/";
     route();
-    document.getElementById("link").textContent = "signed out: sign in again";
+    document.getElementById("link").replaceChildren(...signedOutNote(event.reason, racing));
   }
 });
 arena.on("connection", (event) => {
