@@ -422,6 +422,12 @@ function racePage(raceId, arrived = null) {
   const results = element("section", { id: "results" });
   const rematchBox = element("section", { id: "rematch" });
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
+  // Said once this racer gets ready without the seed share they committed (kept by another
+  // browser), until the race starts.
+  const shareNote = element("p", { id: "share-note", class: "setting", hidden: true },
+    "Your seed share for this race was committed in another browser or on another device: the deal is mixed without it.");
+  let toldShareLeftOut = false;
+  const drawShareNote = () => { shareNote.hidden = !toldShareLeftOut || !["open", "countdown"].includes(race?.status); };
   const giveUp = element("button", { id: "give-up" }, "Give up");
   const leaveButton = element("button", { id: "leave", type: "button", hidden: true, title: "give your seat up before the race starts" }, "Leave race");
   const joinButton = element("button", { id: "join-race", type: "button", class: "primary", hidden: true }, "Join race");
@@ -761,6 +767,7 @@ function racePage(raceId, arrived = null) {
       return;
     }
     readyButton.hidden = info.status !== "open" || !mine();
+    drawShareNote();
     drawReady();
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
@@ -1010,8 +1017,15 @@ function racePage(raceId, arrived = null) {
     const me = mine();
     const ready = !(me?.ready === true);
     try {
-      await arena.request(ready ? { type: "ready", race_id: raceId, ready, share: shareOf(raceId) } : { type: "ready", race_id: raceId, ready });
+      const share = shareOf(raceId);
+      await arena.request(ready ? { type: "ready", race_id: raceId, ready, share } : { type: "ready", race_id: raceId, ready });
       if (me) { me.ready = ready; drawRacers(); drawReady(); }
+      // Ready without the share this seat committed to: the deal leaves it out (unless the
+      // browser that keeps it reveals it before the start). Said once.
+      if (ready && !share && me?.share_committed && !me.share_revealed && !toldShareLeftOut) {
+        toldShareLeftOut = true;
+        drawShareNote();
+      }
     } catch (failure) { showError(error, failure); }
   });
   joinButton.addEventListener("click", async () => {
@@ -1094,7 +1108,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
-    element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp), shareNote),
     ghostsBar, racers, boardBox, element("div", { class: "row", id: "move-row" }, moveInput, undoButton, hintButton, error), results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
