@@ -164,7 +164,9 @@ async def test_logout_returns_to_the_guest_screen_and_the_old_token_no_longer_re
     await page.click("#logout")
     await expect(page.locator("#name")).to_be_visible()
     # The other tab is signed out too, and says so, as a page signed out elsewhere does.
-    await expect(tab.locator("#link")).to_have_text("signed out: sign in again")
+    await expect(tab.locator("#link")).to_have_text(
+        "Signed out: logged out on another device or page. Sign in again."
+    )
     await expect(tab.locator("#who")).to_have_text("")
     await expect(tab.locator("#name")).to_be_visible()
     await expect(page.locator("#name")).to_have_value("")
@@ -209,7 +211,9 @@ async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
     await expect(page.locator("#password-error")).to_have_text("")
     # Another browser's token was revoked: its open page is signed out at once (the server
     # closed its session), without a reload, and says so.
-    await expect(laptop.locator("#link")).to_have_text("signed out: sign in again")
+    await expect(laptop.locator("#link")).to_have_text(
+        "Signed out: the account's password was changed. Sign in again."
+    )
     await expect(laptop.locator("#name")).to_be_visible()
     await expect(laptop).to_have_url(re.compile(r"#/$"))  # the lobby, not the leaderboard's address
     await expect(laptop.locator("#who")).to_have_text("")
@@ -225,6 +229,45 @@ async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
     assert (await again.login("dee_d", "staple 2 horses")).player_id == dee.player_id
     for client in (dee, again):
         await client.close()
+    assert errors == []
+
+
+async def test_a_page_signed_out_while_racing_says_why_and_that_the_race_goes_on(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A new password set on another device signs the racing page out: it says the
+    server's reason, that its race goes on, and how to come back to it."""
+    errors: list[str] = []
+    eve = await account(arena.url, "eve_e")
+    page = await signed_in_page(browser, arena.url, "eve_e", errors)
+    await page.click("#create")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    code = re.search(r"Race ([A-Z0-9]{6})", await page.locator("#status").inner_text())
+    assert code is not None
+    async with await ArenaClient.connect(arena.url) as bob:
+        await bob.hello(name="bob")
+        await bob.ready((await bob.join_race(code[1])).race_id)
+        await page.click("#ready")
+        await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+        await eve.change_password(PASSWORD, "staple 2 horses")
+        await expect(page.locator("#link")).to_have_text(
+            f"Signed out: the account's password was changed. Race {code[1]} goes on: sign in again,"
+            ' then go back to it from "Your races" in the lobby.'
+        )
+        await expect(page.locator("#name")).to_be_visible()
+        await page.set_viewport_size({"width": 320, "height": 640})  # a phone: the note wraps
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 320
+        await page.screenshot(path=shot_path("signed-out-while-racing"))
+        # The link signs in again; the lobby's "Your races" then leads back to the race.
+        await page.click("#sign-in-again")
+        await page.fill("#login-username", "eve_e")
+        await page.fill("#login-password", "staple 2 horses")
+        await page.click("#login")
+        await expect(page.locator("#link")).to_have_text("")
+        await page.click(f'#my-races a[aria-label="go to race {code[1]}"]')
+        await expect(page.locator("#status")).to_have_text("Go!")
+        await expect(page.locator("#give-up")).to_be_visible()
+    await eve.close()
     assert errors == []
 
 

@@ -588,7 +588,8 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
 ) -> None:
     """Another tab of the same browser reveals the seed share the first page committed;
     another browser (the player's token, not the shares kept in the first) gets ready
-    without it, with no error, and its share is left out of the deal."""
+    without it, with no error, says once that its share is left out of the deal, and it
+    is."""
     errors: list[str] = []
     async with running_node(clean_redis, mix_shares=True) as node:
         first = await open_page(browser, node.url, errors)
@@ -607,6 +608,14 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
         await second.click("#ready")
         await expect(second.locator("#ready")).to_have_text("Not ready")
         await expect(second.locator("#refusal")).to_be_empty()
+        if where == "another tab":
+            await expect(second.locator("#share-note")).to_be_hidden()
+        else:
+            await expect(second.locator("#share-note")).to_have_text(
+                "Your seed share for this race was committed in another browser or on another"
+                " device: the deal is mixed without it."
+            )
+            await expect(second.locator("#share-note")).to_be_visible()
         async with await ArenaClient.connect(node.url) as bob:
             await bob.hello(name="bob")
             race = await bob.join_race(code)
@@ -618,6 +627,7 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
             )
             await bob.ready(race.race_id)
             await expect(second.locator("#status")).to_have_text("Go!", timeout=10_000)
+            await expect(second.locator("#share-note")).to_be_hidden()  # said till the start
     assert errors == []
 
 

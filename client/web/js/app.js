@@ -34,6 +34,10 @@ let matchesFound = 0; // match_found events so far (one may overtake its queue's
 // device's too). The lobby lists those not over, with links.
 const myRaces = new Set();
 let myRacesOf = null; // whose they are (a player id)
+// The race the page on screen shows its player racing in (counting down or running, their
+// board not finished), as { code, daily }: if they are signed out meanwhile, the page says
+// it goes on without them and how to come back to it.
+let racingHere = null;
 
 function fill(score) {
   const bar = element("span");
@@ -418,6 +422,12 @@ function racePage(raceId, arrived = null) {
   const results = element("section", { id: "results" });
   const rematchBox = element("section", { id: "rematch" });
   const readyButton = element("button", { id: "ready", class: "primary" }, "Ready");
+  // Said once this racer gets ready without the seed share they committed (kept by another
+  // browser), until the race starts.
+  const shareNote = element("p", { id: "share-note", class: "setting", hidden: true },
+    "Your seed share for this race was committed in another browser or on another device: the deal is mixed without it.");
+  let toldShareLeftOut = false;
+  const drawShareNote = () => { shareNote.hidden = !toldShareLeftOut || !["open", "countdown"].includes(race?.status); };
   const giveUp = element("button", { id: "give-up" }, "Give up");
   const leaveButton = element("button", { id: "leave", type: "button", hidden: true, title: "give your seat up before the race starts" }, "Leave race");
   const joinButton = element("button", { id: "join-race", type: "button", class: "primary", hidden: true }, "Join race");
@@ -595,6 +605,8 @@ function racePage(raceId, arrived = null) {
   // allows hints.
   function controls() {
     const on = playing();
+    const me = mine();
+    racingHere = me && !me.finished && ["countdown", "running"].includes(race.status) ? { code: race.code, daily: solo() } : null;
     board.setPlayable(on); // a racer who finished, or a race over: the board is only shown
     giveUp.hidden = !on;
     moveInput.hidden = !on;
@@ -755,6 +767,7 @@ function racePage(raceId, arrived = null) {
       return;
     }
     readyButton.hidden = info.status !== "open" || !mine();
+    drawShareNote();
     drawReady();
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
@@ -1004,8 +1017,15 @@ function racePage(raceId, arrived = null) {
     const me = mine();
     const ready = !(me?.ready === true);
     try {
-      await arena.request(ready ? { type: "ready", race_id: raceId, ready, share: shareOf(raceId) } : { type: "ready", race_id: raceId, ready });
+      const share = shareOf(raceId);
+      await arena.request(ready ? { type: "ready", race_id: raceId, ready, share } : { type: "ready", race_id: raceId, ready });
       if (me) { me.ready = ready; drawRacers(); drawReady(); }
+      // Ready without the share this seat committed to: the deal leaves it out (unless the
+      // browser that keeps it reveals it before the start). Said once.
+      if (ready && !share && me?.share_committed && !me.share_revealed && !toldShareLeftOut) {
+        toldShareLeftOut = true;
+        drawShareNote();
+      }
     } catch (failure) { showError(error, failure); }
   });
   joinButton.addEventListener("click", async () => {
@@ -1088,7 +1108,7 @@ function racePage(raceId, arrived = null) {
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
-    element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp)),
+    element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp), shareNote),
     ghostsBar, racers, boardBox, element("div", { class: "row", id: "move-row" }, moveInput, undoButton, hintButton, error), results, rematchBox);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
@@ -1110,7 +1130,7 @@ function racePage(raceId, arrived = null) {
       }
     })
     .catch(unread);
-  return () => { left = true; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
+  return () => { left = true; racingHere = null; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
 
 // ----- replay --------------------------------------------------------------------------
@@ -1328,7 +1348,19 @@ arena.on("welcome", (welcome) => {
   for (const id of welcome.races ?? []) myRaces.add(id);
 });
 arena.on("account", drawWho);
+// What a page signed out elsewhere says: why (the server's words, "signed out: the
+// account's password was changed"), and how to come back; and when it showed its player
+// racing, that the race goes on without them ("Your races" lists it once signed in).
+function signedOutNote(reason, racing) {
+  const why = reason.startsWith("signed out") ? reason : `signed out: ${reason}`;
+  const said = `${why[0].toUpperCase()}${why.slice(1)}.`;
+  const signInLink = (text) => element("a", { href: "#/account", id: "sign-in-again" }, text);
+  if (!racing) return [`${said} `, signInLink("Sign in again"), "."];
+  const what = racing.daily ? "Your daily attempt" : `Race ${racing.code}`;
+  return [`${said} ${what} goes on: `, signInLink("sign in again"), `, then go back to it from "Your races" in the lobby.`];
+}
 arena.on("signed_out", (event) => {
+  const racing = racingHere; // before the lobby replaces the race's page
   drawWho();
   queuedFor = queueTicket = null;
   myRaces.clear();
@@ -1338,7 +1370,7 @@ arena.on("signed_out", (event) => {
     routed = null;
     location.hash = "#/";
     route();
-    document.getElementById("link").textContent = "signed out: sign in again";
+    document.getElementById("link").replaceChildren(...signedOutNote(event.reason, racing));
   }
 });
 arena.on("connection", (event) => {

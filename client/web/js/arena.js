@@ -35,6 +35,9 @@ export class Arena {
     // with viewer), which the server stores nothing for. Playing starts the visitor's own
     // guest under the name they choose.
     this.watchOnly = false;
+    // Why the server closed this page's connection when it signed the player out there
+    // ("signed out: the account's password was changed"): said once the resume is refused.
+    this.signedOutBecause = null;
   }
 
   // The saved session's token (a player's: a viewer has none).
@@ -109,7 +112,7 @@ export class Arena {
       const ws = new WebSocket(this.url);
       this.ws = ws;
       ws.onmessage = (frame) => this.received(parseFrame(frame.data));
-      ws.onclose = () => this.dropped(ws);
+      ws.onclose = (event) => this.dropped(ws, event);
       ws.onopen = async () => {
         try {
           const token = this.sessionToken;
@@ -127,7 +130,7 @@ export class Arena {
               // A resume that cannot be: nobody is signed in on this page any more.
               this.player = null;
               ws.close();
-              this.emit("signed_out", { reason: error.reason });
+              this.signedOut("signed out");
               throw error;
             }
             welcome = await this.sendOn(ws, { type: "hello", name, legal_moves: true }); // start again
@@ -145,6 +148,7 @@ export class Arena {
   welcomed(welcome) {
     if (!this.watchOnly) localStorage.setItem(TOKEN_KEY, welcome.token);
     this.player = welcome;
+    this.signedOutBecause = null;
     this.pause = 250;
     this.emit("welcome", welcome);
   }
@@ -156,7 +160,7 @@ export class Arena {
     const attempt = new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       ws.onmessage = (frame) => this.received(parseFrame(frame.data));
-      ws.onclose = () => this.dropped(ws);
+      ws.onclose = (event) => this.dropped(ws, event);
       ws.onerror = () => reject(new ArenaError("connection_lost", "cannot reach the server"));
       ws.onopen = async () => {
         try {
@@ -215,7 +219,16 @@ export class Arena {
     this.emit("signed_out", { reason: null });
   }
 
-  dropped(ws) {
+  // Nobody is signed in on this page any more: why, in the server's words when it closed
+  // the connection for it, else `otherwise`.
+  signedOut(otherwise) {
+    const reason = this.signedOutBecause ?? otherwise;
+    this.signedOutBecause = null;
+    this.emit("signed_out", { reason });
+  }
+
+  dropped(ws, closed) {
+    if (ws === this.ws && closed?.reason?.startsWith("signed out")) this.signedOutBecause = closed.reason;
     for (const [id, waiting] of this.pending) {
       if (waiting.ws !== ws) continue;
       this.pending.delete(id);
@@ -229,7 +242,8 @@ export class Arena {
 
   // The saved token went while this page was signed in with it: another tab of this
   // browser logged out (and forgot it). Nobody is signed in here either, and it says so
-  // as a token revoked elsewhere does. (This page's own logout forgot its player first.)
+  // as a token revoked elsewhere does, with the server's reason when it gave one. (This
+  // page's own logout forgot its player first.)
   tokenGone() {
     if (!this.player || this.watchOnly) return;
     const ws = this.ws;
@@ -237,7 +251,7 @@ export class Arena {
     this.player = null;
     this.ready = null;
     if (ws) ws.close();
-    this.emit("signed_out", { reason: "signed out in another tab" });
+    this.signedOut("signed out in another tab");
   }
 
   async reconnect() {
