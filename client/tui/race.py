@@ -824,6 +824,8 @@ class RaceScreen(Screen[None]):
                 you = "waiting for everyone to be ready"
             elif mine.ready:
                 you = "you are ready (r: not ready); it starts once everyone is"
+                if self._told_share_left_out:  # kept while ready: a lobby update redraws this note
+                    join = f"{join}\n{SHARE_LEFT_OUT}"
             elif self.ready_when_full:
                 you = "press r (or Enter) when ready, or wait for every seat"
             else:
@@ -1212,7 +1214,10 @@ class RaceScreen(Screen[None]):
         if self._told_share_left_out:
             return
         self._told_share_left_out = True
-        self.status.say(f"{self.status.last}\n{SHARE_LEFT_OUT}")
+        if self.in_lobby:
+            self.status.say(self._opening_note())  # which keeps it while this racer is ready
+        else:  # the ready began the countdown
+            self.status.say(f"{self.status.last}\n{SHARE_LEFT_OUT}")
 
     async def _ready_if_full(self) -> None:
         """Once every seat is taken, ready this racer (once: an unready later stays)."""

@@ -398,14 +398,18 @@ async def race_from_a_reopened_lobby(node: NodeProcess, config_dir: Path, reveal
     code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated, 0 ready"))[1]
     await screen_with(r"r ready")  # the footer: the lobby takes keys
     tmux("send-keys", "-t", SESSION, "r")
+    said = "your seed share for this race was committed on another device: the deal is mixed without it"
+    note = r"\s+".join(map(re.escape, said.split()))
     if not revealed:
-        said = "your seed share for this race was committed on another device: the deal is mixed without it"
-        await screen_with(r"\s+".join(map(re.escape, said.split())))
+        await screen_with(note)
     await screen_with(r"1/2 seated, 1 ready; you are ready")
     assert "✗" not in tmux("capture-pane", "-p", "-t", SESSION)
     async with await ArenaClient.connect(node.url) as bob:
         await bob.hello(name="bob")
         race = await bob.join_race(code)
+        # The lobby's next update redraws its note: the share's stays while ada is ready.
+        await screen_with(r"2/2 seated, 1 ready; you are ready")
+        assert bool(re.search(note, tmux("capture-pane", "-p", "-t", SESSION))) is not revealed
         ada = next(r for r in race.racers if r.name == "ada")
         assert (ada.ready, ada.share_committed, ada.share_revealed) == (True, True, revealed)
         await bob.ready(race.race_id)
