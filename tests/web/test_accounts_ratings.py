@@ -21,8 +21,8 @@ from tests.server.test_profiles import seed_ratings
 from tests.server.test_ratings import accounts as raw_accounts
 from tests.server.test_ratings import foundation_moves, play, seated
 from tests.web.conftest import give_up, shot_path
-from tests.web.test_browser import open_page, page_race_id
-from tests.web.test_undo_hints_rematch import after, same_player, until_shown
+from tests.web.test_browser import open_page, page_race_id, until_shown
+from tests.web.test_undo_hints_rematch import after, same_player
 
 PASSWORD = "correct horse battery"
 TOKEN = "() => localStorage.getItem('solitaire-arena.token')"

@@ -51,6 +51,17 @@ async def shown(page: Page) -> dict[str, list[str]]:
     return result
 
 
+async def until_shown(page: Page, want: dict[str, list[str]], what: str = "", seconds: float = 10.0) -> None:
+    """Wait (up to ``seconds``) for the page to draw ``want``, its cards pile by pile (a
+    move's redraw waits for its ack, slower on a loaded machine); fail naming ``what`` and
+    the page's refusal line otherwise."""
+    for _ in range(round(seconds / 0.02)):
+        if await shown(page) == want:
+            return
+        await page.wait_for_timeout(20)
+    assert await shown(page) == want, f"{what}: {await page.locator('#refusal').inner_text()}"
+
+
 def expected(view: dict[str, Any]) -> dict[str, list[str]]:
     return {
         name: list(pile["cards"]) if FANNED.fullmatch(name) else pile["cards"][-1:]
@@ -111,11 +122,7 @@ async def race_to_the_end(
     for index, move in enumerate(line):
         await click_move(ada, move)
         want = expected(replay("eight-off", WINNABLE_SEED, line[: index + 1]).view())  # type: ignore[arg-type]
-        for _ in range(100):
-            if await shown(ada) == want:
-                break
-            await ada.wait_for_timeout(20)
-        assert await shown(ada) == want, f"after {move}: {await ada.locator('#refusal').inner_text()}"
+        await until_shown(ada, want, f"after {move}")
         if index == 10:
             await ada.screenshot(path=shot_path(f"{tag}-mid-race"), animations="disabled")  # no glide
     await expect(ada.locator("#status")).to_contain_text("You won")
@@ -273,11 +280,7 @@ async def test_a_page_resumes_by_itself_after_a_server_restart(browser: Browser,
         assert line is not None
         await click_move(ada, line[0])
         want = expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
-        for _ in range(100):
-            if await shown(ada) == want:
-                break
-            await ada.wait_for_timeout(20)
-        assert await shown(ada) == want
+        await until_shown(ada, want, "the first move")
         await ada.screenshot(path=shot_path("resumed"))
         await bob.close()
     # The page logs the failed reconnection attempts while the server is down; nothing else.
@@ -448,11 +451,7 @@ async def test_a_card_dragged_onto_a_pile_is_moved_there(browser: Browser, arena
             target_position={"x": 10, "y": 10},
         )
         want = expected(replay("eight-off", WINNABLE_SEED, line[: index + 1]).view())  # type: ignore[arg-type]
-        for _ in range(100):
-            if await shown(page) == want:
-                break
-            await page.wait_for_timeout(20)
-        assert await shown(page) == want, f"after dragging {move}"
+        await until_shown(page, want, f"after dragging {move}")
     await page.screenshot(path=shot_path("dragged"))
     await bob.close()
     assert errors == []
@@ -484,11 +483,7 @@ async def test_a_swipe_that_starts_on_a_card_scrolls_and_drops_nothing_on_the_ne
     await page.locator(f'.pile[data-pile="{source}"] .card[data-card]').last.tap(position={"x": 10, "y": 5})
     await page.locator(f'.pile[data-pile="{target}"]').tap(position={"x": 5, "y": 5})
     want = expected(replay("eight-off", WINNABLE_SEED, line[:1]).view())  # type: ignore[arg-type]
-    for _ in range(100):
-        if await shown(page) == want:
-            break
-        await page.wait_for_timeout(20)
-    assert await shown(page) == want, await page.locator("#refusal").inner_text()
+    await until_shown(page, want, "the move")
     await bob.close()
     assert errors == []
 

@@ -24,9 +24,10 @@ from tests.web.test_browser import (
     page_race_id,
     running_race_page,
     shown,
+    until_shown,
 )
 from tests.web.test_spectating import finished_race, winning_line
-from tests.web.test_undo_hints_rematch import after, same_player, until_shown
+from tests.web.test_undo_hints_rematch import after, same_player
 
 TOKEN_KEY = "solitaire-arena.token"
 #: What only a racer of the race is offered on its page.

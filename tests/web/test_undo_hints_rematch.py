@@ -16,19 +16,18 @@ from tests.server.conftest import WINNABLE_SEED, running_node
 from tests.server.solver import solve
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
 from tests.web.conftest import give_up, shot_path
-from tests.web.test_browser import click_move, expected, open_page, page_race_id, running_race_page, shown
+from tests.web.test_browser import (
+    click_move,
+    expected,
+    open_page,
+    page_race_id,
+    running_race_page,
+    shown,
+    until_shown,
+)
 
 #: The outline of a legal target (and of a hint): style.css's --accent.
 ACCENT = "rgb(255, 213, 74)"
-
-
-async def until_shown(page: Page, want: dict[str, list[str]], what: str) -> None:
-    """Waits (up to 2 s) for the page to draw ``want``; fails naming ``what`` otherwise."""
-    for _ in range(100):
-        if await shown(page) == want:
-            return
-        await page.wait_for_timeout(20)
-    assert await shown(page) == want, f"{what}: {await page.locator('#refusal').inner_text()}"
 
 
 async def same_player(page: Page, url: str) -> ArenaClient:
