@@ -277,16 +277,24 @@ class Lobby:
     async def reveal_share(self, caller: Caller, message: RevealShare) -> Reply:
         """A racer seated with a commitment (a quick match, a rematch) reveals the share
         before the start; the start mixes every share revealed by then."""
-        race_id = message.race_id
-        share = await self._checked_share(race_id, caller.player.player_id, message.share)
-        answer = await self.store.races.reveal_share(race_id, caller.player.player_id, share)
+        race_id, player_id = message.race_id, caller.player.player_id
+        share = await self._checked_share(race_id, player_id, message.share)
+        answer = await self.store.races.reveal_share(race_id, player_id, share)
         if answer is Answer.NOT_OPEN:
+            if share and await self._share_dealt(race_id, player_id, share):
+                return Reply(Ok(id=message.id))  # revealed before the start: it is in the deal
             raise ArenaError(
                 ErrorCode.RACE_NOT_OPEN, "the race has started: its deal was dealt without your seed share"
             )
         if answer is not Answer.OK:
             raise answer_error(answer)
         return Reply(Ok(id=message.id))
+
+    async def _share_dealt(self, race_id: str, player_id: str, share: str) -> bool:
+        """Whether the racer's seat holds ``share``, revealed: only before the start can
+        it be, so the race's deal was mixed with it."""
+        seats = await self.store.races.seats(race_id)
+        return any(s.player_id == player_id and s.share == share for s in seats)
 
     async def _checked_share(self, race_id: str, player_id: str, share: str | None) -> str:
         """The seed share a ready or a reveal_share reveals: it must match the commitment

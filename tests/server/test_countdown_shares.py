@@ -112,6 +112,8 @@ async def test_a_wrong_share_is_refused_and_an_unrevealed_share_is_left_out_of_t
     late = await reveal(bob, race_id, SHARES["bob"])
     assert (late["type"], late["code"]) == ("error", "race_not_open")
     assert late["message"] == "the race has started: its deal was dealt without your seed share"
+    # ada's share, revealed before the start, is in the deal: revealing it again is no error.
+    assert await reveal(ada, race_id, SHARES["ada"]) == {"type": "ok", "id": ada._next}
     assert_dealt_from_the_mix(started, record, {ada.player_id: SHARES["ada"]})
     seats = {
         r["player_id"]: r
