@@ -506,6 +506,8 @@ def run(args: argparse.Namespace) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM
     except CommandError as exc:
         return fail(str(exc))
     except ArenaError as exc:  # the server's words; its code is for programs
@@ -569,12 +571,23 @@ def unreachable(exc: OSError | InvalidHandshake) -> str:
 
 async def quick_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
     """Wait in ``game``'s queue for up to ``wait`` seconds: the pairing, or why there is
-    none. A place that lapsed (the server lost its store for a while) is taken again."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
+    none. A place that lapsed (the server lost its store for a while) is taken again. A
+    wait that ends otherwise (Ctrl+C, SIGTERM, a lost connection) leaves the queue first:
+    the server would keep the player queued while another of their sessions is connected."""
     queued = await client.quick_match(game)
     kind = "rated" if queued.rated else "casual"
     print(f"waiting for someone to race at {game} ({kind}, up to {wait:g} s)…", flush=True)
+    try:
+        with _terminate_stops_waiting():
+            return await _wait_for_match(client, game, wait)
+    finally:
+        if client.queued_for is not None:
+            print(f"stopped waiting: {await _left_queue(client)}", flush=True)
+
+
+async def _wait_for_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
     while True:
         try:
             return await client.wait_for_match(timeout=max(0.0, deadline - loop.time()))
@@ -586,6 +599,54 @@ async def quick_match(client: ArenaClient, game: GameName, wait: float) -> Match
                 return f"no longer waiting for {game}: {ended.left.message}"
             print(f"your place in the {game} queue lapsed: queueing again", flush=True)
             await client.quick_match(game)
+
+
+#: Seconds a stopped quick match tries to leave its queue before the command exits anyway.
+LEAVE_QUEUE_PATIENCE = 5.0
+
+
+async def _left_queue(client: ArenaClient) -> str:
+    """Cancel the quick match this client waits in, for at most
+    :data:`LEAVE_QUEUE_PATIENCE` seconds: what became of it, in words."""
+    try:
+        async with asyncio.timeout(LEAVE_QUEUE_PATIENCE):
+            await client.cancel_quick_match()
+    except ArenaError as exc:  # a ConnectionLostError too
+        return f"the quick match could not be cancelled: {exc.message}"
+    except (ConnectionError, TimeoutError):
+        return "the quick match could not be cancelled: the server did not answer"
+    return "quick match cancelled"
+
+
+class Terminated(Exception):
+    """SIGTERM stopped the command, once it had cleaned up."""
+
+
+@contextlib.contextmanager
+def _terminate_stops_waiting() -> Iterator[None]:
+    """SIGTERM stops the wait as Ctrl+C does (the task is cancelled, so that ``finally``
+    blocks still run), then raises :class:`Terminated`; by default it would end the
+    process at once."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    terminated = False
+
+    def stop() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        yield
+    except asyncio.CancelledError:
+        if not terminated:
+            raise
+        task.uncancel()
+        raise Terminated from None
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def fail(line: str) -> int:

@@ -39,7 +39,7 @@ from server.store import Store
 from server.store.records import DailyDeal
 from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.games import GAMES
-from shared.protocol import Dailies, RaceEnded, RaceStarted
+from shared.protocol import Dailies, QueueLeftReason, QuickMatchLeft, RaceEnded, RaceStarted
 from shared.record import RaceRecord, RecordRacer, RecordResult, RecordShare, write_record
 from shared.solver import solve_deal
 from tests.redis_direct import async_redis
@@ -342,6 +342,48 @@ async def test_a_quick_match_cancelled_from_another_session_ends_the_wait_in_one
     assert err.decode().strip() == (
         "solitaire-arena: no longer waiting for eagle-wing: you cancelled the quick match"
     )
+
+
+async def _waiting_in_quick_match(node: NodeProcess, config: Path, game: str) -> asyncio.subprocess.Process:
+    """``play GAME`` as the guest ada, once it says it waits."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    playing = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "play", game, "--wait", "60", "--server", node.url,
+        "--name", "ada", cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert playing.stdout is not None
+    waiting = await asyncio.wait_for(playing.stdout.readline(), 20)
+    assert waiting.decode().startswith(f"waiting for someone to race at {game} (casual")
+    return playing
+
+
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+async def test_stopping_a_quick_match_leaves_the_queue_though_another_session_stays(
+    node: NodeProcess, redis_url: str, tmp_path: Path, stop: signal.Signals, status: int
+) -> None:
+    config = tmp_path / "c.json"
+    playing = await _waiting_in_quick_match(node, config, "eagle-wing")
+    saved = json.loads(config.read_text())[f"{node.url} ada"]
+    async with await ArenaClient.connect(node.url) as elsewhere:  # ada's lobby tab, say
+        await elsewhere.hello(token=saved["token"])
+        playing.send_signal(stop)
+        out, err = await asyncio.wait_for(playing.communicate(), 20)
+        assert playing.returncode == status, err
+        assert out.decode().splitlines()[-1] == "stopped waiting: quick match cancelled"
+        left = await elsewhere.next_event(10)
+        assert isinstance(left, QuickMatchLeft) and left.reason is QueueLeftReason.CANCELLED
+        redis = async_redis(redis_url)
+        try:
+            assert await Store(redis).queues.queued(saved["player_id"]) is None
+        finally:
+            await redis.aclose()
+        async with await ArenaClient.connect(node.url) as carol:  # not paired with ada, gone
+            await carol.hello(name="carol")
+            await carol.quick_match("eagle-wing")
+            with pytest.raises(TimeoutError):
+                await carol.wait_for_match(timeout=1)
+            await carol.cancel_quick_match()
 
 
 def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
