@@ -1187,11 +1187,14 @@ class RaceScreen(Screen[None]):
             return
         await self._say_ready(not mine.ready)
 
-    async def _say_ready(self, ready: bool) -> None:
+    async def _say_ready(self, ready: bool, automatic: bool = False) -> None:
+        """Say ready (or not); ``automatic``: not asked for by the racer, so a race whose
+        countdown began meanwhile (its events say so) is no refusal to show."""
         try:
             await self.client.ready(self.race_id, ready)
         except ArenaError as exc:
-            self.status.say(f"✗ ready: {exc.message}", error=True)
+            if not (automatic and exc.code == "race_not_open"):
+                self.status.say(f"✗ ready: {exc.message}", error=True)
             if exc.code in NOT_SEATED_CODES:
                 await self._recheck_lobby()  # left elsewhere, say, which nothing told
             return
@@ -1220,9 +1223,12 @@ class RaceScreen(Screen[None]):
         mine = state.racers.get(state.me or "")
         if not self.ready_when_full or self._readied_when_full or not self.in_lobby or mine is None:
             return
-        if len(state.racers) >= state.seats and not mine.ready:
+        if len(state.racers) >= state.seats:
+            # Once, whoever readied: the racer who filled the last seat is ready already
+            # (``play --join`` readies before the screen opens).
             self._readied_when_full = True
-            await self._say_ready(True)
+            if not mine.ready:
+                await self._say_ready(True, automatic=True)
 
     async def leave_if_open(self) -> bool:
         """Leave the race if it has not started (the racer quit its lobby); whether it

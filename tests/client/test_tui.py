@@ -57,6 +57,7 @@ from shared.protocol import (
     LoggedMove,
     MoveLog,
     Progress,
+    RaceCountdown,
     RaceEnded,
     RaceInfo,
     RacerInfo,
@@ -65,6 +66,7 @@ from shared.protocol import (
     RematchStarted,
     RematchUpdate,
 )
+from shared.protocol.codec import load_frame
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race, start_race
@@ -628,6 +630,56 @@ async def test_a_lobby_left_on_another_session_says_so_by_itself(
         await wait_until(pilot, lambda: screen.status.last == left)
         assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
         await wait_until(pilot, lambda: "r" not in footer_keys(app))  # the footer redraws after the status
+
+
+def sent_types(client: ArenaClient) -> list[str]:
+    """The type of every frame ``client`` sends from now on, as they go out."""
+    sent: list[str] = []
+    send = client.ws.send
+
+    async def counted(frame: bytes | str) -> None:
+        sent.append(str(load_frame(frame).get("type")))
+        await send(frame)
+
+    client.ws.send = counted  # type: ignore[method-assign,assignment]
+    return sent
+
+
+def said_lines(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text a status line says from now on, in order (each replaces the one before)."""
+    said: list[str] = []
+    say = race_module.StatusLine.say
+
+    def recorded(line: race_module.StatusLine, text: str, error: bool = False) -> None:
+        said.append(text)
+        say(line, text, error)
+
+    monkeypatch.setattr(race_module.StatusLine, "say", recorded)
+    return said
+
+
+async def test_joining_the_last_seat_readies_once_and_a_lobby_update_read_late_says_nothing(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    carol, alice = await connect(arena.url), await connect(arena.url)
+    await carol.hello(name="carol")
+    await alice.hello(name="alice", legal_moves=True)
+    race = await carol.create_race("eight-off", seats=2, time_limit=60)
+    sent = sent_types(alice)
+    await alice.join_race(race.code)
+    await carol.ready(race.race_id)
+    await alice.ready(race.race_id)  # as play --join does for the last seat, before the screen
+    await carol.wait_for(RaceCountdown, lambda e: e.race_id == race.race_id)
+    # alice's events still hold the lobby updates sent before the countdown: the screen
+    # reads the race (counting down) first, then those.
+    said = said_lines(monkeypatch)
+    app = RaceApp(alice, race.race_id, ready_when_full=True)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        await pilot.pause(0.2)  # the lobby's updates are all read by now
+    assert [text for text in said if "✗" in text] == []
+    assert sent.count("ready") == 1
 
 
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
