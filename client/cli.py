@@ -77,7 +77,14 @@ from client.suggestions import (
     signed_out_words,
 )
 from client.watching import WatchedRace, ranking_lines
-from client.wording import change_words, result_words, reveal_words, standing_words, utc_minute
+from client.wording import (
+    change_words,
+    refusal_words,
+    result_words,
+    reveal_words,
+    standing_words,
+    utc_minute,
+)
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
@@ -511,7 +518,7 @@ def run(args: argparse.Namespace) -> int:
     except CommandError as exc:
         return fail(str(exc))
     except ArenaError as exc:  # the server's words; its code is for programs
-        return fail(exc.message)
+        return fail(refusal_words(exc.code, exc.message))
     except ValidationError as exc:  # a value the protocol cannot carry, refused before sending
         return fail(validation_line(exc))
     except InvalidStatus as exc:
@@ -612,7 +619,7 @@ async def _left_queue(client: ArenaClient) -> str:
         async with asyncio.timeout(LEAVE_QUEUE_PATIENCE):
             await client.cancel_quick_match()
     except ArenaError as exc:  # a ConnectionLostError too
-        return f"the quick match could not be cancelled: {exc.message}"
+        return f"the quick match could not be cancelled: {refusal_words(exc.code, exc.message)}"
     except (ConnectionError, TimeoutError):
         return "the quick match could not be cancelled: the server did not answer"
     return "quick match cancelled"
