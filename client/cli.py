@@ -2243,6 +2243,10 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     return "\n".join(lines)
 
 
+#: Why ``bot`` stopped when its server stayed away (the SDK's words for a request then).
+GAVE_UP = "the connection is down, and the client gave up reconnecting"
+
+
 async def bots(args: argparse.Namespace) -> int:
     if args.count < 1:
         return fail("--count must be at least 1")
@@ -2288,6 +2292,12 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
             played += 1
             _report(bot.name, client.player_id, summary, args.json)
         await bot.wind_down()
+    except ConnectionError as exc:
+        # The server went away (for longer than the client waits, or with a reply owed):
+        # a run of the same command races each bot's race on, which keeps its seat.
+        why = GAVE_UP if client.gave_up else getattr(exc, "message", str(exc))
+        again = shlex.join(["solitaire-arena", *sys.argv[1:]])
+        raise CommandError(f"{why}: {again} resumes the bots' races") from None
     finally:
         await client.close()
 

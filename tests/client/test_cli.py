@@ -22,6 +22,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,20 +30,22 @@ from typing import Any
 
 import pytest
 
+from client import sdk
 from client.columns import width
 from client.credentials import Credential, TokenStore
 from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
 from client.suggestions import default_name
+from server import cli as server_cli
 from server.redis_embedded import EmbeddedRedis
-from server.store import Store
+from server.store import Store, keys
 from server.store.records import DailyDeal
 from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.games import GAMES
 from shared.protocol import Dailies, QueueLeftReason, QuickMatchLeft, RaceEnded, RaceStarted
 from shared.record import RaceRecord, RecordRacer, RecordResult, RecordShare, write_record
 from shared.solver import solve_deal
-from tests.redis_direct import async_redis
+from tests.redis_direct import async_redis, sync_redis
 from tests.server.conftest import NodeProcess, start_node
 from tests.server.helpers import start_race
 from tests.server.test_profiles import seed_ratings
@@ -479,6 +482,40 @@ def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
     assert result.returncode == 0, result.stderr
     (line,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert (line["name"], line["race_id"], line["gave_up"] or line["won"]) == ("bot-random-1", race_id, True)
+
+
+def test_a_bot_whose_node_stays_away_says_how_to_resume_its_races(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = start_node(redis_url=redis_url)
+    config = tmp_path / "c.json"
+    monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(config))
+    monkeypatch.setattr(sdk, "RESUME_PATIENCE", 1.0)
+    args = ["bot", "--strategy", "random", "--game", "treize", "--server", node.url]
+    monkeypatch.setattr(sys, "argv", ["solitaire-arena", *args])
+
+    def stop_node_once_the_bot_waits() -> None:
+        redis = sync_redis(redis_url, decode_responses=True)
+        for _ in range(500):
+            saved = TokenStore(config).get(node.url, "bot-random-1") if config.exists() else None
+            if saved is not None and redis.exists(keys.player_queue(saved.player_id)):
+                break
+            time.sleep(0.02)
+        time.sleep(0.5)  # the queue's reply on its way: the bot waits for a match
+        node.kill()
+
+    stopper = threading.Thread(target=stop_node_once_the_bot_waits)
+    stopper.start()
+    try:
+        status = server_cli.main(args)
+    finally:
+        stopper.join()
+        node.terminate()
+    assert status == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "solitaire-arena: the connection is down, and the client gave up reconnecting: "
+        f"solitaire-arena bot --strategy random --game treize --server {node.url} resumes the bots' races"
+    ]
 
 
 # ----- accounts, profiles, leaderboards ---------------------------------------------------------
