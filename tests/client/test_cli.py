@@ -35,6 +35,7 @@ from client.columns import width
 from client.credentials import Credential, TokenStore
 from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
+from client.shares import ShareFile
 from client.suggestions import default_name
 from server import cli as server_cli
 from server.redis_embedded import EmbeddedRedis
@@ -398,6 +399,24 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     saved = json.loads(config.read_text())
     assert list(saved) == [f"{node.url} zoë"]
+
+
+def test_a_damaged_credentials_file_stops_the_commands_and_is_never_overwritten(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "credentials.json"
+    damaged = '{"ws://example.org zoë": {"player_id": "p_1", "token": "t0k'  # cut short
+    config.write_text(damaged)
+    said = f"solitaire-arena: the credentials file {config} is damaged (not JSON): move it away, or fix it"
+    assert one_error_line(run("profile", "--server", node.url, config=config)) == said
+    assert one_error_line(run("play", "--join", "ZZZZZZ", "--server", node.url, config=config)) == said
+    assert one_error_line(run_register(node, config, unique("ada"))) == said
+    assert config.read_text() == damaged
+    # The seed shares kept beside it are only shares: a damaged file of them begins anew.
+    shares = ShareFile(config, node.url)
+    shares.path.write_text("[1, 2")
+    shares.keep("p_1", "r_1", "ab" * 32)
+    assert shares.kept("p_1", "r_1") == "ab" * 32
 
 
 def test_output_into_a_pipe_closed_early_ends_quietly_without_blaming_the_server(
