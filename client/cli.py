@@ -77,7 +77,14 @@ from client.suggestions import (
     signed_out_words,
 )
 from client.watching import WatchedRace, ranking_lines
-from client.wording import change_words, result_words, reveal_words, standing_words, utc_minute
+from client.wording import (
+    change_words,
+    refusal_words,
+    result_words,
+    reveal_words,
+    standing_words,
+    utc_minute,
+)
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
@@ -506,10 +513,12 @@ def run(args: argparse.Namespace) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM
     except CommandError as exc:
         return fail(str(exc))
     except ArenaError as exc:  # the server's words; its code is for programs
-        return fail(exc.message)
+        return fail(refusal_words(exc.code, exc.message))
     except ValidationError as exc:  # a value the protocol cannot carry, refused before sending
         return fail(validation_line(exc))
     except InvalidStatus as exc:
@@ -569,12 +578,23 @@ def unreachable(exc: OSError | InvalidHandshake) -> str:
 
 async def quick_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
     """Wait in ``game``'s queue for up to ``wait`` seconds: the pairing, or why there is
-    none. A place that lapsed (the server lost its store for a while) is taken again."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
+    none. A place that lapsed (the server lost its store for a while) is taken again. A
+    wait that ends otherwise (Ctrl+C, SIGTERM, a lost connection) leaves the queue first:
+    the server would keep the player queued while another of their sessions is connected."""
     queued = await client.quick_match(game)
     kind = "rated" if queued.rated else "casual"
     print(f"waiting for someone to race at {game} ({kind}, up to {wait:g} s)…", flush=True)
+    try:
+        with _terminate_stops_waiting():
+            return await _wait_for_match(client, game, wait)
+    finally:
+        if client.queued_for is not None:
+            print(f"stopped waiting: {await _left_queue(client)}", flush=True)
+
+
+async def _wait_for_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
     while True:
         try:
             return await client.wait_for_match(timeout=max(0.0, deadline - loop.time()))
@@ -586,6 +606,54 @@ async def quick_match(client: ArenaClient, game: GameName, wait: float) -> Match
                 return f"no longer waiting for {game}: {ended.left.message}"
             print(f"your place in the {game} queue lapsed: queueing again", flush=True)
             await client.quick_match(game)
+
+
+#: Seconds a stopped quick match tries to leave its queue before the command exits anyway.
+LEAVE_QUEUE_PATIENCE = 5.0
+
+
+async def _left_queue(client: ArenaClient) -> str:
+    """Cancel the quick match this client waits in, for at most
+    :data:`LEAVE_QUEUE_PATIENCE` seconds: what became of it, in words."""
+    try:
+        async with asyncio.timeout(LEAVE_QUEUE_PATIENCE):
+            await client.cancel_quick_match()
+    except ArenaError as exc:  # a ConnectionLostError too
+        return f"the quick match could not be cancelled: {refusal_words(exc.code, exc.message)}"
+    except (ConnectionError, TimeoutError):
+        return "the quick match could not be cancelled: the server did not answer"
+    return "quick match cancelled"
+
+
+class Terminated(Exception):
+    """SIGTERM stopped the command, once it had cleaned up."""
+
+
+@contextlib.contextmanager
+def _terminate_stops_waiting() -> Iterator[None]:
+    """SIGTERM stops the wait as Ctrl+C does (the task is cancelled, so that ``finally``
+    blocks still run), then raises :class:`Terminated`; by default it would end the
+    process at once."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    terminated = False
+
+    def stop() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        yield
+    except asyncio.CancelledError:
+        if not terminated:
+            raise
+        task.uncancel()
+        raise Terminated from None
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def fail(line: str) -> int:
@@ -2175,6 +2243,10 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     return "\n".join(lines)
 
 
+#: Why ``bot`` stopped when its server stayed away (the SDK's words for a request then).
+GAVE_UP = "the connection is down, and the client gave up reconnecting"
+
+
 async def bots(args: argparse.Namespace) -> int:
     if args.count < 1:
         return fail("--count must be at least 1")
@@ -2220,6 +2292,12 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
             played += 1
             _report(bot.name, client.player_id, summary, args.json)
         await bot.wind_down()
+    except ConnectionError as exc:
+        # The server went away (for longer than the client waits, or with a reply owed):
+        # a run of the same command races each bot's race on, which keeps its seat.
+        why = GAVE_UP if client.gave_up else getattr(exc, "message", str(exc))
+        again = shlex.join(["solitaire-arena", *sys.argv[1:]])
+        raise CommandError(f"{why}: {again} resumes the bots' races") from None
     finally:
         await client.close()
 

@@ -82,6 +82,18 @@ class CredentialsError(OSError):
         super().__init__(f"cannot {action} the credentials file {path}: {_in_words(cause)}")
 
 
+class DamagedCredentialsError(CredentialsError):
+    """The credentials file holds something other than a JSON object. Nothing overwrites
+    it: every token in it would be lost.
+
+    >>> print(DamagedCredentialsError(Path("/tmp/c.json"), "not JSON"))
+    the credentials file /tmp/c.json is damaged (not JSON): move it away, or fix it
+    """
+
+    def __init__(self, path: Path, what: str) -> None:
+        OSError.__init__(self, f"the credentials file {path} is damaged ({what}): move it away, or fix it")
+
+
 def _in_words(cause: OSError) -> str:
     if isinstance(cause, IsADirectoryError):
         return "it is a directory"
@@ -165,16 +177,40 @@ class TokenStore:
         write_private(self.path, data, sort_keys=True)
 
 
-def read_private(path: Path) -> dict[str, Any]:
-    """The JSON object kept in ``path`` ({} when there is none, or it is not one); a
-    file that cannot be read raises :class:`CredentialsError`."""
+def read_private(path: Path, damaged_is_empty: bool = False) -> dict[str, Any]:
+    """The JSON object kept in ``path`` ({} when there is none, or the file is empty); a
+    file that cannot be read raises :class:`CredentialsError`, and one that holds no JSON
+    object :class:`DamagedCredentialsError`, unless ``damaged_is_empty`` (a file of what
+    may be lost: {}).
+
+    >>> import tempfile
+    >>> damaged = Path(tempfile.mkdtemp()) / "c.json"
+    >>> _ = damaged.write_text('{"ws://h:1 zoe": {"token": "')
+    >>> read_private(damaged, damaged_is_empty=True)
+    {}
+    >>> read_private(damaged)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    client.credentials.DamagedCredentialsError: the credentials file ... is damaged (not JSON): ...
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        text = path.read_bytes()
+    except FileNotFoundError:
         return {}
     except OSError as exc:
         raise CredentialsError("read", path, exc) from exc
-    return data if isinstance(data, dict) else {}
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)  # UTF-8 (or -16, -32) bytes
+    except ValueError:
+        damage = "not JSON"
+    else:
+        if isinstance(data, dict):
+            return data
+        damage = "not a JSON object"
+    if damaged_is_empty:
+        return {}
+    raise DamagedCredentialsError(path, damage)
 
 
 def write_private(path: Path, data: dict[str, Any], sort_keys: bool = False) -> None:

@@ -51,7 +51,7 @@ class ShareFile:
     def keep(self, player_id: str, race_id: str, share: str) -> None:
         """Keep ``share`` as the player's in ``race_id``, dropping the oldest beyond
         :data:`SHARES_KEPT`."""
-        entries = read_private(self.path)
+        entries = read_private(self.path, damaged_is_empty=True)  # only shares: begun anew
         key = self._key(player_id, race_id)
         entries.pop(key, None)  # kept again: the latest
         entries[key] = share
@@ -59,7 +59,7 @@ class ShareFile:
         write_private(self.path, dict(latest))
 
     def kept(self, player_id: str, race_id: str) -> str | None:
-        share = read_private(self.path).get(self._key(player_id, race_id))
+        share = read_private(self.path, damaged_is_empty=True).get(self._key(player_id, race_id))
         return share if isinstance(share, str) else None
 
     def _key(self, player_id: str, race_id: str) -> str:

@@ -20,23 +20,26 @@ HELD_NOTE = f"{PAUSED}: it shows cards another racer has not turned up yet"
 PAUSED_NOTE = "paused: shows cards others have not turned up yet"
 
 
-#: What a terminal says of a move refused with these codes, in a person's words (the
-#: server's message is written for programs: it tells them to resend with the same seq).
-MOVE_REFUSALS = {
-    "unavailable": "the server lost its store for a moment: try the move again shortly",
-}
+#: What a terminal says of a request refused ``unavailable``, in a person's words (the
+#: server's message is written for programs: it tells them to resend a move with the
+#: same seq). ``{what}`` is what to try again: ``the move``, or nothing (the line names it).
+STORE_LOST = "the server lost its store for a moment: try {what}again shortly"
 
 
-def move_refusal(code: str, message: str) -> str:
-    """A move's refusal as a terminal says it: the server's ``message`` unless
-    :data:`MOVE_REFUSALS` words its ``code`` for a person.
+def refusal_words(code: str, message: str, what: str = "") -> str:
+    """A refusal as a terminal says it: the server's ``message``, unless its ``code`` is
+    ``unavailable`` (:data:`STORE_LOST`, trying ``what`` again).
 
-    >>> move_refusal("unavailable", "the server cannot reach its store right now: ...")
+    >>> refusal_words("unavailable", "the server cannot reach its store right now: ...", "the move")
     'the server lost its store for a moment: try the move again shortly'
-    >>> move_refusal("illegal_move", "r1 is empty")
+    >>> refusal_words("unavailable", "the server cannot reach its store right now: ...")
+    'the server lost its store for a moment: try again shortly'
+    >>> refusal_words("illegal_move", "r1 is empty", "the move")
     'r1 is empty'
     """
-    return MOVE_REFUSALS.get(code, message)
+    if code != "unavailable":
+        return message
+    return STORE_LOST.format(what=f"{what} " if what else "")
 
 
 def utc_minute(ms: int) -> str:

@@ -64,7 +64,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, move_refusal, reveal_words, run_ending_words
+from client.wording import change_words, refusal_words, reveal_words, run_ending_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,
@@ -99,9 +99,10 @@ GO: Final = "go! type a move, or pick a card and its target on the board (arrows
 OUT_OF_STEP_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "played_elsewhere"})
 #: Errors after which the client's idea of its board is out of date: fetch it again.
 RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"internal_error"}
-#: Said once the server answers again after a move refused as ``unavailable`` (which it
-#: may have stored all the same): the board read again shows whether it did.
+#: Said once the server answers again after a request refused as ``unavailable`` (a move
+#: it may have stored all the same): the board read again shows whether it did.
 STORE_BACK: Final = "the server is back: the board is shown as it is now"
+LOBBY_STORE_BACK: Final = "the server is back"
 PLAYED_ELSEWHERE: Final = (
     "✗ {move} not played: this race was played on elsewhere (another window or device). "
     "The board is shown as it is now: play your move again."
@@ -663,7 +664,9 @@ class RaceScreen(Screen[None]):
                 self.state.summary = await self.client.results(self.race_id)
                 await self._find_place()
         except ArenaError as exc:
-            self.status.say(f"cannot follow race {self.race_id}: {exc.message}", error=True)
+            self.status.say(
+                f"cannot follow race {self.race_id}: {refusal_words(exc.code, exc.message)}", error=True
+            )
             return
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"connection lost: {exc}", error=True)
@@ -891,7 +894,7 @@ class RaceScreen(Screen[None]):
         try:
             return await self.client.start_daily(game, practice=practice)
         except ArenaError as exc:
-            self.status.say(f"✗ daily: {exc.message}", error=True)  # words, as the other refusals
+            self._say_refused("✗ daily", exc)
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"✗ daily: connection problem ({exc})", error=True)
         return None
@@ -984,20 +987,31 @@ class RaceScreen(Screen[None]):
             self.unsent = move
             self.status.say(self._gone_note(), error=True)
             return
-        self.status.say(f"✗ {move}: {cards_in_words(move_refusal(exc.code, exc.message))}", error=True)
-        if isinstance(exc, UnavailableError):
-            self._catching_up = self.run_worker(
-                self._catch_up(), group="catch-up", exclusive=True, exit_on_error=False
-            )
+        what = "" if move == "undo" else "the move"
+        self.status.say(f"✗ {move}: {cards_in_words(refusal_words(exc.code, exc.message, what))}", error=True)
+        self._catch_up_if_lost(exc)
         if exc.code in RESYNC_CODES:
             await self._resync()
         if exc.code in OUT_OF_STEP_CODES:
             self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
 
+    def _say_refused(self, head: str, exc: ArenaError) -> None:
+        """Say ``head: why`` on the status line, in a person's words."""
+        self.status.say(f"{head}: {refusal_words(exc.code, exc.message)}", error=True)
+        self._catch_up_if_lost(exc)
+
+    def _catch_up_if_lost(self, exc: ArenaError) -> None:
+        """After a refusal ``unavailable`` in a race: read it again once the server answers
+        (:meth:`_catch_up`), which also says the server is back."""
+        if isinstance(exc, UnavailableError) and self.race_id:
+            self._catching_up = self.run_worker(
+                self._catch_up(), group="catch-up", exclusive=True, exit_on_error=False
+            )
+
     async def _catch_up(self) -> None:
         """Read the board again as soon as the server answers: a move it refused as
         ``unavailable`` may have been stored all the same, and the next move is played
-        on the board as it is."""
+        on the board as it is; any other refusal so is no longer said once it is back."""
         race_id = self.race_id
         while True:
             try:
@@ -1011,7 +1025,10 @@ class RaceScreen(Screen[None]):
             return  # moved on to a rematch meanwhile
         self.state.load(info)
         self.redraw()
-        self.status.say(STORE_BACK)
+        if self.state.status == "open":  # no board yet: the lobby as it is
+            self.status.say(f"{LOBBY_STORE_BACK}\n{self._opening_note()}")
+        else:
+            self.status.say(STORE_BACK)
 
     async def _resync(self) -> None:
         try:
@@ -1097,7 +1114,7 @@ class RaceScreen(Screen[None]):
         try:
             return await call
         except ArenaError as exc:
-            self.status.say(f"✗ {what}: {exc.message}", error=True)
+            self._say_refused(f"✗ {what}", exc)
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"✗ {what}: connection problem ({exc})", error=True)
         return None
@@ -1189,11 +1206,14 @@ class RaceScreen(Screen[None]):
             return
         await self._say_ready(not mine.ready)
 
-    async def _say_ready(self, ready: bool) -> None:
+    async def _say_ready(self, ready: bool, automatic: bool = False) -> None:
+        """Say ready (or not); ``automatic``: not asked for by the racer, so a race whose
+        countdown began meanwhile (its events say so) is no refusal to show."""
         try:
             await self.client.ready(self.race_id, ready)
         except ArenaError as exc:
-            self.status.say(f"✗ ready: {exc.message}", error=True)
+            if not (automatic and exc.code == "race_not_open"):
+                self._say_refused("✗ ready", exc)
             if exc.code in NOT_SEATED_CODES:
                 await self._recheck_lobby()  # left elsewhere, say, which nothing told
             return
@@ -1225,9 +1245,12 @@ class RaceScreen(Screen[None]):
         mine = state.racers.get(state.me or "")
         if not self.ready_when_full or self._readied_when_full or not self.in_lobby or mine is None:
             return
-        if len(state.racers) >= state.seats and not mine.ready:
+        if len(state.racers) >= state.seats:
+            # Once, whoever readied: the racer who filled the last seat is ready already
+            # (``play --join`` readies before the screen opens).
             self._readied_when_full = True
-            await self._say_ready(True)
+            if not mine.ready:
+                await self._say_ready(True, automatic=True)
 
     async def leave_if_open(self) -> bool:
         """Leave the race if it has not started (the racer quit its lobby); whether it
@@ -1257,7 +1280,7 @@ class RaceScreen(Screen[None]):
         try:
             await self.client.finish(self.race_id)
         except ArenaError as exc:
-            self.status.say(f"cannot give up: {exc.message}", error=True)
+            self._say_refused("cannot give up", exc)
             return
         self.state.gave_up()
         await self._read_own_board()  # another session of the player may have moved
@@ -1282,7 +1305,7 @@ class RaceScreen(Screen[None]):
         try:
             log = await self.client.move_log(self.race_id)
         except ArenaError as exc:
-            self.status.say(f"no replay: {exc.message}", error=True)
+            self._say_refused("no replay", exc)
             return
         if log.seed is None:
             when = reveal_words(self.state.summary.reveals_at)

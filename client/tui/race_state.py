@@ -148,6 +148,10 @@ class DailyRun:
         return "Daily — scored attempt" if self.scored else "Daily — guest attempt (unscored)"
 
 
+#: How far along a race's status is: it only ever moves to a later stage.
+STATUS_STAGES: Final = {"open": 0, "countdown": 1, "running": 2, "ending": 3, "finished": 4, "cancelled": 4}
+
+
 @dataclass
 class RaceState:
     """The race as this racer follows it. ``status`` mirrors the server's race status."""
@@ -264,6 +268,16 @@ class RaceState:
         if self.me in self.racers:
             self.racers[self.me] = replace(self.racers[self.me], finished=True)
 
+    def behind(self, status: str) -> bool:
+        """Whether a race said to be at ``status`` is older than the one followed: a
+        race's status only moves on (an update sent before the countdown, read after it).
+
+        >>> state = RaceState(race_id="r1", me="p_a", status="countdown")
+        >>> state.behind("open"), state.behind("countdown"), state.behind("running")
+        (True, False, False)
+        """
+        return STATUS_STAGES.get(status, 0) < STATUS_STAGES.get(self.status, 0)
+
     def apply(self, event: ServerMessage) -> bool:
         """Take in an event; ``False`` if it is not about this race."""
         if isinstance(event, RematchUpdate):
@@ -272,7 +286,7 @@ class RaceState:
             self.take_rematch(event.rematch)
             return True
         if isinstance(event, RaceUpdate):
-            if event.race.race_id != self.race_id:
+            if event.race.race_id != self.race_id or self.behind(event.race.status):
                 return False
             self.load(event.race)
             return True

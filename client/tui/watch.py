@@ -41,7 +41,15 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine
 from client.watching import CARDS, WatchedRace, standing_rating
-from client.wording import DEAL_AT_START, PAUSED, PAUSED_NOTE, change_words, result_words, standing_words
+from client.wording import (
+    DEAL_AT_START,
+    PAUSED,
+    PAUSED_NOTE,
+    change_words,
+    refusal_words,
+    result_words,
+    standing_words,
+)
 from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, WatchHeld, Watching, Welcome
 
 #: The title of the results a featured watch keeps once it moved on (short enough for a
@@ -517,7 +525,8 @@ class WatchScreen(Screen[None]):
         try:
             watching = await self.client.watch(self.target)
         except ArenaError as exc:
-            self.status.say(f"reconnected, but cannot watch again: {exc.message}", error=True)
+            why = refusal_words(exc.code, exc.message)
+            self.status.say(f"reconnected, but cannot watch again: {why}", error=True)
             return
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"connection lost: {exc}", error=True)

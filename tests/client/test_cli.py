@@ -22,6 +22,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,20 +30,23 @@ from typing import Any
 
 import pytest
 
+from client import sdk
 from client.columns import width
 from client.credentials import Credential, TokenStore
 from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, DailyNotReadyError
 from client.sdk import ArenaClient
+from client.shares import ShareFile
 from client.suggestions import default_name
+from server import cli as server_cli
 from server.redis_embedded import EmbeddedRedis
-from server.store import Store
+from server.store import Store, keys
 from server.store.records import DailyDeal
 from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.games import GAMES
-from shared.protocol import Dailies, RaceEnded, RaceStarted
+from shared.protocol import Dailies, QueueLeftReason, QuickMatchLeft, RaceEnded, RaceStarted
 from shared.record import RaceRecord, RecordRacer, RecordResult, RecordShare, write_record
 from shared.solver import solve_deal
-from tests.redis_direct import async_redis
+from tests.redis_direct import async_redis, sync_redis
 from tests.server.conftest import NodeProcess, start_node
 from tests.server.helpers import start_race
 from tests.server.test_profiles import seed_ratings
@@ -344,6 +348,48 @@ async def test_a_quick_match_cancelled_from_another_session_ends_the_wait_in_one
     )
 
 
+async def _waiting_in_quick_match(node: NodeProcess, config: Path, game: str) -> asyncio.subprocess.Process:
+    """``play GAME`` as the guest ada, once it says it waits."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    playing = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "play", game, "--wait", "60", "--server", node.url,
+        "--name", "ada", cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert playing.stdout is not None
+    waiting = await asyncio.wait_for(playing.stdout.readline(), 20)
+    assert waiting.decode().startswith(f"waiting for someone to race at {game} (casual")
+    return playing
+
+
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+async def test_stopping_a_quick_match_leaves_the_queue_though_another_session_stays(
+    node: NodeProcess, redis_url: str, tmp_path: Path, stop: signal.Signals, status: int
+) -> None:
+    config = tmp_path / "c.json"
+    playing = await _waiting_in_quick_match(node, config, "eagle-wing")
+    saved = json.loads(config.read_text())[f"{node.url} ada"]
+    async with await ArenaClient.connect(node.url) as elsewhere:  # ada's lobby tab, say
+        await elsewhere.hello(token=saved["token"])
+        playing.send_signal(stop)
+        out, err = await asyncio.wait_for(playing.communicate(), 20)
+        assert playing.returncode == status, err
+        assert out.decode().splitlines()[-1] == "stopped waiting: quick match cancelled"
+        left = await elsewhere.next_event(10)
+        assert isinstance(left, QuickMatchLeft) and left.reason is QueueLeftReason.CANCELLED
+        redis = async_redis(redis_url)
+        try:
+            assert await Store(redis).queues.queued(saved["player_id"]) is None
+        finally:
+            await redis.aclose()
+        async with await ArenaClient.connect(node.url) as carol:  # not paired with ada, gone
+            await carol.hello(name="carol")
+            await carol.quick_match("eagle-wing")
+            with pytest.raises(TimeoutError):
+                await carol.wait_for_match(timeout=1)
+            await carol.cancel_quick_match()
+
+
 def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     node: NodeProcess, tmp_path: Path
 ) -> None:
@@ -353,6 +399,24 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     saved = json.loads(config.read_text())
     assert list(saved) == [f"{node.url} zoë"]
+
+
+def test_a_damaged_credentials_file_stops_the_commands_and_is_never_overwritten(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "credentials.json"
+    damaged = '{"ws://example.org zoë": {"player_id": "p_1", "token": "t0k'  # cut short
+    config.write_text(damaged)
+    said = f"solitaire-arena: the credentials file {config} is damaged (not JSON): move it away, or fix it"
+    assert one_error_line(run("profile", "--server", node.url, config=config)) == said
+    assert one_error_line(run("play", "--join", "ZZZZZZ", "--server", node.url, config=config)) == said
+    assert one_error_line(run_register(node, config, unique("ada"))) == said
+    assert config.read_text() == damaged
+    # The seed shares kept beside it are only shares: a damaged file of them begins anew.
+    shares = ShareFile(config, node.url)
+    shares.path.write_text("[1, 2")
+    shares.keep("p_1", "r_1", "ab" * 32)
+    assert shares.kept("p_1", "r_1") == "ab" * 32
 
 
 def test_output_into_a_pipe_closed_early_ends_quietly_without_blaming_the_server(
@@ -437,6 +501,40 @@ def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
     assert result.returncode == 0, result.stderr
     (line,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert (line["name"], line["race_id"], line["gave_up"] or line["won"]) == ("bot-random-1", race_id, True)
+
+
+def test_a_bot_whose_node_stays_away_says_how_to_resume_its_races(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    node = start_node(redis_url=redis_url)
+    config = tmp_path / "c.json"
+    monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(config))
+    monkeypatch.setattr(sdk, "RESUME_PATIENCE", 1.0)
+    args = ["bot", "--strategy", "random", "--game", "treize", "--server", node.url]
+    monkeypatch.setattr(sys, "argv", ["solitaire-arena", *args])
+
+    def stop_node_once_the_bot_waits() -> None:
+        redis = sync_redis(redis_url, decode_responses=True)
+        for _ in range(500):
+            saved = TokenStore(config).get(node.url, "bot-random-1") if config.exists() else None
+            if saved is not None and redis.exists(keys.player_queue(saved.player_id)):
+                break
+            time.sleep(0.02)
+        time.sleep(0.5)  # the queue's reply on its way: the bot waits for a match
+        node.kill()
+
+    stopper = threading.Thread(target=stop_node_once_the_bot_waits)
+    stopper.start()
+    try:
+        status = server_cli.main(args)
+    finally:
+        stopper.join()
+        node.terminate()
+    assert status == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "solitaire-arena: the connection is down, and the client gave up reconnecting: "
+        f"solitaire-arena bot --strategy random --game treize --server {node.url} resumes the bots' races"
+    ]
 
 
 # ----- accounts, profiles, leaderboards ---------------------------------------------------------

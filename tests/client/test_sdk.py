@@ -13,7 +13,7 @@ import msgpack
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.credentials import Credential, TokenStore
+from client.credentials import Credential, DamagedCredentialsError, TokenStore
 from client.errors import (
     ERROR_CLASSES,
     ArenaError,
@@ -274,11 +274,16 @@ def test_credentials_are_kept_for_their_user_alone(tmp_path: Path) -> None:
     assert store.get("ws://arena.example:8765", "ada") is None
 
 
-def test_a_damaged_credentials_file_reads_as_empty_and_is_rewritten(tmp_path: Path) -> None:
+def test_a_damaged_credentials_file_is_refused_and_never_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "credentials.json"
     path.write_text("{not json")
     store = TokenStore(path)
-    assert store.get("ws://a", "ada") is None
+    with pytest.raises(DamagedCredentialsError, match="is damaged \\(not JSON\\)"):
+        store.get("ws://a", "ada")
+    with pytest.raises(DamagedCredentialsError):
+        store.put("ws://a", Credential("p_1", "ada", "t"))
+    assert path.read_text() == "{not json"
+    path.write_text("")  # empty: nothing to lose
     store.put("ws://a", Credential("p_1", "ada", "t"))
     assert json.loads(path.read_text())["ws://a ada"]["token"] == "t"
 

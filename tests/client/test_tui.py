@@ -9,7 +9,7 @@ import contextlib
 import datetime as dt
 import random
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -38,6 +38,7 @@ from client.tui.race import (
     GIVE_UP_LAPSED,
     GO,
     RECONNECTING,
+    STORE_BACK,
     RaceScreen,
     left_elsewhere_note,
 )
@@ -57,6 +58,7 @@ from shared.protocol import (
     LoggedMove,
     MoveLog,
     Progress,
+    RaceCountdown,
     RaceEnded,
     RaceInfo,
     RacerInfo,
@@ -65,6 +67,7 @@ from shared.protocol import (
     RematchStarted,
     RematchUpdate,
 )
+from shared.protocol.codec import load_frame
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race, start_race
@@ -628,6 +631,56 @@ async def test_a_lobby_left_on_another_session_says_so_by_itself(
         await wait_until(pilot, lambda: screen.status.last == left)
         assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
         await wait_until(pilot, lambda: "r" not in footer_keys(app))  # the footer redraws after the status
+
+
+def sent_types(client: ArenaClient) -> list[str]:
+    """The type of every frame ``client`` sends from now on, as they go out."""
+    sent: list[str] = []
+    send = client.ws.send
+
+    async def counted(frame: bytes | str) -> None:
+        sent.append(str(load_frame(frame).get("type")))
+        await send(frame)
+
+    client.ws.send = counted  # type: ignore[method-assign,assignment]
+    return sent
+
+
+def said_lines(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text a status line says from now on, in order (each replaces the one before)."""
+    said: list[str] = []
+    say = race_module.StatusLine.say
+
+    def recorded(line: race_module.StatusLine, text: str, error: bool = False) -> None:
+        said.append(text)
+        say(line, text, error)
+
+    monkeypatch.setattr(race_module.StatusLine, "say", recorded)
+    return said
+
+
+async def test_joining_the_last_seat_readies_once_and_a_lobby_update_read_late_says_nothing(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    carol, alice = await connect(arena.url), await connect(arena.url)
+    await carol.hello(name="carol")
+    await alice.hello(name="alice", legal_moves=True)
+    race = await carol.create_race("eight-off", seats=2, time_limit=60)
+    sent = sent_types(alice)
+    await alice.join_race(race.code)
+    await carol.ready(race.race_id)
+    await alice.ready(race.race_id)  # as play --join does for the last seat, before the screen
+    await carol.wait_for(RaceCountdown, lambda e: e.race_id == race.race_id)
+    # alice's events still hold the lobby updates sent before the countdown: the screen
+    # reads the race (counting down) first, then those.
+    said = said_lines(monkeypatch)
+    app = RaceApp(alice, race.race_id, ready_when_full=True)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        await pilot.pause(0.2)  # the lobby's updates are all read by now
+    assert [text for text in said if "✗" in text] == []
+    assert sent.count("ready") == 1
 
 
 async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
@@ -1933,13 +1986,11 @@ async def test_a_move_waiting_when_the_client_gives_up_reconnecting_is_said_not_
 async def test_a_move_refused_while_redis_is_down_is_said_in_words_and_the_board_is_read_when_it_is_back(
     tmp_path: Path, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = EmbeddedRedis(tmp_path / "redis")
-    redis_url = store.start()
     # The board is asked for again every 3 s meanwhile: time for Redis to come back and
     # for ada's move to be stored (as the store may do for a move it could not answer).
     monkeypatch.setattr(RaceScreen, "CATCH_UP_PAUSE", 3.0)
     first, second = new_game("eight-off", WINNABLE_SEED).legal_moves()[0], ""
-    async with running_node(redis_url) as node:
+    async with node_on_own_redis(tmp_path) as (store, node):
         ada, race_id = await _racing_ada(node.url, connect, request_timeout=10.0, resume_patience=30)
         second = new_game_after(first).legal_moves()[0]
         app = RaceApp(ada, race_id)
@@ -1961,7 +2012,56 @@ async def test_a_move_refused_while_redis_is_down_is_said_in_words_and_the_board
             await _type(pilot, second)  # played on the board as it is: not "played elsewhere"
             await wait_until(pilot, lambda: screen.state.seq == 2)
             assert screen.status.last.startswith(f"✓ {second}")
-    store.stop()
+
+
+@contextlib.asynccontextmanager
+async def node_on_own_redis(tmp_path: Path) -> AsyncIterator[tuple[EmbeddedRedis, ArenaServer]]:
+    """A node on a Redis of its own, which the test may stop and start again."""
+    store = EmbeddedRedis(tmp_path / "redis")
+    redis_url = store.start()
+    try:
+        async with running_node(redis_url) as node:
+            yield store, node
+    finally:
+        store.stop()
+
+
+async def said_whole(pilot: Pilot[None], app: RaceApp, text: str) -> None:
+    """Wait until the status line says ``text`` and the terminal shows it whole."""
+    await wait_until(pilot, lambda: app.race_screen.status.last == text, timeout=10)
+    await until_shown(pilot, app, text)
+
+
+async def test_ready_hint_and_give_up_refused_while_redis_is_down_say_so_in_words(
+    tmp_path: Path, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(RaceScreen, "CATCH_UP_PAUSE", 0.5)
+    lost = "the server lost its store for a moment: try again shortly"
+    async with node_on_own_redis(tmp_path) as (store, node):
+        ada, lobby = await lobby_of_ada(node, connect)
+        app = RaceApp(ada, lobby.race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+            store.stop()
+            await pilot.press("r")
+            await said_whole(pilot, app, f"✗ ready: {lost}")
+            store.start()
+            await wait_until(pilot, lambda: screen.status.last.startswith("the server is back\n"), timeout=10)
+            assert "1/3 seated, 0 ready" in screen.status.last
+        ada, race_id = await _racing_ada(node.url, connect, request_timeout=10.0, resume_patience=30)
+        app = RaceApp(ada, race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            store.stop()
+            await pilot.press("h")
+            await said_whole(pilot, app, f"✗ hint: {lost}")
+            await pilot.press("ctrl+g", "ctrl+g")
+            await said_whole(pilot, app, f"cannot give up: {lost}")
+            store.start()
+            await wait_until(pilot, lambda: screen.status.last == STORE_BACK, timeout=10)
+            assert screen.playing  # not given up
 
 
 def new_game_after(move: str) -> Game:
