@@ -79,6 +79,8 @@ STANDING_CACHE_SECONDS: Final = 5.0
 PAGE_CACHE_SECONDS: Final = 2.0
 #: How often a node checks that today's and tomorrow's deals are prepared.
 PREPARE_EVERY: Final = 60.0
+#: How many days back a node looks for days no node counted (all nodes down that long).
+CATCH_UP_DAYS: Final = 31
 
 
 def _misses(
@@ -537,22 +539,31 @@ class Daily:
         return totals, places
 
     async def close_due(self) -> list[str]:
-        """Count the tournament points of every recent day whose last attempt is surely
-        over (its end plus an attempt's time limit): once per day, on whichever node."""
+        """Count the tournament points of every day whose last attempt is surely over (its
+        end plus an attempt's time limit) and that no node counted yet, oldest first: once
+        per day, on whichever node. It looks back to the last day counted (every node may
+        have been down for days), :data:`CATCH_UP_DAYS` at most."""
         now = self.time.now_ms()
-        closed = []
         today = day_of(now)
-        for back in range(1, 4):
+        due: list[dt.date] = []
+        for back in range(1, CATCH_UP_DAYS + 1):
             day = today - dt.timedelta(days=back)
-            date = day.isoformat()
-            if now < day_closes(day, self.settings.daily_time_limit) or await self.store.dailies.closed(date):
+            if now < day_closes(day, self.settings.daily_time_limit):
                 continue
+            if await self.store.dailies.closed(day.isoformat()):
+                break  # counted in order: the days before it were counted before it
+            due.append(day)
+        closed = []
+        for day in reversed(due):
+            date = day.isoformat()
             self._standing.drop(date)  # count from the boards as they are now
             totals, _places = await self.day_points(date)
             days = (day - dt.date(1970, 1, 1)).days
             if await self.store.dailies.close(date, days, iso_week(day), totals, now):
                 closed.append(date)
-                log.info("daily tournament day counted", extra={"day": date, "players": len(totals)})
+                # A day nobody played (a new server's first look back) is not worth a line.
+                level = logging.INFO if totals else logging.DEBUG
+                log.log(level, "daily tournament day counted", extra={"day": date, "players": len(totals)})
         return closed
 
     async def get_daily_standings(self, caller: Caller, message: GetDailyStandings) -> Reply:

@@ -609,6 +609,28 @@ async def crowd_the_tables(arena: ArenaServer, player_id: str) -> None:
     await count_day(arena, DAY - dt.timedelta(days=13), {player_id: 100})
 
 
+async def test_a_day_played_before_every_node_was_down_for_days_is_counted_when_one_is_back(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """No node looked between the day's close and five days later: the next look counts
+    it all the same (with the days after it, oldest first), and its points are in."""
+    async with daily_node(clean_redis, clock) as arena:
+        assert arena.features is not None
+        daily = arena.features.daily
+        (ada,) = await accounts(arena.url, "ada")
+        started = await start(ada, "treize")
+        await ada.request({"type": "finish", "race_id": started["race"]["race_id"]})
+        await ada.event("race_ended")
+        clock.set(day_start(DAY) + 5 * DAY_MS + 40 * 60_000)
+        counted = await daily.close_due()
+        assert counted[-5:] == [(DAY + dt.timedelta(days=back)).isoformat() for back in range(5)]
+        assert counted == sorted(counted)
+        standings = await ada.request({"type": "get_daily_standings", "date": DAY.isoformat()})
+        assert standings["counted"] is True
+        assert [(e["name"], e["points"]) for e in standings["all_time"]] == [("ada_daily", 25)]
+        await ada.ws.close()
+
+
 async def test_the_standings_give_the_senders_own_place_in_each_table_beyond_the_top_20(
     clean_redis: str, clock: ManualTime
 ) -> None:
