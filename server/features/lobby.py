@@ -281,6 +281,9 @@ class Lobby:
         share = await self._checked_share(race_id, player_id, message.share)
         answer = await self.store.races.reveal_share(race_id, player_id, share)
         if answer is Answer.NOT_OPEN:
+            status = await self._status(race_id)
+            if status is RaceStatus.CANCELLED:
+                raise race_not_open(status)  # never dealt: no deal to be in or out of
             if share and await self._share_dealt(race_id, player_id, share):
                 return Reply(Ok(id=message.id))  # revealed before the start: it is in the deal
             raise ArenaError(

@@ -236,3 +236,29 @@ async def test_a_share_left_out_of_a_ready_may_still_be_revealed_during_the_coun
     assert (await reveal(ada, race_id, SHARES["ada"]))["type"] == "ok"
     started, record = await raced(ada, bob, race_id)
     assert_dealt_from_the_mix(started, record, {ada.player_id: SHARES["ada"], bob.player_id: SHARES["bob"]})
+
+
+async def test_a_share_revealed_in_a_race_voided_before_its_start_is_told_the_race_was_cancelled(
+    clean_redis: str,
+) -> None:
+    """A race voided in its countdown (its window passed while no node could start it) was
+    never dealt: a reveal there, of a share already in or not, is told it was cancelled."""
+    async with running_node(clean_redis, mix_shares=True, countdown=30) as node:
+        assert node.features is not None and node.store is not None
+        ada, bob = await racers(node.url, "ada", "bob")
+        race_id = await lobby_with_shares(ada, bob)
+        assert (await ada.request({"type": "ready", "race_id": race_id, "share": SHARES["ada"]}))[
+            "type"
+        ] == "ok"
+        assert (await bob.request({"type": "ready", "race_id": race_id}))["type"] == "ok"
+        await ada.event("race_countdown")
+        meta = await node.store.races.meta(race_id)
+        assert meta is not None
+        await node.features.results.void(meta, meta.starts_at or 0)
+        for racer, name in ((ada, "ada"), (bob, "bob")):
+            refused = await reveal(racer, race_id, SHARES[name])
+            assert (refused["type"], refused["code"], refused["message"]) == (
+                "error",
+                "race_not_open",
+                "that race is no longer open: it was cancelled",
+            )
