@@ -15,6 +15,7 @@ is played), and after one the rest of its word typed next is dropped, so typing
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Final
 
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 #: Legal moves listed under the input at most.
 SHOWN_MOVES = 24
 #: The one-key commands and the word each stands for.
+#: Seconds after a one-key command (or a key of the rest of its word) within which the
+#: next key of its word is taken as typed in the same burst and dropped.
+REST_WINDOW: Final = 1.0
 COMMAND_WORDS: Final = {
     "u": "undo",
     "h": "hint",
@@ -147,8 +151,10 @@ class MoveInput(Input):
         #: the empty field): the screen moves the board's cursor that way and focuses it,
         #: and says whether it did (no board to pick on: the key does what it did).
         self.to_board: Callable[[Direction], bool] = lambda direction: False
-        #: The rest of the word of the last one-key command, dropped if typed next.
+        #: The rest of the word of the last one-key command, dropped if typed next (until
+        #: ``_rest_until``, monotonic seconds: a key much later is a new word).
         self.rest = ""
+        self._rest_until = 0.0
         # Not selected on focus: a key typed on the board brings the focus back here, and
         # the text it goes on with would be replaced by the next key.
         placeholder = playing_placeholder(False)
@@ -156,12 +162,16 @@ class MoveInput(Input):
         super().__init__(placeholder=placeholder, suggester=suggester, id=id, select_on_focus=False)
 
     def expect_rest(self, word: str) -> None:
-        """A one-key command of ``word`` was taken: drop the rest of it if typed next."""
+        """A one-key command of ``word`` was taken: drop the rest of it if typed next,
+        within :data:`REST_WINDOW` seconds of each key (a word typed in a burst)."""
         self.rest = word[1:]
+        self._rest_until = time.monotonic() + REST_WINDOW
 
     def _dropped(self, character: str) -> bool:
-        if self.rest and not self.value and character.lower() == self.rest[0]:
+        now = time.monotonic()
+        if self.rest and not self.value and character.lower() == self.rest[0] and now < self._rest_until:
             self.rest = self.rest[1:]
+            self._rest_until = now + REST_WINDOW
             return True
         self.rest = ""
         return False

@@ -25,6 +25,7 @@ from client.errors import ArenaError, UnavailableError
 from client.sdk import ArenaClient
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import app as app_module
+from client.tui import move_input as move_input_module
 from client.tui import race as race_module
 from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
@@ -795,6 +796,27 @@ async def test_u_and_the_word_undo_take_the_last_move_back(arena: ArenaServer, c
         assert board.plain == OPENING
         assert screen.status.last.startswith(undone)
         assert ada.seqs[race_id] == 4 and screen.state.seq == 4
+
+
+async def test_a_key_typed_long_after_a_one_key_command_is_typed_not_dropped(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """u takes the move back and the rest of the word "undo" typed in the same burst is
+    dropped; an n pressed later (a rematch's decline, say) is a key of its own."""
+    monkeypatch.setattr(move_input_module, "REST_WINDOW", 0.2)
+    ada, _bob, race_id = await _race(arena, connect)
+    first = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _type(pilot, first)
+        await wait_until(pilot, lambda: screen.state.seq == 1 and screen.command_key("u") is True)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: screen.state.seq == 2)
+        await pilot.pause(0.4)  # past the burst: n is not the rest of "undo"
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.move_input.value == "n")
 
 
 async def test_h_shows_a_hint_and_lights_it_up(arena: ArenaServer, connect: Connect) -> None:
