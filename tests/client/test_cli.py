@@ -38,6 +38,7 @@ from client.sdk import ArenaClient
 from client.shares import ShareFile
 from client.suggestions import default_name
 from server import cli as server_cli
+from server.features.daily import CATCH_UP_DAYS
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store, keys
 from server.store.records import DailyDeal
@@ -1307,7 +1308,8 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     # A day counted a while ago (as the server's daily task counts one): its week's table,
     # the all-time table and the streaks it left. 19 others scored more than both: slow
     # is the last of the top 20 shown, and fast's own row comes under each table.
-    then = dt.date.fromisoformat(found.date) - dt.timedelta(days=5)
+    # Older than the days the node counts by itself on its start (empty): CATCH_UP_DAYS.
+    then = dt.date.fromisoformat(found.date) - dt.timedelta(days=CATCH_UP_DAYS + 5)
     then_week = then.isocalendar()
     redis = async_redis(redis_url)
     try:
@@ -1340,7 +1342,7 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
             "   \N{HORIZONTAL ELLIPSIS}",
             f"  21  {fast.name:<24}      25  <- you",
         ]
-    assert "your streak: 0 days (best 1)" in lines  # not current: five days ago
+    assert "your streak: 0 days (best 1)" in lines  # not current: weeks ago
 
     # GAME (or --board) with --standings is refused in one line, and so is a day to come.
     both = run("daily", game, "--standings", "--server", node.url, config=fast_config)
