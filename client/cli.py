@@ -81,10 +81,9 @@ from client.wording import (
     change_words,
     refusal_words,
     result_words,
-    reveal_words,
     standing_words,
-    utc_minute,
 )
+from shared.daily_words import reveal_words, utc_minute
 from shared.games import GAMES, GameName
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,

@@ -3,7 +3,6 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Protocol
 
 #: What a spectator is shown instead of the boards while the race counts down (the
@@ -40,30 +39,6 @@ def refusal_words(code: str, message: str, what: str = "") -> str:
     if code != "unavailable":
         return message
     return STORE_LOST.format(what=f"{what} " if what else "")
-
-
-def utc_minute(ms: int) -> str:
-    """A server time in ms as its UTC day and minute, rounded up to the minute.
-
-    >>> utc_minute(1_773_448_260_000), utc_minute(1_773_448_260_001)
-    ('2026-03-14 00:31 UTC', '2026-03-14 00:32 UTC')
-    """
-    minute = -(-ms // 60_000) * 60
-    return dt.datetime.fromtimestamp(minute, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def reveal_words(reveals_at: int | None) -> str:
-    """When a daily deal's seed is revealed, from the server's ``reveals_at`` (None: a
-    server that does not say): once the day's last attempts are over, which runs past
-    midnight by an attempt's time limit.
-
-    >>> reveal_words(1_773_448_260_000)
-    "once the day's last attempts are over (2026-03-14 00:31 UTC)"
-    >>> reveal_words(None)
-    "once the day's last attempts are over (after midnight UTC)"
-    """
-    when = "after midnight UTC" if reveals_at is None else utc_minute(reveals_at)
-    return f"once the day's last attempts are over ({when})"
 
 
 def cards_scored(game: str, score: int) -> str:

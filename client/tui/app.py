@@ -11,7 +11,7 @@ from client.tui.race import RaceApp, default_join_command
 from client.tui.race_state import DailyRun
 from client.tui.replay import ReplayApp
 from client.tui.watch import WatchApp
-from client.wording import reveal_words
+from shared.daily_words import reveal_words
 from shared.protocol import DailyStarted
 
 

@@ -64,7 +64,8 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, refusal_words, reveal_words, run_ending_words
+from client.wording import change_words, refusal_words, run_ending_words
+from shared.daily_words import reveal_words
 from shared.games import GameName
 from shared.protocol import (
     DailyStarted,

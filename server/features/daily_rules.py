@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from shared import new_game
+from shared.daily_words import reveal_words
 
 DAILY_VERSION: Final = 1
 DAY_MS: Final = 86_400_000
@@ -83,18 +84,14 @@ def day_closed(day: str, now: int, time_limit: float) -> bool:
 
 
 def closing_words(day: str, time_limit: float) -> str:
-    """When the day named ``YYYY-MM-DD`` opens its seeds and attempts, in words (the
-    minute rounded up, so that they are open by then).
+    """When the day named ``YYYY-MM-DD`` opens its seeds and attempts, in words.
 
     >>> closing_words("2027-03-14", 1800)
     "once the day's last attempts are over (2027-03-15 00:31 UTC)"
     >>> closing_words("2027-03-14", 600.5)
     "once the day's last attempts are over (2027-03-15 00:12 UTC)"
     """
-    closes = day_closes(dt.date.fromisoformat(day), time_limit)
-    minute = -(-closes // 60_000) * 60_000
-    when = dt.datetime.fromtimestamp(minute / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
-    return f"once the day's last attempts are over ({when} UTC)"
+    return reveal_words(day_closes(dt.date.fromisoformat(day), time_limit))
 
 
 def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> int:
