@@ -61,7 +61,7 @@ from client.errors import (
     RateLimitedError,
     UsernameTakenError,
 )
-from client.sdk import ArenaClient, player_token
+from client.sdk import GAVE_UP, ArenaClient, player_token
 from client.shares import ShareFile
 from client.suggestions import (
     DEFAULT_SERVER,
@@ -2240,10 +2240,6 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     lines.append(f"your streak: {_plural(current, 'day')} (best {best})")
     lines.append(POINTS_NOTE)
     return "\n".join(lines)
-
-
-#: Why ``bot`` stopped when its server stayed away (the SDK's words for a request then).
-GAVE_UP = "the connection is down, and the client gave up reconnecting"
 
 
 async def bots(args: argparse.Namespace) -> int:

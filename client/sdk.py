@@ -134,6 +134,8 @@ _MAYBE_PLAYED = frozenset({"connection_lost", "unavailable", "internal_error"})
 RESUME_PATIENCE = 60.0
 #: Seconds a request sent waits for its reply.
 REQUEST_TIMEOUT = 10.0
+#: What a request raises (:class:`ConnectionLostError`) once the client gave up resuming.
+GAVE_UP = "the connection is down, and the client gave up reconnecting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,8 +410,8 @@ class ArenaClient:
     @property
     def reconnecting(self) -> bool:
         """Whether the connection dropped and is being resumed (requests wait for it);
-        False again once the client gave up (:attr:`ended`)."""
-        return not self._connected.is_set() and self.ended is None
+        False again once the client gave up (:attr:`gave_up`)."""
+        return not self._connected.is_set() and not self.gave_up
 
     @property
     def gave_up(self) -> bool:
@@ -437,9 +439,7 @@ class ArenaClient:
         while not self._connected.is_set():
             resuming = self._resuming
             if self.gave_up or resuming is None:
-                raise ConnectionLostError(
-                    "connection_lost", "the connection is down, and the client gave up reconnecting"
-                )
+                raise ConnectionLostError("connection_lost", GAVE_UP)
             back = asyncio.ensure_future(self._connected.wait())
             try:
                 await asyncio.wait({back, resuming}, return_when=asyncio.FIRST_COMPLETED)
