@@ -1,13 +1,18 @@
-"""docs/protocol.md documents every message type and every error code."""
+"""docs/protocol.md documents every message type and every error code, and its opening
+names every module of shared/protocol/."""
 
 from __future__ import annotations
 
+import pkgutil
 import typing
 from pathlib import Path
 
+import shared.protocol
 from shared.protocol import ClientMessage, ErrorCode, ServerMessage
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+#: The page's opening, before its first section: where it lists the package's modules.
+INTRO = DOC.split("\n## ", 1)[0]
 
 
 def message_types(union: object) -> list[str]:
@@ -23,3 +28,10 @@ def test_every_message_type_has_a_json_example() -> None:
 def test_every_error_code_is_listed() -> None:
     for code in ErrorCode:
         assert f"`{code.value}`" in DOC, code
+
+
+def test_the_opening_names_every_module_of_the_protocol_package() -> None:
+    modules = [m.name for m in pkgutil.iter_modules(shared.protocol.__path__)]
+    assert "session" in modules
+    missing = [name for name in modules if f"`{name}`" not in INTRO]
+    assert not missing, f"docs/protocol.md's opening does not name {missing}"

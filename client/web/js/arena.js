@@ -2,9 +2,11 @@
 // events to listeners, and a resume with the saved token after any drop.
 
 const TOKEN_KEY = "solitaire-arena.token";
-// Seeds are 63-bit integers, past what a number holds exactly (2^53): JSON.parse would
-// round them, so a long one is read as its digits (text). `"seed":` unescaped is only
-// ever a key: a quote inside a string comes escaped.
+// Seeds are unsigned 64-bit integers (a deal mixed from seed shares takes all 64 bits,
+// shared/fairness.py mixed_seed; the server's own seed and a daily's take 63), past what
+// a number holds exactly (2^53): JSON.parse would round them, so a long one is read as its
+// digits (text). `"seed":` unescaped is only ever a key: a quote inside a string comes
+// escaped.
 const LONG_SEED = /"seed":\s*(\d{16,})/g;
 
 export function parseFrame(text) {
