@@ -1,5 +1,6 @@
 """docs/protocol.md documents every message type and every error code, and its opening
-names every module of shared/protocol/."""
+names every module of shared/protocol/; docs/architecture.md names every module of
+every package."""
 
 from __future__ import annotations
 
@@ -35,3 +36,36 @@ def test_the_opening_names_every_module_of_the_protocol_package() -> None:
     assert "session" in modules
     missing = [name for name in modules if f"`{name}`" not in INTRO]
     assert not missing, f"docs/protocol.md's opening does not name {missing}"
+
+
+ARCHITECTURE = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
+
+
+def _package_row(package: str) -> str:
+    start = ARCHITECTURE.index(f"\n| `{package}` |")
+    return ARCHITECTURE[start + 1 : ARCHITECTURE.index("\n", start + 1)]
+
+
+def test_the_architecture_table_names_every_module_of_each_package() -> None:
+    root = Path(__file__).resolve().parents[2]
+    unnamed: dict[str, list[str]] = {}
+    for package in (
+        "shared/",
+        "shared/protocol/",
+        "server/",
+        "server/transport/",
+        "server/features/",
+        "server/store/",
+        "client/",
+        "client/tui/",
+        "client/bots/",
+        "client/web/js/",
+    ):
+        suffix = "*.js" if package.endswith("js/") else "*.py"
+        names = sorted(f.stem for f in (root / package).glob(suffix) if f.stem != "__init__")
+        assert names, package
+        row = _package_row(package)
+        missing = [name for name in names if f"`{name}`" not in row]
+        if missing:
+            unnamed[package] = missing
+    assert not unnamed, f"docs/architecture.md's 'Where things are' does not name {unnamed}"

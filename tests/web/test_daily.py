@@ -477,7 +477,8 @@ async def test_a_day_over_reveals_its_seeds_and_verify_on_the_results_and_on_the
         assert race.seed == deal.seed and race.commitment is not None  # the attempt's own salt
         await page.reload()
         await expect(page.locator("#seed-line")).to_have_text(
-            f"Seed {deal.seed} (commitment {race.commitment[:12]}\N{HORIZONTAL ELLIPSIS}) revealed."
+            f"Deal seed {deal.seed} revealed; the commitment {race.commitment[:12]}\N{HORIZONTAL ELLIPSIS} "
+            "is of the server's own seed, before any share was mixed in."
         )
         assert deal.seed > 2**53  # more than a number holds in the page: shown digit for digit
         await expect(page.locator("#verify-link")).to_have_attribute("href", f"#/verify/{race_id}")

@@ -844,7 +844,7 @@ function racePage(raceId, arrived = null) {
         element("td", {}, standingResult(summary.game, s)),
         element("td", { class: "rating-change" }, standingRating(s)))))),
       element("p", { id: "seed-line" }, summary.seed != null
-        ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
+        ? `Deal seed ${summary.seed} revealed; the commitment ${summary.commitment.slice(0, 12)}… is of the server's own seed, before any share was mixed in.`
         : `Commitment ${summary.commitment.slice(0, 12)}…; the seed is revealed ${revealWords(summary.reveals_at)}.`),
       element("p", { class: "row" }, element("a", { href: `#/replay/${raceId}`, id: "replay-link" }, solo() ? "Replay this attempt" : "Replay this race"),
         summary.seed != null // a daily attempt's seed is out once its day is closed
