@@ -222,3 +222,27 @@ async def test_hints_are_refused_in_a_rated_race(arena: ArenaServer) -> None:
     refused = await ada.request({"type": "get_hint", "race_id": race_id})
     assert refused["type"] == "error" and refused["code"] == "hints_off"
     await close(ada, bob)
+
+
+async def test_a_race_whose_ratings_cannot_be_computed_still_ends_with_ratings_unchanged(
+    arena: ArenaServer, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As glicko2.rate once did for ratings far apart: the same failure on every attempt
+    # left the race 'ending' for good, retried on every clock tick.
+    def fails(*_args: object) -> None:
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr("server.features.results.new_ratings", fails)
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(1))
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": race_id})
+    ended = await ada.event("race_ended", timeout=5)
+    assert ended["summary"]["rated"] is True
+    assert [(s["rank"], "rating" in s, "rating_change" in s) for s in ended["summary"]["standings"]] == [
+        (1, False, False),
+        (2, False, False),
+    ]
+    assert await stored_rating(clean_redis, ada.player_id) == {}
+    await close(ada, bob)
