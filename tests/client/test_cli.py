@@ -741,8 +741,9 @@ async def test_the_leaderboard_prints_the_players_best_first_and_my_place(
     username = unique("me")
     me = register(node, config, username)[f"{node.url} {username}"]["player_id"]
     tag = secrets.token_hex(3)
-    # Higher than anyone else in this Redis, so they lead whatever other tests left.
-    top = {f"p_top{tag}{i}": (f"top{tag}_{i}", 2990.0 - 10 * i, 60.0) for i in range(3)}
+    # Higher than anyone else in this Redis, so they lead whatever other tests left; the
+    # last two tie, and share their rank (listed by player id, last first).
+    top = {f"p_top{tag}{i}": (f"top{tag}_{i}", 2990.0 - 10 * min(i, 1), 60.0) for i in range(3)}
     await seed_ratings(redis_url, {**top, me: (username, 2965.0, 70.0)}, int(time.time() * 1000))
     page = run("leaderboard", "eight-off", "--limit", "3", "--server", node.url, config=config)
     assert page.returncode == 0, page.stderr
@@ -755,8 +756,8 @@ async def test_the_leaderboard_prints_the_players_best_first_and_my_place(
     ]
     assert [line.split() for line in lines[2:5]] == [
         ["1", f"top{tag}_0", "2990", "30"],
+        ["2", f"top{tag}_2", "2980", "30"],
         ["2", f"top{tag}_1", "2980", "30"],
-        ["3", f"top{tag}_2", "2970", "30"],
     ]
     assert lines[5:] == [f"you: #4  {username}  2965, 30 games", "more: --offset 3"]
     mine = run("leaderboard", "--offset", "3", "--limit", "1", "--server", node.url, config=config)

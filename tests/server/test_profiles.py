@@ -54,6 +54,46 @@ async def test_the_leaderboard_is_best_first_with_pages_and_my_own_rank(
     await close(me)
 
 
+async def test_equal_ratings_share_a_rank_on_every_page_and_in_my_own(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    (me,) = await accounts(arena.url, "reader")
+    field = {
+        "p_a": ("ann", 1700.0, 60.0),
+        "p_b": ("ben", 1650.0, 60.0),
+        "p_c": ("cat", 1650.0, 60.0),  # the same rating exactly: listed by player id, last first
+        "p_d": ("dan", 1649.7, 60.0),  # shows 1650 too
+        "p_e": ("eve", 1601.5, 60.0),  # shows 1602 (round() takes a half to the even neighbour)
+        "p_f": ("fay", 1600.5, 60.0),  # shows 1600
+        me.player_id: ("reader_acct", 1600.0, 60.0),
+        "p_g": ("gus", 1599.6, 60.0),  # shows 1600
+        "p_h": ("hal", 1599.4, 60.0),  # shows 1599
+    }
+    await seed_ratings(clean_redis, field, arena.time.now_ms())
+    pages = []
+    for offset, limit in ((0, 3), (3, 3), (6, 3), (2, 2), (8, 1), (0, 9)):
+        page = await me.request(
+            {"type": "get_leaderboard", "game": "eight-off", "offset": offset, "limit": limit}
+        )
+        assert page["me"]["rank"] == 6 and page["me"]["rating"] == 1600, page
+        pages.append([(e["rank"], e["name"], e["rating"]) for e in page["entries"]])
+    assert pages[-1] == [
+        (1, "ann", 1700),
+        (2, "cat", 1650),
+        (2, "ben", 1650),
+        (2, "dan", 1650),
+        (5, "eve", 1602),
+        (6, "fay", 1600),
+        (6, "reader_acct", 1600),
+        (6, "gus", 1600),
+        (9, "hal", 1599),
+    ]
+    # Each page alone ranks its entries as the whole board does, a tie across pages too.
+    assert pages[:3] == [pages[-1][0:3], pages[-1][3:6], pages[-1][6:9]]
+    assert pages[3:5] == [pages[-1][2:4], pages[-1][8:9]]
+    await close(me)
+
+
 async def test_a_rated_race_puts_every_racers_new_rating_on_the_leaderboard(
     arena: ArenaServer, clean_redis: str
 ) -> None:
