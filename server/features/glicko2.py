@@ -1,8 +1,10 @@
 """Glicko-2 ratings (Mark Glickman, "Example of the Glicko-2 system", 2012): pure, no I/O.
 
 A rating period's games update a player at once with :func:`rate`; a period without
-games only widens the rating deviation (:func:`decay`). Ratings are kept on the familiar
-Glicko scale (1500, 350) and converted to the internal scale for the arithmetic.
+games only widens the rating deviation (:func:`decay`). What a period is, is the caller's:
+here each rated race is one, and each whole idle day one without games
+(:mod:`server.features.ratings`). Ratings are kept on the familiar Glicko scale (1500,
+350) and converted to the internal scale for the arithmetic.
 
 The paper's example (it rounds as it goes, so it prints 1464.06 for the rating):
 
