@@ -112,6 +112,7 @@ def racer_records(
             "rated": meta.rated,
             "rank": standing.rank,
             "racers": len(standings),
+            "tied": sum(other.rank == standing.rank for other in standings) > 1,
             "won": standing.won,
             "score": standing.score,
             "time_ms": standing.time_ms,

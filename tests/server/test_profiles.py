@@ -210,6 +210,30 @@ async def test_recent_races_say_who_gave_up_apart_from_who_won_or_played_to_the_
     await close(ada, bob, cyd)
 
 
+async def test_a_recent_race_says_when_its_rank_is_shared(arena: ArenaServer) -> None:
+    """ada takes a card home, bob and cyd give up at 0: ada is 1st alone, bob and cyd tied
+    2nd. Then nobody scores: all three tied 1st (not a win)."""
+    ada, bob, cyd = await accounts(arena.url, "ada", "bob", "cyd")
+    for scorer in (ada, None):
+        race_id = await seated(ada, [bob, cyd], rated=True)
+        if scorer is not None:
+            await play(scorer, race_id, foundation_moves(1))
+        for racer in (ada, bob, cyd):
+            await racer.request({"type": "finish", "race_id": race_id})
+        for racer in (ada, bob, cyd):
+            await racer.event("race_ended")
+    places = {}
+    for racer in (ada, bob, cyd):
+        profile = (await ada.request({"type": "get_profile", "player_id": racer.player_id}))["profile"]
+        places[profile["name"]] = [(r["rank"], r["racers"], r["tied"], r["won"]) for r in profile["recent"]]
+    assert places == {  # the latest first
+        "ada_acct": [(1, 3, True, False), (1, 3, False, False)],
+        "bob_acct": [(1, 3, True, False), (2, 3, True, False)],
+        "cyd_acct": [(1, 3, True, False), (2, 3, True, False)],
+    }
+    await close(ada, bob, cyd)
+
+
 async def test_a_recent_race_stored_before_gave_up_was_recorded_reads_as_not_given_up(
     arena: ArenaServer, clean_redis: str
 ) -> None:
@@ -222,7 +246,7 @@ async def test_a_recent_race_stored_before_gave_up_was_recorded_reads_as_not_giv
     finally:
         await client.aclose()
     (recent,) = (await ada.request({"type": "get_profile"}))["profile"]["recent"]
-    assert recent["race_id"] == "r_old" and recent["gave_up"] is False
+    assert recent["race_id"] == "r_old" and recent["gave_up"] is False and recent["tied"] is False
     await close(ada)
 
 

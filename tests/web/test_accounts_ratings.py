@@ -513,10 +513,12 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await expect(recent).to_have_count(2)
     await expect(recent.nth(0)).to_have_attribute("data-race", casual.race_id)
     await expect(recent.nth(0).locator("td:nth-child(3)")).to_have_text("Casual")
+    # Nobody scored in it: a tie for 1st, not a win.
+    await expect(recent.nth(0).locator("td:nth-child(4)")).to_have_text("tied 1st of 2")
     await expect(recent.nth(0).locator("td:nth-child(6)")).to_have_text("")
     await expect(recent.nth(1)).to_have_attribute("data-race", rated.race_id)
     await expect(recent.nth(1).locator("td:nth-child(3)")).to_have_text("Rated")
-    await expect(recent.nth(1).locator("td:nth-child(4)")).to_have_text("1 of 2")
+    await expect(recent.nth(1).locator("td:nth-child(4)")).to_have_text("1st of 2")
     await expect(recent.nth(1).locator("td:nth-child(5)")).to_have_text("gave up with 2 cards home")
     await expect(recent.nth(1).locator("td:nth-child(6)")).to_have_text(f"+{winner - 1500}")
     await page.screenshot(path=shot_path("profile"), full_page=True)
