@@ -79,6 +79,7 @@ from client.suggestions import (
 from client.watching import WatchedRace, ranking_lines
 from client.wording import (
     change_words,
+    place_words,
     refusal_words,
     result_words,
     standing_words,
@@ -1615,12 +1616,6 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:.1f} s"
 
 
-def _ordinal(n: int) -> str:
-    if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
-
-
 def _when(at_ms: int, now: datetime | None = None) -> str:
     """When something happened, in local time and at most 8 columns: the time today, the
     day this year, else the month.
@@ -1699,14 +1694,20 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
         lines.append("  none yet")
     if found.recent:
         lines.append("latest races")
-    for race in found.recent:
+    # A daily run's place is its day's board (the day), or none: a practice.
+    places = [
+        "practice" if race.practice else race.daily or place_words(race.rank, race.racers, race.tied)
+        for race in found.recent
+    ]
+    # A tie's place ("tied 1st of 8") takes its columns from the result's, to keep 80.
+    wide = max([10, *map(len, places)])
+    for race, place in zip(found.recent, places, strict=True):
         change = change_words(race.rating_change) if race.rating_change is not None else ""
         when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
-        # A daily run's place is its day's board (the day), or none: a practice.
-        place = "practice" if race.practice else race.daily or f"{_ordinal(race.rank)} of {race.racers}"
-        row = f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<10}  "
-        lines += cell_lines(row, standing_words(race.game, race), RESULT_COLUMNS, f"  {change:>4}  {when}")
+        row = f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<{wide}}  "
+        result = standing_words(race.game, race)
+        lines += cell_lines(row, result, RESULT_COLUMNS + 10 - wide, f"  {change:>4}  {when}")
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -112,6 +112,27 @@ def run_ending_words(game: str, standing: Result) -> str:
     return f"time ran out with {cards_scored(game, standing.score)}"
 
 
+def ordinal(n: int) -> str:
+    """A rank in words.
+
+    >>> ordinal(1), ordinal(2), ordinal(3), ordinal(11), ordinal(22)
+    ('1st', '2nd', '3rd', '11th', '22nd')
+    """
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+def place_words(rank: int, racers: int, tied: bool) -> str:
+    """A racer's place in a race, said to be shared when others have the same rank (a
+    race where nobody scored is everyone's tie for 1st, not a win), as the browser says it.
+
+    >>> place_words(1, 2, False), place_words(1, 8, True), place_words(3, 4, True)
+    ('1st of 2', 'tied 1st of 8', 'tied 3rd of 4')
+    """
+    return f"{'tied ' if tied else ''}{ordinal(rank)} of {racers}"
+
+
 def change_words(change: int) -> str:
     """A rating change with its sign, as the browser writes it too.
 

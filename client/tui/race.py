@@ -64,7 +64,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, refusal_words, run_ending_words
+from client.wording import change_words, place_words, refusal_words, run_ending_words
 from shared.daily_words import reveal_words
 from shared.games import GameName
 from shared.protocol import (
@@ -185,17 +185,6 @@ def undo_note(result: MoveSummary) -> str:
     if result.score_delta:
         note += f"  {result.score_delta:+d} (score {result.score})"
     return note
-
-
-def ordinal(n: int) -> str:
-    """A rank in words.
-
-    >>> ordinal(1), ordinal(2), ordinal(3), ordinal(11), ordinal(22)
-    ('1st', '2nd', '3rd', '11th', '22nd')
-    """
-    if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
 def ghosts_note(ghosts: list[GhostInfo]) -> str:
@@ -843,13 +832,15 @@ class RaceScreen(Screen[None]):
         if self.state.daily is not None:
             return self._daily_note(self.state.daily)
         keys = "r rematch, ctrl+r replay, ctrl+q quit"
-        for rank, racer in self.state.ranking():
+        ranking = self.state.ranking()
+        for rank, racer in ranking:
             if racer.player_id == self.state.me:
-                total = len(self.state.ranking())
+                tied = sum(other == rank for other, _racer in ranking) > 1
                 rating = ""
                 if racer.rating is not None and racer.rating_change is not None:
                     rating = f", rating {rating_text(racer, True)} {change_words(racer.rating_change)}"
-                return f"race over: you placed {ordinal(rank)} of {total}{rating}. {keys}"
+                placed = "" if tied else "placed "  # "you tied 1st of 2"
+                return f"race over: you {placed}{place_words(rank, len(ranking), tied)}{rating}. {keys}"
         return f"race over. {keys}"
 
     def _daily_note(self, daily: DailyRun) -> str:

@@ -1,8 +1,10 @@
 """Glicko-2 ratings (Mark Glickman, "Example of the Glicko-2 system", 2012): pure, no I/O.
 
 A rating period's games update a player at once with :func:`rate`; a period without
-games only widens the rating deviation (:func:`decay`). Ratings are kept on the familiar
-Glicko scale (1500, 350) and converted to the internal scale for the arithmetic.
+games only widens the rating deviation (:func:`decay`). What a period is, is the caller's:
+here each rated race is one, and each whole idle day one without games
+(:mod:`server.features.ratings`). Ratings are kept on the familiar Glicko scale (1500,
+350) and converted to the internal scale for the arithmetic.
 
 The paper's example (it rounds as it goes, so it prints 1464.06 for the rating):
 
@@ -25,6 +27,8 @@ SCALE: Final = 173.7178
 TAU: Final = 0.5
 #: Where the volatility iteration stops.
 EPSILON: Final = 0.000001
+#: How close to 0 or 1 an expected score may come (see :func:`_expected`).
+SURE: Final = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +45,19 @@ def _g(phi: float) -> float:
 
 
 def _expected(mu: float, mu_j: float, phi_j: float) -> float:
-    return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
+    """The expected score against the opponent, kept within :data:`SURE` of 0 and 1.
+
+    Past a gap of about 3,600 points the exact value rounds to 1.0 (or 0.0) in floating
+    point, and the game's variance E(1 - E) to 0: v = 1 / sum g^2 E(1 - E) would divide
+    by zero. A game that far apart tells next to nothing about either player (the exact
+    update tends to none as the gap grows), so E is held at 1 - 1e-9 at most: the likely
+    result then moves neither rating by a visible amount, an upset moves them by a bounded
+    amount (at most g * phi'^2 on the internal scale, as for any game), and every result
+    is finite. The logistic is written so that exp never overflows however far apart.
+    """
+    x = _g(phi_j) * (mu - mu_j)
+    e = 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+    return min(1.0 - SURE, max(SURE, e))
 
 
 def _volatility(phi: float, sigma: float, delta: float, v: float, tau: float) -> float:

@@ -2,8 +2,10 @@
 
 A leaderboard page is the sorted set's range (O(log n + page)) with each player's name
 and rating; the pages a busy front page asks for are kept :data:`PAGE_CACHE_SECONDS`, so
-a flood of readers costs Redis one read per page per node in that time. The reader's own
-place is one ``ZREVRANK`` (O(log n)).
+a flood of readers costs Redis one read per page per node in that time. Equal ratings (in
+whole points, as shown) share a rank, 1 + how many show higher (1, 2, 2, 4): one
+``ZCOUNT`` for a page's first entry, the next ones' follow from it. The reader's own
+place is a ``ZREVRANK`` and their rank a ``ZCOUNT`` (O(log n) each).
 """
 
 from __future__ import annotations
@@ -39,15 +41,15 @@ RECENT_SHOWN: Final = 20
 
 
 def _stale(
-    me: LeaderboardEntry, entries: list[LeaderboardEntry], total: int, offset: int, limit: int
+    me: LeaderboardEntry, place: int, entries: list[LeaderboardEntry], total: int, offset: int, limit: int
 ) -> bool:
     """Whether a leaderboard page (``entries`` from place ``offset + 1``, of ``total``)
-    disagrees with the reader's own entry ``me``, read just now: it is older than their
-    latest rated race."""
-    if me.rank > total:
+    disagrees with the reader's own entry ``me`` at ``place`` in the order, read just now:
+    it is older than their latest rated race."""
+    if place > total:
         return True
     shown = [entry for entry in entries if entry.player_id == me.player_id]
-    if offset < me.rank <= offset + limit:
+    if offset < place <= offset + limit:
         return shown != [me]
     return bool(shown)
 
@@ -61,9 +63,10 @@ class Profiles:
         )
 
     async def get_leaderboard(self, caller: Caller, message: GetLeaderboard) -> Reply:
-        me = await self._entry(message.game, caller.player.player_id)
+        mine = await self._entry(message.game, caller.player.player_id)
+        me = mine[1] if mine else None
         total, entries = await self._page(message.game, message.offset, message.limit)
-        if me is not None and _stale(me, entries, total, message.offset, message.limit):
+        if mine is not None and _stale(mine[1], mine[0], entries, total, message.offset, message.limit):
             # A page kept from before the reader's latest rated race: it would show them
             # elsewhere than ``me`` does, so it is read again.
             self.pages.drop((message.game, message.offset, message.limit))
@@ -140,16 +143,29 @@ class Profiles:
             return cached
         rows = await self.store.ratings.top(game, offset, limit)
         total = await self.store.ratings.listed(game)
-        entries = await self._entries(game, [(offset + i + 1, pid) for i, (pid, _score) in enumerate(rows)])
+        ranks: list[int] = []
+        for i, (_pid, rating) in enumerate(rows):
+            if i and round(rating) == round(rows[i - 1][1]):
+                ranks.append(ranks[-1])  # a tie with the one above
+            elif i:
+                ranks.append(offset + i + 1)  # everyone above shows higher
+            else:
+                ranks.append(1 + await self.store.ratings.shown_above(game, round(rating)))
+        entries = await self._entries(
+            game, [(rank, pid) for rank, (pid, _rating) in zip(ranks, rows, strict=True)]
+        )
         self.pages.put(key, (total, entries))
         return total, entries
 
-    async def _entry(self, game: GameName, player_id: str) -> LeaderboardEntry | None:
-        rank = await self.store.ratings.rank(game, player_id)
-        if rank is None:
+    async def _entry(self, game: GameName, player_id: str) -> tuple[int, LeaderboardEntry] | None:
+        """The player's place in the leaderboard's order and entry (with their rank)."""
+        found = await self.store.ratings.place(game, player_id)
+        if found is None:
             return None
+        place, rating = found
+        rank = 1 + await self.store.ratings.shown_above(game, round(rating))
         entries = await self._entries(game, [(rank, player_id)])
-        return entries[0] if entries else None
+        return (place, entries[0]) if entries else None
 
     async def _entries(self, game: GameName, ranked: list[tuple[int, str]]) -> list[LeaderboardEntry]:
         ids = [pid for _rank, pid in ranked]

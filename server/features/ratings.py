@@ -2,11 +2,14 @@
 final ranking (a race of n racers is n - 1 games for each, ties are draws), and the
 lines the racer's history, counts and recent races get.
 
-A rating period is a day: a rating's deviation grows with each whole day since its last
-rated race before the race counts (:func:`current`). A rating is *provisional* while its
-deviation is above :data:`PROVISIONAL_RD`: shown with a ``?`` and kept off the
-leaderboards (a listed rating that turns provisional again is swept off them:
-:mod:`server.features.leaderboard_sweep`).
+Each rated race is one Glicko-2 rating period of its own, however soon after the last
+(:func:`new_ratings` calls :func:`rate` once per racer per race, against everyone's rating
+from just before it). Idle time counts between races only: before a race counts, a
+rating's deviation grows as over one period without games for each whole day (24 hours)
+since its last rated race ended, a part day dropped (:func:`current`, which profiles and
+leaderboards show too). A rating is *provisional* while its deviation is above
+:data:`PROVISIONAL_RD`: shown with a ``?`` and kept off the leaderboards (a listed rating
+that turns provisional again is swept off them: :mod:`server.features.leaderboard_sweep`).
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ def racer_records(
             "rated": meta.rated,
             "rank": standing.rank,
             "racers": len(standings),
+            "tied": sum(other.rank == standing.rank for other in standings) > 1,
             "won": standing.won,
             "score": standing.score,
             "time_ms": standing.time_ms,

@@ -19,7 +19,7 @@ from server.features.race_records import race_record
 from server.features.race_rules import standings
 from server.features.ratings import new_ratings, racer_records, with_ratings
 from server.metrics import Metrics
-from server.store import RaceMeta, RaceStatus, Store
+from server.store import PlayerRating, RaceMeta, RaceStatus, Store
 from server.timesource import TimeSource
 from shared import new_game
 from shared.protocol import (
@@ -260,8 +260,7 @@ class RaceResults:
             await self.store.archive_due.set(race_id, self._archive_at(meta))
         for _attempt in range(_STALE_RETRIES):
             stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
-            after = new_ratings(ranked, stored, ended_at) if meta.rated else {}
-            lines = with_ratings(ranked, stored, after, ended_at) if meta.rated else ranked
+            after, lines = self._rated(meta, ranked, stored, ended_at) if meta.rated else ({}, ranked)
             out = self._seed_out(meta)
             summary = RaceSummary(
                 race_id=race_id,
@@ -295,6 +294,23 @@ class RaceResults:
             if answer >= 0:
                 return
         log.error("a racer's rating kept changing while the race ended", extra={"race_id": race_id})
+
+    def _rated(
+        self, meta: RaceMeta, ranked: list[Standing], stored: dict[str, PlayerRating | None], ended_at: int
+    ) -> tuple[dict[str, PlayerRating], list[Standing]]:
+        """The racers' new ratings and the standings that show them. The arithmetic on the
+        stored ratings fails the same way on every attempt (as a division by zero once
+        did), and the race would stay 'ending' for good, retried on every clock tick:
+        should it fail, the race ends with every rating as it was."""
+        try:
+            after = new_ratings(ranked, stored, ended_at)
+            return after, with_ratings(ranked, stored, after, ended_at)
+        except Exception:
+            log.exception(
+                "the ratings could not be computed: the race ends without changing them",
+                extra={"race_id": meta.race_id},
+            )
+            return {}, ranked
 
     def _seed_out(self, meta: RaceMeta) -> bool:
         """Whether a race's seed goes out with its end: always, but a daily run's only once

@@ -75,10 +75,23 @@ class RatingStore:
         )
         return rows
 
-    async def rank(self, game: str, player_id: str) -> int | None:
-        """The player's place on the leaderboard (1 is first), or None when not on it."""
-        place: int | None = await self.redis.zrevrank(keys.leaderboard(game), player_id)
-        return None if place is None else place + 1
+    async def place(self, game: str, player_id: str) -> tuple[int, float] | None:
+        """The player's place in the leaderboard's order (1 is first; equal ratings by
+        player id, last first) and listed rating, or None when not on it."""
+        key = keys.leaderboard(game)
+        place: int | None = await self.redis.zrevrank(key, player_id)
+        rating: float | None = await self.redis.zscore(key, player_id)
+        return None if place is None or rating is None else (place + 1, rating)
+
+    async def shown_above(self, game: str, shown: int) -> int:
+        """How many listed ratings show above ``shown`` once rounded to whole points as
+        ``round`` rounds them (a half to the even neighbour: 1601.5 shows 1602, 1600.5
+        shows 1600, so above 1601 starts at 1601.5 itself, above 1600 just past 1600.5)."""
+        half = repr(shown + 0.5)
+        count: int = await self.redis.zcount(
+            keys.leaderboard(game), half if shown % 2 else f"({half}", "+inf"
+        )
+        return count
 
     async def listed(self, game: str) -> int:
         count: int = await self.redis.zcard(keys.leaderboard(game))

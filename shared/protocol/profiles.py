@@ -91,6 +91,9 @@ class RecentRace(Reply):
     rated: bool
     rank: int
     racers: int
+    #: Others in the race share ``rank`` (equal results; everyone when nobody scored).
+    #: False in races stored before the field.
+    tied: bool = False
     won: bool
     score: int
     time_ms: int | None = None

@@ -1239,6 +1239,32 @@ async def test_a_rated_race_shows_ratings_beside_names_and_the_new_ones_at_the_e
         await _rated_race_raced_and_watched(arena, connect)
 
 
+async def test_a_race_nobody_scored_in_ends_as_a_tie_not_a_win(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    for client, name in ((ada, "ada"), (bob, "bob")):
+        await client.hello(name=name)
+        await client.register(f"{name}_tied", "a long password")
+    race = await ada.create_race("eight-off", seats=2, time_limit=60, rated=True)
+    await bob.join_race(race.code)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: len(screen.state.racers) == 2)
+        await ada.ready(race.race_id)
+        await bob.ready(race.race_id)
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await pilot.press("ctrl+g", "ctrl+g")  # both give up at 0: a draw
+        await wait_until(pilot, lambda: screen.state.i_finished)
+        await bob.finish(race.race_id)
+        await wait_until(pilot, lambda: "race over" in screen.status.last)
+        ranking = lines_of(rendered(screen, "#ranking"))
+        assert [line.split()[0] for line in ranking if line.split()[1:2] in (["ada_tied"], ["bob_tied"])] == [
+            "1.",
+            "1.",
+        ]
+        assert "race over: you tied 1st of 2, rating 1500? ±0." in screen.status.last, screen.status.last
+
+
 async def _rated_race_raced_and_watched(arena: ArenaServer, connect: Connect) -> None:
     """The rated race's screen, then the watch screen of sam, who watched it."""
     ada, bob, sam = await connect(arena.url), await connect(arena.url), await connect(arena.url)

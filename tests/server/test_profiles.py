@@ -54,6 +54,46 @@ async def test_the_leaderboard_is_best_first_with_pages_and_my_own_rank(
     await close(me)
 
 
+async def test_equal_ratings_share_a_rank_on_every_page_and_in_my_own(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    (me,) = await accounts(arena.url, "reader")
+    field = {
+        "p_a": ("ann", 1700.0, 60.0),
+        "p_b": ("ben", 1650.0, 60.0),
+        "p_c": ("cat", 1650.0, 60.0),  # the same rating exactly: listed by player id, last first
+        "p_d": ("dan", 1649.7, 60.0),  # shows 1650 too
+        "p_e": ("eve", 1601.5, 60.0),  # shows 1602 (round() takes a half to the even neighbour)
+        "p_f": ("fay", 1600.5, 60.0),  # shows 1600
+        me.player_id: ("reader_acct", 1600.0, 60.0),
+        "p_g": ("gus", 1599.6, 60.0),  # shows 1600
+        "p_h": ("hal", 1599.4, 60.0),  # shows 1599
+    }
+    await seed_ratings(clean_redis, field, arena.time.now_ms())
+    pages = []
+    for offset, limit in ((0, 3), (3, 3), (6, 3), (2, 2), (8, 1), (0, 9)):
+        page = await me.request(
+            {"type": "get_leaderboard", "game": "eight-off", "offset": offset, "limit": limit}
+        )
+        assert page["me"]["rank"] == 6 and page["me"]["rating"] == 1600, page
+        pages.append([(e["rank"], e["name"], e["rating"]) for e in page["entries"]])
+    assert pages[-1] == [
+        (1, "ann", 1700),
+        (2, "cat", 1650),
+        (2, "ben", 1650),
+        (2, "dan", 1650),
+        (5, "eve", 1602),
+        (6, "fay", 1600),
+        (6, "reader_acct", 1600),
+        (6, "gus", 1600),
+        (9, "hal", 1599),
+    ]
+    # Each page alone ranks its entries as the whole board does, a tie across pages too.
+    assert pages[:3] == [pages[-1][0:3], pages[-1][3:6], pages[-1][6:9]]
+    assert pages[3:5] == [pages[-1][2:4], pages[-1][8:9]]
+    await close(me)
+
+
 async def test_a_rated_race_puts_every_racers_new_rating_on_the_leaderboard(
     arena: ArenaServer, clean_redis: str
 ) -> None:
@@ -170,6 +210,30 @@ async def test_recent_races_say_who_gave_up_apart_from_who_won_or_played_to_the_
     await close(ada, bob, cyd)
 
 
+async def test_a_recent_race_says_when_its_rank_is_shared(arena: ArenaServer) -> None:
+    """ada takes a card home, bob and cyd give up at 0: ada is 1st alone, bob and cyd tied
+    2nd. Then nobody scores: all three tied 1st (not a win)."""
+    ada, bob, cyd = await accounts(arena.url, "ada", "bob", "cyd")
+    for scorer in (ada, None):
+        race_id = await seated(ada, [bob, cyd], rated=True)
+        if scorer is not None:
+            await play(scorer, race_id, foundation_moves(1))
+        for racer in (ada, bob, cyd):
+            await racer.request({"type": "finish", "race_id": race_id})
+        for racer in (ada, bob, cyd):
+            await racer.event("race_ended")
+    places = {}
+    for racer in (ada, bob, cyd):
+        profile = (await ada.request({"type": "get_profile", "player_id": racer.player_id}))["profile"]
+        places[profile["name"]] = [(r["rank"], r["racers"], r["tied"], r["won"]) for r in profile["recent"]]
+    assert places == {  # the latest first
+        "ada_acct": [(1, 3, True, False), (1, 3, False, False)],
+        "bob_acct": [(1, 3, True, False), (2, 3, True, False)],
+        "cyd_acct": [(1, 3, True, False), (2, 3, True, False)],
+    }
+    await close(ada, bob, cyd)
+
+
 async def test_a_recent_race_stored_before_gave_up_was_recorded_reads_as_not_given_up(
     arena: ArenaServer, clean_redis: str
 ) -> None:
@@ -182,7 +246,7 @@ async def test_a_recent_race_stored_before_gave_up_was_recorded_reads_as_not_giv
     finally:
         await client.aclose()
     (recent,) = (await ada.request({"type": "get_profile"}))["profile"]["recent"]
-    assert recent["race_id"] == "r_old" and recent["gave_up"] is False
+    assert recent["race_id"] == "r_old" and recent["gave_up"] is False and recent["tied"] is False
     await close(ada)
 
 

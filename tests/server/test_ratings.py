@@ -5,12 +5,14 @@ Checked on raw frames and on what Redis holds."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from server.app import ArenaServer
-from server.features.glicko2 import Rating, pairwise_results, rate
+from server.features import ratings
+from server.features.glicko2 import Rating, decay, pairwise_results, rate
 from shared import new_game
 from tests.redis_direct import async_redis
 from tests.server.conftest import WINNABLE_SEED, running_node
@@ -222,3 +224,88 @@ async def test_hints_are_refused_in_a_rated_race(arena: ArenaServer) -> None:
     refused = await ada.request({"type": "get_hint", "race_id": race_id})
     assert refused["type"] == "error" and refused["code"] == "hints_off"
     await close(ada, bob)
+
+
+async def test_a_race_whose_ratings_cannot_be_computed_still_ends_with_ratings_unchanged(
+    arena: ArenaServer, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As glicko2.rate once did for ratings far apart: the same failure on every attempt
+    # left the race 'ending' for good, retried on every clock tick.
+    def fails(*_args: object) -> None:
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr("server.features.results.new_ratings", fails)
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    race_id = await seated(ada, [bob], rated=True)
+    await play(ada, race_id, foundation_moves(1))
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": race_id})
+    ended = await ada.event("race_ended", timeout=5)
+    assert ended["summary"]["rated"] is True
+    assert [(s["rank"], "rating" in s, "rating_change" in s) for s in ended["summary"]["standings"]] == [
+        (1, False, False),
+        (2, False, False),
+    ]
+    assert await stored_rating(clean_redis, ada.player_id) == {}
+    await close(ada, bob)
+
+
+async def test_each_rated_race_is_a_rating_period_and_each_whole_idle_day_widens_the_deviation_before_it(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ada, bob = await accounts(arena.url, "ada", "bob")
+    now = arena.time.now_ms()
+    client = async_redis(clean_redis)
+    try:
+        # ada's last rated race ended two and a half days ago, bob's an hour ago.
+        for racer, rating, rd, ago in (
+            (ada, 1600.0, 80.0, 5 * ratings.DAY_MS // 2),
+            (bob, 1550.0, 90.0, 3_600_000),
+        ):
+            await client.hset(
+                f"player:{racer.player_id}:rating:eight-off",
+                mapping={"rating": rating, "rd": rd, "volatility": 0.06, "games": 20, "last_at": now - ago},
+            )
+    finally:
+        await client.aclose()
+
+    async def race(winner: Racer) -> None:
+        race_id = await seated(ada, [bob], rated=True)
+        await play(winner, race_id, foundation_moves(1))
+        for racer in (ada, bob):
+            await racer.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+
+    async def rating(racer: Racer) -> Rating:
+        stored = await stored_rating(clean_redis, racer.player_id)
+        return Rating(float(stored["rating"]), float(stored["rd"]), float(stored["volatility"]))
+
+    # ada's deviation first grows by two idle periods (the half day is dropped), bob's by none.
+    ada_before, bob_before = decay(Rating(1600, 80), periods=2), Rating(1550, 90)
+    await race(ada)
+    ada_first, bob_first = rate(ada_before, [(bob_before, 1.0)]), rate(bob_before, [(ada_before, 0.0)])
+    for racer, expected in ((ada, ada_first), (bob, bob_first)):
+        assert (await rating(racer)).rating == pytest.approx(expected.rating)
+        assert (await rating(racer)).rd == pytest.approx(expected.rd)
+    # The next race, moments later, is a period of its own: from the first one's ratings,
+    # not with the first one's game in one period of the day.
+    await race(bob)
+    for racer, expected in (
+        (ada, rate(ada_first, [(bob_first, 0.0)])),
+        (bob, rate(bob_first, [(ada_first, 1.0)])),
+    ):
+        assert (await rating(racer)).rating == pytest.approx(expected.rating)
+        assert (await rating(racer)).rd == pytest.approx(expected.rd)
+    day = rate(bob_before, [(ada_before, 0.0), (ada_first, 1.0)])
+    assert (await rating(bob)).rating != pytest.approx(day.rating)
+    await close(ada, bob)
+
+
+def test_the_docs_say_a_rated_race_is_a_rating_period_not_a_day() -> None:
+    protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    section = protocol.split("\n## Ratings\n")[1].split("\n## ")[0]
+    for text in (section, ratings.__doc__ or ""):
+        words = " ".join(text.split())
+        assert "Each rated race is one Glicko-2 rating period" in words
+        assert "for each whole day (24 hours) since" in words
+        assert "period is a day" not in words

@@ -410,21 +410,24 @@ async def test_the_leaderboard_lists_seeded_players_in_order_with_my_rank_and_pa
     me = await account(arena.url, "reader_acct")
     field = {f"p_{i:02d}": (f"player{i:02d}", 1400.0 + 10 * i, 60.0) for i in range(30)}
     field[me.player_id] = ("reader_acct", 1655.0, 70.0)
+    field["p_25"] = ("player25", 1660.0, 60.0)  # ties player26: both 4th
     await seed_ratings(clean_redis, field, arena.time.now_ms())
     page = await signed_in_page(browser, arena.url, "reader_acct", errors)
     await page.click("#nav-leaderboard")
     await expect(page.locator("h1")).to_have_text("Leaderboard: Eight Off")
     rows = page.locator("#leaderboard tbody tr")
     await expect(rows).to_have_count(20)
-    # Best first; 1655 comes after 1690, 1680, 1670 and 1660: fifth, and marked as me.
-    top = [f"player{i:02d}" for i in (29, 28, 27, 26)] + ["reader_acct"]
-    top += [f"player{i:02d}" for i in range(25, 10, -1)]
+    # Best first; 1655 comes after 1690, 1680, 1670 and 1660 twice: sixth, and marked as me.
+    top = [f"player{i:02d}" for i in (29, 28, 27, 26, 25)] + ["reader_acct"]
+    top += [f"player{i:02d}" for i in range(24, 10, -1)]
     await expect(rows.locator("td:nth-child(2)")).to_have_text(top)
     await expect(rows.nth(0)).to_have_text(re.compile(r"^1\s*player29\s*1690\s*30$"))
-    await expect(rows.locator("td:nth-child(1)")).to_have_text([str(n) for n in range(1, 21)])
+    await expect(rows.locator("td:nth-child(1)")).to_have_text(
+        [str(n) for n in (1, 2, 3, 4, 4, *range(6, 21))]
+    )
     await expect(page.locator("#leaderboard tr.me")).to_have_count(1)
     await expect(page.locator("#leaderboard tr.me")).to_contain_text("reader_acct")
-    await expect(page.locator("#my-rank")).to_have_text("Your rank: 5 of 31, rated 1655.")
+    await expect(page.locator("#my-rank")).to_have_text("Your rank: 6 of 31, rated 1655.")
     await expect(page.locator("#page-info")).to_have_text("1\N{EN DASH}20 of 31")
     await expect(page.locator("#previous-page")).to_be_disabled()
     await page.screenshot(path=shot_path("leaderboard"), full_page=True)
@@ -510,10 +513,12 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await expect(recent).to_have_count(2)
     await expect(recent.nth(0)).to_have_attribute("data-race", casual.race_id)
     await expect(recent.nth(0).locator("td:nth-child(3)")).to_have_text("Casual")
+    # Nobody scored in it: a tie for 1st, not a win.
+    await expect(recent.nth(0).locator("td:nth-child(4)")).to_have_text("tied 1st of 2")
     await expect(recent.nth(0).locator("td:nth-child(6)")).to_have_text("")
     await expect(recent.nth(1)).to_have_attribute("data-race", rated.race_id)
     await expect(recent.nth(1).locator("td:nth-child(3)")).to_have_text("Rated")
-    await expect(recent.nth(1).locator("td:nth-child(4)")).to_have_text("1 of 2")
+    await expect(recent.nth(1).locator("td:nth-child(4)")).to_have_text("1st of 2")
     await expect(recent.nth(1).locator("td:nth-child(5)")).to_have_text("gave up with 2 cards home")
     await expect(recent.nth(1).locator("td:nth-child(6)")).to_have_text(f"+{winner - 1500}")
     await page.screenshot(path=shot_path("profile"), full_page=True)

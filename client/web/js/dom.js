@@ -85,6 +85,20 @@ export function changeText(change) {
   return change > 0 ? `+${change}` : change < 0 ? `${change}` : "±0";
 }
 
+// 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, … 21st.
+export function ordinal(n) {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th";
+  return `${n}${suffix}`;
+}
+
+// A racer's place in a race, said to be shared when others have the same rank (a race
+// where nobody scored is everyone's tie for 1st, not a win): "1st of 2", "tied 1st of 8",
+// as the terminal says it.
+export function placeText(rank, racers, tied) {
+  return `${tied ? "tied " : ""}${ordinal(rank)} of ${racers}`;
+}
+
 // A score in words: the cards a racer put home ("1 card home", "7 cards home"), or in
 // Treize, whose score counts the cards its pairs and Kings took away, "7 cards removed".
 export function cardsScored(game, score) {

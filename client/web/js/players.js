@@ -3,7 +3,8 @@
 // (#/profile for your own, #/profile/<player id> for anyone's).
 
 import {
-  GAMES, GAME_TITLES, changeText, element, playerLink, ratingText, seconds, showError, sparkline, standingResult, when,
+  GAMES, GAME_TITLES, changeText, element, placeText, playerLink, ratingText, seconds, showError, sparkline, standingResult,
+  when,
 } from "./dom.js";
 import {
   LIMITS, checkFields, enteredPasswordProblem, loginUsernameProblem, newPasswordProblem, noteFor, usernameProblem,
@@ -273,7 +274,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
             element("td", {}, when(r.ended_at)),
             element("td", {}, GAME_TITLES[r.game] ?? r.game),
             element("td", {}, r.practice ? "Practice" : r.daily ? "Daily" : r.rated ? "Rated" : "Casual"),
-            element("td", {}, r.daily ? element("a", { href: `#/daily/${r.daily}` }, r.daily) : `${r.rank} of ${r.racers}`),
+            element("td", {}, r.daily ? element("a", { href: `#/daily/${r.daily}` }, r.daily) : placeText(r.rank, r.racers, r.tied)),
             element("td", {}, standingResult(r.game, r)),
             element("td", { class: "number" }, r.rating_change != null ? changeText(r.rating_change) : ""),
             element("td", { class: "links" },

@@ -5,18 +5,11 @@
 // streak of days with a scored attempt. Built here; daily.js loads it and draws the page
 // around it.
 
-import { GAMES, element, playerLink } from "./dom.js";
+import { GAMES, element, ordinal, playerLink } from "./dom.js";
 
 const DAY_MS = 86_400_000;
 // The tables' column heads as a narrow phone shows them (the full one in the head's title).
 const SHORT_HEADS = { Rank: "#", Points: "Pts", "Eight Off": "8 Off", "Eagle Wing": "Eagle" };
-
-// 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, … 21st.
-export function ordinal(n) {
-  const teen = n % 100 >= 11 && n % 100 <= 13;
-  const suffix = teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th";
-  return `${n}${suffix}`;
-}
 
 function shift(date, days) {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,3 +87,34 @@ def test_a_race_of_n_racers_is_n_minus_one_games_each_with_ties_as_draws() -> No
 def test_a_score_outside_0_to_1_is_refused() -> None:
     with pytest.raises(ValueError, match="a score is"):
         rate(Rating(), [(Rating(), 2.0)])
+
+
+far_apart = st.builds(
+    Rating,
+    rating=st.floats(-1e6, 1e6),
+    rd=st.floats(1, 350),
+    volatility=st.floats(0.01, 0.2),
+)
+
+
+def test_a_sure_win_far_above_the_opponent_leaves_both_about_where_they_were() -> None:
+    # The expected score rounds to 1.0 here: the exact v = 1 / (g^2 E (1 - E)) divided by zero.
+    winner, loser = (
+        rate(Rating(8000, 50), [(Rating(1500, 50), 1.0)]),
+        rate(Rating(1500, 50), [(Rating(8000, 50), 0.0)]),
+    )
+    assert winner.rating == pytest.approx(8000) and loser.rating == pytest.approx(1500)
+    upset = rate(Rating(1500, 50), [(Rating(8000, 50), 1.0)])
+    assert 1500 < upset.rating < 1500 + upset.rd**2 / SCALE  # at most g phi'^2 on the internal scale
+
+
+@PROPERTIES
+@given(
+    player=far_apart, opponents=st.lists(st.tuples(far_apart, st.sampled_from([0.0, 0.5, 1.0])), min_size=1)
+)
+def test_ratings_however_far_apart_rate_to_finite_numbers(
+    player: Rating, opponents: list[tuple[Rating, float]]
+) -> None:
+    new = rate(player, opponents)
+    assert all(math.isfinite(x) for x in (new.rating, new.rd, new.volatility)), new
+    assert new.rd > 0 and new.volatility > 0
