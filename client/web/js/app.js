@@ -404,7 +404,8 @@ function dailyKindText(daily) {
 function racePage(raceId, arrived = null) {
   // The page's name (its heading, so the tab's title): the race's code once known.
   const heading = element("h1", { id: "race-title" }, "Race");
-  const status = element("p", { id: "status", role: "status" });
+  // The status line takes the focus when what had it goes with the end of play (controls).
+  const status = element("p", { id: "status", role: "status", tabindex: "-1" });
   const clock = element("span", { class: "clock", id: "clock" });
   const gameSetting = element("span", { class: "setting", id: "race-game" }); // "Eight Off · 10 min"
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
@@ -602,10 +603,14 @@ function racePage(raceId, arrived = null) {
 
   // Undo, Hint, the move box, Give up and a played board: while this racer plays. Undo
   // is enabled when the view says the server would take it; Hint is there when the race
-  // allows hints.
+  // allows hints. Play over (won, given up, the race ended), the focus on any of them (a
+  // card redrawn as a picture, a control hidden) goes to the status line, which says how
+  // it ended, not to the page's body; focus anywhere else stays where it is.
   function controls() {
     const on = playing();
     const me = mine();
+    const focused = document.activeElement;
+    const playedHere = !on && board.played && [boardBox, giveUp, moveInput, undoButton, hintButton].some((e) => e.contains(focused));
     racingHere = me && !me.finished && ["countdown", "running"].includes(race.status) ? { code: race.code, daily: solo() } : null;
     board.setPlayable(on); // a racer who finished, or a race over: the board is only shown
     giveUp.hidden = !on;
@@ -614,6 +619,7 @@ function racePage(raceId, arrived = null) {
     undoButton.disabled = !(on && board.view?.can_undo === true);
     hintButton.hidden = !(on && race.hints === true);
     drawGhostsBar();
+    if (playedHere) status.focus();
   }
 
   // Sends `move` after those sent before; the promise says whether the server took it.
