@@ -1,9 +1,11 @@
 """Focus for keyboard and screen-reader users when the page changes, in real headless
 Chromium: after a navigation (a link followed, a quick match found, the app going to a
 race by itself) the focus is on the new page's heading and the tab's title names the
-page; the first load takes no focus; when the race starts the board takes the focus from
-the heading or the Ready button gone, never from the move box someone types in; when play
-ends (won, given up) the focus on the board or a racer's control goes to the status line."""
+page; the first load takes no focus, unless it opens a race its racer is playing; when the
+race starts (or a race under way is opened again) the board takes the focus from the
+heading, the body or the Ready button gone, never from the move box someone types in; when
+play ends (won, given up) the focus on the board or a racer's control goes to the status
+line."""
 
 from __future__ import annotations
 
@@ -166,5 +168,37 @@ async def test_the_end_of_play_moves_the_focus_from_the_board_to_the_status_line
     await bob.finish(page_race_id(page.url))
     await expect(page.locator("#offer-rematch")).to_be_visible()
     await expect(page.locator("#status")).to_be_focused()
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_race_under_way_opened_again_gives_its_racer_the_board_focus(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Reloaded, or followed from the lobby's "Your races": the racer still playing plays
+    with the keys at once, as at the start. A racer who gave up is only shown the board."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("Go!")
+    await expect(page.locator('#board [tabindex="0"]')).to_be_focused()
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"]
+    assert await press(page, "ArrowDown") == ["f2", "f2, empty"]
+    race_id = page_race_id(page.url)
+    await page.click("header a.brand")
+    await heading_is_focused(page, "Race the same deal")
+    await page.locator(f'#my-races tr[data-race="{race_id}"] a.go-to-race').focus()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#status")).to_have_text("Go!")
+    await expect(page.locator('#board [tabindex="0"]')).to_be_focused()
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"]
+    await page.locator("#give-up").focus()
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await expect(page.locator("#board .card").first).to_be_visible()
+    assert await page.evaluate(ACTIVE) == "body"  # nothing to play: the focus is left alone
     await bob.close()
     assert errors == []

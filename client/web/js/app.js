@@ -517,9 +517,9 @@ function racePage(raceId, arrived = null) {
   // This page's player races here, and has not finished (a visitor never plays).
   const playing = () => race?.status === "running" && !!mine() && !mine().finished;
 
-  // A keyboard racer plays at once: the board takes the focus from where the page left
-  // it (`focused`: its heading, the body, Ready now gone), never from a field or another
-  // control.
+  // A keyboard racer plays at once (at the start, or opening a race under way): the board
+  // takes the focus from where the page left it (`focused`: its heading, the body, Ready
+  // now gone), never from a field or another control.
   function focusAtStart(focused) {
     if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
   }
@@ -1131,7 +1131,11 @@ function racePage(raceId, arrived = null) {
   readingSession() // a finished race's results are for anyone with the link
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
-      if (fetched(reply.race) && reply.race.status === "finished") {
+      const read = fetched(reply.race);
+      // A race opened while it runs (reloaded, or followed from a link or "Your races"):
+      // its racer plays with the keys at once, as at its start.
+      if (read && playing()) focusAtStart(document.activeElement);
+      if (read && reply.race.status === "finished") {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
