@@ -147,6 +147,40 @@ async def test_treize_waste_shows_the_whole_rank_and_suit_of_each_card_that_play
     assert errors == []
 
 
+#: Each racer's line: its name's whole text, its title, whether the name is cut (an
+#: ellipsis), and how many lines the name with "(you)" and the rating takes.
+RACER_NAMES = """() => [...document.querySelectorAll("#racers .racer-name")].map((name) => {
+  const who = name.querySelector(".who") ?? name;
+  const line = parseFloat(getComputedStyle(name).lineHeight);
+  const lines = Math.round(name.getBoundingClientRect().height / line);
+  return [who.textContent, who.title, who.scrollWidth > who.clientWidth, lines];
+})"""
+
+
+async def test_a_long_racer_name_keeps_to_one_line_cut_with_its_whole_text_kept(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A name as long as names go (24 letters, no space) takes one line in the racers'
+    panel: whole where the screen is wide (the name's column grows with it), cut with an
+    ellipsis on a 360 px phone, its whole text still there (its title, and read out),
+    ada's "(you)" in sight; the page no wider than the screen."""
+    errors: list[str] = []
+    long = "bob" + "W" * 21
+    page, bob = await running_race_page(
+        browser, arena.url, errors, rival=long, viewport={"width": 1920, "height": 900}
+    )
+    await expect(page.locator("#racers .racer")).to_have_count(2)
+    assert await page.evaluate(RACER_NAMES) == [["ada", "ada", False, 1], [long, long, False, 1]]
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await expect(page.locator("#racers .racer-name").first).to_have_text("ada (you)")
+    assert await page.evaluate(RACER_NAMES) == [["ada", "ada", False, 1], [long, long, True, 1]]
+    await expect(page.locator("#racers .racer-name").first).to_be_visible()
+    await fits_the_screen(page)
+    await page.screenshot(path=shot_path("long-racer-name-phone"))
+    await bob.close()
+    assert errors == []
+
+
 async def test_a_visitor_on_an_open_races_page_is_offered_join_and_no_racer_controls(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

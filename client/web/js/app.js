@@ -744,7 +744,8 @@ function racePage(raceId, arrived = null) {
   function drawRacers() {
     if (!race) return;
     racers.replaceChildren(...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
-      element("span", { class: "racer-name" }, `${r.name}${r.bot ? " 🤖" : ""}${r.player_id === arena.player?.player_id ? " (you)" : ""}`,
+      element("span", { class: "racer-name cut" }, element("span", { class: "who", title: r.name }, `${r.name}${r.bot ? " 🤖" : ""}`),
+        r.player_id === arena.player?.player_id ? " (you)" : "",
         racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
         fill(r.score)),
