@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingCell, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -849,7 +849,7 @@ function racePage(raceId, arrived = null) {
         ...(ranked ? [element("td", {}, `${s.rank}.`)] : []),
         element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
         element("td", {}, standingResult(summary.game, s)),
-        element("td", { class: "rating-change" }, standingRating(s)))))),
+        ...ratingCell(summary.rated, standingRating(s)))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Seed ${summary.seed} (commitment ${summary.commitment.slice(0, 12)}…) revealed.`
         : `Commitment ${summary.commitment.slice(0, 12)}…; the seed is revealed ${revealWords(summary.reveals_at)}.`),
