@@ -395,7 +395,11 @@ async def test_a_casual_race_shows_casual_and_no_rating_change(browser: Browser,
     await bob.finish(race_id)
     await expect(ada.locator("#results h2")).to_have_text("Results")
     await expect(ada.locator("#standings tbody tr")).to_have_count(2)
-    await expect(ada.locator("#standings .rating-change")).to_have_text(["", ""])
+    # No rating changed: no Rating column, and every column has its header.
+    await expect(ada.locator("#standings thead tr > *")).to_have_count(3)
+    await expect(ada.locator('#standings thead th[scope="col"]')).to_have_text(["Rank", "Player", "Result"])
+    for row in await ada.locator("#standings tbody tr").all():
+        await expect(row.locator("td")).to_have_count(3)
     await bob.close()
     assert errors == []
 

@@ -194,15 +194,15 @@ async def test_a_phone_sized_screen_races_too_and_the_page_does_not_overflow(
 
 
 async def running_race_page(
-    browser: Browser, url: str, errors: list[str], game: str = "eight-off", **options: Any
+    browser: Browser, url: str, errors: list[str], game: str = "eight-off", rival: str = "bob", **options: Any
 ) -> tuple[Page, ArenaClient]:
-    """ada in a browser (its context made with ``options``) and bob through the SDK, in a
-    race that has started."""
+    """ada in a browser (its context made with ``options``) and bob (named ``rival``)
+    through the SDK, in a race that has started."""
     ada = await open_page(browser, url, errors, **options)
     await ada.select_option("#game", game)
     code = await create_race_on(ada)
     bob = await ArenaClient.connect(url, reconnect=True)
-    await bob.hello(name="bob")
+    await bob.hello(name=rival)
     await bob.ready((await bob.join_race(code)).race_id)
     await ada.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)

@@ -1,20 +1,25 @@
 """Focus for keyboard and screen-reader users when the page changes, in real headless
 Chromium: after a navigation (a link followed, a quick match found, the app going to a
 race by itself) the focus is on the new page's heading and the tab's title names the
-page; the first load takes no focus; when the race starts the board takes the focus from
-the heading or the Ready button gone, never from the move box someone types in."""
+page; the first load takes no focus, unless it opens a race its racer is playing; when the
+race starts (or a race under way is opened again) the board takes the focus from the
+heading, the body or the Ready button gone, never from the move box someone types in; when
+play ends (won, given up) the focus on the board or a racer's control goes to the status
+line."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.async_api import Browser, expect
 
 from server.app import ArenaServer
-from tests.server.conftest import Connect
+from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.solver import solve
 from tests.web.conftest import HeldReplies, heading_is_focused
-from tests.web.test_browser import open_page
-from tests.web.test_keyboard import FOCUSED, press
+from tests.web.test_browser import open_page, page_race_id, running_race_page
+from tests.web.test_keyboard import FOCUSED, board_is, press
 from tests.web.test_lobby_sessions import matched_while_on_the_leaderboard
 from tests.web.test_race_page import racing_with_frames
 
@@ -126,4 +131,74 @@ async def test_a_start_that_comes_while_the_move_box_is_typed_in_leaves_the_focu
     await page.keyboard.press("Enter")
     await expect(page.locator('.pile[data-pile="f1"] .card[data-card="AS"]')).to_be_visible()
     await page.context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("how", ["won", "gave up"])
+async def test_the_end_of_play_moves_the_focus_from_the_board_to_the_status_line(
+    browser: Browser, arena: ArenaServer, how: str
+) -> None:
+    """The winning move played with the keyboard (its card picked up, dropped with Enter),
+    or Give up pressed twice: the board is only shown now, its cards gone as buttons, Give
+    up hidden; the focus is on the status line, which says how play ended, not on the
+    body. It stays there as the results and the rematch offer come."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    if how == "won":
+        line = solve("eight-off", WINNABLE_SEED)
+        assert line is not None and line[-1] == "t5:6>t1"
+        for move in line[:-1]:
+            await page.fill("#move", move)
+            await page.press("#move", "Enter")
+        await board_is(page, line[:-1])
+        group = page.locator('.pile[data-pile="t5"] .card[data-card]')
+        await group.nth(await group.count() - 6).focus()
+        await page.keyboard.press("Enter")
+        await page.locator('.pile[data-pile="t1"]').focus()  # empty: the pile is the stop
+        await page.keyboard.press("Enter")
+        said = "You won! Waiting for the others…"
+    else:
+        await page.locator("#give-up").focus()
+        await page.keyboard.press("Enter")
+        await page.keyboard.press("Enter")
+        said = "You gave up: waiting for the others…"
+    await expect(page.locator("#status")).to_have_text(said)
+    await expect(page.locator("#board [tabindex]")).to_have_count(0)
+    await expect(page.locator("#status")).to_be_focused()
+    await bob.finish(page_race_id(page.url))
+    await expect(page.locator("#offer-rematch")).to_be_visible()
+    await expect(page.locator("#status")).to_be_focused()
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_race_under_way_opened_again_gives_its_racer_the_board_focus(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Reloaded, or followed from the lobby's "Your races": the racer still playing plays
+    with the keys at once, as at the start. A racer who gave up is only shown the board."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("Go!")
+    await expect(page.locator('#board [tabindex="0"]')).to_be_focused()
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"]
+    assert await press(page, "ArrowDown") == ["f2", "f2, empty"]
+    race_id = page_race_id(page.url)
+    await page.click("header a.brand")
+    await heading_is_focused(page, "Race the same deal")
+    await page.locator(f'#my-races tr[data-race="{race_id}"] a.go-to-race').focus()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#status")).to_have_text("Go!")
+    await expect(page.locator('#board [tabindex="0"]')).to_be_focused()
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"]
+    await page.locator("#give-up").focus()
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await page.reload()
+    await expect(page.locator("#status")).to_have_text("You gave up: waiting for the others…")
+    await expect(page.locator("#board .card").first).to_be_visible()
+    assert await page.evaluate(ACTIVE) == "body"  # nothing to play: the focus is left alone
+    await bob.close()
     assert errors == []

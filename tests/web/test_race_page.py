@@ -15,7 +15,7 @@ from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race
-from tests.web.conftest import HeldReplies, give_up
+from tests.web.conftest import HeldReplies, give_up, shot_path
 from tests.web.test_browser import (
     click_move,
     create_race_on,
@@ -100,6 +100,83 @@ async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_
     assert board is not None and board.view.move_count == 7
     assert board.view.piles["p27"].count == 0 and board.view.piles["p25"].count == 0
     await racer.close()
+    await bob.close()
+    assert errors == []
+
+
+#: Treize's waste cards that play (wb, wu, wt) whose corner, their rank and suit, another
+#: card covers in part: each is looked for at its corner's left, middle and right.
+COVERED_CORNERS = """() => [...document.querySelectorAll('.pile[data-pile="waste"] .card[data-name^="w"]')]
+  .filter((card) => card.dataset.name !== "waste").filter((card) => {
+    const range = document.createRange();
+    range.selectNodeContents(card.querySelector(".corner"));
+    const box = range.getBoundingClientRect();
+    const y = box.top + box.height / 2;
+    return ![box.left + 1, (box.left + box.right) / 2, box.right - 1]
+      .every((x) => document.elementFromPoint(x, y)?.closest(".card") === card);
+  }).map((card) => `${card.dataset.name} ${card.querySelector(".corner").textContent}`)"""
+
+
+async def test_treize_waste_shows_the_whole_rank_and_suit_of_each_card_that_plays(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The stock dealt out card by card: wb, wu and wt each show their corner whole ("10♥",
+    not "1"), however many cards lie between, on a desktop screen and on a 360 px phone,
+    where the waste of all 24 cards still fits without scrolling sideways."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, "treize", reduced_motion="reduce")
+    for dealt in range(1, 25):
+        await page.fill("#move", "deal")
+        await page.press("#move", "Enter")
+        for _ in range(100):
+            if len((await shown(page))["waste"]) == dealt:
+                break
+            await page.wait_for_timeout(20)
+        assert len((await shown(page))["waste"]) == dealt, await page.locator("#refusal").inner_text()
+        assert await page.evaluate(COVERED_CORNERS) == [], dealt
+    # A 10 among them (each card but the last was wu once, its "10" checked then).
+    assert "10" in "".join(await page.locator('.pile[data-pile="waste"] .corner').all_inner_texts())
+    for width in (1920, 360):
+        await page.set_viewport_size({"width": width, "height": 740})
+        await expect(page.locator('.pile[data-pile="waste"] .card[data-name="wt"]')).to_be_visible()
+        await page.wait_for_timeout(100)  # the board redrawn at the new card size
+        assert await page.evaluate(COVERED_CORNERS) == [], width
+        await fits_the_screen(page)
+    await page.screenshot(path=shot_path("treize-waste-phone"))
+    await bob.close()
+    assert errors == []
+
+
+#: Each racer's line: its name's whole text, its title, whether the name is cut (an
+#: ellipsis), and how many lines the name with "(you)" and the rating takes.
+RACER_NAMES = """() => [...document.querySelectorAll("#racers .racer-name")].map((name) => {
+  const who = name.querySelector(".who") ?? name;
+  const line = parseFloat(getComputedStyle(name).lineHeight);
+  const lines = Math.round(name.getBoundingClientRect().height / line);
+  return [who.textContent, who.title, who.scrollWidth > who.clientWidth, lines];
+})"""
+
+
+async def test_a_long_racer_name_keeps_to_one_line_cut_with_its_whole_text_kept(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A name as long as names go (24 letters, no space) takes one line in the racers'
+    panel: whole where the screen is wide (the name's column grows with it), cut with an
+    ellipsis on a 360 px phone, its whole text still there (its title, and read out),
+    ada's "(you)" in sight; the page no wider than the screen."""
+    errors: list[str] = []
+    long = "bob" + "W" * 21
+    page, bob = await running_race_page(
+        browser, arena.url, errors, rival=long, viewport={"width": 1920, "height": 900}
+    )
+    await expect(page.locator("#racers .racer")).to_have_count(2)
+    assert await page.evaluate(RACER_NAMES) == [["ada", "ada", False, 1], [long, long, False, 1]]
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await expect(page.locator("#racers .racer-name").first).to_have_text("ada (you)")
+    assert await page.evaluate(RACER_NAMES) == [["ada", "ada", False, 1], [long, long, True, 1]]
+    await expect(page.locator("#racers .racer-name").first).to_be_visible()
+    await fits_the_screen(page)
+    await page.screenshot(path=shot_path("long-racer-name-phone"))
     await bob.close()
     assert errors == []
 

@@ -267,6 +267,9 @@ async def test_the_featured_watch_follows_a_race_and_moves_on_when_it_ends(
     await expect(page.locator("#thumbs")).to_contain_text("cat", timeout=10_000)
     await expect(page.locator("#thumbs")).not_to_contain_text("ada")
     await expect(page.locator("#watch-results")).to_contain_text("The last race's results")
+    # A casual race's results: every column has its header, and there is no Rating column.
+    await expect(page.locator("#watch-standings thead tr > *")).to_have_count(3)
+    await expect(page.locator("#watch-standings tr:not(:has(th)) > td")).to_have_count(6)
     assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{first}"
     await expect(page.locator("#featured-tag")).to_be_visible()
     await heading_is_focused(page, "Featured race: cat vs dan")  # the same heading, renamed

@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingCell, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -404,7 +404,8 @@ function dailyKindText(daily) {
 function racePage(raceId, arrived = null) {
   // The page's name (its heading, so the tab's title): the race's code once known.
   const heading = element("h1", { id: "race-title" }, "Race");
-  const status = element("p", { id: "status", role: "status" });
+  // The status line takes the focus when what had it goes with the end of play (controls).
+  const status = element("p", { id: "status", role: "status", tabindex: "-1" });
   const clock = element("span", { class: "clock", id: "clock" });
   const gameSetting = element("span", { class: "setting", id: "race-game" }); // "Eight Off · 10 min"
   const hintsSetting = element("span", { class: "setting", id: "hints-setting" });
@@ -516,9 +517,9 @@ function racePage(raceId, arrived = null) {
   // This page's player races here, and has not finished (a visitor never plays).
   const playing = () => race?.status === "running" && !!mine() && !mine().finished;
 
-  // A keyboard racer plays at once: the board takes the focus from where the page left
-  // it (`focused`: its heading, the body, Ready now gone), never from a field or another
-  // control.
+  // A keyboard racer plays at once (at the start, or opening a race under way): the board
+  // takes the focus from where the page left it (`focused`: its heading, the body, Ready
+  // now gone), never from a field or another control.
   function focusAtStart(focused) {
     if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
   }
@@ -602,10 +603,14 @@ function racePage(raceId, arrived = null) {
 
   // Undo, Hint, the move box, Give up and a played board: while this racer plays. Undo
   // is enabled when the view says the server would take it; Hint is there when the race
-  // allows hints.
+  // allows hints. Play over (won, given up, the race ended), the focus on any of them (a
+  // card redrawn as a picture, a control hidden) goes to the status line, which says how
+  // it ended, not to the page's body; focus anywhere else stays where it is.
   function controls() {
     const on = playing();
     const me = mine();
+    const focused = document.activeElement;
+    const playedHere = !on && board.played && [boardBox, giveUp, moveInput, undoButton, hintButton].some((e) => e.contains(focused));
     racingHere = me && !me.finished && ["countdown", "running"].includes(race.status) ? { code: race.code, daily: solo() } : null;
     board.setPlayable(on); // a racer who finished, or a race over: the board is only shown
     giveUp.hidden = !on;
@@ -614,6 +619,7 @@ function racePage(raceId, arrived = null) {
     undoButton.disabled = !(on && board.view?.can_undo === true);
     hintButton.hidden = !(on && race.hints === true);
     drawGhostsBar();
+    if (playedHere) status.focus();
   }
 
   // Sends `move` after those sent before; the promise says whether the server took it.
@@ -738,7 +744,8 @@ function racePage(raceId, arrived = null) {
   function drawRacers() {
     if (!race) return;
     racers.replaceChildren(...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
-      element("span", { class: "racer-name" }, `${r.name}${r.bot ? " 🤖" : ""}${r.player_id === arena.player?.player_id ? " (you)" : ""}`,
+      element("span", { class: "racer-name cut" }, element("span", { class: "who", title: r.name }, `${r.name}${r.bot ? " 🤖" : ""}`),
+        r.player_id === arena.player?.player_id ? " (you)" : "",
         racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
         fill(r.score)),
@@ -842,7 +849,7 @@ function racePage(raceId, arrived = null) {
         ...(ranked ? [element("td", {}, `${s.rank}.`)] : []),
         element("td", {}, playerLink(s.player_id, s.name, s.bot), s.player_id === arena.playing?.player_id ? " (you)" : ""),
         element("td", {}, standingResult(summary.game, s)),
-        element("td", { class: "rating-change" }, standingRating(s)))))),
+        ...ratingCell(summary.rated, standingRating(s)))))),
       element("p", { id: "seed-line" }, summary.seed != null
         ? `Deal seed ${summary.seed} revealed; the commitment ${summary.commitment.slice(0, 12)}… is of the server's own seed, before any share was mixed in.`
         : `Commitment ${summary.commitment.slice(0, 12)}…; the seed is revealed ${revealWords(summary.reveals_at)}.`),
@@ -1125,7 +1132,11 @@ function racePage(raceId, arrived = null) {
   readingSession() // a finished race's results are for anyone with the link
     .then(() => arena.request({ type: "get_race", race_id: raceId }))
     .then(async (reply) => {
-      if (fetched(reply.race) && reply.race.status === "finished") {
+      const read = fetched(reply.race);
+      // A race opened while it runs (reloaded, or followed from a link or "Your races"):
+      // its racer plays with the keys at once, as at its start.
+      if (read && playing()) focusAtStart(document.activeElement);
+      if (read && reply.race.status === "finished") {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })

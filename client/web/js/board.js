@@ -52,6 +52,22 @@ function layout(game) {
   return slots;
 }
 
+// Where each of Treize's waste cards lies (px from the pile's left), oldest first: the three
+// that play (wb the first, wu and wt the last two) each show their corner whole, its rank
+// and suit (`corner` wide), and those between show their edges, narrower the more there
+// are, so that the whole waste stays within the pyramid's width (5 slots past the pile).
+function wasteOffsets(count, { rem, step, corner }) {
+  const between = Math.max(0, count - 3);
+  const edge = between ? Math.min(rem * 0.9, (5 * step - 2 * corner) / between) : 0;
+  const offsets = [];
+  let x = 0;
+  for (let index = 0; index < count; index++) {
+    offsets.push(x);
+    x += index === 0 || index === count - 2 ? corner : edge;
+  }
+  return offsets;
+}
+
 // Up or down from a pile: the nearest pile of the next row, if one is within its reach
 // (two slots, unless the layout says otherwise).
 function nearestInRow(slots, from, row) {
@@ -342,14 +358,16 @@ export class Board {
     return names;
   }
 
-  // A card's width and height and a slot's step (px) as style.css has them now.
+  // A card's width and height, a slot's step and the room a card's corner takes (its rank
+  // and suit, px) as style.css has them now.
   sizes() {
     const style = getComputedStyle(document.documentElement);
     const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
     const w = parseFloat(style.getPropertyValue("--w")) * rem;
     const h = parseFloat(style.getPropertyValue("--h")) * rem;
     const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
-    return { rem, w, h, step, key: `${rem} ${w} ${h} ${step}` };
+    const corner = parseFloat(style.getPropertyValue("--corner")) * rem;
+    return { rem, w, h, step, corner, key: `${rem} ${w} ${h} ${step} ${corner}` };
   }
 
   draw() {
@@ -360,7 +378,8 @@ export class Board {
     if (!view) return;
     const inner = document.createElement("div");
     inner.className = `board-inner game-${view.game}`;
-    const { rem, w, h, step, key } = this.sizes();
+    const sizes = this.sizes();
+    const { rem, w, h, step, key } = sizes;
     this.sized = key;
     const targets = this.targets();
     const hint = this.hinted;
@@ -389,6 +408,7 @@ export class Board {
       const fanStep = slot.fan ? rem * 1.35 : 0;
       const treizeWaste = view.game === "treize" && slot.pile === "waste";
       const cards = treizeWaste ? data.cards : shown;
+      const offsets = treizeWaste ? wasteOffsets(cards.length, sizes) : [];
       // What a click on the pile outside its cards aims at: Treize's newest waste card (wb
       // while it is the only one, wt from two on), else the pile.
       const aim = treizeWaste && cards.length ? this.nameOf("waste", cards.length - 1, cards.length) : slot.pile;
@@ -398,7 +418,7 @@ export class Board {
         const element = cardElement(code, this.played ? "button" : "img");
         const name = treizeWaste ? this.nameOf("waste", index, cards.length) : slot.pile;
         const count = slot.fan ? cards.length - index : 1;
-        const x = treizeWaste ? index * rem * 0.9 : 0;
+        const x = treizeWaste ? offsets[index] : 0;
         if (treizeWaste) element.style.left = `${x}px`;
         element.style.top = `${index * fanStep}px`;
         if (code) element.dataset.name = name;
@@ -443,7 +463,7 @@ export class Board {
       }
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
-      width = Math.max(width, slot.x * step + w + (treizeWaste ? rem * 0.9 * 8 : 0));
+      width = Math.max(width, slot.x * step + w + (offsets.at(-1) ?? 0));
       height = Math.max(height, slot.y * (h + rem * 0.9) + rem + h + Math.max(0, cards.length - 1) * fanStep);
     }
     inner.style.width = `${width}px`;

@@ -25,12 +25,16 @@ export function unseen(text) {
   return element("span", { class: "unseen" }, text);
 }
 
-// The head of a race's results (the race page's, the watch page's): a rated race's
-// fourth column is the rating change, a casual race's is empty and has no header.
+// The head of a race's results (the race page's, the watch page's): a rated race has a
+// fourth column, the rating change (ratingCell); a casual race, which changes no rating,
+// has none.
 export function standingsHead(rated) {
-  const head = tableHead("Rank", "Player", "Result");
-  head.firstChild.append(rated ? element("th", { scope: "col" }, "Rating") : element("td"));
-  return head;
+  return rated ? tableHead("Rank", "Player", "Result", "Rating") : tableHead("Rank", "Player", "Result");
+}
+
+// A results row's rating change (`text`), in a rated race only: the cells to append.
+export function ratingCell(rated, text) {
+  return rated ? [element("td", { class: "rating-change" }, text)] : [];
 }
 
 export function svgElement(tag, attributes = {}, ...children) {

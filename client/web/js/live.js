@@ -6,7 +6,7 @@
 // board's held): a note over it says so until it goes on.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, changeText, element, playerLink, racersText, ratingText, showError, standingResult, standingsHead, watchersText } from "./dom.js";
+import { GAME_TITLES, changeText, element, playerLink, racersText, ratingCell, ratingText, showError, standingResult, standingsHead, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -245,7 +245,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       element("table", { id: "watch-standings" }, standingsHead(summary.rated), ...summary.standings.map((s) => element("tr", { "data-player": s.player_id },
         element("td", {}, `${s.rank}.`), element("td", {}, playerLink(s.player_id, s.name, s.bot)),
         element("td", {}, standingResult(summary.game, s)),
-        element("td", { class: "rating-change" }, standingRating(s))))),
+        ...ratingCell(summary.rated, standingRating(s))))),
       element("p", { class: "row" }, summary.seed != null ? `Seed ${summary.seed} revealed.` : "",
         element("a", { href: link, id: "verify-link" }, "Verify this race"), element("a", { href: `#/replay/${summary.race_id}` }, "Replay")),
       featuredMode ? element("p", { class: "setting next-note" }, "The next featured race follows by itself.") : "");
