@@ -20,13 +20,19 @@ from tests.server.conftest import running_node
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def environment(env: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without any setting of the node's, plus ``env``."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SA_") and k != "REDIS_URL"}
+    return {**clean, "PYTHONPATH": str(ROOT), **(env or {})}
+
+
 def run(
     *args: str, env: dict[str, str] | None = None, timeout: float = 30
 ) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("SA_") and k != "REDIS_URL"}
-    environment.update({"PYTHONPATH": str(ROOT), **(env or {})})
     command = [sys.executable, "-m", "server.cli", *args]
-    return subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        command, cwd=ROOT, env=environment(env), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_the_top_level_help_is_plain_text_and_names_the_commands() -> None:
@@ -83,6 +89,26 @@ def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_set
 def test_settings_a_node_cannot_run_with_are_refused(env: dict[str, str], flag: str) -> None:
     with pytest.raises(SettingError, match=re.escape(flag)):
         Settings.from_env(env)
+
+
+def test_an_empty_flag_is_not_given_as_an_empty_variable_is(tmp_path: Path) -> None:
+    """``--host ""`` listened on every address and ``--data-dir ""`` put Redis's files in
+    the working directory, where ``SA_HOST=`` and ``SA_DATA_DIR=`` mean the defaults; an
+    empty number or choice was refused."""
+    port = str(free_port())
+    empty = ["--host", "", "--data-dir", "", "--countdown", "", "--log-format", "", "--redis-url", ""]
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", port, *empty]
+    env = environment({"SA_LOG_LEVEL": "WARNING"})
+    node = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert node.stdout is not None
+        assert node.stdout.readline().startswith(f"solitaire-arena listening on ws://127.0.0.1:{port} ")
+        assert (tmp_path / "data" / "appendonly.aof").exists() and not (tmp_path / "appendonly.aof").exists()
+        node.terminate()
+        assert node.wait(15) == 0
+    finally:
+        if node.poll() is None:
+            node.kill()
 
 
 def test_a_redis_url_of_another_scheme_is_refused_at_start_naming_the_setting_and_every_scheme() -> None:
@@ -185,13 +211,11 @@ def _children(pid: int) -> list[str]:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
 def test_ctrl_c_in_a_terminal_stops_the_node_and_its_worker_without_a_traceback(tmp_path: Path) -> None:
     """Ctrl-C signals the whole process group: the node, its Redis and its worker."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("SA_") and k != "REDIS_URL"}
-    environment.update({"PYTHONPATH": str(ROOT), "SA_LOG_LEVEL": "WARNING"})
     command = [sys.executable, "-m", "server.cli", "serve", "--port", str(free_port())]
     node = subprocess.Popen(
         [*command, "--data-dir", str(tmp_path / "data")],
         cwd=ROOT,
-        env=environment,
+        env=environment({"SA_LOG_LEVEL": "WARNING"}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
