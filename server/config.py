@@ -99,17 +99,23 @@ HELP: Final = {
 }
 
 
+#: The longest any duration setting may be: far beyond any use, and far within what
+#: Redis takes (EXPIRE and PX stop near 9.2e15 s) and what the protocol's integers carry
+#: (milliseconds in 64 bits). A TTL of 1e23 s used to pass the start, then fail every
+#: guest's hello or every race's end.
+DECADE: Final = 10 * 365 * 24 * 3600
+
 #: The smallest and largest value of each number setting (None: no bound).
 LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "port": (0, 65535),
-    "countdown": (0, None),
+    "countdown": (0, DECADE),
     "quick_match_time_limit": (1, 24 * 3600),
-    "lobby_grace": (0, None),
+    "lobby_grace": (0, DECADE),
     "node_beat": (0.05, 300),
     "max_open_races": (1, None),
     "create_rate": (0, None),
     "max_message_bytes": (1024, None),
-    "hello_timeout": (0.01, None),
+    "hello_timeout": (0.01, DECADE),
     "rate_limit": (0.01, None),
     "rate_burst": (1, None),
     "max_connections_per_address": (0, None),
@@ -117,15 +123,15 @@ LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "connect_burst": (1, None),
     "new_player_rate": (0, None),
     "new_player_burst": (1, None),
-    "abuse_ban": (0, None),
+    "abuse_ban": (0, DECADE),
     "login_failures_per_address": (0, None),
     "login_failures_per_account": (0, None),
-    "guest_ttl": (0, None),
+    "guest_ttl": (0, DECADE),
     "daily_time_limit": (1, 24 * 3600),
-    "spectator_delay": (0, None),
+    "spectator_delay": (0, DECADE),
     "spectator_buffer": (1, None),
     "clock_tick": (0.001, 10),
-    "race_ttl": (0, None),
+    "race_ttl": (0, DECADE),
     "redis_max_connections": (1, None),
     "ack_replicas": (0, None),
 }
@@ -266,7 +272,7 @@ class Settings:
                 or (low is not None and value < low)
                 or (high is not None and value > high)
             ):
-                bounds = f"at least {low:g}" if high is None else f"from {low:g} to {high:g}"
+                bounds = f"at least {low:.15g}" if high is None else f"from {low:.15g} to {high:.15g}"
                 raise SettingError(f"{setting_name(name)} must be {bounds}, not {value!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)

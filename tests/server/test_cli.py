@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from server.config import ENV_VARS, SettingError, Settings
+from server.config import DECADE, ENV_VARS, SettingError, Settings
 from server.redis_embedded import free_port
-from tests.server.conftest import running_node
+from shared.protocol import RaceEnded
+from tests.server.conftest import Connect, running_node
+from tests.server.helpers import start_race
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,6 +86,13 @@ def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_set
         ({"SA_TRUSTED_PROXIES": "10.0.0.2,proxy"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
         ({"SA_TRUSTED_PROXIES": "10.0.0.0/24"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
         ({"REDIS_URL": "localhost:6379"}, "--redis-url (REDIS_URL)"),
+        ({"SA_GUEST_TTL": "99999999999999999999999"}, "--guest-ttl (SA_GUEST_TTL)"),
+        ({"SA_RACE_TTL": "10000000000000000"}, "--race-ttl (SA_RACE_TTL)"),
+        ({"SA_COUNTDOWN": "1e16"}, "--countdown (SA_COUNTDOWN)"),
+        ({"SA_LOBBY_GRACE": "1e300"}, "--lobby-grace (SA_LOBBY_GRACE)"),
+        ({"SA_HELLO_TIMEOUT": "1e300"}, "--hello-timeout (SA_HELLO_TIMEOUT)"),
+        ({"SA_SPECTATOR_DELAY": "1e20"}, "--spectator-delay (SA_SPECTATOR_DELAY)"),
+        ({"SA_ABUSE_BAN": "1e300"}, "--abuse-ban (SA_ABUSE_BAN)"),
     ],
 )
 def test_settings_a_node_cannot_run_with_are_refused(env: dict[str, str], flag: str) -> None:
@@ -109,6 +118,32 @@ def test_an_empty_flag_is_not_given_as_an_empty_variable_is(tmp_path: Path) -> N
     finally:
         if node.poll() is None:
             node.kill()
+
+
+def test_a_ttl_redis_cannot_take_is_refused_at_start_in_one_line() -> None:
+    """It passed the start, then every new guest's hello answered internal_error (Redis:
+    EXPIRE value out of range)."""
+    unanswered = f"redis://127.0.0.1:{free_port()}"  # refused before Redis is asked
+    result = run(
+        "serve", "--port", "0", env={"SA_GUEST_TTL": "99999999999999999999999", "REDIS_URL": unanswered}
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        "solitaire-arena: --guest-ttl (SA_GUEST_TTL) must be from 0 to 315360000, not 99999999999999999999999"
+    )
+
+
+async def test_the_longest_ttls_and_waits_allowed_still_serve_a_hello_and_a_race(
+    clean_redis: str, connect: Connect
+) -> None:
+    longest = {name: DECADE for name in ("guest_ttl", "race_ttl", "lobby_grace", "spectator_delay")}
+    async with running_node(clean_redis, hello_timeout=DECADE, abuse_ban=DECADE, **longest) as node:
+        ada, bob = await connect(node.url), await connect(node.url)
+        race = await start_race(ada, bob, "treize")
+        for racer in (ada, bob):
+            await racer.finish(race.race_id)
+        ended = await ada.wait_for(RaceEnded)
+        assert {s.player_id for s in ended.summary.standings} == {ada.player_id, bob.player_id}
 
 
 def test_a_redis_url_of_another_scheme_is_refused_at_start_naming_the_setting_and_every_scheme() -> None:
