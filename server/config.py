@@ -251,14 +251,15 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
-        """Defaults, then environment variables, then non-None ``overrides``."""
+        """Defaults, then environment variables, then non-None ``overrides``. Only the
+        value used is converted and checked: a variable a flag overrides is not read (a
+        bad ``SA_PORT`` stopped a node given ``--port``)."""
         env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
         types = {f.name: f.type for f in fields(cls)}
         for name, var in ENV_VARS.items():
-            if var in env and env[var] != "":
+            if name not in values and env.get(var, "") != "":
                 values[name] = _convert(types[name], env[var], var)
-        values.update({k: v for k, v in overrides.items() if v is not None})
         settings = replace(cls(), **values)
         settings.check()
         return settings

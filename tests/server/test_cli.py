@@ -61,6 +61,19 @@ def test_a_bad_setting_is_one_readable_line_not_a_traceback() -> None:
     assert result.stderr.strip() == "solitaire-arena: SA_PORT='abc' is not a whole number"
 
 
+def test_a_bad_variable_a_flag_overrides_is_not_read() -> None:
+    """The command line wins: SA_PORT=abc stopped a node given --port (exit 2), though a
+    bad word (SA_LOG_LEVEL=verbose with --log-level) did not."""
+    bad = {"SA_PORT": "abc", "SA_COUNTDOWN": "soon", "SA_LOG_LEVEL": "verbose"}
+    settings = Settings.from_env(bad, port=0, countdown=1.0, log_level="ERROR")
+    assert (settings.port, settings.countdown, settings.log_level) == (0, 1.0, "ERROR")
+    unanswered = f"redis://127.0.0.1:{free_port()}"  # past the settings, the start fails there
+    flags = ("--port", "0", "--countdown", "1", "--log-level", "ERROR")
+    result = run("serve", *flags, env={**bad, "REDIS_URL": unanswered})
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("solitaire-arena: Redis at redis://127.0.0.1:")
+
+
 def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_setting() -> None:
     result = run("serve", env={"SA_LOG_LEVEL": "verbose"})
     assert result.returncode == 2 and "Traceback" not in result.stderr
