@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(ArenaServer(settings).run(ready))
     except KeyboardInterrupt:
         pass
-    except SettingError as exc:  # one only the start could find (SA_ARCHIVE_DIR)
+    except SettingError as exc:  # one only the start could find (SA_ARCHIVE_DIR, SA_DATA_DIR)
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError, StartupError, EmbeddedRedisError) as exc:

@@ -8,6 +8,7 @@ import os
 import secrets
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 #: Environment variable of each setting.
 ENV_VARS: Final = {
@@ -160,6 +161,15 @@ def setting_name(name: str) -> str:
     return f"--{name.replace('_', '-')} ({ENV_VARS[name]})"
 
 
+def unusable_directory(name: str, directory: str | os.PathLike[str], exc: OSError) -> SettingError:
+    """The error of a directory setting the node could not create or write in (a file is
+    there, a parent is missing on a filesystem it cannot make it on, no permission)."""
+    return SettingError(
+        f"{setting_name(name)} must be a directory the node can write to, "
+        f"not {str(directory)!r} ({(exc.strerror or repr(exc)).lower()})"
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a node can be told. Times are in seconds."""
@@ -301,6 +311,17 @@ class Settings:
             schemes = ", ".join(f"{s}://" for s in REDIS_SCHEMES)
             given = f", not {scheme}://" if found else " (this one has no scheme)"
             raise SettingError(f"{setting_name('redis_url')} must start with one of {schemes}{given}")
+        if scheme == "unix":
+            return
+        # Each host (a cluster's URL lists several) after the password, if any.
+        for host in urlsplit(self.redis_url).netloc.rpartition("@")[2].split(","):
+            try:
+                _ = urlsplit(f"//{host}").port  # a ValueError when not a number from 0 to 65535
+            except ValueError:
+                raise SettingError(
+                    f"{setting_name('redis_url')} must give each port as a number from 0 to 65535, "
+                    f"not {host!r}"
+                ) from None
 
 
 def _convert(kind: Any, raw: str, var: str) -> Any:

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Final
 
+from server.config import unusable_directory
+
 log = logging.getLogger("arena.redis")
 
 _SOCKET_NAME: Final = "redis.sock"
@@ -116,6 +118,7 @@ class EmbeddedRedis:
     """Start with :meth:`start`, stop with :meth:`stop`; :attr:`url` is for redis-py."""
 
     def __init__(self, data_dir: str | os.PathLike[str], fsync: str = "everysec") -> None:
+        self.given_dir = data_dir
         self.data_dir = Path(data_dir).resolve()
         self.fsync = fsync
         self.url = ""
@@ -123,7 +126,6 @@ class EmbeddedRedis:
         self._lock: int | None = None
 
     def start(self, timeout: float = 10.0) -> str:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         self._take_lock()
         try:
             return self._start(timeout)
@@ -169,7 +171,11 @@ class EmbeddedRedis:
         """Lock the data directory for this node's life, or refuse at once: a node holds
         it. The kernel releases it when the node exits, however it exits."""
         path = self.data_dir / _LOCKFILE
-        lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # a file there, a parent it cannot make, no permission
+            raise unusable_directory("data_dir", self.given_dir, exc) from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

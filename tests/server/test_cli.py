@@ -99,6 +99,9 @@ def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_set
         ({"SA_TRUSTED_PROXIES": "10.0.0.2,proxy"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
         ({"SA_TRUSTED_PROXIES": "10.0.0.0/24"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
         ({"REDIS_URL": "localhost:6379"}, "--redis-url (REDIS_URL)"),
+        ({"REDIS_URL": "redis://:pw@127.0.0.1:notaport/0"}, "--redis-url (REDIS_URL)"),
+        ({"REDIS_URL": "redis://127.0.0.1:65536"}, "--redis-url (REDIS_URL)"),
+        ({"REDIS_URL": "redis+cluster://a:7000,b:x"}, "--redis-url (REDIS_URL)"),
         ({"SA_GUEST_TTL": "99999999999999999999999"}, "--guest-ttl (SA_GUEST_TTL)"),
         ({"SA_RACE_TTL": "10000000000000000"}, "--race-ttl (SA_RACE_TTL)"),
         ({"SA_COUNTDOWN": "1e16"}, "--countdown (SA_COUNTDOWN)"),
@@ -159,13 +162,26 @@ async def test_the_longest_ttls_and_waits_allowed_still_serve_a_hello_and_a_race
         assert {s.player_id for s in ended.summary.standings} == {ada.player_id, bob.player_id}
 
 
-def test_a_redis_url_of_another_scheme_is_refused_at_start_naming_the_setting_and_every_scheme() -> None:
-    result = run("serve", "--port", "0", env={"REDIS_URL": "http://:hunter2@x"})
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        (
+            "http://:hunter2@x",
+            "must start with one of redis://, rediss://, unix://, redis+cluster://, rediss+cluster://, not http://",
+        ),
+        # It was exit 1 in redis-py's words ("Port could not be cast to integer value").
+        (
+            "redis://:hunter2@127.0.0.1:notaport",
+            "must give each port as a number from 0 to 65535, not '127.0.0.1:notaport'",
+        ),
+    ],
+)
+def test_a_redis_url_no_client_opens_is_refused_at_start_naming_the_setting_not_its_password(
+    url: str, why: str
+) -> None:
+    result = run("serve", "--port", "0", env={"REDIS_URL": url})
     assert result.returncode == 2 and "hunter2" not in result.stderr
-    assert result.stderr.strip() == (
-        "solitaire-arena: --redis-url (REDIS_URL) must start with one of redis://, rediss://, "
-        "unix://, redis+cluster://, rediss+cluster://, not http://"
-    )
+    assert result.stderr.strip() == f"solitaire-arena: --redis-url (REDIS_URL) {why}"
 
 
 @pytest.mark.parametrize(
@@ -187,6 +203,25 @@ def test_an_archive_dir_the_node_cannot_write_to_stops_it_at_start_naming_the_se
             "solitaire-arena: --archive-dir (SA_ARCHIVE_DIR) must be a directory the node can "
             f"write to, not {str(directory)!r} ({why})"
         )
+
+
+def test_a_data_dir_the_embedded_redis_cannot_use_stops_the_node_at_start_naming_the_setting(
+    tmp_path: Path,
+) -> None:
+    """It was exit 1 with a bare OS error ("[Errno 17] File exists")."""
+    blocked = tmp_path / "data"
+    blocked.write_text("a file where the data would go\n")
+    for directory, why in ((blocked, "file exists"), (blocked / "redis", "not a directory")):
+        result = run("serve", "--port", "0", env={"SA_DATA_DIR": str(directory), "SA_LOG_LEVEL": "ERROR"})
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert result.stderr.strip() == (
+            "solitaire-arena: --data-dir (SA_DATA_DIR) must be a directory the node can "
+            f"write to, not {str(directory)!r} ({why})"
+        )
+    # With a Redis of its own the node has no use for the directory.
+    unanswered = f"redis://127.0.0.1:{free_port()}"
+    result = run("serve", "--port", "0", env={"SA_DATA_DIR": str(blocked), "REDIS_URL": unanswered})
+    assert result.returncode == 1 and "does not answer" in result.stderr
 
 
 async def test_a_missing_archive_dir_is_made_at_start(clean_redis: str, tmp_path: Path) -> None:
