@@ -239,9 +239,10 @@ class ArenaServer:
     async def start(self) -> None:
         """Connect to Redis (or start the embedded one), start the features, listen.
 
-        An archive directory the node cannot write to raises :class:`~server.config.SettingError`. A
-        start that fails stops what it had started (the clock, the embedded Redis, …)
-        before the error goes on, so nothing is left running behind it."""
+        An archive directory, or the embedded Redis's data directory, the node cannot write
+        to raises :class:`~server.config.SettingError`. A start that fails stops what it had
+        started (the clock, the embedded Redis, …) before the error goes on, so nothing is
+        left running behind it."""
         if self.settings.archive_dir:  # before anything starts: a bad one leaves nothing to stop
             await asyncio.to_thread(make_ready, self.settings.archive_dir)
         try:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from server.config import SettingError, setting_name
+from server.config import unusable_directory
 from server.metrics import Metrics
 
 log = logging.getLogger("arena.archive")
@@ -92,10 +92,7 @@ def make_ready(directory: str | os.PathLike[str]) -> None:
         with tempfile.TemporaryFile(dir=path, prefix=".probe."):
             pass
     except OSError as exc:
-        raise SettingError(
-            f"{setting_name('archive_dir')} must be a directory the node can write to, "
-            f"not {str(directory)!r} ({(exc.strerror or repr(exc)).lower()})"
-        ) from None
+        raise unusable_directory("archive_dir", directory, exc) from None
 
 
 def _write_once(path: Path, text: str) -> None:

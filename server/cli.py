@@ -35,6 +35,25 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def _unless_empty(kind: type) -> Callable[[str], object]:
+    """A flag's conversion to ``kind`` where an empty value is None: not given, as an
+    empty environment variable is (``--host ""`` listened on every address, ``SA_HOST=``
+    on the default)."""
+
+    def convert(raw: str) -> object:
+        return None if raw == "" else kind(raw)
+
+    convert.__name__ = kind.__name__  # argparse's "invalid float value: 'abc'"
+    return convert
+
+
+class _Choices(tuple[str, ...]):
+    """A flag's choices, which also let an empty value (None) through."""
+
+    def __contains__(self, value: object) -> bool:
+        return value is None or super().__contains__(value)
+
+
 def _environment_table() -> str:
     width = max(len(v) for v in ENV_VARS.values())
     lines = [f"  {var.ljust(width)}  {HELP[name]}" for name, var in ENV_VARS.items()]
@@ -66,11 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
         default = getattr(defaults, name)
         shown = repr(default) if default == "" else default
         kind = {"int": int, "float": float}.get(str(kinds[name]), str)
+        choices = _CHOICES.get(name)
         serve.add_argument(
             _flag(name),
             dest=name,
-            type=kind,
-            choices=_CHOICES.get(name),
+            type=_unless_empty(kind),
+            choices=None if choices is None else _Choices(choices),
             help=f"{HELP[name]} (env {var}, default {shown})",
         )
     player_commands.add_commands(commands)
@@ -118,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(ArenaServer(settings).run(ready))
     except KeyboardInterrupt:
         pass
-    except SettingError as exc:  # one only the start could find (SA_ARCHIVE_DIR)
+    except SettingError as exc:  # one only the start could find (SA_ARCHIVE_DIR, SA_DATA_DIR)
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError, StartupError, EmbeddedRedisError) as exc:

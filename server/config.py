@@ -8,6 +8,7 @@ import os
 import secrets
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 #: Environment variable of each setting.
 ENV_VARS: Final = {
@@ -99,17 +100,23 @@ HELP: Final = {
 }
 
 
+#: The longest any duration setting may be: far beyond any use, and far within what
+#: Redis takes (EXPIRE and PX stop near 9.2e15 s) and what the protocol's integers carry
+#: (milliseconds in 64 bits). A TTL of 1e23 s used to pass the start, then fail every
+#: guest's hello or every race's end.
+DECADE: Final = 10 * 365 * 24 * 3600
+
 #: The smallest and largest value of each number setting (None: no bound).
 LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "port": (0, 65535),
-    "countdown": (0, None),
+    "countdown": (0, DECADE),
     "quick_match_time_limit": (1, 24 * 3600),
-    "lobby_grace": (0, None),
+    "lobby_grace": (0, DECADE),
     "node_beat": (0.05, 300),
     "max_open_races": (1, None),
     "create_rate": (0, None),
     "max_message_bytes": (1024, None),
-    "hello_timeout": (0.01, None),
+    "hello_timeout": (0.01, DECADE),
     "rate_limit": (0.01, None),
     "rate_burst": (1, None),
     "max_connections_per_address": (0, None),
@@ -117,15 +124,15 @@ LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "connect_burst": (1, None),
     "new_player_rate": (0, None),
     "new_player_burst": (1, None),
-    "abuse_ban": (0, None),
+    "abuse_ban": (0, DECADE),
     "login_failures_per_address": (0, None),
     "login_failures_per_account": (0, None),
-    "guest_ttl": (0, None),
+    "guest_ttl": (0, DECADE),
     "daily_time_limit": (1, 24 * 3600),
-    "spectator_delay": (0, None),
+    "spectator_delay": (0, DECADE),
     "spectator_buffer": (1, None),
     "clock_tick": (0.001, 10),
-    "race_ttl": (0, None),
+    "race_ttl": (0, DECADE),
     "redis_max_connections": (1, None),
     "ack_replicas": (0, None),
 }
@@ -152,6 +159,15 @@ class SettingError(ValueError):
 def setting_name(name: str) -> str:
     """How an operator sets ``name``: its flag and its environment variable."""
     return f"--{name.replace('_', '-')} ({ENV_VARS[name]})"
+
+
+def unusable_directory(name: str, directory: str | os.PathLike[str], exc: OSError) -> SettingError:
+    """The error of a directory setting the node could not create or write in (a file is
+    there, a parent is missing on a filesystem it cannot make it on, no permission)."""
+    return SettingError(
+        f"{setting_name(name)} must be a directory the node can write to, "
+        f"not {str(directory)!r} ({(exc.strerror or repr(exc)).lower()})"
+    )
 
 
 @dataclass(frozen=True)
@@ -245,14 +261,15 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
-        """Defaults, then environment variables, then non-None ``overrides``."""
+        """Defaults, then environment variables, then non-None ``overrides``. Only the
+        value used is converted and checked: a variable a flag overrides is not read (a
+        bad ``SA_PORT`` stopped a node given ``--port``)."""
         env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
         types = {f.name: f.type for f in fields(cls)}
         for name, var in ENV_VARS.items():
-            if var in env and env[var] != "":
+            if name not in values and env.get(var, "") != "":
                 values[name] = _convert(types[name], env[var], var)
-        values.update({k: v for k, v in overrides.items() if v is not None})
         settings = replace(cls(), **values)
         settings.check()
         return settings
@@ -266,7 +283,7 @@ class Settings:
                 or (low is not None and value < low)
                 or (high is not None and value > high)
             ):
-                bounds = f"at least {low:g}" if high is None else f"from {low:g} to {high:g}"
+                bounds = f"at least {low:.15g}" if high is None else f"from {low:.15g} to {high:.15g}"
                 raise SettingError(f"{setting_name(name)} must be {bounds}, not {value!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
@@ -294,6 +311,17 @@ class Settings:
             schemes = ", ".join(f"{s}://" for s in REDIS_SCHEMES)
             given = f", not {scheme}://" if found else " (this one has no scheme)"
             raise SettingError(f"{setting_name('redis_url')} must start with one of {schemes}{given}")
+        if scheme == "unix":
+            return
+        # Each host (a cluster's URL lists several) after the password, if any.
+        for host in urlsplit(self.redis_url).netloc.rpartition("@")[2].split(","):
+            try:
+                _ = urlsplit(f"//{host}").port  # a ValueError when not a number from 0 to 65535
+            except ValueError:
+                raise SettingError(
+                    f"{setting_name('redis_url')} must give each port as a number from 0 to 65535, "
+                    f"not {host!r}"
+                ) from None
 
 
 def _convert(kind: Any, raw: str, var: str) -> Any:

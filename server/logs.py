@@ -7,7 +7,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 #: What every log record has; anything else on a record came as ``extra`` and is a field.
 _RECORD_ATTRIBUTES: Final = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
@@ -62,7 +62,12 @@ REPEAT_QUIET_S: Final = 60.0
 class RepeatsQuieted(logging.Filter):
     """Writes a failing background task's warning once, then at most once a minute while
     it keeps failing (with ``repeats``: how many were left out since): an outage of
-    Redis would otherwise write a line a second for each of a node's loops."""
+    Redis would otherwise write a line a second for each of a node's loops. Once Redis is
+    back (:func:`forget_repeats`) it starts afresh: the next outage's first warning is
+    written at once, its ``repeats`` counting that outage's failures alone."""
+
+    #: Bumped by :func:`forget_repeats`; a filter that saw another forgets what it saw.
+    episode: ClassVar[int] = 0
 
     def __init__(self, quiet_s: float = REPEAT_QUIET_S, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
@@ -70,12 +75,16 @@ class RepeatsQuieted(logging.Filter):
         self.clock = clock
         #: (logger, message) -> (when last written, how many left out since)
         self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+        self._episode = RepeatsQuieted.episode
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno != logging.WARNING or "reason" not in record.__dict__:
             return True
         if record.name == "arena.redis":
             return True  # Redis going away and coming back: each one always said
+        if self._episode != RepeatsQuieted.episode:
+            self._seen.clear()
+            self._episode = RepeatsQuieted.episode
         key, now = (record.name, record.getMessage()), self.clock()
         written, left_out = self._seen.get(key, (float("-inf"), 0))
         if now - written < self.quiet_s:
@@ -85,6 +94,13 @@ class RepeatsQuieted(logging.Filter):
             record.repeats = left_out
         self._seen[key] = (now, 0)
         return True
+
+
+def forget_repeats() -> None:
+    """What failed is working again (Redis is back): every :class:`RepeatsQuieted` forgets
+    the warnings it quieted (their ``repeats`` carried over into the next outage's first
+    warning, which was quieted too when it came within the minute)."""
+    RepeatsQuieted.episode += 1
 
 
 def configure(level: str = "INFO", fmt: str = "json") -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 
+from server import logs
 from server.metrics import Metrics
 
 log = logging.getLogger("arena.redis")
@@ -40,4 +41,5 @@ class StoreHealth:
         if self.down:
             self.down = False
             self.back_at_ms = int(time.time() * 1000)
+            logs.forget_repeats()  # the next outage's warnings count their own repeats
             log.warning("redis is reachable again")

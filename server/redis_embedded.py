@@ -3,15 +3,18 @@
 It keeps its data (append-only file) in a data directory, listens on a unix socket
 there (or a free loopback port when the path is too long), dies with its parent
 (``PR_SET_PDEATHSIG``, so a SIGKILLed node does not leave it behind holding the data
-directory), and is stopped with SIGTERM, which makes Redis flush the AOF. A second node
-on a data directory whose node still runs is refused at once; one whose node was killed
-waits for that node's Redis to finish flushing.
+directory), and is stopped with SIGTERM, which makes Redis flush the AOF. A node holds an
+exclusive lock on its data directory (``node.lock``) for as long as it runs, taken before
+anything else in the directory is touched: a second node on it, even one started at the
+same moment, is refused at once. The kernel lets go of a killed node's lock, so the next
+node starts, after waiting for the killed node's Redis to finish flushing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import logging
 import os
 import shutil
@@ -23,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Final
 
+from server.config import unusable_directory
+
 log = logging.getLogger("arena.redis")
 
 _SOCKET_NAME: Final = "redis.sock"
@@ -30,6 +35,8 @@ _PIDFILE: Final = "redis.pid"
 #: The pid of the node that started the redis-server, so a second node can tell a live
 #: owner (refuse at once) from a killed one whose Redis is still flushing (wait for it).
 _OWNER_PIDFILE: Final = "node.pid"
+#: Locked (``flock``) by the node using the data directory, for its life; holds its pid.
+_LOCKFILE: Final = "node.lock"
 _UNIX_PATH_MAX: Final = 100
 
 
@@ -111,13 +118,22 @@ class EmbeddedRedis:
     """Start with :meth:`start`, stop with :meth:`stop`; :attr:`url` is for redis-py."""
 
     def __init__(self, data_dir: str | os.PathLike[str], fsync: str = "everysec") -> None:
+        self.given_dir = data_dir
         self.data_dir = Path(data_dir).resolve()
         self.fsync = fsync
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
+        self._lock: int | None = None
 
     def start(self, timeout: float = 10.0) -> str:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
+        try:
+            return self._start(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, timeout: float) -> str:
         self._wait_for_previous(timeout)
         sock_path = self.data_dir / _SOCKET_NAME
         args = [
@@ -151,6 +167,43 @@ class EmbeddedRedis:
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
 
+    def _take_lock(self) -> None:
+        """Lock the data directory for this node's life, or refuse at once: a node holds
+        it. The kernel releases it when the node exits, however it exits."""
+        path = self.data_dir / _LOCKFILE
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # a file there, a parent it cannot make, no permission
+            raise unusable_directory("data_dir", self.given_dir, exc) from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock)
+            raise self._in_use(self._lock_owner(path)) from None
+        except BaseException:
+            os.close(lock)
+            raise
+        os.ftruncate(lock, 0)
+        os.pwrite(lock, f"{os.getpid()}\n".encode(), 0)
+        self._lock = lock
+
+    @staticmethod
+    def _lock_owner(path: Path, wait: float = 1.0) -> int | None:
+        """The pid the lock's holder wrote in it (one that locked it a moment ago may not
+        have written it yet)."""
+        deadline = time.monotonic() + wait
+        while (owner := _read_pid(path)) is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return owner
+
+    def _in_use(self, owner: int | None) -> EmbeddedRedisError:
+        node = "another node" if owner is None else f"another node (pid {owner})"
+        return EmbeddedRedisError(
+            f"{node} is serving from {self.data_dir}: "
+            "stop it first, or give this one its own data directory (--data-dir, SA_DATA_DIR)"
+        )
+
     def _wait_for_previous(self, timeout: float) -> None:
         """A previous redis on this data dir (its node was killed) must be gone first; one
         whose node still runs is not going away, so that is refused at once."""
@@ -159,10 +212,7 @@ class EmbeddedRedis:
             return
         owner = _read_pid(self.data_dir / _OWNER_PIDFILE)
         if owner is not None and _pid_alive(owner) and _parent_pid(pid) == owner:
-            raise EmbeddedRedisError(
-                f"another node (pid {owner}) is serving from {self.data_dir}: "
-                "stop it first, or give this one its own data directory (--data-dir, SA_DATA_DIR)"
-            )
+            raise self._in_use(owner)  # a node of a version that took no lock
         deadline = time.monotonic() + timeout
         while _pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -196,12 +246,14 @@ class EmbeddedRedis:
 
     def stop(self, timeout: float = 10.0) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.info("embedded redis stopped")
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            log.info("embedded redis stopped")
+        lock, self._lock = self._lock, None
+        if lock is not None:  # after Redis is gone: the next node may start on the directory
+            os.close(lock)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from pathlib import Path
 
 import yaml
@@ -44,6 +46,51 @@ def test_dockerfile_runs_the_console_script() -> None:
     text = (ROOT / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["solitaire-arena"]' in text and 'CMD ["serve"]' in text
     assert "EXPOSE 8765" in text
+
+
+def _sent_to_docker(path: str, rules: list[str]) -> bool:
+    """Whether ``docker build`` sends ``path`` (relative to the context) to the daemon under
+    .dockerignore's ``rules``: the last rule matching it or a folder above it decides;
+    ``**/`` matches any depth, none included."""
+    sent = True
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for rule in rules:
+        keep, pattern = rule.startswith("!"), rule.lstrip("!")
+        patterns = [pattern, pattern[3:]] if pattern.startswith("**/") else [pattern]
+        if any(fnmatch.fnmatchcase(p, q.replace("**/", "*/")) for p in prefixes for q in patterns):
+            sent = keep
+    return sent
+
+
+def test_dockerignore_sends_what_the_dockerfile_copies_and_keeps_the_venv_and_data_out() -> None:
+    """Without one, docker build sent the .venv (381 MB) and ./data (the embedded Redis's
+    AOF, with account data in it) to the daemon."""
+    rules = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    copied = re.findall(r"^COPY (\S+)", (ROOT / "Dockerfile").read_text(), re.MULTILINE)
+    assert copied == ["pyproject.toml", "shared", "server", "client"]
+    for source in copied:
+        assert _sent_to_docker(source, rules), source
+    for sent in ("server/app.py", "client/web/index.html", "client/web/js/app.js", "shared/protocol.py"):
+        assert _sent_to_docker(sent, rules), sent
+    kept_out = [
+        ".venv/bin/python",
+        "data/appendonly.aof",
+        ".git/HEAD",
+        "tests/conftest.py",
+        "bench/load.py",
+        ".pytest_cache/v",
+        "archive/ab/abcdef.rec",
+        "server/__pycache__/app.cpython-311.pyc",
+        "server/data/appendonly.aof",
+        "solitaire_arena.egg-info/PKG-INFO",
+    ]
+    for path in kept_out:
+        assert not _sent_to_docker(path, rules), path
 
 
 def test_compose_cluster_profile_runs_three_nodes_on_a_six_server_cluster_behind_haproxy() -> None:

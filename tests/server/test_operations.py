@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -114,6 +115,41 @@ def test_a_second_node_on_a_data_dir_in_use_is_refused_at_once(tmp_path: Path) -
         assert redis.Redis.from_url(first.url).ping()  # the first one's Redis is untouched
     finally:
         first.stop()
+
+
+def test_of_two_nodes_started_at_the_same_moment_on_one_data_dir_one_is_refused(tmp_path: Path) -> None:
+    """Each checks the directory before either's Redis wrote its pid file: only the lock on
+    the directory tells them apart (the second used to start too, deleting the first's
+    socket, both writing one append-only file)."""
+    from server.redis_embedded import EmbeddedRedis, EmbeddedRedisError
+
+    nodes = [EmbeddedRedis(tmp_path / "data") for _ in range(2)]
+    together = threading.Barrier(len(nodes))
+    outcomes: list[str | EmbeddedRedisError] = []
+
+    def start(node: EmbeddedRedis) -> None:
+        together.wait()
+        try:
+            outcomes.append(node.start(timeout=10))
+        except EmbeddedRedisError as exc:
+            outcomes.append(exc)
+
+    threads = [threading.Thread(target=start, args=(node,)) for node in nodes]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+        urls = [o for o in outcomes if isinstance(o, str)]
+        refusals = [str(o) for o in outcomes if isinstance(o, EmbeddedRedisError)]
+        assert len(urls) == 1 and refusals == [
+            f"another node (pid {os.getpid()}) is serving from {(tmp_path / 'data').resolve()}: "
+            "stop it first, or give this one its own data directory (--data-dir, SA_DATA_DIR)"
+        ]
+        assert redis.Redis.from_url(urls[0]).ping()  # the winner's socket is still its own
+    finally:
+        for node in nodes:
+            node.stop()
 
 
 async def test_sigkill_mid_race_then_restart_resumes_at_the_acked_position(

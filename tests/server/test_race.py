@@ -623,6 +623,39 @@ def test_a_background_tasks_repeated_warning_is_written_once_a_minute_with_how_m
     assert filters and all(isinstance(f, RepeatsQuieted) for f in filters)
 
 
+def test_the_repeats_of_a_quieted_warning_are_counted_afresh_after_redis_came_back() -> None:
+    """The first warning of a second outage said ``"repeats": 13``, the failures of the
+    outage before (or was left out, when it came within the minute)."""
+    from server.logs import RepeatsQuieted
+    from server.metrics import Metrics
+    from server.outage import StoreHealth
+
+    now = [0.0]
+    quiet = RepeatsQuieted(clock=lambda: now[0])
+    health = StoreHealth(Metrics(), (ConnectionError,))
+
+    def failure() -> logging.LogRecord:
+        health.failed(ConnectionError())
+        record = logging.LogRecord("arena.nodes", logging.WARNING, __file__, 1, "beat failed", None, None)
+        record.__dict__["reason"] = "ConnectionError()"
+        return record
+
+    assert quiet.filter(failure())
+    for second in range(1, 14):  # the first outage: 13 more failures, quieted
+        now[0] = float(second)
+        assert not quiet.filter(failure())
+    health.succeeded()  # Redis is back
+    now[0] = 200.0  # the next outage
+    first = failure()
+    assert quiet.filter(first) and "repeats" not in first.__dict__
+    now[0] = 201.0
+    assert not quiet.filter(failure())  # and quieted from there as ever
+    health.succeeded()
+    now[0] = 210.0  # one more, within the minute of the last line written
+    again = failure()
+    assert quiet.filter(again) and "repeats" not in again.__dict__
+
+
 def _stderr_filters(configure: Callable[..., None]) -> list[object]:
     root = logging.getLogger()
     saved = root.handlers[:], root.level
