@@ -349,7 +349,10 @@ class ArenaServer:
         )
 
     async def stop(self) -> None:
-        """Close connections (1001 going away), stop the clock, Redis, the embedded server."""
+        """Close connections (1001 going away), stop the clock, Redis, the embedded server.
+        Only a node that listened logs that it stopped: a start refused for a setting
+        prints its one line of reason and nothing else."""
+        listened = self.server is not None
         if self.server is not None:
             try:
                 self.server.close(reason=SHUTDOWN_REASON)
@@ -381,7 +384,8 @@ class ArenaServer:
                 await self.redis.aclose()
         if self.embedded is not None:
             self.embedded.stop()
-        log.info("stopped", extra={"node_id": self.settings.node_id})
+        if listened:
+            log.info("stopped", extra={"node_id": self.settings.node_id})
 
     async def run(self, ready: Callable[[ArenaServer], None] | None = None) -> None:
         """Serve until SIGTERM or SIGINT, then shut down gracefully."""

@@ -208,11 +208,12 @@ def test_an_archive_dir_the_node_cannot_write_to_stops_it_at_start_naming_the_se
 def test_a_data_dir_the_embedded_redis_cannot_use_stops_the_node_at_start_naming_the_setting(
     tmp_path: Path,
 ) -> None:
-    """It was exit 1 with a bare OS error ("[Errno 17] File exists")."""
+    """It was exit 1 with a bare OS error ("[Errno 17] File exists"); at the default log
+    level, its one line also came after a log line saying the node had stopped."""
     blocked = tmp_path / "data"
     blocked.write_text("a file where the data would go\n")
     for directory, why in ((blocked, "file exists"), (blocked / "redis", "not a directory")):
-        result = run("serve", "--port", "0", env={"SA_DATA_DIR": str(directory), "SA_LOG_LEVEL": "ERROR"})
+        result = run("serve", "--port", "0", env={"SA_DATA_DIR": str(directory)})
         assert result.returncode == 2 and "Traceback" not in result.stderr
         assert result.stderr.strip() == (
             "solitaire-arena: --data-dir (SA_DATA_DIR) must be a directory the node can "
