@@ -729,6 +729,9 @@ class ArenaClient:
             self.kept_shares.keep(self.player_id, race_id, share)
 
     async def start(self, race_id: str) -> None:
+        """The creator starts the race now: a casual one with whoever sits, ready or not;
+        a rated one with its ready racers only (2 at least, the creator among them, else
+        ``not_enough_racers``), those not ready unseated (their ``RaceUpdate.left_out``)."""
         await self._expect(StartRace(id=self.next_id(), race_id=race_id), Ok)
 
     async def my_races(self) -> MyRaces:

@@ -19,6 +19,22 @@ HELD_NOTE = f"{PAUSED}: it shows cards another racer has not turned up yet"
 PAUSED_NOTE = "paused: shows cards others have not turned up yet"
 
 
+#: What a racer is told when a rated race's creator started it while they were not ready
+#: (a ``race_update`` naming them in ``left_out``): they are no longer seated in it (the
+#: browser's race page says it too).
+LEFT_OUT = "the race started without you: you were not ready (rated races start with their ready racers)"
+
+
+def left_out_of(left_out: list[str] | None, player_id: str | None) -> bool:
+    """Whether a ``race_update``'s ``left_out`` names ``player_id``: a rated start
+    unseated them as not ready.
+
+    >>> left_out_of(["p1"], "p1"), left_out_of(None, "p1"), left_out_of(["p2"], None)
+    (True, False, False)
+    """
+    return player_id is not None and player_id in (left_out or ())
+
+
 #: What a terminal says of a request refused ``unavailable``, in a person's words (the
 #: server's message is written for programs: it tells them to resend a move with the
 #: same seq). ``{what}`` is what to try again: ``the move``, or nothing (the line names it).

@@ -64,7 +64,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen
-from client.wording import change_words, place_words, refusal_words, run_ending_words
+from client.wording import LEFT_OUT, change_words, place_words, refusal_words, run_ending_words
 from shared.daily_words import reveal_words
 from shared.games import GameName
 from shared.protocol import (
@@ -802,6 +802,8 @@ class RaceScreen(Screen[None]):
 
     def _opening_note(self) -> str:
         state = self.state
+        if state.left_out and state.me not in state.racers:
+            return f"{LEFT_OUT}. ctrl+q quits"
         if self.left_elsewhere:
             return left_elsewhere_note(state.code or self.race_id, cancelled=state.status == "cancelled")
         if state.over:
@@ -1369,6 +1371,8 @@ class RaceApp(App[None]):
         state, race_id, options = screen.state, screen.race_id, self.options()
         if screen.signed_out is not None and state.status != "finished":
             return self._signed_out_note(screen)
+        if state.left_out and state.me not in state.racers:
+            return f"race {state.code or race_id}: {LEFT_OUT}"
         if self.left_lobby:
             code = state.code or race_id
             if len(state.racers) <= 1:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from client.columns import clipped
+from client.wording import left_out_of
 from shared import dealt_home
 from shared.games import GameName
 from shared.protocol import (
@@ -176,6 +177,8 @@ class RaceState:
     winners: list[str] = field(default_factory=list)
     summary: RaceSummary | None = None
     cancelled: str | None = None
+    #: Whether a rated start unseated this racer as not ready (the race goes on without them).
+    left_out: bool = False
     i_finished: bool = False
     #: The rematch offer of this race once someone made one (after the end).
     rematch: RematchInfo | None = None
@@ -288,6 +291,7 @@ class RaceState:
         if isinstance(event, RaceUpdate):
             if event.race.race_id != self.race_id or self.behind(event.race.status):
                 return False
+            self.left_out = self.left_out or left_out_of(event.left_out, self.me)
             self.load(event.race)
             return True
         if isinstance(event, Renamed):

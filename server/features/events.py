@@ -26,6 +26,10 @@ class EventKind(StrEnum):
 
     #: Send the message to the channel's sessions; nothing else.
     BROADCAST = "b"
+    #: A rated start unseated racers who were not ready: send the message (a
+    #: ``race_update`` naming them in ``left_out``) to the channel's sessions, then those
+    #: players' sessions stop following the race (nothing more of it is for them).
+    UNSEATED = "u"
     #: Quick match paired a player: their sessions follow the race before they are told.
     MATCH_FOUND = "m"
     #: The race is over: sessions stop following it and nodes drop what they cached of it.

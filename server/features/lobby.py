@@ -142,6 +142,16 @@ def race_info(
 
 
 RATED_FOR_ACCOUNTS = "rated races are for accounts: register or log in first"
+RATED_STARTS_READY = "a rated race starts with its ready racers"
+
+
+def not_enough_ready(ready: int) -> str:
+    """The refusal of a rated start with fewer than 2 ready racers.
+
+    >>> not_enough_ready(1)
+    'a rated race starts with its ready racers, at least 2: 1 is ready'
+    """
+    return f"{RATED_STARTS_READY}, at least 2: {ready} {'is' if ready == 1 else 'are'} ready"
 
 
 def _rated(racer: RacerInfo, stored: PlayerRating | None, account: bool, now: int) -> RacerInfo:
@@ -326,8 +336,55 @@ class Lobby:
             raise race_not_found(message.race_id)
         if meta.creator != caller.player.player_id:
             raise ArenaError(ErrorCode.NOT_CREATOR, "only the race's creator can start it")
-        await self.begin_countdown(message.race_id)
+        if meta.rated:
+            await self._start_with_the_ready(message.race_id, caller.player.player_id)
+        else:
+            await self.begin_countdown(message.race_id)
         return Reply(Ok(id=message.id))
+
+    async def _start_with_the_ready(self, race_id: str, creator: str) -> None:
+        """A rated race starts with its ready racers only: a rated result involves only
+        racers who agreed to race. Every seat not ready is unseated (and told why) in the
+        step that checks it, so a racer who gets ready meanwhile stays; the countdown then
+        begins only while every seat left is ready, and all this is done again when the
+        seats changed in between."""
+        for _attempt in range(5):
+            race = await self.store.races.race(race_id)
+            if race is None:
+                raise race_not_found(race_id)
+            meta, seats = race
+            if meta.status is not RaceStatus.OPEN:
+                raise race_not_open(meta.status)
+            ready = [s for s in seats if s.ready]
+            if not any(s.player_id == creator for s in ready):
+                raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, f"{RATED_STARTS_READY}: get ready first")
+            if len(ready) < 2:
+                raise ArenaError(ErrorCode.NOT_ENOUGH_RACERS, not_enough_ready(len(ready)))
+            await self._refuse_racers_elsewhere(race_id, ready)
+            await self._leave_out_unready(race_id, [s for s in seats if not s.ready])
+            try:
+                if await self.begin_countdown(race_id, all_ready=True):
+                    return
+            except ArenaError as exc:
+                if exc.code is not ErrorCode.NOT_ENOUGH_RACERS:
+                    raise  # too few seats left: read again, to say how many are ready
+        raise ArenaError(ErrorCode.RACE_NOT_OPEN, "the seats kept changing: try again")
+
+    async def _leave_out_unready(self, race_id: str, unready: list[Seat]) -> None:
+        """Unseat those of ``unready`` still not ready, each in one atomic step; the race's
+        followers are told in one ``race_update`` naming them in ``left_out`` (their own
+        sessions too, which stop following the race)."""
+        left_out = []
+        for seat in unready:
+            answer = await self.store.races.leave(race_id, seat.player_id, self.settings.race_ttl, True)
+            if answer is Answer.OK:
+                left_out.append(seat.player_id)
+                log.info(
+                    "unready racer left out of a rated start",
+                    extra={"race_id": race_id, "player_id": seat.player_id},
+                )
+        if left_out:
+            await self.announce(race_id, left_out=left_out)
 
     async def get_race(self, caller: Caller, message: GetRace) -> Reply:
         player_id = caller.player.player_id
@@ -425,12 +482,17 @@ class Lobby:
         if answer is Answer.OK:
             await self.announce(race_id, mover="" if tell_them else player_id)
 
-    async def announce(self, race_id: str, mover: str = "") -> None:
+    async def announce(self, race_id: str, mover: str = "", left_out: list[str] | None = None) -> None:
         """Tell the race's followers who sits in it now. ``mover``, the player who just
         joined or left, is left out: the reply says it, and whether the event would
-        reach them otherwise depends on when their following starts or stops."""
+        reach them otherwise depends on when their following starts or stops. The
+        players ``left_out`` were unseated as not ready by a rated start: their sessions
+        are told, then stop following the race."""
         info = await self.info(race_id, None)
-        event = pack_event(EventKind.BROADCAST, RaceUpdate(race=info), skip=mover)
+        if left_out:
+            event = pack_event(EventKind.UNSEATED, RaceUpdate(race=info, left_out=left_out))
+        else:
+            event = pack_event(EventKind.BROADCAST, RaceUpdate(race=info), skip=mover)
         await self.store.events.publish_race(race_id, event)
 
     async def current_races(self, player_id: str) -> list[RaceMeta]:

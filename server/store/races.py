@@ -157,10 +157,14 @@ class RaceStore:
         )
         return Answer(reply)
 
-    async def leave(self, race_id: str, player_id: str, ttl: int) -> Answer:
+    async def leave(self, race_id: str, player_id: str, ttl: int, only_unready: bool = False) -> Answer:
         """The player leaves an open race; the last one out cancels it, and then the
-        race's keys expire after ``ttl`` seconds (0: kept)."""
-        reply = await self._leave(keys=[keys.race_meta(race_id), keys.race_racers(race_id)], args=[player_id])
+        race's keys expire after ``ttl`` seconds (0: kept). With ``only_unready`` a ready
+        seat stays (``ready``), in the same atomic step."""
+        reply = await self._leave(
+            keys=[keys.race_meta(race_id), keys.race_racers(race_id)],
+            args=[player_id, "1" if only_unready else "0"],
+        )
         answer = Answer(reply)
         if answer in (Answer.OK, Answer.CANCELLED):
             async with self.redis.pipeline(transaction=False) as pipe:

@@ -48,6 +48,7 @@ class Answer(StrEnum):
     FULL = "full"
     NOT_A_RACER = "not_a_racer"
     NOT_READY = "not_ready"
+    READY = "ready"
     NOT_STARTED = "not_started"
     OVER = "over"
     FINISHED = "finished"

@@ -126,12 +126,17 @@ return 'ok'
 LEAVE: Final = LuaScript(
     "leave",
     keys=("meta", "racers"),
-    argv=("player id",),
-    answers="ok | cancelled (the race is now empty) | not_found | not_open | not_a_racer",
+    argv=("player id", "'1' to leave only a seat that is not ready (a rated start), else '0'"),
+    answers="ok | cancelled (the race is now empty) | not_found | not_open | not_a_racer | "
+    "ready (only an unready seat was to leave, and this one is ready: it stays)",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'not_found' end
 if status ~= 'open' then return 'not_open' end
+if ARGV[2] == '1' then
+  local raw = redis.call('HGET', KEYS[2], ARGV[1])
+  if raw and cjson.decode(raw)['ready'] then return 'ready' end
+end
 if redis.call('HDEL', KEYS[2], ARGV[1]) == 0 then return 'not_a_racer' end
 if redis.call('HLEN', KEYS[2]) == 0 then
   redis.call('HSET', KEYS[1], 'status', 'cancelled')

@@ -375,6 +375,9 @@ class Fanout:
             case EventKind.BROADCAST:
                 if self._first_start(channel, event):
                     self._broadcast(channel, event.msg, event.skip)
+            case EventKind.UNSEATED:
+                self._broadcast(channel, event.msg, event.skip)
+                self._unseat(channel, set(event.msg.get("left_out") or ()))
             case EventKind.MATCH_FOUND | EventKind.SEATED:
                 race = RaceInfo.model_validate(event.msg["race"])
                 matched = event.kind is EventKind.MATCH_FOUND
@@ -407,6 +410,23 @@ class Fanout:
                 self._broadcast(channel, event.msg, "")
             case unexpected:
                 assert_never(unexpected)
+
+    def _unseat(self, channel: str, players: set[str]) -> None:
+        """The sessions of ``players`` stop following the race at once: no event of it
+        after this one reaches them (its countdown comes next)."""
+        race_id = keys.race_of_channel(channel)
+        members = self._sessions.get(channel)
+        if race_id is None or not members:
+            return
+        for session in [s for s in members if s.player_id in players]:
+            members.discard(session)
+            session.races.discard(race_id)
+        if not members:
+            self._background.spawn(self._drop_unwanted(channel), "dropping a race nobody here follows")
+
+    async def _drop_unwanted(self, channel: str) -> None:
+        if not self._sessions.get(channel):  # unless a session attached again meanwhile
+            await self._drop(channel)
 
     def _sign_out(self, channel: str, msg: dict[str, Any]) -> None:
         """Close the player's connections open with a revoked token, but the one kept."""

@@ -197,6 +197,9 @@ class RaceUpdate(Reply):
 
     type: Literal["race_update"] = "race_update"
     race: RaceInfo
+    #: The players this update unseated: not ready when the creator started this rated
+    #: race (a rated race starts with its ready racers). Absent otherwise.
+    left_out: list[str] | None = None
 
 
 class RaceCountdown(Reply):

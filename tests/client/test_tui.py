@@ -47,7 +47,7 @@ from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
-from client.wording import DEAL_AT_START, PAUSED, PAUSED_NOTE
+from client.wording import DEAL_AT_START, LEFT_OUT, PAUSED, PAUSED_NOTE
 from server.app import ArenaServer
 from server.features import hints as hints_feature
 from server.features.daily_rules import day_of
@@ -632,6 +632,36 @@ async def test_a_lobby_left_on_another_session_says_so_by_itself(
         await wait_until(pilot, lambda: screen.status.last == left)
         assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
         await wait_until(pilot, lambda: "r" not in footer_keys(app))  # the footer redraws after the status
+
+
+async def test_a_lobby_left_out_of_a_rated_start_says_the_race_started_without_you(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """ada sits in bob's rated race, not ready, when bob starts it with cy: the race goes
+    on without her, and the lobby says why (not that she left it elsewhere)."""
+    ada, bob, cy = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    for client, name in ((ada, "ada"), (bob, "bob"), (cy, "cy")):
+        await client.hello(name=name)
+        await client.register(f"{name}_acct", "a long password")
+    race = await bob.create_race("eight-off", seats=3, time_limit=60, rated=True)
+    await ada.join_race(race.code)
+    await cy.join_race(race.code)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
+        await bob.ready(race.race_id)
+        await cy.ready(race.race_id)
+        await bob.start(race.race_id)
+        note = f"{LEFT_OUT}. ctrl+q quits"
+        await wait_until(pilot, lambda: screen.status.last == note)
+        assert note == (
+            "the race started without you: you were not ready (rated races start with their "
+            "ready racers). ctrl+q quits"
+        )
+        await wait_until(pilot, lambda: "r" not in footer_keys(app))
+    await app.leave_if_open()
+    assert app.parting_note() == f"race {race.code}: {LEFT_OUT}"
 
 
 def sent_types(client: ArenaClient) -> list[str]:

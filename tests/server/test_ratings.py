@@ -309,3 +309,94 @@ def test_the_docs_say_a_rated_race_is_a_rating_period_not_a_day() -> None:
         assert "Each rated race is one Glicko-2 rating period" in words
         assert "for each whole day (24 hours) since" in words
         assert "period is a day" not in words
+
+
+async def lobby(creator: Racer, others: list[Racer], ready: list[Racer], **settings: Any) -> str:
+    """A race ``creator`` made with ``others`` seated; those of ``ready`` said ready."""
+    created = await creator.request(
+        {"type": "create_race", "game": "eight-off", "seats": 1 + len(others), **settings}
+    )
+    race_id: str = created["race"]["race_id"]
+    for other in others:
+        assert (await other.request({"type": "join_race", "code": created["race"]["code"]}))["type"] == "race"
+    for racer in ready:
+        assert (await racer.request({"type": "ready", "race_id": race_id}))["type"] == "ok"
+    return race_id
+
+
+async def test_a_rated_start_leaves_out_the_racers_not_ready_and_tells_them(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    """The cheat: dan joined, never got ready and went away (still seated in his lobby
+    grace); the creator starts, scores a little and gives up. A rated race starts with its
+    ready racers only: dan and cyd (connected, not ready) are unseated, told why in the
+    race_update, and hear nothing more of the race; nobody's rating moves for them."""
+    ada, bob, cyd, dan = await accounts(arena.url, "ada", "bob", "cyd", "dan")
+    race_id = await lobby(ada, [bob, cyd, dan], ready=[ada, bob], rated=True)
+    await close(dan)
+    assert (await ada.request({"type": "start_race", "race_id": race_id}))["type"] == "ok"
+    update = await cyd.event("race_update")
+    while "left_out" not in update:
+        update = await cyd.event("race_update")
+    assert sorted(update["left_out"]) == sorted([cyd.player_id, dan.player_id])
+    assert [r["name"] for r in update["race"]["racers"]] == ["ada_acct", "bob_acct"]
+    assert update["race"]["status"] == "open"  # told before the countdown
+    await bob.event("race_started")
+    await play(ada, race_id, foundation_moves(2))
+    for racer in (ada, bob):
+        await racer.request({"type": "finish", "race_id": race_id})
+    ended = await bob.event("race_ended")
+    assert [s["player_id"] for s in ended["summary"]["standings"]] == [ada.player_id, bob.player_id]
+    assert await stored_rating(clean_redis, dan.player_id) == {}
+    assert await stored_rating(clean_redis, cyd.player_id) == {}
+    mine = await cyd.request({"type": "list_my_races"})  # the frames before its reply kept
+    assert mine["races"] == []
+    heard = [e["type"] for e in cyd.events]
+    assert not any(kind in heard for kind in ("race_countdown", "race_started", "progress", "race_ended"))
+    await close(ada, bob, cyd)
+
+
+async def test_a_rated_start_needs_two_ready_racers_the_creator_among_them(arena: ArenaServer) -> None:
+    ada, bob, cyd = await accounts(arena.url, "ada", "bob", "cyd")
+    race_id = await lobby(ada, [bob, cyd], ready=[ada], rated=True)
+    refused = await ada.request({"type": "start_race", "race_id": race_id})
+    assert sorted(refused) == ["code", "id", "message", "type"] and refused["type"] == "error"
+    assert (refused["code"], refused["message"]) == (
+        "not_enough_racers",
+        "a rated race starts with its ready racers, at least 2: 1 is ready",
+    )
+    await ada.request({"type": "ready", "race_id": race_id, "ready": False})
+    await bob.request({"type": "ready", "race_id": race_id})
+    await cyd.request({"type": "ready", "race_id": race_id})
+    refused = await ada.request({"type": "start_race", "race_id": race_id})
+    assert (refused["code"], refused["message"]) == (
+        "not_enough_racers",
+        "a rated race starts with its ready racers: get ready first",
+    )
+    info = (await bob.request({"type": "get_race", "race_id": race_id}))["race"]
+    assert info["status"] == "open" and len(info["racers"]) == 3  # nobody unseated
+    await close(ada, bob, cyd)
+
+
+async def test_a_racer_who_gets_ready_during_a_rated_start_races(arena: ArenaServer) -> None:
+    """cyd gets ready just as the start unseats those not ready: the step that unseats
+    checks readiness itself, so she stays and races."""
+    ada, bob, cyd = await accounts(arena.url, "ada", "bob", "cyd")
+    race_id = await lobby(ada, [bob, cyd], ready=[ada, bob], rated=True)
+    races = arena.features.lobby.store.races
+    leave = races.leave
+
+    async def ready_first(race: str, player_id: str, ttl: int, only_unready: bool = False) -> Any:
+        await races.set_ready(race, player_id, True)
+        return await leave(race, player_id, ttl, only_unready)
+
+    races.leave = ready_first  # type: ignore[method-assign]
+    try:
+        assert (await ada.request({"type": "start_race", "race_id": race_id}))["type"] == "ok"
+    finally:
+        races.leave = leave  # type: ignore[method-assign]
+    started = await cyd.event("race_started")
+    assert started["race_id"] == race_id
+    info = (await ada.request({"type": "get_race", "race_id": race_id}))["race"]
+    assert sorted(r["name"] for r in info["racers"]) == ["ada_acct", "bob_acct", "cyd_acct"]
+    await close(ada, bob, cyd)

@@ -604,3 +604,32 @@ async def test_a_finished_rated_races_page_shows_the_ratings_it_made_beside_the_
     for racer in (ada, bob):
         await racer.ws.close()
     assert errors == []
+
+
+async def test_a_racer_not_ready_at_a_rated_start_is_told_the_race_started_without_them(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """bob starts his rated race with cy, both ready, while ada's page sits in it not ready:
+    she is unseated, and her page says why and offers no Join (nor goes to watch)."""
+    errors: list[str] = []
+    bob, cy = await account(arena.url, "bob_l"), await account(arena.url, "cy_l")
+    await account(arena.url, "ada_l")
+    race = await bob.create_race("eight-off", seats=3, time_limit=60, rated=True)
+    ada = await signed_in_page(browser, arena.url, "ada_l", errors)
+    await ada.fill("#code", race.code)
+    await ada.click("#join")
+    await expect(ada.locator("#ready")).to_be_visible()
+    await cy.join_race(race.code)
+    await bob.ready(race.race_id)
+    await cy.ready(race.race_id)
+    await bob.start(race.race_id)
+    told = "The race started without you: you were not ready (rated races start with their ready racers)."
+    await expect(ada.locator("#status")).to_have_text(told)
+    await expect(ada.locator("#ready")).to_be_hidden()
+    await expect(ada.locator("#join")).to_be_hidden()
+    await ada.wait_for_timeout(3_500)  # a visitor's page would have read the race again by now
+    await expect(ada.locator("#status")).to_have_text(told)
+    assert page_race_id(ada.url) == race.race_id
+    await bob.close()
+    await cy.close()
+    assert errors == []

@@ -359,6 +359,9 @@ const RESYNC = new Set([...OUT_OF_STEP, "unavailable", "internal_error"]);
 // Refusals after which the move may have gone in all the same: sent again under its seq,
 // the ack that comes back (marked resent) is this page's own move.
 const MAYBE_PLAYED = new Set(["connection_lost", "unavailable", "internal_error"]);
+// What a racer's page says once a rated race's creator started it while they were not
+// ready (a race_update naming them in left_out): they sit in it no more.
+const LEFT_OUT = "The race started without you: you were not ready (rated races start with their ready racers).";
 const PLAYED_ELSEWHERE = "This race was played on elsewhere (another tab or device): the board is shown as it is now. Play your move again.";
 // A move, hint or give-up refused as `racer_finished`, or a move refused for its seq by a
 // race that, read again, shows this racer finished: they gave up (or won) on another tab
@@ -447,6 +450,7 @@ function racePage(raceId, arrived = null) {
   const ghostsBar = element("div", { class: "ghosts-bar", id: "ghosts-bar", hidden: true }, ghostsToggle, ghostsNote);
   let race = null;
   let left = false; // the page was left: a reply that comes later changes nothing (nor where the tab is)
+  let leftOut = false; // a rated start unseated this page's player, not ready: nothing more of the race comes
   let seq = 0;
   let offset = 0;
   let sending = Promise.resolve();
@@ -472,6 +476,7 @@ function racePage(raceId, arrived = null) {
   const solo = () => race?.seats === 1;
 
   function statusNow(info) {
+    if (leftOut && !mine()) return LEFT_OUT;
     if (info.status === "open" && !mine() && info.seats !== 1) { // a visitor: not seated here
       return info.racers.length < info.seats ? `Race ${info.code}: ${info.racers.length} of ${info.seats} seats taken; join to race`
         : `Race ${info.code}: every seat is taken`;
@@ -777,7 +782,7 @@ function racePage(raceId, arrived = null) {
     drawShareNote();
     drawReady();
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
-    joinButton.hidden = !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
+    joinButton.hidden = leftOut || !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
     joinNameBox.hidden = joinButton.hidden || Boolean(arena.playing);
     status.textContent = statusNow(info);
     hinting = false;
@@ -957,7 +962,11 @@ function racePage(raceId, arrived = null) {
   }
 
   const stops = [
-    arena.on("race_update", (e) => { if (e.race.race_id === raceId) load(e.race); }),
+    arena.on("race_update", (e) => {
+      if (e.race.race_id !== raceId) return;
+      if (e.left_out?.includes(arena.player?.player_id)) leftOut = true;
+      load(e.race);
+    }),
     arena.on("race_countdown", (e) => {
       if (e.race_id !== raceId || !race) return;
       Object.assign(race, { status: "countdown", starts_at: e.starts_at, ends_at: e.ends_at });
@@ -1126,7 +1135,7 @@ function racePage(raceId, arrived = null) {
   // Only a race's racers get its race_update: a visitor's page of an open race asks again
   // every few seconds (seats taken, the start: then it goes to watch).
   const visitorTimer = setInterval(async () => {
-    if (race?.status !== "open" || mine()) return;
+    if (race?.status !== "open" || mine() || leftOut) return; // left out: the note stays
     try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch { /* asked again next time */ }
   }, VISITOR_REFRESH_MS);
   readingSession() // a finished race's results are for anyone with the link

@@ -84,6 +84,17 @@ async def test_ready_from_a_non_racer_is_not_a_racer_even_once_the_race_runs(sto
     assert await store.races.set_ready(race_id, "ada", True) is Answer.NOT_OPEN
 
 
+async def test_a_leave_of_the_unready_only_keeps_a_ready_seat(store: Store) -> None:
+    """A rated start unseats those not ready in the step that checks it: a racer who got
+    ready just before stays."""
+    race_id = await open_race(store, "ada", "bob", "cy", seats=3)
+    assert await store.races.set_ready(race_id, "bob", True) is Answer.OK
+    assert await store.races.leave(race_id, "bob", ttl=60, only_unready=True) is Answer.READY
+    assert await store.races.leave(race_id, "cy", ttl=60, only_unready=True) is Answer.OK
+    assert [s.player_id for s in await store.races.seats(race_id)] == ["ada", "bob"]
+    assert await store.players.races("cy") == []
+
+
 async def test_leave_passes_the_creator_on_and_the_last_one_out_cancels(store: Store) -> None:
     race_id = await open_race(store, "ada", "bob")
     assert await store.races.leave(race_id, "ada", ttl=60) is Answer.OK
