@@ -95,8 +95,8 @@ class GetDailyBoard(Request):
 
 class DailyEntry(Reply):
     """A finished scored attempt. ``race_id`` (for its results and move log) is shown to
-    those who finished their own scored attempt of that deal, and to all once the day is
-    closed (``Dailies.reveals_at``)."""
+    its own player, and to all once the day is closed (``Dailies.reveals_at``): nobody
+    reads another's attempt before, whatever their own."""
 
     rank: int
     player_id: str
