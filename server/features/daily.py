@@ -380,6 +380,7 @@ class Daily:
             entries=entries,
             me=me,
             next_offset=message.offset + message.limit if more else None,
+            reveals_at=day_closes(day, self.settings.daily_time_limit),
         )
         return Reply(board)
 

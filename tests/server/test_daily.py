@@ -261,6 +261,7 @@ async def test_a_second_identity_whose_attempt_is_over_reads_nothing_of_anothers
             await throwaway.event("race_ended")
             board = await throwaway.request({"type": "get_daily_board", "game": game})
             assert [(e["name"], e.get("race_id")) for e in board["entries"]] == [("winner_daily", None)]
+            assert board["reveals_at"] == day_start(DAY) + DAY_MS + 1_800_000 + 60_000  # when they show
             for request in looks(won, winner.player_id):
                 refused = await throwaway.request(request)
                 assert refused == {

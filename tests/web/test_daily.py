@@ -306,9 +306,8 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         assert [e.race_id for e in seen.entries] == [None]
         await expect(page.locator("#board-eight-off a.results-link")).to_have_count(0)
         await expect(page.locator("#board-eight-off a.replay-link")).to_have_count(0)
-        await expect(deal_box(page, "eight-off").locator(".board-note")).to_contain_text(
-            "once your own attempt is over"
-        )
+        note = deal_box(page, "eight-off").locator(".board-note")
+        await expect(note).to_have_text(f"Other attempts' results and replays open here {OPENS}.")
         await expect(deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off")).to_be_visible()
         await page.screenshot(path=shot_path("daily-board-unlinked"), full_page=True)
         # The results of ada's attempt by URL: the server's refusal, word for word.
@@ -357,6 +356,7 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         assert await links.evaluate_all("ls => ls.map((l) => l.getAttribute('href'))") == [
             f"#/race/{bob_race}"
         ]
+        await expect(note).to_have_text(f"Other attempts' results and replays open here {OPENS}.")
         await expect(rows.nth(1)).to_have_class("me")
         # The board's line says it too: ada's won, bob's given up.
         assert seen.me.gave_up and [e.gave_up for e in seen.entries] == [False, True]
