@@ -365,12 +365,14 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await links.first.click()
         await expect(page.locator("#standings")).to_contain_text("bob_second")
         await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
-        # ada's results and replay by URL: still the server's refusal, word for word.
+        # ada's results, replay and record by URL: still the server's refusal, word for word.
         await page.goto(f"{base}#/race/{ada_race}")
         await expect(page.locator("#refusal")).to_have_text(refusal)
         await expect(page.locator("#standings")).to_have_count(0)
         await page.goto(f"{base}#/replay/{ada_race}")
         await expect(page.locator("#app .error")).to_have_text(refusal)
+        await page.goto(f"{base}#/verify/{ada_race}")
+        await expect(page.locator("#verify-error")).to_have_text(refusal)
         for client in (ada, bob):
             await client.close()
         assert errors == []
