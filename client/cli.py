@@ -324,7 +324,7 @@ def add_commands(commands: Any) -> None:
             "attempt is its scored one (no hints) and goes on the day's board, a guest's is "
             "unscored; after it, --practice (or p at the end) plays it again, unscored. "
             "--board prints the day's board of GAME (rank, name, time of a win or cards "
-            "home, race ids once your own attempt is over, your place). --date YYYY-MM-DD "
+            "home, your place and your race id; everyone's once the day closes). --date YYYY-MM-DD "
             "lists or ranks a past day, with its seeds and salts to check the commitments. "
             "--standings prints the daily tournament (points by place on each game's board): "
             "the day's standing with each player's places, its week's and the all-time "
@@ -2066,13 +2066,13 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     you: #2  won in 101.6 s
     more: --offset 3
     >>> hidden = page.model_copy(update={"entries": [entry(1, "zoe", False, 31)], "me": None,
-    ...                                  "next_offset": None})
+    ...                                  "next_offset": None, "reveals_at": 1_805_070_660_000})
     >>> print(daily_board_text(hidden))
     treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
     rank  name                      result
        1  zoe                       31 cards removed
     you: not on this board (it lists finished scored attempts)
-    race ids show once your own attempt is over, or once the day closes
+    others' race ids show once the day's last attempts are over (2027-03-15 00:31 UTC)
     >>> given_up = hidden.model_copy(update={"me": entry(9, "me", False, 2, gave_up=True)})
     >>> print(daily_board_text(given_up).splitlines()[3])
     you: #9  gave up with 2 cards removed
@@ -2098,8 +2098,8 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
         lines.append(f"you: #{board.me.rank}  {standing_words(board.game, board.me)}")
     else:
         lines.append("you: not on this board (it lists finished scored attempts)")
-    if board.entries and not races:
-        lines.append("race ids show once your own attempt is over, or once the day closes")
+    if any(entry.race_id is None for entry in board.entries):  # the day is not closed
+        lines.append(f"others' race ids show {reveal_words(board.reveals_at)}")
     if board.next_offset is not None:
         lines.append(f"more: --offset {board.next_offset}")
     return "\n".join(lines)

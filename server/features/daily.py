@@ -1,7 +1,7 @@
 """Daily challenges: each UTC day's deal per game (prepared ahead, proven winnable by the
 solver), one scored attempt per account per game per day (a race of one: the race path
-takes its moves, its clock ends it), practice afterwards, the day's boards, and who may
-look at a daily deal's moves before the day is closed.
+takes its moves, its clock ends it), practice afterwards, the day's boards (their race
+ids, so the attempts' moves, each player's own until the day is closed), and ghosts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
-from server.features.daily_access import may_look
 from server.features.daily_rules import (
     DAY_MS,
     GhostPoint,
@@ -256,9 +255,7 @@ class Daily:
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED, f"play today's {game} attempt first, then practise it"
                 )
-            if not await may_look(
-                self.store, player.player_id, date, game, self.time.now_ms(), self.settings.daily_time_limit
-            ):
+            if not await self._over(attempt[0]):
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED,
                     f"your {game} attempt of today (race {attempt[0]}) is still on: finish it first, "
@@ -295,6 +292,11 @@ class Daily:
         info = await self.lobby.info(meta.race_id, player.player_id, player.legal_moves)
         reply = DailyStarted(id=message.id, date=date, scored=scored, race=info)
         return Reply(reply, follow=(meta.race_id,))
+
+    async def _over(self, race_id: str) -> bool:
+        """Whether the race (a player's attempt of the day) is over: practice waits for it."""
+        meta = await self.store.races.meta(race_id)
+        return meta is not None and meta.status.is_over
 
     async def _run(self, race_id: str) -> None:
         """Start an attempt's race of one at once (from open or from its countdown)."""
@@ -351,9 +353,9 @@ class Daily:
     async def get_daily_board(self, caller: Caller, message: GetDailyBoard) -> Reply:
         day = self._day(message.date)
         date, game, viewer = day.isoformat(), message.game, caller.player.player_id
-        looking = await may_look(
-            self.store, viewer, date, game, self.time.now_ms(), self.settings.daily_time_limit
-        )
+        # Everyone's race ids once the day is closed; before, only the reader's own (the
+        # moves of a deal still being played are nobody else's to read).
+        looking = day_closed(date, self.time.now_ms(), self.settings.daily_time_limit)
         mine = await self.store.dailies.board_place(date, game, viewer)
         total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
         if mine is not None and _misses(viewer, mine[1], rows, total, message.offset, message.limit):
@@ -364,6 +366,11 @@ class Daily:
         me = None
         if mine is not None:
             (me,) = await self._entries(date, game, [(viewer, mine[0])], looking)
+            if not looking:  # their own attempt's race id, on their own line too
+                own = await self.store.dailies.attempt(date, game, viewer)
+                mark = {"race_id": own[0] if own else None}
+                me = me.model_copy(update=mark)
+                entries = [e.model_copy(update=mark) if e.player_id == viewer else e for e in entries]
         more = message.offset + len(rows) < total
         board = DailyBoard(
             id=message.id,
@@ -373,14 +380,15 @@ class Daily:
             entries=entries,
             me=me,
             next_offset=message.offset + message.limit if more else None,
+            reveals_at=day_closes(day, self.settings.daily_time_limit),
         )
         return Reply(board)
 
     async def _page(
         self, date: str, game: GameName, offset: int, limit: int, looking: bool
     ) -> tuple[int, list[tuple[str, float]], list[DailyEntry]]:
-        """A page of a board, kept :data:`PAGE_CACHE_SECONDS` (one copy with race ids, for
-        those who may see them, and one without)."""
+        """A page of a board, kept :data:`PAGE_CACHE_SECONDS` (one copy with race ids, once
+        the day is closed, and one without)."""
         key = (date, game, offset, limit, looking)
         cached = self._pages.get(key)
         if cached is not None:

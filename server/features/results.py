@@ -12,7 +12,6 @@ from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
-from server.features.daily_access import may_look
 from server.features.daily_rules import board_score, closing_words, day_closed, day_closes
 from server.features.events import EventKind, pack_event
 from server.features.race_records import race_record
@@ -379,8 +378,10 @@ class RaceResults:
         return missed
 
     async def summary(self, race_id: str, viewer: str | None = None) -> RaceSummary:
-        """A race's results. A daily attempt's are ``viewer``'s own, or theirs to see once
-        their own attempt of that deal is over; its seed shows once its day is closed."""
+        """A race's results. A daily attempt's are its own player's (``viewer``) until its
+        day is closed, then everyone's, with its seed: nobody reads another's attempt of a
+        deal that can still be played, whatever their own attempt (a second identity would
+        read it for the first)."""
         raw = await self.store.races.summary(race_id)
         if raw is None:
             meta = await self.store.races.meta(race_id)
@@ -395,20 +396,14 @@ class RaceResults:
         meta = await self.store.races.meta(race_id)
         if meta is None or not meta.daily:
             return summary
-        now, time_limit = self.time.now_ms(), self.settings.daily_time_limit
+        time_limit = self.settings.daily_time_limit
         summary = summary.model_copy(update={"reveals_at": self._day_closes(meta.daily)})
-        if day_closed(meta.daily, now, time_limit):
+        if day_closed(meta.daily, self.time.now_ms(), time_limit):
             return summary.model_copy(update={"seed": meta.seed, "salt": meta.salt})
-        racers = {s.player_id for s in summary.standings}
-        if (
-            viewer is not None
-            and viewer not in racers
-            and not await may_look(self.store, viewer, meta.daily, meta.game, now, time_limit)
-        ):
+        if viewer is not None and all(s.player_id != viewer for s in summary.standings):
             raise ArenaError(
                 ErrorCode.NOT_YET,
                 f"that is someone's attempt at the daily {meta.game} deal of {meta.daily}: it opens "
-                f"{closing_words(meta.daily, time_limit)}, and before that to players whose own "
-                "attempt of that deal is over",
+                f"{closing_words(meta.daily, time_limit)}, to everyone at once",
             )
         return summary

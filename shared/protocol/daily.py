@@ -95,8 +95,8 @@ class GetDailyBoard(Request):
 
 class DailyEntry(Reply):
     """A finished scored attempt. ``race_id`` (for its results and move log) is shown to
-    those who finished their own scored attempt of that deal, and to all once the day is
-    closed (``Dailies.reveals_at``)."""
+    its own player, and to all once the day is closed (``Dailies.reveals_at``): nobody
+    reads another's attempt before, whatever their own."""
 
     rank: int
     player_id: str
@@ -113,7 +113,9 @@ class DailyEntry(Reply):
 
 class DailyBoard(Reply):
     """Winners first by time, then by cards home, then who reached them first; ties share
-    a rank. ``me`` is the sender's entry once their scored attempt is over."""
+    a rank. ``me`` is the sender's entry once their scored attempt is over. ``reveals_at``
+    is when the day is closed, so when every entry's ``race_id`` shows (None from a
+    server that does not say)."""
 
     type: Literal["daily_board"] = "daily_board"
     id: RequestId | None = None
@@ -123,6 +125,7 @@ class DailyBoard(Reply):
     entries: list[DailyEntry]
     me: DailyEntry | None = None
     next_offset: int | None = None
+    reveals_at: int | None = None
 
 
 class DailyGhosts(Request):

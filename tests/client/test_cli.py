@@ -1116,16 +1116,31 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     first, second = rows[fast.name], rows[slow.name]
     assert int(first[0]) < int(second[0])
     assert board.stdout.index(fast.name) < board.stdout.index(slow.name)
-    for row, name in ((first, fast.name), (second, slow.name)):
-        assert row[2:4] == ["won", "in"] and row[5] == "s" and row[6] == races[name]
-    assert second[7:] == ["<-", "you"] and len(first) == 7
+    # Before the day closes slow's board carries the race id of his own attempt alone.
+    for row in (first, second):
+        assert row[2:4] == ["won", "in"] and row[5] == "s"
+    assert second[6:] == [races[slow.name], "<-", "you"] and len(first) == 6
+    assert races[fast.name] not in board.stdout
+    next_day = dt.date.fromisoformat(found.date) + dt.timedelta(days=1)
+    opens = f"once the day's last attempts are over ({next_day} 00:31 UTC)"
+    assert f"others' race ids show {opens}" in lines
+    # fast's attempt by its id (from the profile, say): slow's own attempt opens nothing of
+    # it, and replay and export print the server's refusal, saying when it opens.
+    refusal = (
+        f"solitaire-arena: that is someone's attempt at the daily {game} deal of {found.date}: "
+        f"it opens {opens}, to everyone at once"
+    )
+    for command in ("replay", "export"):
+        refused = run(command, races[fast.name], "--server", node.url, config=slow_config)
+        assert one_error_line(refused) == refusal, command
     assert float(first[4]) + 0.5 < float(second[4])  # slow waited 0.8 s
     assert f"you: #{second[0]}  won in {second[4]} s" in lines
     # The attempt given up says so, its cards under it in the result's column.
     assert quitter.name is not None
     gave_up = rows[quitter.name]
-    assert gave_up[2:5] == ["gave", "up", "with"] and gave_up[6] == given_up.race.race_id
-    under = lines[lines.index(next(line for line in lines if given_up.race.race_id in line)) + 1]
+    assert gave_up[2:5] == ["gave", "up", "with"] and len(gave_up) == 6
+    assert given_up.race.race_id not in board.stdout
+    under = lines[lines.index(next(line for line in lines if quitter.name in line)) + 1]
     assert re.fullmatch(r" {32}cards? home", under), under
 
     # A second scored attempt is refused, in one line that says how to play it again.
@@ -1144,7 +1159,7 @@ async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
     assert races[fast.name] not in guest.stdout and races[slow.name] not in guest.stdout
     assert board_rows(guest.stdout)[fast.name][:2] == first[:2]
     assert "you: not on this board (it lists finished scored attempts)" in guest.stdout
-    assert "race ids show once your own attempt is over, or once the day closes" in guest.stdout
+    assert f"others' race ids show {opens}" in guest.stdout.splitlines()
 
 
 async def test_practice_before_the_attempt_is_the_servers_refusal(node: NodeProcess, tmp_path: Path) -> None:

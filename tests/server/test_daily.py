@@ -75,6 +75,16 @@ async def play_line(racer: Racer, race_id: str, line: list[str], clock: ManualTi
         assert ack["type"] == "move_ack", ack
 
 
+def looks(race_id: str, player_id: str) -> list[dict[str, Any]]:
+    """Every request that reads ``player_id``'s finished attempt ``race_id``."""
+    return [
+        {"type": "get_results", "race_id": race_id},
+        {"type": "get_move_log", "race_id": race_id},
+        {"type": "get_replay", "race_id": race_id, "player_id": player_id},
+        {"type": "get_record", "race_id": race_id},
+    ]
+
+
 def winning_line(game: str, seed: int) -> list[str]:
     solution = solve_deal(game, seed)
     assert solution.line is not None
@@ -150,7 +160,9 @@ async def test_a_day_with_several_players_one_scored_attempt_then_practice(
         assert [e["gave_up"] for e in board["entries"]] == [False, False, True]
         assert board["entries"][0]["time_ms"] == round(len(line) * 1000)
         assert board["me"]["rank"] == 2
-        assert board["entries"][0]["race_id"] == runs[fast.player_id]  # slow has finished
+        # Before the day closes only slow's own line carries its race id (and his own entry).
+        assert [e.get("race_id") for e in board["entries"]] == [None, runs[slow.player_id], None]
+        assert board["me"]["race_id"] == runs[slow.player_id]
         # The other two games the same day: everyone plays them too (and gives up).
         for other in ("treize", "eagle-wing"):
             for racer in (fast, slow, quitter):
@@ -187,8 +199,7 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
             assert refused["type"] == "error" and refused["code"] == "not_yet", request
             assert refused["message"] == (
                 f"that is someone's attempt at the daily treize deal of {started['date']}: it opens "
-                "once the day's last attempts are over (2027-03-15 00:31 UTC), and before that to "
-                "players whose own attempt of that deal is over"
+                "once the day's last attempts are over (2027-03-15 00:31 UTC), to everyone at once"
             ), request
         board = await bob.request({"type": "get_daily_board", "game": game})
         assert board["entries"][0]["name"] == "ada_daily" and "race_id" not in board["entries"][0]
@@ -196,14 +207,19 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
         assert "seed" not in peek["race"] and "salt" not in peek["race"]
         own = await ada.request({"type": "get_move_log", "race_id": race_id})
         assert own["type"] == "move_log" and "seed" not in own
-        # bob's own attempt, once over, opens the rest to him.
+        # bob's own attempt, once over, is his to read; ada's still is not (it would be
+        # his to copy into an attempt of another account of his).
         mine = await start(bob, game)
         await bob.request({"type": "finish", "race_id": mine["race"]["race_id"]})
         await bob.event("race_ended")
-        log = await bob.request({"type": "get_move_log", "race_id": race_id})
+        log = await bob.request({"type": "get_move_log", "race_id": mine["race"]["race_id"]})
         assert log["type"] == "move_log" and "seed" not in log  # the seed waits for the day's close
+        refused = await bob.request({"type": "get_move_log", "race_id": race_id})
+        assert refused["code"] == "not_yet" and "00:31 UTC" in refused["message"]
         board = await bob.request({"type": "get_daily_board", "game": game})
-        assert {e["race_id"] for e in board["entries"]} == {race_id, mine["race"]["race_id"]}
+        assert {e["name"]: e.get("race_id") for e in board["entries"]} == {
+            "ada_daily": None, "bob_daily": mine["race"]["race_id"]
+        }  # fmt: skip
         # A practice keeps the race rule of undo (its record is checked as a race's), and
         # the refusal says where that rule holds.
         practice = (await start(ada, game, practice=True))["race"]["race_id"]
@@ -218,6 +234,59 @@ async def test_practice_waits_for_the_attempt_and_the_early_looks_are_refused(
         }
         await ada.ws.close()
         await bob.ws.close()
+
+
+async def test_a_second_identity_whose_attempt_is_over_reads_nothing_of_anothers_before_the_close(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """The cheat: winner plays each deal (Eight Off won); a throwaway guest starts its
+    attempt and gives up at once, then asks for winner's attempt every way there is, to
+    feed its moves to the cheater's real account. Until the day closes the guest gets the
+    board without race ids and ``not_yet`` saying when it opens; its own attempt it reads."""
+    async with daily_node(clean_redis, clock) as arena:
+        (winner,) = await accounts(arena.url, "winner")
+        (throwaway,) = await racers(arena.url, "throwaway")
+        opens = "once the day's last attempts are over (2027-03-15 00:31 UTC)"
+        for game in GAMES:
+            deal = await deal_of(arena, game)
+            won = (await start(winner, game))["race"]["race_id"]
+            if game == "eight-off":
+                await play_line(winner, won, winning_line(game, deal.seed), clock, 1.0)
+            else:
+                await play_line(winner, won, new_game(game, deal.seed).legal_moves()[:1], clock, 1.0)
+                await winner.request({"type": "finish", "race_id": won})
+            await winner.event("race_ended")
+            own = (await start(throwaway, game))["race"]["race_id"]
+            await throwaway.request({"type": "finish", "race_id": own})
+            await throwaway.event("race_ended")
+            board = await throwaway.request({"type": "get_daily_board", "game": game})
+            assert [(e["name"], e.get("race_id")) for e in board["entries"]] == [("winner_daily", None)]
+            assert board["reveals_at"] == day_start(DAY) + DAY_MS + 1_800_000 + 60_000  # when they show
+            for request in looks(won, winner.player_id):
+                refused = await throwaway.request(request)
+                assert refused == {
+                    "type": "error",
+                    "id": refused["id"],
+                    "code": "not_yet",
+                    "message": f"that is someone's attempt at the daily {game} deal of {DAY.isoformat()}: "
+                    f"it opens {opens}, to everyone at once",
+                }, request
+            mine = await throwaway.request({"type": "get_move_log", "race_id": own})
+            assert mine["type"] == "move_log" and mine["moves"] == [] and "seed" not in mine
+            replay_of_mine = await throwaway.request(
+                {"type": "get_replay", "race_id": own, "player_id": throwaway.player_id}
+            )
+            assert replay_of_mine["type"] == "replay" and replay_of_mine["total"] == 1
+        clock.set(day_start(DAY) + DAY_MS + 1_800_000 + 60_000)  # the close: everyone's, with seeds
+        board = await throwaway.request(
+            {"type": "get_daily_board", "game": "eight-off", "date": DAY.isoformat()}
+        )
+        (entry,) = board["entries"]
+        log = await throwaway.request({"type": "get_move_log", "race_id": entry["race_id"]})
+        assert log["type"] == "move_log" and log["seed"] == (await deal_of(arena, "eight-off")).seed
+        assert replay("eight-off", log["seed"], [m["move"] for m in log["moves"]]).is_won
+        for racer in (winner, throwaway):
+            await racer.ws.close()
 
 
 async def test_the_clock_ends_an_absent_players_attempt_at_its_limit(
@@ -317,7 +386,8 @@ async def test_an_attempt_running_past_midnight_keeps_the_days_seeds_and_attempt
 ) -> None:
     """ada starts at 23:59 and plays on after midnight; bob finished before it; cy never
     played. Until the day closes (its end, the 30 min of an attempt and a minute: 00:31)
-    nobody gets the day's seeds, nor bob's attempt from anyone but bob; then everyone does."""
+    nobody gets the day's seeds, nor bob's attempt from anyone but bob (ada neither, her own
+    attempt over); then everyone does."""
     async with daily_node(clean_redis, clock) as arena:
         ada, bob, cy = await accounts(arena.url, "ada", "bob", "cy")
         game = "treize"
@@ -339,7 +409,7 @@ async def test_an_attempt_running_past_midnight_keeps_the_days_seeds_and_attempt
         assert hidden == {
             "dailies": (DAY.isoformat(), day_start(DAY) + DAY_MS, closes, ()),
             "others": f"that is someone's attempt at the daily treize deal of 2027-03-14: it opens {opens}, "
-            "and before that to players whose own attempt of that deal is over",
+            "to everyone at once",
             "record": f"a daily attempt's record waits for its seed, revealed {opens}",
             "watch": "daily challenge attempts are never shown live (the deal is everyone's for the "
             f"whole day): replay it {opens}",
@@ -350,10 +420,8 @@ async def test_an_attempt_running_past_midnight_keeps_the_days_seeds_and_attempt
         ended = await ada.event("race_ended", timeout=5)
         assert "seed" not in ended["summary"] and ended["summary"]["reveals_at"] == closes
         clock.set(closes - 1)
-        assert await hidden_day((cy,), bob, cy, bobs) == hidden
-        # ada's own attempt is over: bob's moves are hers to see, not the seed.
-        log = await ada.request({"type": "get_move_log", "race_id": bobs})
-        assert log["type"] == "move_log" and "seed" not in log
+        # ada's own attempt is over: still nothing of bob's until the close.
+        assert await hidden_day((ada, cy), bob, cy, bobs) == hidden
         clock.set(closes)
         past = await cy.request({"type": "get_dailies", "date": DAY.isoformat()})
         info = next(d for d in past["deals"] if d["game"] == game)
@@ -399,7 +467,7 @@ async def test_an_attempt_ended_after_its_days_close_carries_the_seed_in_its_end
 
 
 async def hidden_day(lookers: tuple[Racer, ...], bob: Racer, cy: Racer, race_id: str) -> dict[str, Any]:
-    """What each of ``lookers`` (without an attempt over) gets of the day and of bob's
+    """What each of ``lookers`` (whatever their own attempt) gets of the day and of bob's
     attempt ``race_id``, bob of his own record and cy of watching it: the day's seeds, and
     each refusal (the same for every looker)."""
     days, others = set(), set()
@@ -407,12 +475,7 @@ async def hidden_day(lookers: tuple[Racer, ...], bob: Racer, cy: Racer, race_id:
         dailies = await racer.request({"type": "get_dailies", "date": DAY.isoformat()})
         revealed = tuple(key for deal in dailies["deals"] for key in ("seed", "salt") if key in deal)
         days.add((dailies["date"], dailies["closes_at"], dailies.get("reveals_at"), revealed))
-        for request in (
-            {"type": "get_results", "race_id": race_id},
-            {"type": "get_move_log", "race_id": race_id},
-            {"type": "get_replay", "race_id": race_id, "player_id": bob.player_id},
-            {"type": "get_record", "race_id": race_id},
-        ):
+        for request in looks(race_id, bob.player_id):
             refused = await racer.request(request)
             others.add(refused["message"] if refused.get("code") == "not_yet" else repr(refused))
         peek = await racer.request({"type": "get_race", "race_id": race_id})

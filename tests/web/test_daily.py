@@ -307,9 +307,8 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         assert [e.race_id for e in seen.entries] == [None]
         await expect(page.locator("#board-eight-off a.results-link")).to_have_count(0)
         await expect(page.locator("#board-eight-off a.replay-link")).to_have_count(0)
-        await expect(deal_box(page, "eight-off").locator(".board-note")).to_contain_text(
-            "once your own attempt is over"
-        )
+        note = deal_box(page, "eight-off").locator(".board-note")
+        await expect(note).to_have_text(f"Other attempts' results and replays open here {OPENS}.")
         await expect(deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off")).to_be_visible()
         await page.screenshot(path=shot_path("daily-board-unlinked"), full_page=True)
         # The results of ada's attempt by URL: the server's refusal, word for word.
@@ -320,6 +319,7 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
             refusal = refused.message
         else:
             raise AssertionError("the server showed bob ada's daily results")
+        assert refusal.endswith("(2027-03-15 00:31 UTC), to everyone at once")
         base = page.url.split("#")[0]
         await page.goto(f"{base}#/race/{ada_race}")
         await expect(page.locator("#refusal")).to_have_text(refusal)
@@ -333,7 +333,8 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.screenshot(path=shot_path("daily-results-refused"))
         await page.goto(f"{base}#/replay/{ada_race}")
         await expect(page.locator("#app .error")).to_have_text(refusal)
-        # Once bob's own attempt is over (given up on the page), both attempts are linked.
+        # Once bob's own attempt is over (given up on the page), his own is linked, and
+        # ada's is not until the day closes: his attempt opens nothing of hers.
         await page.click("#nav-daily")
         await deal_box(page, "eight-off").get_by_role("button", name="Play Eight Off").click()
         await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} scored attempt")
@@ -344,7 +345,7 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.click("#daily-back")
         await expect(rows).to_have_count(2)
         seen = await bob.daily_board("eight-off")
-        assert {e.race_id for e in seen.entries} == {ada_race, bob_race}
+        assert [e.race_id for e in seen.entries] == [None, bob_race]
         # His own attempt's line says he gave up, as the race's results say it.
         assert seen.me is not None and not seen.me.won
         cards = f"{seen.me.score} card{'' if seen.me.score == 1 else 's'} home"
@@ -352,19 +353,27 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
             f"Your scored attempt: gave up with {cards}, rank 2 of 2."
         )
         links = page.locator("#board-eight-off a.results-link")
-        await expect(links).to_have_count(2)
-        assert set(await links.evaluate_all("ls => ls.map((l) => l.getAttribute('href'))")) == {
-            f"#/race/{ada_race}",
-            f"#/race/{bob_race}",
-        }
+        await expect(links).to_have_count(1)
+        assert await links.evaluate_all("ls => ls.map((l) => l.getAttribute('href'))") == [
+            f"#/race/{bob_race}"
+        ]
+        await expect(note).to_have_text(f"Other attempts' results and replays open here {OPENS}.")
         await expect(rows.nth(1)).to_have_class("me")
         # The board's line says it too: ada's won, bob's given up.
         assert seen.me.gave_up and [e.gave_up for e in seen.entries] == [False, True]
         await expect(rows.nth(0).locator("td.result")).to_have_text(re.compile(r"^won in \d+\.\d s$"))
         await expect(rows.nth(1).locator("td.result")).to_have_text(f"gave up with {cards}")
         await links.first.click()
-        await expect(page.locator("#standings")).to_contain_text("ada_first")
+        await expect(page.locator("#standings")).to_contain_text("bob_second")
         await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
+        # ada's results, replay and record by URL: still the server's refusal, word for word.
+        await page.goto(f"{base}#/race/{ada_race}")
+        await expect(page.locator("#refusal")).to_have_text(refusal)
+        await expect(page.locator("#standings")).to_have_count(0)
+        await page.goto(f"{base}#/replay/{ada_race}")
+        await expect(page.locator("#app .error")).to_have_text(refusal)
+        await page.goto(f"{base}#/verify/{ada_race}")
+        await expect(page.locator("#verify-error")).to_have_text(refusal)
         for client in (ada, bob):
             await client.close()
         assert errors == []

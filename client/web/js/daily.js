@@ -170,7 +170,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
       element("td", { class: "links" }, ...see));
   }
 
-  function boardTable(day, game, first, today) {
+  function boardTable(day, game, first) {
     const title = GAME_TITLES[game] ?? game;
     const rows = element("tbody");
     const note = element("p", { class: "setting board-note" });
@@ -189,9 +189,10 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
         lines.push(element("tr", {}, element("td", { colspan: "4" }, "No finished scored attempts yet.")));
       }
       rows.replaceChildren(...lines);
-      const linked = shown.some((e) => e.race_id);
-      note.textContent = shown.length && !linked && day === today
-        ? "Each attempt's results and replay open here once your own attempt is over (or the day is)."
+      // Before the day is closed the server links no attempt but your own (nobody reads
+      // another's moves while the deal can still be played): say when the rest open.
+      note.textContent = shown.some((e) => !e.race_id)
+        ? `Other attempts' results and replays open here ${revealWords(board.reveals_at)}.`
         : "";
     }
 
@@ -311,7 +312,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
             element("code", { class: "commitment", title: deal.commitment }, `${deal.commitment.slice(0, 12)}…`), " · ", proven),
           attemptPart(deal, states[i], boards[i], isToday, guest),
           deal.seed != null ? revealPart(deal) : ""),
-        boardTable(dailies.date, deal.game, boards[i], today));
+        boardTable(dailies.date, deal.game, boards[i]));
     });
     const intro = element("p", { class: "setting" });
     if (!isToday) intro.append("The deals, boards and seeds of a day that is over.");
