@@ -778,6 +778,7 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
                 "rated": False,
                 "rank": 1,
                 "racers": 1,
+                "tied": False,
                 "won": True,
                 "score": 52,
                 "time_ms": round(len(line) * 1000),

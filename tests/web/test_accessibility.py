@@ -231,7 +231,7 @@ async def test_every_control_on_every_page_has_an_accessible_name_and_a_board_fi
         await page.screenshot(path=shot_path(f"audit-{game}-race"), animations="disabled")
         await give_up(page)
         await bob.finish(race_id)
-        await expect(page.locator("#results")).to_contain_text("Seed")
+        await expect(page.locator("#results")).to_contain_text("Deal seed")
         await expect(page.locator("#offer-rematch")).to_be_visible()
         await audit(page, f"{game}: the results", at_least=5)
         # bob offers a rematch: the page shows it with its Accept and Decline buttons.

@@ -134,7 +134,7 @@ async def race_to_the_end(
     await expect(ada.locator('#standings thead th[scope="col"]')).to_have_text(["Rank", "Player", "Result"])
     await expect(ada.locator("#standings tbody tr").first).to_contain_text("ada (you)")
     await expect(bob.locator("#standings tbody tr").nth(1)).to_contain_text(f"{bob_name} (you)")
-    await expect(bob.locator("#results")).to_contain_text("Seed")
+    await expect(bob.locator("#results")).to_contain_text("Deal seed")
     await ada.screenshot(path=shot_path(f"{tag}-results"), full_page=True)
     if phone:
         await fits_the_screen(ada)  # the results' long name

@@ -705,7 +705,7 @@ async def test_a_visitor_following_a_link_to_what_is_gone_is_told_so_and_where_t
     assert await page.locator("#over-replay-link").get_attribute("href") == f"#/replay/{race_id}"
     await expect(page.locator(".thumbs-title")).to_be_hidden()
     await page.click("#over-results-link")
-    await expect(page.locator("#results")).to_contain_text("Seed")
+    await expect(page.locator("#results")).to_contain_text("Deal seed")
     # The replay says whose moves it shows: the winner's first, then the one chosen.
     await page.click("#replay-link")
     await heading_is_focused(page, "Replay: ada vs bob (Eight Off)")

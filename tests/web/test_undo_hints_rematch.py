@@ -152,7 +152,7 @@ async def test_a_hint_outlines_a_legal_move_and_a_race_with_hints_off_has_no_hin
     # Hint button; the key h does nothing (test_race_page checks that it sends nothing).
     await give_up(page)
     await bob.finish(race_id)
-    await expect(page.locator("#results")).to_contain_text("Seed")
+    await expect(page.locator("#results")).to_contain_text("Deal seed")
     await page.click("header .brand")
     await expect(page.locator("#hints")).to_be_checked()
     await expect(page.locator("#hints")).to_have_accessible_name("Hints allowed")
@@ -237,7 +237,7 @@ async def test_a_rematch_offered_in_one_browser_and_accepted_in_another_starts_a
         await give_up(ada)
         await give_up(bob)
         for page in (ada, bob):
-            await expect(page.locator("#results")).to_contain_text("Seed")
+            await expect(page.locator("#results")).to_contain_text("Deal seed")
         await ada.click("#offer-rematch")
         waiting = "offered a rematch: waiting for answers"
         await expect(ada.locator("#rematch-status")).to_contain_text(f"You {waiting}")
