@@ -2313,7 +2313,7 @@ def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_js
 
 def report_text(name: str, player_id: str | None, summary: RaceSummary | None) -> str:
     """A bot's line for a race it raced (``summary``: its results, None when it was
-    cancelled), in :data:`WIDTH` columns: the name cut to :data:`NAME_COLUMNS` terminal
+    cancelled; a rank others share is "tied"), in :data:`WIDTH` columns: the name cut to :data:`NAME_COLUMNS` terminal
     columns, and where the whole line does not fit, the place and result on a line of
     their own under it (never cut).
 
@@ -2330,11 +2330,18 @@ def report_text(name: str, player_id: str | None, summary: RaceSummary | None) -
         rank 1/1, gave up with 12 cards home
     >>> print(report_text("bot-random-1", "p_b", None))
     bot-random-1: race cancelled
+    >>> both = summary.model_copy(update={"standings": [
+    ...     Standing(rank=1, player_id=p, name=p, won=False, score=0, move_count=0, gave_up=True)
+    ...     for p in ("p_a", "p_b")]})
+    >>> print(report_text("bot-random-1", "p_b", both))
+    bot-random-1: race 98a8fd4224e2 (treize)
+        tied rank 1/2, gave up with 0 cards removed
     """
     shown = clipped(name, NAME_COLUMNS)
     if summary is None:
         return f"{shown}: race cancelled"
     mine = next(s for s in summary.standings if s.player_id == player_id)
     head = f"{shown}: race {summary.race_id} ({summary.game})"
-    result = f"rank {mine.rank}/{len(summary.standings)}, {standing_words(summary.game, mine)}"
+    tied = "tied " if sum(s.rank == mine.rank for s in summary.standings) > 1 else ""
+    result = f"{tied}rank {mine.rank}/{len(summary.standings)}, {standing_words(summary.game, mine)}"
     return "\n".join(split_to_fit(head, result, WIDTH, indent="    "))
