@@ -2313,9 +2313,9 @@ def _report(name: str, player_id: str | None, summary: RaceSummary | None, as_js
 
 def report_text(name: str, player_id: str | None, summary: RaceSummary | None) -> str:
     """A bot's line for a race it raced (``summary``: its results, None when it was
-    cancelled; a rank others share is "tied"), in :data:`WIDTH` columns: the name cut to :data:`NAME_COLUMNS` terminal
-    columns, and where the whole line does not fit, the place and result on a line of
-    their own under it (never cut).
+    cancelled; a rank others share is "tied"), in :data:`WIDTH` columns: the name cut to
+    :data:`NAME_COLUMNS` terminal columns, and where the whole line does not fit, the
+    place and result on a line of their own under it (never cut).
 
     >>> from shared.protocol import Standing
     >>> summary = RaceSummary(race_id="98a8fd4224e2", game="treize", started_at=0, ended_at=1,
