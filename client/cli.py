@@ -2072,7 +2072,8 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     rank  name                      result
        1  zoe                       31 cards removed
     you: not on this board (it lists finished scored attempts)
-    others' race ids show once the day's last attempts are over (2027-03-15 00:31 UTC)
+    others' race ids show
+      once the day's last attempts are over (2027-03-15 00:31 UTC)
     >>> given_up = hidden.model_copy(update={"me": entry(9, "me", False, 2, gave_up=True)})
     >>> print(daily_board_text(given_up).splitlines()[3])
     you: #9  gave up with 2 cards removed
@@ -2099,7 +2100,7 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     else:
         lines.append("you: not on this board (it lists finished scored attempts)")
     if any(entry.race_id is None for entry in board.entries):  # the day is not closed
-        lines.append(f"others' race ids show {reveal_words(board.reveals_at)}")
+        lines += split_to_fit("others' race ids show", reveal_words(board.reveals_at), WIDTH, indent="  ")
     if board.next_offset is not None:
         lines.append(f"more: --offset {board.next_offset}")
     return "\n".join(lines)
