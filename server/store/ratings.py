@@ -79,9 +79,11 @@ class RatingStore:
         """The player's place in the leaderboard's order (1 is first; equal ratings by
         player id, last first) and listed rating, or None when not on it."""
         key = keys.leaderboard(game)
-        place: int | None = await self.redis.zrevrank(key, player_id)
-        rating: float | None = await self.redis.zscore(key, player_id)
-        return None if place is None or rating is None else (place + 1, rating)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrank(key, player_id)
+            pipe.zscore(key, player_id)
+            place, rating = await pipe.execute()
+        return None if place is None or rating is None else (place + 1, float(rating))
 
     async def shown_above(self, game: str, shown: int) -> int:
         """How many listed ratings show above ``shown`` once rounded to whole points as
