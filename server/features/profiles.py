@@ -33,6 +33,7 @@ from shared.protocol import (
     RatingPoint,
     RecentRace,
 )
+from shared.ranking import tie_ranks
 from shared.usernames import username_key
 
 PAGE_CACHE_SECONDS: Final = 2.0
@@ -143,14 +144,11 @@ class Profiles:
             return cached
         rows = await self.store.ratings.top(game, offset, limit)
         total = await self.store.ratings.listed(game)
-        ranks: list[int] = []
-        for i, (_pid, rating) in enumerate(rows):
-            if i and round(rating) == round(rows[i - 1][1]):
-                ranks.append(ranks[-1])  # a tie with the one above
-            elif i:
-                ranks.append(offset + i + 1)  # everyone above shows higher
-            else:
-                ranks.append(1 + await self.store.ratings.shown_above(game, round(rating)))
+        shown = [round(rating) for _pid, rating in rows]
+        ranks = tie_ranks(shown)  # within the page; its first rank is counted in the whole
+        if rows:
+            first = 1 + await self.store.ratings.shown_above(game, shown[0])
+            ranks = [first if rank == 1 else offset + rank for rank in ranks]
         entries = await self._entries(
             game, [(rank, pid) for rank, (pid, _rating) in zip(ranks, rows, strict=True)]
         )
