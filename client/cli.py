@@ -112,6 +112,7 @@ from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
 from shared.protocol.base import NAME_MAX
 from shared.protocol.lobby import TIME_LIMIT_MAX, TIME_LIMIT_MIN
 from shared.protocol.profiles import LEADERBOARD_LIMIT_MAX
+from shared.ranking import shares_rank
 from shared.record import RaceRecord, RecordRejected, RecordSyntaxError, read_record, verify_record
 from shared.usernames import check_username
 
@@ -2343,6 +2344,6 @@ def report_text(name: str, player_id: str | None, summary: RaceSummary | None) -
         return f"{shown}: race cancelled"
     mine = next(s for s in summary.standings if s.player_id == player_id)
     head = f"{shown}: race {summary.race_id} ({summary.game})"
-    tied = "tied " if sum(s.rank == mine.rank for s in summary.standings) > 1 else ""
+    tied = "tied " if shares_rank(mine.rank, [s.rank for s in summary.standings]) else ""
     result = f"{tied}rank {mine.rank}/{len(summary.standings)}, {standing_words(summary.game, mine)}"
     return "\n".join(split_to_fit(head, result, WIDTH, indent="    "))

@@ -57,6 +57,16 @@ def tie_ranks(values: Sequence[Hashable]) -> list[int]:
     return ranks
 
 
+def shares_rank(rank: int, ranks: Iterable[int]) -> bool:
+    """Whether another racer of ``ranks`` (every racer's, ``rank``'s own among them) has
+    ``rank`` too: a tie, said as one (a race nobody scored in is everyone's tie for 1st).
+
+    >>> shares_rank(1, [1, 1]), shares_rank(1, [1, 2]), shares_rank(3, [1, 2, 3, 3])
+    (True, False, True)
+    """
+    return sum(other == rank for other in ranks) > 1
+
+
 def rank_results(results: Iterable[tuple[str, ResultKey]]) -> list[tuple[int, str]]:
     """``(rank, player id)`` best first, from each racer's ``(player id, result key)``:
     ordered by key, equal keys by player id, and equal keys share a rank.

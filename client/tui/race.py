@@ -83,6 +83,7 @@ from shared.protocol import (
     RematchUpdate,
     Welcome,
 )
+from shared.ranking import shares_rank
 
 T = TypeVar("T")
 
@@ -837,7 +838,7 @@ class RaceScreen(Screen[None]):
         ranking = self.state.ranking()
         for rank, racer in ranking:
             if racer.player_id == self.state.me:
-                tied = sum(other == rank for other, _racer in ranking) > 1
+                tied = shares_rank(rank, [other for other, _racer in ranking])
                 rating = ""
                 if racer.rating is not None and racer.rating_change is not None:
                     rating = f", rating {rating_text(racer, True)} {change_words(racer.rating_change)}"

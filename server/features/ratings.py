@@ -19,6 +19,7 @@ import orjson
 from server.features.glicko2 import Rating, decay, pairwise_results, rate
 from server.store.records import PlayerRating, RaceMeta, RacerRecord
 from shared.protocol import Standing
+from shared.ranking import shares_rank
 
 PROVISIONAL_RD = 110.0
 DAY_MS = 86_400_000
@@ -112,7 +113,7 @@ def racer_records(
             "rated": meta.rated,
             "rank": standing.rank,
             "racers": len(standings),
-            "tied": sum(other.rank == standing.rank for other in standings) > 1,
+            "tied": shares_rank(standing.rank, [other.rank for other in standings]),
             "won": standing.won,
             "score": standing.score,
             "time_ms": standing.time_ms,
