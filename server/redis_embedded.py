@@ -126,6 +126,9 @@ class EmbeddedRedis:
         self._lock: int | None = None
 
     def start(self, timeout: float = 10.0) -> str:
+        """Start Redis and return its URL. Call it from a thread that outlives the Redis
+        (the node's event loop thread): the parent-death signal is sent when the *thread*
+        that spawned it ends, not the process."""
         self._take_lock()
         try:
             return self._start(timeout)

@@ -124,7 +124,8 @@ def test_of_two_nodes_started_at_the_same_moment_on_one_data_dir_one_is_refused(
     from server.redis_embedded import EmbeddedRedis, EmbeddedRedisError
 
     nodes = [EmbeddedRedis(tmp_path / "data") for _ in range(2)]
-    together = threading.Barrier(len(nodes))
+    together = threading.Barrier(len(nodes) + 1)
+    checked = threading.Event()
     outcomes: list[str | EmbeddedRedisError] = []
 
     def start(node: EmbeddedRedis) -> None:
@@ -133,13 +134,17 @@ def test_of_two_nodes_started_at_the_same_moment_on_one_data_dir_one_is_refused(
             outcomes.append(node.start(timeout=10))
         except EmbeddedRedisError as exc:
             outcomes.append(exc)
+        together.wait()
+        # The parent-death signal follows the thread that spawned Redis, not the process:
+        # the starting thread lives until the winner's Redis has been checked.
+        checked.wait(30)
 
     threads = [threading.Thread(target=start, args=(node,)) for node in nodes]
     try:
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join(20)
+        together.wait(20)
+        together.wait(20)
         urls = [o for o in outcomes if isinstance(o, str)]
         refusals = [str(o) for o in outcomes if isinstance(o, EmbeddedRedisError)]
         assert len(urls) == 1 and refusals == [
@@ -150,6 +155,9 @@ def test_of_two_nodes_started_at_the_same_moment_on_one_data_dir_one_is_refused(
     finally:
         for node in nodes:
             node.stop()
+        checked.set()
+        for thread in threads:
+            thread.join(20)
 
 
 async def test_sigkill_mid_race_then_restart_resumes_at_the_acked_position(
