@@ -66,6 +66,8 @@ def clock_text(state: RaceState, clock: ServerClock) -> str:
         return "race cancelled"
     if state.over:
         return "race over"
+    if state.left_out and state.me not in state.racers:
+        return "started without you"  # its lobby's clock would otherwise wait on for good
     if state.status in ("open",):
         return "waiting for racers"
     if state.status == "countdown" and state.starts_at is not None and clock.until(state.starts_at) > 0:

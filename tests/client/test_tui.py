@@ -661,6 +661,8 @@ async def test_a_lobby_left_out_of_a_rated_start_says_the_race_started_without_y
             "ready racers). ctrl+q quits"
         )
         await wait_until(pilot, lambda: "r" not in footer_keys(app))
+        # The clock no longer waits for racers: the race went on without her.
+        assert rendered(screen, "#clock") == "started without you"
     await app.leave_if_open()
     assert app.parting_note() == f"race {race.code}: {LEFT_OUT}"
 
