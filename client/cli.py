@@ -364,8 +364,9 @@ def add_commands(commands: Any) -> None:
             "Print the races being played now (counting down or running), best first: the "
             "highest rated racer, then the most watched, then the newest. Each race has its "
             "id (for watch), game, rated or casual, status, spectators and how far behind its "
-            "spectators see it (a rated race reaches them 30 s late), then its racers with "
-            "their ratings, score and cards left. Daily challenge attempts are never listed."
+            "spectators see it (a rated race reaches them late: 30 s unless the server sets "
+            "another delay), then its racers with their ratings, score and cards left. Daily "
+            "challenge attempts are never listed."
         ),
     )
     live.add_argument("--game", choices=_GAME_NAMES, help="only the races of this game")
@@ -385,9 +386,10 @@ def add_commands(commands: Any) -> None:
             "compact cards (name, rating, score, cards left, last move), the clock, the "
             "spectators, and the results at the end. Tab or the keys 1-8 switch the large "
             "board, q quits. Without RACE, follow the featured race (the first of 'live'), "
-            "and the next one whenever it ends. A rated race reaches its spectators 30 s "
-            "late ('delayed 30 s'); you cannot watch a race you race in, nor a daily "
-            "challenge attempt. With --plain, or when the output is not a terminal, print a "
+            "and the next one whenever it ends. A rated race reaches its spectators late "
+            "(30 s unless the server sets another delay; the screen says how late, as "
+            "'delayed 30 s'); you cannot watch a race you race in, nor a daily challenge "
+            "attempt. With --plain, or when the output is not a terminal, print a "
             "line per move and event instead, and the ranking at the end: it stops when the "
             "race ends (the featured race: follows the next, until ctrl+c, unless --once)."
         ),

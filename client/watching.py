@@ -25,6 +25,7 @@ from shared.protocol import (
     RacerRenamed,
     RaceStarted,
     RaceSummary,
+    Replay,
     ServerMessage,
     SpectatorBoard,
     Spectators,
@@ -163,6 +164,29 @@ class WatchedRace:
             case RacerRenamed():
                 return self._renamed(event)
         return False
+
+    def ended_away(self, summary: RaceSummary, finals: list[Replay]) -> None:
+        """The race ended while the spectator was away (a dropped connection came back to
+        find it over): its results, and each racer's last board from ``finals`` (a page of
+        their replay ending with it; a racer without one keeps the board last seen)."""
+        if self.race is None or summary.race_id != self.race_id:
+            return
+        self.summary = summary
+        self.race = self.race.model_copy(update={"status": "finished", "racers": self._rerated()})
+        standings = {s.player_id: s for s in summary.standings}
+        for replay in finals:
+            standing = standings.get(replay.player_id)
+            if not replay.views or standing is None:
+                continue
+            view = replay.views[-1]
+            self.boards[replay.player_id] = SpectatorBoard(
+                player_id=replay.player_id,
+                seq=replay.offset + len(replay.views) - 1,
+                view=view,
+                last_move=replay.moves[-1] or None,
+                finished=view.won or standing.gave_up,
+                won=view.won,
+            )
 
     def _rerated(self) -> list[RacerInfo]:
         """The racers with the new ratings the results give them (after a rated race)."""

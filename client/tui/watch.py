@@ -50,7 +50,17 @@ from client.wording import (
     result_words,
     standing_words,
 )
-from shared.protocol import RaceEnded, RaceStarted, RaceSummary, Spectators, WatchHeld, Watching, Welcome
+from shared.protocol import (
+    ErrorCode,
+    RaceEnded,
+    RaceStarted,
+    RaceSummary,
+    Replay,
+    Spectators,
+    WatchHeld,
+    Watching,
+    Welcome,
+)
 
 #: The title of the results a featured watch keeps once it moved on (short enough for a
 #: narrowed side panel, so that it reads the same in every terminal).
@@ -525,6 +535,8 @@ class WatchScreen(Screen[None]):
         try:
             watching = await self.client.watch(self.target)
         except ArenaError as exc:
+            if exc.code == ErrorCode.RACE_OVER and await self._catch_up_on_the_end():
+                return
             why = refusal_words(exc.code, exc.message)
             self.status.say(f"reconnected, but cannot watch again: {why}", error=True)
             return
@@ -534,6 +546,31 @@ class WatchScreen(Screen[None]):
         self.watched.reset(watching)
         self.redraw()
         self.status.say("reconnected")
+
+    async def _catch_up_on_the_end(self) -> bool:
+        """The race ended while the connection was down: show its results and each racer's
+        last board, as a spectator who stayed would have seen them. False when they
+        cannot be read either."""
+        race_id = self.watched.race_id
+        if race_id is None:
+            return False
+        try:
+            summary = await self.client.results(race_id)
+            finals = [await self._last_board(race_id, s.player_id, s.move_count) for s in summary.standings]
+        except (ArenaError, ConnectionError, TimeoutError):
+            return False
+        self.watched.ended_away(summary, finals)
+        self.redraw()
+        self.status.say(f"reconnected: the race ended meanwhile; {self._ending_note()}")
+        return True
+
+    async def _last_board(self, race_id: str, player_id: str, guess: int) -> Replay:
+        """The page of a racer's replay holding their last board (``guess``: its index as
+        far as the results tell; asked again where the replay says otherwise)."""
+        page = await self.client.replay(race_id, player_id, offset=guess, limit=1)
+        if page.offset != page.total - 1:
+            page = await self.client.replay(race_id, player_id, offset=page.total - 1, limit=1)
+        return page
 
     def _opening_note(self) -> str:
         if self.watched.race is None:

@@ -23,7 +23,7 @@ from client import sdk as sdk_module
 from client.bots import Bot, RandomStrategy
 from client.cli import daily_run_left
 from client.errors import ArenaError, UnavailableError
-from client.sdk import ArenaClient
+from client.sdk import ArenaClient, ConnectionEnded
 from client.tui import RaceApp, ReplayApp, WatchApp
 from client.tui import app as app_module
 from client.tui import move_input as move_input_module
@@ -1658,6 +1658,45 @@ async def sam_watching(url: str, connect: Connect, race_id: str) -> WatchApp:
 
 def shown(screen: WatchScreen, selector: str) -> str:
     return str(screen.query_one(selector).render())
+
+
+async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_and_last_boards(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sam's connection is down while ada moves and both give up: back, the watch shows
+    the results, ada's last board and a stopped clock (it used to stay on the old boards
+    with the clock running down, saying only that the race is over)."""
+    ada, bob, race_id = await _race(arena, connect)
+    sam = await connect(arena.url, reconnect=True)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    away = asyncio.Event()
+    resume = ArenaClient._resume
+
+    async def resume_once_back(client: ArenaClient, dropped: ConnectionEnded) -> None:
+        await away.wait()
+        await resume(client, dropped)
+
+    monkeypatch.setattr(ArenaClient, "_resume", resume_once_back)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.watch_screen
+        await wait_until(pilot, lambda: "left" in shown(screen, "#watch-clock"))
+        sam.ws.transport.abort()  # the network drops, and stays down a while
+        await wait_until(pilot, lambda: sam.reconnecting)
+        ack = await ada.move(race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        away.set()
+        await wait_until(
+            pilot, lambda: screen.status.last.startswith("reconnected: the race ended meanwhile; ")
+        )
+        assert screen.status.last == (
+            "reconnected: the race ended meanwhile; race over: ada first, gave up with 1 card home. q quits"
+        )
+        assert shown(screen, "#watch-clock") == "race over"
+        assert screen.shown_racer == ada.player_id and screen.board.view == spectators_view(ack.view)
+        results = shown(screen, "#watch-results")
+        assert "ada" in results and "bob" in results, results
 
 
 async def test_a_spectator_sees_each_racers_board_as_they_see_it_and_switches_with_tab(
