@@ -342,8 +342,8 @@ async def test_the_leaderboard_profile_and_daily_pages_opened_offline_load_once_
     await expect(leaderboard.locator("#leaderboard tbody")).to_have_text("Nobody is listed at Eight Off yet.")
     await expect(profile.locator("#profile-name")).to_have_text("ada")
     await expect(daily.locator("#daily-tabs")).to_be_visible()  # the Standings tab, drawn
-    for tab in tabs:
-        await expect(tab.locator("#link")).to_have_text("")
+    for tab in tabs:  # "connected again" said, then gone
+        await expect(tab.locator("#link")).to_have_text("", timeout=10_000)
         await expect(tab.locator("p.error")).to_have_text("")
     assert errors == []
 

@@ -190,7 +190,10 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         for move in line[3:]:
             await page.fill("#move", move)
             await page.press("#move", "Enter")
-        await expect(page.locator("#status")).to_have_text("Your attempt is over", timeout=10_000)
+        # Said with its result and its place on the day's board.
+        await expect(page.locator("#status")).to_have_text(
+            re.compile(r"^Your attempt is over: won in \d+\.\d s, rank 1 of 1$"), timeout=10_000
+        )
         board = await ada.daily_board("eight-off")
         assert board.total == 1
         (mine,) = board.entries
@@ -260,7 +263,7 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         assert again.board is not None and again.board.seq == 0
         await until_board(page, line, "eight-off", deal.seed, 0)  # the same deal, from the start
         await give_up(page)
-        await expect(page.locator("#status")).to_have_text("Practice over")
+        await expect(page.locator("#status")).to_have_text("Practice over: gave up with 0 cards home")
         await expect(page.locator("#practice-again")).to_have_text("Practice again")
         board = await ada.daily_board("eight-off")
         assert board.total == 1 and board.entries[0].race_id == race_id
@@ -341,7 +344,9 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await expect(page.locator("#race-title")).to_have_text("Daily challenge: Eight Off")  # his own
         bob_race = page_race_id(page.url)
         await give_up(page)
-        await expect(page.locator("#status")).to_have_text("Your attempt is over")
+        await expect(page.locator("#status")).to_have_text(
+            "Your attempt is over: gave up with 0 cards home, rank 2 of 2"
+        )
         await page.click("#daily-back")
         await expect(rows).to_have_count(2)
         seen = await bob.daily_board("eight-off")
@@ -415,7 +420,10 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
             "Daily \N{EM DASH} unscored attempt (guests are not ranked)"
         )
         await give_up(page)
-        await expect(page.locator("#status")).to_have_text("Your attempt is over")
+        # A guest's attempt is on no board: its result, without a place.
+        await expect(page.locator("#status")).to_have_text(
+            "Your attempt is over: gave up with 0 cards removed"
+        )
         await expect(page.locator("#seed-line")).to_contain_text(f"the seed is revealed {OPENS}.")
         guest = await ArenaClient.connect(arena.url)
         token = await page.evaluate("() => localStorage.getItem('solitaire-arena.token')")

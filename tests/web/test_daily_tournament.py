@@ -138,7 +138,9 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
         await expect(state).to_have_text(won_in)
         # The attempt over (given up), no ghosts and no toggle.
         await give_up(page)
-        await expect(page.locator("#status")).to_have_text("Your attempt is over")
+        await expect(page.locator("#status")).to_have_text(
+            "Your attempt is over: gave up with 0 cards home, rank 2 of 2"
+        )
         await expect(toggle).to_be_hidden()
         await expect(page.locator(".racer.ghost")).to_have_count(0)
 
@@ -340,7 +342,9 @@ async def test_ghosts_are_offered_only_during_ones_own_scored_attempt(
         await expect(other.locator("#ghosts-bar")).to_be_hidden()
         # The guest's standings: no streak, the solo account's attempt on the day's standing.
         await give_up(other)
-        await expect(other.locator("#status")).to_have_text("Your attempt is over")
+        await expect(other.locator("#status")).to_have_text(
+            "Your attempt is over: gave up with 0 cards removed"
+        )
         await other.click("#daily-back")
         await open_standings(other)
         await expect(other.locator("#streak")).to_have_text(

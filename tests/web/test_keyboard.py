@@ -159,7 +159,7 @@ async def test_treize_deals_removes_a_king_and_a_pair_with_the_keyboard(
     await tab_to_board(page)
     assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock"]
     # Down from the stock is the pyramid's apex; up from it the waste, left of it the stock.
-    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1"]
+    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1, covered by p2 and p3"]
     assert await press(page, "ArrowUp", "ArrowLeft") == ["stock", "face-down card, stock"]
     for dealt in (1, 2):
         await page.keyboard.press("Enter")  # the stock deals, as a click on it does
@@ -167,7 +167,7 @@ async def test_treize_deals_removes_a_king_and_a_pair_with_the_keyboard(
     assert await press(page, "ArrowRight") == ["waste", "king of diamonds, waste wt"]
     await page.keyboard.press("f")
     await board_is(page, ["deal", "deal", "wt"], "treize")
-    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1"]
+    assert await press(page, "ArrowDown") == ["p1", "10 of hearts, p1, covered by p2 and p3"]
     assert await press(page, *["ArrowDown"] * 6, "Enter") == ["p22", "2 of spades, p22, picked up"]
     assert await press(page, "ArrowRight", "ArrowRight") == ["p24", "jack of spades, p24, legal target"]
     await page.keyboard.press("Enter")

@@ -5,9 +5,9 @@
 // maybe against ghosts (the day's best finished attempts).
 
 import { Arena } from "./arena.js";
-import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
+import { Board, MOVE_EXAMPLES, autoplayWords, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingCell, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, linkRacingRace, movesText, placeText, playerLink, racersText, ratingCell, ratingText, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -419,6 +419,7 @@ function racePage(raceId, arrived = null) {
   let watchersAtEnd = null; // how many watched as the race ended
   const racers = element("div", { class: "racers", id: "racers" });
   const error = element("p", { class: "error", id: "refusal", role: "alert" });
+  const news = element("p", { class: "unseen", id: "news", role: "status" }); // see tell()
   const boardBox = element("div", { class: "board", id: "board" });
   const moveInput = element("input", { id: "move", "aria-label": "move in notation", placeholder: "t3>f1", autocomplete: "off", maxlength: String(LIMITS.moveMax) });
   const undoButton = element("button", { id: "undo", type: "button", "aria-keyshortcuts": "u", title: "take the last move back (key u)" }, "Undo");
@@ -459,6 +460,7 @@ function racePage(raceId, arrived = null) {
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
+  let dayPlace = null; // a scored daily attempt's place on the day's board ({ rank, total }), once read
   // A daily attempt: { date, scored, practice } (or { date, watching } for another's),
   // from the start that brought us here or, after a reload, from the day's dailies.
   let daily = arrived?.daily ?? null;
@@ -469,9 +471,28 @@ function racePage(raceId, arrived = null) {
   // Ghosts switched on survive a reload of this tab (and a reconnect): asked for again,
   // the server sends each ghost's progress up to now at once.
   const GHOSTS_KEY = `solitaire-arena.ghosts.${raceId}`;
-  const board = new Board(boardBox, (move) => play(move));
+  // A key on a card that does nothing says why beside the move box, as a refusal does.
+  const board = new Board(boardBox, (move) => play(move), (words) => showError(error, { reason: words }));
 
   const mine = () => race?.racers.find((r) => r.player_id === arena.player?.player_id);
+
+  // The status line says `text`, read out (it is a live region).
+  function say(text) {
+    status.removeAttribute("aria-live");
+    status.textContent = text;
+  }
+  // The status line shows `text` without reading it out (until the next say): a hint's
+  // words going back to "Go!" as the next move is tried are nothing new.
+  function sayQuietly(text) {
+    status.setAttribute("aria-live", "off");
+    status.textContent = text;
+  }
+  // Short news read out as it comes, with no room on the screen: what the board's
+  // autoplay did after a move, racers joining, leaving or getting ready, a rematch offered
+  // and how it ended. Nothing that changes at each move of the others.
+  function tell(text) {
+    if (text) news.textContent = text;
+  }
   // A race of one is a daily attempt: nobody to wait for, no rematch.
   const solo = () => race?.seats === 1;
 
@@ -486,9 +507,53 @@ function racePage(raceId, arrived = null) {
     if (info.status === "running" && me?.finished && info.seats !== 1) {
       return me.won ? "You won! Waiting for the others…" : "You gave up: waiting for the others…";
     }
+    if (info.status === "finished" && info.seats !== 1) return raceOverText(info);
     if (info.seats !== 1 || info.status !== "finished") return statusText(info);
     if (daily?.watching || !mine()) return "This attempt is over";
-    return daily?.practice ? "Practice over" : "Your attempt is over";
+    return attemptOverText();
+  }
+
+  // This racer's line of the results, once they are in (null for a visitor).
+  const myStanding = () => summary?.standings.find((s) => s.player_id === arena.playing?.player_id) ?? null;
+
+  // The end of a race, with this racer's place once the results say it: "The race is
+  // over: you are 2nd of 2, 14 cards home" ("tied 1st of 2" when the place is shared).
+  function raceOverText(info) {
+    const standing = myStanding();
+    if (!standing) return statusText(info);
+    const tied = sharesRank(standing.rank, summary.standings.map((s) => s.rank));
+    const place = placeText(standing.rank, summary.standings.length, tied);
+    return `${statusText(info)}: you are ${place}, ${standingResult(summary.game, standing)}`;
+  }
+
+  // The end of one's own daily attempt, with its result once the results say it, and its
+  // place on the day's board once that is read: "Your attempt is over: won in 41.2 s, rank 1 of 3".
+  function attemptOverText() {
+    const over = daily?.practice ? "Practice over" : "Your attempt is over";
+    const standing = myStanding();
+    if (!standing) return over;
+    const rank = dayPlace ? `, rank ${dayPlace.rank} of ${dayPlace.total}` : "";
+    return `${over}: ${standingResult(summary.game, standing)}${rank}`;
+  }
+
+  // A scored attempt over: its place on the day's board (the board lists it once it is
+  // over), said in the status line.
+  async function learnDayPlace() {
+    if (dayPlace || !daily?.scored || daily.practice || !daily.date || !myStanding()) return;
+    try {
+      const board = await arena.request({ type: "get_daily_board", game: race.game, date: daily.date, limit: 1 });
+      if (board.me) dayPlace = { rank: board.me.rank, total: board.total };
+    } catch {
+      return; // said without its place
+    }
+    if (!left) sayEnd();
+  }
+
+  // The status line, once the results are in: how the race ended for this racer.
+  function sayEnd() {
+    if (race?.status !== "finished") return;
+    const said = statusNow(race);
+    if (status.textContent !== said) say(said);
   }
 
   // What this attempt is, when the page was not told: the sender's first attempt of the
@@ -508,7 +573,7 @@ function racePage(raceId, arrived = null) {
     }
     if (left) return;
     drawDaily();
-    if (race) status.textContent = statusNow(race);
+    if (race) say(statusNow(race));
     showResults();
     resumeGhosts();
   }
@@ -633,7 +698,7 @@ function racePage(raceId, arrived = null) {
       showError(error, null);
       // Another move tried: the hint's words go from the status line (its outline stays
       // until the board changes), so a refusal never sits beside a stale "Hint: …".
-      if (hinting && race) status.textContent = statusNow(race);
+      if (hinting && race) sayQuietly(statusNow(race));
       try {
         const sent = `${seq + 1} ${move}`;
         const retried = unacked === sent;
@@ -651,7 +716,8 @@ function racePage(raceId, arrived = null) {
         showBoard(ack.view, ack.result.steps);
         drawRacers();
         hinting = false;
-        if (ack.finished) status.textContent = solo() ? "You won!" : "You won! Waiting for the others…";
+        tell(autoplayWords(ack.result));
+        if (ack.finished) say(solo() ? "You won!" : "You won! Waiting for the others…");
         return true;
       } catch (failure) {
         if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
@@ -711,7 +777,7 @@ function racePage(raceId, arrived = null) {
       if (reply.seq > seq) await resync(); // moves made elsewhere: the board as it is, then its hint
       if (reply.seq !== seq) return; // a move went in meanwhile: the hint was for a board gone
       board.hint(reply.move ?? null);
-      status.textContent = `Hint: ${reply.move ?? reply.message ?? "no move is left"}`;
+      say(`Hint: ${reply.move ?? reply.message ?? "no move is left"}`);
       hinting = true;
     } catch (failure) {
       showError(error, failure);
@@ -752,7 +818,8 @@ function racePage(raceId, arrived = null) {
       element("span", { class: "racer-name cut" }, element("span", { class: "who", title: r.name }, `${r.name}${r.bot ? " 🤖" : ""}`),
         r.player_id === arena.player?.player_id ? " (you)" : "",
         racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
-      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score), "aria-label": `${r.name}'s progress` },
+      element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score),
+        "aria-valuetext": `${r.name}: ${cardsScored(race.game, r.score)}, ${racerState(r)}`, "aria-label": `${r.name}'s progress` },
         fill(r.score)),
       element("span", { class: "racer-state" }, racerState(r)))));
     if (ghosts?.length && ghostable()) racers.append(...ghosts.map(ghostLine));
@@ -765,9 +832,28 @@ function racePage(raceId, arrived = null) {
     return racer && !mine() ? `${title} — ${racer.name}'s attempt` : title;
   }
 
+  // What changed among the others in an open race, read out: "bob joined", "bob is ready",
+  // "cy left" (one's own Ready, and anything once the race is under way, is not news).
+  function lobbyNews(before, after) {
+    if (!before || before === after || before.status !== "open" || after.status !== "open") return "";
+    const me = arena.player?.player_id;
+    const then = new Map(before.racers.map((r) => [r.player_id, r]));
+    const now = new Set(after.racers.map((r) => r.player_id));
+    const news = [];
+    for (const r of after.racers) {
+      if (r.player_id === me) continue;
+      const was = then.get(r.player_id);
+      if (!was) news.push(`${r.name} joined`);
+      else if (was.ready !== r.ready) news.push(`${r.name} is ${r.ready ? "ready" : "not ready"}`);
+    }
+    for (const r of before.racers) if (r.player_id !== me && !now.has(r.player_id)) news.push(`${r.name} left`);
+    return news.join("; ");
+  }
+
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
   function load(info, fresh = true) {
     if (left) return;
+    tell(lobbyNews(race, info));
     race = info;
     heading.textContent = solo() ? dailyTitle(info) : `Race ${info.code}`;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
@@ -784,7 +870,7 @@ function racePage(raceId, arrived = null) {
     leaveButton.hidden = !(info.status === "open" && mine() && !solo());
     joinButton.hidden = leftOut || !(info.status === "open" && !mine() && !solo() && info.racers.length < info.seats);
     joinNameBox.hidden = joinButton.hidden || Boolean(arena.playing);
-    status.textContent = statusNow(info);
+    if (status.textContent !== statusNow(info)) say(statusNow(info)); // a race read again, unchanged, is not said again
     hinting = false;
     // The game (a daily attempt's heading names it already), and the time limit until the
     // start (then the clock counts it down).
@@ -863,6 +949,8 @@ function racePage(raceId, arrived = null) {
           ? element("a", { href: `#/verify/${raceId}`, id: "verify-link", title: "re-deal from the revealed seed and check the commitment, in this browser" }, "Verify this race")
           : element("span", { id: "verify-later", class: "setting" }, `Verify it ${revealWords(summary.reveals_at)}.`)));
     if (solo()) results.append(dailyLinks());
+    sayEnd();
+    learnDayPlace();
   }
 
   // After a daily attempt: back to its day's challenges, and (the deal being today's)
@@ -943,6 +1031,7 @@ function racePage(raceId, arrived = null) {
         failed: `it could not start: ${rematch.reason ?? "no reason given"}.`,
       }[rematch.status] ?? rematch.status);
     }
+    tellRematch(by, myAnswer, line.textContent);
     const answers = element("ul", { id: "rematch-racers" }, ...rematch.racers.map((r) =>
       element("li", { "data-player": r.player_id, class: `answer-${r.answer}` },
         `${r.name}${r.player_id === me ? " (you)" : ""}: ${ANSWERS[r.answer] ?? r.answer}`)));
@@ -959,6 +1048,20 @@ function racePage(raceId, arrived = null) {
     rematchBox.dataset.status = rematch.status;
     rematchBox.replaceChildren(element("h2", {}, "Rematch"), line, answers, buttons);
     tick();
+  }
+
+  // An offer read out once as it comes (who offered, that you may accept or decline, the
+  // time to answer; not each second of its clock), and once how it ended.
+  let rematchTold = null; // the offer and state read out last
+  function tellRematch(by, myAnswer, ended) {
+    const told = `${rematch.offered_by} ${rematch.expires_at} ${rematch.status}`;
+    if (told === rematchTold) return;
+    rematchTold = told;
+    if (rematch.status !== "open") { tell(ended); return; }
+    // Rounded down: the clock's offset, read with a reply's delay, errs on the long side.
+    const left = clockText(Math.max(0, Math.floor((rematch.expires_at - Date.now() - offset) / 1000)));
+    tell(myAnswer === "pending" ? `${by} offered a rematch: accept or decline, ${left} left`
+      : `${by} offered a rematch: waiting for answers, ${left} left`);
   }
 
   const stops = [
@@ -1008,7 +1111,7 @@ function racePage(raceId, arrived = null) {
       if (race) race.spectators = e.count;
       drawWatchers();
     }),
-    arena.on("race_cancelled", (e) => { if (e.race_id === raceId) status.textContent = e.message; }),
+    arena.on("race_cancelled", (e) => { if (e.race_id === raceId) say(e.message); }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
@@ -1019,7 +1122,7 @@ function racePage(raceId, arrived = null) {
   // The race could not be read (as the page opens, or again on a connection's welcome). A
   // race nobody has: said once, in the status line (not the server's words below too).
   function unread(failure) {
-    if (failure.code === "race_not_found") status.textContent = NO_SUCH_RACE;
+    if (failure.code === "race_not_found") say(NO_SUCH_RACE);
     else showError(error, failure);
   }
   // Ready, then Not ready while the race waits for the others (a racer may change their mind).
@@ -1098,7 +1201,7 @@ function racePage(raceId, arrived = null) {
       if (me) { me.finished = true; drawRacers(); }
       if (hinting) board.hint(null); // the hint is for a board left
       hinting = false;
-      if (race) status.textContent = statusNow(race); // gave up: waiting for the others
+      if (race) say(statusNow(race)); // gave up: waiting for the others
       controls();
     } catch (failure) {
       showError(error, failure);
@@ -1125,7 +1228,7 @@ function racePage(raceId, arrived = null) {
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
     element("section", {}, element("div", { class: "row" }, status, clock, gameSetting, dailyKind, ratedSetting, hintsSetting, watchers, readyButton, joinNameBox, joinButton, leaveButton, giveUp), shareNote),
-    ghostsBar, racers, boardBox, element("div", { class: "row", id: "move-row" }, moveInput, undoButton, hintButton, error), results, rematchBox);
+    ghostsBar, racers, boardBox, element("div", { class: "row", id: "move-row" }, moveInput, undoButton, hintButton, error), results, rematchBox, news);
   controls(); // none until the race says this page's player races in it
   if (arrived) load(arrived);
   // A daily attempt arrives running (its start is start_daily's reply, no race_started):
@@ -1393,8 +1496,14 @@ arena.on("signed_out", (event) => {
     document.getElementById("link").replaceChildren(...signedOutNote(event.reason, racing));
   }
 });
+// The header's line (a live region) says the connection is lost, then that it is back
+// (for a few seconds: the welcome has cleared what it said while it was lost).
+const CONNECTED_AGAIN = "connected again";
+const CONNECTED_AGAIN_MS = 4000;
 arena.on("connection", (event) => {
-  document.getElementById("link").textContent = event.state === "lost" ? "reconnecting…" : "";
+  const link = document.getElementById("link");
+  link.textContent = event.state === "lost" ? "reconnecting…" : CONNECTED_AGAIN;
+  if (event.state === "back") setTimeout(() => { if (link.textContent === CONNECTED_AGAIN) link.textContent = ""; }, CONNECTED_AGAIN_MS);
 });
 // Four-colour suits (clubs green, diamonds blue) for players who tell red from black badly.
 const COLOURS_KEY = "solitaire-arena.four-colour";

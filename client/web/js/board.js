@@ -14,6 +14,35 @@ export function cardsInWords(text) {
   return text.replace(/\b([A2-9TJQK])([CDHS])\b/g, (_, rank, suit) => `${RANK_TEXT[rank] ?? rank}${SUITS[suit]}`);
 }
 
+// A card as a screen reader says it: "ace of clubs", "10 of hearts".
+export function cardName(code) {
+  return `${RANK_NAMES[code[0]] ?? RANK_TEXT[code[0]] ?? code[0]} of ${SUIT_NAMES[code[1]]}`;
+}
+
+// What the game did by itself after a move (its ack's steps past the move's own cards:
+// Eight Off's cards going home, Eagle Wing's reserve filling a pile), in words for a
+// screen reader: "3 cards went home: ace of clubs, 2 of clubs, 3 of clubs"; "" if nothing.
+export function autoplayWords(result) {
+  const move = parseMove(result.move);
+  if (!move.to) return ""; // a deal, a redeal, Treize's removals: every step is the move's own
+  const more = result.steps.slice(move.count).filter(([card]) => card);
+  const home = more.filter(([, , to]) => to.startsWith("f"));
+  const said = home.length ? [`${home.length} ${home.length === 1 ? "card" : "cards"} went home: ${home.map(([card]) => cardName(card)).join(", ")}`] : [];
+  for (const [card, from, to] of more) if (!to.startsWith("f")) said.push(`${cardName(card)} moved from ${from} to ${to}`);
+  return said.join("; ");
+}
+
+// Treize: the pyramid piles of the next row that cover `pile` (p1 is covered by p2 and
+// p3); none for the last row, or a pile that is not the pyramid's.
+function coveringPiles(pile) {
+  if (!/^p\d+$/.test(pile)) return [];
+  const index = Number(pile.slice(1));
+  let row = 1;
+  let first = 1; // the row's first pile
+  while (first + row <= index) { first += row; row += 1; }
+  return row === 7 ? [] : [`p${index + row}`, `p${index + row + 1}`];
+}
+
 // A move of each game, for the move field's placeholder.
 export const MOVE_EXAMPLES = { "eagle-wing": "waste>t3", treize: "p9+wt", "eight-off": "t3>f1" };
 
@@ -92,7 +121,7 @@ function cardElement(code, role) {
   const suit = code[1];
   element.className = `card ${suit}`;
   element.dataset.card = code;
-  element.setAttribute("aria-label", `${RANK_NAMES[code[0]] ?? rank} of ${SUIT_NAMES[suit]}`);
+  element.setAttribute("aria-label", cardName(code));
   element.innerHTML = `<span class="corner">${rank}${SUITS[suit]}</span><span class="pip">${SUITS[suit]}</span>`;
   return element;
 }
@@ -113,9 +142,11 @@ export function parseMove(move) {
 export class Board {
   // `onMove(move)` plays a move built by clicks or keys; without it the board is only
   // shown (no tab stop, nothing to pick), as it is while not playable (setPlayable).
-  constructor(container, onMove = null) {
+  // `onNoMove(words)` says why a key pressed on a card did nothing (covered, no move).
+  constructor(container, onMove = null, onNoMove = null) {
     this.container = container;
     this.onMove = onMove;
+    this.onNoMove = onNoMove;
     this.playable = true;
     this.view = null;
     this.legal = [];
@@ -313,7 +344,7 @@ export class Board {
     if (!stop) return;
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
-      if (!event.repeat) this.click(stop.name, stop.count);
+      if (!event.repeat) this.pressed(stop);
     } else if (event.key === "f" || event.key === "F") {
       event.preventDefault();
       if (!event.repeat) this.sendHome(stop);
@@ -327,6 +358,24 @@ export class Board {
       const next = this.stopFrom(stop, event.key);
       if (next) { this.rove(next); next.element.focus(); }
     }
+  }
+
+  // Enter or Space on a stop does what a click does; on a card nothing picks up (covered,
+  // or with no move) it says why, as F would, instead of nothing.
+  pressed(stop) {
+    if (this.selected || stop.empty || this.movesFrom(stop.name).length || !this.onNoMove) {
+      this.click(stop.name, stop.count);
+      return;
+    }
+    const covered = this.coveredBy(stop.name);
+    const card = this.view.piles[stop.name]?.cards[0];
+    this.onNoMove(covered.length && card ? cardsInWords(`${stop.name} (${card}) is covered by ${covered.join(" and ")}`) : "no move for this card");
+  }
+
+  // Treize: the piles of the pyramid still covering `name` (none once both are removed).
+  coveredBy(name) {
+    if (this.view.game !== "treize") return [];
+    return coveringPiles(name).filter((pile) => this.view.piles[pile]?.count);
   }
 
   // The stop an arrow key goes to: along a fanned pile's stops (up, down) or Treize's
@@ -425,7 +474,8 @@ export class Board {
         const lifted = this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count);
         if (lifted) element.classList.add("selected");
         // The hinted cards: the k moved from the source (a fan's top k), or both of a pair.
-        if (hint && ((name === hint.from && count <= hint.count) || (hint.pair && name === hint.to))) element.classList.add("hinted");
+        const hinted = hint && ((name === hint.from && count <= hint.count) || (hint.pair && name === hint.to));
+        if (hinted) element.classList.add("hinted");
         const place = { element, x: left + x, y: top + index * fanStep - (lifted ? rem * 0.2 : 0) };
         if (code) places.cards.set(code, place);
         places.tops.set(slot.pile, place);
@@ -438,7 +488,9 @@ export class Board {
             const target = this.selected && (targets.has(name) || targets.has(slot.pile));
             const on = name === slot.pile ? slot.pile : `${slot.pile} ${name}`;
             const more = count > 1 ? `, and ${count - 1} card${count === 2 ? "" : "s"} on it` : "";
-            element.setAttribute("aria-label", `${element.getAttribute("aria-label")}${more}, ${on}${lifted ? ", picked up" : ""}${target ? ", legal target" : ""}`);
+            const covered = this.coveredBy(name);
+            const under = covered.length ? `, covered by ${covered.join(" and ")}` : "";
+            element.setAttribute("aria-label", `${element.getAttribute("aria-label")}${more}, ${on}${under}${lifted ? ", picked up" : ""}${target ? ", legal target" : ""}${hinted ? ", hinted" : ""}`);
             this.stops.push({ pile: slot.pile, key: treizeWaste ? name : count, name, count, element, slot });
           }
           element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });

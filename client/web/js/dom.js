@@ -103,6 +103,12 @@ export function placeText(rank, racers, tied) {
   return `${tied ? "tied " : ""}${ordinal(rank)} of ${racers}`;
 }
 
+// Whether another racer of `ranks` (every racer's, `rank`'s own among them) has `rank`
+// too: a tie, said as one (shared.ranking.shares_rank, the terminal's rule).
+export function sharesRank(rank, ranks) {
+  return ranks.filter((other) => other === rank).length > 1;
+}
+
 // A score in words: the cards a racer put home ("1 card home", "7 cards home"), or in
 // Treize, whose score counts the cards its pairs and Kings took away, "7 cards removed".
 export function cardsScored(game, score) {

@@ -202,7 +202,9 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     for (const [index, r] of (race?.racers ?? []).entries()) {
       const given = snapshot.boards.find((b) => b.player_id === r.player_id);
       const box = element("div", { class: "board thumb-board" });
+      // Named short, not by the whole board inside it: whose board, of which game.
       const thumb = element("div", { class: "thumb", role: "button", tabindex: "0", "data-player": r.player_id,
+        "aria-label": `${r.name}'s ${GAME_TITLES[race.game] ?? race.game} board`,
         "aria-keyshortcuts": index < 8 ? String(index + 1) : null, title: index < 8 ? `show large (key ${index + 1})` : "show large" },
       element("div", { class: "thumb-head" }), box);
       thumb.addEventListener("click", () => choose(r.player_id));
