@@ -22,6 +22,7 @@ from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
 from tests.web.conftest import ROOT, HeldReplies, give_up, heading_is_focused, shot_path
 from tests.web.test_browser import (
+    Outage,
     expected,
     fits_the_screen,
     open_page,
@@ -245,6 +246,39 @@ async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
         )
     finally:
         await bob.close()
+    assert errors == []
+
+
+async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_and_last_boards(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The connection is down while ada moves and both give up: back, the page shows the
+    results and ada's last board, its clock stopped (it used to stay on the old boards,
+    the clock running down, with only the refusal to watch a race that is over)."""
+    errors: list[str] = []
+    race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    context = await browser.new_context(**DESKTOP)
+    outage = Outage()
+    await context.route_web_socket(re.compile("^ws://"), outage.route)
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(arena.url.replace("ws://", "http://") + f"/#/watch/{race_id}")
+    await expect(page.locator("#watch-status")).to_have_text("Racing")
+    await expect(page.locator("#watch-clock")).to_contain_text("left")
+    await outage.begin()
+    await expect(page.locator("#link")).to_have_text("reconnecting…")
+    ack = await ada.move(race_id, winning_line()[0])
+    await ada.finish(race_id)
+    await bob.finish(race_id)
+    outage.end()
+    await expect(page.locator("#watch-status")).to_have_text(
+        "The race is over: it ended while the connection was down", timeout=15_000
+    )
+    await expect(page.locator("#watch-results")).to_contain_text("1.")
+    await expect(page.locator("#watch-clock")).to_have_text("")
+    await shows(page, "#large-board", ack.view)
+    await expect(page.locator(f'.thumb[data-player="{ada.player_id}"]')).to_contain_text("gave up")
+    await expect(page.locator("#watch-error")).to_have_text("")
     assert errors == []
 
 

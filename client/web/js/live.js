@@ -273,6 +273,9 @@ export function watchPage({ app, arena, readingSession }, raceId) {
         retry = setTimeout(watch, LOBBY_RETRY_MS);
         return;
       }
+      // Watched until the connection dropped, and over when it came back: the end as a
+      // spectator who stayed saw it.
+      if (failure.code === "race_over" && race?.race_id === raceId && await endedAway()) return;
       showError(error, failure);
       status.textContent = "";
       if (failure.code === "race_over" && raceId) { // too late to watch: what is left of it
@@ -280,6 +283,42 @@ export function watchPage({ app, arena, readingSession }, raceId) {
           " · ", element("a", { href: `#/replay/${raceId}`, id: "over-replay-link" }, "Replay"));
       }
     }
+  }
+
+  // The race ended while the connection was down: its results, and each racer's last
+  // board (a page of their replay). False when they cannot be read either.
+  async function endedAway() {
+    try {
+      const { summary } = await arena.request({ type: "get_results", race_id: raceId });
+      const finals = await Promise.all(summary.standings.map(lastBoard));
+      if (gone) return true;
+      for (const page of finals) {
+        const b = boards.get(page.player_id);
+        const view = page.views.at(-1);
+        const standing = summary.standings.find((s) => s.player_id === page.player_id);
+        if (!b || !view) continue;
+        Object.assign(b, { seq: page.offset + page.views.length - 1, view, last: page.moves.at(-1) || b.last,
+          won: view.won, finished: view.won || standing.gave_up, held: false });
+        showBoard(page.player_id);
+      }
+      showError(error, null);
+      race.status = "finished";
+      status.textContent = `${statusText()}: it ended while the connection was down`;
+      tick();
+      drawWatchers();
+      showResults(summary);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  // A page of a racer's replay holding their last board (its index as the results count
+  // the racer's moves; asked again where the replay says otherwise).
+  async function lastBoard(standing) {
+    const page = (offset) => arena.request({ type: "get_replay", race_id: raceId, player_id: standing.player_id, offset, limit: 1 });
+    const first = await page(standing.move_count);
+    return first.offset === first.total - 1 ? first : page(first.total - 1);
   }
 
   const stops = [
