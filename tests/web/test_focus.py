@@ -202,3 +202,63 @@ async def test_a_race_under_way_opened_again_gives_its_racer_the_board_focus(
     assert await page.evaluate(ACTIVE) == "body"  # nothing to play: the focus is left alone
     await bob.close()
     assert errors == []
+
+
+# ----- redraws keep the focus: the lists refreshed every 3 s, the rematch section, a
+# control busy with its request, Ready hidden by the countdown ---------------------------
+
+#: Longer than the lobby's and the Live page's refresh (3 s): one has redrawn since.
+REFRESHED_MS = 3500
+
+
+async def test_a_focused_join_button_keeps_the_focus_as_the_open_races_are_redrawn(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The lobby reads the open races every 3 s: Join stays focused in its race's row as
+    the row changes (a seat taken), a race gone passes the focus to the list's heading (not
+    the body), and Enter on Join then joins."""
+    errors: list[str] = []
+    bob, cat, dan = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    for client, name in ((bob, "bob"), (cat, "cat"), (dan, "dan")):
+        await client.hello(name=name)
+    kept = await bob.create_race("eight-off", seats=3)
+    gone = await cat.create_race("treize", seats=2)
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    join = page.locator(f'#open-races tr[data-race="{kept.race_id}"] button')
+    await join.focus()
+    await page.wait_for_timeout(REFRESHED_MS)  # redrawn the same
+    await expect(join).to_be_focused()
+    await dan.join_race(kept.code)
+    await expect(page.locator(f'#open-races tr[data-race="{kept.race_id}"]')).to_contain_text("2/3")
+    await expect(join).to_be_focused()
+    await page.locator(f'#open-races tr[data-race="{gone.race_id}"] button').focus()
+    await cat.leave(gone.race_id)
+    await expect(page.locator(f'#open-races tr[data-race="{gone.race_id}"]')).to_have_count(0)
+    await expect(page.get_by_role("heading", name="Open races")).to_be_focused()
+    await join.focus()
+    await page.wait_for_timeout(REFRESHED_MS)
+    await page.keyboard.press("Enter")
+    await expect(page).to_have_url(re.compile(rf"#/race/{kept.race_id}$"))
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    assert errors == []
+
+
+async def test_cancel_quick_match_keeps_the_focus_as_the_lobby_refreshes_and_cancels_with_enter(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The queue's line is drawn at every refresh: Cancel stays focused and Enter cancels;
+    the focus then goes to the Quick match heading, not the body."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Treize")
+    cancel = page.locator("#cancel-quick-match")
+    await expect(cancel).to_be_visible()
+    await cancel.focus()
+    await page.wait_for_timeout(REFRESHED_MS)
+    await expect(cancel).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#queue")).to_be_hidden()
+    await expect(page.get_by_role("heading", name="Quick match")).to_be_focused()
+    assert errors == []

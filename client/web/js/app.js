@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingCell, ratingText, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -112,7 +112,11 @@ function lobbyPage() {
   const who = element("div", { class: "row", id: "lobby-who" });
   const openList = element("tbody");
   const myList = element("tbody");
-  const mySection = element("section", { id: "my-races", hidden: true }, element("h2", {}, "Your races"),
+  // The lists' headings take the focus from a row that a refresh took away (its race gone).
+  const myHeading = element("h2", { tabindex: "-1" }, "Your races");
+  const openHeading = element("h2", { tabindex: "-1" }, "Open races");
+  const quickHeading = element("h2", { tabindex: "-1" }, "Quick match");
+  const mySection = element("section", { id: "my-races", hidden: true }, myHeading,
     element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."),
     element("table", { class: "races" }, tableHead("Code", "Game", "State", "Seats", unseen("Go to")), myList));
   const queueLine = element("p", { id: "queue", role: "status", hidden: true });
@@ -200,7 +204,7 @@ function lobbyPage() {
     await refreshMine();
   }
 
-  const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}` }, "Go to race");
+  const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}`, "data-key": race.race_id }, "Go to race");
 
   async function refresh() {
     if (!arena.player) return;
@@ -209,13 +213,15 @@ function lobbyPage() {
       const page = await arena.request({ type: "list_races", limit: 20 });
       const seated = (race) => me && race.racers.some((r) => r.player_id === me);
       for (const race of page.races) if (seated(race)) myRaces.add(race.race_id);
-      openList.replaceChildren(...page.races.map((race) => element("tr", { "data-race": race.race_id },
+      // Every 3 s: a Join (or Go to race) focused is focused again in its race's new row; a
+      // race gone passes the focus to the list's heading.
+      redraw(openList, page.races.length ? page.races.map((race) => element("tr", { "data-race": race.race_id },
         element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
         element("td", {}, race.rated ? "rated" : "casual"),
         element("td", {}, `${race.racers.length}/${race.seats}`),
         element("td", {}, seated(race) ? goTo(race)
-          : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
-      if (!page.races.length) openList.replaceChildren(element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match.")));
+          : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}`, "data-key": race.race_id }, "Join"))))
+        : [element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match."))], openHeading);
       await learnMine();
       await refreshMine();
     } catch { /* shown on the next action */ }
@@ -251,10 +257,10 @@ function lobbyPage() {
       const over = ["finished", "cancelled"].includes(race.status) || !race.racers?.some((r) => r.player_id === arena.playing?.player_id);
       if (over) myRaces.delete(race.race_id); else live.push(race);
     }
-    mySection.hidden = !live.length;
-    myList.replaceChildren(...live.map((race) => element("tr", { "data-race": race.race_id },
+    mySection.hidden = !live.length; // with its last race gone, the focus goes to the open races' heading
+    redraw(myList, live.map((race) => element("tr", { "data-race": race.race_id },
       element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
-      element("td", {}, RACE_STATES[race.status] ?? race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
+      element("td", {}, RACE_STATES[race.status] ?? race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))), myHeading, openHeading);
   }
 
   async function join(raceCode) {
@@ -285,15 +291,17 @@ function lobbyPage() {
   onEnter(seats, createRace);
   onEnter(code, joinByCode);
 
-  // While queued: which game, and Cancel (a player waits in one queue at a time).
+  // While queued: which game, and Cancel (a player waits in one queue at a time). Drawn
+  // again at every refresh: Cancel keeps the focus; once it is gone (cancelled, or the stay
+  // ended), the line saying why, else the section's heading, takes it.
   function drawQueue() {
     queueLine.hidden = !queuedFor && !queueLeftBecause;
     if (!queuedFor) {
-      queueLine.replaceChildren(...(queueLeftBecause ? [`No longer waiting for a quick match: ${queueLeftBecause}.`] : []));
+      redraw(queueLine, queueLeftBecause ? [`No longer waiting for a quick match: ${queueLeftBecause}.`] : [], queueLine, quickHeading);
       return;
     }
     const title = GAME_TITLES[queuedFor] ?? queuedFor;
-    queueLine.replaceChildren(queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
+    redraw(queueLine, [queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
       : `Waiting for someone to race at ${title}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
@@ -301,7 +309,7 @@ function lobbyPage() {
         queuedFor = queueTicket = null;
         queueLeftBecause = "";
         drawQueue();
-      }) }, "Cancel quick match"));
+      }) }, "Cancel quick match")]);
   }
 
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
@@ -318,7 +326,7 @@ function lobbyPage() {
 
   app.replaceChildren(
     element("section", {}, element("h1", { "data-title": "Lobby" }, "Race the same deal"), who),
-    element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
+    element("section", {}, quickHeading, element("div", { class: "row" }, ...quick), queueLine),
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
@@ -327,7 +335,7 @@ function lobbyPage() {
         element("button", { id: "create", onclick: createRace }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => joinByCode() }, "Join by code"), codeNote)),
     error,
-    element("section", {}, element("h2", {}, "Open races"),
+    element("section", {}, openHeading,
       element("table", { id: "open-races", class: "races" }, tableHead("Code", "Game", "Kind", "Seats", unseen("Join")), openList)),
   );
   drawWho();
