@@ -16,6 +16,7 @@ from playwright.async_api import Browser, expect
 
 from server.app import ArenaServer
 from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.helpers import sdk_race
 from tests.server.solver import solve
 from tests.web.conftest import HeldReplies, heading_is_focused
 from tests.web.test_browser import open_page, page_race_id, running_race_page
@@ -261,4 +262,28 @@ async def test_cancel_quick_match_keeps_the_focus_as_the_lobby_refreshes_and_can
     await page.keyboard.press("Enter")
     await expect(page.locator("#queue")).to_be_hidden()
     await expect(page.get_by_role("heading", name="Quick match")).to_be_focused()
+    assert errors == []
+
+
+async def test_a_live_races_watch_link_is_named_by_its_game_and_racers_and_keeps_the_focus(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Watch says what it watches ("Watch Eagle Wing: eve vs finn", not the race's id); the
+    list is redrawn every 3 s, and the focused link stays focused as its race changes (a
+    racer gives up); once the race is over and gone, the page's heading has the focus."""
+    errors: list[str] = []
+    race_id, (eve, finn) = await sdk_race(connect, arena.url, "eve", "finn", game="eagle-wing")
+    page = await open_page(browser, arena.url, errors)
+    await page.click("#nav-live")
+    watch = page.get_by_role("link", name="Watch Eagle Wing: eve vs finn", exact=True)
+    await expect(watch).to_have_attribute("href", f"#/watch/{race_id}")
+    await watch.focus()
+    await page.wait_for_timeout(REFRESHED_MS)
+    await expect(watch).to_be_focused()
+    await eve.finish(race_id)
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_contain_text("gave up")
+    await expect(watch).to_be_focused()
+    await finn.finish(race_id)
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_have_count(0, timeout=10_000)
+    await expect(page.get_by_role("heading", name="Live races")).to_be_focused()
     assert errors == []
