@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, linkRacingRace, movesText, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -532,9 +532,10 @@ function racePage(raceId, arrived = null) {
 
   // A keyboard racer plays at once (at the start, or opening a race under way): the board
   // takes the focus from where the page left it (`focused`: its heading, the body, Ready
-  // now gone), never from a field or another control.
+  // now gone, the status line that took the focus from Ready at the countdown), never from
+  // a field or another control.
   function focusAtStart(focused) {
-    if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
+    if (playing() && (!focused || [document.body, heading, readyButton, status].includes(focused))) board.focusStop();
   }
 
   // ----- ghosts: only while one's own scored attempt runs
@@ -550,7 +551,7 @@ function racePage(raceId, arrived = null) {
     }
     ghostsBar.hidden = !on;
     ghostsToggle.setAttribute("aria-pressed", String(ghosts !== null));
-    ghostsToggle.disabled = ghostsAsking;
+    markBusy(ghostsToggle, ghostsAsking); // a press meanwhile does nothing (see setGhosts)
     if (ghosts === null) ghostsNote.textContent = "The day's best finished attempts of this deal, at the pace they played.";
     else if (!ghosts.length) ghostsNote.textContent = "No finished attempt of this deal to race yet.";
     else ghostsNote.textContent = `Racing ${ghosts.length === 1 ? "1 ghost" : `${ghosts.length} ghosts`}: the day's best attempts, move for move at their own times.`;
@@ -776,6 +777,7 @@ function racePage(raceId, arrived = null) {
   // `fresh`: `info` comes from the server just now (its server_time sets the clock offset).
   function load(info, fresh = true) {
     if (left) return;
+    const focused = document.activeElement; // a control this draw hides gives it to the status line
     race = info;
     heading.textContent = solo() ? dailyTitle(info) : `Race ${info.code}`;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
@@ -814,6 +816,9 @@ function racePage(raceId, arrived = null) {
     drawRematch();
     tick();
     resumeGhosts();
+    // Ready pressed last (the countdown hides it), Leave or Join gone: the status line says
+    // what came of it, and Tab goes on from there, not from the top of the page.
+    passFocus(focused, status);
   }
 
   // How many watch while the race is on; once it is over, how many watched as it ended
@@ -833,7 +838,7 @@ function racePage(raceId, arrived = null) {
 
   function tick() {
     const now = Date.now() + offset;
-    if (rematchClock && rematch) rematchClock.textContent = clockText(Math.max(0, Math.ceil((rematch.expires_at - now) / 1000)));
+    if (rematchClock && rematch) rematchClock.textContent = offerLeft();
     if (!race || !race.ends_at) { clock.textContent = ""; return; }
     const target = race.status === "countdown" ? race.starts_at : race.ends_at;
     // Whole seconds rounded up: 0:01 until the start (or the end), never 0:00 before it.
@@ -927,22 +932,30 @@ function racePage(raceId, arrived = null) {
     }
   }
 
+  // The time an open offer has left, as its clock shows it.
+  function offerLeft() {
+    return clockText(Math.max(0, Math.ceil((rematch.expires_at - (Date.now() + offset)) / 1000)));
+  }
+
+  // Drawn again at each word on the offer (and each redraw of the race): a control pressed
+  // here keeps the focus in the section, on the same control drawn again, else (Offer or an
+  // answer gone with its press) on the line saying where the offer stands.
   function drawRematch() {
-    rematchClock = null;
-    if (race?.status !== "finished" || !mine() || solo()) { rematchBox.replaceChildren(); return; } // racers only, of a real race
+    if (race?.status !== "finished" || !mine() || solo()) { rematchClock = null; rematchBox.replaceChildren(); return; } // racers only, of a real race
+    const heading = element("h2", {}, "Rematch");
     const offer = element("button", { id: "offer-rematch", type: "button", onclick: () => askRematch({ type: "offer_rematch" }) }, "Offer rematch");
     if (!rematch) {
       delete rematchBox.dataset.status;
-      rematchBox.replaceChildren(element("h2", {}, "Rematch"), element("p", {}, "The same racers on a new deal: everyone asked has 30 seconds to accept."), offer);
+      redraw(rematchBox, [heading, element("p", {}, "The same racers on a new deal: everyone asked has 30 seconds to accept."), offer]);
+      rematchClock = null;
       return;
     }
     const me = arena.player?.player_id;
     const myAnswer = rematch.racers.find((r) => r.player_id === me)?.answer;
     const by = rematch.offered_by === me ? "You" : rematch.racers.find((r) => r.player_id === rematch.offered_by)?.name ?? "Someone";
-    const line = element("p", { id: "rematch-status" });
+    const line = element("p", { id: "rematch-status", tabindex: "-1" });
     if (rematch.status === "open") {
-      rematchClock = element("span", { id: "rematch-clock", "aria-live": "off" });
-      line.append(`${by} offered a rematch: waiting for answers, `, rematchClock, " left.");
+      line.append(`${by} offered a rematch: waiting for answers, `, element("span", { id: "rematch-clock", "aria-live": "off" }, offerLeft()), " left.");
     } else {
       line.textContent = `${by} offered a rematch: ` + ({
         started: myAnswer === "declined" ? "it started without you." : "it is starting…",
@@ -965,7 +978,8 @@ function racePage(raceId, arrived = null) {
     }
     if (["declined", "expired", "failed"].includes(rematch.status)) buttons.append(offer);
     rematchBox.dataset.status = rematch.status;
-    rematchBox.replaceChildren(element("h2", {}, "Rematch"), line, answers, buttons);
+    redraw(rematchBox, [heading, line, answers, buttons], line);
+    rematchClock = rematchBox.querySelector("#rematch-clock"); // the one shown (the same as before when nothing changed)
     tick();
   }
 
@@ -1054,8 +1068,8 @@ function racePage(raceId, arrived = null) {
   });
   joinButton.addEventListener("click", async () => {
     showError(error, null);
-    if (!arena.playing && !checkFields([joinName])) return; // a visitor: its note says why
-    joinButton.disabled = true; // a second press would only be refused
+    if (isBusy(joinButton) || (!arena.playing && !checkFields([joinName]))) return; // a visitor: its note says why
+    markBusy(joinButton, true); // a second press would only be refused
     try {
       if (!arena.playing) { // a visitor who only read: a guest under the name first
         const name = joinName.value.trim();
@@ -1067,7 +1081,7 @@ function racePage(raceId, arrived = null) {
       keepShare(raceId, share?.share);
       myRaces.add(raceId);
       load(reply.race);
-    } catch (failure) { showError(error, failure); } finally { joinButton.disabled = false; }
+    } catch (failure) { showError(error, failure); } finally { markBusy(joinButton, false); }
   });
   joinName.addEventListener("keydown", (event) => { // Enter joins, as the button does
     if (event.key !== "Enter" || event.isComposing) return;

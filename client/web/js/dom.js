@@ -60,6 +60,15 @@ export function passFocus(lost, ...heirs) {
   }
 }
 
+// A control whose request runs: marked busy (aria-disabled, which a screen reader says,
+// drawn as disabled) while `busy`, never disabled, which would drop its focus to the page's
+// body. Its handler does nothing while it is busy.
+export function markBusy(control, busy) {
+  if (busy) control.setAttribute("aria-disabled", "true");
+  else control.removeAttribute("aria-disabled");
+}
+export const isBusy = (control) => control.getAttribute("aria-disabled") === "true";
+
 // `box`'s children replaced by `children` (as replaceChildren does), unless they are the
 // same markup as those shown (then nothing changes: a screen reader hears nothing again).
 // A control inside that had the focus passes it to its successor, the new control of the
