@@ -125,3 +125,15 @@ class HeldReplies:
         for ws, message in self.held:
             ws.send(message)
         self.held = []
+
+
+async def held_page(browser: Browser, url: str, errors: list[str], *types: str) -> tuple[Page, HeldReplies]:
+    """A page (in a context of its own) opened at the lobby, whose WebSocket holds back the
+    server's messages of ``types`` (see :class:`HeldReplies`); its console's errors go to
+    ``errors``."""
+    page = await (await browser.new_context()).new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    held = HeldReplies(*types)
+    await page.route_web_socket(re.compile("^ws://"), held.route)
+    await page.goto(url.replace("ws://", "http://") + "/")
+    return page, held

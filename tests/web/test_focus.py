@@ -16,9 +16,12 @@ from playwright.async_api import Browser, expect
 
 from server.app import ArenaServer
 from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.helpers import sdk_race
 from tests.server.solver import solve
-from tests.web.conftest import HeldReplies, heading_is_focused
-from tests.web.test_browser import open_page, page_race_id, running_race_page
+from tests.web.conftest import give_up, heading_is_focused, held_page
+from tests.web.test_accounts_ratings import account, log_in
+from tests.web.test_browser import create_race_on, open_page, page_race_id, running_race_page
+from tests.web.test_daily import daily_node, deal_box, open_daily
 from tests.web.test_keyboard import FOCUSED, board_is, press
 from tests.web.test_lobby_sessions import matched_while_on_the_leaderboard
 from tests.web.test_race_page import racing_with_frames
@@ -102,11 +105,7 @@ async def test_a_start_that_comes_while_the_move_box_is_typed_in_leaves_the_focu
     """The page's race_started is held back: the page, gone to Live and back, reads the
     race running and shows the move box; what is typed there stays as the late start comes."""
     errors: list[str] = []
-    page = await (await browser.new_context()).new_page()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    held = HeldReplies("race_started")
-    await page.route_web_socket(re.compile("^ws://"), held.route)
-    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    page, held = await held_page(browser, arena.url, errors, "race_started")
     await page.fill("#name", "ada")
     await page.click("#create")
     await expect(page.locator("#status")).to_contain_text("share the code")
@@ -201,4 +200,168 @@ async def test_a_race_under_way_opened_again_gives_its_racer_the_board_focus(
     await expect(page.locator("#board .card").first).to_be_visible()
     assert await page.evaluate(ACTIVE) == "body"  # nothing to play: the focus is left alone
     await bob.close()
+    assert errors == []
+
+
+# ----- redraws keep the focus: the lists refreshed every 3 s, the rematch section, a
+# control busy with its request, Ready hidden by the countdown ---------------------------
+
+#: Longer than the lobby's and the Live page's refresh (3 s): one has redrawn since.
+REFRESHED_MS = 3500
+
+
+async def test_a_focused_join_button_keeps_the_focus_as_the_open_races_are_redrawn(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The lobby reads the open races every 3 s: Join stays focused in its race's row as
+    the row changes (a seat taken), a race gone passes the focus to the list's heading (not
+    the body), and Enter on Join then joins."""
+    errors: list[str] = []
+    bob, cat, dan = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    for client, name in ((bob, "bob"), (cat, "cat"), (dan, "dan")):
+        await client.hello(name=name)
+    kept = await bob.create_race("eight-off", seats=3)
+    gone = await cat.create_race("treize", seats=2)
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    join = page.locator(f'#open-races tr[data-race="{kept.race_id}"] button')
+    await join.focus()
+    await page.wait_for_timeout(REFRESHED_MS)  # redrawn the same
+    await expect(join).to_be_focused()
+    await dan.join_race(kept.code)
+    await expect(page.locator(f'#open-races tr[data-race="{kept.race_id}"]')).to_contain_text("2/3")
+    await expect(join).to_be_focused()
+    await page.locator(f'#open-races tr[data-race="{gone.race_id}"] button').focus()
+    await cat.leave(gone.race_id)
+    await expect(page.locator(f'#open-races tr[data-race="{gone.race_id}"]')).to_have_count(0)
+    await expect(page.get_by_role("heading", name="Open races")).to_be_focused()
+    await join.focus()
+    await page.wait_for_timeout(REFRESHED_MS)
+    await page.keyboard.press("Enter")
+    await expect(page).to_have_url(re.compile(rf"#/race/{kept.race_id}$"))
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    assert errors == []
+
+
+async def test_cancel_quick_match_keeps_the_focus_as_the_lobby_refreshes_and_cancels_with_enter(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The queue's line is drawn at every refresh: Cancel stays focused and Enter cancels;
+    the focus then goes to the Quick match heading, not the body."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Treize")
+    cancel = page.locator("#cancel-quick-match")
+    await expect(cancel).to_be_visible()
+    await cancel.focus()
+    await page.wait_for_timeout(REFRESHED_MS)
+    await expect(cancel).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#queue")).to_be_hidden()
+    await expect(page.get_by_role("heading", name="Quick match")).to_be_focused()
+    assert errors == []
+
+
+async def test_a_live_races_watch_link_is_named_by_its_game_and_racers_and_keeps_the_focus(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Watch says what it watches ("Watch Eagle Wing: eve vs finn", not the race's id); the
+    list is redrawn every 3 s, and the focused link stays focused as its race changes (a
+    racer gives up); once the race is over and gone, the page's heading has the focus."""
+    errors: list[str] = []
+    race_id, (eve, finn) = await sdk_race(connect, arena.url, "eve", "finn", game="eagle-wing")
+    page = await open_page(browser, arena.url, errors)
+    await page.click("#nav-live")
+    watch = page.get_by_role("link", name="Watch Eagle Wing: eve vs finn", exact=True)
+    await expect(watch).to_have_attribute("href", f"#/watch/{race_id}")
+    await watch.focus()
+    await page.wait_for_timeout(REFRESHED_MS)
+    await expect(watch).to_be_focused()
+    await eve.finish(race_id)
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_contain_text("gave up")
+    await expect(watch).to_be_focused()
+    await finn.finish(race_id)
+    await expect(page.locator(f'.live-race[data-race="{race_id}"]')).to_have_count(0, timeout=10_000)
+    await expect(page.get_by_role("heading", name="Live races")).to_be_focused()
+    assert errors == []
+
+
+async def test_the_rematch_section_keeps_the_focus_when_offer_or_decline_redraws_it(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Offer rematch pressed with the keyboard: the line saying where the offer stands has
+    the focus, and keeps it as the section is drawn again (bob declines); Decline of bob's
+    offer leaves it there too, never on the body."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    race_id = page_race_id(page.url)
+    await give_up(page)
+    await bob.finish(race_id)
+    await page.locator("#offer-rematch").focus()
+    await page.keyboard.press("Enter")
+    line = page.locator("#rematch-status")
+    await expect(line).to_contain_text("You offered a rematch: waiting for answers")
+    await expect(line).to_be_focused()
+    await bob.answer_rematch(race_id, accept=False)
+    await expect(line).to_have_text("You offered a rematch: declined, nobody accepted.")
+    await expect(line).to_be_focused()
+    await bob.offer_rematch(race_id)
+    await page.locator("#decline-rematch").focus()
+    await page.keyboard.press("Enter")
+    await expect(line).to_have_text("bob offered a rematch: declined, nobody accepted.")
+    await expect(line).to_be_focused()
+    await bob.close()
+    assert errors == []
+
+
+async def test_the_race_ghosts_toggle_keeps_the_focus_while_its_request_runs(
+    browser: Browser, clean_redis: str
+) -> None:
+    """The reply to daily_ghosts is held back: the toggle, busy meanwhile (a press does
+    nothing), keeps the focus, and has it still once the ghosts are on."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        await account(arena.url, "focus_day")
+        page, held = await held_page(browser, arena.url, errors, "ghosts")
+        await log_in(page, "focus_day")
+        await expect(page.locator("#who")).to_have_text("focus_day")
+        await open_daily(page)
+        await deal_box(page, "treize").get_by_role("button", name="Play Treize").click()
+        toggle = page.get_by_role("button", name="Race ghosts", exact=True)
+        await toggle.focus()
+        await page.keyboard.press("Enter")
+        await held.wait(page, "ghosts")
+        await page.wait_for_timeout(200)  # a frame or two drawn while the request runs
+        await expect(toggle).to_be_focused()
+        await expect(toggle).to_have_attribute("aria-disabled", "true")
+        held.release()
+        await expect(toggle).to_have_attribute("aria-pressed", "true")
+        await expect(toggle).not_to_have_attribute("aria-disabled", "true")
+        await expect(toggle).to_be_focused()
+        await page.context.close()
+    assert errors == []
+
+
+async def test_ready_pressed_last_gives_the_focus_to_the_status_line_for_the_countdown(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """bob is ready: ada's Ready (pressed with the keyboard) starts the countdown, which
+    hides it; the status line has the focus until the start (held back here), then the board."""
+    errors: list[str] = []
+    page, held = await held_page(browser, arena.url, errors, "race_started")
+    code = await create_race_on(page)
+    bob = await connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.ready((await bob.join_race(code)).race_id)
+    await page.locator("#ready").focus()
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#status")).to_have_text("Get ready…")
+    await held.wait(page, "race_started")
+    await expect(page.locator("#ready")).to_be_hidden()
+    await expect(page.locator("#status")).to_be_focused()
+    held.release()
+    await expect(page.locator("#status")).to_have_text("Go!")
+    assert await page.evaluate(FOCUSED) == ["f1", "f1, empty"], await page.evaluate(ACTIVE)
+    await page.context.close()
     assert errors == []

@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, autoplayWords, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, linkRacingRace, movesText, placeText, playerLink, racersText, ratingCell, ratingText, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -112,7 +112,11 @@ function lobbyPage() {
   const who = element("div", { class: "row", id: "lobby-who" });
   const openList = element("tbody");
   const myList = element("tbody");
-  const mySection = element("section", { id: "my-races", hidden: true }, element("h2", {}, "Your races"),
+  // The lists' headings take the focus from a row that a refresh took away (its race gone).
+  const myHeading = element("h2", { tabindex: "-1" }, "Your races");
+  const openHeading = element("h2", { tabindex: "-1" }, "Open races");
+  const quickHeading = element("h2", { tabindex: "-1" }, "Quick match");
+  const mySection = element("section", { id: "my-races", hidden: true }, myHeading,
     element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."),
     element("table", { class: "races" }, tableHead("Code", "Game", "State", "Seats", unseen("Go to")), myList));
   const queueLine = element("p", { id: "queue", role: "status", hidden: true });
@@ -200,7 +204,7 @@ function lobbyPage() {
     await refreshMine();
   }
 
-  const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}` }, "Go to race");
+  const goTo = (race) => element("a", { href: `#/race/${race.race_id}`, class: "go-to-race", "aria-label": `go to race ${race.code}`, "data-key": race.race_id }, "Go to race");
 
   async function refresh() {
     if (!arena.player) return;
@@ -209,13 +213,15 @@ function lobbyPage() {
       const page = await arena.request({ type: "list_races", limit: 20 });
       const seated = (race) => me && race.racers.some((r) => r.player_id === me);
       for (const race of page.races) if (seated(race)) myRaces.add(race.race_id);
-      openList.replaceChildren(...page.races.map((race) => element("tr", { "data-race": race.race_id },
+      // Every 3 s: a Join (or Go to race) focused is focused again in its race's new row; a
+      // race gone passes the focus to the list's heading.
+      redraw(openList, page.races.length ? page.races.map((race) => element("tr", { "data-race": race.race_id },
         element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
         element("td", {}, race.rated ? "rated" : "casual"),
         element("td", {}, `${race.racers.length}/${race.seats}`),
         element("td", {}, seated(race) ? goTo(race)
-          : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}` }, "Join")))));
-      if (!page.races.length) openList.replaceChildren(element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match.")));
+          : element("button", { onclick: () => act(() => join(race.code)), "aria-label": `join ${race.code}`, "data-key": race.race_id }, "Join"))))
+        : [element("tr", {}, element("td", { id: "no-open-races", colspan: "5" }, "No open race right now: create one, or quick-match."))], openHeading);
       await learnMine();
       await refreshMine();
     } catch { /* shown on the next action */ }
@@ -251,10 +257,10 @@ function lobbyPage() {
       const over = ["finished", "cancelled"].includes(race.status) || !race.racers?.some((r) => r.player_id === arena.playing?.player_id);
       if (over) myRaces.delete(race.race_id); else live.push(race);
     }
-    mySection.hidden = !live.length;
-    myList.replaceChildren(...live.map((race) => element("tr", { "data-race": race.race_id },
+    mySection.hidden = !live.length; // with its last race gone, the focus goes to the open races' heading
+    redraw(myList, live.map((race) => element("tr", { "data-race": race.race_id },
       element("td", { class: "race-code" }, race.code), element("td", {}, GAME_TITLES[race.game] ?? race.game),
-      element("td", {}, RACE_STATES[race.status] ?? race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))));
+      element("td", {}, RACE_STATES[race.status] ?? race.status), element("td", {}, `${race.racers.length}/${race.seats}`), element("td", {}, goTo(race)))), myHeading, openHeading);
   }
 
   async function join(raceCode) {
@@ -285,15 +291,17 @@ function lobbyPage() {
   onEnter(seats, createRace);
   onEnter(code, joinByCode);
 
-  // While queued: which game, and Cancel (a player waits in one queue at a time).
+  // While queued: which game, and Cancel (a player waits in one queue at a time). Drawn
+  // again at every refresh: Cancel keeps the focus; once it is gone (cancelled, or the stay
+  // ended), the line saying why, else the section's heading, takes it.
   function drawQueue() {
     queueLine.hidden = !queuedFor && !queueLeftBecause;
     if (!queuedFor) {
-      queueLine.replaceChildren(...(queueLeftBecause ? [`No longer waiting for a quick match: ${queueLeftBecause}.`] : []));
+      redraw(queueLine, queueLeftBecause ? [`No longer waiting for a quick match: ${queueLeftBecause}.`] : [], queueLine, quickHeading);
       return;
     }
     const title = GAME_TITLES[queuedFor] ?? queuedFor;
-    queueLine.replaceChildren(queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
+    redraw(queueLine, [queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
       : `Waiting for someone to race at ${title}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
@@ -301,7 +309,7 @@ function lobbyPage() {
         queuedFor = queueTicket = null;
         queueLeftBecause = "";
         drawQueue();
-      }) }, "Cancel quick match"));
+      }) }, "Cancel quick match")]);
   }
 
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
@@ -318,7 +326,7 @@ function lobbyPage() {
 
   app.replaceChildren(
     element("section", {}, element("h1", { "data-title": "Lobby" }, "Race the same deal"), who),
-    element("section", {}, element("h2", {}, "Quick match"), element("div", { class: "row" }, ...quick), queueLine),
+    element("section", {}, quickHeading, element("div", { class: "row" }, ...quick), queueLine),
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
@@ -327,7 +335,7 @@ function lobbyPage() {
         element("button", { id: "create", onclick: createRace }, "Create race")),
       element("div", { class: "row" }, code, element("button", { id: "join", onclick: () => joinByCode() }, "Join by code"), codeNote)),
     error,
-    element("section", {}, element("h2", {}, "Open races"),
+    element("section", {}, openHeading,
       element("table", { id: "open-races", class: "races" }, tableHead("Code", "Game", "Kind", "Seats", unseen("Join")), openList)),
   );
   drawWho();
@@ -589,9 +597,10 @@ function racePage(raceId, arrived = null) {
 
   // A keyboard racer plays at once (at the start, or opening a race under way): the board
   // takes the focus from where the page left it (`focused`: its heading, the body, Ready
-  // now gone), never from a field or another control.
+  // now gone, the status line that took the focus from Ready at the countdown), never from
+  // a field or another control.
   function focusAtStart(focused) {
-    if (playing() && (!focused || focused === document.body || focused === heading || focused === readyButton)) board.focusStop();
+    if (playing() && (!focused || [document.body, heading, readyButton, status].includes(focused))) board.focusStop();
   }
 
   // ----- ghosts: only while one's own scored attempt runs
@@ -607,7 +616,7 @@ function racePage(raceId, arrived = null) {
     }
     ghostsBar.hidden = !on;
     ghostsToggle.setAttribute("aria-pressed", String(ghosts !== null));
-    ghostsToggle.disabled = ghostsAsking;
+    markBusy(ghostsToggle, ghostsAsking); // a press meanwhile does nothing (see setGhosts)
     if (ghosts === null) ghostsNote.textContent = "The day's best finished attempts of this deal, at the pace they played.";
     else if (!ghosts.length) ghostsNote.textContent = "No finished attempt of this deal to race yet.";
     else ghostsNote.textContent = `Racing ${ghosts.length === 1 ? "1 ghost" : `${ghosts.length} ghosts`}: the day's best attempts, move for move at their own times.`;
@@ -854,6 +863,7 @@ function racePage(raceId, arrived = null) {
   function load(info, fresh = true) {
     if (left) return;
     tell(lobbyNews(race, info));
+    const focused = document.activeElement; // a control this draw hides gives it to the status line
     race = info;
     heading.textContent = solo() ? dailyTitle(info) : `Race ${info.code}`;
     moveInput.placeholder = MOVE_EXAMPLES[info.game] ?? "t3>f1";
@@ -892,6 +902,9 @@ function racePage(raceId, arrived = null) {
     drawRematch();
     tick();
     resumeGhosts();
+    // Ready pressed last (the countdown hides it), Leave or Join gone: the status line says
+    // what came of it, and Tab goes on from there, not from the top of the page.
+    passFocus(focused, status);
   }
 
   // How many watch while the race is on; once it is over, how many watched as it ended
@@ -911,7 +924,7 @@ function racePage(raceId, arrived = null) {
 
   function tick() {
     const now = Date.now() + offset;
-    if (rematchClock && rematch) rematchClock.textContent = clockText(Math.max(0, Math.ceil((rematch.expires_at - now) / 1000)));
+    if (rematchClock && rematch) rematchClock.textContent = offerLeft();
     if (!race || !race.ends_at) { clock.textContent = ""; return; }
     const target = race.status === "countdown" ? race.starts_at : race.ends_at;
     // Whole seconds rounded up: 0:01 until the start (or the end), never 0:00 before it.
@@ -1007,22 +1020,30 @@ function racePage(raceId, arrived = null) {
     }
   }
 
+  // The time an open offer has left, as its clock shows it.
+  function offerLeft() {
+    return clockText(Math.max(0, Math.ceil((rematch.expires_at - (Date.now() + offset)) / 1000)));
+  }
+
+  // Drawn again at each word on the offer (and each redraw of the race): a control pressed
+  // here keeps the focus in the section, on the same control drawn again, else (Offer or an
+  // answer gone with its press) on the line saying where the offer stands.
   function drawRematch() {
-    rematchClock = null;
-    if (race?.status !== "finished" || !mine() || solo()) { rematchBox.replaceChildren(); return; } // racers only, of a real race
+    if (race?.status !== "finished" || !mine() || solo()) { rematchClock = null; rematchBox.replaceChildren(); return; } // racers only, of a real race
+    const heading = element("h2", {}, "Rematch");
     const offer = element("button", { id: "offer-rematch", type: "button", onclick: () => askRematch({ type: "offer_rematch" }) }, "Offer rematch");
     if (!rematch) {
       delete rematchBox.dataset.status;
-      rematchBox.replaceChildren(element("h2", {}, "Rematch"), element("p", {}, "The same racers on a new deal: everyone asked has 30 seconds to accept."), offer);
+      redraw(rematchBox, [heading, element("p", {}, "The same racers on a new deal: everyone asked has 30 seconds to accept."), offer]);
+      rematchClock = null;
       return;
     }
     const me = arena.player?.player_id;
     const myAnswer = rematch.racers.find((r) => r.player_id === me)?.answer;
     const by = rematch.offered_by === me ? "You" : rematch.racers.find((r) => r.player_id === rematch.offered_by)?.name ?? "Someone";
-    const line = element("p", { id: "rematch-status" });
+    const line = element("p", { id: "rematch-status", tabindex: "-1" });
     if (rematch.status === "open") {
-      rematchClock = element("span", { id: "rematch-clock", "aria-live": "off" });
-      line.append(`${by} offered a rematch: waiting for answers, `, rematchClock, " left.");
+      line.append(`${by} offered a rematch: waiting for answers, `, element("span", { id: "rematch-clock", "aria-live": "off" }, offerLeft()), " left.");
     } else {
       line.textContent = `${by} offered a rematch: ` + ({
         started: myAnswer === "declined" ? "it started without you." : "it is starting…",
@@ -1046,7 +1067,8 @@ function racePage(raceId, arrived = null) {
     }
     if (["declined", "expired", "failed"].includes(rematch.status)) buttons.append(offer);
     rematchBox.dataset.status = rematch.status;
-    rematchBox.replaceChildren(element("h2", {}, "Rematch"), line, answers, buttons);
+    redraw(rematchBox, [heading, line, answers, buttons], line);
+    rematchClock = rematchBox.querySelector("#rematch-clock"); // the one shown (the same as before when nothing changed)
     tick();
   }
 
@@ -1149,8 +1171,8 @@ function racePage(raceId, arrived = null) {
   });
   joinButton.addEventListener("click", async () => {
     showError(error, null);
-    if (!arena.playing && !checkFields([joinName])) return; // a visitor: its note says why
-    joinButton.disabled = true; // a second press would only be refused
+    if (isBusy(joinButton) || (!arena.playing && !checkFields([joinName]))) return; // a visitor: its note says why
+    markBusy(joinButton, true); // a second press would only be refused
     try {
       if (!arena.playing) { // a visitor who only read: a guest under the name first
         const name = joinName.value.trim();
@@ -1162,7 +1184,7 @@ function racePage(raceId, arrived = null) {
       keepShare(raceId, share?.share);
       myRaces.add(raceId);
       load(reply.race);
-    } catch (failure) { showError(error, failure); } finally { joinButton.disabled = false; }
+    } catch (failure) { showError(error, failure); } finally { markBusy(joinButton, false); }
   });
   joinName.addEventListener("keydown", (event) => { // Enter joins, as the button does
     if (event.key !== "Enter" || event.isComposing) return;

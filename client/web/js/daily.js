@@ -3,7 +3,7 @@
 // board, and a past day's seeds to check. Its Standings tab (#/daily/standings[/<day>]) is
 // standings.js.
 
-import { GAMES, GAME_TITLES, element, linkRacingRace, playerLink, showError, standingResult } from "./dom.js";
+import { GAMES, GAME_TITLES, element, isBusy, linkRacingRace, markBusy, playerLink, showError, standingResult } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -95,17 +95,17 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
   }
 
   // Play (or practise) today's deal of `game`: the race page takes the running attempt.
-  // The button waits meanwhile: a second press would only be refused.
+  // The button waits meanwhile (busy, keeping the focus): a second press would only be refused.
   async function start(game, practice, button) {
     showError(error, null);
-    if (!arena.playing && !checkFields([nameInput])) return; // a visitor: its note says why
-    button.disabled = true;
+    if (isBusy(button) || (!arena.playing && !checkFields([nameInput]))) return; // a visitor: its note says why
+    markBusy(button, true);
     try {
       if (!arena.playing) await playAs(nameInput.value.trim());
       const reply = await arena.request({ type: "start_daily", game, practice });
       enterRace({ ...reply.race, daily: { date: reply.date, scored: reply.scored, practice } });
     } catch (failure) {
-      button.disabled = false;
+      markBusy(button, false);
       showError(error, failure);
       if (failure.code === "already_racing") await linkRacingRace(arena, error, failure);
     }

@@ -37,6 +37,58 @@ export function ratingCell(rated, text) {
   return rated ? [element("td", { class: "rating-change" }, text)] : [];
 }
 
+// ----- focus kept across a redraw: a keyboard or screen-reader user goes on from where
+// they were, never from the top of the page (the body) because a redraw dropped the focus.
+
+// Whether `node` can hold the focus where it is: in the page, and shown.
+function focusable(node) {
+  return Boolean(node?.isConnected && node.getClientRects().length);
+}
+
+// The focus that `lost` had before the page changed, when the change took it away (removed
+// or hid `lost`), goes to the first of `heirs` that can take it (one that is no tab stop
+// gets tabindex -1). Focus elsewhere (someone moved it meanwhile) stays.
+export function passFocus(lost, ...heirs) {
+  const now = document.activeElement;
+  if (!lost || (now !== lost && now !== document.body && now !== null)) return;
+  if (now === lost && focusable(lost)) return;
+  for (const heir of heirs) {
+    if (!focusable(heir)) continue;
+    if (heir.tabIndex < 0 && !heir.hasAttribute("tabindex")) heir.setAttribute("tabindex", "-1");
+    heir.focus();
+    if (document.activeElement === heir) return;
+  }
+}
+
+// A control whose request runs: marked busy (aria-disabled, which a screen reader says,
+// drawn as disabled) while `busy`, never disabled, which would drop its focus to the page's
+// body. Its handler does nothing while it is busy.
+export function markBusy(control, busy) {
+  if (busy) control.setAttribute("aria-disabled", "true");
+  else control.removeAttribute("aria-disabled");
+}
+export const isBusy = (control) => control.getAttribute("aria-disabled") === "true";
+
+// `box`'s children replaced by `children` (as replaceChildren does), unless they are the
+// same markup as those shown (then nothing changes: a screen reader hears nothing again).
+// A control inside that had the focus passes it to its successor, the new control of the
+// same data-key (a list's row keys its controls by what they are for: a race's id) or id;
+// one with none (its race gone) to the first of `heirs` that takes it. Whether it redrew.
+export function redraw(box, children, ...heirs) {
+  const drawn = document.createElement("div");
+  drawn.append(...children);
+  if (drawn.innerHTML === box.innerHTML) return false;
+  const focused = box.contains(document.activeElement) ? document.activeElement : null;
+  box.replaceChildren(...drawn.childNodes);
+  if (focused) passFocus(focused, successor(box, focused), ...heirs);
+  return true;
+}
+
+function successor(box, old) {
+  if (old.dataset.key) return box.querySelector(`[data-key="${CSS.escape(old.dataset.key)}"]`);
+  return old.id ? box.querySelector(`#${CSS.escape(old.id)}`) : null;
+}
+
 export function svgElement(tag, attributes = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));

@@ -6,7 +6,7 @@
 // board's held): a note over it says so until it goes on.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, changeText, element, playerLink, racersText, ratingCell, ratingText, showError, standingResult, standingsHead, watchersText } from "./dom.js";
+import { GAME_TITLES, changeText, element, playerLink, racersText, ratingCell, ratingText, redraw, showError, standingResult, standingsHead, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -49,6 +49,7 @@ function stateText(r) {
 export function livePage({ app, arena, readingSession }) {
   const error = element("p", { class: "error", role: "alert" });
   const list = element("div", { class: "live-list", id: "live-races" }, element("p", {}, "Loading…"));
+  const heading = element("h1", {}, "Live races");
   let gone = false;
 
   function raceCard(race) {
@@ -57,9 +58,10 @@ export function livePage({ app, arena, readingSession }) {
       element("div", { class: "row" }, element("strong", {}, GAME_TITLES[race.game] ?? race.game),
         element("span", { class: "setting" }, kind), element("span", { class: "setting" }, race.status === "countdown" ? "starting" : "running"),
         element("span", { class: "spectators" }, watchersText(race.spectators) || "nobody watching yet"),
-        element("a", { href: `#/watch/${race.race_id}`, class: "watch-link", "aria-label": `watch race ${race.race_id}` }, "Watch")),
+        element("a", { href: `#/watch/${race.race_id}`, class: "watch-link", "data-key": race.race_id,
+          "aria-label": `Watch ${GAME_TITLES[race.game] ?? race.game}: ${racersText(race.racers.map((r) => r.name))}` }, "Watch")),
       element("div", { class: "racers" }, ...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
-        element("span", { class: "racer-name" }, playerLink(r.player_id, r.name, r.bot),
+        element("span", { class: "racer-name" }, playerLink(r.player_id, r.name, r.bot, { "data-key": `${race.race_id}/${r.player_id}` }),
           r.rating != null ? element("span", { class: "rating" }, ` ${ratingText(r.rating, r.provisional)}`) : ""),
         bar(r.score, r.name), element("span", {}, stateText(r))))));
   }
@@ -69,13 +71,15 @@ export function livePage({ app, arena, readingSession }) {
       const reply = await arena.request({ type: "list_live", limit: 20 });
       if (gone) return;
       showError(error, null);
-      list.replaceChildren(...(reply.races.length ? reply.races.map(raceCard) : [element("p", { id: "no-live" }, "No race is being played right now.")]));
+      // Every 3 s: a Watch link (or a racer's name) focused is focused again in its race's
+      // new card; a race over passes the focus to the page's heading.
+      redraw(list, reply.races.length ? reply.races.map(raceCard) : [element("p", { id: "no-live" }, "No race is being played right now.")], heading);
     } catch (failure) {
       showError(error, failure);
     }
   }
 
-  app.replaceChildren(element("h1", {}, "Live races"),
+  app.replaceChildren(heading,
     element("p", { class: "row" }, element("a", { href: "#/watch", id: "watch-featured", class: "button primary" }, "Watch the featured race"),
       element("span", { class: "setting" }, "Rated races are shown a little behind, so nobody can help a racer.")),
     error, list);

@@ -3,7 +3,7 @@
 // (#/profile for your own, #/profile/<player id> for anyone's).
 
 import {
-  GAMES, GAME_TITLES, changeText, element, placeText, playerLink, ratingText, seconds, showError, sparkline, standingResult,
+  GAMES, GAME_TITLES, changeText, element, isBusy, markBusy, placeText, playerLink, ratingText, seconds, showError, sparkline, standingResult,
   when,
 } from "./dom.js";
 import {
@@ -21,22 +21,23 @@ function field(id, label, attributes, rule) {
 }
 
 // A form whose submit checks its fields (nothing sent while one is wrong: its note says
-// why; read-only ones are skipped), then runs `work` (button disabled meanwhile), showing
+// why; read-only ones are skipped), then runs `work` (button busy meanwhile), showing
 // a refusal in `error` in the server's words.
 function form(id, children, error, work) {
   const node = element("form", { id, novalidate: true }, ...children);
   node.addEventListener("submit", async (event) => {
     event.preventDefault();
     const button = node.querySelector("button[type=submit]");
+    if (isBusy(button)) return; // sent already: a second submit would only be refused
     showError(error, null);
     if (!checkFields([...node.querySelectorAll("input:not([readonly])")])) return;
-    button.disabled = true;
+    markBusy(button, true);
     try {
       await work();
     } catch (failure) {
       showError(error, failure);
     } finally {
-      button.disabled = false;
+      markBusy(button, false);
     }
   });
   return node;
