@@ -84,6 +84,8 @@ BAD_LOGIN: Final = "wrong username or password"
 #: Why the account's other sessions close when its password changes (a close reason).
 PASSWORD_CHANGED: Final = "signed out: the account's password was changed"
 ALREADY_REGISTERED: Final = "you already have an account: log in with it"
+#: Why a register is refused while another of the same player is under way.
+REGISTERING: Final = "a register of yours is under way on another connection: wait for its answer"
 #: Why an account cannot ``rename`` (checked on the session, and again in the store).
 ACCOUNTS_KEEP_THEIR_NAME: Final = "an account goes by its username"
 #: Why a connection closes when its token was revoked by a login past :data:`MAX_TOKENS`.
@@ -135,12 +137,14 @@ class Accounts:
         # must not keep the node's one hashing thread busy for everyone's logins.
         if identity.account:
             raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
-        if await self.store.accounts.find(username_key(username)) is not None:
-            raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
-        hashed = await self._hashing(hash_password, message.password)
-        word = await self.store.accounts.register(
-            identity.player_id, username, username_key(username), hashed
-        )
+        # One register of a player at a time, on every node: the same guest's registers
+        # sent at once on many connections (each session still a guest) hash once.
+        if not await self.store.accounts.claim_register(identity.player_id):
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, REGISTERING)
+        try:
+            word = await self._register(identity.player_id, username, message.password)
+        finally:
+            await self.store.accounts.release_register(identity.player_id)
         if word == "taken":
             raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
         if word == "registered":
@@ -154,6 +158,16 @@ class Accounts:
         account = dataclasses.replace(identity, name=username, account=True)
         reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
         return Reply(reply, identify=account)
+
+    async def _register(self, player_id: str, username: str, password: str) -> str:
+        """The store's answer to the register (see ``AccountStore.register``), while the
+        player's claim is held; refusals known from the store come before the hash."""
+        if await self.store.accounts.username(player_id) is not None:  # a register that came first
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
+        if await self.store.accounts.find(username_key(username)) is not None:
+            raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
+        hashed = await self._hashing(hash_password, password)
+        return await self.store.accounts.register(player_id, username, username_key(username), hashed)
 
     async def rename(self, caller: Caller, message: Rename) -> Reply:
         identity = caller.player

@@ -659,3 +659,26 @@ async def test_register_sent_again_by_an_account_or_with_a_taken_name_is_refused
     assert hashed == []
     await owner.close()
     await ws.close()
+
+
+async def test_registers_of_one_guest_sent_at_once_on_many_connections_hash_once(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, welcome = await guest(arena.url, "quinn")
+    sockets = [first] + [await connected(arena.url) for _ in range(19)]
+    for ws in sockets[1:]:
+        assert (await ask(ws, {"type": "hello", "id": "h", "token": welcome["token"]}))["type"] == "welcome"
+    spent = hashes_spent(monkeypatch)
+    replies = await asyncio.gather(
+        *(
+            ask(ws, {"type": "register", "id": n, "username": f"quinn_{n}", "password": PASSWORD})
+            for n, ws in enumerate(sockets)
+        )
+    )
+    accounts = [reply for reply in replies if reply["type"] == "account"]
+    refused = [reply for reply in replies if reply["type"] == "error"]
+    assert len(accounts) == 1 and len(refused) == 19, replies
+    assert {reply["code"] for reply in refused} == {"already_registered"}, refused
+    assert len(spent) == 1  # the one register that became an account
+    for ws in sockets:
+        await ws.close()
