@@ -682,3 +682,40 @@ async def test_registers_of_one_guest_sent_at_once_on_many_connections_hash_once
     assert len(spent) == 1  # the one register that became an account
     for ws in sockets:
         await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("imitation", "code"),
+    [
+        ("\u0251lice", "bad_username"),  # LATIN SMALL LETTER ALPHA: phonetic
+        ("a\u01c0ice", "bad_username"),  # LATIN LETTER DENTAL CLICK
+        ("al\u0661ce", "bad_username"),  # ARABIC-INDIC DIGIT ONE
+        ("al\u0131ce", "username_taken"),  # Turkish dotless i: a letter, too like alice's i
+    ],
+)
+async def test_a_username_imitating_a_taken_one_with_look_alike_characters_is_refused(
+    arena: ArenaServer, imitation: str, code: str
+) -> None:
+    taken, _ = await registered(arena.url, "Alice")
+    ws, _ = await guest(arena.url, "imitator")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": imitation, "password": PASSWORD})
+    assert reply["type"] == "error" and reply["code"] == code, (imitation, reply)
+    await taken.close()
+    await ws.close()
+
+
+@pytest.mark.parametrize("name", ["alice.", "a l i c e", "Alice_", "al.ice", "\u0251lice", "al\u0661ce"])
+async def test_a_guest_name_too_like_an_accounts_but_for_spaces_punctuation_or_look_alikes_is_refused(
+    arena: ArenaServer, name: str
+) -> None:
+    taken, _ = await registered(arena.url, "Alice")
+    ws = await connected(arena.url)
+    hello = await ask(ws, {"type": "hello", "id": "h", "name": name})
+    assert hello == {
+        "type": "error",
+        "id": "h",
+        "code": "username_taken",
+        "message": f"{name} is too like Alice, an account's username: pick another name, or log in as Alice",
+    }
+    await taken.close()
+    await ws.close()
