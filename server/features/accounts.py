@@ -50,6 +50,7 @@ from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
 from server.store.accounts import Lockout
 from server.timesource import TimeSource
+from shared.password_rules import check_password
 from shared.protocol import (
     Account,
     ChangePassword,
@@ -133,6 +134,7 @@ class Accounts:
             username = check_username(message.username)
         except ValueError as exc:
             raise ArenaError(ErrorCode.BAD_USERNAME, str(exc)) from None
+        _refuse_a_weak_password(message.password, username)
         # Refusals known before hashing cost no scrypt: a register sent again and again
         # must not keep the node's one hashing thread busy for everyone's logins.
         if identity.account:
@@ -280,6 +282,7 @@ class Accounts:
         stored = await self.store.accounts.password_hash(identity.player_id) if identity.account else None
         if stored is None:
             raise ArenaError(ErrorCode.NOT_REGISTERED, "a guest has no password: register first")
+        _refuse_a_weak_password(message.new_password, identity.name)
         wait = await self.store.accounts.change_tried(identity.player_id, PASSWORD_CHANGES)
         if wait:
             raise self._refused(
@@ -372,6 +375,14 @@ def _locked_out(lockout: Lockout) -> str:
         return f"too many wrong passwords for this account from your address: try again in {wait}"
     elsewhere = "or from a network you used before"
     return f"too many wrong passwords for this account: try again in {wait}, {elsewhere}"
+
+
+def _refuse_a_weak_password(password: str, username: str) -> None:
+    """``invalid_message`` for a new password too easy to guess (before any hash)."""
+    try:
+        check_password(password, username)
+    except ValueError as exc:
+        raise ArenaError(ErrorCode.INVALID_MESSAGE, str(exc)) from None
 
 
 def _taken(username: str) -> str:

@@ -719,3 +719,42 @@ async def test_a_guest_name_too_like_an_accounts_but_for_spaces_punctuation_or_l
     }
     await taken.close()
     await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("password", "reason"),
+    [
+        ("password", "that password is one of the most common: choose another"),
+        ("12345678", "that password is one of the most common: choose another"),
+        ("aaaaaaaa", "a password is not one character repeated"),
+        ("Rosa_Weak", "a password does not hold the username"),
+        ("my rosa_weak 2024", "a password does not hold the username"),
+    ],
+)
+async def test_a_weak_password_is_refused_with_its_reason_before_any_hashing(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, password: str, reason: str
+) -> None:
+    spent = hashes_spent(monkeypatch)
+    ws, _ = await guest(arena.url, "rosa")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": "rosa_weak", "password": password})
+    assert reply == {"type": "error", "id": 1, "code": "invalid_message", "message": reason}
+    assert spent == []
+    await ws.close()
+
+
+async def test_a_weak_new_password_is_refused_and_the_old_one_kept(arena: ArenaServer) -> None:
+    ws, _ = await registered(arena.url, "sam_weak")
+    for n, (new, reason) in enumerate(
+        [
+            ("Sam_Weak", "a password does not hold the username"),
+            ("iloveyou", "that password is one of the most common: choose another"),
+            ("11111111", "a password is not one character repeated"),
+        ]
+    ):
+        change = {"type": "change_password", "id": n, "old_password": PASSWORD, "new_password": new}
+        refused = {"type": "error", "id": n, "code": "invalid_message", "message": reason}
+        assert await ask(ws, change) == refused
+    again, welcome = await login(arena.url, "sam_weak")
+    assert welcome["type"] == "welcome"
+    await ws.close()
+    await again.close()
