@@ -86,6 +86,7 @@ from client.wording import (
 )
 from shared.daily_words import reveal_words, utc_minute
 from shared.games import GAMES, GameName
+from shared.password_rules import check_password
 from shared.protocol import (
     DAILY_BOARD_LIMIT_MAX,
     LIVE_LIMIT_MAX,
@@ -1357,9 +1358,10 @@ def _terminal() -> bool:
         return sys.stdin.isatty()
 
 
-def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -> str:
+def _ask_password(args: argparse.Namespace, new: bool, what: str = "password", username: str = "") -> str:
     """The password: stdin's next line with ``--password-stdin``, else asked for without
-    echo (a ``new`` one twice, and checked for length before it is sent)."""
+    echo (a ``new`` one twice, and checked by the server's rules for ``username``'s new
+    password before it is sent)."""
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     elif not _terminal():
@@ -1376,6 +1378,11 @@ def _ask_password(args: argparse.Namespace, new: bool, what: str = "password") -
         raise CommandError(f"no {what} given")
     if new and not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
         raise CommandError(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+    if new:
+        try:
+            check_password(password, username)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
     return password
 
 
@@ -1396,7 +1403,7 @@ async def register(args: argparse.Namespace) -> int:
         check_username(username)  # the server's own rule, before the password is asked for
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    password = _ask_password(args, new=True)
+    password = _ask_password(args, new=True, username=username)
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
         await _guest_signed_in(client, name, store, args.server)
@@ -1467,7 +1474,7 @@ async def change_password(args: argparse.Namespace) -> int:
     old = _ask_password(args, new=False, what="old password")
     if not args.password_stdin:  # a person: the old one is checked before the new one is asked
         await _check_old_password(args, store, saved, old)
-    new = _ask_password(args, new=True, what="new password")
+    new = _ask_password(args, new=True, what="new password", username=saved.name)
     async with _signed_in_as(args, store, saved) as client:
         if client is None:
             raise _logged_out_here(saved)

@@ -2,12 +2,18 @@
 
 A username is 3 to 20 characters after NFC normalization: letters and digits of one
 script (Latin, Cyrillic, Greek, ...), plus ``_`` and ``-``. Mixing scripts is refused,
-as browsers refuse it in domain names: "paypal" with a Cyrillic "a" is not a name.
+as browsers refuse it in domain names: "paypal" with a Cyrillic "a" is not a name. So are
+the characters that exist to imitate or transcribe rather than to spell: digits other
+than 0-9, phonetic letters (a Latin alpha, small capitals) and letters without case in a
+script with case (the clicks of some African alphabets). Python has no table of Unicode's
+confusables (UTS #39), so the look-alikes below are the known ones, written out.
 
 Two usernames are the same account when their *skeletons* are equal: case folded,
 accents dropped, letters that look like Latin ones (a Cyrillic or Greek "o") read
 as those, and the digits and letters people confuse (``0``/``o``, ``1``/``l``/``i``)
-read alike, ``_`` and ``-`` too.
+read alike, ``_`` and ``-`` too, any script's digits as 0-9. A guest's name (which may
+hold spaces and punctuation) is too like a username when one of its :func:`name_keys` is
+the username's skeleton.
 
 >>> check_username("  Ada_Lovelace ")
 'Ada_Lovelace'
@@ -40,11 +46,32 @@ _FOREIGN: Final = {
         "\u03bd": "v", "\u03bf": "o", "\u03c1": "p", "\u03c4": "t", "\u03c5": "u", "\u03c7": "x",
         "\u03c9": "w", "\u03b6": "z",
 }  # fmt: skip
+#: Latin letters of phonetic notation, African alphabets and small capitals that look
+#: like a basic Latin letter (after case folding; NFKD maps most others, such as a script l).
+_LATIN: Final = {
+        "\u0251": "a", "\u0252": "a", "\u1d00": "a", "\u0299": "b", "\u0253": "b", "\u0185": "b",
+        "\u1d04": "c", "\u1d05": "d", "\u0257": "d", "\u025b": "e", "\u1d07": "e", "\u0261": "g",
+        "\u0262": "g", "\u029c": "h", "\u0131": "i", "\u0269": "i", "\u026a": "i", "\u0237": "j",
+        "\u1d0a": "j", "\u1d0b": "k", "\u029f": "l", "\u01c0": "l", "\u01c3": "l", "\u0280": "r",
+        "\u027e": "r", "\u1d0d": "m", "\u0274": "n", "\u1d0f": "o", "\u0254": "c", "\u1d18": "p",
+        "\ua731": "s", "\u1d1b": "t", "\u1d1c": "u", "\u028b": "u", "\u1d20": "v", "\u028c": "v",
+        "\u1d21": "w", "\u028f": "y", "\u1d22": "z", "\u01c1": "ll",
+}  # fmt: skip
 #: Characters people confuse among themselves, once case is folded.
 _CONFUSED: Final = {"0": "o", "1": "l", "i": "l", "-": "_"}
 _LOOKALIKES: Final = str.maketrans(
-    {**{char: _CONFUSED.get(latin, latin) for char, latin in _FOREIGN.items()}, **_CONFUSED}
+    {
+        **{char: _CONFUSED.get(latin, latin) for char, latin in _FOREIGN.items()},
+        **{char: "".join(_CONFUSED.get(c, c) for c in latin) for char, latin in _LATIN.items()},
+        **_CONFUSED,
+    }
 )
+#: Blocks of phonetic notation (IPA, modifier letters, phonetic extensions): letters for
+#: transcribing sounds, most of them look-alikes of ordinary ones, and no one's alphabet.
+_PHONETIC: Final = ((0x0250, 0x02FF), (0x1D00, 0x1DBF))
+#: Scripts with case, in which a letter without case is a click, glottal stop or tone
+#: mark (U+01C0, U+0294, U+01BB) rather than a letter of a word.
+_CASED_SCRIPTS: Final = frozenset({"LATIN", "GREEK", "CYRILLIC", "ARMENIAN"})
 
 
 def _script(char: str) -> str | None:
@@ -63,6 +90,7 @@ def check_username(text: str) -> str:
     for char in name:
         if not (char in "_-" or unicodedata.category(char) in ("Lu", "Ll", "Lt", "Lo", "Nd")):
             raise ValueError(f"a username has letters, digits, _ and - only, not {char!r}")
+        _refuse_a_look_alike(char)
     scripts = {s for s in map(_script, name) if s is not None}
     if len(scripts) > 1:
         raise ValueError(f"a username uses one script, not {' and '.join(sorted(scripts)).lower()} mixed")
@@ -71,8 +99,62 @@ def check_username(text: str) -> str:
     return name
 
 
+def _refuse_a_look_alike(char: str) -> None:
+    """``ValueError`` for a letter or digit of a username that only imitates an ordinary
+    one: a digit other than 0-9, a phonetic letter, a letter without case in a script
+    with case.
+
+    >>> _refuse_a_look_alike("\u0661")  # ARABIC-INDIC DIGIT ONE  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: a username's digits are 0-9, not ...
+    >>> _refuse_a_look_alike("\u0251")  # LATIN SMALL LETTER ALPHA  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: a username has no phonetic letters, not ...
+    >>> _refuse_a_look_alike("\u01c0")  # LATIN LETTER DENTAL CLICK  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: a username has no letters like ... (a click, glottal stop or tone mark)
+    >>> _refuse_a_look_alike("\u00e9"), _refuse_a_look_alike("\u674e")  # é, 李
+    (None, None)
+    """
+    category = unicodedata.category(char)
+    if category == "Nd" and not "0" <= char <= "9":
+        raise ValueError(f"a username's digits are 0-9, not {char!r}")
+    if any(low <= ord(char) <= high for low, high in _PHONETIC):
+        raise ValueError(f"a username has no phonetic letters, not {char!r}")
+    if category == "Lo" and _script(char) in _CASED_SCRIPTS:
+        raise ValueError(f"a username has no letters like {char!r} (a click, glottal stop or tone mark)")
+
+
 def username_key(name: str) -> str:
-    """The skeleton two look-alike usernames share (see the module's docstring)."""
+    """The skeleton two look-alike usernames share (see the module's docstring): the name
+    decomposed (NFKD, which also reads compatibility forms such as a script l or full-width
+    letters as the plain ones), accents dropped, case folded, every decimal digit read as
+    its 0-9 and the look-alike letters as the Latin ones they imitate.
+
+    >>> username_key("alice") == username_key("\u0251lice") == username_key("a\u01c0ice")
+    True
+    >>> username_key("al\u0661ce") == username_key("alice") == username_key("AL\u0131CE")
+    True
+    >>> username_key("alice") == username_key("alice_")
+    False
+    """
     decomposed = unicodedata.normalize("NFKD", name.strip())
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return bare.casefold().translate(_LOOKALIKES)
+    digits = "".join(str(unicodedata.decimal(c)) if unicodedata.category(c) == "Nd" else c for c in bare)
+    return digits.casefold().translate(_LOOKALIKES)
+
+
+def name_keys(name: str) -> set[str]:
+    """The skeletons of the usernames a guest's ``name`` (which may hold spaces, ``.``
+    and other punctuation) is too like: the name with each run of spaces and punctuation
+    left out, and with each read as ``_`` (as in a username).
+
+    >>> sorted(name_keys("Alice.")), sorted(name_keys("a l i c e")), sorted(name_keys("al.ice"))
+    (['allce'], ['a_l_l_c_e', 'allce'], ['al_lce', 'allce'])
+    >>> username_key("alice") in name_keys("_alice-") and username_key("a_b") in name_keys("a. b")
+    True
+    """
+    bare = unicodedata.normalize("NFKC", name.strip())
+    kept = [c if unicodedata.category(c)[0] in "LN" else " " for c in bare]
+    words = "".join(kept).split()
+    return {username_key("".join(words)), username_key("_".join(words))}

@@ -50,6 +50,7 @@ from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
 from server.store.accounts import Lockout
 from server.timesource import TimeSource
+from shared.password_rules import check_password
 from shared.protocol import (
     Account,
     ChangePassword,
@@ -84,6 +85,8 @@ BAD_LOGIN: Final = "wrong username or password"
 #: Why the account's other sessions close when its password changes (a close reason).
 PASSWORD_CHANGED: Final = "signed out: the account's password was changed"
 ALREADY_REGISTERED: Final = "you already have an account: log in with it"
+#: Why a register is refused while another of the same player is under way.
+REGISTERING: Final = "a register of yours is under way on another connection: wait for its answer"
 #: Why an account cannot ``rename`` (checked on the session, and again in the store).
 ACCOUNTS_KEEP_THEIR_NAME: Final = "an account goes by its username"
 #: Why a connection closes when its token was revoked by a login past :data:`MAX_TOKENS`.
@@ -131,16 +134,19 @@ class Accounts:
             username = check_username(message.username)
         except ValueError as exc:
             raise ArenaError(ErrorCode.BAD_USERNAME, str(exc)) from None
+        _refuse_a_weak_password(message.password, username)
         # Refusals known before hashing cost no scrypt: a register sent again and again
         # must not keep the node's one hashing thread busy for everyone's logins.
         if identity.account:
             raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
-        if await self.store.accounts.find(username_key(username)) is not None:
-            raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
-        hashed = await self._hashing(hash_password, message.password)
-        word = await self.store.accounts.register(
-            identity.player_id, username, username_key(username), hashed
-        )
+        # One register of a player at a time, on every node: the same guest's registers
+        # sent at once on many connections (each session still a guest) hash once.
+        if not await self.store.accounts.claim_register(identity.player_id):
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, REGISTERING)
+        try:
+            word = await self._register(identity.player_id, username, message.password)
+        finally:
+            await self.store.accounts.release_register(identity.player_id)
         if word == "taken":
             raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
         if word == "registered":
@@ -154,6 +160,16 @@ class Accounts:
         account = dataclasses.replace(identity, name=username, account=True)
         reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
         return Reply(reply, identify=account)
+
+    async def _register(self, player_id: str, username: str, password: str) -> str:
+        """The store's answer to the register (see ``AccountStore.register``), while the
+        player's claim is held; refusals known from the store come before the hash."""
+        if await self.store.accounts.username(player_id) is not None:  # a register that came first
+            raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
+        if await self.store.accounts.find(username_key(username)) is not None:
+            raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
+        hashed = await self._hashing(hash_password, password)
+        return await self.store.accounts.register(player_id, username, username_key(username), hashed)
 
     async def rename(self, caller: Caller, message: Rename) -> Reply:
         identity = caller.player
@@ -266,6 +282,7 @@ class Accounts:
         stored = await self.store.accounts.password_hash(identity.player_id) if identity.account else None
         if stored is None:
             raise ArenaError(ErrorCode.NOT_REGISTERED, "a guest has no password: register first")
+        _refuse_a_weak_password(message.new_password, identity.name)
         wait = await self.store.accounts.change_tried(identity.player_id, PASSWORD_CHANGES)
         if wait:
             raise self._refused(
@@ -358,6 +375,14 @@ def _locked_out(lockout: Lockout) -> str:
         return f"too many wrong passwords for this account from your address: try again in {wait}"
     elsewhere = "or from a network you used before"
     return f"too many wrong passwords for this account: try again in {wait}, {elsewhere}"
+
+
+def _refuse_a_weak_password(password: str, username: str) -> None:
+    """``invalid_message`` for a new password too easy to guess (before any hash)."""
+    try:
+        check_password(password, username)
+    except ValueError as exc:
+        raise ArenaError(ErrorCode.INVALID_MESSAGE, str(exc)) from None
 
 
 def _taken(username: str) -> str:

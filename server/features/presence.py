@@ -21,7 +21,7 @@ from server.store.players import token_digest
 from server.timesource import TimeSource
 from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, QueueStay, RequestId, Welcome
 from shared.protocol.base import name_fold
-from shared.usernames import username_key
+from shared.usernames import name_keys
 
 log = logging.getLogger("arena.presence")
 
@@ -32,9 +32,13 @@ _ACTIVE = (RaceStatus.OPEN, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus
 
 async def refuse_an_accounts_name(accounts: AccountStore, name: str) -> None:
     """A guest may not go by an account's username, or by a name too like one (the
-    look-alikes ``register`` tells apart): ``username_taken`` says whose."""
-    username = await accounts.username_like(username_key(name))
-    if username is None:
+    look-alikes ``register`` tells apart, spaces and punctuation left out or read as
+    ``_``): ``username_taken`` says whose."""
+    for skeleton in sorted(name_keys(name)):
+        username = await accounts.username_like(skeleton)
+        if username is not None:
+            break
+    else:
         return
     like = "" if name_fold(name) == name_fold(username) else f" too like {username},"
     raise ArenaError(

@@ -68,6 +68,15 @@ class AccountStore:
             await self.redis.delete(name_key)
         return word
 
+    async def claim_register(self, player_id: str) -> bool:
+        """Whether this is now the player's one register under way, on every node
+        together (held for :data:`CLAIM_MS` at most, in case a node dies midway; given
+        back by :meth:`release_register`). False while another holds it."""
+        return bool(await self.redis.set(keys.player_registering(player_id), "1", nx=True, px=CLAIM_MS))
+
+    async def release_register(self, player_id: str) -> None:
+        await self.redis.delete(keys.player_registering(player_id))
+
     async def find(self, skeleton: str) -> tuple[str, str, bool] | None:
         """(player id, password hash, bot) of the account with that skeleton, or None."""
         player_id: str | None = await self.redis.get(keys.account(skeleton))

@@ -48,6 +48,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``daily:points:all`` | sorted set | player -> tournament points ever |
 | ``player:<id>:daily_streak`` | hash | last (day number), current and best streak of days played |
 | ``account:<skeleton>`` | string | player id of the account whose username has that skeleton |
+| ``player:<id>:registering`` | string | set while a register of the guest is under way (expires) |
 | ``player:<id>:tokens`` | set | SHA-256 of every token of an account (to revoke them; at most 100) |
 | ``player:{<id>}:login_failures`` | string | wrong passwords for the account, all addresses (expires) |
 | ``player:{<id>}:login_failures:<address>`` | string | wrong passwords for it from one address (expires) |
@@ -234,6 +235,11 @@ def player_daily_streak(player_id: str) -> str:
 
 def account(skeleton: str) -> str:
     return f"account:{skeleton}"
+
+
+def player_registering(player_id: str) -> str:
+    """Held while a register of the player is under way (so only one at a time hashes)."""
+    return f"player:{player_id}:registering"
 
 
 def player_tokens(player_id: str) -> str:

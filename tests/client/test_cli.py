@@ -720,6 +720,12 @@ async def test_refusals_are_the_servers_message_on_one_line(
         config=fresh, stdin="short\n",
     )  # fmt: skip
     assert one_error_line(short) == "solitaire-arena: a password has 8 to 128 characters"
+    common = run(
+        "register", "--username", unique("cy"), "--password-stdin", "--server", node.url,
+        config=fresh, stdin="password\n",
+    )  # fmt: skip
+    most_common = "solitaire-arena: that password is one of the most common: choose another"
+    assert one_error_line(common) == most_common
     nobody = run("profile", "nobody_at_all", "--server", node.url, config=fresh)
     assert one_error_line(nobody) == "solitaire-arena: no account is named 'nobody_at_all'"
 

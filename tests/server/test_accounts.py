@@ -659,3 +659,102 @@ async def test_register_sent_again_by_an_account_or_with_a_taken_name_is_refused
     assert hashed == []
     await owner.close()
     await ws.close()
+
+
+async def test_registers_of_one_guest_sent_at_once_on_many_connections_hash_once(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, welcome = await guest(arena.url, "quinn")
+    sockets = [first] + [await connected(arena.url) for _ in range(19)]
+    for ws in sockets[1:]:
+        assert (await ask(ws, {"type": "hello", "id": "h", "token": welcome["token"]}))["type"] == "welcome"
+    spent = hashes_spent(monkeypatch)
+    replies = await asyncio.gather(
+        *(
+            ask(ws, {"type": "register", "id": n, "username": f"quinn_{n}", "password": PASSWORD})
+            for n, ws in enumerate(sockets)
+        )
+    )
+    accounts = [reply for reply in replies if reply["type"] == "account"]
+    refused = [reply for reply in replies if reply["type"] == "error"]
+    assert len(accounts) == 1 and len(refused) == 19, replies
+    assert {reply["code"] for reply in refused} == {"already_registered"}, refused
+    assert len(spent) == 1  # the one register that became an account
+    for ws in sockets:
+        await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("imitation", "code"),
+    [
+        ("\u0251lice", "bad_username"),  # LATIN SMALL LETTER ALPHA: phonetic
+        ("a\u01c0ice", "bad_username"),  # LATIN LETTER DENTAL CLICK
+        ("al\u0661ce", "bad_username"),  # ARABIC-INDIC DIGIT ONE
+        ("al\u0131ce", "username_taken"),  # Turkish dotless i: a letter, too like alice's i
+    ],
+)
+async def test_a_username_imitating_a_taken_one_with_look_alike_characters_is_refused(
+    arena: ArenaServer, imitation: str, code: str
+) -> None:
+    taken, _ = await registered(arena.url, "Alice")
+    ws, _ = await guest(arena.url, "imitator")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": imitation, "password": PASSWORD})
+    assert reply["type"] == "error" and reply["code"] == code, (imitation, reply)
+    await taken.close()
+    await ws.close()
+
+
+@pytest.mark.parametrize("name", ["alice.", "a l i c e", "Alice_", "al.ice", "\u0251lice", "al\u0661ce"])
+async def test_a_guest_name_too_like_an_accounts_but_for_spaces_punctuation_or_look_alikes_is_refused(
+    arena: ArenaServer, name: str
+) -> None:
+    taken, _ = await registered(arena.url, "Alice")
+    ws = await connected(arena.url)
+    hello = await ask(ws, {"type": "hello", "id": "h", "name": name})
+    assert hello == {
+        "type": "error",
+        "id": "h",
+        "code": "username_taken",
+        "message": f"{name} is too like Alice, an account's username: pick another name, or log in as Alice",
+    }
+    await taken.close()
+    await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("password", "reason"),
+    [
+        ("password", "that password is one of the most common: choose another"),
+        ("12345678", "that password is one of the most common: choose another"),
+        ("aaaaaaaa", "a password is not one character repeated"),
+        ("Rosa_Weak", "a password does not hold the username"),
+        ("my rosa_weak 2024", "a password does not hold the username"),
+    ],
+)
+async def test_a_weak_password_is_refused_with_its_reason_before_any_hashing(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, password: str, reason: str
+) -> None:
+    spent = hashes_spent(monkeypatch)
+    ws, _ = await guest(arena.url, "rosa")
+    reply = await ask(ws, {"type": "register", "id": 1, "username": "rosa_weak", "password": password})
+    assert reply == {"type": "error", "id": 1, "code": "invalid_message", "message": reason}
+    assert spent == []
+    await ws.close()
+
+
+async def test_a_weak_new_password_is_refused_and_the_old_one_kept(arena: ArenaServer) -> None:
+    ws, _ = await registered(arena.url, "sam_weak")
+    for n, (new, reason) in enumerate(
+        [
+            ("Sam_Weak", "a password does not hold the username"),
+            ("iloveyou", "that password is one of the most common: choose another"),
+            ("11111111", "a password is not one character repeated"),
+        ]
+    ):
+        change = {"type": "change_password", "id": n, "old_password": PASSWORD, "new_password": new}
+        refused = {"type": "error", "id": n, "code": "invalid_message", "message": reason}
+        assert await ask(ws, change) == refused
+    again, welcome = await login(arena.url, "sam_weak")
+    assert welcome["type"] == "welcome"
+    await ws.close()
+    await again.close()

@@ -323,6 +323,12 @@ async def test_the_change_password_form_checks_the_new_password_and_sends_nothin
     await page.fill("#new-password", "short")
     await page.click("#change-password")
     await refused_here(page, "new-password", "A password has 8 to 128 characters.")
+    await page.fill("#new-password", "my Dee_D pass")
+    await page.click("#change-password")
+    await refused_here(page, "new-password", "A password does not hold the username.")
+    await page.fill("#new-password", "xxxxxxxxx")
+    await page.click("#change-password")
+    await refused_here(page, "new-password", "A password is not one character repeated.")
     await expect(page.locator("#old-password-note")).to_have_text("")
     assert await sent_since(page, sent, mark) == []  # no change_password
     await page.fill("#new-password", "staple 2 horses")

@@ -65,11 +65,15 @@ export function enteredPasswordProblem(value) {
   return null;
 }
 
-// A new password.
-export function newPasswordProblem(value) {
+// A new password for `username` (shared/password_rules.py check_password; its list of
+// the most common passwords is the server's to check: its reason says so).
+export function newPasswordProblem(value, username = "") {
   if (length(value) < LIMITS.passwordMin || length(value) > LIMITS.passwordMax) {
     return `A password has ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters.`;
   }
+  const folded = value.toLowerCase();
+  if (username && folded.includes(username.toLowerCase())) return "A password does not hold the username.";
+  if (new Set(folded).size <= 1) return "A password is not one character repeated.";
   return null;
 }
 

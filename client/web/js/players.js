@@ -77,7 +77,8 @@ export function accountPage({ app, arena, signIn }) {
       field("register-username", "New username", { autocomplete: "username", minlength: String(LIMITS.usernameMin),
         maxlength: String(LIMITS.usernameMax), required: true }, usernameProblem),
       field("register-password", "New password", { type: "password", autocomplete: "new-password", minlength: String(LIMITS.passwordMin),
-        maxlength: String(LIMITS.passwordMax), required: true }, newPasswordProblem),
+        maxlength: String(LIMITS.passwordMax), required: true },
+        (value) => newPasswordProblem(value, app.querySelector("#register-username").value.trim())),
       element("button", { id: "register", type: "submit" }, "Register"),
     ], registerError, async () => {
       const username = app.querySelector("#register-username").value.trim();
@@ -121,7 +122,7 @@ export function accountPage({ app, arena, signIn }) {
       field("old-password", "Current password", { type: "password", autocomplete: "current-password", maxlength: String(LIMITS.passwordMax), required: true },
         enteredPasswordProblem),
       field("new-password", "New password", { type: "password", autocomplete: "new-password", minlength: String(LIMITS.passwordMin),
-        maxlength: String(LIMITS.passwordMax), required: true }, newPasswordProblem),
+        maxlength: String(LIMITS.passwordMax), required: true }, (value) => newPasswordProblem(value, arena.username)),
       element("button", { id: "change-password", type: "submit" }, "Change password"),
     ], error, async () => {
       done.textContent = "";

@@ -1,0 +1,71 @@
+"""Usernames: the characters one may use, and the skeleton that makes look-alikes one name."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.usernames import check_username, name_keys, username_key
+
+
+@pytest.mark.parametrize(
+    "username",
+    [
+        "Ada_Lovelace",
+        "ada-l0velace",
+        "Zo\u00eb",
+        "\u0141\u00f3d\u017a-7",
+        "\u674e\u5c0f\u9f8d",
+        "I\u015f\u0131k",  # Turkish, with a dotless i
+        "\u0410\u043d\u043d\u0430_1",  # all Cyrillic
+    ],
+)
+def test_names_of_real_alphabets_are_usernames(username: str) -> None:
+    assert check_username(username) == username
+
+
+@pytest.mark.parametrize(
+    ("username", "reason"),
+    [
+        ("\u0251lice", "a username has no phonetic letters, not '\u0251'"),  # LATIN SMALL LETTER ALPHA
+        ("a\u01c0ice", "a username has no letters like '\u01c0' (a click, glottal stop or tone mark)"),
+        ("al\u0661ce", "a username's digits are 0-9, not '\u0661'"),  # ARABIC-INDIC DIGIT ONE
+        ("\u1d00lice", "a username has no phonetic letters, not '\u1d00'"),  # small capital A
+        ("ali\u01bbe", "a username has no letters like '\u01bb' (a click, glottal stop or tone mark)"),
+        ("bob\uff11", "a username's digits are 0-9, not '\uff11'"),  # FULLWIDTH DIGIT ONE
+    ],
+)
+def test_look_alike_letters_and_digits_are_refused_in_a_username(username: str, reason: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        check_username(username)
+    assert str(refused.value) == reason
+
+
+@pytest.mark.parametrize(
+    "imitation",
+    [
+        "\u0251lice",  # LATIN SMALL LETTER ALPHA
+        "a\u01c0ice",  # LATIN LETTER DENTAL CLICK
+        "al\u0661ce",  # ARABIC-INDIC DIGIT ONE
+        "al\u0131ce",  # LATIN SMALL LETTER DOTLESS I
+        "al\u0196ce",  # LATIN CAPITAL LETTER IOTA
+        "\u1d00\u029f\u026a\u1d04\u1d07",  # small capitals
+        "\uff41lice",  # FULLWIDTH LATIN SMALL LETTER A
+        "ALICE",
+    ],
+)
+def test_look_alikes_share_the_skeleton_of_the_name_they_imitate(imitation: str) -> None:
+    assert username_key(imitation) == username_key("alice")
+
+
+@pytest.mark.parametrize("other", ["alice_", "alicia", "malice", "al_ice"])
+def test_different_names_keep_different_skeletons(other: str) -> None:
+    assert username_key(other) != username_key("alice")
+
+
+@pytest.mark.parametrize("name", ["alice.", "a l i c e", "Alice!", "al.ice", "-alice-", "a.l.\u0131.c.e"])
+def test_a_guest_name_with_spaces_or_punctuation_reads_as_the_username(name: str) -> None:
+    assert username_key("alice") in name_keys(name)
+
+
+def test_a_guest_name_reads_its_spaces_and_dots_as_a_usernames_underscores() -> None:
+    assert username_key("ada_l") in name_keys("Ada L.") and username_key("ada_l") in name_keys("ada.l")
