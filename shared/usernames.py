@@ -144,6 +144,33 @@ def username_key(name: str) -> str:
     return digits.casefold().translate(_LOOKALIKES)
 
 
+#: The look-alikes the skeleton read before digits of every script and the Latin ones
+#: above were added: the accounts registered then are stored under that skeleton.
+_FORMER_LOOKALIKES: Final = str.maketrans(
+    {**{char: _CONFUSED.get(latin, latin) for char, latin in _FOREIGN.items()}, **_CONFUSED}
+)
+
+
+def username_keys(name: str) -> tuple[str, ...]:
+    """Where an account named ``name`` may be stored: under its skeleton, or, registered
+    before the skeleton read other scripts' digits and the Latin look-alikes, under the
+    skeleton of then (differing only for names holding one of those, such as a Turkish
+    dotless i).
+
+    >>> username_keys("Ada")
+    ('ada',)
+    >>> username_keys("I\u015f\u0131k") == ("lslk", "ls\u0131k")
+    True
+    """
+    decomposed = unicodedata.normalize("NFKD", name.strip())
+    former = (
+        "".join(c for c in decomposed if not unicodedata.combining(c))
+        .casefold()
+        .translate(_FORMER_LOOKALIKES)
+    )
+    return tuple(dict.fromkeys((username_key(name), former)))
+
+
 def name_keys(name: str) -> set[str]:
     """The skeletons of the usernames a guest's ``name`` (which may hold spaces, ``.``
     and other punctuation) is too like: the name with each run of spaces and punctuation

@@ -63,7 +63,7 @@ from shared.protocol import (
     Renamed,
     to_wire,
 )
-from shared.usernames import check_username, username_key
+from shared.usernames import check_username, username_key, username_keys
 
 log = logging.getLogger("arena.accounts")
 
@@ -166,7 +166,7 @@ class Accounts:
         player's claim is held; refusals known from the store come before the hash."""
         if await self.store.accounts.username(player_id) is not None:  # a register that came first
             raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
-        if await self.store.accounts.find(username_key(username)) is not None:
+        if await self.store.accounts.find(*username_keys(username)) is not None:
             raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
         hashed = await self._hashing(hash_password, password)
         return await self.store.accounts.register(player_id, username, username_key(username), hashed)
@@ -247,7 +247,7 @@ class Accounts:
         return reply
 
     async def _login(self, caller: Caller, message: Login) -> Reply:
-        found = await self.store.accounts.find(username_key(message.username))
+        found = await self.store.accounts.find(*username_keys(message.username))
         if found is None:
             await self._hashing(verify_password, message.password, dummy_hash())  # the same time
             self._failed_here(caller.remote)

@@ -34,7 +34,7 @@ from shared.protocol import (
     RecentRace,
 )
 from shared.ranking import tie_ranks
-from shared.usernames import username_key
+from shared.usernames import username_keys
 
 PAGE_CACHE_SECONDS: Final = 2.0
 HISTORY_SHOWN: Final = 20
@@ -87,7 +87,7 @@ class Profiles:
     async def get_profile(self, caller: Caller, message: GetProfile) -> Reply:
         player_id = message.player_id
         if message.username is not None:
-            found = await self.store.accounts.find(username_key(message.username))
+            found = await self.store.accounts.find(*username_keys(message.username))
             if found is None:
                 raise ArenaError(ErrorCode.PLAYER_NOT_FOUND, f"no account is named {message.username[:64]!r}")
             player_id = found[0]

@@ -77,9 +77,15 @@ class AccountStore:
     async def release_register(self, player_id: str) -> None:
         await self.redis.delete(keys.player_registering(player_id))
 
-    async def find(self, skeleton: str) -> tuple[str, str, bool] | None:
-        """(player id, password hash, bot) of the account with that skeleton, or None."""
-        player_id: str | None = await self.redis.get(keys.account(skeleton))
+    async def find(self, *skeletons: str) -> tuple[str, str, bool] | None:
+        """(player id, password hash, bot) of the account stored under the first of
+        ``skeletons`` that has one (a name's skeleton, then its former one:
+        :func:`shared.usernames.username_keys`), or None."""
+        player_id: str | None = None
+        for skeleton in skeletons:
+            player_id = await self.redis.get(keys.account(skeleton))
+            if player_id is not None:
+                break
         if player_id is None:
             return None
         stored, bot = await self.redis.hmget(keys.player(player_id), ["password", "bot"])

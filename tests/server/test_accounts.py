@@ -758,3 +758,23 @@ async def test_a_weak_new_password_is_refused_and_the_old_one_kept(arena: ArenaS
     assert welcome["type"] == "welcome"
     await ws.close()
     await again.close()
+
+
+async def test_an_account_stored_under_the_skeleton_of_before_the_look_alikes_grew_still_logs_in(
+    arena: ArenaServer,
+) -> None:
+    """Accounts registered before the skeleton read a Turkish dotless i (and other
+    scripts' digits) as look-alikes lie under the skeleton of then: login and profiles
+    still find them."""
+    ws, welcome = await registered(arena.url, "I\u015f\u0131k")
+    redis = async_redis(arena.settings.redis_url)
+    try:  # as a release before the change stored it
+        assert await redis.rename(keys.account("lslk"), keys.account("ls\u0131k"))
+    finally:
+        await redis.aclose()
+    other, logged_in = await login(arena.url, "i\u015f\u0131k")
+    assert logged_in["type"] == "welcome" and logged_in["player_id"] == welcome["player_id"]
+    profile = await ask(other, {"type": "get_profile", "id": 2, "username": "I\u015f\u0131k"})
+    assert profile["type"] == "profile" and profile["profile"]["player_id"] == welcome["player_id"]
+    for conn in (ws, other):
+        await conn.close()
