@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import getpass
@@ -1405,7 +1406,7 @@ async def register(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     assert token is not None
-    # The guest's token is now the account's: keep it under the username only.
+    # The account's new token (the guest's stopped working): kept under the username only.
     store.forget(args.server, name)
     store.set_account(args.server, Credential(account.player_id, account.username, token, account=True))
     _said(
@@ -1471,7 +1472,9 @@ async def change_password(args: argparse.Namespace) -> int:
     async with _signed_in_as(args, store, saved) as client:
         if client is None:
             raise _logged_out_here(saved)
-        await client.change_password(old, new)
+        token = await client.change_password(old, new)
+    if token is not None:  # the saved token stopped working: this device keeps the new one
+        store.put(args.server, dataclasses.replace(saved, token=token))
     _said(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
 
