@@ -206,8 +206,9 @@ def add_commands(commands: Any) -> None:
         help="make your saved guest an account with a username and password",
         description=(
             "Turn the guest saved for --name (default: your login) on this server into an "
-            "account: its player, races and token stay, its name becomes the username. "
-            "The credentials file then keeps the token under the username, and play, "
+            "account: its player and races stay, its name becomes the username. The "
+            "credentials file then keeps the account's new token under the username (the "
+            "guest's stops working), and play, "
             "replay, profile and leaderboard use this account. A username has 3-20 "
             "letters and digits of one script, '_' and '-'; a password 8-128 characters. "
             "Both are asked for (the password twice, not shown) unless given by "
@@ -250,8 +251,8 @@ def add_commands(commands: Any) -> None:
         description=(
             "Change the password of the account logged in on this server (the old one is "
             "asked for and checked first, then the new one twice, not shown; with "
-            "--password-stdin they are stdin's first two lines). Every other device's token "
-            "stops working; the token kept here goes on working. A password has 8-128 "
+            "--password-stdin they are stdin's first two lines). Every token of the account "
+            "stops working; the server gives this device a new one, kept here. A password has 8-128 "
             "characters."
         ),
     )
