@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import getpass
@@ -206,8 +207,9 @@ def add_commands(commands: Any) -> None:
         help="make your saved guest an account with a username and password",
         description=(
             "Turn the guest saved for --name (default: your login) on this server into an "
-            "account: its player, races and token stay, its name becomes the username. "
-            "The credentials file then keeps the token under the username, and play, "
+            "account: its player and races stay, its name becomes the username. The "
+            "credentials file then keeps the account's new token under the username (the "
+            "guest's stops working), and play, "
             "replay, profile and leaderboard use this account. A username has 3-20 "
             "letters and digits of one script, '_' and '-'; a password 8-128 characters. "
             "Both are asked for (the password twice, not shown) unless given by "
@@ -250,8 +252,8 @@ def add_commands(commands: Any) -> None:
         description=(
             "Change the password of the account logged in on this server (the old one is "
             "asked for and checked first, then the new one twice, not shown; with "
-            "--password-stdin they are stdin's first two lines). Every other device's token "
-            "stops working; the token kept here goes on working. A password has 8-128 "
+            "--password-stdin they are stdin's first two lines). Every token of the account "
+            "stops working; the server gives this device a new one, kept here. A password has 8-128 "
             "characters."
         ),
     )
@@ -1412,7 +1414,7 @@ async def register(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     assert token is not None
-    # The guest's token is now the account's: keep it under the username only.
+    # The account's new token (the guest's stopped working): kept under the username only.
     store.forget(args.server, name)
     store.set_account(args.server, Credential(account.player_id, account.username, token, account=True))
     _said(
@@ -1478,7 +1480,9 @@ async def change_password(args: argparse.Namespace) -> int:
     async with _signed_in_as(args, store, saved) as client:
         if client is None:
             raise _logged_out_here(saved)
-        await client.change_password(old, new)
+        token = await client.change_password(old, new)
+    if token is not None:  # the saved token stopped working: this device keeps the new one
+        store.put(args.server, dataclasses.replace(saved, token=token))
     _said(f"the password of {saved.name} on {args.server} is changed; other devices must log in again")
     return 0
 

@@ -565,12 +565,15 @@ class ArenaClient:
         return welcome
 
     async def register(self, username: str, password: str) -> Account:
-        """Make this guest an account (after :meth:`hello`): the player, their races and
-        token stay; the name becomes ``username``."""
+        """Make this guest an account (after :meth:`hello`): the player and their races
+        stay; the name becomes ``username``. The account has a new token (the guest's
+        stops working): kept in ``token``, and used to resume after a dropped connection."""
         account = await self._expect(
             Register(id=self.next_id(), username=username, password=password), Account
         )
         self.name = account.username
+        if account.token is not None:
+            self.token = account.token
         return account
 
     async def rename(self, name: str) -> str:
@@ -599,10 +602,15 @@ class ArenaClient:
             raise
         self.token = None
 
-    async def change_password(self, old_password: str, new_password: str) -> None:
-        """A new password; every other device's token stops working (this one keeps it)."""
+    async def change_password(self, old_password: str, new_password: str) -> str | None:
+        """A new password; every token of the account stops working, this one's too: this
+        connection goes on with the new token the server gives (kept in ``token``, used to
+        resume after a dropped connection, and returned; None from an older server)."""
         message = ChangePassword(id=self.next_id(), old_password=old_password, new_password=new_password)
-        await self._expect(message, Ok)
+        ok = await self._expect(message, Ok)
+        if ok.token is not None:
+            self.token = ok.token
+        return ok.token
 
     async def leaderboard(self, game: GameName, offset: int = 0, limit: int = 100) -> Leaderboard:
         """A page of ``game``'s leaderboard, best first, with this player's own place."""

@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Final, TypeVar
 
 from server.errors import ArenaError
-from server.features.context import Caller, Reply
+from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.presence import Presence, refuse_an_accounts_name
@@ -49,6 +49,7 @@ from server.metrics import Metrics
 from server.passwords import dummy_hash, hash_password, verify_password
 from server.store import Answer, Store
 from server.store.accounts import Lockout
+from server.store.players import token_digest
 from server.timesource import TimeSource
 from shared.password_rules import check_password
 from shared.protocol import (
@@ -91,6 +92,9 @@ REGISTERING: Final = "a register of yours is under way on another connection: wa
 ACCOUNTS_KEEP_THEIR_NAME: Final = "an account goes by its username"
 #: Why a connection closes when its token was revoked by a login past :data:`MAX_TOKENS`.
 TOO_MANY_TOKENS: Final = "signed out: too many devices logged in to this account"
+#: Why the other connections with a guest's token close when it registers (its account
+#: has a new token: the guest's is revoked).
+REGISTERED: Final = "signed out: this player registered an account on another device or page"
 #: Why the other connections with a token close when it logs out.
 LOGGED_OUT: Final = "signed out: logged out on another device or page"
 
@@ -154,11 +158,16 @@ class Accounts:
         if word != "ok":
             raise ArenaError(ErrorCode.BAD_TOKEN, "your guest is gone: say hello again")
         await self.store.players.keep(identity.player_id, 0)
+        # The guest's token may have been copied: the account gets a new one, and the
+        # guest's is revoked (its other connections are signed out).
+        token, digest = await self._new_token(caller, identity, REGISTERED)
         log.info("registered", extra={"player_id": identity.player_id})
         await self._known_at(caller, identity.player_id)
         await self._spread_new_name(identity.player_id, username, account=True)
-        account = dataclasses.replace(identity, name=username, account=True)
-        reply = Account(id=message.id, player_id=identity.player_id, username=username, bot=identity.bot)
+        account = dataclasses.replace(identity, name=username, account=True, token_sha=digest)
+        reply = Account(
+            id=message.id, player_id=identity.player_id, username=username, bot=identity.bot, token=token
+        )
         return Reply(reply, identify=account)
 
     async def _register(self, player_id: str, username: str, password: str) -> str:
@@ -170,6 +179,18 @@ class Accounts:
             raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))
         hashed = await self._hashing(hash_password, password)
         return await self.store.accounts.register(player_id, username, username_key(username), hashed)
+
+    async def _new_token(self, caller: Caller, identity: Identity, reason: str) -> tuple[str, str]:
+        """A new token (and its digest) for the caller's session, in place of the one it
+        said hello with, which is revoked: the connections open with that one, on every
+        node, are signed out for ``reason`` (this one stays, and goes on with the new)."""
+        token = secrets.token_urlsafe(32)
+        player_id, old = identity.player_id, identity.token_sha
+        evicted = await self.store.accounts.replace_token(player_id, old, token, MAX_TOKENS)
+        if evicted:
+            await self._sign_out(player_id, evicted, TOO_MANY_TOKENS)
+        await self._sign_out(player_id, [old], reason, keep=caller.connection)
+        return token, token_digest(token)
 
     async def rename(self, caller: Caller, message: Rename) -> Reply:
         identity = caller.player
@@ -299,8 +320,12 @@ class Accounts:
         await self.store.accounts.revoke(identity.player_id, others)
         if others:
             await self._sign_out(identity.player_id, others, PASSWORD_CHANGED)
-        log.info("password changed", extra={"player_id": identity.player_id, "revoked": len(others)})
-        return Reply(Ok(id=message.id))
+        # This session's token too (a copy of it must not outlive the change): it goes on
+        # with a new one, and other connections with the old one are signed out.
+        token, digest = await self._new_token(caller, identity, PASSWORD_CHANGED)
+        log.info("password changed", extra={"player_id": identity.player_id, "revoked": len(others) + 1})
+        renewed = dataclasses.replace(identity, token_sha=digest)
+        return Reply(Ok(id=message.id, token=token), identify=renewed)
 
     async def _sign_out(self, player_id: str, tokens: list[str], reason: str, keep: str = "") -> None:
         """Revoked tokens stop working at the next hello: the connections open with them

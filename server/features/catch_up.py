@@ -98,7 +98,7 @@ class CatchUp:
 
     async def player(self, player_id: str, tokens: set[str]) -> PlayerNow | None:
         """The player's name and account now, and which of ``tokens`` (their sessions'
-        account tokens) were revoked; None for a player gone from the store."""
+        tokens) were revoked; None for a player gone from the store."""
         profile = await self.store.players.profile(player_id)
         if profile is None:
             return None

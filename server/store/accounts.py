@@ -119,7 +119,8 @@ class AccountStore:
         await self.redis.hset(keys.player(player_id), "password", password_hash)
 
     async def add_token(self, player_id: str, token: str, most: int) -> list[str]:
-        """A new token for the account (a login on some device); it never expires, but an
+        """A new token for the account (a login on some device); it never expires (no TTL:
+        it works until revoked by a logout, a password change or this cap), but an
         account holds at most ``most`` tokens: past that, others are revoked (chosen at
         random: the set keeps no order) and their digests returned, so that logging in
         in a loop cannot grow the store without end."""
@@ -133,6 +134,17 @@ class AccountStore:
         picked: list[str] = await self.redis.srandmember(keys.player_tokens(player_id), excess + 1)
         evicted = [d for d in picked if d != digest][:excess]
         await self.revoke(player_id, evicted)
+        return evicted
+
+    async def replace_token(self, player_id: str, old_digest: str, token: str, most: int) -> list[str]:
+        """A new token for the account in place of the one whose digest is ``old_digest``
+        (a register or a password change: whoever copied the old one loses it). The new
+        one works first, then the old one is revoked, so the caller is never left without
+        one; the digests revoked to keep ``most`` (see :meth:`add_token`) are returned.
+        The player's guest token field goes too: an account's tokens are its list's."""
+        evicted = await self.add_token(player_id, token, most)
+        await self.revoke(player_id, [old_digest])
+        await self.redis.hdel(keys.player(player_id), "token_sha")
         return evicted
 
     async def revoke(self, player_id: str, digests: list[str]) -> None:

@@ -276,7 +276,8 @@ class Fanout:
         have started since), and a stay in a queue cancelled from another node in it."""
         sessions = list(self._sessions.get(channel, ()))
         identities = [s.caller.identity for s in sessions if s.caller.identity is not None]
-        tokens = {i.token_sha for i in identities if i.account and i.token_sha}
+        # A guest's token too: a register on another node revokes it.
+        tokens = {i.token_sha for i in identities if i.token_sha}
         now = await self._catch_up.player(player_id, tokens)
         if now is not None:
             if now.revoked:

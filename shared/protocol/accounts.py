@@ -1,7 +1,7 @@
 """Accounts: a guest claims a username with a password; anyone logs in with them on any
 device and gets a token, as ``hello`` gives; logging out revokes that token; a new
-password revokes every other one. A guest may change the name it goes by (an account's
-name is its username)."""
+password revokes every one, as a register does the guest's, and gives the session a new
+one. A guest may change the name it goes by (an account's name is its username)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ class Logout(Request):
 
 
 class ChangePassword(Request):
-    """A new password; every token of the account but this connection's is revoked."""
+    """A new password; every token of the account is revoked, this connection's too: it
+    goes on with the new one its ``ok`` carries."""
 
     type: Literal["change_password"] = "change_password"
     id: RequestId
@@ -58,13 +59,17 @@ class ChangePassword(Request):
 
 
 class Account(Reply):
-    """Reply to ``register``: the account as it now is."""
+    """Reply to ``register``: the account as it now is, with the session's new token (the
+    guest's stops working)."""
 
     type: Literal["account"] = "account"
     id: RequestId | None = None
     player_id: str
     username: str
     bot: bool = False
+    #: Secret, as ``welcome``'s: resumes the account from now on (None from a server
+    #: older than it, whose guest token went on working).
+    token: str | None = None
 
 
 class Rename(Request):

@@ -156,3 +156,6 @@ class Error(Reply):
 class Ok(Reply):
     type: Literal["ok"] = "ok"
     id: RequestId | None = None
+    #: The new token of the session, in place of the one it said hello with: only in the
+    #: reply to ``change_password`` (absent everywhere else).
+    token: str | None = None

@@ -595,6 +595,25 @@ async def test_profile_with_no_player_saved_says_how_to_get_one_and_creates_nobo
     assert await players_on(redis_url) == before + 1  # kim
 
 
+async def test_register_keeps_the_accounts_new_token_and_the_guests_stops_working(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    async with await ArenaClient.connect(node.url) as guest:
+        welcome = await guest.hello(name="gus guest")
+    assert welcome.token is not None
+    TokenStore(config).put(node.url, Credential(welcome.player_id, "gus guest", welcome.token))
+    username = unique("gus")
+    saved = register(node, config, username, "--name", "gus guest")
+    kept = saved[f"{node.url} {username}"]
+    assert kept["player_id"] == welcome.player_id and kept["token"] != welcome.token
+    async with await ArenaClient.connect(node.url) as probe:
+        with pytest.raises(BadTokenError):
+            await probe.hello(token=welcome.token)
+    async with await ArenaClient.connect(node.url) as probe:
+        assert (await probe.hello(token=kept["token"])).username == username
+
+
 def test_register_then_login_from_a_fresh_credentials_file(node: NodeProcess, tmp_path: Path) -> None:
     username = unique("ada")
     first = tmp_path / "first.json"
@@ -840,8 +859,15 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
     assert unwrapped(changed.stdout) == [
         f"the password of {username} on {node.url} is changed; other devices must log in again"
     ]
-    assert json.loads(config.read_text())[key]["token"] == token
-    own = run("profile", "--server", node.url, config=config)  # this device's token still works
+    # This device keeps the new token the server gave (the old one stopped working).
+    kept = json.loads(config.read_text())[key]["token"]
+    assert kept != token
+    async with await ArenaClient.connect(node.url) as probe:
+        with pytest.raises(BadTokenError):
+            await probe.hello(token=token)
+    async with await ArenaClient.connect(node.url) as probe:
+        assert (await probe.hello(token=kept)).username == username
+    own = run("profile", "--server", node.url, config=config)  # this device's token works
     assert own.returncode == 0 and own.stdout.startswith(f"{username}  account {username}")
     stale = run(
         "password", "--password-stdin", "--server", node.url, config=elsewhere,

@@ -7,6 +7,7 @@ import pytest
 from client.errors import BadLoginError, BadTokenError, BadUsernameError, UsernameTakenError
 from client.sdk import ConnectionEnded
 from server.app import ArenaServer
+from shared.protocol import Welcome
 from tests.server.conftest import Connect
 
 
@@ -62,3 +63,47 @@ async def test_change_password_keeps_this_device_and_drops_the_others(
         await again.hello(token=other.token)
     fresh = await connect(arena.url)
     assert (await fresh.login("cy_sdk", "second password")).username == "cy_sdk"
+
+
+async def test_register_keeps_the_accounts_new_token_and_a_drop_resumes_with_it(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    dora = await connect(arena.url, reconnect=True)
+    welcome = await dora.hello(name="dora")
+    account = await dora.register("dora_sdk", "a long password")
+    assert dora.token == account.token and dora.token not in (None, welcome.token)
+    probe = await connect(arena.url)
+    with pytest.raises(BadTokenError):  # the guest's token stopped working
+        await probe.hello(token=welcome.token)
+    assert welcome.token is not None
+    dora.ws.transport.abort()  # the network drops
+    resumed = await dora.wait_for(Welcome)
+    assert resumed.resumed and resumed.username == "dora_sdk"
+    assert dora.resumes == 1 and dora.ended is None
+
+
+async def test_change_password_keeps_the_new_token_and_a_drop_resumes_with_it(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    eve = await connect(arena.url, reconnect=True)
+    await eve.hello(name="eve")
+    await eve.register("eve_sdk", "first password")
+    before = eve.token
+    copy = await connect(arena.url, reconnect=True)  # the same token, elsewhere
+    await copy.hello(token=before)
+    token = await eve.change_password("first password", "second password")
+    assert token is not None and eve.token == token and token != before
+    # The copy of the old token is signed out, and cannot resume.
+    assert [event async for event in copy.events()] == []
+    reason = "signed out: the account's password was changed"
+    assert copy.ended == ConnectionEnded(1000, reason, signed_out=True)
+    probe = await connect(arena.url)
+    with pytest.raises(BadTokenError):
+        await probe.hello(token=before)
+    # This client stays signed in, and resumes a dropped connection with the new token.
+    assert (await eve.ping()).type == "pong"
+    eve.ws.transport.abort()  # the network drops
+    resumed = await eve.wait_for(Welcome)
+    assert resumed.resumed and resumed.username == "eve_sdk"
+    assert eve.resumes == 1 and eve.ended is None and eve.token == token
+    assert (await eve.ping()).type == "pong"

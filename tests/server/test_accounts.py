@@ -4,6 +4,7 @@ logout and password changes; checked on raw frames of real connections."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from typing import Any
 
@@ -44,10 +45,12 @@ async def guest(url: str, name: str, address: str | None = None) -> tuple[Client
 
 
 async def registered(url: str, username: str, address: str | None = None) -> tuple[ClientConnection, Frame]:
+    """A new account's connection, and its guest's welcome with the account's token (the
+    guest's stopped working at the register)."""
     ws, welcome = await guest(url, "someone", address)
     reply = await ask(ws, {"type": "register", "id": 1, "username": username, "password": PASSWORD})
     assert reply["type"] == "account", reply
-    return ws, welcome
+    return ws, {**welcome, "token": reply["token"]}
 
 
 async def login(url: str, username: str, password: str = PASSWORD) -> tuple[ClientConnection, Frame]:
@@ -84,6 +87,7 @@ async def test_a_guest_registers_and_logs_in_on_another_connection_as_the_same_p
         "player_id": welcome["player_id"],
         "username": "Ada_L",
         "bot": False,
+        "token": reply["token"],
     }
     other, logged_in = await login(arena.url, "ada_l")  # any case
     assert logged_in["type"] == "welcome"
@@ -397,7 +401,8 @@ async def test_password_changes_are_limited_per_account_before_any_hashing(
     ws, welcome = await registered(arena.url, "tess_t")
     spent = hashes_spent(monkeypatch)
     change = {"type": "change_password", "id": 1, "old_password": PASSWORD, "new_password": "staple 2 horses"}
-    assert await ask(ws, change) == {"type": "ok", "id": 1}
+    changed = await ask(ws, change)
+    assert changed == {"type": "ok", "id": 1, "token": changed["token"]}
     back = {**change, "id": 2, "old_password": "staple 2 horses", "new_password": PASSWORD}
     assert await ask(ws, back) == {
         "type": "error",
@@ -507,24 +512,92 @@ async def test_a_new_password_revokes_every_other_token_and_closes_their_session
             laptop,
             {"type": "change_password", "id": 2, "old_password": PASSWORD, "new_password": "new secret!"},
         )
-        assert changed == {"type": "ok", "id": 2}
-        # The sessions of the revoked tokens close at once, here and on the other node; one
-        # with the changer's own token stays.
-        for revoked in (first, phone):
+        assert changed == {"type": "ok", "id": 2, "token": changed["token"]}
+        # The sessions of the revoked tokens close at once, here and on the other node, and
+        # so does one with the changer's own old token; the changer's stays.
+        for revoked in (first, phone, same_token):
             with pytest.raises(ConnectionClosed):
                 await asyncio.wait_for(revoked.recv(), 5)
             assert revoked.close_code == 1000
             assert revoked.close_reason == "signed out: the account's password was changed"
-        assert (await ask(same_token, {"type": "ping", "id": 3}))["type"] == "pong"
+        assert (await ask(laptop, {"type": "ping", "id": 3}))["type"] == "pong"
     check = await ws_connect(arena.url, compression=None)
     assert (await ask(check, {"type": "hello", "id": 1, "token": on_phone["token"]}))["code"] == "bad_token"
     check2 = await ws_connect(arena.url, compression=None)
-    assert (await ask(check2, {"type": "hello", "id": 1, "token": on_laptop["token"]}))["type"] == "welcome"
+    assert (await ask(check2, {"type": "hello", "id": 1, "token": changed["token"]}))["type"] == "welcome"
     old, refused = await login(arena.url, "iris")
     assert refused["code"] == "bad_login"
     new, accepted = await login(arena.url, "iris", "new secret!")
     assert accepted["type"] == "welcome"
     for conn in (first, phone, laptop, same_token, check, check2, old, new):
+        await conn.close()
+
+
+async def test_a_new_password_revokes_the_changers_own_token_and_gives_it_a_new_one(
+    arena: ArenaServer,
+) -> None:
+    # A guest's token copied before the register, and the account's after it: neither
+    # outlives the password change.
+    ws, welcome = await guest(arena.url, "carol")
+    attacker = await connected(arena.url)
+    assert (await ask(attacker, {"type": "hello", "id": "h", "token": welcome["token"]}))["type"] == "welcome"
+    account = await ask(ws, {"type": "register", "id": 1, "username": "carol_c", "password": PASSWORD})
+    copy = await connected(arena.url)
+    assert (await ask(copy, {"type": "hello", "id": "h", "token": account["token"]}))["type"] == "welcome"
+    change = {"type": "change_password", "id": 2, "old_password": PASSWORD, "new_password": "staple 2 horses"}
+    changed = await ask(ws, change)
+    assert changed == {"type": "ok", "id": 2, "token": changed["token"]}
+    assert changed["token"] not in (welcome["token"], account["token"])
+    with pytest.raises(ConnectionClosed):
+        await asyncio.wait_for(copy.recv(), 5)
+    assert (copy.close_code, copy.close_reason) == (1000, "signed out: the account's password was changed")
+    for old in (welcome["token"], account["token"]):
+        again = await connected(arena.url)
+        refused = await ask(again, {"type": "hello", "id": "h", "token": old})
+        assert refused["type"] == "error" and refused["code"] == "bad_token", refused
+        await again.close()
+    # The changer stays signed in, and its new token resumes the account anywhere.
+    assert (await ask(ws, {"type": "ping", "id": 3}))["type"] == "pong"
+    fresh = await connected(arena.url)
+    resumed = await ask(fresh, {"type": "hello", "id": "h", "token": changed["token"]})
+    assert resumed["type"] == "welcome" and resumed["username"] == "carol_c"
+    assert resumed["player_id"] == welcome["player_id"]
+    for conn in (ws, attacker, copy, fresh):
+        await conn.close()
+
+
+async def test_a_register_revokes_the_guests_token_and_gives_the_account_a_new_one(
+    arena: ArenaServer, clean_redis: str
+) -> None:
+    ws, welcome = await guest(arena.url, "dora")
+    attacker = await connected(arena.url)  # a copy of the guest's token, resumed elsewhere
+    assert (await ask(attacker, {"type": "hello", "id": "h", "token": welcome["token"]}))["type"] == "welcome"
+    account = await ask(ws, {"type": "register", "id": 1, "username": "dora_d", "password": PASSWORD})
+    assert account["type"] == "account" and account["token"] != welcome["token"]
+    with pytest.raises(ConnectionClosed):
+        await asyncio.wait_for(attacker.recv(), 5)
+    assert (attacker.close_code, attacker.close_reason) == (
+        1000,
+        "signed out: this player registered an account on another device or page",
+    )
+    again = await connected(arena.url)
+    refused = await ask(again, {"type": "hello", "id": "h", "token": welcome["token"]})
+    assert refused["type"] == "error" and refused["code"] == "bad_token", refused
+    # The registering session goes on; the new token resumes the account.
+    assert (await ask(ws, {"type": "ping", "id": 2}))["type"] == "pong"
+    fresh = await connected(arena.url)
+    resumed = await ask(fresh, {"type": "hello", "id": "h", "token": account["token"]})
+    assert resumed["type"] == "welcome" and resumed["player_id"] == welcome["player_id"]
+    assert resumed["username"] == "dora_d"
+    # The store lists the account's one token, and the guest's is gone from it.
+    direct = async_redis(clean_redis)
+    try:
+        digests = await direct.smembers(keys.player_tokens(welcome["player_id"]))
+        assert await direct.hget(keys.player(welcome["player_id"]), "token_sha") is None
+    finally:
+        await direct.aclose()
+    assert digests == {hashlib.sha256(account["token"].encode()).hexdigest()}
+    for conn in (ws, attacker, again, fresh):
         await conn.close()
 
 
@@ -535,9 +608,8 @@ async def test_a_wrong_old_password_counts_against_its_address_and_the_account_w
     async with running_node(clean_redis, **PROXIED, login_failures_per_account=1) as node:
         owner, welcome = await registered(node.url, "wes_w", HOME)
         assert await code_from(node.url, RIVAL, "wes_w", "a wrong guess") == "bad_login"  # the bound
-        resume = {"type": "hello", "id": "h", "token": welcome["token"]}
         hotel, cafe = await connected(node.url, HOTEL), await connected(node.url, CAFE)
-        assert (await ask(hotel, resume))["type"] == "welcome" and (await ask(cafe, resume))[
+        assert (await ask(hotel, {"type": "hello", "id": "h", "token": welcome["token"]}))[
             "type"
         ] == "welcome"
         change = {
@@ -546,7 +618,9 @@ async def test_a_wrong_old_password_counts_against_its_address_and_the_account_w
             "old_password": PASSWORD,
             "new_password": "staple 2 horses",
         }
-        assert await ask(hotel, change) == {"type": "ok", "id": 1}  # from an address never logged in from
+        changed = await ask(hotel, change)  # from an address never logged in from
+        assert changed["type"] == "ok", changed
+        assert (await ask(cafe, {"type": "hello", "id": "h", "token": changed["token"]}))["type"] == "welcome"
         wrong = {**change, "old_password": "not the password"}
         for attempt in range(2):
             assert (await ask(cafe, {**wrong, "id": attempt}))["code"] == "bad_login"

@@ -836,9 +836,10 @@ async def test_start_daily_resumes_an_attempt_still_running_and_refuses_one_that
 ) -> None:
     async with daily_node(clean_redis, clock) as arena:
         ada = Racer(await ws_connect(arena.url, compression=None))
-        token = (await ada.request({"type": "hello", "name": "ada", "legal_moves": True}))["token"]
+        await ada.request({"type": "hello", "name": "ada", "legal_moves": True})
         registered = await ada.request({"type": "register", "username": "ada_daily", "password": PASSWORD})
         assert registered["type"] == "account"
+        token = registered["token"]  # the account's: the guest's went with the register
         game = "eight-off"
         line = winning_line(game, (await deal_of(arena, game)).seed)
         started = await start(ada, game)

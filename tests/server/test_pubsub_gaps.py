@@ -344,6 +344,11 @@ async def test_a_new_name_given_while_a_node_cannot_hear_its_player_reaches_thei
 
             renamed = await bob.event("renamed", timeout=CATCH_UP)
             assert renamed == {"type": "renamed", "name": "Bob_R", "username": "Bob_R"}
+            # The guest's token was revoked by the register (the account has a new one):
+            # the session still open with it is signed out, though its node missed the word.
+            with pytest.raises(ConnectionClosed):
+                await bob.event("never sent", timeout=CATCH_UP)
+            assert bob.ws.close_reason == SIGNED_OUT_ELSEWHERE
         finally:
             await close_all(bob, here)
 
@@ -356,10 +361,14 @@ async def test_a_quick_match_cancelled_while_its_node_cannot_hear_the_player_sti
         bob = Racer(await ws_connect(node_b.url, compression=None))
         welcome = await bob.request({"type": "hello", "name": "bob"})
         bob.player_id = welcome["player_id"]
+        token = welcome["token"]
         if rated:
-            account = {"type": "register", "username": "bob_q", "password": "a long password"}
-            assert (await bob.request(account))["type"] == "account"
-        here = await second_session(node_a.url, bob, {"type": "hello", "token": welcome["token"]})
+            account = await bob.request(
+                {"type": "register", "username": "bob_q", "password": "a long password"}
+            )
+            assert account["type"] == "account"
+            token = account["token"]  # the guest's stopped working
+        here = await second_session(node_a.url, bob, {"type": "hello", "token": token})
         try:
             queued = await bob.request({"type": "quick_match", "game": "treize"})
             assert queued["type"] == "queued" and queued["rated"] is rated, queued

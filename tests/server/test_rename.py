@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
@@ -144,13 +146,19 @@ async def test_the_guests_other_sessions_are_told_the_new_name_and_go_by_it(aren
     assert await next_frame(tab, "renamed") == {"type": "renamed", "name": "ada two"}
     created = await ask(tab, {"type": "create_race", "id": 2, "game": "treize"})
     assert [r["name"] for r in created["race"]["racers"]] == ["ada two"]
-    # A register on one session makes the others the account's: told with the username.
+    # A register on one session gives the account a new token: the others, with the
+    # guest's, are signed out (and resume with the new one, as the account).
     registered = await ask(ada, {"type": "register", "id": 3, "username": "Ada_L", "password": PASSWORD})
     assert registered["type"] == "account"
-    assert await next_frame(tab, "renamed") == {"type": "renamed", "name": "Ada_L", "username": "Ada_L"}
-    refused = await ask(tab, {"type": "register", "id": 4, "username": "Ada_M", "password": PASSWORD})
+    with pytest.raises(ConnectionClosed):
+        await next_frame(tab, "never sent")
+    assert tab.close_reason == "signed out: this player registered an account on another device or page"
+    back = await connected(arena.url)
+    resumed = await ask(back, {"type": "hello", "id": "t", "token": registered["token"]})
+    assert (resumed["name"], resumed["username"]) == ("Ada_L", "Ada_L")
+    refused = await ask(back, {"type": "register", "id": 4, "username": "Ada_M", "password": PASSWORD})
     assert refused["code"] == "already_registered"  # known before any hash, from the session
-    for ws in (ada, tab):
+    for ws in (ada, tab, back):
         await ws.close()
 
 

@@ -96,12 +96,24 @@ async def test_a_guest_registers_and_logs_in_on_another_browser_as_the_same_play
     )
     await expect(guest.locator("#who")).to_have_text("ada (guest)")
     await taken.close()
+    guest_token = await guest.evaluate(TOKEN)
     await guest.fill("#register-username", "Ada_L")
     await guest.click("#register")
     await expect(guest.locator("#account-name")).to_contain_text("Signed in as Ada_L.")
     await expect(guest.locator("#who")).to_have_text("Ada_L")
     await expect(guest.locator("#nav-account")).to_have_text("Account")
     await guest.screenshot(path=shot_path("account-registered"))
+    # The account has a new token, saved in place of the guest's, which stopped working:
+    # the SDK's session with a copy of it is signed out, and the copy resumes nothing.
+    assert await guest.evaluate(TOKEN) not in (None, guest_token)
+    assert [event async for event in first.events() if event.type == "welcome"] == []
+    assert first.ended is not None and first.ended.reason == (
+        "signed out: this player registered an account on another device or page"
+    )
+    with pytest.raises(BadTokenError):
+        await (await ArenaClient.connect(arena.url)).hello(token=guest_token)
+    await first.close()
+    first = await same_player(guest, arena.url)
     assert (await first.profile()).username == "Ada_L"
     # Another browser (its own storage): the login form, any case, the same player.
     other = await open_page(browser, arena.url, errors)
@@ -203,12 +215,18 @@ async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
     await page.click("#change-password")
     await expect(page.locator("#password-error")).to_have_text("the old password is wrong")
     await expect(page.locator("#password-status")).to_have_text("")
+    before = await page.evaluate(TOKEN)
     await page.fill("#old-password", PASSWORD)
     await page.click("#change-password")
     await expect(page.locator("#password-status")).to_have_text(
         "Password changed: your other devices are signed out."
     )
     await expect(page.locator("#password-error")).to_have_text("")
+    # The page keeps the new token the server gave: a copy of the old one resumes nothing.
+    after_change = await page.evaluate(TOKEN)
+    assert after_change not in (None, before)
+    with pytest.raises(BadTokenError):
+        await (await ArenaClient.connect(arena.url)).hello(token=before)
     # Another browser's token was revoked: its open page is signed out at once (the server
     # closed its session), without a reload, and says so.
     await expect(laptop.locator("#link")).to_have_text(
@@ -219,9 +237,13 @@ async def test_a_new_password_is_checked_by_the_server_and_then_logs_in(
     await expect(laptop.locator("#who")).to_have_text("")
     assert await laptop.evaluate(TOKEN) is None
     await laptop.screenshot(path=shot_path("account-signed-out-elsewhere"))
-    # The page that changed it is still signed in, after a reload too.
+    # The page that changed it is still signed in, after a reload too (with the new token).
     await page.reload()
     await expect(page.locator("#who")).to_have_text("dee_d")
+    assert await page.evaluate(TOKEN) == after_change
+    resumed = await same_player(page, arena.url)
+    assert resumed.player_id == dee.player_id
+    await resumed.close()
     # The SDK's session (another device) lost its token; the new password logs in.
     with pytest.raises(BadTokenError):
         await (await ArenaClient.connect(arena.url)).hello(token=dee.token)

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.async_api import Browser, Page, WebSocket, expect
 
-from client.errors import ArenaError
+from client.errors import ArenaError, BadTokenError
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features import lobby as lobby_feature
@@ -372,13 +372,20 @@ async def test_another_tab_of_the_guest_shows_its_new_name_and_then_its_account(
     # Told by the server, the other tab follows without a reload: its header and its field.
     await expect(other.locator("#who")).to_have_text("ada two (guest)")
     await expect(other.locator("#name")).to_have_value("ada two")
-    # A register in the first tab makes the other one the account's: "Signed in as".
-    guest = await ArenaClient.connect(arena.url)
-    await guest.hello(token=await saved(page, TOKEN_KEY))
-    await guest.register("Ada_L", "correct horse battery")
-    await guest.close()
+    # A register in the first tab makes the other one the account's: "Signed in as". The
+    # guest's token stopped working (the server closed the other tab's session with it):
+    # that tab resumes with the account's new token, which the first one saved.
+    guest_token = await saved(page, TOKEN_KEY)
+    await page.click("#nav-account")
+    await page.fill("#register-username", "Ada_L")
+    await page.fill("#register-password", "correct horse battery")
+    await page.click("#register")
+    await expect(page.locator("#who")).to_have_text("Ada_L")
     await expect(other.locator("#who")).to_have_text("Ada_L")
     await expect(other.locator("#signed-in")).to_have_text("Signed in as Ada_L.")
+    assert await saved(other, TOKEN_KEY) not in (None, guest_token)
+    with pytest.raises(BadTokenError):
+        await (await ArenaClient.connect(arena.url)).hello(token=guest_token)
     assert errors == []
 
 

@@ -126,6 +126,12 @@ export class Arena {
             welcome = await this.sendOn(ws, hello);
           } catch (error) {
             if (error.code !== "bad_token") throw error;
+            if (token && this.sessionToken && this.sessionToken !== token) {
+              // Another tab of this browser saved a new token meanwhile (it registered, or
+              // changed the password): the next try, on a new connection, resumes with it.
+              ws.close();
+              throw error;
+            }
             // Expired, logged out or revoked (another tab's saved token is not this one's).
             localStorage.removeItem(TOKEN_KEY);
             if (!name) {
@@ -192,16 +198,28 @@ export class Arena {
     return renamed.name;
   }
 
-  // The guest on this page claims `username`; their player, token and races stay theirs.
+  // The guest on this page claims `username`; their player and races stay theirs. The
+  // account has a new token (the guest's stopped working): saved in place of the guest's.
   async register(username, password) {
     const account = await this.request({ type: "register", username, password });
+    this.renewed(account.token);
     this.player = { ...this.player, name: account.username, username: account.username };
     this.emit("account", this.player);
     return account;
   }
 
+  // A new password: every token of the account stops working, this page's too; the
+  // server's ok carries this session's new one, saved in its place.
   async changePassword(oldPassword, newPassword) {
-    return this.request({ type: "change_password", old_password: oldPassword, new_password: newPassword });
+    const ok = await this.request({ type: "change_password", old_password: oldPassword, new_password: newPassword });
+    this.renewed(ok.token);
+    return ok;
+  }
+
+  // The server gave this session a new token (the one it said hello with was revoked):
+  // kept as hello's is, so a reload or a dropped connection resumes with it.
+  renewed(token) {
+    if (token && !this.watchOnly) localStorage.setItem(TOKEN_KEY, token);
   }
 
   // Revoke this page's token (the server closes the connection after ok), and forget it.
