@@ -46,6 +46,7 @@ from server.transport.connection import ConnectionHandler
 from server.transport.fanout import Fanout
 from server.transport.gate import gated_connection
 from server.transport.http import client_address, http_routes
+from server.transport.origins import OriginPolicy
 from server.transport.router import Router
 from server.transport.session import Session
 from server.transport.spectators import Spectators
@@ -327,7 +328,13 @@ class ArenaServer:
                 connection,
                 settings.host,
                 settings.port,
-                process_request=http_routes(store, self.metrics, admission, WebFiles()),
+                process_request=http_routes(
+                    store,
+                    self.metrics,
+                    admission,
+                    WebFiles(),
+                    OriginPolicy(settings.allowed_origins.split(","), admission.trusted_proxies),
+                ),
                 create_connection=gated_connection(admission, self.metrics),
                 compression=None,
                 max_size=settings.max_message_bytes,

@@ -32,6 +32,7 @@ ENV_VARS: Final = {
     "new_player_rate": "SA_NEW_PLAYER_RATE",
     "new_player_burst": "SA_NEW_PLAYER_BURST",
     "trusted_proxies": "SA_TRUSTED_PROXIES",
+    "allowed_origins": "SA_ALLOWED_ORIGINS",
     "abuse_ban": "SA_ABUSE_BAN",
     "login_failures_per_address": "SA_LOGIN_FAILURES_PER_ADDRESS",
     "login_failures_per_account": "SA_LOGIN_FAILURES_PER_ACCOUNT",
@@ -81,6 +82,8 @@ HELP: Final = {
     "login_failures_per_account": "wrong passwords for one account in 15 minutes, from all addresses and "
     "nodes together, past which only addresses it logged in from in 30 days may try (0: no limit)",
     "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
+    "allowed_origins": "comma-separated origins (https://host[:port]) of pages elsewhere that may open "
+    "WebSockets here, besides the server's own page and clients that send no Origin; * allows any",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "daily_secret": "the secret daily deals' seeds derive from (unset: one made once, kept in Redis)",
     "daily_time_limit": "time limit of a daily attempt, in seconds",
@@ -152,6 +155,39 @@ CLUSTER_SCHEMES: Final = ("redis+cluster", "rediss+cluster")
 REDIS_SCHEMES: Final = ("redis", "rediss", "unix", *CLUSTER_SCHEMES)
 
 
+#: The schemes a page's origin may have (``SA_ALLOWED_ORIGINS``), with their default ports.
+DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+#: (scheme, host, port), the port filled in from the scheme when the origin leaves it out.
+Site = tuple[str, str, int]
+
+
+def parse_origin(origin: str) -> Site | None:
+    """The site of an origin as browsers send it (``scheme://host[:port]``, http or
+    https), or None for anything else (``null``, another scheme, a path, credentials).
+
+    >>> parse_origin("https://Arena.example"), parse_origin("http://[::1]:8765")
+    (('https', 'arena.example', 443), ('http', '::1', 8765))
+    >>> parse_origin("null"), parse_origin("file://"), parse_origin("https://a.example/page")
+    (None, None, None)
+    """
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:  # a port that is not a number from 0 to 65535
+        return None
+    scheme = parts.scheme.lower()
+    if (
+        scheme not in DEFAULT_PORTS
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+    ):
+        return None
+    return scheme, parts.hostname, port or DEFAULT_PORTS[scheme]
+
+
 class SettingError(ValueError):
     """A setting's value the node cannot run with; the message is one line naming it."""
 
@@ -220,6 +256,10 @@ class Settings:
     login_failures_per_account: int = 50
     #: Proxies (comma-separated addresses) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: str = ""
+    #: Origins (comma-separated ``scheme://host[:port]``, ``*``: any) of pages served
+    #: elsewhere whose WebSocket handshakes are accepted, besides this server's own page
+    #: and clients that send no ``Origin`` (``server/transport/origins.py``).
+    allowed_origins: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.
     guest_ttl: int = 30 * 24 * 3600
     #: The secret daily deals' seeds derive from; empty: one is made once and kept in Redis
@@ -300,6 +340,14 @@ class Settings:
                     f"{setting_name('trusted_proxies')} takes IP addresses separated by commas "
                     f"(a proxy's own, as its connections come from), not {proxy!r}"
                 ) from None
+
+        for origin in filter(None, (o.strip() for o in self.allowed_origins.split(","))):
+            if origin != "*" and parse_origin(origin) is None:
+                raise SettingError(
+                    f"{setting_name('allowed_origins')} takes origins as browsers send them, "
+                    f"http:// or https:// with a host and maybe a port (https://arena.example:8443), "
+                    f"or *, separated by commas, not {origin!r}"
+                )
 
     def _check_redis_url(self) -> None:
         """A URL of a scheme no client opens would only fail at start, in redis-py's words.

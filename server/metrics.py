@@ -37,7 +37,8 @@ class Metrics:
         )
         self.refused_connections = Counter(
             "arena_refused_connections",
-            "Connections refused (HTTP 429) by a per-address limit",
+            "Connections refused before the handshake: by a per-address limit (HTTP 429), "
+            "held at the door (dropped), or for a page of another site (origin, HTTP 403)",
             ["reason"],
             registry=self.registry,
         )

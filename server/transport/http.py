@@ -1,5 +1,7 @@
 """Plain HTTP on the WebSocket port, through websockets' ``process_request``:
-``GET /healthz`` (200 when Redis answers, else 503) and ``GET /metrics`` (Prometheus).
+``GET /healthz`` (200 when Redis answers, else 503) and ``GET /metrics`` (Prometheus);
+and the checks before a WebSocket handshake: its ``Origin`` (403), then its address's
+limits (429).
 """
 
 from __future__ import annotations
@@ -15,16 +17,22 @@ from websockets.http11 import Request, Response
 from server.admission import Admission
 from server.metrics import Metrics
 from server.store import Store
+from server.transport.origins import OriginPolicy
 from server.transport.session import peer_host
 from server.transport.web import WebFiles
+
+#: The body of a handshake refused for its ``Origin``.
+FOREIGN_ORIGIN = "WebSocket connections from pages of other sites are refused (Origin not allowed)\n"
 
 ProcessRequest = Callable[[ServerConnection, Request], Awaitable[Response | None]]
 
 
-def http_routes(store: Store, metrics: Metrics, admission: Admission, web: WebFiles) -> ProcessRequest:
+def http_routes(
+    store: Store, metrics: Metrics, admission: Admission, web: WebFiles, origins: OriginPolicy
+) -> ProcessRequest:
     """The HTTP routes (health, metrics, the browser client's files), and the door to
-    WebSocket: an address over its limits gets 429 before the handshake (it costs no
-    session)."""
+    WebSocket: a page of another site gets 403, then an address over its limits gets 429,
+    before the handshake (neither costs a session; the first spends none of the limits)."""
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
@@ -44,6 +52,9 @@ def http_routes(store: Store, metrics: Metrics, admission: Admission, web: WebFi
         page = web.response(connection, request)
         if page is not None:
             return page
+        if origins.refuses(request.headers, peer_host(connection)):
+            metrics.refused_connections.labels(reason="origin").inc()
+            return connection.respond(403, FOREIGN_ORIGIN)
         address = client_address(connection, request, admission)
         refusal = admission.refuse_connection(address)
         if refusal is not None:

@@ -98,6 +98,11 @@ def test_a_value_out_of_range_or_not_a_choice_is_refused_at_start_naming_the_set
         ({"SA_REDIS_FSYNC": "sometimes"}, "--redis-fsync (SA_REDIS_FSYNC)"),
         ({"SA_TRUSTED_PROXIES": "10.0.0.2,proxy"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
         ({"SA_TRUSTED_PROXIES": "10.0.0.0/24"}, "--trusted-proxies (SA_TRUSTED_PROXIES)"),
+        ({"SA_ALLOWED_ORIGINS": "arena.example"}, "--allowed-origins (SA_ALLOWED_ORIGINS)"),
+        (
+            {"SA_ALLOWED_ORIGINS": "https://a.example,https://b.example/play"},
+            "--allowed-origins (SA_ALLOWED_ORIGINS)",
+        ),
         ({"REDIS_URL": "localhost:6379"}, "--redis-url (REDIS_URL)"),
         ({"REDIS_URL": "redis://:pw@127.0.0.1:notaport/0"}, "--redis-url (REDIS_URL)"),
         ({"REDIS_URL": "redis://127.0.0.1:65536"}, "--redis-url (REDIS_URL)"),
