@@ -169,10 +169,8 @@ class WatchedRace:
         """The race ended while the spectator was away (a dropped connection came back to
         find it over): its results, and each racer's last board from ``finals`` (a page of
         their replay ending with it; a racer without one keeps the board last seen)."""
-        if self.race is None or summary.race_id != self.race_id:
+        if not self.apply(RaceEnded(race_id=summary.race_id, summary=summary)):
             return
-        self.summary = summary
-        self.race = self.race.model_copy(update={"status": "finished", "racers": self._rerated()})
         standings = {s.player_id: s for s in summary.standings}
         for replay in finals:
             standing = standings.get(replay.player_id)

@@ -289,6 +289,36 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     }
   }
 
+  // The race is over (its race_ended, or its results read after the connection came back):
+  // the results, and after a rated race the new ratings.
+  function raceEnded(e) {
+    race.status = "finished";
+    status.textContent = statusText();
+    tick();
+    drawWatchers();
+    showResults(e.summary);
+    if (e.summary.rated) {
+      arena.request({ type: "get_race", race_id: e.summary.race_id })
+        .then((reply) => {
+          // The results stay in view after a featured watch moved on (it may have by now):
+          // their rows get the new ratings in place, keeping the heading they have.
+          if (gone || results.dataset.race !== e.summary.race_id) return;
+          for (const s of e.summary.standings) {
+            const cell = results.querySelector(`tr[data-player="${CSS.escape(s.player_id)}"] .rating-change`);
+            if (cell) cell.textContent = standingRating(s, reply.race);
+          }
+          if (race?.race_id !== e.summary.race_id) return;
+          // The racers' cards and the large board's head carry the new ratings too.
+          for (const after of reply.race.racers) {
+            const r = racerOf(after.player_id);
+            if (r) Object.assign(r, { rating: after.rating, provisional: after.provisional });
+          }
+          for (const id of boards.keys()) drawRacer(id);
+        })
+        .catch(() => {}); // the changes alone stay
+    }
+  }
+
   // The race ended while the connection was down: its results, and each racer's last
   // board (a page of their replay). False when they cannot be read either.
   async function endedAway() {
@@ -306,11 +336,8 @@ export function watchPage({ app, arena, readingSession }, raceId) {
         showBoard(page.player_id);
       }
       showError(error, null);
-      race.status = "finished";
+      raceEnded({ race_id: raceId, summary });
       status.textContent = `${statusText()}: it ended while the connection was down`;
-      tick();
-      drawWatchers();
-      showResults(summary);
       return true;
     } catch {
       return false;
@@ -355,34 +382,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       drawDealNote();
       status.textContent = statusText();
     }),
-    arena.on("race_ended", (e) => {
-      if (!ours(e)) return;
-      race.status = "finished";
-      status.textContent = statusText();
-      tick();
-      drawWatchers();
-      showResults(e.summary);
-      if (e.summary.rated) {
-        arena.request({ type: "get_race", race_id: e.summary.race_id })
-          .then((reply) => {
-            // The results stay in view after a featured watch moved on (it may have by now):
-            // their rows get the new ratings in place, keeping the heading they have.
-            if (gone || results.dataset.race !== e.summary.race_id) return;
-            for (const s of e.summary.standings) {
-              const cell = results.querySelector(`tr[data-player="${CSS.escape(s.player_id)}"] .rating-change`);
-              if (cell) cell.textContent = standingRating(s, reply.race);
-            }
-            if (race?.race_id !== e.summary.race_id) return;
-            // The racers' cards and the large board's head carry the new ratings too.
-            for (const after of reply.race.racers) {
-              const r = racerOf(after.player_id);
-              if (r) Object.assign(r, { rating: after.rating, provisional: after.provisional });
-            }
-            for (const id of boards.keys()) drawRacer(id);
-          })
-          .catch(() => {}); // the changes alone stay
-      }
-    }),
+    arena.on("race_ended", (e) => { if (ours(e)) raceEnded(e); }),
     arena.on("race_cancelled", (e) => { if (ours(e)) { race.status = "cancelled"; status.textContent = e.message ?? statusText(); tick(); drawWatchers(); } }),
     arena.on("racer_renamed", (e) => { // at once, even in a delayed race: a name is not a board
       const r = ours(e) && racerOf(e.player_id);
