@@ -14,8 +14,8 @@ from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.solver import solve
-from tests.web.conftest import shot_path
-from tests.web.test_browser import expected, shown
+from tests.web.conftest import held_page, shot_path
+from tests.web.test_browser import create_race_on, expected, shown
 from tests.web.test_race_page import racing_with_frames
 
 #: The focused element's pile and accessible name, if the board has the focus.
@@ -193,4 +193,39 @@ async def test_eagle_wing_deals_and_plays_the_waste_with_the_keyboard(
     await page.keyboard.press("Enter")
     await board_is(page, ["deal"] * 5 + ["waste>t1"], "eagle-wing")
     assert moves(sent) == ["deal"] * 5 + ["waste>t1"]
+    assert errors == []
+
+
+async def test_a_late_ack_keeps_the_same_move_typed_again_in_the_box(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The winning line plays t1>t7, two other moves, then t1>t7 again. Typed quickly, the
+    first t1>t7's ack comes only once the second is in the box: the box keeps it (it was
+    typed after that move was sent), and Enter plays it."""
+    errors: list[str] = []
+    page, held = await held_page(browser, arena.url, errors)
+    code = await create_race_on(page)
+    bob = await connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.ready((await bob.join_race(code)).race_id)
+    await page.click("#ready")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None and line[27] == line[30] == "t1>t7"
+    for move in line[:27]:
+        await page.fill("#move", move)
+        await page.press("#move", "Enter")
+    await board_is(page, line[:27])
+    held.types = {"move_ack"}
+    for move in line[27:30]:
+        await page.fill("#move", move)
+        await page.press("#move", "Enter")
+    await held.wait(page, "move_ack")
+    await page.fill("#move", line[30])
+    held.release()
+    await board_is(page, line[:30])
+    await expect(page.locator("#move")).to_have_value("t1>t7")
+    await page.press("#move", "Enter")
+    await board_is(page, line[:31])
+    await expect(page.locator("#move")).to_have_value("")
     assert errors == []

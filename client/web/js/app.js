@@ -1237,6 +1237,10 @@ function racePage(raceId, arrived = null) {
   // in a race without hints the server says why not).
   // A move typed stays there while it is sent, and after a refusal (to be put right): the
   // box is emptied once the server took it (unless something else was typed meanwhile).
+  // Counted so that a move's late ack never empties the box of a move typed since, even
+  // the same text again (a later t1>t7 while the first one's ack is on its way).
+  let edits = 0;
+  moveInput.addEventListener("input", () => { edits += 1; });
   moveInput.addEventListener("keydown", (event) => {
     const typed = moveInput.value.trim();
     if (event.key !== "Enter" || !typed) return;
@@ -1245,7 +1249,8 @@ function racePage(raceId, arrived = null) {
       askHint();
       return;
     }
-    play(typed).then((taken) => { if (taken && moveInput.value.trim() === typed) moveInput.value = ""; });
+    const sentAt = edits;
+    play(typed).then((taken) => { if (taken && edits === sentAt) moveInput.value = ""; });
   });
   document.addEventListener("keydown", shortcut);
   app.replaceChildren(heading,
