@@ -4,8 +4,9 @@ The search (:func:`shared.strategies.hint`, the bots' own) reads the racer's vie
 never a hidden card, and the positions their board has been in (replayed from the deal
 and their moves in the race's log), so that a hint never leads back to one. It is pure
 Python and takes up to about a tenth of a second, so it runs in a
-:class:`~server.worker.Worker` process. One racer has one hint in flight and at most one
-per :data:`HINT_COOLDOWN`; beyond :data:`MAX_QUEUED` hints waiting, the node says it is busy.
+:class:`~server.worker.Worker` process. One racer has one hint in flight and waits
+:data:`HINT_COOLDOWN` after a hint's answer for the next (a search slowed down gives no
+second hint at once); beyond :data:`MAX_QUEUED` hints waiting, the node says it is busy.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class Hints:
         legal = game.legal_moves()
         moves = [m.move for m in await self.store.boards.move_log(race_id) if m.player_id == player_id]
         move = await self._search(game.view(), legal, meta.game, meta.seed, moves) if legal else None
+        self._last[player_id] = time.monotonic()
         why = None if move is not None else NOTHING_NEW if legal else NO_MOVE
         return Reply(Hint(id=message.id, race_id=race_id, seq=record.seq, move=move, message=why))
 

@@ -180,6 +180,28 @@ async def test_a_hint_is_a_legal_move_in_a_race_that_allows_hints(arena: ArenaSe
         assert ack["type"] == "move_ack"
 
 
+async def test_the_hint_cooldown_runs_from_the_answer_so_a_slow_search_gives_no_second_hint_at_once(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search takes longer than the cooldown (a busy node): a hint asked right after
+    the first one's answer is still refused."""
+    assert arena.features is not None
+    hints = arena.features.hints
+    search = hints._search
+
+    async def slow_search(*args: Any) -> str | None:
+        await asyncio.sleep(hints_feature.HINT_COOLDOWN + 0.2)
+        return await search(*args)
+
+    monkeypatch.setattr(hints, "_search", slow_search)
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob, hints=True)
+        hint = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert hint["type"] == "hint" and hint["move"] is not None
+        again = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert again["type"] == "error" and again["code"] == "rate_limited"
+
+
 #: An Eight Off deal whose hints, followed from the deal, leave after these 21 moves only
 #: moves back to a position the board had (tests/shared/test_hint.py follows them).
 STUCK_SEED = 57
