@@ -57,3 +57,34 @@ def test_a_sigkilled_node_takes_its_worker_process_with_it() -> None:
         node.wait()
         if worker_pid and _alive(worker_pid):
             os.kill(worker_pid, signal.SIGKILL)
+
+
+#: A process whose worker is in a long call when the node stops it, then returns.
+_STOPPING_NODE = """
+import asyncio, logging, time
+from server.worker import Worker, WorkerDied
+
+async def main():
+    worker = Worker("test")
+    call = asyncio.ensure_future(worker.run(time.sleep, 60))
+    await asyncio.sleep(1)  # the call is running in the worker
+    worker.stop()
+    try:
+        await call
+    except WorkerDied:
+        print("the call ended", flush=True)
+
+logging.basicConfig()
+asyncio.run(main())
+"""
+
+
+def test_a_node_stopping_its_worker_mid_call_exits_without_waiting_for_the_call() -> None:
+    """A day's deal search takes seconds, more on a busy machine: Ctrl-C or SIGTERM then
+    must not wait for it (the process pool's exit would join the worker's call, 60 s
+    here, past the run's timeout), nor log the ended call as a worker that died."""
+    node = subprocess.run(
+        [sys.executable, "-c", _STOPPING_NODE], cwd=ROOT, capture_output=True, text=True, timeout=50,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert node.stdout == "the call ended\n" and node.returncode == 0 and node.stderr == "", node.stderr
