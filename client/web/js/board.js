@@ -162,8 +162,13 @@ export class Board {
     // size: the board is drawn again at the new one as its box's width changes (a board
     // out of the document, its page left, is not).
     this.sized = null; // the card sizes the board was last drawn at
+    this.width = 0; // the board's width (px) as drawn, before fit() zooms it
+    // A board wider than its box (a phone with a large font) is drawn smaller to fit it
+    // (fit), again as the box's width changes.
     new ResizeObserver(() => {
-      if (this.view && this.container.isConnected && this.sizes().key !== this.sized) this.draw();
+      if (!this.view || !this.container.isConnected) return;
+      if (this.sizes().key !== this.sized) this.draw();
+      else this.fit();
     }).observe(container);
     if (onMove) {
       this.describe();
@@ -408,15 +413,29 @@ export class Board {
   }
 
   // A card's width and height, a slot's step and the room a card's corner takes (its rank
-  // and suit, px) as style.css has them now.
+  // and suit, px) as style.css has them now, in the root's rem (the user's font size).
   sizes() {
     const style = getComputedStyle(document.documentElement);
-    const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
+    const rem = parseFloat(style.fontSize) || 16;
     const w = parseFloat(style.getPropertyValue("--w")) * rem;
     const h = parseFloat(style.getPropertyValue("--h")) * rem;
     const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
     const corner = parseFloat(style.getPropertyValue("--corner")) * rem;
     return { rem, w, h, step, corner, key: `${rem} ${w} ${h} ${step} ${corner}` };
+  }
+
+  // The board drawn smaller (zoomed) when it is wider than its box, so that every pile
+  // is in sight without scrolling it sideways: the cards' sizes come in the user's rem,
+  // which a phone with a large font cannot fit across. A board drawn at a zoom of its own
+  // (Watch's small boards, whose box is as wide as they are) is left as it is.
+  fit() {
+    const inner = this.container.firstElementChild;
+    if (!inner || !this.width) return;
+    const box = getComputedStyle(this.container);
+    if (box.zoom !== "1") return;
+    const room = this.container.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight);
+    const zoom = room > 0 && room < this.width ? Math.floor((room / this.width) * 1000) / 1000 : 1;
+    inner.style.zoom = zoom < 1 ? String(zoom) : "";
   }
 
   draw() {
@@ -521,6 +540,8 @@ export class Board {
     inner.style.width = `${width}px`;
     inner.style.height = `${height + rem}px`;
     this.container.append(inner);
+    this.width = width;
+    this.fit();
     this.places = places;
     // The tab stop: where the focus was (that pile's top card if the stop is gone), and
     // the focus back on it if the board had it before this redraw.

@@ -1,0 +1,58 @@
+"""The browser client on a phone, in real headless Chromium with a touch screen: a larger
+font than the browser's default, a phone held sideways, taps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Browser, Page, expect
+
+from server.app import ArenaServer
+from tests.web.conftest import shot_path
+from tests.web.test_browser import fits_the_screen, running_race_page
+
+PHONE: dict[str, Any] = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+
+#: The pairs of piles (by name) a card of one of which covers a card of the other.
+OVERLAPPING_PILES = """() => {
+  const meets = (a, b) =>
+    a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const cards = [...document.querySelectorAll("#board .pile")].flatMap((pile) =>
+    [...pile.querySelectorAll(".card")].map((card) => [pile.dataset.pile, card.getBoundingClientRect()]));
+  const pairs = new Set();
+  for (const [a, boxA] of cards) {
+    for (const [b, boxB] of cards) if (a < b && meets(boxA, boxB)) pairs.add(`${a} ${b}`);
+  }
+  return [...pairs];
+}"""
+
+
+async def with_font_size(page: Page, pixels: int) -> None:
+    """The browser's standard font at ``pixels`` (a user's setting), the page loaded again."""
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("Page.setFontSizes", {"fontSizes": {"standard": pixels}})
+    await page.reload()
+
+
+async def test_a_larger_browser_font_keeps_the_piles_apart_and_the_page_within_a_phones_screen(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Cards are sized in the user's rem: with the browser's font at 24 px the board lays
+    its piles out at the cards' own size (no card over another pile's), and draws itself
+    smaller where Eight Off's ten piles would not fit across a 360 px phone; the page's
+    text follows that font too."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, **PHONE)
+    await with_font_size(page, 24)
+    await expect(page.locator('#board .pile[data-pile="t8"] .card').first).to_be_visible()
+    assert await page.evaluate("getComputedStyle(document.body).fontSize") == "24px"
+    await page.screenshot(path=shot_path("phone-font-24"))
+    assert await page.evaluate(OVERLAPPING_PILES) == []
+    await fits_the_screen(page)
+    t1 = await page.locator('#board .pile[data-pile="t1"]').bounding_box()
+    t2 = await page.locator('#board .pile[data-pile="t2"]').bounding_box()
+    assert t1 is not None and t2 is not None
+    assert t1["x"] + t1["width"] < t2["x"]  # a gap between neighbours
+    assert t2["x"] + t2["width"] <= 360
+    await bob.close()
+    assert errors == []
