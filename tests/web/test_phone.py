@@ -56,3 +56,24 @@ async def test_a_larger_browser_font_keeps_the_piles_apart_and_the_page_within_a
     assert t2["x"] + t2["width"] <= 360
     await bob.close()
     assert errors == []
+
+
+async def test_a_phone_held_sideways_fits_the_whole_board_in_the_screens_height(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """740 x 360 (a phone in landscape): the cards shrink for the short screen, so Eight
+    Off's whole board (its four foundations down the side, its fanned tableau) is in sight
+    at once once scrolled to; every move needs no scrolling."""
+    errors: list[str] = []
+    sideways = {"viewport": {"width": 740, "height": 360}, "is_mobile": True, "has_touch": True}
+    page, bob = await running_race_page(browser, arena.url, errors, **sideways)
+    board = page.locator("#board")
+    await board.scroll_into_view_if_needed()
+    box = await board.bounding_box()
+    assert box is not None
+    assert box["height"] <= 360, f"the board is {box['height']}px tall on a 360px high screen"
+    await expect(board).to_be_in_viewport(ratio=1)
+    await page.screenshot(path=shot_path("phone-sideways"))
+    await fits_the_screen(page)
+    await bob.close()
+    assert errors == []

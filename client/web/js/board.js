@@ -412,8 +412,8 @@ export class Board {
     return names;
   }
 
-  // A card's width and height, a slot's step and the room a card's corner takes (its rank
-  // and suit, px) as style.css has them now, in the root's rem (the user's font size).
+  // A card's width and height, a slot's step, the room a card's corner takes (its rank
+  // and suit) and a fanned pile's step from card to card (px) as style.css has them now, in the root's rem (the user's font size).
   sizes() {
     const style = getComputedStyle(document.documentElement);
     const rem = parseFloat(style.fontSize) || 16;
@@ -421,7 +421,8 @@ export class Board {
     const h = parseFloat(style.getPropertyValue("--h")) * rem;
     const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
     const corner = parseFloat(style.getPropertyValue("--corner")) * rem;
-    return { rem, w, h, step, corner, key: `${rem} ${w} ${h} ${step} ${corner}` };
+    const fan = parseFloat(style.getPropertyValue("--fan")) * rem || rem * 1.35;
+    return { rem, w, h, step, corner, fan, key: `${rem} ${w} ${h} ${step} ${corner} ${fan}` };
   }
 
   // The board drawn smaller (zoomed) when it is wider than its box, so that every pile
@@ -447,7 +448,7 @@ export class Board {
     const inner = document.createElement("div");
     inner.className = `board-inner game-${view.game}`;
     const sizes = this.sizes();
-    const { rem, w, h, step, key } = sizes;
+    const { rem, w, h, step, fan, key } = sizes;
     this.sized = key;
     const targets = this.targets();
     const hint = this.hinted;
@@ -473,7 +474,7 @@ export class Board {
         : `<span class="label">${slot.pile}</span>`;
       const hidden = data.count - data.cards.length;
       const shown = slot.fan ? [...Array(hidden).fill(null), ...data.cards] : data.count ? [data.cards.at(-1) ?? null] : [];
-      const fanStep = slot.fan ? rem * 1.35 : 0;
+      const fanStep = slot.fan ? fan : 0;
       const treizeWaste = view.game === "treize" && slot.pile === "waste";
       const cards = treizeWaste ? data.cards : shown;
       const offsets = treizeWaste ? wasteOffsets(cards.length, sizes) : [];
