@@ -3,13 +3,17 @@ font than the browser's default, a phone held sideways, taps."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from playwright.async_api import Browser, Page, expect
 
 from server.app import ArenaServer
+from shared import replay
+from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.web.conftest import shot_path
-from tests.web.test_browser import fits_the_screen, running_race_page
+from tests.web.test_browser import expected, fits_the_screen, open_page, running_race_page, until_shown
+from tests.web.test_race_page import race_against_bob
 
 PHONE: dict[str, Any] = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
 
@@ -76,4 +80,37 @@ async def test_a_phone_held_sideways_fits_the_whole_board_in_the_screens_height(
     await page.screenshot(path=shot_path("phone-sideways"))
     await fits_the_screen(page)
     await bob.close()
+    assert errors == []
+
+
+async def test_tapping_a_picked_up_card_twice_puts_it_back_and_sends_nothing_home(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """A card picked up, then tapped twice in a row (the taps a double tap, to the browser):
+    the first tap puts it back, the second does not pick it up again, and no double click
+    sends it home (a double-click on a card not picked up still does, on a desktop)."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors, **PHONE)
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(json.loads(frame))))
+    await race_against_bob(page, connect, arena.url)
+    start = replay("eight-off", WINNABLE_SEED, [])
+    assert "t4>f1" in [str(m) for m in start.legal_moves()]  # t4's top card can go home
+    ace = page.locator('#board .pile[data-pile="t4"] .card[data-card]').last
+    card = await ace.get_attribute("data-card")
+    for put_back in (ace.tap, ace.dblclick):
+        await ace.focus()
+        await page.keyboard.press("Enter")  # picked up
+        await expect(page.locator("#board .card.selected")).to_have_attribute("data-card", str(card))
+        if put_back == ace.tap:
+            await ace.tap()
+            await ace.tap()
+        else:
+            await ace.dblclick()
+        await expect(page.locator("#board .card.selected")).to_have_count(0)
+    # Nothing went home: the move played next is the only one the page sent.
+    await page.locator('#board .pile[data-pile="t1"] .card[data-card]').last.tap()
+    await page.locator('#board .pile[data-pile="r5"]').tap(position={"x": 5, "y": 5})
+    await until_shown(page, expected(replay("eight-off", WINNABLE_SEED, ["t1>r5"]).view()), "t1>r5")
+    assert [f["move"] for f in sent if f["type"] == "move"] == ["t1>r5"]
     assert errors == []

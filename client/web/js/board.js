@@ -152,6 +152,7 @@ export class Board {
     this.legal = [];
     this.selected = null; // { name, count }
     this.hinted = null; // a suggested move (parsed), outlined until the next view
+    this.pairOn = null; // { name, picked }: a double click's first click (see draw)
     this.places = null; // where draw() put each card: { cards, tops } (see draw)
     // The keyboard: the board is one tab stop (a roving tabindex) over its stops, each
     // what a click would pick or drop on: a pile's top card, a fanned pile's card where
@@ -513,9 +514,21 @@ export class Board {
             element.setAttribute("aria-label", `${element.getAttribute("aria-label")}${more}, ${on}${under}${lifted ? ", picked up" : ""}${target ? ", legal target" : ""}${hinted ? ", hinted" : ""}`);
             this.stops.push({ pile: slot.pile, key: treizeWaste ? name : count, name, count, element, slot });
           }
-          element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
+          element.addEventListener("click", (event) => {
+            event.stopPropagation();
+            // A double click's (or tap's) first click notes whether the card was picked up
+            // before it: then the pair only puts it back (its second click picks nothing
+            // up, its dblclick sends nothing home).
+            if (event.detail <= 1) this.pairOn = { name, picked: this.selected?.name === name };
+            else if (this.pairOn?.name === name && this.pairOn.picked) return;
+            this.click(name, count);
+          });
           element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
-          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name, count); });
+          element.addEventListener("dblclick", (event) => {
+            event.stopPropagation();
+            if (this.pairOn?.name === name && this.pairOn.picked) return;
+            this.home(name, count);
+          });
         }
         pileElement.append(element);
       });
