@@ -12,7 +12,15 @@ from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.web.conftest import shot_path
-from tests.web.test_browser import expected, fits_the_screen, open_page, running_race_page, until_shown
+from tests.web.test_browser import (
+    expected,
+    fits_the_screen,
+    open_page,
+    page_race_id,
+    running_race_page,
+    until_shown,
+)
+from tests.web.test_daily import daily_node, deal_box, open_daily
 from tests.web.test_race_page import race_against_bob
 
 PHONE: dict[str, Any] = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
@@ -113,4 +121,29 @@ async def test_tapping_a_picked_up_card_twice_puts_it_back_and_sends_nothing_hom
     await page.locator('#board .pile[data-pile="r5"]').tap(position={"x": 5, "y": 5})
     await until_shown(page, expected(replay("eight-off", WINNABLE_SEED, ["t1>r5"]).view()), "t1>r5")
     assert [f["move"] for f in sent if f["type"] == "move"] == ["t1>r5"]
+    assert errors == []
+
+
+async def test_a_daily_play_refused_says_why_beside_its_button_in_sight_on_a_phone(
+    browser: Browser, clean_redis: str
+) -> None:
+    """While racing a race, Play on the Daily page's last deal (scrolled down to it on a
+    small screen) is refused: the reason shows under that button, in sight."""
+    errors: list[str] = []
+    small = {"viewport": {"width": 360, "height": 500}, "is_mobile": True, "has_touch": True}
+    async with daily_node(clean_redis) as (arena, _clock):
+        page, bob = await running_race_page(browser, arena.url, errors, **small)
+        code = (await bob.get_race(page_race_id(page.url))).code
+        await open_daily(page)
+        play = deal_box(page, "treize").get_by_role("button", name="Play Treize")
+        await play.scroll_into_view_if_needed()
+        await play.tap()
+        refusal = page.locator("#daily-error")
+        await expect(refusal).to_have_text(
+            f"you are racing in race {code}: finish it before today's treize daily"
+        )
+        await expect(refusal).to_be_in_viewport(ratio=1)
+        await expect(play).to_be_in_viewport()
+        await page.screenshot(path=shot_path("phone-daily-refused"))
+        await bob.close()
     assert errors == []
