@@ -147,3 +147,24 @@ async def test_a_daily_play_refused_says_why_beside_its_button_in_sight_on_a_pho
         await page.screenshot(path=shot_path("phone-daily-refused"))
         await bob.close()
     assert errors == []
+
+
+async def test_a_touch_screen_shows_no_focus_ring_on_the_board_until_a_key_is_pressed(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The race page gives the board the focus (for keyboards and screen readers): on a
+    touch screen its card (or empty pile) shows no ring until a key is pressed; on a desktop it does."""
+    errors: list[str] = []
+    ring = "() => ((s) => [s.outlineStyle, s.outlineColor])(getComputedStyle(document.activeElement))"
+    for options, shown_at_once in ((PHONE, False), ({"viewport": {"width": 1280, "height": 800}}, True)):
+        page, bob = await running_race_page(browser, arena.url, errors, **options)
+        await page.reload()  # a race opened again: the board takes the focus
+        focused = page.locator("#board :focus")
+        await expect(focused).to_have_count(1)
+        white = ["solid", "rgb(255, 255, 255)"]
+        assert (await page.evaluate(ring) == white) == shown_at_once
+        await page.keyboard.press("ArrowRight")
+        await expect(page.locator("#board :focus")).to_have_count(1)
+        assert await page.evaluate(ring) == white
+        await bob.close()
+    assert errors == []
