@@ -168,3 +168,34 @@ async def test_a_touch_screen_shows_no_focus_ring_on_the_board_until_a_key_is_pr
         assert await page.evaluate(ring) == white
         await bob.close()
     assert errors == []
+
+
+#: The height (px) of each element ``selector`` matches, rounded down.
+HEIGHTS = "(elements) => elements.map((e) => Math.floor(e.getBoundingClientRect().height))"
+
+
+async def test_a_touch_screens_links_switches_and_check_boxes_are_a_fingers_size(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """On a touch screen the header's links and switches, the lobby's check boxes and the
+    Live page's links are at least 40 px tall, within a 360 px phone; a desktop's stay as
+    they were."""
+    errors: list[str] = []
+    _racing, bob = await running_race_page(browser, arena.url, errors, **PHONE)  # a race on Live
+    viewer = await open_page(browser, arena.url, errors, **PHONE)
+    await expect(viewer.locator("#create")).to_be_visible()
+    lobby = "header nav a, header button, label.check"
+    heights = await viewer.locator(lobby).evaluate_all(HEIGHTS)
+    assert len(heights) == 9 and min(heights) >= 40, heights
+    await fits_the_screen(viewer, "#app")
+    await viewer.click("#nav-live")
+    links = viewer.locator(".live-race a")
+    await expect(links).to_have_count(3)  # Watch, and each racer's profile
+    assert min(await links.evaluate_all(HEIGHTS)) >= 40
+    await fits_the_screen(viewer, "#app")
+    await viewer.screenshot(path=shot_path("phone-live"))
+    desktop = await open_page(browser, arena.url, errors, viewport={"width": 1280, "height": 800})
+    await expect(desktop.locator("#create")).to_be_visible()
+    assert max(await desktop.locator(lobby).evaluate_all(HEIGHTS)) < 40
+    await bob.close()
+    assert errors == []
