@@ -199,3 +199,29 @@ async def test_a_touch_screens_links_switches_and_check_boxes_are_a_fingers_size
     assert max(await desktop.locator(lobby).evaluate_all(HEIGHTS)) < 40
     await bob.close()
     assert errors == []
+
+
+#: Each face-up ten's corner label ("10♣"): how much wider (px) than its card's inside.
+TENS_SPILLING = """() => [...document.querySelectorAll('#board .card[data-card^="T"]')].map((card) => {
+  const range = document.createRange();
+  range.selectNodeContents(card.querySelector(".corner"));
+  const style = getComputedStyle(card);
+  const inside = card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return [card.dataset.card, Math.round((range.getBoundingClientRect().width - inside) * 10) / 10];
+}).filter(([, over]) => over > 0)"""
+
+
+async def test_a_tens_corner_label_fits_inside_a_phones_small_card(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """A ten's label ("10♣"), the widest, fits within its card at a phone's card sizes
+    (360 and 320 px wide screens, one held sideways) as on a desktop."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, **PHONE)
+    for width, height in ((360, 740), (320, 740), (740, 360), (1280, 800)):
+        await page.set_viewport_size({"width": width, "height": height})
+        await page.reload()
+        await expect(page.locator('#board .card[data-card^="T"]')).not_to_have_count(0)
+        assert await page.evaluate(TENS_SPILLING) == [], (width, height)
+    await bob.close()
+    assert errors == []

@@ -119,7 +119,7 @@ function cardElement(code, role) {
   }
   const rank = RANK_TEXT[code[0]] ?? code[0];
   const suit = code[1];
-  element.className = `card ${suit}`;
+  element.className = code[0] === "T" ? `card ${suit} ten` : `card ${suit}`;
   element.dataset.card = code;
   element.setAttribute("aria-label", cardName(code));
   element.innerHTML = `<span class="corner">${rank}${SUITS[suit]}</span><span class="pip">${SUITS[suit]}</span>`;
