@@ -1559,5 +1559,8 @@ motionButton.addEventListener("click", () => {
 });
 reducedMotion.addEventListener("change", () => setMotion(chosenMotion()));
 setMotion(chosenMotion());
+// A touch screen's user sees no focus ring on the board the page focuses for the keyboard
+// (style.css) until a key is pressed: from then on, the page is used with keys.
+document.addEventListener("keydown", () => document.body.classList.add("keys-used"), { once: true, capture: true });
 window.addEventListener("hashchange", route);
 route();

@@ -119,7 +119,7 @@ function cardElement(code, role) {
   }
   const rank = RANK_TEXT[code[0]] ?? code[0];
   const suit = code[1];
-  element.className = `card ${suit}`;
+  element.className = code[0] === "T" ? `card ${suit} ten` : `card ${suit}`;
   element.dataset.card = code;
   element.setAttribute("aria-label", cardName(code));
   element.innerHTML = `<span class="corner">${rank}${SUITS[suit]}</span><span class="pip">${SUITS[suit]}</span>`;
@@ -152,6 +152,7 @@ export class Board {
     this.legal = [];
     this.selected = null; // { name, count }
     this.hinted = null; // a suggested move (parsed), outlined until the next view
+    this.pairOn = null; // { name, picked }: a double click's first click (see draw)
     this.places = null; // where draw() put each card: { cards, tops } (see draw)
     // The keyboard: the board is one tab stop (a roving tabindex) over its stops, each
     // what a click would pick or drop on: a pile's top card, a fanned pile's card where
@@ -162,8 +163,13 @@ export class Board {
     // size: the board is drawn again at the new one as its box's width changes (a board
     // out of the document, its page left, is not).
     this.sized = null; // the card sizes the board was last drawn at
+    this.width = 0; // the board's width (px) as drawn, before fit() zooms it
+    // A board wider than its box (a phone with a large font) is drawn smaller to fit it
+    // (fit), again as the box's width changes.
     new ResizeObserver(() => {
-      if (this.view && this.container.isConnected && this.sizes().key !== this.sized) this.draw();
+      if (!this.view || !this.container.isConnected) return;
+      if (this.sizes().key !== this.sized) this.draw();
+      else this.fit();
     }).observe(container);
     if (onMove) {
       this.describe();
@@ -407,16 +413,31 @@ export class Board {
     return names;
   }
 
-  // A card's width and height, a slot's step and the room a card's corner takes (its rank
-  // and suit, px) as style.css has them now.
+  // A card's width and height, a slot's step, the room a card's corner takes (its rank
+  // and suit) and a fanned pile's step from card to card (px) as style.css has them now, in the root's rem (the user's font size).
   sizes() {
     const style = getComputedStyle(document.documentElement);
-    const rem = parseFloat(getComputedStyle(document.body).fontSize) || 16;
+    const rem = parseFloat(style.fontSize) || 16;
     const w = parseFloat(style.getPropertyValue("--w")) * rem;
     const h = parseFloat(style.getPropertyValue("--h")) * rem;
     const step = w + parseFloat(style.getPropertyValue("--gap")) * rem;
     const corner = parseFloat(style.getPropertyValue("--corner")) * rem;
-    return { rem, w, h, step, corner, key: `${rem} ${w} ${h} ${step} ${corner}` };
+    const fan = parseFloat(style.getPropertyValue("--fan")) * rem || rem * 1.35;
+    return { rem, w, h, step, corner, fan, key: `${rem} ${w} ${h} ${step} ${corner} ${fan}` };
+  }
+
+  // The board drawn smaller (zoomed) when it is wider than its box, so that every pile
+  // is in sight without scrolling it sideways: the cards' sizes come in the user's rem,
+  // which a phone with a large font cannot fit across. A board drawn at a zoom of its own
+  // (Watch's small boards, whose box is as wide as they are) is left as it is.
+  fit() {
+    const inner = this.container.firstElementChild;
+    if (!inner || !this.width) return;
+    const box = getComputedStyle(this.container);
+    if (box.zoom !== "1") return;
+    const room = this.container.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight);
+    const zoom = room > 0 && room < this.width ? Math.floor((room / this.width) * 1000) / 1000 : 1;
+    inner.style.zoom = zoom < 1 ? String(zoom) : "";
   }
 
   draw() {
@@ -428,7 +449,7 @@ export class Board {
     const inner = document.createElement("div");
     inner.className = `board-inner game-${view.game}`;
     const sizes = this.sizes();
-    const { rem, w, h, step, key } = sizes;
+    const { rem, w, h, step, fan, key } = sizes;
     this.sized = key;
     const targets = this.targets();
     const hint = this.hinted;
@@ -454,7 +475,7 @@ export class Board {
         : `<span class="label">${slot.pile}</span>`;
       const hidden = data.count - data.cards.length;
       const shown = slot.fan ? [...Array(hidden).fill(null), ...data.cards] : data.count ? [data.cards.at(-1) ?? null] : [];
-      const fanStep = slot.fan ? rem * 1.35 : 0;
+      const fanStep = slot.fan ? fan : 0;
       const treizeWaste = view.game === "treize" && slot.pile === "waste";
       const cards = treizeWaste ? data.cards : shown;
       const offsets = treizeWaste ? wasteOffsets(cards.length, sizes) : [];
@@ -493,9 +514,21 @@ export class Board {
             element.setAttribute("aria-label", `${element.getAttribute("aria-label")}${more}, ${on}${under}${lifted ? ", picked up" : ""}${target ? ", legal target" : ""}${hinted ? ", hinted" : ""}`);
             this.stops.push({ pile: slot.pile, key: treizeWaste ? name : count, name, count, element, slot });
           }
-          element.addEventListener("click", (event) => { event.stopPropagation(); this.click(name, count); });
+          element.addEventListener("click", (event) => {
+            event.stopPropagation();
+            // A double click's (or tap's) first click notes whether the card was picked up
+            // before it: then the pair only puts it back (its second click picks nothing
+            // up, its dblclick sends nothing home).
+            if (event.detail <= 1) this.pairOn = { name, picked: this.selected?.name === name };
+            else if (this.pairOn?.name === name && this.pairOn.picked) return;
+            this.click(name, count);
+          });
           element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
-          element.addEventListener("dblclick", (event) => { event.stopPropagation(); this.home(name, count); });
+          element.addEventListener("dblclick", (event) => {
+            event.stopPropagation();
+            if (this.pairOn?.name === name && this.pairOn.picked) return;
+            this.home(name, count);
+          });
         }
         pileElement.append(element);
       });
@@ -521,6 +554,8 @@ export class Board {
     inner.style.width = `${width}px`;
     inner.style.height = `${height + rem}px`;
     this.container.append(inner);
+    this.width = width;
+    this.fit();
     this.places = places;
     // The tab stop: where the focus was (that pile's top card if the stop is gone), and
     // the focus back on it if the board had it before this redraw.

@@ -106,7 +106,11 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
       enterRace({ ...reply.race, daily: { date: reply.date, scored: reply.scored, practice } });
     } catch (failure) {
       markBusy(button, false);
+      // Said under the button pressed, in sight on a phone scrolled down to its deal (the
+      // page's next drawing puts the line back at the top).
+      button.after(error);
       showError(error, failure);
+      error.scrollIntoView({ block: "nearest" });
       if (failure.code === "already_racing") await linkRacingRace(arena, error, failure);
     }
   }
