@@ -85,8 +85,8 @@ async def test_a_day_waits_for_an_attempt_begun_under_a_longer_time_limit_than_n
         race = (await cy.request({"type": "get_race", "race_id": adas}))["race"]
         assert race["status"] == "running" and race["ends_at"] == ends and "seed" not in race
         dailies = await cy.request({"type": "get_dailies", "date": DATE})
-        assert dailies["reveals_at"] == closes
         assert all("seed" not in d and "salt" not in d for d in dailies["deals"])
+        assert dailies["reveals_at"] == closes
         board = await cy.request({"type": "get_daily_board", "game": game, "date": DATE})
         assert board["reveals_at"] == closes
         standing = await cy.request({"type": "get_daily_standings", "date": DATE})
