@@ -16,12 +16,12 @@ from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
 from server.features.context import Caller, Reply
+from server.features.daily_close import closes_at
 from server.features.daily_rules import (
     DAY_MS,
     GhostPoint,
     board_result,
-    day_closed,
-    day_closes,
+    day_countable,
     day_of,
     day_start,
     ghost_timeline,
@@ -210,7 +210,8 @@ class Daily:
     async def get_dailies(self, caller: Caller, message: GetDailies) -> Reply:
         day = self._day(message.date)
         now, date = self.time.now_ms(), day.isoformat()
-        out = day_closed(date, now, self.settings.daily_time_limit)
+        reveals_at = await closes_at(self.store, date, self.settings.daily_time_limit)
+        out = now >= reveals_at
         deals: list[DailyInfo] = []
         for game in GAMES:
             try:
@@ -238,7 +239,7 @@ class Daily:
                 date=date,
                 opens_at=opens,
                 closes_at=opens + DAY_MS,
-                reveals_at=day_closes(day, self.settings.daily_time_limit),
+                reveals_at=reveals_at,
                 server_time=now,
                 deals=deals,
             )
@@ -355,7 +356,8 @@ class Daily:
         date, game, viewer = day.isoformat(), message.game, caller.player.player_id
         # Everyone's race ids once the day is closed; before, only the reader's own (the
         # moves of a deal still being played are nobody else's to read).
-        looking = day_closed(date, self.time.now_ms(), self.settings.daily_time_limit)
+        reveals_at = await closes_at(self.store, date, self.settings.daily_time_limit)
+        looking = self.time.now_ms() >= reveals_at
         mine = await self.store.dailies.board_place(date, game, viewer)
         total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
         if mine is not None and _misses(viewer, mine[1], rows, total, message.offset, message.limit):
@@ -380,7 +382,7 @@ class Daily:
             entries=entries,
             me=me,
             next_offset=message.offset + message.limit if more else None,
-            reveals_at=day_closes(day, self.settings.daily_time_limit),
+            reveals_at=reveals_at,
         )
         return Reply(board)
 
@@ -547,23 +549,27 @@ class Daily:
         return totals, places
 
     async def close_due(self) -> list[str]:
-        """Count the tournament points of every day whose last attempt is surely over (its
-        end plus an attempt's time limit) and that no node counted yet, oldest first: once
-        per day, on whichever node. It looks back to the last day counted (every node may
-        have been down for days), :data:`CATCH_UP_DAYS` at most."""
+        """Count the tournament points of every day that is closed (:func:`day_closes`: its
+        end plus the setting's time limit, and no sooner than the latest end of an attempt
+        begun that day, plus a minute) and whose every attempt has ended, and that no node
+        counted yet, oldest first: once per day, on whichever node. A day with an attempt
+        still unended waits (the race clock ends one whose time is up; the next pass
+        counts), and the days after it wait for it: days are counted in order. It looks
+        back to the last day counted (every node may have been down for days),
+        :data:`CATCH_UP_DAYS` at most."""
         now = self.time.now_ms()
         today = day_of(now)
         due: list[dt.date] = []
         for back in range(1, CATCH_UP_DAYS + 1):
             day = today - dt.timedelta(days=back)
-            if now < day_closes(day, self.settings.daily_time_limit):
-                continue
             if await self.store.dailies.closed(day.isoformat()):
                 break  # counted in order: the days before it were counted before it
             due.append(day)
         closed = []
         for day in reversed(due):
             date = day.isoformat()
+            if not await self._countable(date, now):
+                break
             self._standing.drop(date)  # count from the boards as they are now
             totals, _places = await self.day_points(date)
             days = (day - dt.date(1970, 1, 1)).days
@@ -573,6 +579,34 @@ class Daily:
                 level = logging.INFO if totals else logging.DEBUG
                 log.log(level, "daily tournament day counted", extra={"day": date, "players": len(totals)})
         return closed
+
+    async def _countable(self, date: str, now: int) -> bool:
+        """Whether the day's points may be counted now (:func:`day_countable`): it is closed,
+        and every attempt of it has ended, its board entry written (a race is finished only
+        after its entry is). An attempt whose time is up but which is not ended yet (its
+        node went down, the clocks have not come to it) is given a deadline, should it
+        have none, so that a race clock ends it and a later pass counts the day."""
+        limit = self.settings.daily_time_limit
+        last_end = await self.store.dailies.last_end(date)
+        if not day_countable(date, now, limit, last_end, 0):
+            return False
+        kept = await self.store.dailies.unended(date)
+        if not kept:
+            return True
+        metas = {meta.race_id: meta for meta in await self.store.races.metas([r for r, _ in kept])}
+        over = [r for r, _ in kept if r not in metas or metas[r].status.is_over]
+        await self.store.dailies.forget_ended(date, over)
+        # Open (claimed, never started): not on, and not over either: any start keeps it again.
+        on = [meta for meta in metas.values() if meta.status.is_dealt and not meta.status.is_over]
+        for meta in on:
+            due = meta.starts_at if meta.status is RaceStatus.COUNTDOWN else meta.ends_at
+            await self.store.deadlines.ensure(meta.race_id, due or now)
+        if on:
+            log.info(
+                "daily tournament day waits for its last attempts to end",
+                extra={"day": date, "attempts": len(on)},
+            )
+        return day_countable(date, now, limit, last_end, len(on))
 
     async def get_daily_standings(self, caller: Caller, message: GetDailyStandings) -> Reply:
         day = self._day(message.date)
@@ -620,7 +654,7 @@ class Daily:
                 date=date,
                 week=week,
                 counted=await self.store.dailies.closed(date),
-                counts_at=day_closes(day, self.settings.daily_time_limit),
+                counts_at=await closes_at(self.store, date, self.settings.daily_time_limit),
                 day=day_table,
                 week_table=week_table,
                 all_time=all_time,

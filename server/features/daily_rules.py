@@ -60,30 +60,54 @@ def day_start(day: dt.date) -> int:
     return (day - _EPOCH).days * DAY_MS
 
 
-def day_closes(day: dt.date, time_limit: float) -> int:
-    """When ``day`` is closed: once an attempt begun at its last moment, with
-    ``time_limit`` seconds, is surely over. Its points are counted then, and its seeds,
-    salts and attempts (results, move logs, replays, records) open to everyone: an attempt
+def day_closes(day: dt.date, time_limit: float, last_end: int | None = None) -> int:
+    """When ``day`` is closed: a minute after its last attempt is surely over, the later of
+    an attempt begun at its last moment with the setting's ``time_limit`` (seconds) and
+    ``last_end``, the latest end of any attempt actually begun that day (kept as each one
+    starts: an attempt keeps the time limit it began with, and one begun under a longer
+    setting, or started late by a node that was down, runs longer). Its seeds, salts and
+    attempts (results, move logs, replays, records) open to everyone then: an attempt
     begun before midnight still runs after it, so the day's end alone would show its
-    player the deal they are playing.
+    player the deal they are playing. Its points are counted from then on, once every
+    attempt of it has ended (:func:`day_countable`).
 
     >>> day_closes(_EPOCH, 1800) - DAY_MS
     1860000
+    >>> day_closes(_EPOCH, 300, last_end=DAY_MS + 1_740_000) - DAY_MS
+    1800000
+    >>> day_closes(_EPOCH, 1800, last_end=DAY_MS - 5_000) - DAY_MS
+    1860000
     """
-    return day_start(day) + DAY_MS + int(time_limit * 1000) + CLOSE_MARGIN_MS
+    by_setting = day_start(day) + DAY_MS + int(time_limit * 1000)
+    return max(by_setting, last_end or 0) + CLOSE_MARGIN_MS
 
 
-def day_closed(day: str, now: int, time_limit: float) -> bool:
+def day_closed(day: str, now: int, time_limit: float, last_end: int | None = None) -> bool:
     """Whether the day named ``YYYY-MM-DD`` is closed at ``now`` (:func:`day_closes`).
 
     >>> closes = day_closes(_EPOCH, 1800)
     >>> day_closed("1970-01-01", DAY_MS, 1800), day_closed("1970-01-01", closes, 1800)
     (False, True)
+    >>> day_closed("1970-01-01", closes, 1800, last_end=closes)
+    False
     """
-    return now >= day_closes(dt.date.fromisoformat(day), time_limit)
+    return now >= day_closes(dt.date.fromisoformat(day), time_limit, last_end)
 
 
-def closing_words(day: str, time_limit: float) -> str:
+def day_countable(day: str, now: int, time_limit: float, last_end: int | None, unended: int) -> bool:
+    """Whether the day's tournament points may be counted at ``now``: the day is closed
+    (:func:`day_closed`) and none of its attempts is still unended (``unended`` of them
+    are not over yet, their board entries unwritten: one whose time is up is ended by the
+    race clock, and the count waits for it).
+
+    >>> closes = day_closes(_EPOCH, 1800)
+    >>> day_countable("1970-01-01", closes, 1800, None, 0), day_countable("1970-01-01", closes, 1800, None, 1)
+    (True, False)
+    """
+    return unended == 0 and day_closed(day, now, time_limit, last_end)
+
+
+def closing_words(day: str, time_limit: float, last_end: int | None = None) -> str:
     """When the day named ``YYYY-MM-DD`` opens its seeds and attempts, in words.
 
     >>> closing_words("2027-03-14", 1800)
@@ -91,7 +115,7 @@ def closing_words(day: str, time_limit: float) -> str:
     >>> closing_words("2027-03-14", 600.5)
     "once the day's last attempts are over (2027-03-15 00:12 UTC)"
     """
-    return reveal_words(day_closes(dt.date.fromisoformat(day), time_limit))
+    return reveal_words(day_closes(dt.date.fromisoformat(day), time_limit, last_end))
 
 
 def board_score(won: bool, time_ms: int | None, score: int, reached_ms: int) -> int:

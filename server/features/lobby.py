@@ -21,7 +21,7 @@ from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, answer_error, race_not_found, race_not_open
 from server.features.context import Caller, Identity, Reply
-from server.features.daily_rules import day_closed
+from server.features.daily_close import seed_out
 from server.features.events import EventKind, pack_event
 from server.features.node_watch import NodeWatch
 from server.features.one_race import RacingClaims, racing
@@ -107,19 +107,17 @@ def race_info(
     ratings: dict[str, PlayerRating | None] | None = None,
     accounts: set[str] | frozenset[str] = frozenset(),
     *,
-    daily_time_limit: float,
+    seed_out: bool,
 ) -> RaceInfo:
     """A race as a viewer may see it, from what the store holds: the viewer's own
     ``board`` only, the commitment from the start (before any seed share is revealed),
-    the seed at the end (a daily attempt's once its day is closed: ``daily_time_limit``
-    is an attempt's), and each racer's rating in the game when ``ratings`` has it (an
+    the seed at the end when ``seed_out`` (:func:`server.features.daily_close.seed_out`:
+    a daily attempt's once its day is closed), and each racer's rating in the game when ``ratings`` has it (an
     account among ``accounts`` without one yet: 1500, provisional; a guest: none)."""
     racers = [racer_info(s, boards.get(s.player_id), meta.game) for s in seats]
     if ratings is not None:
         racers = [_rated(r, ratings.get(r.player_id), r.player_id in accounts, now) for r in racers]
-    over = meta.status is RaceStatus.FINISHED and (
-        not meta.daily or day_closed(meta.daily, now, daily_time_limit)
-    )
+    over = meta.status is RaceStatus.FINISHED and seed_out
     return RaceInfo(
         race_id=meta.race_id,
         code=meta.code,
@@ -220,8 +218,8 @@ class Lobby:
     async def list_races(self, caller: Caller, message: ListRaces) -> Reply:
         page, more = await self.store.races.open_page(message.game, message.offset, message.limit)
         now = self.time.now_ms()
-        limit = self.settings.daily_time_limit
-        infos = [race_info(meta, seats, {}, None, now, daily_time_limit=limit) for meta, seats in page]
+        # Open races: none is finished, no seed is out.
+        infos = [race_info(meta, seats, {}, None, now, seed_out=False) for meta, seats in page]
         next_offset = message.offset + message.limit if more else None
         return Reply(RaceList(id=message.id, races=infos, next_offset=next_offset))
 
@@ -569,6 +567,10 @@ class Lobby:
             game = new_game(meta.game, seed)
             now = self.time.now_ms()
             starts_at, ends_at = race_window(now, 0.0 if solo else self.settings.countdown, meta.time_limit)
+            if meta.daily and not meta.practice:
+                # Before the countdown is stored: the day closes no sooner than this end
+                # (the start may still move it later: Racing.go keeps that one too).
+                await self.store.dailies.attempt_ends(meta.daily, race_id, ends_at)
             event = RaceCountdown(
                 race_id=race_id,
                 starts_at=starts_at,
@@ -629,8 +631,8 @@ class Lobby:
         ratings = await self.store.ratings.ratings(meta.game, ids)
         accounts = await self.store.accounts.accounts_among(ids)
         now = self.time.now_ms()
-        limit = self.settings.daily_time_limit
-        info = race_info(meta, seats, boards, board, now, ratings, accounts, daily_time_limit=limit)
+        out = await seed_out(self.store, meta, now, self.settings.daily_time_limit)
+        info = race_info(meta, seats, boards, board, now, ratings, accounts, seed_out=out)
         if meta.status.is_dealt:
             (watching,) = await self.store.watching.spectators([race_id], now)
             info = info.model_copy(update={"spectators": watching})

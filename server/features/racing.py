@@ -87,6 +87,10 @@ class Racing:
             await self.results.void(meta, now)
             return
         starts_at, ends_at = window
+        if meta.daily and not meta.practice:
+            # Before the start is stored: a daily attempt never runs past its day's last
+            # end, so its day's seeds stay hidden and its count waits for it.
+            await self.store.dailies.attempt_ends(meta.daily, meta.race_id, ends_at)
         for _attempt in range(5):
             deal, game = await self._deal(meta)
             view = BoardView.model_validate(view_of(game, legal=True))

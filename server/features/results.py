@@ -4,7 +4,6 @@ results and move logs afterwards."""
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import logging
 
 from server.archive import Archive
@@ -12,7 +11,8 @@ from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
-from server.features.daily_rules import board_score, closing_words, day_closed, day_closes
+from server.features.daily_close import closes_at, is_closed, words
+from server.features.daily_rules import board_score
 from server.features.events import EventKind, pack_event
 from server.features.race_records import race_record
 from server.features.race_rules import standings
@@ -58,11 +58,9 @@ def missed_race(race_id: str) -> RaceCancelled:
     return RaceCancelled(race_id=race_id, reason="missed", message=MISSED)
 
 
-def _seed_waits(day: str, time_limit: float) -> ArenaError:
-    return ArenaError(
-        ErrorCode.NOT_YET,
-        f"a daily attempt's record waits for its seed, revealed {closing_words(day, time_limit)}",
-    )
+def _seed_waits(when: str) -> ArenaError:
+    """The refusal of a daily attempt's record before its day closes (``when``: in words)."""
+    return ArenaError(ErrorCode.NOT_YET, f"a daily attempt's record waits for its seed, revealed {when}")
 
 
 def daily_entry(meta: RaceMeta, lines: list[Standing]) -> tuple[str, str, int, bool] | None:
@@ -176,9 +174,10 @@ class RaceResults:
         except RecordSyntaxError as error:
             log.warning("an archived record does not read", extra={"race_id": race_id, "reason": str(error)})
             raise race_not_found(race_id) from None
-        if daily is not None and not day_closed(daily, self.time.now_ms(), self.settings.daily_time_limit):
+        limit = self.settings.daily_time_limit
+        if daily is not None and not await is_closed(self.store, daily, self.time.now_ms(), limit):
             # Archived before the day closed only by a node whose clock was ahead.
-            raise _seed_waits(daily, self.settings.daily_time_limit)
+            raise _seed_waits(await words(self.store, daily, limit))
         return text
 
     async def _stored_record(self, race_id: str, viewer: str | None) -> str:
@@ -188,7 +187,7 @@ class RaceResults:
             raise race_not_found(race_id)
         meta, seats = race
         if summary.seed is None:
-            raise _seed_waits(meta.daily, self.settings.daily_time_limit)
+            raise _seed_waits(await words(self.store, meta.daily, self.settings.daily_time_limit))
         record = race_record(meta, seats, summary, await self.store.boards.move_log(race_id))
         return write_record(record)
 
@@ -256,11 +255,11 @@ class RaceResults:
         if self.archive is not None:
             # Queued before the race is finished: a node that dies after the end, or a
             # disk that fails the write, leaves it to the sweep (ArchiveSweep).
-            await self.store.archive_due.set(race_id, self._archive_at(meta))
+            await self.store.archive_due.set(race_id, await self._archive_at(meta))
         for _attempt in range(_STALE_RETRIES):
             stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
             after, lines = self._rated(meta, ranked, stored, ended_at) if meta.rated else ({}, ranked)
-            out = self._seed_out(meta)
+            out = await self._seed_out(meta)
             summary = RaceSummary(
                 race_id=race_id,
                 game=meta.game,
@@ -269,7 +268,7 @@ class RaceResults:
                 seed=meta.seed if out else None,
                 salt=meta.salt if out else None,
                 commitment=meta.commitment,
-                reveals_at=self._day_closes(meta.daily) if meta.daily else None,
+                reveals_at=await self._day_closes(meta.daily) if meta.daily else None,
                 rated=meta.rated,
                 standings=lines,
             )
@@ -281,7 +280,7 @@ class RaceResults:
                 player_ids,
                 summary.model_dump_json(),
                 pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
-                self._kept_for(meta),
+                await self._kept_for(meta),
                 racers,
                 self.time.now_ms(),
                 daily_entry(meta, lines),
@@ -311,31 +310,33 @@ class RaceResults:
             )
             return {}, ranked
 
-    def _seed_out(self, meta: RaceMeta) -> bool:
+    async def _seed_out(self, meta: RaceMeta) -> bool:
         """Whether a race's seed goes out with its end: always, but a daily run's only once
         its day is closed (an end that late: a node that was down past the close)."""
-        return not meta.daily or day_closed(meta.daily, self.time.now_ms(), self.settings.daily_time_limit)
+        if not meta.daily:
+            return True
+        return await is_closed(self.store, meta.daily, self.time.now_ms(), self.settings.daily_time_limit)
 
-    def _archive_at(self, meta: RaceMeta) -> int:
+    async def _archive_at(self, meta: RaceMeta) -> int:
         """When the sweep looks at a race's record, unless its end archived it already:
         a daily attempt's once its day is closed (its seed is out), another's a little
         after its end."""
         if meta.daily:
-            return self._day_closes(meta.daily)
+            return await self._day_closes(meta.daily)
         return self.time.now_ms() + ARCHIVE_RETRY_MS
 
-    def _kept_for(self, meta: RaceMeta) -> int:
+    async def _kept_for(self, meta: RaceMeta) -> int:
         """Seconds an ended race's keys stay in Redis: ``SA_RACE_TTL``, but with an archive
         a daily attempt's stay until its day is closed (its record is archived then), and
         ``SA_RACE_TTL`` more."""
         ttl = self.settings.race_ttl
         if self.archive is None or not meta.daily or ttl <= 0:
             return ttl
-        return ttl + max(0, -(-(self._day_closes(meta.daily) - self.time.now_ms()) // 1000))
+        return ttl + max(0, -(-(await self._day_closes(meta.daily) - self.time.now_ms()) // 1000))
 
-    def _day_closes(self, daily: str) -> int:
+    async def _day_closes(self, daily: str) -> int:
         """When the day of a daily attempt (``YYYY-MM-DD``) is closed, its seed out."""
-        return day_closes(dt.date.fromisoformat(daily), self.settings.daily_time_limit)
+        return await closes_at(self.store, daily, self.settings.daily_time_limit)
 
     async def void(self, meta: RaceMeta, now: int) -> None:
         """Cancel a race whose whole window passed before it could start: nobody could
@@ -396,14 +397,14 @@ class RaceResults:
         meta = await self.store.races.meta(race_id)
         if meta is None or not meta.daily:
             return summary
-        time_limit = self.settings.daily_time_limit
-        summary = summary.model_copy(update={"reveals_at": self._day_closes(meta.daily)})
-        if day_closed(meta.daily, self.time.now_ms(), time_limit):
+        reveals_at = await self._day_closes(meta.daily)
+        summary = summary.model_copy(update={"reveals_at": reveals_at})
+        if self.time.now_ms() >= reveals_at:
             return summary.model_copy(update={"seed": meta.seed, "salt": meta.salt})
         if viewer is not None and all(s.player_id != viewer for s in summary.standings):
             raise ArenaError(
                 ErrorCode.NOT_YET,
                 f"that is someone's attempt at the daily {meta.game} deal of {meta.daily}: it opens "
-                f"{closing_words(meta.daily, time_limit)}, to everyone at once",
+                f"{await words(self.store, meta.daily, self.settings.daily_time_limit)}, to everyone at once",
             )
         return summary

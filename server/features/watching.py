@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply, WatchTarget
-from server.features.daily_rules import closing_words, day_closed
+from server.features.daily_close import is_closed, seed_out, words
 from server.features.lobby import race_info
 from server.features.race_rules import CARDS
 from server.features.spectating import RaceHub
@@ -87,7 +87,7 @@ class Watching:
         meta, seats = race
         seated = any(s.player_id == viewer for s in seats)
         if meta.daily:
-            raise ArenaError(ErrorCode.NOT_YET, self._daily_refusal(meta, seated))
+            raise ArenaError(ErrorCode.NOT_YET, await self._daily_refusal(meta, seated))
         if meta.status is RaceStatus.CANCELLED:
             raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled")
         ended = meta.ended_at or 0
@@ -104,22 +104,22 @@ class Watching:
             )
         return meta
 
-    def _daily_refusal(self, meta: RaceMeta, seated: bool) -> str:
+    async def _daily_refusal(self, meta: RaceMeta, seated: bool) -> str:
         """Why a daily attempt is not shown, and when its replay opens: once the attempt
         is over and its day closed, for its own player too (a replay re-deals from the
         seed, secret until the day's last attempts are over)."""
         assert meta.daily is not None
         finished = meta.status is RaceStatus.FINISHED
         time_limit = self.settings.daily_time_limit
-        if day_closed(meta.daily, self.time.now_ms(), time_limit):
+        if await is_closed(self.store, meta.daily, self.time.now_ms(), time_limit):
             when = "replay it instead" if finished else "replay it once it is over"
         elif seated and finished:
             return (
                 "your daily attempt is over, but attempts are never shown live: its replay "
-                f"opens {closing_words(meta.daily, time_limit)}"
+                f"opens {await words(self.store, meta.daily, time_limit)}"
             )
         else:
-            when = f"replay it {closing_words(meta.daily, time_limit)}"
+            when = f"replay it {await words(self.store, meta.daily, time_limit)}"
         never = "daily challenge attempts are never shown live (the deal is everyone's for the whole day)"
         return f"{never}: {when}"
 
@@ -180,10 +180,8 @@ class Watching:
             playing, ids, counts, boards, ratings, strict=True
         ):
             by_player = {b.player_id: b for b in race_boards}
-            limit = self.settings.daily_time_limit
-            info = race_info(
-                meta, seats, by_player, None, now, race_ratings, accounts, daily_time_limit=limit
-            )
+            out = await seed_out(self.store, meta, now, self.settings.daily_time_limit)
+            info = race_info(meta, seats, by_player, None, now, race_ratings, accounts, seed_out=out)
             best = max((r.rating for r in info.racers if r.rating is not None), default=-1)
             race = self._live_race(meta, info.racers, count, info.status)
             entries.append(_Live(race, best, frozenset(racer_ids)))
@@ -215,8 +213,8 @@ class Watching:
         ids = [s.player_id for s in seats]
         ratings = await self.store.ratings.ratings(meta.game, ids)
         accounts = await self.store.accounts.accounts_among(ids)
-        limit = self.settings.daily_time_limit
-        info = race_info(meta, seats, {}, None, now, ratings, accounts, daily_time_limit=limit)
+        out = await seed_out(self.store, meta, now, self.settings.daily_time_limit)
+        info = race_info(meta, seats, {}, None, now, ratings, accounts, seed_out=out)
         # Read after the node listens to the race's channel: the counts published from
         # now on come after this one. This node's own spectators are counted by the hub.
         watchers = await self.store.watching.watchers(race_id, now)

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from server.store import keys
+from server.store import keys, scripts
 from server.store.once import OnceWrite, OnceWriter
 from server.store.records import DailyDeal
 
@@ -16,6 +16,7 @@ class DailyStore:
     def __init__(self, client: Any) -> None:
         self.redis = client
         self._once = OnceWriter(client)
+        self._attempt_ends = client.register_script(scripts.DAILY_ATTEMPT_ENDS.source)
 
     async def secret(self) -> bytes:
         """The daily secret kept in Redis: made by the first node that asks, the same for
@@ -123,6 +124,31 @@ class DailyStore:
         ]
         await self._once.apply(f"close {day}", now, writes)
         return bool(await self.redis.set(keys.daily_closed(day), "1", nx=True))
+
+    async def attempt_ends(self, day: str, race_id: str, ends_at: int) -> None:
+        """An attempt of ``day`` counts down or runs until ``ends_at`` (at the latest): it
+        is one of the day's unended attempts, and the day's last end is no sooner. Called
+        before the countdown or start is stored, so a running attempt is always here."""
+        await self._attempt_ends(
+            keys=[keys.daily_unended(day), keys.daily_last_end(day)], args=[race_id, ends_at]
+        )
+
+    async def last_end(self, day: str) -> int | None:
+        """The latest ends_at of any attempt of ``day`` (None: no attempt began)."""
+        raw: str | None = await self.redis.get(keys.daily_last_end(day))
+        return int(raw) if raw else None
+
+    async def unended(self, day: str) -> list[tuple[str, int]]:
+        """The day's attempts not yet seen over, each with its ends_at, soonest first."""
+        rows: list[tuple[str, float]] = await self.redis.zrange(
+            keys.daily_unended(day), 0, -1, withscores=True
+        )
+        return [(race_id, int(ends_at)) for race_id, ends_at in rows]
+
+    async def forget_ended(self, day: str, race_ids: list[str]) -> None:
+        """These attempts of ``day`` are over: no longer among its unended ones."""
+        if race_ids:
+            await self.redis.zrem(keys.daily_unended(day), *race_ids)
 
     async def closed(self, day: str) -> bool:
         return bool(await self.redis.exists(keys.daily_closed(day)))

@@ -24,5 +24,9 @@ class DeadlineStore:
     async def set(self, race_id: str, due: int) -> None:
         await self.redis.zadd(self.key, {race_id: due})
 
+    async def ensure(self, race_id: str, due: int) -> None:
+        """Due at ``due`` unless a time is set already (that one stands)."""
+        await self.redis.zadd(self.key, {race_id: due}, nx=True)
+
     async def drop(self, race_id: str) -> None:
         await self.redis.zrem(self.key, race_id)

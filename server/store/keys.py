@@ -44,6 +44,8 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``daily:{<day>}:<game>:attempts`` | hash | player -> their first attempt, JSON (race id, scored) |
 | ``daily:{<day>}:<game>:gave_up`` | sorted set | player -> board score of a scored attempt given up |
 | ``daily:{<day>}:closed`` | string | set once the day's tournament points are counted |
+| ``daily:{<day>}:unended`` | sorted set | race id -> ends_at of each attempt begun, not yet seen over |
+| ``daily:{<day>}:last_end`` | string | the latest ends_at of any attempt begun that day (practice aside) |
 | ``daily:points:week:<YYYY-Www>`` | sorted set | player -> tournament points that week |
 | ``daily:points:all`` | sorted set | player -> tournament points ever |
 | ``player:<id>:daily_streak`` | hash | last (day number), current and best streak of days played |
@@ -220,6 +222,17 @@ def daily_gave_up(day: str, game: str) -> str:
 
 def daily_closed(day: str) -> str:
     return f"daily:{{{day}}}:closed"
+
+
+def daily_unended(day: str) -> str:
+    """The day's attempts that began (countdown or run) and were not yet seen over, each
+    with its ends_at: the day is not counted while one of them may still be on."""
+    return f"daily:{{{day}}}:unended"
+
+
+def daily_last_end(day: str) -> str:
+    """The latest ends_at of any attempt of the day: the day closes no sooner."""
+    return f"daily:{{{day}}}:last_end"
 
 
 def daily_points_week(week: str) -> str:

@@ -933,6 +933,27 @@ return total
 """,
 )
 
+DAILY_ATTEMPT_ENDS: Final = LuaScript(
+    "daily_attempt_ends",
+    keys=("the day's unended attempts", "the day's last end"),
+    argv=("race id", "ends_at"),
+    answers="the day's last end after the call. The attempt is kept among the day's unended ones "
+    "with the later of its kept ends_at and this one, and the day's last end becomes this ends_at "
+    "when it is later: both in one step (the day's slot), written before the attempt's countdown "
+    "or start, so no attempt ever runs past the day's last end.",
+    source="""
+local ends_at = tonumber(ARGV[2])
+local kept = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not kept or tonumber(kept) < ends_at then redis.call('ZADD', KEYS[1], ends_at, ARGV[1]) end
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if last < ends_at then
+  redis.call('SET', KEYS[2], ARGV[2])
+  last = ends_at
+end
+return last
+""",
+)
+
 ALL: Final = (
     JOIN,
     READY,
@@ -964,4 +985,5 @@ ALL: Final = (
     KNOWN_AT,
     UNLIST,
     WATCHERS,
+    DAILY_ATTEMPT_ENDS,
 )

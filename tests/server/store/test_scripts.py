@@ -364,6 +364,21 @@ async def test_a_daily_attempt_given_up_is_marked_beside_its_board_and_an_older_
     assert await store.dailies.gave_up(day, "eight-off", ["ada", "bob", "cyd"]) == {"ada"}
 
 
+async def test_a_days_attempts_keep_its_latest_end_and_each_ones_until_seen_over(store: Store) -> None:
+    day = "2027-03-14"
+    assert await store.dailies.last_end(day) is None and await store.dailies.unended(day) == []
+    await store.dailies.attempt_ends(day, "r1", 5_000)  # its countdown
+    await store.dailies.attempt_ends(day, "r2", 3_000)
+    await store.dailies.attempt_ends(day, "r1", 4_000)  # a stale start: the later end stands
+    assert await store.dailies.last_end(day) == 5_000
+    await store.dailies.attempt_ends(day, "r1", 9_000)  # started late: it runs longer
+    assert await store.dailies.last_end(day) == 9_000
+    assert await store.dailies.unended(day) == [("r2", 3_000), ("r1", 9_000)]
+    await store.dailies.forget_ended(day, ["r1"])
+    assert await store.dailies.unended(day) == [("r2", 3_000)]
+    assert await store.dailies.last_end(day) == 9_000  # an end once kept stays
+
+
 async def test_apply_once_writes_each_key_once_per_operation_and_refuses_a_moved_rating(store: Store) -> None:
     writer = OnceWriter(store.redis)
     board = keys.leaderboard("treize")
