@@ -593,11 +593,49 @@ async def quick_match(client: ArenaClient, game: GameName, wait: float) -> Match
     kind = "rated" if queued.rated else "casual"
     print(f"waiting for someone to race at {game} ({kind}, up to {wait:g} s)…", flush=True)
     try:
-        with _terminate_stops_waiting():
+        with _terminate_stops_waiting(), _saying_connection(client):
             return await _wait_for_match(client, game, wait)
     finally:
         if client.queued_for is not None:
             print(f"stopped waiting: {await _left_queue(client)}", flush=True)
+
+
+#: Said while a wait goes on over a dropped connection that the client resumes, and once
+#: it is back (as the race screen and the browser say it).
+RECONNECTING = "connection lost: reconnecting…"
+CONNECTED_AGAIN = "connected again"
+#: Seconds between looks at the connection while the command waits.
+CONNECTION_LOOK_EVERY = 0.2
+
+
+@contextlib.contextmanager
+def _saying_connection(client: ArenaClient) -> Iterator[None]:
+    """Meanwhile, print :data:`RECONNECTING` when the connection drops and the client
+    resumes it, and :data:`CONNECTED_AGAIN` once it is back, at the latest as the wait
+    ends (a wait would say nothing of it otherwise, until the client gave up)."""
+    said = False  # RECONNECTING, and not yet what became of it
+
+    def look() -> None:
+        nonlocal said
+        if client.reconnecting and not said:
+            print(RECONNECTING, flush=True)
+            said = True
+        elif said and not client.reconnecting:
+            said = False
+            if not client.gave_up:  # else the wait ends saying why
+                print(CONNECTED_AGAIN, flush=True)
+
+    async def follow() -> None:
+        while True:
+            await asyncio.sleep(CONNECTION_LOOK_EVERY)
+            look()
+
+    task = asyncio.create_task(follow())
+    try:
+        yield
+    finally:
+        task.cancel()
+        look()
 
 
 async def _wait_for_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:

@@ -31,15 +31,16 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from client.credentials import Credential, TokenStore
 from client.errors import (
-    ArenaError as ArenaError,  # re-exported: ``from client.sdk import ArenaError`` keeps working
-)
-from client.errors import (
+    AlreadyRacingError,
     BadTokenError,
     ConnectionLostError,
     PlayedElsewhereError,
     QueueLeftError,
     UnexpectedReplyError,
     error_for,
+)
+from client.errors import (
+    ArenaError as ArenaError,  # re-exported: ``from client.sdk import ArenaError`` keeps working
 )
 from client.shares import ShareKeeper
 from shared.fairness import share_commitment
@@ -134,6 +135,17 @@ _MAYBE_PLAYED = frozenset({"connection_lost", "unavailable", "internal_error"})
 RESUME_PATIENCE = 60.0
 #: Seconds a request sent waits for its reply.
 REQUEST_TIMEOUT = 10.0
+#: Seconds between the keepalive pings the client sends (``ping_interval`` of
+#: ``websockets.connect``), and how long it waits for each pong before it takes the link
+#: for dead (``ping_timeout``), then for the close handshake (``close_timeout``): a link
+#: that stalls (nothing more arrives, though nobody closed it) is dropped, and resumed,
+#: within their sum (25 s) of its last pong.
+PING_INTERVAL = 10.0
+PING_TIMEOUT = 10.0
+CLOSE_TIMEOUT = 5.0
+#: Seconds a ping sent when a request got no answer waits for its pong before the
+#: connection is taken for dead and dropped (and resumed).
+LINK_CHECK_TIMEOUT = 5.0
 #: What a request raises (:class:`ConnectionLostError`) once the client gave up resuming.
 GAVE_UP = "the connection is down, and the client gave up reconnecting"
 
@@ -164,13 +176,32 @@ class ArenaClient:
 
     With ``reconnect``, a connection that drops after ``hello`` is opened again (with a
     growing pause, for up to ``resume_patience`` seconds, :data:`RESUME_PATIENCE` by
-    default) and resumed with the token: the new ``welcome`` arrives as an event, followed
-    by the end of any race that ended meanwhile; a move in flight is sent again with its
-    seq (safe: the server acks it once); a player waiting for a quick match is queued
-    again; other requests in flight raise :class:`ConnectionLostError`. A request made
-    while the connection is being resumed waits for it as long as the client keeps trying,
-    and raises :class:`ConnectionLostError` once it gives up. A request sent waits
-    ``request_timeout`` seconds for its reply (``TimeoutError`` after that).
+    default) and resumed with the token: the new ``welcome`` arrives as an event, before
+    whatever followed it (the end of any race that ended meanwhile); a move in flight is
+    sent again with its seq (safe: the server acks it once); a player waiting for a quick
+    match is queued again, or, when the queue paired them while the connection was down
+    (the ``match_found`` was lost with it), gets a ``match_found`` event made from the
+    race they now race in (``get_race``); other requests in flight raise
+    :class:`ConnectionLostError`. A request made while the connection is being resumed
+    waits for it as long as the client keeps trying, and raises
+    :class:`ConnectionLostError` once it gives up.
+
+    A dead link is noticed two ways. Keepalive pings go every :data:`PING_INTERVAL`
+    seconds, and a pong not back within :data:`PING_TIMEOUT` seconds drops the connection
+    (after at most :data:`CLOSE_TIMEOUT` seconds more for the close): a connection that
+    stalls is resumed within 25 s (``ping_interval``, ``ping_timeout`` and
+    ``close_timeout`` of :meth:`connect` change these). And a request sent waits
+    ``request_timeout`` seconds for its reply: then it raises ``TimeoutError`` ("no
+    answer within 10 s") and the client pings at once; no pong within
+    ``link_check_timeout`` seconds (:data:`LINK_CHECK_TIMEOUT`) drops the connection.
+
+    A move whose request timed out may have been played all the same: its ack may come
+    late. A late ack arrives as an event (``MoveAck``, with the request's id), and
+    :attr:`seqs` follows it. :meth:`move` then takes the same move, asked again next,
+    for the retry the timeout invited: it is answered with that ack (``resent``), nothing
+    played twice. Before a different move after a move left without an ack (it timed out,
+    or its connection dropped and was not resumed), :meth:`move` reads the race's seq
+    again (``get_race``), so the new move goes after whatever the board holds.
 
     ``kept_shares`` keeps the seed shares this client commits beyond its own memory (the
     CLI's :class:`~client.shares.ShareFile`), so that a later client of the same player
@@ -187,12 +218,16 @@ class ArenaClient:
         kept_shares: ShareKeeper | None = None,
         request_timeout: float = REQUEST_TIMEOUT,
         resume_patience: float | None = None,
+        link_check_timeout: float = LINK_CHECK_TIMEOUT,
     ) -> None:
         self.ws = ws
         self.binary = binary
         self.url = url
         self.reconnect = reconnect and url is not None
         self.request_timeout = request_timeout
+        #: Seconds the ping sent after a request got no answer waits for its pong.
+        self.link_check_timeout = link_check_timeout
+        self._link_check: asyncio.Task[None] | None = None
         #: Seconds a dropped connection is retried (None: :data:`RESUME_PATIENCE`).
         self.resume_patience = resume_patience
         self.player_id: str | None = None
@@ -205,6 +240,16 @@ class ArenaClient:
         #: Per race, the seq and move of the last move sent whose ack never came: sent again
         #: (a retry), an ack ``resent`` for it is this client's own move.
         self._unacked: dict[str, tuple[int, str]] = {}
+        #: The move requests that timed out, by request id, until the connection closes:
+        #: an ack that comes for one late is still this client's (``_late_reply``).
+        self._timed_out: dict[int | str, MakeMove] = {}
+        #: Per race, the seq and move whose ack came after its request timed out, until
+        #: the next move: asked again, that move is the retry, and gets that ack.
+        self._acked_late: dict[str, tuple[int, str]] = {}
+        #: The id of the ``hello`` that resumes the connection, until its ``welcome``.
+        self._resume_hello: int | str | None = None
+        #: The race of the last ``match_found`` (sent, or made after a resume).
+        self._matched: str | None = None
         #: This client's seed share of each race it created, joined or was seated in.
         self.shares: dict[str, str] = {}
         self.kept_shares = kept_shares
@@ -252,9 +297,14 @@ class ArenaClient:
         kept_shares: ShareKeeper | None = None,
         request_timeout: float = REQUEST_TIMEOUT,
         resume_patience: float | None = None,
+        link_check_timeout: float = LINK_CHECK_TIMEOUT,
         **kwargs: Any,
     ) -> Self:
-        """Open a connection (``kwargs`` go to ``websockets.connect``)."""
+        """Open a connection (``kwargs`` go to ``websockets.connect``; its keepalive
+        defaults to :data:`PING_INTERVAL`, :data:`PING_TIMEOUT` and :data:`CLOSE_TIMEOUT`)."""
+        kwargs.setdefault("ping_interval", PING_INTERVAL)
+        kwargs.setdefault("ping_timeout", PING_TIMEOUT)
+        kwargs.setdefault("close_timeout", CLOSE_TIMEOUT)
         ws = await connect(url, compression=None, **kwargs)
         return cls(
             ws,
@@ -265,6 +315,7 @@ class ArenaClient:
             kept_shares=kept_shares,
             request_timeout=request_timeout,
             resume_patience=resume_patience,
+            link_check_timeout=link_check_timeout,
         )
 
     async def __aenter__(self) -> Self:
@@ -279,6 +330,8 @@ class ArenaClient:
         self._closing = True
         for task in self._reveals:
             task.cancel()
+        if self._link_check is not None:
+            self._link_check.cancel()
         if self._resuming is not None:
             self._resuming.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -304,22 +357,15 @@ class ArenaClient:
                     request_id = next(iter(self._pending))
                 future = self._pending.pop(request_id, None) if request_id is not None else None
                 if future is not None and not future.done():
+                    if isinstance(message, Welcome) and request_id == self._resume_hello:
+                        # Queued here, before the frames that follow it are read.
+                        self._resumed(message)
                     future.set_result(message)
                 else:
-                    if isinstance(message, Error):
-                        self.stray_errors.append(message)
-                    if isinstance(message, MatchFound):
-                        self._queued = self._queue_ticket = None
-                        self._seated(message.race, self._queue_shares.pop(message.race.game, None))
-                    if isinstance(message, RematchStarted):
-                        self._seated(message.race, self._rematch_shares.pop(message.race_id, None))
-                    if isinstance(message, Renamed):  # renamed on another connection
-                        self.name = message.name
-                    if isinstance(message, QuickMatchLeft):
-                        self._left_queue(message)
-                    if self.on_event is not None:
-                        self.on_event(message)
-                    await self._events.put(message)
+                    late = self._timed_out.pop(request_id, None) if request_id is not None else None
+                    if late is not None:
+                        self._late_reply(late, message)
+                    self._deliver(message)
         except ConnectionClosed:
             pass
         finally:
@@ -328,6 +374,7 @@ class ArenaClient:
                 if not future.done():
                     future.set_exception(lost)
             self._pending.clear()
+            self._timed_out.clear()  # their replies come on this connection or never
             # A connection opened by a resume under way is that resume's to retry.
             if ws is self.ws and self._connected.is_set():
                 if self.reconnect and not self._closing and (self.token is not None or self.viewer):
@@ -336,6 +383,49 @@ class ArenaClient:
                 else:
                     self.ended = ConnectionEnded.of(ws)
                     await self._events.put(None)
+
+    def _deliver(self, event: ServerMessage) -> None:
+        """Take in an event (or a reply nobody waits for any more) and queue it."""
+        if isinstance(event, Error):
+            self.stray_errors.append(event)
+        if isinstance(event, MatchFound):
+            self._matched = event.race.race_id
+            self._queued = self._queue_ticket = None
+            self._seated(event.race, self._queue_shares.pop(event.race.game, None))
+        if isinstance(event, RematchStarted):
+            self._seated(event.race, self._rematch_shares.pop(event.race_id, None))
+        if isinstance(event, Renamed):  # renamed on another connection
+            self.name = event.name
+        if isinstance(event, QuickMatchLeft):
+            self._left_queue(event)
+        if self.on_event is not None:
+            self.on_event(event)
+        self._events.put_nowait(event)
+
+    def _late_reply(self, sent: MakeMove, reply: ServerMessage) -> None:
+        """The reply to a move whose request timed out: an ack says the move was played
+        (``seqs`` follows it, and the same move asked again is its retry); a refusal
+        other than one after which it may still have been played says it was not."""
+        race_id = sent.race_id
+        if isinstance(reply, MoveAck):
+            self.seqs[race_id] = max(self.seqs.get(race_id, 0), reply.seq)
+        if self._unacked.get(race_id) != (sent.seq, sent.move):
+            return  # another move was sent since: that one is in doubt, if any
+        if isinstance(reply, MoveAck):
+            del self._unacked[race_id]
+            self._acked_late[race_id] = (reply.seq, sent.move)
+        elif isinstance(reply, Error) and reply.code.value not in _MAYBE_PLAYED:
+            del self._unacked[race_id]
+
+    def _resumed(self, welcome: Welcome) -> None:
+        """The ``welcome`` of a resume came: the connection is back (from the reader, so
+        that the event is queued before whatever the server sent after it)."""
+        self._resume_hello = None
+        self.resumes += 1
+        self._connected.set()
+        if self.on_event is not None:
+            self.on_event(welcome)
+        self._events.put_nowait(welcome)
 
     async def _resume(self, dropped: ConnectionEnded) -> None:
         """Open the connection again and resume the player, or give up (events end, and
@@ -361,6 +451,7 @@ class ArenaClient:
                 legal_moves=self._legal_moves,
                 viewer=self.viewer,
             )
+            self._resume_hello = hello.id
             try:
                 welcome = await self._send_and_wait(hello, self.request_timeout)
             except BadTokenError:
@@ -376,13 +467,10 @@ class ArenaClient:
                 continue
             if not isinstance(welcome, Welcome):
                 break
-            self.resumes += 1
-            self._connected.set()
-            if self.on_event is not None:
-                self.on_event(welcome)
-            await self._events.put(welcome)
-            await self._queue_again()
+            # The reader took the welcome in already (``_resumed``).
+            await self._queue_again(welcome)
             return
+        self._resume_hello = None
         self.ended = dropped
         await self._events.put(None)
 
@@ -394,9 +482,11 @@ class ArenaClient:
             self._queue_shares.pop(left.game, None)
             self._queue_left = left
 
-    async def _queue_again(self) -> None:
+    async def _queue_again(self, welcome: Welcome) -> None:
         """After a resume: back in the queue the dropped connection left (with the same
-        seed share's commitment), so that a ``match_found`` awaited still comes."""
+        seed share's commitment), so that a ``match_found`` awaited still comes. Refused
+        ``already_racing``, the queue paired the player while the connection was down:
+        the ``match_found`` lost with it is made again from the race they race in."""
         if self._queued is None:
             return
         game, share = self._queued
@@ -404,8 +494,26 @@ class ArenaClient:
             await self.quick_match(game, share)
         except ConnectionLostError:
             pass  # dropped again: the next resume queues again
-        except ArenaError:  # paired meanwhile (already racing): nothing to wait for
+        except AlreadyRacingError:
             self._queued = None
+            with contextlib.suppress(ArenaError, TimeoutError):
+                await self._found_meanwhile(game, welcome.races)
+        except ArenaError:
+            self._queued = None
+
+    async def _found_meanwhile(self, game: GameName, race_ids: list[str]) -> None:
+        """Deliver a ``match_found`` for the race of ``game`` among ``race_ids`` that this
+        player races in now (counting down or running): the quick match's pairing, whose
+        ``match_found`` was lost with the connection."""
+        for race_id in race_ids:
+            if race_id == self._matched:
+                continue  # its match_found came after all
+            race = await self.get_race(race_id)
+            mine = next((r for r in race.racers if r.player_id == self.player_id), None)
+            playing = mine is not None and not mine.finished
+            if playing and race.game == game and race.status in ("countdown", "running"):
+                self._deliver(MatchFound(race=race))
+                return
 
     @property
     def reconnecting(self) -> bool:
@@ -450,18 +558,46 @@ class ArenaClient:
         request_id = getattr(message, "id")  # noqa: B009
         future: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        ws = self.ws
         try:
             try:
-                await self.ws.send(encode(message, self.binary))
+                await ws.send(encode(message, self.binary))
             except ConnectionClosed:
                 raise ConnectionLostError("connection_lost", "the connection is closed") from None
-            reply = await asyncio.wait_for(future, timeout)
+            try:
+                reply = await asyncio.wait_for(future, timeout)
+            except TimeoutError:
+                if isinstance(message, MakeMove):
+                    self._timed_out[request_id] = message
+                self._check_link(ws)
+                raise TimeoutError(f"no answer within {timeout:g} s") from None
         finally:
             # Answered, timed out or failed to send: nothing waits for this id any more.
             self._pending.pop(request_id, None)
         if isinstance(reply, Error):
             raise error_for(reply.code.value, reply.message)
         return reply
+
+    def _check_link(self, ws: ClientConnection) -> None:
+        """A request on ``ws`` got no answer in time: ping it in the background (once at a
+        time), and drop it when no pong comes back (:meth:`_ping_or_drop`)."""
+        if self._closing or (self._link_check is not None and not self._link_check.done()):
+            return
+        self._link_check = asyncio.create_task(self._ping_or_drop(ws))
+
+    async def _ping_or_drop(self, ws: ClientConnection) -> None:
+        """Drop ``ws`` when a ping gets no pong within ``link_check_timeout`` seconds: a
+        dead link (nothing arrives, though nobody closed it), resumed as any drop. A pong
+        says the link is alive, the server only slow."""
+        try:
+            async with asyncio.timeout(self.link_check_timeout):
+                pong = await ws.ping()
+                await pong
+        except TimeoutError:
+            if ws is self.ws and not self._closing:
+                ws.transport.abort()
+        except ConnectionClosed:
+            pass  # closed meanwhile: the reader resumes it
 
     async def _expect(self, message: BaseModel, kind: type[M]) -> M:
         reply = await self.request(message)
@@ -776,8 +912,16 @@ class ArenaClient:
         means that another session of this player played it: nothing was played now, and
         :class:`~client.errors.PlayedElsewhereError` says so (``client.seqs`` follows the
         ack; ``get_race`` gives the board as it is now)."""
-        next_seq = self.seqs.get(race_id, 0) + 1 if seq is None else seq
-        sent_before = self._unacked.get(race_id) == (next_seq, move)
+        late = self._acked_late.pop(race_id, None)
+        if seq is None and late is not None and late == (self.seqs.get(race_id), move):
+            # The retry of a move whose ack came after its request timed out: sent again
+            # with its seq, it gets that ack (resent), and nothing is played twice.
+            next_seq, sent_before = late[0], True
+        else:
+            if seq is None:
+                await self._settle(race_id, move)
+            next_seq = self.seqs.get(race_id, 0) + 1 if seq is None else seq
+            sent_before = self._unacked.get(race_id) == (next_seq, move)
         self._unacked[race_id] = (next_seq, move)
         message = MakeMove(id=self.next_id(), race_id=race_id, seq=next_seq, move=move)
         try:
@@ -803,6 +947,17 @@ class ArenaClient:
                 ack,
             )
         return ack
+
+    async def _settle(self, race_id: str, move: str) -> None:
+        """Before ``move``: when the last move sent in the race is another one, left
+        without an ack (its request timed out, or its connection dropped), it may have
+        been played: the board's seq is read again (``get_race``), so that ``move`` goes
+        after it rather than into its seq (``seq_conflict``)."""
+        unacked = self._unacked.get(race_id)
+        if unacked is None or unacked[1] == move:
+            return  # nothing in doubt, or the retry of the move in doubt (sent with its seq)
+        await self.get_race(race_id)
+        self._unacked.pop(race_id, None)
 
     async def undo(self, race_id: str) -> MoveAck:
         """Take the last move back: the move ``undo``, with the next seq like any move. A

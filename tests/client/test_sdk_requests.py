@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.protocol import State
 
 from client.sdk import ArenaClient
 from shared.protocol import Ping
@@ -29,6 +30,19 @@ async def test_a_request_that_times_out_leaves_nothing_pending(silent_url: str) 
             with pytest.raises(TimeoutError):
                 await client.request(Ping(id=request_id), timeout=0.1)
         assert client._pending == {}
+    finally:
+        await client.close()
+
+
+async def test_a_request_that_times_out_on_a_live_link_keeps_the_connection(silent_url: str) -> None:
+    """The server is slow, not gone: the ping sent after the timeout gets its pong."""
+    client = await ArenaClient.connect(silent_url, reconnect=True, ping_interval=None)
+    try:
+        with pytest.raises(TimeoutError, match=r"^no answer within 0\.1 s$"):
+            await client.request(Ping(id=1), timeout=0.1)
+        assert client._link_check is not None
+        await client._link_check
+        assert client.ws.state is State.OPEN and not client.reconnecting
     finally:
         await client.close()
 
