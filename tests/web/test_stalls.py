@@ -1,8 +1,9 @@
 """A connection that stops delivering without closing (Wi-Fi gone, a NAT's mapping timed
 out, a laptop switching networks): the page loaded through a proxy that stalls, as a
-tester would. The page notices by itself, closes that connection and reconnects. The
-page's liveness timings are shortened (``window.solitaireArenaTiming``, read by arena.js)
-so a stall is noticed in about a second, not in half a minute."""
+tester would. The page notices by itself, closes that connection and reconnects, and a
+move caught in it is played once. The page's liveness timings are shortened
+(``window.solitaireArenaTiming``, read by arena.js) so a stall is noticed in about a
+second, not in half a minute."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from server.app import ArenaServer
 from shared import replay
 from tests.server.conftest import WINNABLE_SEED
 from tests.server.solver import solve
-from tests.web.test_browser import create_race_on, expected, until_shown
+from tests.web.test_browser import create_race_on, expected, page_race_id, until_shown
 
 #: The page's liveness timings (ms) for these tests: a request unanswered for 1 s, or a
 #: connection quiet for `quiet`, is checked with a ping answered within 0.5 s.
@@ -119,6 +120,19 @@ async def quick_page(browser: Browser, url: str, errors: list[str], **timing: in
     return page
 
 
+def move_acks(page: Page) -> list[dict[str, object]]:
+    """The move acks the page's connections receive, from now on, as they come."""
+    acks: list[dict[str, object]] = []
+
+    def frame(payload: str | bytes) -> None:
+        message = json.loads(payload)
+        if message.get("type") == "move_ack":
+            acks.append(message)
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    return acks
+
+
 async def racing_through(
     browser: Browser, arena: ArenaServer, proxy: StallingProxy, errors: list[str], **timing: int
 ) -> tuple[Page, ArenaClient]:
@@ -160,6 +174,52 @@ async def race_goes_on(page: Page, line: list[str], played: int) -> None:
     await until_shown(page, board_after(line[: played + 1]), "the move after")
     await expect(page.locator("#refusal")).to_have_text("")
     await expect(page.locator("#clock")).to_have_text(re.compile(r"^left (9:[0-5]\d|10:00)$"))
+
+
+async def test_a_move_sent_into_a_stalled_connection_is_played_once_the_page_has_reconnected(
+    browser: Browser, arena: ArenaServer, proxy: StallingProxy
+) -> None:
+    errors: list[str] = []
+    page, bob = await racing_through(browser, arena, proxy, errors)
+    acks = move_acks(page)
+    line = winning_line()
+    proxy.stall()  # the move never reaches the server, nor anything back
+    await play_typed(page, line[0])
+    # Unanswered, the move has the page check the link, find it dead and reconnect: the
+    # attempts into the dead network are given up too, until it is back.
+    await expect(page.locator("#link")).to_have_text("reconnecting…")
+    await proxy.given_up(page, 2)
+    proxy.mend()
+    await expect(page.locator("#link")).to_have_text("connected again", timeout=10_000)
+    # The move, sent again under its seq, is played: once.
+    await race_goes_on(page, line, 1)
+    assert [(a["seq"], a.get("resent", False)) for a in acks] == [(1, False), (2, False)]
+    race = await bob.get_race(page_race_id(page.url))
+    assert next(r for r in race.racers if r.name == "ada").move_count == 2
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_move_the_server_took_whose_ack_the_stall_kept_is_not_played_twice(
+    browser: Browser, arena: ArenaServer, proxy: StallingProxy
+) -> None:
+    errors: list[str] = []
+    page, bob = await racing_through(browser, arena, proxy, errors)
+    acks = move_acks(page)
+    line = winning_line()
+    proxy.stall(up=False)  # the move reaches the server, its ack never comes back
+    await play_typed(page, line[0])
+    await expect(page.locator("#link")).to_have_text("reconnecting…")
+    proxy.mend()
+    await expect(page.locator("#link")).to_have_text("connected again", timeout=10_000)
+    # Sent again under its seq, the move is acked as the one the server holds, never
+    # refused (nor said played elsewhere), and never played a second time.
+    await race_goes_on(page, line, 1)
+    assert [(a["seq"], a.get("resent", False)) for a in acks] == [(1, True), (2, False)]
+    race = await bob.get_race(page_race_id(page.url))
+    assert next(r for r in race.racers if r.name == "ada").move_count == 2
+    await bob.close()
+    assert errors == []
 
 
 async def test_an_idle_page_notices_a_stalled_connection_by_itself_and_reconnects(
