@@ -464,6 +464,7 @@ function racePage(raceId, arrived = null) {
   let offset = 0;
   let sending = Promise.resolve();
   let unacked = null; // "seq move" of the last move sent whose ack never came
+  let lost = null; // a move sent on a connection that dropped before its answer (see play)
   let hinting = false; // a hint is shown: its words in the status line (until another move is tried), its outline on the board
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
@@ -701,18 +702,23 @@ function racePage(raceId, arrived = null) {
     if (playedHere) status.focus();
   }
 
-  // Sends `move` after those sent before; the promise says whether the server took it.
-  function play(move) {
+  // Sends `move` after those sent before; the promise says whether the server took it. A
+  // move whose connection dropped before its answer came is sent again, under the same
+  // seq, once the connection is back (`at`: that seq): the server acks it once, whether it
+  // had it or not, and the promise says what came of that.
+  function play(move, at = null) {
+    let again = null; // the resend's outcome, for a move lost with its connection
     sending = sending.then(async () => {
       showError(error, null);
       // Another move tried: the hint's words go from the status line (its outline stays
       // until the board changes), so a refusal never sits beside a stale "Hint: …".
       if (hinting && race) sayQuietly(statusNow(race));
+      const next = at ?? seq + 1;
       try {
-        const sent = `${seq + 1} ${move}`;
-        const retried = unacked === sent;
+        const sent = `${next} ${move}`;
+        const retried = at !== null || unacked === sent;
         unacked = sent;
-        const ack = await arena.request({ type: "move", race_id: raceId, seq: seq + 1, move });
+        const ack = await arena.request({ type: "move", race_id: raceId, seq: next, move });
         unacked = null;
         if (ack.resent && !retried) { // that seq already held this move, played on another tab or device
           await playedElsewhere();
@@ -730,6 +736,10 @@ function racePage(raceId, arrived = null) {
         return true;
       } catch (failure) {
         if (!MAYBE_PLAYED.has(failure.code)) unacked = null;
+        if (failure.unanswered && !left) {
+          const by = arena.player?.player_id;
+          again = new Promise((settle) => { lost = { seq: next, move, by, settle }; });
+        }
         showError(error, failure);
         error.textContent = cardsInWords(error.textContent);
         if (OUT_OF_STEP.has(failure.code)) await playedElsewhere();
@@ -741,7 +751,16 @@ function racePage(raceId, arrived = null) {
         return false;
       }
     });
-    return sending;
+    return sending.then((taken) => again ?? taken);
+  }
+
+  // The move lost with a dropped connection (see play), sent again now it is back (by the
+  // same player: a login on this page meanwhile is another's).
+  function resendLost() {
+    const move = lost;
+    lost = null;
+    if (!move) return;
+    move.settle(move.by === arena.player?.player_id ? play(move.move, move.seq) : false);
   }
 
   // The board as the server has it, after a refusal that says this page's is out of date
@@ -1137,6 +1156,7 @@ function racePage(raceId, arrived = null) {
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
+      resendLost();
       try { fetched((await arena.request({ type: "get_race", race_id: raceId })).race); } catch (failure) { unread(failure); }
       if (ghosts !== null && ghostable()) setGhosts(true); // the server's ghosts may have gone with its node
     }),

@@ -8,6 +8,15 @@ const TOKEN_KEY = "solitaire-arena.token";
 // digits (text). `"seed":` unescaped is only ever a key: a quote inside a string comes
 // escaped.
 const LONG_SEED = /"seed":\s*(\d{16,})/g;
+// Milliseconds that tell a live connection from a dead one. A link that stops delivering
+// without closing (Wi-Fi gone, a NAT's mapping timed out, a laptop switching networks)
+// never fires `close` until the OS gives up on it (about 15 min), so the page watches it
+// itself: a request unanswered for `request`, or a connection that heard nothing for
+// `quiet`, sends a `ping`; if nothing at all comes within `answer` after it, the page
+// closes that connection and reconnects. A new connection not open within `request` is
+// given up too. Tests shorten them with `window.solitaireArenaTiming` (set before the
+// page's scripts run).
+export const TIMING = Object.freeze({ request: 10000, quiet: 15000, answer: 5000 });
 
 export function parseFrame(text) {
   return JSON.parse(text.replace(LONG_SEED, '"seed":"$1"'));
@@ -40,6 +49,7 @@ export class Arena {
     // Why the server closed this page's connection when it signed the player out there
     // ("signed out: the account's password was changed"): said once the resume is refused.
     this.signedOutBecause = null;
+    this.timing = { ...TIMING, ...(globalThis.solitaireArenaTiming ?? {}) };
   }
 
   // The saved session's token (a player's: a viewer has none).
@@ -111,11 +121,10 @@ export class Arena {
 
   open(name) {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.url);
+      const ws = this.connection();
       this.ws = ws;
-      ws.onmessage = (frame) => this.received(parseFrame(frame.data));
-      ws.onclose = (event) => this.dropped(ws, event);
       ws.onopen = async () => {
+        this.heartbeat(ws);
         try {
           const token = this.sessionToken;
           const hello = this.watchOnly ? { type: "hello", viewer: true, legal_moves: true }
@@ -153,6 +162,64 @@ export class Arena {
     });
   }
 
+  // A new WebSocket to the server, its frames received and its close seen to. Not open
+  // within `timing.request`, it is given up (a connection attempt into a dead link waits
+  // minutes for the OS otherwise).
+  connection() {
+    const ws = new WebSocket(this.url);
+    ws.onmessage = (frame) => {
+      ws.heard = performance.now();
+      this.received(parseFrame(frame.data));
+    };
+    ws.onclose = (event) => this.dropped(ws, event);
+    setTimeout(() => { if (ws.readyState === WebSocket.CONNECTING) this.abandon(ws); }, this.timing.request);
+    return ws;
+  }
+
+  // Keeps an eye on the open connection `ws` (see TIMING): quiet for `timing.quiet`, it is
+  // checked with a ping.
+  heartbeat(ws) {
+    ws.heard = performance.now();
+    const beat = () => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      const quiet = performance.now() - ws.heard;
+      if (quiet < this.timing.quiet) { ws.beat = setTimeout(beat, this.timing.quiet - quiet); return; }
+      this.probe(ws);
+      ws.beat = setTimeout(beat, this.timing.answer);
+    };
+    ws.beat = setTimeout(beat, this.timing.quiet);
+  }
+
+  // Whether `ws` still delivers: a ping, and if nothing at all (its pong or anything
+  // else) came on it within `timing.answer`, it is dead and given up. The ping waits among
+  // the requests (an error without an id is matched to the oldest), answering nobody.
+  probe(ws) {
+    if (ws.probing || ws.readyState !== WebSocket.OPEN) return;
+    ws.probing = true;
+    const asked = performance.now();
+    const id = this.nextId++;
+    this.pending.set(id, { resolve() {}, reject() {}, ws, timer: null });
+    ws.send(JSON.stringify({ type: "ping", id }));
+    setTimeout(() => {
+      ws.probing = false;
+      this.pending.delete(id);
+      if (!(ws.heard >= asked)) this.abandon(ws);
+    }, this.timing.answer);
+  }
+
+  // A connection found dead: closed by this page and dropped at once (the reconnect path
+  // of any drop), without waiting for its close event, which for a dead link comes only
+  // when the closing handshake or the OS gives up on it.
+  abandon(ws) {
+    if (ws.readyState >= WebSocket.CLOSING) return;
+    const failed = ws.onerror;
+    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+    clearTimeout(ws.beat);
+    ws.close(1000, "no answer");
+    failed?.call(ws); // a connection not yet open: the attempt fails as if refused
+    this.dropped(ws, null);
+  }
+
   welcomed(welcome) {
     if (!this.watchOnly) localStorage.setItem(TOKEN_KEY, welcome.token);
     this.player = welcome;
@@ -166,11 +233,10 @@ export class Arena {
   // password leaves the page as it was. The new token is kept as hello's is.
   login(username, password) {
     const attempt = new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.url);
-      ws.onmessage = (frame) => this.received(parseFrame(frame.data));
-      ws.onclose = (event) => this.dropped(ws, event);
+      const ws = this.connection();
       ws.onerror = () => reject(new ArenaError("connection_lost", "cannot reach the server"));
       ws.onopen = async () => {
+        this.heartbeat(ws);
         try {
           const welcome = await this.sendOn(ws, { type: "login", username, password, legal_moves: true });
           const old = this.ws;
@@ -248,11 +314,14 @@ export class Arena {
   }
 
   dropped(ws, closed) {
+    clearTimeout(ws.beat);
     if (ws === this.ws && closed?.reason?.startsWith("signed out")) this.signedOutBecause = closed.reason;
     for (const [id, waiting] of this.pending) {
       if (waiting.ws !== ws) continue;
       this.pending.delete(id);
-      waiting.reject(new ArenaError("connection_lost", "the connection dropped"));
+      clearTimeout(waiting.timer);
+      // Sent, never answered: it may have taken effect (a move: send it again under its seq).
+      waiting.reject(Object.assign(new ArenaError("connection_lost", "the connection dropped"), { unanswered: true }));
     }
     if (ws !== this.ws || this.closing) return;
     if (!this.resumable) { this.tokenGone(); return; }
@@ -291,6 +360,7 @@ export class Arena {
     const waiting = message.id !== undefined ? this.pending.get(message.id) : undefined;
     if (waiting) {
       this.pending.delete(message.id);
+      clearTimeout(waiting.timer);
       if (message.type === "error") waiting.reject(new ArenaError(message.code, message.message));
       else waiting.resolve(message);
       return;
@@ -299,6 +369,7 @@ export class Arena {
       // Dropped by the rate limit: replies come in order, so it is the oldest request's.
       const [id, oldest] = this.pending.entries().next().value;
       this.pending.delete(id);
+      clearTimeout(oldest.timer);
       oldest.reject(new ArenaError(message.code, message.message));
       return;
     }
@@ -321,7 +392,16 @@ export class Arena {
         reject(new ArenaError("connection_lost", "not connected"));
         return;
       }
-      this.pending.set(id, { resolve, reject, ws });
+      // Unanswered for `timing.request`, the link is checked (and checked again as long as
+      // the answer is awaited): a dead one is dropped, which fails the request.
+      const waiting = { resolve, reject, ws, timer: null };
+      const overdue = () => {
+        if (this.pending.get(id) !== waiting) return;
+        this.probe(ws);
+        waiting.timer = setTimeout(overdue, this.timing.request);
+      };
+      waiting.timer = setTimeout(overdue, this.timing.request);
+      this.pending.set(id, waiting);
       ws.send(JSON.stringify({ ...message, id }));
     });
   }
