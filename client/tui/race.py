@@ -210,6 +210,8 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 
 #: The status line while a dropped connection is being resumed.
 RECONNECTING: Final = "connection lost: reconnecting…"
+#: Said once it is back, unless something said since says more (:meth:`RaceScreen._back`).
+RECONNECTED: Final = "reconnected"
 #: The status line once the client gave up resuming a dropped connection.
 GONE: Final = "connection lost for good"
 #: The clock then: it no longer counts here (in the 20 columns of a narrowed side panel).
@@ -233,6 +235,21 @@ SERVER_ACTIONS: Final = frozenset(
 #: Refusals of ``ready`` that say this racer no longer sits in an open race: it was left
 #: (or started, or cancelled) meanwhile, maybe on another session of the player.
 NOT_SEATED_CODES: Final = frozenset({"not_a_racer", "race_not_open"})
+
+
+def connection_trouble(exc: BaseException) -> str:
+    """A request's connection problem in words (a timeout says nothing of itself).
+
+    >>> connection_trouble(TimeoutError())
+    'no answer from the server'
+    >>> connection_trouble(ConnectionResetError("Connection reset by peer"))
+    'connection problem (Connection reset by peer)'
+    >>> connection_trouble(ConnectionError())
+    'connection problem'
+    """
+    if isinstance(exc, TimeoutError):
+        return "no answer from the server"
+    return f"connection problem ({exc})" if str(exc) else "connection problem"
 
 
 def left_elsewhere_note(code: str, cancelled: bool) -> str:
@@ -660,7 +677,7 @@ class RaceScreen(Screen[None]):
             )
             return
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"connection lost: {exc}", error=True)
+            self.status.say(f"cannot follow race {self.race_id}: {connection_trouble(exc)}", error=True)
             return
         self.redraw()
         opening = self._opening_note()
@@ -891,7 +908,7 @@ class RaceScreen(Screen[None]):
         except ArenaError as exc:
             self._say_refused("✗ daily", exc)
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"✗ daily: connection problem ({exc})", error=True)
+            self.status.say(f"✗ daily: {connection_trouble(exc)}", error=True)
         return None
 
     def _adopt_daily(self, started: DailyStarted, practice: bool) -> None:
@@ -959,7 +976,7 @@ class RaceScreen(Screen[None]):
                 await self._refused(move, exc)
                 return
             except (ConnectionError, TimeoutError) as exc:
-                self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)
+                self.status.say(f"✗ {move}: {connection_trouble(exc)}; it is safe to retry", error=True)
                 return
         if ack.race_id != self.race_id:
             return  # acked after the screen moved on to a rematch
@@ -1111,7 +1128,7 @@ class RaceScreen(Screen[None]):
         except ArenaError as exc:
             self._say_refused(f"✗ {what}", exc)
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"✗ {what}: connection problem ({exc})", error=True)
+            self.status.say(f"✗ {what}: {connection_trouble(exc)}", error=True)
         return None
 
     async def ask_hint(self) -> None:
@@ -1213,7 +1230,7 @@ class RaceScreen(Screen[None]):
                 await self._recheck_lobby()  # left elsewhere, say, which nothing told
             return
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"✗ ready: connection problem ({exc})", error=True)
+            self.status.say(f"✗ ready: {connection_trouble(exc)}", error=True)
             return
         mine = self.state.racers.get(self.state.me or "")
         if mine is not None and self.state.status == "open":
@@ -1259,7 +1276,7 @@ class RaceScreen(Screen[None]):
             return False  # started, cancelled or unreachable meanwhile: nothing left here
         return True
 
-    async def action_give_up(self) -> None:
+    def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:
             self.status.say("you are not playing any more")
             return
@@ -1272,11 +1289,21 @@ class RaceScreen(Screen[None]):
             self.set_timer(GIVE_UP_WINDOW, self._give_up_lapsed)
             return
         self._give_up_asked = None
+        # In a worker: an answer slow to come (a stalled connection) keeps no key waiting.
+        self.run_worker(self._give_up(), group="give-up", exclusive=True, exit_on_error=False)
+
+    async def _give_up(self) -> None:
+        race_id = self.race_id
         try:
-            await self.client.finish(self.race_id)
+            await self.client.finish(race_id)
         except ArenaError as exc:
             self._say_refused("cannot give up", exc)
             return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"cannot give up: {connection_trouble(exc)} (ctrl+g asks again)", error=True)
+            return
+        if race_id != self.race_id:
+            return  # moved on meanwhile
         self.state.gave_up()
         await self._read_own_board()  # another session of the player may have moved
         self.redraw()
@@ -1293,15 +1320,25 @@ class RaceScreen(Screen[None]):
         if self.status.last == GIVE_UP_ASK and not self.state.over and not self.state.i_finished:
             self.status.say(GIVE_UP_LAPSED)
 
-    async def action_replay(self) -> None:
+    def action_replay(self) -> None:
         if self.state.summary is None:
             self.status.say("the replay opens once the race is over")
             return
+        # In a worker: an answer slow to come (a stalled connection) keeps no key waiting.
+        self.run_worker(self._open_replay(), group="replay", exclusive=True, exit_on_error=False)
+
+    async def _open_replay(self) -> None:
+        race_id = self.race_id
         try:
-            log = await self.client.move_log(self.race_id)
+            log = await self.client.move_log(race_id)
         except ArenaError as exc:
             self._say_refused("no replay", exc)
             return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"no replay: {connection_trouble(exc)} (ctrl+r asks again)", error=True)
+            return
+        if race_id != self.race_id or self.state.summary is None:
+            return  # moved on to a rematch meanwhile
         if log.seed is None:
             when = reveal_words(self.state.summary.reveals_at)
             note = NO_DAILY_REPLAY.format(when=when, race_id=self.race_id, options=self.options())
