@@ -291,9 +291,13 @@ class StatusLine(Static):
     last: str = ""
     #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
     dropped: bool = False
+    #: Whether what it says is the notice of a drop (nothing was said since): once the
+    #: connection is back, only that notice gives way to :data:`RECONNECTED`.
+    telling_drop: bool = False
 
     def say(self, text: str, error: bool = False) -> None:
         self.last = text
+        self.telling_drop = False
         self.update(Text(text, style="bold red" if error else ""))
 
     def follow_connection(self, reconnecting: bool) -> None:
@@ -301,12 +305,14 @@ class StatusLine(Static):
         ``reconnecting``): until it is back, nothing else would tell."""
         if reconnecting and not self.dropped:
             self.say(RECONNECTING, error=True)
+            self.telling_drop = True
         self.dropped = reconnecting
 
     def move_waits(self, move: str) -> None:
         """A move typed while the connection is being resumed waits for it: say so,
         keeping the notice that it is being resumed."""
         self.say(f"{RECONNECTING} {move} is sent once it is back", error=True)
+        self.telling_drop = True
         self.dropped = True
 
 
@@ -685,9 +691,7 @@ class RaceScreen(Screen[None]):
         await self._ready_if_full()
         async for event in self.client.events():
             if isinstance(event, Welcome):
-                # The SDK resumed a dropped connection: follow the race again.
-                await self._resync()
-                self.status.say("reconnected")
+                await self._back()
                 continue
             if isinstance(event, RematchStarted):
                 if event.race_id == self.race_id:
@@ -704,14 +708,7 @@ class RaceScreen(Screen[None]):
             if isinstance(event, RematchUpdate) and self.state.rematch is not None:
                 self.status.say(rematch_note(self.state.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
-                await self._find_place()
-                await self._ratings_after()
-                self.state.day_over = self.state.daily_day_over(self.clock.now())
-                self.redraw()
-                self.status.say(self._ending_note())
-                # Said at once; the board as it ended follows (it changes no word of it).
-                await self._read_own_board()
-                self.redraw()
+                await self._ended()
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
@@ -724,6 +721,51 @@ class RaceScreen(Screen[None]):
         self.gone = True
         self.redraw()
         self.status.say(self._gone_note(), error=True)
+
+    async def _ended(self) -> None:
+        """The race ended (its results taken in :attr:`state`): say how."""
+        await self._find_place()
+        await self._ratings_after()
+        self.state.day_over = self.state.daily_day_over(self.clock.now())
+        self.redraw()
+        self.status.say(self._ending_note())
+        # Said at once; the board as it ended follows (it changes no word of it).
+        await self._read_own_board()
+        self.redraw()
+
+    async def _back(self) -> None:
+        """The SDK resumed a dropped connection: follow the race again. The status line
+        says :data:`RECONNECTED` only in place of the notice of the drop: a note said since
+        says more (a move's answer, the race's end, which may come before the welcome or
+        after it), and a lobby keeps its own note (who sits, how others join)."""
+        before = self.state.status
+        await self._resync()
+        state, telling_drop = self.state, self.status.telling_drop
+        if state.status == "finished" and state.summary is None and await self._read_own_end():
+            return
+        if self.in_lobby or (state.status != before and not state.over):
+            # A lobby, or a race that began meanwhile: what it is now, as it opens.
+            note = self._opening_note()
+            self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
+            await self._ready_if_full()
+        elif telling_drop:
+            self.status.say(RECONNECTED)  # a race's end still to come says more, after it
+
+    async def _read_own_end(self) -> bool:
+        """After a resume: the results of the race, which ended while away, taken as its end
+        would have brought them (the welcome is followed by the end only of races the player
+        was not told of: another device of theirs that followed the race then was told);
+        whether they could be read."""
+        race_id = self.race_id
+        try:
+            summary = await self.client.results(race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return False
+        if race_id != self.race_id or not self.state.apply(RaceEnded(race_id=race_id, summary=summary)):
+            return False
+        self.redraw()
+        await self._ended()
+        return True
 
     @property
     def signed_out(self) -> str | None:

@@ -5,16 +5,20 @@ headless pilot, and what is checked is what the screen says."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
 import pytest
 from textual.pilot import Pilot
 
-from client.sdk import ArenaClient
+from client.sdk import ArenaClient, ConnectionEnded
 from client.tui import RaceApp, WatchApp
-from client.tui.race import GIVE_UP_ASK, GO
+from client.tui.race import GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
 from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from shared import new_game
-from tests.client.test_tui import SMALL, _type, until_shown, wait_until
+from shared.protocol import Progress, RaceEnded, ServerMessage, Welcome
+from tests.client.test_tui import SMALL, _type, footer_keys, rendered, screen_words, until_shown, wait_until
 from tests.server.conftest import WINNABLE_SEED, Connect
 from tests.server.helpers import start_race
 
@@ -136,3 +140,177 @@ async def test_a_spectator_whose_watch_stalls_once_reconnected_is_told_no_answer
         await wait_until(pilot, lambda: screen.status.last == note)
         await until_shown(pilot, app, note)
         unstall(sam)
+
+
+# ----- back after a drop --------------------------------------------------------------
+
+
+def away_until_set(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """From now on a dropped connection is resumed only once the event returned is set:
+    the network stays down until then."""
+    back = asyncio.Event()
+    resume = ArenaClient._resume
+
+    async def resume_once_back(client: ArenaClient, dropped: ConnectionEnded) -> None:
+        await back.wait()
+        await resume(client, dropped)
+
+    monkeypatch.setattr(ArenaClient, "_resume", resume_once_back)
+    return back
+
+
+def followed_again(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the races the screen read again (once the welcome of a resume came,
+    among others), each as it is done with it."""
+    done: list[str] = []
+    resync = RaceScreen._resync
+
+    async def recorded(screen: RaceScreen) -> None:
+        await resync(screen)
+        done.append(screen.race_id)
+
+    monkeypatch.setattr(RaceScreen, "_resync", recorded)
+    return done
+
+
+async def drop(pilot: Pilot[None], app: RaceApp, client: ArenaClient) -> None:
+    """The network drops (and stays down while the resume is held): the screen says so."""
+    client.ws.transport.abort()
+    await wait_until(pilot, lambda: app.race_screen.status.last == RECONNECTING)
+
+
+async def reconnecting_racer(url: str, connect: Connect) -> ArenaClient:
+    ada = await connect(url, reconnect=True)
+    await ada.hello(name="ada", legal_moves=True)
+    return ada
+
+
+def welcome_once(monkeypatch: pytest.MonkeyPatch, ready: Callable[[], bool]) -> None:
+    """The client's events hand a resume's welcome only once ``ready()`` (what comes
+    meanwhile, such as an answer to a request, comes first)."""
+    events = ArenaClient.events
+
+    async def held(client: ArenaClient) -> AsyncIterator[ServerMessage]:
+        async for event in events(client):
+            while isinstance(event, Welcome) and not ready():
+                await asyncio.sleep(0.01)
+            yield event
+
+    monkeypatch.setattr(ArenaClient, "events", held)
+
+
+async def test_a_move_sent_as_the_connection_dropped_says_how_it_went_once_back_not_reconnected(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada, bob = await reconnecting_racer(arena.url, connect), await connect(arena.url)
+    race_id = (await start_race(ada, bob)).race_id
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    welcome_once(monkeypatch, lambda: ada.seqs.get(race_id) == 1)  # the move's ack first
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        back = away_until_set(monkeypatch)
+        stall(ada)  # the move goes out, its ack never comes back…
+        await _type(pilot, move)
+        await bob.wait_for(Progress, lambda p: p.player_id == ada.player_id)
+        await drop(pilot, app, ada)  # …and the connection drops
+        back.set()  # back: the move is sent again (its ack says it was played)
+        await wait_until(pilot, lambda: screen.state.seq == 1 and ada.resumes == 1)
+        # bob's move comes after the welcome: once it shows, the welcome was taken in.
+        await bob.move(race_id, move)
+        await wait_until(pilot, lambda: screen.state.racers[bob.player_id or ""].move_count == 1)
+        assert screen.status.last == f"✓ {move}  +1 (score 1)"
+        await until_shown(pilot, app, screen.status.last)
+
+
+def events_in_order(monkeypatch: pytest.MonkeyPatch, first: type[ServerMessage]) -> None:
+    """The client's events hand a resume's welcome and the end of a race that ended while
+    away in this order, ``first`` first (the SDK may deliver either first)."""
+    events = ArenaClient.events
+
+    async def ordered(client: ArenaClient) -> AsyncIterator[ServerMessage]:
+        held: dict[type[ServerMessage], ServerMessage] = {}
+        async for event in events(client):
+            if isinstance(event, (Welcome, RaceEnded)):
+                held[type(event)] = event
+                if len(held) == 2:
+                    yield held.pop(first)
+                    yield held.popitem()[1]
+                continue
+            yield event
+
+    monkeypatch.setattr(ArenaClient, "events", ordered)
+
+
+#: ada's note once a race of two she did not score in ended.
+TIED = "race over: you tied 1st of 2. r rematch, ctrl+r replay, ctrl+q quit"
+
+
+@pytest.mark.parametrize("first", [Welcome, RaceEnded])
+async def test_a_race_that_ended_while_away_says_how_it_ended_once_back_not_reconnected(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, first: type[ServerMessage]
+) -> None:
+    ada, bob = await reconnecting_racer(arena.url, connect), await connect(arena.url)
+    race_id = (await start_race(ada, bob, time_limit=3)).race_id
+    events_in_order(monkeypatch, first)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        back, read_again = away_until_set(monkeypatch), followed_again(monkeypatch)
+        await drop(pilot, app, ada)
+        await bob.finish(race_id)  # bob gives up; ada's time runs out while she is away
+        await bob.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        back.set()
+        await wait_until(pilot, lambda: race_id in read_again and screen.status.last.startswith("race over"))
+        assert screen.state.summary is not None
+        assert screen.status.last == TIED
+        await wait_until(pilot, lambda: TIED in screen_words(app))
+
+
+async def test_a_race_ended_while_away_on_another_device_shows_its_results_once_back(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ada's other device follows the race as it ends: the server, which told her there,
+    sends her resumed session no end (only the race's status says it is over)."""
+    ada, bob = await reconnecting_racer(arena.url, connect), await connect(arena.url)
+    race_id = (await start_race(ada, bob)).race_id
+    elsewhere = await connect(arena.url)
+    await elsewhere.hello(token=ada.token)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        back, read_again = away_until_set(monkeypatch), followed_again(monkeypatch)
+        await drop(pilot, app, ada)
+        await elsewhere.finish(race_id)  # both give up while ada's connection here is down
+        await bob.finish(race_id)
+        await elsewhere.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        back.set()
+        await wait_until(pilot, lambda: race_id in read_again and screen.status.last != RECONNECTING)
+        assert screen.status.last == TIED
+        await wait_until(pilot, lambda: rendered(screen, "#ranking").startswith("Results"))
+
+
+async def test_a_lobby_back_after_a_drop_keeps_saying_who_sits_and_how_others_join(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada, bob = await reconnecting_racer(arena.url, connect), await connect(arena.url)
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    await bob.join_race(race.code)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+        back = away_until_set(monkeypatch)
+        await drop(pilot, app, ada)
+        back.set()
+        note = (
+            f"reconnected\neight-off race {race.code}: 2/3 seated, 0 ready; press r (or Enter) when ready\n"
+            f"others join with: solitaire-arena play --join {race.code}"
+        )
+        await wait_until(pilot, lambda: screen.status.last == note)
+        await until_shown(pilot, app, note)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
