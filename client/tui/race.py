@@ -230,6 +230,7 @@ SERVER_ACTIONS: Final = frozenset(
         "answer_rematch",
         "practise",
         "toggle_ghosts",
+        "rejoin",
     }
 )
 #: Refusals of ``ready`` that say this racer no longer sits in an open race: it was left
@@ -264,6 +265,38 @@ def left_elsewhere_note(code: str, cancelled: bool) -> str:
     return f"you left race {code} on another session: it goes on without you. ctrl+q quits"
 
 
+#: Seconds a server keeps the seat of a racer whose connection closed in a race not yet
+#: started, unless it is set otherwise (``SA_LOBBY_GRACE``; the server does not say its own).
+LOBBY_GRACE: Final = 30
+
+
+def seat_lost_note(code: str, away: float | None, status: str) -> str:
+    """The lobby of a race whose seat this racer lost while their connection was down:
+    away longer than the server keeps a seat, they left it (the last one out cancels it);
+    the race is at ``status`` now.
+
+    >>> seat_lost_note("5985RT", 41.3, "open")  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down 41 s, longer than a race
+    keeps the seat of a racer gone before its start (30 s by default). r joins it again, ctrl+q quits'
+    >>> seat_lost_note("5985RT", None, "cancelled")  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down longer than a race keeps the
+    seat of a racer gone before its start (30 s by default); nobody sat in it any more, so it is
+    cancelled. ctrl+q quits'
+    >>> seat_lost_note("5985RT", 41.3, "running")[-48:]
+    '; it started without you meanwhile. ctrl+q quits'
+    """
+    down = "down" if away is None else f"down {max(1, round(away))} s,"
+    why = (
+        f"you lost your seat in race {code}: the connection was {down} longer than a race keeps "
+        f"the seat of a racer gone before its start ({LOBBY_GRACE} s by default)"
+    )
+    if status == "open":
+        return f"{why}. r joins it again, ctrl+q quits"
+    if status == "cancelled":
+        return f"{why}; nobody sat in it any more, so it is cancelled. ctrl+q quits"
+    return f"{why}; it started without you meanwhile. ctrl+q quits"
+
+
 def default_join_command(code: str) -> str:
     """What friends type to join the race ``code`` on the default server."""
     return f"solitaire-arena play --join {code}"
@@ -294,6 +327,8 @@ class StatusLine(Static):
     #: Whether what it says is the notice of a drop (nothing was said since): once the
     #: connection is back, only that notice gives way to :data:`RECONNECTED`.
     telling_drop: bool = False
+    #: When the last drop was seen (monotonic seconds; None: none was).
+    dropped_at: float | None = None
 
     def say(self, text: str, error: bool = False) -> None:
         self.last = text
@@ -306,14 +341,21 @@ class StatusLine(Static):
         if reconnecting and not self.dropped:
             self.say(RECONNECTING, error=True)
             self.telling_drop = True
+            self.dropped_at = time.monotonic()
         self.dropped = reconnecting
 
     def move_waits(self, move: str) -> None:
         """A move typed while the connection is being resumed waits for it: say so,
         keeping the notice that it is being resumed."""
+        if not self.dropped:
+            self.dropped_at = time.monotonic()
         self.say(f"{RECONNECTING} {move} is sent once it is back", error=True)
         self.telling_drop = True
         self.dropped = True
+
+    def away_for(self) -> float | None:
+        """Seconds since the last drop was seen (None: no drop was)."""
+        return None if self.dropped_at is None else time.monotonic() - self.dropped_at
 
 
 class RaceScreen(Screen[None]):
@@ -351,6 +393,7 @@ class RaceScreen(Screen[None]):
         Binding("n", "answer_rematch(False)", "decline rematch"),
         Binding("p", "practise", "practice"),
         Binding("g", "toggle_ghosts", "ghosts"),
+        Binding("r", "rejoin", "join again"),
         Binding("escape", "clear", "clear", show=False),
     ]
 
@@ -404,6 +447,11 @@ class RaceScreen(Screen[None]):
         #: Whether this racer was seen seated in the race (so that a lobby which no
         #: longer seats them says they left it elsewhere).
         self._seated = False
+        #: How many times the client had resumed a dropped connection when this racer was
+        #: last seen seated (a seat gone since a resume was lost while away: :attr:`seat_lost`).
+        self._seated_resumes = client.resumes
+        #: How long (seconds) the connection was down before the last resume (None: unknown).
+        self._away: float | None = None
         #: The most lines the status line takes now (:meth:`_fit_status`).
         self._status_most = STATUS_MOST
 
@@ -525,6 +573,8 @@ class RaceScreen(Screen[None]):
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
         self._seated = self._seated or self.state.me in self.state.racers
+        if self.state.me in self.state.racers:
+            self._seated_resumes = self.client.resumes
         view = self.state.view
         if view is not None:
             self.legal = legal_moves(view) if self.playing else []
@@ -553,7 +603,8 @@ class RaceScreen(Screen[None]):
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
         keys += tuple(
-            self.check_action(action, ()) for action in ("toggle_ready", "unready", "give_up", "replay")
+            self.check_action(action, ())
+            for action in ("toggle_ready", "unready", "give_up", "replay", "rejoin")
         )
         if keys != self._keys:
             self._keys = keys
@@ -574,7 +625,8 @@ class RaceScreen(Screen[None]):
     @property
     def playing(self) -> bool:
         """Whether this racer may still move."""
-        return self.state.status == "running" and not self.state.i_finished and not self.gone
+        state = self.state
+        return state.status == "running" and not state.i_finished and not self.gone and not self.seat_lost
 
     @property
     def typing(self) -> bool:
@@ -612,6 +664,8 @@ class RaceScreen(Screen[None]):
             return self.in_lobby and ready == (action == "unready")
         if action == "enter_ready":
             return self.in_lobby
+        if action == "rejoin":
+            return self.seat_lost and self.state.status == "open"
         if action == "give_up":
             return self.playing
         if action == "replay":
@@ -738,12 +792,15 @@ class RaceScreen(Screen[None]):
         says :data:`RECONNECTED` only in place of the notice of the drop: a note said since
         says more (a move's answer, the race's end, which may come before the welcome or
         after it), and a lobby keeps its own note (who sits, how others join)."""
-        before = self.state.status
+        before, self._away = self.state.status, self.status.away_for()
         await self._resync()
         state, telling_drop = self.state, self.status.telling_drop
-        if state.status == "finished" and state.summary is None and await self._read_own_end():
+        if self.seat_lost:  # away longer than the race kept the seat
+            self.redraw()
+            self.status.say(self._opening_note(), error=True)
+        elif state.status == "finished" and state.summary is None and await self._read_own_end():
             return
-        if self.in_lobby or (state.status != before and not state.over):
+        elif self.in_lobby or (state.status != before and not state.over):
             # A lobby, or a race that began meanwhile: what it is now, as it opens.
             note = self._opening_note()
             self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
@@ -834,6 +891,17 @@ class RaceScreen(Screen[None]):
         return GO
 
     @property
+    def seat_lost(self) -> bool:
+        """Whether this racer lost their seat in the race before its start while their
+        connection was down (the server frees the seat of a racer away too long): seated
+        before a resume, seated no more since (the race may have started without them)."""
+        state = self.state
+        seated = self._seated and state.me in state.racers
+        if not self._seated or seated or state.daily is not None or state.left_out:
+            return False
+        return self.client.resumes > self._seated_resumes and state.cancelled is None
+
+    @property
     def left_elsewhere(self) -> bool:
         """Whether this racer sat in the race before its start and sits there no more:
         they left it on another session (the race may have been cancelled with it)."""
@@ -864,6 +932,8 @@ class RaceScreen(Screen[None]):
         state = self.state
         if state.left_out and state.me not in state.racers:
             return f"{LEFT_OUT}. ctrl+q quits"
+        if self.seat_lost:
+            return seat_lost_note(state.code or self.race_id, self._away, state.status)
         if self.left_elsewhere:
             return left_elsewhere_note(state.code or self.race_id, cancelled=state.status == "cancelled")
         if state.over:
@@ -1306,6 +1376,30 @@ class RaceScreen(Screen[None]):
             if not mine.ready:
                 await self._say_ready(True, automatic=True)
 
+    def action_rejoin(self) -> None:
+        self.run_worker(self._rejoin(), group="ready", exclusive=True, exit_on_error=False)
+
+    async def _rejoin(self) -> None:
+        """Sit in the race again, whose seat was lost while the connection was down."""
+        code = self.state.code
+        if not self.seat_lost or code is None:
+            return
+        self.status.say(f"joining race {code} again…")
+        try:
+            info = await self.client.join_race(code)
+        except ArenaError as exc:
+            self._say_refused(f"✗ join {code}", exc)
+            await self._resync()  # started or cancelled meanwhile, say: r is offered no more
+            return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"✗ join {code}: {connection_trouble(exc)}", error=True)
+            return
+        self.state.load(info)
+        self._readied_when_full = False  # a new seat: readied once every seat is taken
+        self.redraw()
+        self.status.say(self._opening_note())
+        await self._ready_if_full()
+
     async def leave_if_open(self) -> bool:
         """Leave the race if it has not started (the racer quit its lobby); whether it
         was left."""
@@ -1453,6 +1547,11 @@ class RaceApp(App[None]):
             return self._signed_out_note(screen)
         if state.left_out and state.me not in state.racers:
             return f"race {state.code or race_id}: {LEFT_OUT}"
+        if screen.seat_lost and state.status == "open" and state.code:
+            return (
+                f"you lost your seat in race {state.code} while the connection was down: "
+                f"{self.join_command(state.code)} joins it again"
+            )
         if self.left_lobby:
             code = state.code or race_id
             if len(state.racers) <= 1:

@@ -6,6 +6,7 @@ headless pilot, and what is checked is what the screen says."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -17,9 +18,9 @@ from client.tui.race import GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
 from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from shared import new_game
-from shared.protocol import Progress, RaceEnded, ServerMessage, Welcome
+from shared.protocol import Progress, RaceEnded, RaceStarted, RaceUpdate, ServerMessage, Welcome
 from tests.client.test_tui import SMALL, _type, footer_keys, rendered, screen_words, until_shown, wait_until
-from tests.server.conftest import WINNABLE_SEED, Connect
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 
 #: Seconds a request of the stalled racer waits for its answer (the SDK's own is 10).
@@ -314,3 +315,105 @@ async def test_a_lobby_back_after_a_drop_keeps_saying_who_sits_and_how_others_jo
         await wait_until(pilot, lambda: screen.status.last == note)
         await until_shown(pilot, app, note)
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+
+
+# ----- a seat lost while away ---------------------------------------------------------
+
+LOST = re.compile(
+    r"you lost your seat in race (\w+): the connection was down \d+ s, longer than a race keeps "
+    r"the seat of a racer gone before its start \(30 s by default\)(.*)"
+)
+
+
+async def test_a_seat_lost_while_away_says_so_and_r_joins_the_race_again(
+    clean_redis: str, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_node(clean_redis, lobby_grace=0.2) as node:
+        ada, bob = await reconnecting_racer(node.url, connect), await connect(node.url)
+        await bob.hello(name="bob")
+        race = await ada.create_race("eight-off", seats=3, time_limit=60)
+        await bob.join_race(race.code)
+        app = RaceApp(ada, race.race_id, ready_when_full=True)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+            back = away_until_set(monkeypatch)
+            await drop(pilot, app, ada)
+            # Away past the grace: the server frees ada's seat (bob is told).
+            await bob.wait_for(
+                RaceUpdate, lambda u: ada.player_id not in {r.player_id for r in u.race.racers}
+            )
+            back.set()
+            await wait_until(pilot, lambda: LOST.fullmatch(screen.status.last) is not None)
+            lost = LOST.fullmatch(screen.status.last)
+            assert lost is not None and lost.groups() == (race.code, ". r joins it again, ctrl+q quits")
+            await wait_until(pilot, lambda: screen.status.last in screen_words(app))  # whole
+            await wait_until(pilot, lambda: footer_keys(app).get("r") == ("join again", True))
+            assert app.parting_note() == (
+                f"you lost your seat in race {race.code} while the connection was down: "
+                f"solitaire-arena play --join {race.code} joins it again"
+            )
+            await pilot.press("r")
+            await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+            assert screen.status.last.startswith(f"eight-off race {race.code}: 2/3 seated, 0 ready; press r")
+            await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+
+
+async def test_a_seat_lost_while_away_in_a_race_nobody_else_sat_in_says_it_is_cancelled(
+    clean_redis: str, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_node(clean_redis, lobby_grace=0.2) as node:
+        ada = await reconnecting_racer(node.url, connect)
+        race = await ada.create_race("eight-off", seats=3, time_limit=60)
+        app = RaceApp(ada, race.race_id, ready_when_full=True)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+            back = away_until_set(monkeypatch)
+            await drop(pilot, app, ada)
+            looker = await connect(node.url)
+            await looker.hello(name="looker")
+            while (await looker.get_race(race.race_id)).status != "cancelled":
+                await asyncio.sleep(0.05)  # the grace ends: ada leaves, the race is cancelled
+            back.set()
+            await wait_until(pilot, lambda: LOST.fullmatch(screen.status.last) is not None)
+            lost = LOST.fullmatch(screen.status.last)
+            cancelled = "; nobody sat in it any more, so it is cancelled. ctrl+q quits"
+            assert lost is not None and lost.groups() == (race.code, cancelled)
+            await wait_until(pilot, lambda: screen.status.last in screen_words(app))  # whole
+            await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
+
+
+async def test_a_seat_lost_while_away_in_a_race_that_started_meanwhile_says_it_started_without_you(
+    clean_redis: str, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_node(clean_redis, lobby_grace=0.2) as node:
+        ada, bob, cy = (
+            await reconnecting_racer(node.url, connect),
+            await connect(node.url),
+            await connect(node.url),
+        )
+        await bob.hello(name="bob")
+        await cy.hello(name="cy")
+        race = await ada.create_race("eight-off", seats=3, time_limit=60)
+        await bob.join_race(race.code)
+        await cy.join_race(race.code)
+        app = RaceApp(ada, race.race_id)
+        async with app.run_test(size=SMALL) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
+            back = away_until_set(monkeypatch)
+            await drop(pilot, app, ada)
+            await bob.wait_for(RaceUpdate, lambda u: len(u.race.racers) == 2)  # ada's seat freed
+            await bob.ready(race.race_id)
+            await cy.ready(race.race_id)
+            await bob.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+            back.set()
+            await wait_until(pilot, lambda: LOST.fullmatch(screen.status.last) is not None)
+            lost = LOST.fullmatch(screen.status.last)
+            assert lost is not None and lost.groups() == (
+                race.code,
+                "; it started without you meanwhile. ctrl+q quits",
+            )
+            assert GO not in screen_words(app)
+            await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
