@@ -210,6 +210,8 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
 
 #: The status line while a dropped connection is being resumed.
 RECONNECTING: Final = "connection lost: reconnecting…"
+#: Said once it is back, unless something said since says more (:meth:`RaceScreen._back`).
+RECONNECTED: Final = "reconnected"
 #: The status line once the client gave up resuming a dropped connection.
 GONE: Final = "connection lost for good"
 #: The clock then: it no longer counts here (in the 20 columns of a narrowed side panel).
@@ -228,11 +230,27 @@ SERVER_ACTIONS: Final = frozenset(
         "answer_rematch",
         "practise",
         "toggle_ghosts",
+        "rejoin",
     }
 )
 #: Refusals of ``ready`` that say this racer no longer sits in an open race: it was left
 #: (or started, or cancelled) meanwhile, maybe on another session of the player.
 NOT_SEATED_CODES: Final = frozenset({"not_a_racer", "race_not_open"})
+
+
+def connection_trouble(exc: BaseException) -> str:
+    """A request's connection problem in words (a timeout says nothing of itself).
+
+    >>> connection_trouble(TimeoutError())
+    'no answer from the server'
+    >>> connection_trouble(ConnectionResetError("Connection reset by peer"))
+    'connection problem (Connection reset by peer)'
+    >>> connection_trouble(ConnectionError())
+    'connection problem'
+    """
+    if isinstance(exc, TimeoutError):
+        return "no answer from the server"
+    return f"connection problem ({exc})" if str(exc) else "connection problem"
 
 
 def left_elsewhere_note(code: str, cancelled: bool) -> str:
@@ -245,6 +263,38 @@ def left_elsewhere_note(code: str, cancelled: bool) -> str:
     if cancelled:
         return f"you left race {code} on another session: nobody sits in it, so it is cancelled. ctrl+q quits"
     return f"you left race {code} on another session: it goes on without you. ctrl+q quits"
+
+
+#: Seconds a server keeps the seat of a racer whose connection closed in a race not yet
+#: started, unless it is set otherwise (``SA_LOBBY_GRACE``; the server does not say its own).
+LOBBY_GRACE: Final = 30
+
+
+def seat_lost_note(code: str, away: float | None, status: str) -> str:
+    """The lobby of a race whose seat this racer lost while their connection was down:
+    away longer than the server keeps a seat, they left it (the last one out cancels it);
+    the race is at ``status`` now.
+
+    >>> seat_lost_note("5985RT", 41.3, "open")  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down 41 s, longer than a race
+    keeps the seat of a racer gone before its start (30 s by default). r joins it again, ctrl+q quits'
+    >>> seat_lost_note("5985RT", None, "cancelled")  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down longer than a race keeps the
+    seat of a racer gone before its start (30 s by default); nobody sat in it any more, so it is
+    cancelled. ctrl+q quits'
+    >>> seat_lost_note("5985RT", 41.3, "running")[-48:]
+    '; it started without you meanwhile. ctrl+q quits'
+    """
+    down = "down" if away is None else f"down {max(1, round(away))} s,"
+    why = (
+        f"you lost your seat in race {code}: the connection was {down} longer than a race keeps "
+        f"the seat of a racer gone before its start ({LOBBY_GRACE} s by default)"
+    )
+    if status == "open":
+        return f"{why}. r joins it again, ctrl+q quits"
+    if status == "cancelled":
+        return f"{why}; nobody sat in it any more, so it is cancelled. ctrl+q quits"
+    return f"{why}; it started without you meanwhile. ctrl+q quits"
 
 
 def default_join_command(code: str) -> str:
@@ -274,9 +324,15 @@ class StatusLine(Static):
     last: str = ""
     #: Whether the connection was last seen dropped (see :meth:`follow_connection`).
     dropped: bool = False
+    #: Whether what it says is the notice of a drop (nothing was said since): once the
+    #: connection is back, only that notice gives way to :data:`RECONNECTED`.
+    telling_drop: bool = False
+    #: When the last drop was seen (monotonic seconds; None: none was).
+    dropped_at: float | None = None
 
     def say(self, text: str, error: bool = False) -> None:
         self.last = text
+        self.telling_drop = False
         self.update(Text(text, style="bold red" if error else ""))
 
     def follow_connection(self, reconnecting: bool) -> None:
@@ -284,13 +340,22 @@ class StatusLine(Static):
         ``reconnecting``): until it is back, nothing else would tell."""
         if reconnecting and not self.dropped:
             self.say(RECONNECTING, error=True)
+            self.telling_drop = True
+            self.dropped_at = time.monotonic()
         self.dropped = reconnecting
 
     def move_waits(self, move: str) -> None:
         """A move typed while the connection is being resumed waits for it: say so,
         keeping the notice that it is being resumed."""
+        if not self.dropped:
+            self.dropped_at = time.monotonic()
         self.say(f"{RECONNECTING} {move} is sent once it is back", error=True)
+        self.telling_drop = True
         self.dropped = True
+
+    def away_for(self) -> float | None:
+        """Seconds since the last drop was seen (None: no drop was)."""
+        return None if self.dropped_at is None else time.monotonic() - self.dropped_at
 
 
 class RaceScreen(Screen[None]):
@@ -328,6 +393,7 @@ class RaceScreen(Screen[None]):
         Binding("n", "answer_rematch(False)", "decline rematch"),
         Binding("p", "practise", "practice"),
         Binding("g", "toggle_ghosts", "ghosts"),
+        Binding("r", "rejoin", "join again"),
         Binding("escape", "clear", "clear", show=False),
     ]
 
@@ -381,6 +447,11 @@ class RaceScreen(Screen[None]):
         #: Whether this racer was seen seated in the race (so that a lobby which no
         #: longer seats them says they left it elsewhere).
         self._seated = False
+        #: How many times the client had resumed a dropped connection when this racer was
+        #: last seen seated (a seat gone since a resume was lost while away: :attr:`seat_lost`).
+        self._seated_resumes = client.resumes
+        #: How long (seconds) the connection was down before the last resume (None: unknown).
+        self._away: float | None = None
         #: The most lines the status line takes now (:meth:`_fit_status`).
         self._status_most = STATUS_MOST
 
@@ -502,6 +573,8 @@ class RaceScreen(Screen[None]):
     def redraw(self) -> None:
         """Bring every widget up to date with :attr:`state`."""
         self._seated = self._seated or self.state.me in self.state.racers
+        if self.state.me in self.state.racers:
+            self._seated_resumes = self.client.resumes
         view = self.state.view
         if view is not None:
             self.legal = legal_moves(view) if self.playing else []
@@ -530,7 +603,8 @@ class RaceScreen(Screen[None]):
         self._tick()
         keys = tuple(self.check_action(KEY_ACTIONS[key], ()) for key in ("u", "h", "r", "y", "p", "g"))
         keys += tuple(
-            self.check_action(action, ()) for action in ("toggle_ready", "unready", "give_up", "replay")
+            self.check_action(action, ())
+            for action in ("toggle_ready", "unready", "give_up", "replay", "rejoin")
         )
         if keys != self._keys:
             self._keys = keys
@@ -551,7 +625,8 @@ class RaceScreen(Screen[None]):
     @property
     def playing(self) -> bool:
         """Whether this racer may still move."""
-        return self.state.status == "running" and not self.state.i_finished and not self.gone
+        state = self.state
+        return state.status == "running" and not state.i_finished and not self.gone and not self.seat_lost
 
     @property
     def typing(self) -> bool:
@@ -589,6 +664,8 @@ class RaceScreen(Screen[None]):
             return self.in_lobby and ready == (action == "unready")
         if action == "enter_ready":
             return self.in_lobby
+        if action == "rejoin":
+            return self.seat_lost and self.state.status == "open"
         if action == "give_up":
             return self.playing
         if action == "replay":
@@ -660,7 +737,7 @@ class RaceScreen(Screen[None]):
             )
             return
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"connection lost: {exc}", error=True)
+            self.status.say(f"cannot follow race {self.race_id}: {connection_trouble(exc)}", error=True)
             return
         self.redraw()
         opening = self._opening_note()
@@ -668,9 +745,7 @@ class RaceScreen(Screen[None]):
         await self._ready_if_full()
         async for event in self.client.events():
             if isinstance(event, Welcome):
-                # The SDK resumed a dropped connection: follow the race again.
-                await self._resync()
-                self.status.say("reconnected")
+                await self._back()
                 continue
             if isinstance(event, RematchStarted):
                 if event.race_id == self.race_id:
@@ -687,14 +762,7 @@ class RaceScreen(Screen[None]):
             if isinstance(event, RematchUpdate) and self.state.rematch is not None:
                 self.status.say(rematch_note(self.state.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
-                await self._find_place()
-                await self._ratings_after()
-                self.state.day_over = self.state.daily_day_over(self.clock.now())
-                self.redraw()
-                self.status.say(self._ending_note())
-                # Said at once; the board as it ended follows (it changes no word of it).
-                await self._read_own_board()
-                self.redraw()
+                await self._ended()
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
@@ -707,6 +775,54 @@ class RaceScreen(Screen[None]):
         self.gone = True
         self.redraw()
         self.status.say(self._gone_note(), error=True)
+
+    async def _ended(self) -> None:
+        """The race ended (its results taken in :attr:`state`): say how."""
+        await self._find_place()
+        await self._ratings_after()
+        self.state.day_over = self.state.daily_day_over(self.clock.now())
+        self.redraw()
+        self.status.say(self._ending_note())
+        # Said at once; the board as it ended follows (it changes no word of it).
+        await self._read_own_board()
+        self.redraw()
+
+    async def _back(self) -> None:
+        """The SDK resumed a dropped connection: follow the race again. The status line
+        says :data:`RECONNECTED` only in place of the notice of the drop: a note said since
+        says more (a move's answer, the race's end, which may come before the welcome or
+        after it), and a lobby keeps its own note (who sits, how others join)."""
+        before, self._away = self.state.status, self.status.away_for()
+        await self._resync()
+        state, telling_drop = self.state, self.status.telling_drop
+        if self.seat_lost:  # away longer than the race kept the seat
+            self.redraw()
+            self.status.say(self._opening_note(), error=True)
+        elif state.status == "finished" and state.summary is None and await self._read_own_end():
+            return
+        elif self.in_lobby or (state.status != before and not state.over):
+            # A lobby, or a race that began meanwhile: what it is now, as it opens.
+            note = self._opening_note()
+            self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
+            await self._ready_if_full()
+        elif telling_drop:
+            self.status.say(RECONNECTED)  # a race's end still to come says more, after it
+
+    async def _read_own_end(self) -> bool:
+        """After a resume: the results of the race, which ended while away, taken as its end
+        would have brought them (the welcome is followed by the end only of races the player
+        was not told of: another device of theirs that followed the race then was told);
+        whether they could be read."""
+        race_id = self.race_id
+        try:
+            summary = await self.client.results(race_id)
+        except (ArenaError, ConnectionError, TimeoutError):
+            return False
+        if race_id != self.race_id or not self.state.apply(RaceEnded(race_id=race_id, summary=summary)):
+            return False
+        self.redraw()
+        await self._ended()
+        return True
 
     @property
     def signed_out(self) -> str | None:
@@ -775,6 +891,17 @@ class RaceScreen(Screen[None]):
         return GO
 
     @property
+    def seat_lost(self) -> bool:
+        """Whether this racer lost their seat in the race before its start while their
+        connection was down (the server frees the seat of a racer away too long): seated
+        before a resume, seated no more since (the race may have started without them)."""
+        state = self.state
+        seated = self._seated and state.me in state.racers
+        if not self._seated or seated or state.daily is not None or state.left_out:
+            return False
+        return self.client.resumes > self._seated_resumes and state.cancelled is None
+
+    @property
     def left_elsewhere(self) -> bool:
         """Whether this racer sat in the race before its start and sits there no more:
         they left it on another session (the race may have been cancelled with it)."""
@@ -805,6 +932,8 @@ class RaceScreen(Screen[None]):
         state = self.state
         if state.left_out and state.me not in state.racers:
             return f"{LEFT_OUT}. ctrl+q quits"
+        if self.seat_lost:
+            return seat_lost_note(state.code or self.race_id, self._away, state.status)
         if self.left_elsewhere:
             return left_elsewhere_note(state.code or self.race_id, cancelled=state.status == "cancelled")
         if state.over:
@@ -891,7 +1020,7 @@ class RaceScreen(Screen[None]):
         except ArenaError as exc:
             self._say_refused("✗ daily", exc)
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"✗ daily: connection problem ({exc})", error=True)
+            self.status.say(f"✗ daily: {connection_trouble(exc)}", error=True)
         return None
 
     def _adopt_daily(self, started: DailyStarted, practice: bool) -> None:
@@ -959,7 +1088,7 @@ class RaceScreen(Screen[None]):
                 await self._refused(move, exc)
                 return
             except (ConnectionError, TimeoutError) as exc:
-                self.status.say(f"✗ {move}: connection problem ({exc}); it is safe to retry", error=True)
+                self.status.say(f"✗ {move}: {connection_trouble(exc)}; it is safe to retry", error=True)
                 return
         if ack.race_id != self.race_id:
             return  # acked after the screen moved on to a rematch
@@ -1111,7 +1240,7 @@ class RaceScreen(Screen[None]):
         except ArenaError as exc:
             self._say_refused(f"✗ {what}", exc)
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"✗ {what}: connection problem ({exc})", error=True)
+            self.status.say(f"✗ {what}: {connection_trouble(exc)}", error=True)
         return None
 
     async def ask_hint(self) -> None:
@@ -1213,7 +1342,7 @@ class RaceScreen(Screen[None]):
                 await self._recheck_lobby()  # left elsewhere, say, which nothing told
             return
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"✗ ready: connection problem ({exc})", error=True)
+            self.status.say(f"✗ ready: {connection_trouble(exc)}", error=True)
             return
         mine = self.state.racers.get(self.state.me or "")
         if mine is not None and self.state.status == "open":
@@ -1247,6 +1376,30 @@ class RaceScreen(Screen[None]):
             if not mine.ready:
                 await self._say_ready(True, automatic=True)
 
+    def action_rejoin(self) -> None:
+        self.run_worker(self._rejoin(), group="ready", exclusive=True, exit_on_error=False)
+
+    async def _rejoin(self) -> None:
+        """Sit in the race again, whose seat was lost while the connection was down."""
+        code = self.state.code
+        if not self.seat_lost or code is None:
+            return
+        self.status.say(f"joining race {code} again…")
+        try:
+            info = await self.client.join_race(code)
+        except ArenaError as exc:
+            self._say_refused(f"✗ join {code}", exc)
+            await self._resync()  # started or cancelled meanwhile, say: r is offered no more
+            return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"✗ join {code}: {connection_trouble(exc)}", error=True)
+            return
+        self.state.load(info)
+        self._readied_when_full = False  # a new seat: readied once every seat is taken
+        self.redraw()
+        self.status.say(self._opening_note())
+        await self._ready_if_full()
+
     async def leave_if_open(self) -> bool:
         """Leave the race if it has not started (the racer quit its lobby); whether it
         was left."""
@@ -1259,7 +1412,7 @@ class RaceScreen(Screen[None]):
             return False  # started, cancelled or unreachable meanwhile: nothing left here
         return True
 
-    async def action_give_up(self) -> None:
+    def action_give_up(self) -> None:
         if self.state.over or self.state.i_finished:
             self.status.say("you are not playing any more")
             return
@@ -1272,11 +1425,21 @@ class RaceScreen(Screen[None]):
             self.set_timer(GIVE_UP_WINDOW, self._give_up_lapsed)
             return
         self._give_up_asked = None
+        # In a worker: an answer slow to come (a stalled connection) keeps no key waiting.
+        self.run_worker(self._give_up(), group="give-up", exclusive=True, exit_on_error=False)
+
+    async def _give_up(self) -> None:
+        race_id = self.race_id
         try:
-            await self.client.finish(self.race_id)
+            await self.client.finish(race_id)
         except ArenaError as exc:
             self._say_refused("cannot give up", exc)
             return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"cannot give up: {connection_trouble(exc)} (ctrl+g asks again)", error=True)
+            return
+        if race_id != self.race_id:
+            return  # moved on meanwhile
         self.state.gave_up()
         await self._read_own_board()  # another session of the player may have moved
         self.redraw()
@@ -1293,15 +1456,25 @@ class RaceScreen(Screen[None]):
         if self.status.last == GIVE_UP_ASK and not self.state.over and not self.state.i_finished:
             self.status.say(GIVE_UP_LAPSED)
 
-    async def action_replay(self) -> None:
+    def action_replay(self) -> None:
         if self.state.summary is None:
             self.status.say("the replay opens once the race is over")
             return
+        # In a worker: an answer slow to come (a stalled connection) keeps no key waiting.
+        self.run_worker(self._open_replay(), group="replay", exclusive=True, exit_on_error=False)
+
+    async def _open_replay(self) -> None:
+        race_id = self.race_id
         try:
-            log = await self.client.move_log(self.race_id)
+            log = await self.client.move_log(race_id)
         except ArenaError as exc:
             self._say_refused("no replay", exc)
             return
+        except (ConnectionError, TimeoutError) as exc:
+            self.status.say(f"no replay: {connection_trouble(exc)} (ctrl+r asks again)", error=True)
+            return
+        if race_id != self.race_id or self.state.summary is None:
+            return  # moved on to a rematch meanwhile
         if log.seed is None:
             when = reveal_words(self.state.summary.reveals_at)
             note = NO_DAILY_REPLAY.format(when=when, race_id=self.race_id, options=self.options())
@@ -1374,6 +1547,11 @@ class RaceApp(App[None]):
             return self._signed_out_note(screen)
         if state.left_out and state.me not in state.racers:
             return f"race {state.code or race_id}: {LEFT_OUT}"
+        if screen.seat_lost and state.status == "open" and state.code:
+            return (
+                f"you lost your seat in race {state.code} while the connection was down: "
+                f"{self.join_command(state.code)} joins it again"
+            )
         if self.left_lobby:
             code = state.code or race_id
             if len(state.racers) <= 1:

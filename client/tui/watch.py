@@ -39,7 +39,7 @@ from client.suggestions import login_command, signed_out_words
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
-from client.tui.race import StatusLine
+from client.tui.race import StatusLine, connection_trouble
 from client.watching import CARDS, WatchedRace, standing_rating
 from client.wording import (
     DEAL_AT_START,
@@ -541,7 +541,7 @@ class WatchScreen(Screen[None]):
             self.status.say(f"reconnected, but cannot watch again: {why}", error=True)
             return
         except (ConnectionError, TimeoutError) as exc:
-            self.status.say(f"connection lost: {exc}", error=True)
+            self.status.say(f"reconnected, but cannot watch again: {connection_trouble(exc)}", error=True)
             return
         self.watched.reset(watching)
         self.redraw()
