@@ -72,6 +72,7 @@ from shared.protocol import (
     Ghost,
     GhostInfo,
     Hint,
+    MoveAck,
     MoveSummary,
     RaceEnded,
     RaceInfo,
@@ -763,6 +764,8 @@ class RaceScreen(Screen[None]):
                 self.status.say(rematch_note(self.state.rematch, self.state.me))
             elif isinstance(event, RaceEnded):
                 await self._ended()
+            elif isinstance(event, MoveAck):  # a move whose answer came after it timed out
+                self.status.say(f"{self._ack_note(event)} (its answer came late)")
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
@@ -1094,6 +1097,9 @@ class RaceScreen(Screen[None]):
             return  # acked after the screen moved on to a rematch
         self.state.acked(ack)
         self.redraw()
+        self.status.say(self._ack_note(ack))
+
+    def _ack_note(self, ack: MoveAck) -> str:
         result = ack.result
         note = f"✓ {result.move}"
         if result.score_delta:
@@ -1103,7 +1109,7 @@ class RaceScreen(Screen[None]):
         if ack.finished:
             others = "" if self.state.daily is not None else " waiting for the others…"
             note = f"✓ {result.move}  you won in {ack.view.move_count} moves!{others}"
-        self.status.say(note)
+        return note
 
     async def _refused(self, move: str, exc: ArenaError) -> None:
         """Say why ``move`` was not played (the board read again when it may be out of date)."""

@@ -320,6 +320,10 @@ class RaceState:
                 won=event.won,
             )
             self._note_win(self.racers[event.player_id])
+        elif isinstance(event, MoveAck):  # late: its request had timed out
+            if event.seq <= self.seq:
+                return False
+            self.acked(event)
         elif isinstance(event, RaceEnded):
             self.status, self.summary = "finished", event.summary
             for standing in event.summary.standings:

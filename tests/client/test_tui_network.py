@@ -90,6 +90,24 @@ async def test_a_move_on_a_stalled_connection_says_no_answer_came_and_sent_again
         assert [r.move_count for r in (await bob.get_race(race_id)).racers if r.name == "ada"] == [1]
 
 
+async def test_a_move_whose_answer_comes_after_it_timed_out_is_shown_played_without_sending_it_again(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await quick_to_give_up(arena, connect)
+    move = new_game("eight-off", WINNABLE_SEED).legal_moves()[0]
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        stall(ada)
+        await _type(pilot, move)
+        await said(pilot, app, f"✗ {move}: no answer from the server; it is safe to retry")
+        unstall(ada)  # the ack the server sent meanwhile comes now
+        await said(pilot, app, f"✓ {move}  +1 (score 1) (its answer came late)")
+        assert screen.state.seq == 1
+        assert [r.move_count for r in (await bob.get_race(race_id)).racers if r.name == "ada"] == [1]
+
+
 async def test_the_replay_asked_for_on_a_stalled_connection_says_no_answer_came_and_opens_once_back(
     arena: ArenaServer, connect: Connect
 ) -> None:
