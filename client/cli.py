@@ -2227,6 +2227,12 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
     ...     counted=True, counts_at=1_805_070_660_000, week_table=[], all_time=[])).splitlines()[3])
       nobody finished a scored attempt of 2027-03-14
+
+    Without a counted day (``streak`` left out) there is no streak line:
+
+    >>> "streak" in daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10",
+    ...     day=[], counted=False, counts_at=1_805_070_660_000, week_table=[], all_time=[]))
+    False
     """
     status = (
         "final: counted into the week's and all-time tables"
@@ -2253,9 +2259,11 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     lines += _table_lines(standings.week_table, standings.me_week, me, "no day of this week counted yet")
     lines.append("all time")
     lines += _table_lines(standings.all_time, standings.me_all_time, me, "no day counted yet")
-    streak = standings.streak
-    current, best = (streak.current, streak.best) if streak is not None else (0, 0)
-    lines.append(f"your streak: {_plural(current, 'day')} (best {best})")
+    # No streak line without a counted day (a viewer, or nothing scored yet): the server
+    # leaves ``streak`` out then.
+    if standings.streak is not None:
+        streak = standings.streak
+        lines.append(f"your streak: {_plural(streak.current, 'day')} (best {streak.best})")
     lines.append(POINTS_NOTE)
     return "\n".join(lines)
 

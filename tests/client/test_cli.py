@@ -1348,8 +1348,10 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
         "  no day of this week counted yet",
     ]
     assert lines[8:11] == ["all time", "rank  name                      points", "  no day counted yet"]
-    assert lines[11] == "your streak: 0 days (best 0)"
-    assert lines[12:14] == [
+    # No counted day yet: the server leaves the streak out, and so does the page (no
+    # "your streak: 0 days (best 0)").
+    assert not any("streak" in line for line in lines)
+    assert lines[11:13] == [
         "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board,",
         "        1 for any other finished scored attempt",
     ]
