@@ -1682,6 +1682,14 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
       5f4a3b2c1d0e  eight-off   rated   2nd of 2    gave up with 12     -9  ...
                                                     cards home
       1a2b3c4d5e6f  treize      daily   practice    40 cards removed        ...
+
+    Another player's daily run of a day not yet closed comes without its race id:
+
+    >>> print(profile_text(PlayerProfile(player_id="p_3", name="cy", recent=[
+    ...     RecentRace(game="treize", rated=False, rank=1, racers=1, won=False, score=3,
+    ...                ended_at=0, daily="2027-03-14")])).splitlines()[-1])
+    ... # doctest: +ELLIPSIS
+      -             treize      daily   2027-03-14  3 cards removed ...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1721,7 +1729,8 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
         change = change_words(race.rating_change) if race.rating_change is not None else ""
         when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
-        row = f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<{wide}}  "
+        # Another's daily run has no race id until its day is closed: a dash holds its place.
+        row = f"  {race.race_id or '-':<12}  {race.game:<10}  {kind:<6}  {place:<{wide}}  "
         result = standing_words(race.game, race)
         lines += cell_lines(row, result, RESULT_COLUMNS + 10 - wide, f"  {change:>4}  {when}")
     return "\n".join(line.rstrip() for line in lines)

@@ -83,6 +83,25 @@ def day_closed(day: str, now: int, time_limit: float) -> bool:
     return now >= day_closes(dt.date.fromisoformat(day), time_limit)
 
 
+def race_id_shown(day: str | None, owner: str, reader: str, now: int, time_limit: float) -> bool:
+    """Whether ``reader`` is given the race id of ``owner``'s race, a daily run of ``day``
+    (None: another race, whose id is everyone's). A daily run's id is its player's own
+    until its day is closed, then everyone's: the day's board and profiles keep this rule
+    (docs/daily.md, "Fair play").
+
+    >>> closes = day_closes(_EPOCH, 1800)
+    >>> race_id_shown("1970-01-01", "p_a", "p_b", closes - 1, 1800)
+    False
+    >>> race_id_shown("1970-01-01", "p_a", "p_a", closes - 1, 1800)
+    True
+    >>> race_id_shown("1970-01-01", "p_a", "p_b", closes, 1800)
+    True
+    >>> race_id_shown(None, "p_a", "p_b", 0, 1800)
+    True
+    """
+    return day is None or owner == reader or day_closed(day, now, time_limit)
+
+
 def closing_words(day: str, time_limit: float) -> str:
     """When the day named ``YYYY-MM-DD`` opens its seeds and attempts, in words.
 

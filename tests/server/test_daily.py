@@ -770,10 +770,10 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
         race_id = started["race"]["race_id"]
         await play_line(ada, race_id, line, clock, 1.0)
         ended = await ada.event("race_ended")
+        # Before the day closes bob is not given her race id (as on the day's board); ada is.
         profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
         assert profile["recent"] == [
             {
-                "race_id": race_id,
                 "game": "eight-off",
                 "rated": False,
                 "rank": 1,
@@ -793,13 +793,19 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
         await ada.request({"type": "finish", "race_id": practice})
         await ada.event("race_ended")
         profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
-        assert [(r["race_id"], r["daily"], r["practice"]) for r in profile["recent"]] == [
-            (practice, DAY.isoformat(), True),
-            (race_id, DAY.isoformat(), False),
+        assert [(r.get("race_id"), r["daily"], r["practice"]) for r in profile["recent"]] == [
+            (None, DAY.isoformat(), True),
+            (None, DAY.isoformat(), False),
         ]
         assert profile["stats"] == [
             {"game": "eight-off", "races": 1, "wins": 1, "best_ms": round(len(line) * 1000)}
         ]
+        own = (await ada.request({"type": "get_profile"}))["profile"]
+        assert [r.get("race_id") for r in own["recent"]] == [practice, race_id]
+        # Once the day is closed they are everyone's.
+        clock.set(day_start(DAY) + DAY_MS + 31 * 60_000)
+        profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
+        assert [r.get("race_id") for r in profile["recent"]] == [practice, race_id]
         await ada.ws.close()
         await bob.ws.close()
 
