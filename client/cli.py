@@ -1190,6 +1190,26 @@ def verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def daily_run_words(day: str, attempt: str | None) -> str:
+    """What a daily challenge run was, as ``verify`` says it (``attempt``: the record's
+    ``Attempt``, None in a record written before it).
+
+    >>> daily_run_words("2026-11-25", "scored")
+    'scored attempt at the daily challenge of 2026-11-25'
+    >>> daily_run_words("2026-11-25", "practice")
+    'practice (unscored) of the daily challenge of 2026-11-25'
+    >>> daily_run_words("2026-11-25", None)
+    'daily challenge of 2026-11-25 (scored or practice: not recorded)'
+    """
+    if attempt == "scored":
+        return f"scored attempt at the daily challenge of {day}"
+    if attempt == "unscored":
+        return f"a guest's unscored attempt at the daily challenge of {day}"
+    if attempt == "practice":
+        return f"practice (unscored) of the daily challenge of {day}"
+    return f"daily challenge of {day} (scored or practice: not recorded)"
+
+
 def record_text(record: RaceRecord) -> str:
     """A record that verified, as ``verify`` prints it: lines of at most :data:`WIDTH`
     columns, racers by name (:func:`racer_names`).
@@ -1216,7 +1236,7 @@ def record_text(record: RaceRecord) -> str:
     verified: the commitment, 0 seed shares, the seed and 1 move check out
     """
     kind = "rated" if record.rated else "casual"
-    daily = f", daily challenge of {record.daily}" if record.daily else ""
+    daily = f", {daily_run_words(record.daily, record.attempt)}" if record.daily else ""
     started = dt.datetime.fromtimestamp(record.started_at / 1000, dt.UTC)
     when = started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     lines = [

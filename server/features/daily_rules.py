@@ -25,6 +25,7 @@ from typing import Final
 
 from shared import new_game
 from shared.daily_words import reveal_words
+from shared.record import AttemptKind
 
 DAILY_VERSION: Final = 1
 DAY_MS: Final = 86_400_000
@@ -71,6 +72,22 @@ def day_closes(day: dt.date, time_limit: float) -> int:
     1860000
     """
     return day_start(day) + DAY_MS + int(time_limit * 1000) + CLOSE_MARGIN_MS
+
+
+def attempt_kind(daily: str, scored: bool, practice: bool) -> AttemptKind | None:
+    """What a race of day ``daily`` (empty: not a daily run) was: the account's scored
+    attempt, a guest's first attempt (``unscored``), or a ``practice`` after the attempt.
+
+    >>> attempt_kind("2026-11-25", True, False), attempt_kind("2026-11-25", False, True)
+    ('scored', 'practice')
+    >>> attempt_kind("2026-11-25", False, False), attempt_kind("", False, False)
+    ('unscored', None)
+    """
+    if not daily:
+        return None
+    if practice:
+        return "practice"
+    return "scored" if scored else "unscored"
 
 
 def day_closed(day: str, now: int, time_limit: float) -> bool:

@@ -21,7 +21,7 @@ from server.background import cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, answer_error, race_not_found, race_not_open
 from server.features.context import Caller, Identity, Reply
-from server.features.daily_rules import day_closed
+from server.features.daily_rules import attempt_kind, day_closed
 from server.features.events import EventKind, pack_event
 from server.features.node_watch import NodeWatch
 from server.features.one_race import RacingClaims, racing
@@ -138,6 +138,8 @@ def race_info(
         board=board,
         seed=meta.seed if over else None,
         salt=meta.salt if over else None,
+        daily=meta.daily or None,
+        attempt=attempt_kind(meta.daily, meta.daily_scored, meta.practice),
     )
 
 

@@ -12,7 +12,7 @@ from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
-from server.features.daily_rules import board_score, closing_words, day_closed, day_closes
+from server.features.daily_rules import attempt_kind, board_score, closing_words, day_closed, day_closes
 from server.features.events import EventKind, pack_event
 from server.features.race_records import race_record
 from server.features.race_rules import standings
@@ -272,6 +272,8 @@ class RaceResults:
                 reveals_at=self._day_closes(meta.daily) if meta.daily else None,
                 rated=meta.rated,
                 standings=lines,
+                daily=meta.daily or None,
+                attempt=attempt_kind(meta.daily, meta.daily_scored, meta.practice),
             )
             racers = racer_records(
                 meta, lines, stored, after, set(player_ids) if meta.rated else set(), ended_at
@@ -391,13 +393,18 @@ class RaceResults:
                 raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled: it has no results")
             raise ArenaError(ErrorCode.RACE_NOT_OVER, "the race has no results until it ends")
         summary = RaceSummary.model_validate_json(raw)
-        if summary.seed is not None:
+        if summary.seed is not None and (summary.reveals_at is None or summary.attempt is not None):
             return summary
         meta = await self.store.races.meta(race_id)
         if meta is None or not meta.daily:
             return summary
         time_limit = self.settings.daily_time_limit
-        summary = summary.model_copy(update={"reveals_at": self._day_closes(meta.daily)})
+        # (A daily run's summary stored before ``daily`` and ``attempt`` gets them here.)
+        attempt = attempt_kind(meta.daily, meta.daily_scored, meta.practice)
+        what = {"reveals_at": self._day_closes(meta.daily), "daily": meta.daily, "attempt": attempt}
+        summary = summary.model_copy(update=what)
+        if summary.seed is not None:
+            return summary
         if day_closed(meta.daily, self.time.now_ms(), time_limit):
             return summary.model_copy(update={"seed": meta.seed, "salt": meta.salt})
         if viewer is not None and all(s.player_id != viewer for s in summary.standings):

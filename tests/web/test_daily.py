@@ -328,8 +328,8 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.goto(f"{base}#/race/{ada_race}")
         await expect(page.locator("#refusal")).to_have_text(refusal)
         await expect(page.locator("#daily-kind")).to_have_text("Daily of 2027-03-14")
-        # Another's attempt: the heading, so the tab's title, says whose.
-        theirs = "Daily challenge: Eight Off \N{EM DASH} ada_first's attempt"
+        # Another's attempt: the heading, so the tab's title, says whose (and what it is).
+        theirs = "Daily challenge: Eight Off \N{EM DASH} ada_first's scored attempt"
         await expect(page.locator("#race-title")).to_have_text(theirs)
         await expect(page).to_have_title(f"{theirs} \N{EM DASH} Solitaire Arena")
         await expect(page.locator("#standings")).to_have_count(0)
@@ -427,6 +427,46 @@ async def test_anothers_daily_runs_are_unlinked_on_their_profile_until_the_day_c
         await expect(page.locator(f'#recent tr[data-race="{practice}"] a.replay-link')).to_have_attribute(
             "href", f"#/replay/{practice}"
         )
+        for client in (ada, guest):
+            await client.close()
+        assert errors == []
+
+
+async def test_anothers_practice_and_a_guests_attempt_say_so_on_the_race_replay_and_verify_pages(
+    browser: Browser, clean_redis: str
+) -> None:
+    """Each heading says which run it is (the scored attempt, a practice, a guest's
+    unscored attempt), before the day closes and after it, as the record does."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        ada, guest, runs = await three_runs(arena)
+        await account(arena.url, "bob_reads")
+        page = await signed_in_page(browser, arena.url, "bob_reads", errors)
+        base = page.url.split("#")[0]
+        headings = {
+            "scored": "ada_runs's scored attempt",
+            "practice": "ada_runs's practice (unscored)",
+            "unscored": "gus's unscored attempt (guests are not ranked)",
+        }
+        for kind, whose in headings.items():
+            await page.goto(f"{base}#/race/{runs[kind]}")
+            await expect(page.locator("#race-title")).to_have_text(
+                f"Daily challenge: Eight Off \N{EM DASH} {whose}"
+            )
+        clock.advance(12 * 3600 + 31 * 60)  # the day closes: replays and records open
+        for kind in ("practice", "scored"):
+            await page.goto(f"{base}#/replay/{runs[kind]}")
+            await expect(page.locator("#replay-title")).to_have_text(
+                f"Replay: {headings[kind]} \N{EM DASH} Eight Off daily of 2027-03-14"
+            )
+        await page.goto(f"{base}#/verify/{runs['practice']}")
+        await expect(page.locator("#record-kind")).to_have_text(
+            "The record says this is a practice (unscored) of the daily challenge of 2027-03-14."
+        )
+        await expect(page.locator("#verify-title")).to_have_text(
+            "Verify: ada_runs's practice (unscored) \N{EM DASH} Eight Off daily of 2027-03-14"
+        )
+        await expect(page.locator("#verdict")).to_contain_text("Every check made here passed.")
         for client in (ada, guest):
             await client.close()
         assert errors == []
