@@ -195,7 +195,8 @@ def add_commands(commands: Any) -> None:
             "Step through a finished race in the terminal (every racer's moves from the "
             "deal), or with --json print its results and move log for scripts. When the "
             "output is not a terminal, print every move (its time and racer) and the results "
-            "as plain text instead."
+            "as plain text instead. Your own daily attempt replays before its day is closed "
+            "from the server's boards (its seed comes out at the close)."
         ),
     )
     replay.add_argument("race", help="the race id")
@@ -979,11 +980,8 @@ async def replay(args: argparse.Namespace) -> int:
             }
             print(json.dumps(document, indent=2))
             return 0
-        if log.seed is None:
-            raise CommandError(
-                f"race {args.race} is a daily attempt: its deal is revealed "
-                f"{reveal_words(summary.reveals_at)}; replay it then (--json prints its moves now)"
-            )
+        # One's own daily attempt before its day is closed has no seed yet: the screen
+        # replays it from the server's views (hidden cards hidden), as the browser does.
         if not sys.stdout.isatty():  # nothing to draw on: the moves and results as text
             print(replay_text(log, summary))
             return 0
@@ -1014,11 +1012,16 @@ def replay_text(log: MoveLog, summary: RaceSummary) -> str:
     results
       1. ada  4 cards removed, 1 move
       2. bob  2 cards removed, 1 move
+    >>> print(replay_text(log.model_copy(update={"seed": None}), summary.model_copy(update={
+    ...     "reveals_at": 1_805_070_660_000})).splitlines()[0])
+    treize race r1, seed revealed once the day's last attempts are over (2027-03-15
     """
     names = {s.player_id: clipped(s.name, NAME_COLUMNS) for s in summary.standings}
     names |= {m.player_id: m.player_id for m in log.moves if m.player_id not in names}
     pad = max((width(name) for name in names.values()), default=0)
-    lines = [f"{log.game} race {log.race_id}, seed {log.seed}: {_plural(len(log.moves), 'move')}"]
+    # One's own daily attempt before its day is closed: no seed yet, said when it comes.
+    seed = f"seed {log.seed}" if log.seed is not None else f"seed revealed {reveal_words(summary.reveals_at)}"
+    lines = fitted("", f"{log.game} race {log.race_id}, {seed}: {_plural(len(log.moves), 'move')}")
     for logged in log.moves:
         at = max(0, logged.at - summary.started_at) // 100  # tenths of a second
         minutes, tenths = divmod(at, 600)
