@@ -195,7 +195,8 @@ def add_commands(commands: Any) -> None:
             "Step through a finished race in the terminal (every racer's moves from the "
             "deal), or with --json print its results and move log for scripts. When the "
             "output is not a terminal, print every move (its time and racer) and the results "
-            "as plain text instead."
+            "as plain text instead. Your own daily attempt replays before its day is closed "
+            "from the server's boards (its seed comes out at the close)."
         ),
     )
     replay.add_argument("race", help="the race id")
@@ -1017,11 +1018,8 @@ async def replay(args: argparse.Namespace) -> int:
             }
             print(json.dumps(document, indent=2))
             return 0
-        if log.seed is None:
-            raise CommandError(
-                f"race {args.race} is a daily attempt: its deal is revealed "
-                f"{reveal_words(summary.reveals_at)}; replay it then (--json prints its moves now)"
-            )
+        # One's own daily attempt before its day is closed has no seed yet: the screen
+        # replays it from the server's views (hidden cards hidden), as the browser does.
         if not sys.stdout.isatty():  # nothing to draw on: the moves and results as text
             print(replay_text(log, summary))
             return 0
@@ -1052,11 +1050,16 @@ def replay_text(log: MoveLog, summary: RaceSummary) -> str:
     results
       1. ada  4 cards removed, 1 move
       2. bob  2 cards removed, 1 move
+    >>> print(replay_text(log.model_copy(update={"seed": None}), summary.model_copy(update={
+    ...     "reveals_at": 1_805_070_660_000})).splitlines()[0])
+    treize race r1, seed revealed once the day's last attempts are over (2027-03-15
     """
     names = {s.player_id: clipped(s.name, NAME_COLUMNS) for s in summary.standings}
     names |= {m.player_id: m.player_id for m in log.moves if m.player_id not in names}
     pad = max((width(name) for name in names.values()), default=0)
-    lines = [f"{log.game} race {log.race_id}, seed {log.seed}: {_plural(len(log.moves), 'move')}"]
+    # One's own daily attempt before its day is closed: no seed yet, said when it comes.
+    seed = f"seed {log.seed}" if log.seed is not None else f"seed revealed {reveal_words(summary.reveals_at)}"
+    lines = fitted("", f"{log.game} race {log.race_id}, {seed}: {_plural(len(log.moves), 'move')}")
     for logged in log.moves:
         at = max(0, logged.at - summary.started_at) // 100  # tenths of a second
         minutes, tenths = divmod(at, 600)
@@ -1228,6 +1231,26 @@ def verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def daily_run_words(day: str, attempt: str | None) -> str:
+    """What a daily challenge run was, as ``verify`` says it (``attempt``: the record's
+    ``Attempt``, None in a record written before it).
+
+    >>> daily_run_words("2026-11-25", "scored")
+    'scored attempt at the daily challenge of 2026-11-25'
+    >>> daily_run_words("2026-11-25", "practice")
+    'practice (unscored) of the daily challenge of 2026-11-25'
+    >>> daily_run_words("2026-11-25", None)
+    'daily challenge of 2026-11-25 (scored or practice: not recorded)'
+    """
+    if attempt == "scored":
+        return f"scored attempt at the daily challenge of {day}"
+    if attempt == "unscored":
+        return f"a guest's unscored attempt at the daily challenge of {day}"
+    if attempt == "practice":
+        return f"practice (unscored) of the daily challenge of {day}"
+    return f"daily challenge of {day} (scored or practice: not recorded)"
+
+
 def record_text(record: RaceRecord) -> str:
     """A record that verified, as ``verify`` prints it: lines of at most :data:`WIDTH`
     columns, racers by name (:func:`racer_names`).
@@ -1254,7 +1277,7 @@ def record_text(record: RaceRecord) -> str:
     verified: the commitment, 0 seed shares, the seed and 1 move check out
     """
     kind = "rated" if record.rated else "casual"
-    daily = f", daily challenge of {record.daily}" if record.daily else ""
+    daily = f", {daily_run_words(record.daily, record.attempt)}" if record.daily else ""
     started = dt.datetime.fromtimestamp(record.started_at / 1000, dt.UTC)
     when = started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     lines = [
@@ -1720,6 +1743,14 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
       5f4a3b2c1d0e  eight-off   rated   2nd of 2    gave up with 12     -9  ...
                                                     cards home
       1a2b3c4d5e6f  treize      daily   practice    40 cards removed        ...
+
+    Another player's daily run of a day not yet closed comes without its race id:
+
+    >>> print(profile_text(PlayerProfile(player_id="p_3", name="cy", recent=[
+    ...     RecentRace(game="treize", rated=False, rank=1, racers=1, won=False, score=3,
+    ...                ended_at=0, daily="2027-03-14")])).splitlines()[-1])
+    ... # doctest: +ELLIPSIS
+      -             treize      daily   2027-03-14  3 cards removed ...
     >>> print(profile_text(PlayerProfile(player_id="p_2", name="zoe", bot=True)))
     zoe  guest [bot]
     player p_2
@@ -1759,7 +1790,8 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
         change = change_words(race.rating_change) if race.rating_change is not None else ""
         when = _when(race.ended_at, now)
         kind = "daily" if race.daily else "rated" if race.rated else "casual"
-        row = f"  {race.race_id}  {race.game:<10}  {kind:<6}  {place:<{wide}}  "
+        # Another's daily run has no race id until its day is closed: a dash holds its place.
+        row = f"  {race.race_id or '-':<12}  {race.game:<10}  {kind:<6}  {place:<{wide}}  "
         result = standing_words(race.game, race)
         lines += cell_lines(row, result, RESULT_COLUMNS + 10 - wide, f"  {change:>4}  {when}")
     return "\n".join(line.rstrip() for line in lines)
@@ -2265,6 +2297,12 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     >>> print(daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10", day=[],
     ...     counted=True, counts_at=1_805_070_660_000, week_table=[], all_time=[])).splitlines()[3])
       nobody finished a scored attempt of 2027-03-14
+
+    Without a counted day (``streak`` left out) there is no streak line:
+
+    >>> "streak" in daily_standings_text(DailyStandings(date="2027-03-14", week="2027-W10",
+    ...     day=[], counted=False, counts_at=1_805_070_660_000, week_table=[], all_time=[]))
+    False
     """
     status = (
         "final: counted into the week's and all-time tables"
@@ -2291,9 +2329,11 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
     lines += _table_lines(standings.week_table, standings.me_week, me, "no day of this week counted yet")
     lines.append("all time")
     lines += _table_lines(standings.all_time, standings.me_all_time, me, "no day counted yet")
-    streak = standings.streak
-    current, best = (streak.current, streak.best) if streak is not None else (0, 0)
-    lines.append(f"your streak: {_plural(current, 'day')} (best {best})")
+    # No streak line without a counted day (a viewer, or nothing scored yet): the server
+    # leaves ``streak`` out then.
+    if standings.streak is not None:
+        streak = standings.streak
+        lines.append(f"your streak: {_plural(streak.current, 'day')} (best {streak.best})")
     lines.append(POINTS_NOTE)
     return "\n".join(lines)
 

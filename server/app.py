@@ -159,7 +159,7 @@ def build_features(
         settings.login_failures_per_address,
         settings.login_failures_per_account,
     )
-    profiles = Profiles(store, time)
+    profiles = Profiles(store, time, settings.daily_time_limit)
     daily = Daily(store, lobby, racing, settings, time)
     watching = Watching(store, settings, time)
     leaderboard_sweep = LeaderboardSweep(store, time, settings.leaderboard_sweep)

@@ -41,7 +41,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from shared.engine import new_game
 from shared.errors import IllegalMove
@@ -79,6 +79,15 @@ _SEQ: Final = re.compile(r"(0|[1-9][0-9]{0,59})\.")
 _AT: Final = re.compile(r"\{(0|[1-9][0-9]{0,59})\}")
 _MAX_MOVE_CHARS: Final = 64
 _EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+#: What a daily run was (the ``Attempt`` header): the account's scored attempt, a guest's
+#: first attempt (the day's attempt, unscored), or a practice after the attempt.
+AttemptKind = Literal["scored", "unscored", "practice"]
+_ATTEMPTS: Final[dict[str, AttemptKind]] = {
+    "scored": "scored",
+    "unscored": "unscored",
+    "practice": "practice",
+}
 
 
 # ----- the data ------------------------------------------------------------------------
@@ -131,8 +140,10 @@ class RecordMove:
 class RaceRecord:
     """A finished race. Times are milliseconds: ``started_at`` and ``ended_at`` since the
     Unix epoch, a move's ``at_ms`` since ``started_at``. ``daily`` is the day
-    (``YYYY-MM-DD``) of a daily challenge attempt, else None. ``moves`` holds each racer's
-    moves in order, as ``(player id, moves)`` pairs (see :meth:`moves_of`)."""
+    (``YYYY-MM-DD``) of a daily challenge run, else None, and ``attempt`` what that run
+    was (:data:`AttemptKind`; None in a record written before the field, and in any other
+    race). ``moves`` holds each racer's moves in order, as ``(player id, moves)`` pairs
+    (see :meth:`moves_of`)."""
 
     game: GameName
     deal_version: int
@@ -150,6 +161,7 @@ class RaceRecord:
     racers: tuple[RecordRacer, ...]
     results: tuple[RecordResult, ...]
     moves: tuple[tuple[str, tuple[RecordMove, ...]], ...]
+    attempt: AttemptKind | None = None
 
     def moves_of(self, player_id: str) -> tuple[RecordMove, ...]:
         """The moves of ``player_id``: none when the record has no section for them."""
@@ -211,6 +223,12 @@ def write_record(record: RaceRecord) -> str:
     ]
     if record.daily is not None:
         lines.append(_header("Daily", _day(record.daily)))
+    if record.attempt is not None:
+        if record.daily is None:
+            raise ValueError("only a daily challenge run has an Attempt")
+        if record.attempt not in _ATTEMPTS:
+            raise ValueError(f"an Attempt is scored, unscored or practice, not {record.attempt!r}")
+        lines.append(_header("Attempt", record.attempt))
     lines += [
         _header("ServerSeed", _natural(record.server_seed, "the server seed")),
         _header("Salt", _text(record.salt, "the salt")),
@@ -528,6 +546,13 @@ def _record_of(headers: _Headers, sections: list[_Section]) -> RaceRecord:
     time_limit_ms = _read_natural(headers.take("TimeLimit"))
     rated = _read_choice(headers.take("Rated"), {"yes": True, "no": False})
     daily = _read_day(headers.take("Daily")) if headers.has("Daily") else None
+    attempt = None
+    if headers.has("Attempt"):
+        attempt_header = headers.take("Attempt")
+        if daily is None:
+            raise RecordSyntaxError("an Attempt comes only after a Daily header", attempt_header.line)
+        words = "scored, unscored or practice"
+        attempt = _ATTEMPTS[_read_checked(attempt_header, _ATTEMPTS.__contains__, words)]
     server_seed = _read_natural(headers.take("ServerSeed"))
     salt = _read_text(headers.take("Salt"))
     commitment_value = _read_digest(headers.take("Commitment"))
@@ -555,6 +580,7 @@ def _record_of(headers: _Headers, sections: list[_Section]) -> RaceRecord:
         racers=tuple(racers),
         results=tuple(results),
         moves=tuple((section.player_id, tuple(section.moves)) for section in sections),
+        attempt=attempt,
     )
 
 
@@ -681,8 +707,8 @@ def verify_record(record: RaceRecord) -> None:
     the first failed check, in this order (docs/record.md, "Verification"):
 
     1. the commitment is the SHA-256 of the game, the server seed and the salt;
-    2. racers are listed once each; every share is well formed, matches its commitment,
-       and belongs to a racer who has no other share;
+    2. a daily challenge run has one racer; racers are listed once each; every share is
+       well formed, matches its commitment, and belongs to a racer who has no other share;
     3. the seed is the mix of the server seed and the shares (the server seed without any);
     4. each racer's moves replay legally from the deal, played as races are
        (:attr:`UndoRule.KEEP_REVEALS`), numbered 1, 2, 3..., in time order within the time
@@ -703,6 +729,8 @@ def _check_commitment(record: RaceRecord) -> None:
 
 
 def _check_racers_and_shares(record: RaceRecord) -> list[str]:
+    if record.daily is not None and len(record.racers) != 1:
+        raise RecordRejected(f"a daily challenge run has one racer, not {len(record.racers)}")
     racers: list[str] = []
     for racer in record.racers:
         if racer.player_id in racers:

@@ -9,9 +9,8 @@ from client.sdk import ArenaClient
 from client.suggestions import player_options, said_lines
 from client.tui.race import RaceApp, default_join_command
 from client.tui.race_state import DailyRun
-from client.tui.replay import ReplayApp
+from client.tui.replay import ReplayApp, served_timeline
 from client.tui.watch import WatchApp
-from shared.daily_words import reveal_words
 from shared.protocol import DailyStarted
 
 
@@ -80,16 +79,22 @@ def _part(app: RaceApp) -> None:
         print(text)
 
 
-async def run_replay(client: ArenaClient, race_id: str) -> None:
-    """Replay a race that ended (its move log and results are fetched first). A daily
-    attempt's log has no seed before its day is closed: ``ValueError`` says so."""
+async def replay_app(client: ArenaClient, race_id: str) -> ReplayApp:
+    """The replay of a race that ended (its move log and results are fetched first). A
+    daily attempt's log has no seed before its day is closed: its player (the only one who
+    may read it then) replays it from the server's views, as the browser does."""
     log = await client.move_log(race_id)
     summary = await client.results(race_id)
-    if log.seed is None:
-        when = reveal_words(summary.reveals_at)
-        raise ValueError(f"race {race_id} is a daily attempt: its seed is revealed {when}")
     names = {standing.player_id: standing.name for standing in summary.standings}
-    await ReplayApp(log, names, me=client.player_id, started_at=summary.started_at).run_async()
+    served = []
+    if log.seed is None:
+        served = [await served_timeline(client, race_id, s.player_id) for s in summary.standings]
+    return ReplayApp(log, names, me=client.player_id, started_at=summary.started_at, served=served)
+
+
+async def run_replay(client: ArenaClient, race_id: str) -> None:
+    """Replay a race that ended in the terminal (:func:`replay_app`)."""
+    await (await replay_app(client, race_id)).run_async()
 
 
 async def run_watch(client: ArenaClient, race_id: str | None = None) -> None:

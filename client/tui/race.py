@@ -63,7 +63,7 @@ from client.tui.panels import (
     room_for,
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
-from client.tui.replay import ReplayScreen
+from client.tui.replay import ReplayScreen, served_timeline
 from client.wording import LEFT_OUT, change_words, place_words, refusal_words, run_ending_words
 from shared.daily_words import reveal_words
 from shared.games import GameName
@@ -145,31 +145,28 @@ GIVE_UP_WINDOW: Final = 4.0
 GIVE_UP_ASK: Final = "give up? ctrl+g again within 4 s ends the race for you (your score stays)"
 #: What the status line says once the window passed without a second ctrl+g.
 GIVE_UP_LAPSED: Final = "you play on: no second ctrl+g within 4 s (ctrl+g asks again)"
-NO_DAILY_REPLAY: Final = (
-    "no replay yet: a daily's deal is revealed {when}; "
-    "replay it then (solitaire-arena replay {race_id}{options})"
-)
 
 
-def _replay_opens(summary: RaceSummary | None, clock: ServerClock) -> str:
-    """When a daily run's replay opens, for a note written now: "" once its seed is out
-    (by the results, or by the server's clock at its ``reveals_at``), else when it will be
-    (``summary`` None: the results never came).
+def _seed_comes(summary: RaceSummary | None, clock: ServerClock) -> str:
+    """When a daily run's seed comes out, for a note written now: "" once it is out (by
+    the results, or by the server's clock at its ``reveals_at``), else when it will be
+    (``summary`` None: the results never came). Its player replays it before that, from
+    the server's boards.
 
     >>> late = RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1, commitment="c",
     ...                    standings=[], reveals_at=88_260_000)
-    >>> _replay_opens(late, ServerClock(offset_ms=-local_ms()))
-    " once the day's last attempts are over (1970-01-02 00:31 UTC)"
-    >>> _replay_opens(late, ServerClock(offset_ms=88_260_000 - local_ms()))
+    >>> _seed_comes(late, ServerClock(offset_ms=-local_ms()))
+    "; its seed is revealed once the day's last attempts are over (1970-01-02 00:31 UTC)"
+    >>> _seed_comes(late, ServerClock(offset_ms=88_260_000 - local_ms()))
     ''
     """
     if summary is None:
-        return f" {reveal_words(None)}"  # the results did not come: when is not known
+        return f"; its seed is revealed {reveal_words(None)}"  # the results did not come: when is not known
     if summary.seed is not None:
         return ""
     if summary.reveals_at is not None and clock.now() >= summary.reveals_at:
         return ""
-    return f" {reveal_words(summary.reveals_at)}"
+    return f"; its seed is revealed {reveal_words(summary.reveals_at)}"
 
 
 def undo_note(result: MoveSummary) -> str:
@@ -670,8 +667,9 @@ class RaceScreen(Screen[None]):
         if action == "give_up":
             return self.playing
         if action == "replay":
-            # A daily's deal stays secret until its day is closed: no replay to offer yet.
-            return self.state.summary is not None and self.state.summary.seed is not None
+            # (A daily's deal stays secret until its day is closed: its player replays it
+            # from the server's boards till then.)
+            return self.state.summary is not None
         if action == "offer_rematch":
             return self.state.can_offer_rematch
         if action == "answer_rematch":
@@ -1481,14 +1479,20 @@ class RaceScreen(Screen[None]):
             return
         if race_id != self.race_id or self.state.summary is None:
             return  # moved on to a rematch meanwhile
-        if log.seed is None:
-            when = reveal_words(self.state.summary.reveals_at)
-            note = NO_DAILY_REPLAY.format(when=when, race_id=self.race_id, options=self.options())
-            self.status.say(note, error=True)
-            return
         names = {s.player_id: s.name for s in self.state.summary.standings}
+        served = []
+        if log.seed is None:  # one's own daily attempt before its day is closed: the server's views
+            try:
+                served = [await served_timeline(self.client, self.race_id, p) for p in names]
+            except ArenaError as exc:
+                self._say_refused("no replay", exc)
+                return
+            except (ConnectionError, TimeoutError) as exc:
+                self.status.say(f"no replay: {connection_trouble(exc)} (ctrl+r asks again)", error=True)
+                return
         started_at = self.state.summary.started_at
-        await self.app.push_screen(ReplayScreen(log, names, me=self.state.me, started_at=started_at))
+        screen = ReplayScreen(log, names, me=self.state.me, started_at=started_at, served=served)
+        await self.app.push_screen(screen)
 
 
 class RaceApp(App[None]):
@@ -1568,7 +1572,7 @@ class RaceApp(App[None]):
             if state.status == "finished":
                 return (
                     f"your {state.daily.game} daily {run} (race {race_id}) is over: solitaire-arena "
-                    f"replay {race_id}{options} plays it back{_replay_opens(state.summary, screen.clock)}"
+                    f"replay {race_id}{options} plays it back{_seed_comes(state.summary, screen.clock)}"
                 )
             if state.status != "running" or state.i_finished:
                 return None

@@ -3,7 +3,9 @@
 The move log reveals the seed, so each racer's game is re-dealt with
 ``shared.new_game`` and replayed with ``Game.play``: :class:`Timeline` keeps the view
 after every move, and the screen steps through them (left/right, home/end) and switches
-racer (tab, or ``[`` and ``]``).
+racer (tab, or ``[`` and ``]``). A daily attempt's seed stays secret until its day is
+closed: its player replays it from the server's views instead (``get_replay``, as the
+browser does; :func:`served_timeline`), which hold no face-down card.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from client.columns import clipped, width
+from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
 from shared import IllegalMove, MoveResult, new_game
 from shared.games import GameName
 from shared.protocol import BoardView, MoveLog
+from shared.protocol.results import REPLAY_LIMIT_MAX
 
 
 @dataclass
@@ -57,6 +61,25 @@ class Timeline:
     def last(self) -> int:
         """The index of the last position."""
         return len(self.views) - 1
+
+
+async def served_timeline(client: ArenaClient, race_id: str, player_id: str) -> Timeline:
+    """``player_id``'s timeline in ``race_id`` from the server's views (``get_replay``, a
+    page at a time), for a race whose seed is not out yet: the player's own daily attempt
+    before its day is closed. A hidden card stays hidden; there are no move results."""
+    views: list[BoardView] = []
+    moves: list[str] = []
+    times: list[int] = []
+    total = 1
+    while len(views) < total:
+        page = await client.replay(race_id, player_id, offset=len(views), limit=REPLAY_LIMIT_MAX)
+        total = page.total
+        if not page.views:
+            break
+        views += page.views
+        moves += page.moves
+        times += page.times
+    return Timeline(player_id, moves[1:], views, times[1:])
 
 
 #: The move list's width, how narrow it gets so that a board fits beside it in an
@@ -128,7 +151,9 @@ def replay_title(log: MoveLog, racer: str, columns: int) -> str:
     """
     head = f"Replay  race {log.race_id}  {log.game}"
     with_seed = f"{head}  seed {log.seed}  racer {racer}"
-    return with_seed if width(with_seed) <= columns else clipped(f"{head}  racer {racer}", columns)
+    if log.seed is not None and width(with_seed) <= columns:
+        return with_seed
+    return clipped(f"{head}  racer {racer}", columns)
 
 
 class ReplayScreen(Screen[None]):
@@ -159,13 +184,20 @@ class ReplayScreen(Screen[None]):
     ]
 
     def __init__(
-        self, log: MoveLog, names: Mapping[str, str], me: str | None = None, started_at: int | None = None
+        self,
+        log: MoveLog,
+        names: Mapping[str, str],
+        me: str | None = None,
+        started_at: int | None = None,
+        served: Sequence[Timeline] = (),
     ) -> None:
+        """``served``: the timelines from the server's views (:func:`served_timeline`),
+        for a log without its seed; otherwise each racer's is dealt from the seed."""
         super().__init__()
         self.move_log = log
         self.names = dict(names)
         first = [me] if me in self.names else []  # a viewer who did not race has no board
-        self.timelines = timelines(log, [*first, *names], started_at)
+        self.timelines = list(served) or timelines(log, [*first, *names], started_at)
         self.racer = 0
         self.index = 0
         self._moves_width = MOVES_WIDTH
@@ -222,9 +254,15 @@ class ReplayScreen(Screen[None]):
         timeline = self.timeline
         view = timeline.views[self.index]
         where = f"move {self.index}/{timeline.last}"
-        if self.index == 0:
+        if self.index == 0 and self.move_log.seed is None:
+            note = f"{where}: the deal (its seed is revealed once the day is closed)"
+        elif self.index == 0:
             seed = f"seed {self.move_log.seed}"
             note = f"{where}: the deal" if seed in self._title() else f"{where}: the deal of {seed}"
+        elif self.index > len(timeline.results):  # the server's views: no move results
+            note = f"{where}: {timeline.moves[self.index - 1]}"
+            if self.index <= len(timeline.times):
+                note += f" at {clock_time(timeline.times[self.index - 1])}"
         else:
             result = timeline.results[self.index - 1]
             moved = len(result.steps)
@@ -271,21 +309,28 @@ class ReplayScreen(Screen[None]):
 
 
 class ReplayApp(App[None]):
-    """Replays a finished race's move log (``ArenaClient.move_log``)."""
+    """Replays a finished race's move log (``ArenaClient.move_log``), or the server's
+    views of it (``served``, as for :class:`ReplayScreen`)."""
 
     TITLE = "Solitaire Arena replay"
 
     def __init__(
-        self, log: MoveLog, names: Mapping[str, str], me: str | None = None, started_at: int | None = None
+        self,
+        log: MoveLog,
+        names: Mapping[str, str],
+        me: str | None = None,
+        started_at: int | None = None,
+        served: Sequence[Timeline] = (),
     ) -> None:
         super().__init__()
         self.move_log = log
         self.names = dict(names)
         self.me = me
         self.started_at = started_at
+        self.served = list(served)
 
     def get_default_screen(self) -> ReplayScreen:
-        return ReplayScreen(self.move_log, self.names, self.me, self.started_at)
+        return ReplayScreen(self.move_log, self.names, self.me, self.started_at, self.served)
 
     @property
     def replay_screen(self) -> ReplayScreen:

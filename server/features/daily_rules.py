@@ -25,6 +25,7 @@ from typing import Final
 
 from shared import new_game
 from shared.daily_words import reveal_words
+from shared.record import AttemptKind
 
 DAILY_VERSION: Final = 1
 DAY_MS: Final = 86_400_000
@@ -82,6 +83,22 @@ def day_closes(day: dt.date, time_limit: float, last_end: int | None = None) -> 
     return max(by_setting, last_end or 0) + CLOSE_MARGIN_MS
 
 
+def attempt_kind(daily: str, scored: bool, practice: bool) -> AttemptKind | None:
+    """What a race of day ``daily`` (empty: not a daily run) was: the account's scored
+    attempt, a guest's first attempt (``unscored``), or a ``practice`` after the attempt.
+
+    >>> attempt_kind("2026-11-25", True, False), attempt_kind("2026-11-25", False, True)
+    ('scored', 'practice')
+    >>> attempt_kind("2026-11-25", False, False), attempt_kind("", False, False)
+    ('unscored', None)
+    """
+    if not daily:
+        return None
+    if practice:
+        return "practice"
+    return "scored" if scored else "unscored"
+
+
 def day_closed(day: str, now: int, time_limit: float, last_end: int | None = None) -> bool:
     """Whether the day named ``YYYY-MM-DD`` is closed at ``now`` (:func:`day_closes`).
 
@@ -105,6 +122,27 @@ def day_countable(day: str, now: int, time_limit: float, last_end: int | None, u
     (True, False)
     """
     return unended == 0 and day_closed(day, now, time_limit, last_end)
+
+
+def race_id_shown(
+    day: str | None, owner: str, reader: str, now: int, time_limit: float, last_end: int | None = None
+) -> bool:
+    """Whether ``reader`` is given the race id of ``owner``'s race, a daily run of ``day``
+    (None: another race, whose id is everyone's). A daily run's id is its player's own
+    until its day is closed, then everyone's: the day's board and profiles keep this rule
+    (docs/daily.md, "Fair play").
+
+    >>> closes = day_closes(_EPOCH, 1800)
+    >>> race_id_shown("1970-01-01", "p_a", "p_b", closes - 1, 1800)
+    False
+    >>> race_id_shown("1970-01-01", "p_a", "p_a", closes - 1, 1800)
+    True
+    >>> race_id_shown("1970-01-01", "p_a", "p_b", closes, 1800)
+    True
+    >>> race_id_shown(None, "p_a", "p_b", 0, 1800)
+    True
+    """
+    return day is None or owner == reader or day_closed(day, now, time_limit, last_end)
 
 
 def closing_words(day: str, time_limit: float, last_end: int | None = None) -> str:

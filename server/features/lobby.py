@@ -22,6 +22,7 @@ from server.config import Settings
 from server.errors import ArenaError, answer_error, race_not_found, race_not_open
 from server.features.context import Caller, Identity, Reply
 from server.features.daily_close import seed_out
+from server.features.daily_rules import attempt_kind
 from server.features.events import EventKind, pack_event
 from server.features.node_watch import NodeWatch
 from server.features.one_race import RacingClaims, racing
@@ -136,6 +137,8 @@ def race_info(
         board=board,
         seed=meta.seed if over else None,
         salt=meta.salt if over else None,
+        daily=meta.daily or None,
+        attempt=attempt_kind(meta.daily, meta.daily_scored, meta.practice),
     )
 
 

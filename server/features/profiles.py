@@ -14,6 +14,7 @@ from typing import Final
 
 from server.errors import ArenaError
 from server.features.context import Caller, Reply
+from server.features.daily_rules import race_id_shown
 from server.features.ratings import current, provisional
 from server.features.timed_cache import TimedCache
 from server.store import Store
@@ -56,9 +57,10 @@ def _stale(
 
 
 class Profiles:
-    def __init__(self, store: Store, time: TimeSource) -> None:
+    def __init__(self, store: Store, time: TimeSource, daily_time_limit: float) -> None:
         self.store = store
         self.time = time
+        self.daily_time_limit = daily_time_limit
         self.pages: TimedCache[tuple[str, int, int], tuple[int, list[LeaderboardEntry]]] = TimedCache(
             PAGE_CACHE_SECONDS
         )
@@ -92,9 +94,11 @@ class Profiles:
                 raise ArenaError(ErrorCode.PLAYER_NOT_FOUND, f"no account is named {message.username[:64]!r}")
             player_id = found[0]
         player_id = player_id or caller.player.player_id
-        return Reply(Profile(id=message.id, profile=await self.profile(player_id)))
+        return Reply(Profile(id=message.id, profile=await self.profile(player_id, caller.player.player_id)))
 
-    async def profile(self, player_id: str) -> PlayerProfile:
+    async def profile(self, player_id: str, reader: str) -> PlayerProfile:
+        """``player_id``'s profile as ``reader`` may have it: a daily run's race id is left
+        out until its day is closed, but for the player themselves (as on the day's board)."""
         found = await self.store.players.profile(player_id)
         if found is None:
             raise ArenaError(ErrorCode.PLAYER_NOT_FOUND, f"there is no player {player_id[:64]!r}")
@@ -123,10 +127,15 @@ class Profiles:
             for game, row in (await self.store.ratings.stats(player_id, GAMES)).items()
             if row
         ]
-        recent = [
-            RecentRace.model_validate(entry)
-            for entry in await self.store.ratings.recent(player_id, RECENT_SHOWN)
-        ]
+        recent = []
+        for entry in await self.store.ratings.recent(player_id, RECENT_SHOWN):
+            race = RecentRace.model_validate(entry)
+            last_end = None
+            if race.daily and reader != player_id:  # the day's close as the store has it
+                last_end = await self.store.dailies.last_end(race.daily)
+            if not race_id_shown(race.daily, player_id, reader, now, self.daily_time_limit, last_end):
+                race = race.model_copy(update={"race_id": None})
+            recent.append(race)
         return PlayerProfile(
             player_id=player_id,
             name=name,

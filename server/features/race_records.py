@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from server.features.daily_rules import attempt_kind
 from server.store import LoggedMoveRecord, RaceMeta, Seat
 from shared import DEAL_VERSION
 from shared.protocol import RaceSummary
@@ -40,6 +41,7 @@ def race_record(
         time_limit_ms=round(meta.time_limit * 1000),
         rated=meta.rated,
         daily=meta.daily or None,
+        attempt=attempt_kind(meta.daily, meta.daily_scored, meta.practice),
         server_seed=meta.server_seed,
         salt=summary.salt or meta.salt,
         commitment=summary.commitment,

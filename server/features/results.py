@@ -12,7 +12,7 @@ from server.config import Settings
 from server.errors import ArenaError, race_not_found
 from server.features.context import Caller, Reply
 from server.features.daily_close import closes_at, is_closed, words
-from server.features.daily_rules import board_score
+from server.features.daily_rules import attempt_kind, board_score
 from server.features.events import EventKind, pack_event
 from server.features.race_records import race_record
 from server.features.race_rules import standings
@@ -271,6 +271,8 @@ class RaceResults:
                 reveals_at=await self._day_closes(meta.daily) if meta.daily else None,
                 rated=meta.rated,
                 standings=lines,
+                daily=meta.daily or None,
+                attempt=attempt_kind(meta.daily, meta.daily_scored, meta.practice),
             )
             racers = racer_records(
                 meta, lines, stored, after, set(player_ids) if meta.rated else set(), ended_at
@@ -392,13 +394,18 @@ class RaceResults:
                 raise ArenaError(ErrorCode.RACE_CANCELLED, "the race was cancelled: it has no results")
             raise ArenaError(ErrorCode.RACE_NOT_OVER, "the race has no results until it ends")
         summary = RaceSummary.model_validate_json(raw)
-        if summary.seed is not None:
+        if summary.seed is not None and (summary.reveals_at is None or summary.attempt is not None):
             return summary
         meta = await self.store.races.meta(race_id)
         if meta is None or not meta.daily:
             return summary
         reveals_at = await self._day_closes(meta.daily)
-        summary = summary.model_copy(update={"reveals_at": reveals_at})
+        # (A daily run's summary stored before ``daily`` and ``attempt`` gets them here.)
+        attempt = attempt_kind(meta.daily, meta.daily_scored, meta.practice)
+        what = {"reveals_at": reveals_at, "daily": meta.daily, "attempt": attempt}
+        summary = summary.model_copy(update=what)
+        if summary.seed is not None:
+            return summary
         if self.time.now_ms() >= reveals_at:
             return summary.model_copy(update={"seed": meta.seed, "salt": meta.salt})
         if viewer is not None and all(s.player_id != viewer for s in summary.standings):

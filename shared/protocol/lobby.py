@@ -164,6 +164,10 @@ class RaceInfo(Reply):
     board: BoardState | None = None
     seed: int | None = None
     salt: str | None = None
+    #: A daily challenge run's day and what the run is (as in ``RaceSummary``); absent
+    #: for other races.
+    daily: str | None = None
+    attempt: Literal["scored", "unscored", "practice"] | None = None
 
 
 class Race(Reply):

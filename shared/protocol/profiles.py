@@ -86,7 +86,8 @@ class RecentRace(Reply):
     """One of the player's latest races; its results and move log are ``get_results`` and
     ``get_move_log`` with its ``race_id`` (while the race is kept)."""
 
-    race_id: str
+    #: Absent for another player's daily run until its day is closed (as on the board).
+    race_id: str | None = None
     game: GameName
     rated: bool
     rank: int

@@ -77,6 +77,11 @@ class RaceSummary(Reply):
     #: Whether the race changed its racers' ratings (each standing then has them).
     rated: bool = False
     standings: list[Standing]
+    #: A daily challenge run's day (``YYYY-MM-DD``), and what the run was: ``scored`` (an
+    #: account's scored attempt), ``unscored`` (a guest's first attempt: the day's attempt,
+    #: not ranked) or ``practice`` (a run after the attempt). Absent for other races.
+    daily: str | None = None
+    attempt: Literal["scored", "unscored", "practice"] | None = None
 
 
 class LoggedMove(Reply):

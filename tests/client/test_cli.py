@@ -1100,14 +1100,16 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
     assert re.search(
         rf"  unscored \(guest\): gave up with \d+ cards? removed \(race {tried.race.race_id}\)$", row
     ), row
-    # Its replay waits for the day's close, named, in one line (the moves are there with
-    # --json): 30 min (the default attempt) and a minute after midnight.
+    # Its player replays it before the day's close, as the browser does: into a pipe, its
+    # moves (none) and result, saying when the seed comes out (30 min, the default attempt,
+    # and a minute after midnight).
     replay = run("replay", race_id, "--server", node.url, config=config)
+    assert replay.returncode == 0, replay.stderr
     next_day = dt.date.fromisoformat(started.date) + dt.timedelta(days=1)
-    assert one_error_line(replay) == (
-        f"solitaire-arena: race {race_id} is a daily attempt: its deal is revealed once the day's "
-        f"last attempts are over ({next_day} 00:31 UTC); replay it then (--json prints its moves now)"
-    )
+    assert " ".join(replay.stdout.split()).startswith(
+        f"eagle-wing race {race_id}, seed revealed once the day's last attempts are over "
+        f"({next_day} 00:31 UTC): 0 moves results 1. lister"
+    ), replay.stdout
 
 
 async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(
@@ -1348,8 +1350,10 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
         "  no day of this week counted yet",
     ]
     assert lines[8:11] == ["all time", "rank  name                      points", "  no day counted yet"]
-    assert lines[11] == "your streak: 0 days (best 0)"
-    assert lines[12:14] == [
+    # No counted day yet: the server leaves the streak out, and so does the page (no
+    # "your streak: 0 days (best 0)").
+    assert not any("streak" in line for line in lines)
+    assert lines[11:13] == [
         "points: 25 18 15 12 10 8 6 4 2 1 for places 1-10 on each game's board,",
         "        1 for any other finished scored attempt",
     ]
@@ -1674,9 +1678,9 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
 
 
 def long_named_record(move_count: int = 0) -> RaceRecord:
-    """A rated daily race of three racers with 19-digit seeds and seed shares: two named
-    alike, one with a 60-character name (a bot with a rating); nobody moved (bob's result
-    says ``move_count``)."""
+    """A rated race of three racers with 19-digit seeds and seed shares: two named alike,
+    one with a 60-character name (a bot with a rating); nobody moved (bob's result says
+    ``move_count``)."""
     game, server_seed, salt = "treize", 8_765_432_109_876_543_210, "5a17"
     racers = (
         RecordRacer("p_7a1b2c3d4e5f", "Ada Lovelace", rating=1523),
@@ -1686,7 +1690,7 @@ def long_named_record(move_count: int = 0) -> RaceRecord:
     shares = {racer.player_id: f"{index:x}" * 16 for index, racer in enumerate(racers, start=1)}
     return RaceRecord(
         game=game, deal_version=1, race_id="0123456789ab", started_at=1_700_000_000_000,
-        ended_at=1_700_000_600_000, time_limit_ms=600_000, rated=True, daily="2023-11-14",
+        ended_at=1_700_000_600_000, time_limit_ms=600_000, rated=True, daily=None,
         server_seed=server_seed, salt=salt, commitment=commitment(game, server_seed, salt),
         shares=tuple(RecordShare(p, share_commitment(share), share) for p, share in shares.items()),
         seed=mixed_seed(game, server_seed, shares), racers=racers,
@@ -1723,6 +1727,46 @@ def test_verify_fits_80_columns_and_names_racers_by_name(tmp_path: Path) -> None
     assert one_error_line(rejected) == (
         f"solitaire-arena: {path} does not verify: racer Ada Lovelace (p_8a1b2c3d4e5f): "
         "results say move_count=1 but the moves give move_count=0"
+    )
+
+
+def practice_record(attempt: str | None) -> RaceRecord:
+    """alice's run of the daily Eight Off of 2026-11-25, no move made: what the run was
+    (``attempt``; None: a record from before the Attempt header)."""
+    game, seed, salt = "eight-off", 9_012_345_678_901_234_567, "0d"
+    return RaceRecord(
+        game=game, deal_version=1, race_id="ad687e76577a", started_at=1_764_064_800_000,
+        ended_at=1_764_066_600_000, time_limit_ms=1_800_000, rated=False, daily="2026-11-25",
+        attempt=attempt, server_seed=seed, salt=salt, commitment=commitment(game, seed, salt),
+        shares=(), seed=seed, racers=(RecordRacer("p_a11ce", "alice"),),
+        results=(RecordResult(1, "p_a11ce", False, 0, 0, None, 0),), moves=(("p_a11ce", ()),),
+    )  # fmt: skip
+
+
+def test_verify_says_whether_a_daily_run_was_the_scored_attempt_or_a_practice(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    race = "eight-off race ad687e76577a, casual"
+    said = {
+        "practice": f"{race}, practice (unscored) of the daily challenge of 2026-11-25",
+        "scored": f"{race}, scored attempt at the daily challenge of 2026-11-25",
+        "unscored": f"{race}, a guest's unscored attempt at the daily challenge of 2026-11-25",
+        None: f"{race}, daily challenge of 2026-11-25 (scored or practice: not recorded)",
+    }
+    for attempt, first in said.items():
+        text = write_record(practice_record(attempt))
+        verified = run("verify", "-", config=config, stdin=text)
+        assert verified.returncode == 0, verified.stderr
+        assert " ".join(unwrapped(verified.stdout)[:2]).startswith(first), verified.stdout
+    # Two racers in a daily run: no daily run is anything but a race of one.
+    two = practice_record("scored")
+    two = dataclasses.replace(
+        two,
+        racers=(*two.racers, RecordRacer("p_b0b", "bob")),
+        results=(*two.results, RecordResult(1, "p_b0b", False, 0, 0, None, 0)),
+    )
+    refused = run("verify", "-", config=config, stdin=write_record(two))
+    assert one_error_line(refused) == (
+        "solitaire-arena: stdin does not verify: a daily challenge run has one racer, not 2"
     )
 
 

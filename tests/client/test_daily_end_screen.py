@@ -11,11 +11,15 @@ from textual.pilot import Pilot
 from client.sdk import ArenaClient
 from client.tui import RaceApp
 from client.tui import app as app_module
+from client.tui.board import BoardWidget
+from client.tui.drawing import board_text
 from client.tui.race import RaceScreen
 from client.tui.race_state import DailyRun
+from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start
 from server.timesource import ManualTime
+from shared.protocol import RaceEnded
 from tests.client.test_tui import SIZE, _type, footer_keys, lines_of, rendered, wait_until
 from tests.server.conftest import Connect
 from tests.server.test_daily import DAY, T0, daily_node
@@ -107,7 +111,7 @@ async def test_quitting_a_daily_after_its_day_says_when_its_replay_opens_as_it_i
         assert note is not None and all(len(line) <= 80 for line in note.splitlines()), note
         assert " ".join(note.split()) == (
             f"your treize daily attempt (race {attempt}) is over: solitaire-arena replay {attempt} "
-            "plays it back once the day's last attempts are over (2027-03-15 00:31 UTC)"
+            "plays it back; its seed is revealed once the day's last attempts are over (2027-03-15 00:31 UTC)"
         )
         clock.set(day_start(DAY) + DAY_MS + 1_860_000)  # 00:31: the day closes
         again = RaceApp(app.client, attempt, daily=DailyRun(GAME, DAY.isoformat(), scored=True))
@@ -117,3 +121,65 @@ async def test_quitting_a_daily_after_its_day_says_when_its_replay_opens_as_it_i
             f"your treize daily attempt (race {attempt}) is over: solitaire-arena replay\n"
             f"    {attempt} plays it back"
         )
+
+
+async def test_ones_own_attempt_replays_before_its_day_closes_from_the_servers_boards(
+    clean_redis: str, connect: Connect
+) -> None:
+    """No seed before the close, so nothing to re-deal: ctrl+r at the end steps through
+    the server's boards of the attempt (get_replay), which show no face-down card, as the
+    browser's Replay does."""
+    clock = ManualTime(T0)
+    async with scored_screen(clean_redis, connect, clock, "ada_replays") as (_arena, app, pilot, screen):
+        assert screen.state.view is not None
+        move = screen.state.view.legal_moves[0]
+        await _type(pilot, move)
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.state.view.move_count == 1)
+        await pilot.press("ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: screen.state.summary is not None)
+        assert screen.state.summary is not None and screen.state.summary.seed is None
+        served = await app.client.replay(screen.race_id, app.client.player_id or "")
+        assert len(served.views) == 2 and served.moves == ["", move]
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        replay_screen = app.screen
+        assert isinstance(replay_screen, ReplayScreen)
+        title = str(replay_screen.query_one("#replay-title").render())
+        assert title == f"Replay  race {screen.race_id}  treize  racer ada_replays (1/1)"
+        board = replay_screen.query_one("#replay-board", BoardWidget)
+        assert board.plain == board_text(served.views[0])
+        status = str(replay_screen.query_one("#replay-status").render())
+        assert status.startswith("move 0/1: the deal (its seed is revealed once the day is closed)")
+        await pilot.press("end")
+        assert board.plain == board_text(served.views[1])
+        status = str(replay_screen.query_one("#replay-status").render())
+        assert status.startswith(f"move 1/1: {move} at ")
+
+
+async def test_the_replay_command_replays_ones_own_attempt_before_its_day_closes(
+    clean_redis: str, connect: Connect
+) -> None:
+    """solitaire-arena replay RACE on a terminal (its screen, replay_app): the attempt's
+    player steps through the server's boards of it, before its seed is out."""
+    async with daily_node(clean_redis, ManualTime(T0)) as arena:
+        player = await account(connect, arena.url, "ada_command")
+        started = await player.start_daily(GAME)
+        race_id = started.race.race_id
+        assert started.race.board is not None
+        move = started.race.board.view.legal_moves[0]
+        await player.move(race_id, move)
+        await player.finish(race_id)
+        await player.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        served = await player.replay(race_id, player.player_id or "")
+        assert len(served.views) == 2 and served.moves == ["", move]
+        app = await app_module.replay_app(player, race_id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.replay_screen
+            board = screen.query_one("#replay-board", BoardWidget)
+            assert board.plain == board_text(served.views[0])
+            title = str(screen.query_one("#replay-title").render())
+            assert title == f"Replay  race {race_id}  treize  racer ada_command (1/1)"
+            await pilot.press("end")
+            assert board.plain == board_text(served.views[1])
+            status = str(screen.query_one("#replay-status").render())
+            assert status.startswith(f"move 1/1: {move} at ")

@@ -1081,14 +1081,16 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             f"daily over: you gave up with {removed} card{'' if removed == 1 else 's'} removed, "
             "not on the board (practice). p practice, ctrl+q quit"
         )
-    # Quit then, it says how to replay it, as after a race (a daily's deal: once its day
-    # closes, 30 min and a minute after midnight UTC).
+    # Quit then, it says how to replay it, as after a race (now, from the server's boards:
+    # the daily deal's seed comes out once its day closes, 30 min and a minute after
+    # midnight UTC).
     text = app_module.parting_text(app)
     assert text is not None and all(len(line) <= 80 for line in text.splitlines()), text
     next_day = dt.date.fromisoformat(practice.date) + dt.timedelta(days=1)
     assert " ".join(text.split()) == (
         f"your treize daily practice (race {practice.race.race_id}) is over: solitaire-arena replay "
-        f"{practice.race.race_id} plays it back once the day's last attempts are over ({next_day} 00:31 UTC)"
+        f"{practice.race.race_id} plays it back; its seed is revealed once the day's last attempts are over "
+        f"({next_day} 00:31 UTC)"
     )
 
 
@@ -1467,10 +1469,12 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
         await wait_until(pilot, lambda: "p" in footer_keys(app))
         assert footer_keys(app)["p"] == ("practice", True) and "r" not in footer_keys(app)
 
-        # The replay waits for the day's close (the seed is secret until reveals_at): not offered, and the
-        # key does nothing.
-        assert "ctrl+r" not in footer_keys(app)
+        # The seed is secret until reveals_at, but one's own attempt replays from the
+        # server's boards (as in the browser): offered, and escape comes back.
+        assert footer_keys(app)["ctrl+r"] == ("replay", True)
         await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("escape")
         assert isinstance(app.screen, RaceScreen) and screen.status.last.startswith("daily over")
 
         # p plays the same deal again, unscored, on the same screen.

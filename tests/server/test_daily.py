@@ -23,6 +23,7 @@ from server.store.records import DailyDeal
 from server.timesource import ManualTime
 from shared import GAMES, new_game, replay
 from shared.protocol import RaceEnded
+from shared.record import read_record, verify_record
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
 from tests.server.rawclient import Racer, racers
@@ -466,6 +467,42 @@ async def test_an_attempt_ended_after_its_days_close_carries_the_seed_in_its_end
         await ada.ws.close()
 
 
+async def test_a_practice_and_a_guests_attempt_say_what_they_were_in_the_race_results_and_record(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """The same deal played three ways: ada's scored attempt, her practice after it, and a
+    guest's (unscored) first attempt. Each one's race, results and record say which run it
+    was; the record verifies and its Attempt cannot be read without its Daily."""
+    async with daily_node(clean_redis, clock) as arena:
+        (ada,) = await accounts(arena.url, "ada")
+        gus, bob = await racers(arena.url, "gus", "bob")
+        runs = {}
+        plays = (("scored", ada, False), ("practice", ada, True), ("unscored", gus, False))
+        for kind, racer, practice in plays:
+            race_id = (await start(racer, "treize", practice=practice))["race"]["race_id"]
+            await racer.request({"type": "finish", "race_id": race_id})
+            ended = await racer.event("race_ended")
+            assert (ended["summary"]["daily"], ended["summary"]["attempt"]) == (DAY.isoformat(), kind)
+            runs[kind] = race_id
+        clock.set(day_start(DAY) + DAY_MS + 31 * 60_000)  # the day closes: records open
+        for kind, race_id in runs.items():
+            race = (await bob.request({"type": "get_race", "race_id": race_id}))["race"]
+            results = (await bob.request({"type": "get_results", "race_id": race_id}))["summary"]
+            text = (await bob.request({"type": "get_record", "race_id": race_id}))["text"]
+            assert (race["daily"], race["attempt"]) == (DAY.isoformat(), kind)
+            assert (results["daily"], results["attempt"]) == (DAY.isoformat(), kind)
+            assert f'[Daily "{DAY.isoformat()}"]\n[Attempt "{kind}"]\n' in text
+            record = read_record(text)
+            assert record.attempt == kind
+            verify_record(record)
+        # A race that is no daily run says nothing of the kind.
+        created = (await bob.request({"type": "create_race", "game": "treize"}))["race"]
+        assert "daily" not in created and "attempt" not in created
+        await ada.ws.close()
+        await gus.ws.close()
+        await bob.ws.close()
+
+
 async def hidden_day(lookers: tuple[Racer, ...], bob: Racer, cy: Racer, race_id: str) -> dict[str, Any]:
     """What each of ``lookers`` (whatever their own attempt) gets of the day and of bob's
     attempt ``race_id``, bob of his own record and cy of watching it: the day's seeds, and
@@ -770,10 +807,10 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
         race_id = started["race"]["race_id"]
         await play_line(ada, race_id, line, clock, 1.0)
         ended = await ada.event("race_ended")
+        # Before the day closes bob is not given her race id (as on the day's board); ada is.
         profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
         assert profile["recent"] == [
             {
-                "race_id": race_id,
                 "game": "eight-off",
                 "rated": False,
                 "rank": 1,
@@ -793,13 +830,19 @@ async def test_an_attempt_is_listed_among_the_players_recent_races_with_its_day(
         await ada.request({"type": "finish", "race_id": practice})
         await ada.event("race_ended")
         profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
-        assert [(r["race_id"], r["daily"], r["practice"]) for r in profile["recent"]] == [
-            (practice, DAY.isoformat(), True),
-            (race_id, DAY.isoformat(), False),
+        assert [(r.get("race_id"), r["daily"], r["practice"]) for r in profile["recent"]] == [
+            (None, DAY.isoformat(), True),
+            (None, DAY.isoformat(), False),
         ]
         assert profile["stats"] == [
             {"game": "eight-off", "races": 1, "wins": 1, "best_ms": round(len(line) * 1000)}
         ]
+        own = (await ada.request({"type": "get_profile"}))["profile"]
+        assert [r.get("race_id") for r in own["recent"]] == [practice, race_id]
+        # Once the day is closed they are everyone's.
+        clock.set(day_start(DAY) + DAY_MS + 31 * 60_000)
+        profile = (await bob.request({"type": "get_profile", "player_id": ada.player_id}))["profile"]
+        assert [r.get("race_id") for r in profile["recent"]] == [practice, race_id]
         await ada.ws.close()
         await bob.ws.close()
 

@@ -220,6 +220,50 @@ def test_a_record_without_shares_says_shares_none_and_a_daily_names_its_day() ->
     assert read_record(text) == record
 
 
+def daily_run(attempt: str | None) -> RaceRecord:
+    """A daily challenge run: one racer, the day, and what the run was (None: a record
+    written before the Attempt header)."""
+    three = race("treize", with_shares=False)
+    solo = build("treize", {"p_ada": three.moves_of("p_ada")}, server_seed=three.server_seed)
+    return replace(solo, daily="2026-11-25", attempt=attempt)
+
+
+@pytest.mark.parametrize("attempt", ["scored", "unscored", "practice"])
+def test_a_daily_run_says_after_its_day_whether_it_was_the_scored_attempt_or_a_practice(attempt: str) -> None:
+    record = daily_run(attempt)
+    text = write_record(record)
+    assert f'[Rated "no"]\n[Daily "2026-11-25"]\n[Attempt "{attempt}"]\n[ServerSeed' in text
+    assert read_record(text) == record and read_record(text).attempt == attempt
+    verify_record(read_record(text))
+
+
+def test_a_daily_record_from_before_the_attempt_header_still_reads_and_verifies() -> None:
+    record = daily_run(None)
+    text = write_record(record)
+    assert "[Attempt " not in text
+    assert read_record(text).attempt is None
+    verify_record(read_record(text))
+
+
+def test_an_attempt_is_only_after_a_daily_and_only_one_of_its_three_words() -> None:
+    text = write_record(daily_run("practice"))
+    without_day = text.replace('[Daily "2026-11-25"]\n', "")
+    with pytest.raises(RecordSyntaxError, match="an Attempt comes only after a Daily header") as caught:
+        read_record(without_day)
+    assert caught.value.line_number == 10
+    with pytest.raises(RecordSyntaxError, match="Attempt is scored, unscored or practice, not 'ranked'"):
+        read_record(text.replace('[Attempt "practice"]', '[Attempt "ranked"]'))
+    with pytest.raises(ValueError, match="only a daily challenge run has an Attempt"):
+        write_record(replace(daily_run("practice"), daily=None))
+
+
+def test_a_daily_run_with_more_than_one_racer_is_rejected() -> None:
+    record = replace(race("treize", with_shares=False), daily="2026-11-25", attempt="scored")
+    with pytest.raises(RecordRejected, match=r"^a daily challenge run has one racer, not 3$"):
+        verify_record(record)
+    verify_record(replace(record, daily=None, attempt=None))
+
+
 def test_names_with_quotes_and_backslashes_and_ratings_round_trip(eight_off: RaceRecord) -> None:
     racers = (
         RecordRacer("p_ada", 'Ada "the Ace" \\ L', bot=False, rating=1612),

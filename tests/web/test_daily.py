@@ -21,6 +21,7 @@ from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start
 from server.store.records import DailyDeal
 from shared import GAMES, replay
+from shared.protocol import RaceEnded
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
 from tests.server.helpers import start_race
@@ -327,8 +328,8 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.goto(f"{base}#/race/{ada_race}")
         await expect(page.locator("#refusal")).to_have_text(refusal)
         await expect(page.locator("#daily-kind")).to_have_text("Daily of 2027-03-14")
-        # Another's attempt: the heading, so the tab's title, says whose.
-        theirs = "Daily challenge: Eight Off \N{EM DASH} ada_first's attempt"
+        # Another's attempt: the heading, so the tab's title, says whose (and what it is).
+        theirs = "Daily challenge: Eight Off \N{EM DASH} ada_first's scored attempt"
         await expect(page.locator("#race-title")).to_have_text(theirs)
         await expect(page).to_have_title(f"{theirs} \N{EM DASH} Solitaire Arena")
         await expect(page.locator("#standings")).to_have_count(0)
@@ -380,6 +381,93 @@ async def test_another_account_sees_the_board_without_race_links_and_is_refused_
         await page.goto(f"{base}#/verify/{ada_race}")
         await expect(page.locator("#verify-error")).to_have_text(refusal)
         for client in (ada, bob):
+            await client.close()
+        assert errors == []
+
+
+async def three_runs(arena: ArenaServer) -> tuple[ArenaClient, ArenaClient, dict[str, str]]:
+    """ada_runs's scored attempt (a win) and practice (given up), and gus's (a guest's)
+    attempt (given up) at the day's Eight Off, all over: ada, gus and the race ids."""
+    ada = await account(arena.url, "ada_runs")
+    scored = await play_through(ada, arena, "eight-off")
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == scored)
+    practice = (await ada.start_daily("eight-off", practice=True)).race.race_id
+    await ada.finish(practice)
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == practice)
+    guest = await ArenaClient.connect(arena.url)
+    await guest.hello(name="gus")
+    unscored = (await guest.start_daily("eight-off")).race.race_id
+    await guest.finish(unscored)
+    await guest.wait_for(RaceEnded, lambda e: e.race_id == unscored)
+    return ada, guest, {"scored": scored, "practice": practice, "unscored": unscored}
+
+
+async def test_anothers_daily_runs_are_unlinked_on_their_profile_until_the_day_closes(
+    browser: Browser, clean_redis: str
+) -> None:
+    """The server gives bob no race id of ada's runs of a day still open (as on the board):
+    her profile lists them without links, and links them once the day is closed."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        ada, guest, runs = await three_runs(arena)
+        await account(arena.url, "bob_reads")
+        page = await signed_in_page(browser, arena.url, "bob_reads", errors)
+        base = page.url.split("#")[0]
+        await page.goto(f"{base}#/profile/{ada.player_id}")
+        rows = page.locator("#recent tbody tr")
+        await expect(rows).to_have_count(2)
+        await expect(rows.nth(0).locator("td").nth(2)).to_have_text("Practice")
+        await expect(page.locator("#recent a.results-link, #recent a.replay-link")).to_have_count(0)
+        await expect(rows.nth(0).locator("td.links")).to_have_text("once the day closes")
+        await expect(page.locator("#recent tr[data-race]")).to_have_count(0)
+        clock.advance(12 * 3600 + 31 * 60)
+        await page.reload()
+        await expect(page.locator("#recent a.replay-link")).to_have_count(2)
+        practice = runs["practice"]
+        await expect(page.locator(f'#recent tr[data-race="{practice}"] a.replay-link')).to_have_attribute(
+            "href", f"#/replay/{practice}"
+        )
+        for client in (ada, guest):
+            await client.close()
+        assert errors == []
+
+
+async def test_anothers_practice_and_a_guests_attempt_say_so_on_the_race_replay_and_verify_pages(
+    browser: Browser, clean_redis: str
+) -> None:
+    """Each heading says which run it is (the scored attempt, a practice, a guest's
+    unscored attempt), before the day closes and after it, as the record does."""
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, clock):
+        ada, guest, runs = await three_runs(arena)
+        await account(arena.url, "bob_reads")
+        page = await signed_in_page(browser, arena.url, "bob_reads", errors)
+        base = page.url.split("#")[0]
+        headings = {
+            "scored": "ada_runs's scored attempt",
+            "practice": "ada_runs's practice (unscored)",
+            "unscored": "gus's unscored attempt (guests are not ranked)",
+        }
+        for kind, whose in headings.items():
+            await page.goto(f"{base}#/race/{runs[kind]}")
+            await expect(page.locator("#race-title")).to_have_text(
+                f"Daily challenge: Eight Off \N{EM DASH} {whose}"
+            )
+        clock.advance(12 * 3600 + 31 * 60)  # the day closes: replays and records open
+        for kind in ("practice", "scored"):
+            await page.goto(f"{base}#/replay/{runs[kind]}")
+            await expect(page.locator("#replay-title")).to_have_text(
+                f"Replay: {headings[kind]} \N{EM DASH} Eight Off daily of 2027-03-14"
+            )
+        await page.goto(f"{base}#/verify/{runs['practice']}")
+        await expect(page.locator("#record-kind")).to_have_text(
+            "The record says this is a practice (unscored) of the daily challenge of 2027-03-14."
+        )
+        await expect(page.locator("#verify-title")).to_have_text(
+            "Verify: ada_runs's practice (unscored) \N{EM DASH} Eight Off daily of 2027-03-14"
+        )
+        await expect(page.locator("#verdict")).to_contain_text("Every check made here passed.")
+        for client in (ada, guest):
             await client.close()
         assert errors == []
 

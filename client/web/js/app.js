@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, autoplayWords, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, cardsScored, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, attemptText, cardsScored, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -853,11 +853,12 @@ function racePage(raceId, arrived = null) {
     if (ghosts?.length && ghostable()) racers.append(...ghosts.map(ghostLine));
   }
 
-  // A daily attempt's heading: its game, and whose attempt it is when it is another's.
+  // A daily run's heading: its game, and when it is another's, whose it is and what it
+  // was (their scored attempt, a practice, a guest's unscored attempt).
   function dailyTitle(info) {
     const title = `Daily challenge: ${GAME_TITLES[info.game] ?? info.game}`;
     const racer = info.racers[0];
-    return racer && !mine() ? `${title} — ${racer.name}'s attempt` : title;
+    return racer && !mine() ? `${title} — ${racer.name}'s ${attemptText(info.attempt) ?? "attempt"}` : title;
   }
 
   // What changed among the others in an open race, read out: "bob joined", "bob is ready",
@@ -1362,7 +1363,12 @@ function replayPage(raceId) {
   readingSession() // a replay is for anyone with the link
     .then(() => arena.request({ type: "get_results", race_id: raceId }))
     .then(async ({ summary }) => {
-      heading.textContent = `Replay: ${racersText(summary.standings.map((s) => s.name))} (${GAME_TITLES[summary.game] ?? summary.game})`;
+      // A daily run says what it was: "Replay: ada's practice (unscored) — Eight Off daily of 2027-03-14".
+      const game = GAME_TITLES[summary.game] ?? summary.game;
+      const kind = attemptText(summary.attempt);
+      heading.textContent = kind && summary.standings.length === 1
+        ? `Replay: ${summary.standings[0].name}'s ${kind} — ${game} daily of ${summary.daily}`
+        : `Replay: ${racersText(summary.standings.map((s) => s.name))} (${game})`;
       // A daily attempt's seed is out once its day is closed: till then there is nothing to verify.
       verifyLine.replaceChildren(summary.seed != null
         ? element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")

@@ -187,6 +187,12 @@ export function movesText(count) {
 
 // A race's racers, as a page's heading names the race: "ada", "ada vs bob", "ada, bob
 // and cat", "ada, bob, cat and 5 others" (eight seats make a long heading).
+// What a daily run was (a race's or results' `attempt`), after a name's "'s":
+// "alice's scored attempt", "alice's practice (unscored)"; null when not said.
+export function attemptText(attempt) {
+  return { scored: "scored attempt", unscored: "unscored attempt (guests are not ranked)", practice: "practice (unscored)" }[attempt] ?? null;
+}
+
 export function racersText(names) {
   if (names.length <= 2) return names.join(" vs ");
   if (names.length <= 4) return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;

@@ -272,6 +272,12 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
         element("thead", {}, element("tr", {}, ...["Ended", "Game", "Kind", "Place", "Result", "Rating", "See"].map((h) => element("th", { scope: "col" }, h)))),
         element("tbody", {}, ...p.recent.map((r) => {
           const what = `the ${GAME_TITLES[r.game] ?? r.game} race ended ${when(r.ended_at)}`;
+          // Another's daily run comes without its race id until its day is closed: no links.
+          const links = r.race_id
+            ? [element("a", { href: `#/race/${r.race_id}`, class: "results-link", "aria-label": `results of ${what}` }, "Results"),
+              " · ",
+              element("a", { href: `#/replay/${r.race_id}`, class: "replay-link", "aria-label": `replay of ${what}` }, "Replay")]
+            : [element("span", { class: "setting", title: "another's daily run opens once the day's last attempts are over" }, "once the day closes")];
           return element("tr", { "data-race": r.race_id },
             element("td", {}, when(r.ended_at)),
             element("td", {}, GAME_TITLES[r.game] ?? r.game),
@@ -279,10 +285,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
             element("td", {}, r.daily ? element("a", { href: `#/daily/${r.daily}` }, r.daily) : placeText(r.rank, r.racers, r.tied)),
             element("td", {}, standingResult(r.game, r)),
             element("td", { class: "number" }, r.rating_change != null ? changeText(r.rating_change) : ""),
-            element("td", { class: "links" },
-              element("a", { href: `#/race/${r.race_id}`, class: "results-link", "aria-label": `results of ${what}` }, "Results"),
-              " · ",
-              element("a", { href: `#/replay/${r.race_id}`, class: "replay-link", "aria-label": `replay of ${what}` }, "Replay")));
+            element("td", { class: "links" }, ...links));
         })))
       : element("p", { id: "recent" }, "No races yet.");
     app.replaceChildren(

@@ -7,7 +7,7 @@
 
 import { Board, cardsInWords } from "./board.js";
 import { commitmentOf, dealLayout, mixedSeed, sha256 } from "./fairness.js";
-import { GAME_TITLES, element, movesText, racersText, showError, showRaceError } from "./dom.js";
+import { GAME_TITLES, attemptText, element, movesText, racersText, showError, showRaceError } from "./dom.js";
 import { checkFields, clearFields, noteFor } from "./forms.js";
 
 // A record's text as headers ([name, value, line number], in order) and move sections
@@ -38,6 +38,21 @@ export function readRecord(text) {
 
 // The games a record may name (its Game header).
 const GAMES = ["eight-off", "eagle-wing", "treize"];
+// What a daily run may have been (its Attempt header).
+const ATTEMPTS = ["scored", "unscored", "practice"];
+
+// What a record's race was, in words: "a practice (unscored) of the daily challenge of
+// 2026-11-25", "the scored attempt at ...", "a race" for any other. A daily record
+// written before the Attempt header does not say which run it was.
+export function raceKindText(record) {
+  const day = record.one("Daily");
+  const attempt = record.one("Attempt");
+  if (day === null) return record.one("Rated") === "yes" ? "a rated race" : "a casual race";
+  if (attempt === "scored") return `the scored attempt at the daily challenge of ${day}`;
+  if (attempt === "unscored") return `a guest's unscored attempt at the daily challenge of ${day}`;
+  if (attempt === "practice") return `a practice (unscored) of the daily challenge of ${day}`;
+  return `a run of the daily challenge of ${day} (scored or practice: not recorded)`;
+}
 
 // A record file's text, or an Error saying why it is none: it must be UTF-8, as
 // solitaire-arena verify reads it (a file of another encoding would show garbled names).
@@ -69,6 +84,18 @@ export function checkRecord(record) {
     const line = record.headers.find(([name]) => name === "Game")[2];
     check("form", false, "Record", `line ${line}: unknown game '${game}' (a record's game is ${listText(GAMES, "or")})`);
     return checks;
+  }
+  const attempt = record.headers.find(([name]) => name === "Attempt");
+  if (attempt && !ATTEMPTS.includes(attempt[1])) {
+    check("form", false, "Record", `line ${attempt[2]}: Attempt is ${listText(ATTEMPTS, "or")}, not '${attempt[1]}'`);
+    return checks;
+  }
+  if (attempt && record.one("Daily") === null) {
+    check("form", false, "Record", `line ${attempt[2]}: an Attempt comes only after a Daily header`);
+    return checks;
+  }
+  if (record.one("Daily") !== null && record.racers.length !== 1) { // as solitaire-arena verify checks it
+    check("racers", false, "Racers", `a daily challenge run has one racer, not ${record.racers.length}`);
   }
   const computed = commitmentOf(game, serverSeed, salt);
   check("commitment", computed === committed, "Commitment",
@@ -143,6 +170,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   const error = element("p", { class: "error", role: "alert", id: "verify-error" });
   const checksList = element("ul", { class: "checks", id: "checks" });
   const summaryLine = element("p", { id: "verdict", role: "status" });
+  const kindLine = element("p", { id: "record-kind", hidden: true });
   const dealBox = element("div", { class: "board", id: "deal-board" });
   const dealSection = element("section", { id: "deal", hidden: true }, element("h2", {}, "The deal, as this page dealt it"), dealBox);
   const racerButtons = element("div", { class: "row", id: "racer-buttons" });
@@ -228,6 +256,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     steps.hidden = true;
     dealSection.hidden = true;
     downloadButton.hidden = true;
+    kindLine.hidden = true;
     current = null;
     let record;
     try {
@@ -238,11 +267,17 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
       drawChecks();
       return;
     }
-    if (raceId && record.racers.length) {
-      heading.textContent = `Verify: ${racersText(record.racers.map((r) => r.name))} (${GAME_TITLES[record.game] ?? record.game})`;
+    if (raceId && record.racers.length) { // a daily run says what it was, as the replay page does
+      const game = GAME_TITLES[record.game] ?? record.game;
+      const kind = record.one("Daily") !== null ? attemptText(record.one("Attempt")) : null;
+      heading.textContent = kind && record.racers.length === 1
+        ? `Verify: ${record.racers[0].name}'s ${kind} — ${game} daily of ${record.one("Daily")}`
+        : `Verify: ${racersText(record.racers.map((r) => r.name))} (${game})`;
     }
     checks = checkRecord(record);
     if (checks.some((c) => c.id === "form")) { drawChecks(); return; } // not a record: nothing to download
+    kindLine.textContent = `The record says this is ${raceKindText(record)}.`;
+    kindLine.hidden = false;
     // A record read is offered for download, whether its checks pass or not.
     current = record;
     downloadButton.hidden = false;
@@ -297,7 +332,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   // once its record is read, as the Replay page does.
   const heading = element("h1", { id: "verify-title" }, raceId ? "Verify race" : "Verify a race record");
   app.replaceChildren(heading, intro, input, error,
-    element("section", {}, summaryLine, checksList), dealSection, steps);
+    element("section", {}, kindLine, summaryLine, checksList), dealSection, steps);
   if (raceId) {
     readingSession()
       .then(() => arena.request({ type: "get_record", race_id: raceId }))
