@@ -1471,25 +1471,18 @@ class RaceScreen(Screen[None]):
         race_id = self.race_id
         try:
             log = await self.client.move_log(race_id)
+            if race_id != self.race_id or self.state.summary is None:
+                return  # moved on to a rematch meanwhile
+            names = {s.player_id: s.name for s in self.state.summary.standings}
+            served = []
+            if log.seed is None:  # one's own daily attempt before its day is closed: the server's views
+                served = [await served_timeline(self.client, race_id, p) for p in names]
         except ArenaError as exc:
             self._say_refused("no replay", exc)
             return
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"no replay: {connection_trouble(exc)} (ctrl+r asks again)", error=True)
             return
-        if race_id != self.race_id or self.state.summary is None:
-            return  # moved on to a rematch meanwhile
-        names = {s.player_id: s.name for s in self.state.summary.standings}
-        served = []
-        if log.seed is None:  # one's own daily attempt before its day is closed: the server's views
-            try:
-                served = [await served_timeline(self.client, self.race_id, p) for p in names]
-            except ArenaError as exc:
-                self._say_refused("no replay", exc)
-                return
-            except (ConnectionError, TimeoutError) as exc:
-                self.status.say(f"no replay: {connection_trouble(exc)} (ctrl+r asks again)", error=True)
-                return
         started_at = self.state.summary.started_at
         screen = ReplayScreen(log, names, me=self.state.me, started_at=started_at, served=served)
         await self.app.push_screen(screen)
