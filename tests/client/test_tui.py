@@ -1690,6 +1690,7 @@ async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_
         ack = await ada.move(race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
         await ada.finish(race_id)
         await bob.finish(race_id)
+        await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)  # its end stored: over meanwhile
         away.set()
         await wait_until(
             pilot, lambda: screen.status.last.startswith("reconnected: the race ended meanwhile; ")

@@ -109,16 +109,24 @@ async def test_a_listing_reads_one_index_and_each_listed_race_once(
         stats = await client.info("commandstats")
         return {name: int(value["calls"]) for name, value in stats.items()}
 
-    before = await calls()
-    assert len(await ada.list_races()) == 3
-    after = await calls()
+    async def listing() -> dict[str, int]:
+        before = await calls()
+        assert len(await ada.list_races()) == 3
+        after = await calls()
+        spent = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+        # The test's own INFO, and a connection the node opened or checked meanwhile (its
+        # handshake and health-check PING are not the listing's reads).
+        for other in ("cmdstat_info", "cmdstat_hello", "cmdstat_ping", "cmdstat_client|setinfo"):
+            spent.pop(other, None)
+        return spent
+
+    # The node's clocks also poll Redis (due deadlines, lobby seats to free) and may fall
+    # within a listing: a few listings, and one of them must read exactly this. Reads the
+    # listing itself did beyond it would be in every one.
+    wanted = {"cmdstat_zrange": 1, "cmdstat_hgetall": 6}
+    spent = [await listing() for _ in range(3)]
     await client.aclose()
-    spent = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
-    # The test's own INFO, and a connection the node opened or checked meanwhile (its
-    # handshake and health-check PING are not the listing's reads).
-    for other in ("cmdstat_info", "cmdstat_hello", "cmdstat_ping", "cmdstat_client|setinfo"):
-        spent.pop(other, None)
-    assert spent == {"cmdstat_zrange": 1, "cmdstat_hgetall": 6}
+    assert wanted in spent, spent
 
 
 async def my_races(racer: Racer) -> dict[str, Any]:
