@@ -28,7 +28,7 @@ WRONG_SHARE = "that seed share does not match the commitment you sent for this r
 @pytest.fixture
 async def mixing(clean_redis: str) -> AsyncIterator[ArenaServer]:
     """A node that mixes shares, with a countdown long enough for reveals on a busy machine."""
-    async with running_node(clean_redis, mix_shares=True, countdown=0.6) as node:
+    async with running_node(clean_redis, mix_shares=True, countdown=1.5) as node:
         yield node
 
 
