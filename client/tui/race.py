@@ -102,6 +102,9 @@ GO: Final = "go! type a move, or pick a card and its target on the board (arrows
 OUT_OF_STEP_CODES: Final = frozenset({"stale_seq", "future_seq", "seq_conflict", "played_elsewhere"})
 #: Errors after which the client's idea of its board is out of date: fetch it again.
 RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"internal_error"}
+#: The server's word that this racer has finished: a give-up whose answer was lost on the
+#: way (it went through), or one made on another session of the player's.
+FINISHED_CODE: Final = "racer_finished"
 #: Said once the server answers again after a request refused as ``unavailable`` (a move
 #: it may have stored all the same): the board read again shows whether it did.
 STORE_BACK: Final = "the server is back: the board is shown as it is now"
@@ -1122,6 +1125,10 @@ class RaceScreen(Screen[None]):
             await self._resync()
         if exc.code in OUT_OF_STEP_CODES:
             self.status.say(PLAYED_ELSEWHERE.format(move=move), error=True)
+        if exc.code == FINISHED_CODE and not self.state.i_finished:
+            self.state.gave_up()  # the screen shows them finished, as the server has it
+            await self._read_own_board()
+            self.redraw()
 
     def _say_refused(self, head: str, exc: ArenaError) -> None:
         """Say ``head: why`` on the status line, in a person's words."""
@@ -1437,8 +1444,9 @@ class RaceScreen(Screen[None]):
         try:
             await self.client.finish(race_id)
         except ArenaError as exc:
-            self._say_refused("cannot give up", exc)
-            return
+            if exc.code != FINISHED_CODE:  # else given up already: an earlier ctrl+g's answer was lost
+                self._say_refused("cannot give up", exc)
+                return
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"cannot give up: {connection_trouble(exc)} (ctrl+g asks again)", error=True)
             return

@@ -71,6 +71,32 @@ async def test_giving_up_on_a_stalled_connection_says_no_answer_came_and_the_scr
         unstall(ada)  # so that the client closes at once
 
 
+@pytest.mark.parametrize("then", ["ctrl+g again", "a move"])
+async def test_a_give_up_whose_answer_was_lost_shows_the_racer_finished_once_the_server_says_so(
+    arena: ArenaServer, connect: Connect, then: str
+) -> None:
+    """The give-up went through but its answer stalled: asked again, or a move tried, the
+    server says the racer has finished, and the screen shows them so (not racing on)."""
+    ada, _bob, race_id = await quick_to_give_up(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        stall(ada)
+        await pilot.press("ctrl+g", "ctrl+g")
+        await said(pilot, app, "cannot give up: no answer from the server (ctrl+g asks again)")
+        assert not screen.state.i_finished
+        unstall(ada)
+        if then == "ctrl+g again":
+            await pilot.press("ctrl+g", "ctrl+g")
+            await wait_until(pilot, lambda: screen.status.last.startswith("you gave up with score "))
+        else:
+            await _type(pilot, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+            await wait_until(pilot, lambda: screen.status.last.startswith("✗ "))
+            assert "finished this race" in screen.status.last
+        await wait_until(pilot, lambda: screen.state.i_finished and not screen.playing)
+
+
 async def test_a_move_on_a_stalled_connection_says_no_answer_came_and_sent_again_is_played_once(
     arena: ArenaServer, connect: Connect
 ) -> None:
