@@ -348,9 +348,14 @@ class StatusLine(Static):
     def move_waits(self, move: str) -> None:
         """A move typed while the connection is being resumed waits for it: say so,
         keeping the notice that it is being resumed."""
+        self.waits(f"{move} is sent once it is back")
+
+    def waits(self, what: str) -> None:
+        """Something asked for while the connection is being resumed waits for it:
+        ``what`` (said after the notice that it is being resumed, which stays)."""
         if not self.dropped:
             self.dropped_at = time.monotonic()
-        self.say(f"{RECONNECTING} {move} is sent once it is back", error=True)
+        self.say(f"{RECONNECTING} {what}", error=True)
         self.telling_drop = True
         self.dropped = True
 
@@ -1441,6 +1446,8 @@ class RaceScreen(Screen[None]):
 
     async def _give_up(self) -> None:
         race_id = self.race_id
+        if self.client.reconnecting:
+            self.status.waits("you give up once it is back")
         try:
             await self.client.finish(race_id)
         except ArenaError as exc:

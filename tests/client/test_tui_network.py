@@ -338,6 +338,25 @@ async def test_a_race_ended_while_away_on_another_device_shows_its_results_once_
         await wait_until(pilot, lambda: rendered(screen, "#ranking").startswith("Results"))
 
 
+async def test_a_give_up_asked_while_the_connection_is_down_says_it_waits_for_it(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada = await reconnecting_racer(arena.url, connect)
+    bob = await connect(arena.url)
+    race_id = (await start_race(ada, bob)).race_id
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: GO in screen.status.last)
+        back = away_until_set(monkeypatch)
+        await drop(pilot, app, ada)
+        await pilot.press("ctrl+g", "ctrl+g")
+        await said(pilot, app, f"{RECONNECTING} you give up once it is back")
+        back.set()
+        await wait_until(pilot, lambda: screen.status.last.startswith("you gave up with score "))
+        assert screen.state.i_finished
+
+
 async def test_a_lobby_back_after_a_drop_keeps_saying_who_sits_and_how_others_join(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
