@@ -252,14 +252,18 @@ class RaceResults:
         started_at = meta.starts_at or meta.created_at
         ended_at = meta.ended_at or self.time.now_ms()
         ranked = standings(seats, boards, started_at)
+        # A daily run's day closes (its seed out) then; read once for all that follows.
+        reveals_at = await self._day_closes(meta.daily) if meta.daily else None
         if self.archive is not None:
             # Queued before the race is finished: a node that dies after the end, or a
             # disk that fails the write, leaves it to the sweep (ArchiveSweep).
-            await self.store.archive_due.set(race_id, await self._archive_at(meta))
+            await self.store.archive_due.set(race_id, self._archive_at(reveals_at))
         for _attempt in range(_STALE_RETRIES):
             stored = await self.store.ratings.ratings(meta.game, player_ids) if meta.rated else {}
             after, lines = self._rated(meta, ranked, stored, ended_at) if meta.rated else ({}, ranked)
-            out = await self._seed_out(meta)
+            # Always, but a daily run's only once its day is closed (an end that late: a
+            # node that was down past the close).
+            out = reveals_at is None or self.time.now_ms() >= reveals_at
             summary = RaceSummary(
                 race_id=race_id,
                 game=meta.game,
@@ -268,7 +272,7 @@ class RaceResults:
                 seed=meta.seed if out else None,
                 salt=meta.salt if out else None,
                 commitment=meta.commitment,
-                reveals_at=await self._day_closes(meta.daily) if meta.daily else None,
+                reveals_at=reveals_at,
                 rated=meta.rated,
                 standings=lines,
                 daily=meta.daily or None,
@@ -282,7 +286,7 @@ class RaceResults:
                 player_ids,
                 summary.model_dump_json(),
                 pack_event(EventKind.RACE_ENDED, RaceEnded(race_id=race_id, summary=summary)),
-                await self._kept_for(meta),
+                self._kept_for(reveals_at),
                 racers,
                 self.time.now_ms(),
                 daily_entry(meta, lines),
@@ -312,29 +316,22 @@ class RaceResults:
             )
             return {}, ranked
 
-    async def _seed_out(self, meta: RaceMeta) -> bool:
-        """Whether a race's seed goes out with its end: always, but a daily run's only once
-        its day is closed (an end that late: a node that was down past the close)."""
-        if not meta.daily:
-            return True
-        return await is_closed(self.store, meta.daily, self.time.now_ms(), self.settings.daily_time_limit)
-
-    async def _archive_at(self, meta: RaceMeta) -> int:
+    def _archive_at(self, reveals_at: int | None) -> int:
         """When the sweep looks at a race's record, unless its end archived it already:
-        a daily attempt's once its day is closed (its seed is out), another's a little
-        after its end."""
-        if meta.daily:
-            return await self._day_closes(meta.daily)
+        a daily attempt's once its day is closed (``reveals_at``: its seed is out),
+        another's a little after its end."""
+        if reveals_at is not None:
+            return reveals_at
         return self.time.now_ms() + ARCHIVE_RETRY_MS
 
-    async def _kept_for(self, meta: RaceMeta) -> int:
+    def _kept_for(self, reveals_at: int | None) -> int:
         """Seconds an ended race's keys stay in Redis: ``SA_RACE_TTL``, but with an archive
-        a daily attempt's stay until its day is closed (its record is archived then), and
-        ``SA_RACE_TTL`` more."""
+        a daily attempt's stay until its day is closed (``reveals_at``: its record is
+        archived then), and ``SA_RACE_TTL`` more."""
         ttl = self.settings.race_ttl
-        if self.archive is None or not meta.daily or ttl <= 0:
+        if self.archive is None or reveals_at is None or ttl <= 0:
             return ttl
-        return ttl + max(0, -(-(await self._day_closes(meta.daily) - self.time.now_ms()) // 1000))
+        return ttl + max(0, -(-(reveals_at - self.time.now_ms()) // 1000))
 
     async def _day_closes(self, daily: str) -> int:
         """When the day of a daily attempt (``YYYY-MM-DD``) is closed, its seed out."""
