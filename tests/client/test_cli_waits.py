@@ -5,7 +5,6 @@ connection that drops: ada's client talks to the node through a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -17,14 +16,6 @@ from tests.redis_direct import ON_CLUSTER
 from tests.server.link import Link
 
 pytestmark = pytest.mark.skipif(ON_CLUSTER, reason="one node is enough")
-
-
-@pytest.fixture
-async def link(arena: ArenaServer) -> AsyncIterator[Link]:
-    link = Link(arena.url)
-    await link.start()
-    yield link
-    await link.stop()
 
 
 class Output:

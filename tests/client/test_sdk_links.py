@@ -5,8 +5,6 @@ node through a :class:`~tests.server.link.Link`; everybody else talks to it dire
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from client.sdk import CLOSE_TIMEOUT, PING_INTERVAL, PING_TIMEOUT, ArenaClient
@@ -19,15 +17,6 @@ from tests.server.helpers import start_race
 from tests.server.link import Link
 
 pytestmark = pytest.mark.skipif(ON_CLUSTER, reason="one node is enough")
-
-
-@pytest.fixture
-async def link(arena: ArenaServer) -> AsyncIterator[Link]:
-    """A link to the node (its :attr:`~Link.url` a ``ws://`` address)."""
-    link = Link(arena.url)
-    await link.start()
-    yield link
-    await link.stop()
 
 
 def three_moves() -> tuple[str, str, str]:
