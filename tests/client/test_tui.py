@@ -1664,6 +1664,20 @@ def shown(screen: WatchScreen, selector: str) -> str:
     return str(screen.query_one(selector).render())
 
 
+def away_until_set(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """From now on a dropped connection is resumed only once the event returned is set:
+    the network stays down until then."""
+    back = asyncio.Event()
+    resume = ArenaClient._resume
+
+    async def resume_once_back(client: ArenaClient, dropped: ConnectionEnded) -> None:
+        await back.wait()
+        await resume(client, dropped)
+
+    monkeypatch.setattr(ArenaClient, "_resume", resume_once_back)
+    return back
+
+
 async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_and_last_boards(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1674,14 +1688,7 @@ async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_
     sam = await connect(arena.url, reconnect=True)
     await sam.hello(name="sam")
     app = WatchApp(sam, await sam.watch(race_id), target=race_id)
-    away = asyncio.Event()
-    resume = ArenaClient._resume
-
-    async def resume_once_back(client: ArenaClient, dropped: ConnectionEnded) -> None:
-        await away.wait()
-        await resume(client, dropped)
-
-    monkeypatch.setattr(ArenaClient, "_resume", resume_once_back)
+    away = away_until_set(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.watch_screen
         await wait_until(pilot, lambda: "left" in shown(screen, "#watch-clock"))

@@ -12,14 +12,23 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from textual.pilot import Pilot
 
-from client.sdk import ArenaClient, ConnectionEnded
+from client.sdk import ArenaClient
 from client.tui import RaceApp, WatchApp
 from client.tui.race import GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
 from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from shared import new_game
 from shared.protocol import Progress, RaceEnded, RaceStarted, RaceUpdate, ServerMessage, Welcome
-from tests.client.test_tui import SMALL, _type, footer_keys, rendered, screen_words, until_shown, wait_until
+from tests.client.test_tui import (
+    SMALL,
+    _type,
+    away_until_set,
+    footer_keys,
+    rendered,
+    screen_words,
+    until_shown,
+    wait_until,
+)
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
 
@@ -188,20 +197,6 @@ async def test_a_spectator_whose_watch_stalls_once_reconnected_is_told_no_answer
 
 
 # ----- back after a drop --------------------------------------------------------------
-
-
-def away_until_set(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
-    """From now on a dropped connection is resumed only once the event returned is set:
-    the network stays down until then."""
-    back = asyncio.Event()
-    resume = ArenaClient._resume
-
-    async def resume_once_back(client: ArenaClient, dropped: ConnectionEnded) -> None:
-        await back.wait()
-        await resume(client, dropped)
-
-    monkeypatch.setattr(ArenaClient, "_resume", resume_once_back)
-    return back
 
 
 def followed_again(monkeypatch: pytest.MonkeyPatch) -> list[str]:
