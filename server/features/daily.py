@@ -31,6 +31,7 @@ from server.features.daily_rules import (
 )
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
+from server.features.one_race import racing
 from server.features.racing import Racing
 from server.features.timed_cache import TimedCache
 from server.store import Answer, RaceStatus, Store
@@ -256,7 +257,7 @@ class Daily:
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED, f"play today's {game} attempt first, then practise it"
                 )
-            if not await self._over(attempt[0]):
+            if not await self._over_for(attempt[0], player.player_id):
                 raise ArenaError(
                     ErrorCode.DAILY_NOT_ATTEMPTED,
                     f"your {game} attempt of today (race {attempt[0]}) is still on: finish it first, "
@@ -294,10 +295,13 @@ class Daily:
         reply = DailyStarted(id=message.id, date=date, scored=scored, race=info)
         return Reply(reply, follow=(meta.race_id,))
 
-    async def _over(self, race_id: str) -> bool:
-        """Whether the race (a player's attempt of the day) is over: practice waits for it."""
+    async def _over_for(self, race_id: str, player_id: str) -> bool:
+        """Whether the player's attempt of the day is over (practice waits for it): its
+        race ended, or their board is finished while the race of one is still being closed."""
         meta = await self.store.races.meta(race_id)
-        return meta is not None and meta.status.is_over
+        if meta is None or meta.status is RaceStatus.OPEN:
+            return False
+        return meta.status.is_over or not await racing(self.store, meta, player_id)
 
     async def _run(self, race_id: str) -> None:
         """Start an attempt's race of one at once (from open or from its countdown)."""

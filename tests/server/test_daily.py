@@ -919,6 +919,29 @@ async def test_start_daily_resumes_an_attempt_still_running_and_refuses_one_that
         await back.ws.close()
 
 
+async def test_practice_starts_the_moment_the_attempt_is_finished_not_once_its_race_has_ended(
+    clean_redis: str, clock: ManualTime
+) -> None:
+    """The winning move's ack or the give-up's answer ends the attempt for the player: a
+    practice asked at once is not refused while the race of one is still being closed."""
+    async with daily_node(clean_redis, clock) as arena:
+        ada, bob = await accounts(arena.url, "ada", "bob")
+        line = winning_line("eight-off", (await deal_of(arena, "eight-off")).seed)
+        won = await start(ada, "eight-off")
+        await play_line(ada, won["race"]["race_id"], line, clock, 1.0)
+        practice = await ada.request({"type": "start_daily", "game": "eight-off", "practice": True})
+        assert practice["type"] == "daily_started", practice
+        assert practice["scored"] is False and practice["race"]["race_id"] != won["race"]["race_id"]
+
+        given_up = await start(bob, "treize")
+        answer = await bob.request({"type": "finish", "race_id": given_up["race"]["race_id"]})
+        assert answer["type"] == "ok", answer
+        practice = await bob.request({"type": "start_daily", "game": "treize", "practice": True})
+        assert practice["type"] == "daily_started", practice
+        await ada.ws.close()
+        await bob.ws.close()
+
+
 async def test_a_daily_is_refused_while_racing_elsewhere_and_leaves_the_attempt_unclaimed(
     clean_redis: str, clock: ManualTime
 ) -> None:
