@@ -28,7 +28,7 @@ from server.features.events import Event, EventKind
 from server.features.lobby import Lobby
 from server.features.race_rules import view_of
 from server.features.results import RaceResults
-from server.store import RaceStatus, Store
+from server.store import RaceMeta, RaceStatus, Store
 from shared import new_game
 from shared.protocol import BoardView, RaceInfo, RaceStarted, RaceUpdate, to_wire
 
@@ -75,13 +75,22 @@ class CatchUp:
         info = await self.lobby.info_of(meta, seats, None)
         missed = [Missed(Event(EventKind.BROADCAST, to_wire(RaceUpdate(race=info))))]
         unmoved = frozenset(r.player_id for r in info.racers if r.move_count == 0)
-        running = meta.status is RaceStatus.RUNNING
-        if running and unmoved and meta.starts_at is not None and meta.ends_at is not None:
+        start = _start_of(meta)
+        if unmoved and start is not None:
             # The start may be what was missed: without it these racers have no board.
-            view = BoardView.model_validate(view_of(new_game(meta.game, meta.seed), legal=True))
-            start = RaceStarted(race_id=race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)
             missed.append(Missed(Event(EventKind.BROADCAST, to_wire(start)), unmoved))
         return missed
+
+    async def start(self, race_id: str, player_id: str) -> RaceStarted | None:
+        """The race's start for a session of ``player_id`` that followed the race only
+        after it may have been sent (a seating told late): None unless the race runs and
+        the player has not moved in it yet."""
+        meta = await self.store.races.meta(race_id)
+        start = _start_of(meta) if meta is not None else None
+        if start is None:
+            return None
+        board = await self.store.boards.board(race_id, player_id)
+        return start if board is None or board.move_count == 0 else None
 
     async def pairings(self, player_id: str, waiting_for: set[str], followed: set[str]) -> list[RaceInfo]:
         """The races (as ``player_id`` may see them) quick match seated the player in
@@ -126,3 +135,11 @@ class CatchUp:
             if meta is not None and not meta.status.is_over:
                 found.append((race_id, await self.lobby.info(record.new_race_id, player_id)))
         return found
+
+
+def _start_of(meta: RaceMeta) -> RaceStarted | None:
+    """The ``race_started`` its racers were sent, while the race runs."""
+    if meta.status is not RaceStatus.RUNNING or meta.starts_at is None or meta.ends_at is None:
+        return None
+    view = BoardView.model_validate(view_of(new_game(meta.game, meta.seed), legal=True))
+    return RaceStarted(race_id=meta.race_id, starts_at=meta.starts_at, ends_at=meta.ends_at, view=view)

@@ -453,12 +453,37 @@ class Fanout:
 
     async def _seat(self, session: Session, race: RaceInfo, msg: dict[str, Any], matched: bool) -> None:
         """This session's player was seated in ``race`` (by a quick match when
-        ``matched``, else a rematch): follow the race, then tell them."""
+        ``matched``, else a rematch): tell them, follow the race, and send its start if
+        it came before."""
         if matched and session.player_id is not None:
             self._quick_match.matched(session.player_id, race.game)
-        await self.attach_race(race.race_id, session)
-        with contextlib.suppress(Exception):
-            await session.send(msg)
+        race_id, channel = race.race_id, keys.race_channel(race.race_id)
+        started_here = race_id in self._started
+        session.races.add(race_id)
+        self._sessions.setdefault(channel, set()).add(session)
+        # Told at once, as it joins the race's sessions: whatever the race sends them from
+        # now on comes after.
+        self._send_to([session], msg)
+        await self._ensure(channel)
+        if race.status in ("open", "countdown"):
+            await self._start_missed(session, race.race_id, started_here)
+
+    async def _start_missed(self, session: Session, race_id: str, started_here: bool) -> None:
+        """A seating told after its race's countdown ended: the start was sent to the
+        race's other sessions here before this one followed it (``started_here``), or
+        published before this node heard the race's channel at all."""
+        player_id = session.player_id
+        start = await self._catch_up.start(race_id, player_id) if player_id is not None else None
+        if start is None:
+            return
+        msg = to_wire(start)
+        if started_here:
+            with contextlib.suppress(Exception):
+                await session.send(msg)
+            return
+        channel = keys.race_channel(race_id)
+        if self._first_start(channel, Event(EventKind.BROADCAST, msg)):
+            self._broadcast(channel, msg, "")
 
     def _broadcast(self, channel: str, msg: dict[str, Any], skip: str) -> None:
         members = self._sessions.get(channel)

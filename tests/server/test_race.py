@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
@@ -224,6 +225,40 @@ async def test_quick_match_pairs_two_waiting_players(arena: ArenaServer, connect
     assert ack.seq == 1
     progress = await ada.wait_for(Progress)
     assert progress.player_id == bob.player_id
+
+
+@pytest.mark.parametrize("late", [{"bob"}, {"ada", "bob"}], ids=["one_told_late", "both_told_late"])
+async def test_a_quick_match_told_after_its_countdown_ended_still_gets_the_start_once(
+    arena: ArenaServer, late: set[str]
+) -> None:
+    """A pairing delivered to a session only after the race's countdown (0.15 s) ended:
+    the start was sent to the race's other session here before this one followed it, or
+    was published before the node followed the race at all. Each session gets
+    ``match_found``, then the start, once."""
+    assert arena.fanout is not None
+    fanout = arena.fanout
+    ada, bob = await racers(arena.url, "ada", "bob")
+    late_ids = {r.player_id for name, r in (("ada", ada), ("bob", bob)) if name in late}
+    seat = fanout._seat
+
+    async def told_late(session: Any, race: Any, msg: dict[str, Any], matched: bool) -> None:
+        if session.player_id in late_ids:
+            await asyncio.sleep(0.6)
+        await seat(session, race, msg, matched)
+
+    fanout._seat = told_late  # type: ignore[method-assign]
+    await ada.request({"type": "quick_match", "game": "treize"})
+    await bob.request({"type": "quick_match", "game": "treize"})
+    for racer in (ada, bob):
+        frames = [json.loads(await asyncio.wait_for(racer.ws.recv(), 5)) for _ in range(2)]
+        assert [frame["type"] for frame in frames] == ["match_found", "race_started"], frames
+        assert frames[1]["race_id"] == frames[0]["race"]["race_id"]
+    with pytest.raises(TimeoutError):  # and no second start
+        await asyncio.wait_for(ada.ws.recv(), 0.3)
+    ack = await bob.request({"type": "move", "race_id": frames[1]["race_id"], "seq": 1, "move": "deal"})
+    assert ack["type"] == "move_ack", ack
+    await ada.ws.close()
+    await bob.ws.close()
 
 
 async def test_list_join_by_code_leave_and_creator_start(arena: ArenaServer, connect: Connect) -> None:
