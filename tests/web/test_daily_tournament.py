@@ -178,7 +178,9 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
             "No day of this week has been counted yet."
         )
         await expect(page.locator("#standing-all-time tbody")).to_have_text("No day has been counted yet.")
-        await expect(page.locator("#streak")).to_have_text("Your streak: 0 days (best 0).")
+        await expect(page.locator("#streak")).to_have_text(
+            "No streak yet: it starts when a day with your scored attempt is counted."
+        )
         # Live until counted, at 00:31 the next day (a 30-minute attempt begun at 23:59:59 is over).
         assert (live.counted, live.counts_at) == (False, day_start(DAY) + DAY_MS + 31 * 60_000)
         await expect(page.locator("#standing-day-status")).to_have_text(

@@ -67,10 +67,13 @@ export function streakLine(streak, guest) {
     return element("p", { id: "streak" }, "Guests take no part in the tournament: ",
       element("a", { href: "#/account" }, "sign in or register"), " to score points and keep a streak.");
   }
-  const current = streak?.current ?? 0;
-  const best = streak?.best ?? 0;
-  return element("p", { id: "streak", title: "consecutive days with a scored attempt, up to the latest day counted" },
-    "Your streak: ", element("strong", {}, days(current)), ` (best ${best}).`);
+  const title = "consecutive days with a scored attempt, up to the latest day counted";
+  if (!streak) {
+    // The server sends none before a day with the player's scored attempt is counted.
+    return element("p", { id: "streak", title }, "No streak yet: it starts when a day with your scored attempt is counted.");
+  }
+  return element("p", { id: "streak", title },
+    "Your streak: ", element("strong", {}, days(streak.current)), ` (best ${streak.best}).`);
 }
 
 // Whether the day's standing is final (counted into the week's and all-time tables) or
