@@ -797,8 +797,8 @@ async def _reader(args: argparse.Namespace) -> ArenaClient:
 
 def _login_gone(username: str, server: str) -> CommandError:
     return CommandError(
-        f"the saved login of {username} no longer works (logged out, or the password changed "
-        f"on another device): solitaire-arena login{player_options(server)}"
+        f"the saved login of {username} no longer works (logged out, the password changed on "
+        f"another device, or unused for too long): solitaire-arena login{player_options(server)}"
     )
 
 

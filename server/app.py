@@ -146,7 +146,16 @@ def build_features(
     quick_match = QuickMatchmaker(store, lobby, settings, time)
     rematches = Rematches(store, lobby, settings, time, nodes)
     presence = Presence(
-        store, lobby, quick_match, rematches, nodes, time, admission, settings.guest_ttl, results
+        store,
+        lobby,
+        quick_match,
+        rematches,
+        nodes,
+        time,
+        admission,
+        settings.guest_ttl,
+        results,
+        settings.sign_in_ttl,
     )
     clock = RaceClock(store, racing, results, time, settings.clock_tick, health)
     hints = Hints(store, time)

@@ -37,6 +37,7 @@ ENV_VARS: Final = {
     "login_failures_per_address": "SA_LOGIN_FAILURES_PER_ADDRESS",
     "login_failures_per_account": "SA_LOGIN_FAILURES_PER_ACCOUNT",
     "guest_ttl": "SA_GUEST_TTL",
+    "sign_in_ttl": "SA_SIGN_IN_TTL",
     "daily_secret": "SA_DAILY_SECRET",
     "daily_time_limit": "SA_DAILY_TIME_LIMIT",
     "spectator_delay": "SA_SPECTATOR_DELAY",
@@ -85,6 +86,8 @@ HELP: Final = {
     "allowed_origins": "comma-separated origins (https://host[:port]) of pages elsewhere that may open "
     "WebSockets here, besides the server's own page and clients that send no Origin; * allows any",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
+    "sign_in_ttl": "seconds an account's sign-in on a device (its token) lasts after its last connection "
+    "ends (0: until logout or a password change)",
     "daily_secret": "the secret daily deals' seeds derive from (unset: one made once, kept in Redis)",
     "daily_time_limit": "time limit of a daily attempt, in seconds",
     "spectator_delay": "seconds spectators of a rated race see each board after it was played",
@@ -131,6 +134,7 @@ LIMITS: Final[dict[str, tuple[float | None, float | None]]] = {
     "login_failures_per_address": (0, None),
     "login_failures_per_account": (0, None),
     "guest_ttl": (0, DECADE),
+    "sign_in_ttl": (0, DECADE),
     "daily_time_limit": (1, 24 * 3600),
     "spectator_delay": (0, DECADE),
     "spectator_buffer": (1, None),
@@ -262,6 +266,9 @@ class Settings:
     allowed_origins: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.
     guest_ttl: int = 30 * 24 * 3600
+    #: Seconds an account's sign-in on a device (its token) lasts unused: from the end of
+    #: its last connection (0: until revoked).
+    sign_in_ttl: int = 90 * 24 * 3600
     #: The secret daily deals' seeds derive from; empty: one is made once and kept in Redis
     #: for every node. Never sent, logged or shown (it is left out of this object's repr).
     daily_secret: str = field(default="", repr=False)

@@ -186,7 +186,9 @@ class Accounts:
         node, are signed out for ``reason`` (this one stays, and goes on with the new)."""
         token = secrets.token_urlsafe(32)
         player_id, old = identity.player_id, identity.token_sha
-        evicted = await self.store.accounts.replace_token(player_id, old, token, MAX_TOKENS)
+        evicted = await self.store.accounts.replace_token(
+            player_id, old, token, MAX_TOKENS, self.presence.sign_in_ttl
+        )
         if evicted:
             await self._sign_out(player_id, evicted, TOO_MANY_TOKENS)
         await self._sign_out(player_id, [old], reason, keep=caller.connection)
@@ -278,7 +280,7 @@ class Accounts:
             caller, player_id, message.password, stored, BAD_LOGIN, self.account_failures
         )
         token = secrets.token_urlsafe(32)
-        evicted = await self.store.accounts.add_token(player_id, token, MAX_TOKENS)
+        evicted = await self.store.accounts.add_token(player_id, token, MAX_TOKENS, self.presence.sign_in_ttl)
         if evicted:
             await self._sign_out(player_id, evicted, TOO_MANY_TOKENS)
         username = await self.store.accounts.username(player_id) or message.username

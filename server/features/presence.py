@@ -59,10 +59,12 @@ class Presence:
         admission: Admission,
         guest_ttl: int,
         results: RaceResults,
+        sign_in_ttl: int,
     ) -> None:
         self.results = results
         self.admission = admission
         self.guest_ttl = guest_ttl
+        self.sign_in_ttl = sign_in_ttl
         self.store = store
         self.lobby = lobby
         self.quick_match = quick_match
@@ -95,6 +97,7 @@ class Presence:
                 # The token proves the owner as a password would: their address is known
                 # to the account from now on (for its account-wide bound of wrong passwords).
                 await self.store.accounts.resumed(identity.player_id, caller.address, self.time.now_ms())
+                await self.store.accounts.touch_token(identity.token_sha, self.sign_in_ttl)
         elif message.name is not None:
             await refuse_an_accounts_name(self.store.accounts, message.name)
             if not self.admission.allow_new_player(caller.address):
@@ -175,9 +178,20 @@ class Presence:
     async def _resume(self, token: str) -> Identity:
         found = await self.store.players.for_token(token) if _TOKEN_SHAPE.fullmatch(token) else None
         if found is None:
-            raise ArenaError(ErrorCode.BAD_TOKEN, "that token is unknown: say hello with a name")
+            raise ArenaError(
+                ErrorCode.BAD_TOKEN,
+                (
+                    "that token no longer works (revoked, lapsed unused, or never given): "
+                    "log in, or say hello with a name"
+                ),
+            )
         player_id, name, bot = found
         return await self.identity_of(player_id, name, bot, token)
+
+    async def signed_in_left(self, identity: Identity) -> None:
+        """A connection of an account closed: its sign-in lasts ``sign_in_ttl`` from now."""
+        if identity.account and identity.token_sha:
+            await self.store.accounts.touch_token(identity.token_sha, self.sign_in_ttl)
 
     async def arrived(self, player_id: str) -> None:
         """A connection of the player on this node said who they are."""

@@ -118,16 +118,17 @@ class AccountStore:
     async def set_password(self, player_id: str, password_hash: str) -> None:
         await self.redis.hset(keys.player(player_id), "password", password_hash)
 
-    async def add_token(self, player_id: str, token: str, most: int) -> list[str]:
-        """A new token for the account (a login on some device); it never expires (no TTL:
-        it works until revoked by a logout, a password change or this cap), but an
-        account holds at most ``most`` tokens: past that, others are revoked (chosen at
-        random: the set keeps no order) and their digests returned, so that logging in
-        in a loop cannot grow the store without end."""
+    async def add_token(self, player_id: str, token: str, most: int, ttl: int) -> list[str]:
+        """A new token for the account (a login on some device). It works until revoked
+        by a logout, a password change or this cap, or until it lies unused for ``ttl``
+        seconds (0: never; see :meth:`touch_token`). An account holds at most ``most``
+        tokens: past that, others are revoked (chosen at random: the set keeps no order)
+        and their digests returned, so that logging in in a loop cannot grow the store
+        without end (the digests of lapsed tokens go with that cap too)."""
         digest = token_digest(token)
         # Listed first, so a token that works can always be revoked.
         await self.redis.sadd(keys.player_tokens(player_id), digest)
-        await self.redis.set(keys.token(digest), player_id)
+        await self.redis.set(keys.token(digest), player_id, ex=ttl or None)
         excess = int(await self.redis.scard(keys.player_tokens(player_id))) - most
         if excess <= 0:
             return []
@@ -136,16 +137,26 @@ class AccountStore:
         await self.revoke(player_id, evicted)
         return evicted
 
-    async def replace_token(self, player_id: str, old_digest: str, token: str, most: int) -> list[str]:
+    async def replace_token(
+        self, player_id: str, old_digest: str, token: str, most: int, ttl: int
+    ) -> list[str]:
         """A new token for the account in place of the one whose digest is ``old_digest``
         (a register or a password change: whoever copied the old one loses it). The new
         one works first, then the old one is revoked, so the caller is never left without
         one; the digests revoked to keep ``most`` (see :meth:`add_token`) are returned.
         The player's guest token field goes too: an account's tokens are its list's."""
-        evicted = await self.add_token(player_id, token, most)
+        evicted = await self.add_token(player_id, token, most, ttl)
         await self.revoke(player_id, [old_digest])
         await self.redis.hdel(keys.player(player_id), "token_sha")
         return evicted
+
+    async def touch_token(self, digest: str, ttl: int) -> None:
+        """The token was just used: it lapses ``ttl`` seconds from now (0: never). A
+        token revoked meanwhile stays revoked."""
+        if ttl > 0:
+            await self.redis.expire(keys.token(digest), ttl)
+        else:
+            await self.redis.persist(keys.token(digest))
 
     async def revoke(self, player_id: str, digests: list[str]) -> None:
         if not digests:

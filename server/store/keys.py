@@ -32,7 +32,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``player:<id>:active`` | set | the player's races that are not over (open, countdown, running) |
 | ``player:<id>:created:<minute>`` | string | races the player created in that minute (expires) |
 | ``player:<id>:queue`` | string | ``<game> <node id> <ticket>``: queue, waiting node, stay (lease) |
-| ``token:<sha256>`` | string | player id (the token itself is never stored) |
+| ``token:<sha256>`` | string | player id (the token itself never stored); lapses unused |
 | ``player:<id>:rating:<game>`` | hash | Glicko-2 rating, rd, volatility, games, last_at |
 | ``player:<id>:rating_history:<game>`` | list | ratings after the latest rated races, newest first |
 | ``player:<id>:stats:<game>`` | hash | races, wins, best_ms |

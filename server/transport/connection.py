@@ -78,14 +78,16 @@ class ConnectionHandler:
             identity = session.caller.identity
             player_id = session.player_id
             viewer = identity is not None and identity.viewer
-            if player_id is not None and not viewer and self.fanout.sessions_of(player_id) == 0:
-                try:
+            try:
+                if identity is not None:
+                    await self.presence.signed_in_left(identity)
+                if player_id is not None and not viewer and self.fanout.sessions_of(player_id) == 0:
                     await self.presence.gone(player_id, followed, ended)
-                except Exception as exc:
-                    log.warning(
-                        "cleaning up after a player failed",
-                        extra={"player_id": player_id, "reason": repr(exc)},
-                    )
+            except Exception as exc:
+                log.warning(
+                    "cleaning up after a player failed",
+                    extra={"player_id": player_id, "reason": repr(exc)},
+                )
             log.info("connection closed", extra={"player_id": player_id, "close_code": session.ws.close_code})
 
     def _close_if_anonymous(self, session: Session) -> None:

@@ -818,8 +818,9 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
     # Where the same token was kept, it no longer works: said so, never a guest of that name.
     stale = run("profile", "--server", node.url, config=copy)
     assert one_error_line(stale) == (
-        f"solitaire-arena: the saved login of {username} no longer works (logged out, or the "
-        f"password changed on another device): solitaire-arena login --server {node.url}"
+        f"solitaire-arena: the saved login of {username} no longer works (logged out, the "
+        f"password changed on another device, or unused for too long): solitaire-arena login "
+        f"--server {node.url}"
     )
     assert key not in json.loads(copy.read_text())
     # Logged out, nobody is saved: profile says so rather than make a guest to show.

@@ -493,6 +493,41 @@ async def test_logout_revokes_that_token_and_closes_the_connections_open_with_it
         await conn.close()
 
 
+async def test_an_accounts_sign_in_lapses_unused_for_sign_in_ttl_from_its_last_connections_end(
+    clean_redis: str,
+) -> None:
+    async with running_node(clean_redis, sign_in_ttl=2) as node:
+        first, welcome = await registered(node.url, "henry")
+        token = welcome["token"]
+        phone, on_phone = await login(node.url, "henry")
+        probe = sync_redis(clean_redis, decode_responses=True)
+        digest = hashlib.sha256(on_phone["token"].encode()).hexdigest()
+        assert 0 < probe.ttl(keys.token(digest)) <= 2  # a login's token lapses too
+        await asyncio.sleep(1.2)
+        await first.close()  # the clock starts again from here
+        await asyncio.sleep(1.2)  # 2.4 s after the register: kept by the connection's end
+        back = await ws_connect(node.url, compression=None)
+        assert (await ask(back, {"type": "hello", "id": 1, "token": token}))["type"] == "welcome"
+        await back.close()
+        await asyncio.sleep(2.6)
+        late = await ws_connect(node.url, compression=None)
+        lapsed = await ask(late, {"type": "hello", "id": 2, "token": token})
+        assert lapsed == {
+            "type": "error",
+            "id": 2,
+            "code": "bad_token",
+            "message": (
+                "that token no longer works (revoked, lapsed unused, or never given): "
+                "log in, or say hello with a name"
+            ),
+        }
+        # The account itself is untouched: its password signs it in again.
+        again = await ask(late, {"type": "login", "id": 3, "username": "henry", "password": PASSWORD})
+        assert again["type"] == "welcome" and again["player_id"] == welcome["player_id"]
+        for conn in (phone, late):
+            await conn.close()
+
+
 async def test_a_new_password_revokes_every_other_token_and_closes_their_sessions_on_every_node(
     arena: ArenaServer,
 ) -> None:

@@ -137,7 +137,10 @@ async def test_any_text_that_is_not_a_token_is_bad_token_however_long(arena: Are
                 "type": "error",
                 "id": 1,
                 "code": "bad_token",
-                "message": "that token is unknown: say hello with a name",
+                "message": (
+                    "that token no longer works (revoked, lapsed unused, or never given): "
+                    "log in, or say hello with a name"
+                ),
             }
 
 
