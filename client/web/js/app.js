@@ -601,7 +601,10 @@ function racePage(raceId, arrived = null) {
   // now gone, the status line that took the focus from Ready at the countdown), never from
   // a field or another control.
   function focusAtStart(focused) {
-    if (playing() && (!focused || [document.body, heading, readyButton, status].includes(focused))) board.focusStop();
+    if (!playing()) return;
+    // A short screen (a phone held sideways) shows the whole board, not the page's top above it.
+    boardBox.scrollIntoView({ block: "nearest" });
+    if (!focused || [document.body, heading, readyButton, status].includes(focused)) board.focusStop();
   }
 
   // ----- ghosts: only while one's own scored attempt runs
