@@ -104,6 +104,44 @@ async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_
     assert errors == []
 
 
+@pytest.mark.parametrize("pace", ["at_once", "after_the_redraw"])
+async def test_a_double_click_on_treizes_king_removes_that_king_only(
+    browser: Browser, arena: ArenaServer, pace: str
+) -> None:
+    """Treize's seed 2 deals 5H then KD: a double click on KD (wt, a King that goes alone)
+    is one move. Its first click plays KD; its second click (on KD again, or on what the
+    redrawn board put under the pointer: the stock) and its dblclick play and pick up
+    nothing."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, "treize")
+    stock = page.locator('.pile[data-pile="stock"]')
+    for dealt in (["5H"], ["5H", "KD"]):
+        await stock.click(position={"x": 5, "y": 5})
+        await until_waste(page, dealt)
+    king = await page.locator('.card[data-card="KD"]').bounding_box()
+    assert king is not None
+    x, y = king["x"] + king["width"] / 2, king["y"] + king["height"] / 2
+    if pace == "at_once":
+        await page.mouse.dblclick(x, y)
+    else:  # a person's pace: the ack redrew the waste, 5H where KD was, before the second click
+        await page.mouse.move(x, y)
+        await page.mouse.down(click_count=1)
+        await page.mouse.up(click_count=1)
+        await until_waste(page, ["5H"])
+        await page.mouse.down(click_count=2)
+        await page.mouse.up(click_count=2)
+    await until_waste(page, ["5H"])
+    await page.wait_for_timeout(300)  # time for any further move to be sent and answered
+    await expect(page.locator("#board .card.selected")).to_have_count(0)
+    await expect(page.locator("#refusal")).to_have_text("")
+    racer = await same_player(page, arena.url)
+    board = await racer.board(page.url.rsplit("/", 1)[1])
+    assert board is not None and board.view.move_count == 3  # deal, deal, wt
+    await racer.close()
+    await bob.close()
+    assert errors == []
+
+
 #: Treize's waste cards that play (wb, wu, wt) whose corner, their rank and suit, another
 #: card covers in part: each is looked for at its corner's left, middle and right.
 COVERED_CORNERS = """() => [...document.querySelectorAll('.pile[data-pile="waste"] .card[data-name^="w"]')]

@@ -152,7 +152,7 @@ export class Board {
     this.legal = [];
     this.selected = null; // { name, count }
     this.hinted = null; // a suggested move (parsed), outlined until the next view
-    this.pairOn = null; // { name, picked }: a double click's first click (see draw)
+    this.pairOn = null; // { name, picked, played }: a double click's first click (see draw)
     this.places = null; // where draw() put each card: { cards, tops } (see draw)
     // The keyboard: the board is one tab stop (a roving tabindex) over its stops, each
     // what a click would pick or drop on: a pile's top card, a fanned pile's card where
@@ -266,23 +266,31 @@ export class Board {
 
   movesFrom(name) { return this.legal.filter((m) => m.from === name || (m.pair && m.to === name)); }
 
+  // A click on `name` (the group of `count` from it): picks up, drops, or plays a card
+  // that goes alone; whether it sent a move.
   click(name, count) {
     const alone = this.legal.find((m) => m.from === name && m.to === null && (m.move !== "deal" || name === "stock"));
+    const send = (move) => { this.onMove(move); return true; };
     if (!this.selected) {
-      if (alone && !this.legal.some((m) => m.from === name && m.to !== null)) return this.onMove(alone.move);
+      if (alone && !this.legal.some((m) => m.from === name && m.to !== null)) return send(alone.move);
       if (this.movesFrom(name).length) { this.selected = { name, count }; this.draw(); }
-      return;
+      return false;
     }
     const from = this.selected;
     this.selected = null;
-    if (from.name === name) { if (alone) return this.onMove(alone.move); this.draw(); return; }
+    if (from.name === name) {
+      if (alone) return send(alone.move);
+      this.draw();
+      return false;
+    }
     const candidates = this.legal.filter(
       (m) => (m.from === from.name && m.to === name) || (m.pair && m.from === name && m.to === from.name),
     );
     const exact = candidates.find((m) => m.count === from.count) ?? candidates.find((m) => m.count === 1) ?? candidates[0];
-    if (exact) return this.onMove(exact.move);
+    if (exact) return send(exact.move);
     if (this.movesFrom(name).length) this.selected = { name, count };
     this.draw();
+    return false;
   }
 
   // Drag and drop: pressed on a card, released over another pile, the move between them.
@@ -518,15 +526,23 @@ export class Board {
             event.stopPropagation();
             // A double click's (or tap's) first click notes whether the card was picked up
             // before it: then the pair only puts it back (its second click picks nothing
-            // up, its dblclick sends nothing home).
-            if (event.detail <= 1) this.pairOn = { name, picked: this.selected?.name === name };
-            else if (this.pairOn?.name === name && this.pairOn.picked) return;
+            // up, its dblclick sends nothing home). A first click that played its card
+            // (Treize's King goes alone) is the pair's only move: its second click would
+            // play the card again, or whatever took its place, never aimed at. The stock
+            // deals once per click.
+            if (event.detail <= 1) {
+              this.pairOn = { name, picked: this.selected?.name === name, played: false };
+              this.pairOn.played = this.click(name, count);
+              return;
+            }
+            if (this.pairOn?.name === name && this.pairOn.picked) return;
+            if (this.pairOn?.played && !(name === "stock" && this.pairOn.name === "stock")) return;
             this.click(name, count);
           });
           element.addEventListener("pointerdown", (event) => { if (code) this.startDrag(event, name, count); });
           element.addEventListener("dblclick", (event) => {
             event.stopPropagation();
-            if (this.pairOn?.name === name && this.pairOn.picked) return;
+            if (this.pairOn?.played || (this.pairOn?.name === name && this.pairOn.picked)) return;
             this.home(name, count);
           });
         }
@@ -541,7 +557,14 @@ export class Board {
       if (targets.has(slot.pile) || (treizeWaste && [...targets].some((t) => t.startsWith("w")))) pileElement.classList.add("target");
       // A hinted move's target pile, or its source when that is empty (a redeal's stock).
       if (hint && ((!hint.pair && hint.to === slot.pile) || (hint.from === slot.pile && !cards.length))) pileElement.classList.add("target");
-      if (this.played) pileElement.addEventListener("click", () => this.click(aim, 1));
+      if (this.played) {
+        pileElement.addEventListener("click", (event) => {
+          if (event.detail <= 1) {
+            this.pairOn = { name: aim, picked: false, played: false };
+            this.pairOn.played = this.click(aim, 1);
+          } else if (!this.pairOn?.played || (aim === "stock" && this.pairOn.name === "stock")) this.click(aim, 1);
+        });
+      }
       if (this.played && !cards.length) { // an empty pile: the pile is the button, and the stop
         if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
         this.stops.push({ pile: slot.pile, key: 1, name: aim, count: 1, element: pileElement, slot, empty: true });
