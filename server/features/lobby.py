@@ -482,6 +482,17 @@ class Lobby:
         log.info("racer left", extra={"race_id": race_id, "player_id": player_id})
         if answer is Answer.OK:
             await self.announce(race_id, mover="" if tell_them else player_id)
+            await self._start_if_all_ready(race_id)
+
+    async def _start_if_all_ready(self, race_id: str) -> None:
+        """A racer left: the last one not ready may have gone, and the racers still
+        seated (two at least) all ready then start as a ready would have started them."""
+        race = await self.store.races.race(race_id)
+        if race is None:
+            return
+        meta, seats = race
+        if meta.status is RaceStatus.OPEN and len(seats) >= 2 and all(s.ready for s in seats):
+            await self._count_down_all_ready(race_id, "")
 
     async def announce(self, race_id: str, mover: str = "", left_out: list[str] | None = None) -> None:
         """Tell the race's followers who sits in it now. ``mover``, the player who just

@@ -261,6 +261,35 @@ async def test_a_quick_match_told_after_its_countdown_ended_still_gets_the_start
     await bob.ws.close()
 
 
+@pytest.mark.parametrize("how", ["leaves", "is_gone_past_the_grace"])
+async def test_the_last_racer_not_ready_going_starts_the_racers_left_all_ready(
+    clean_redis: str, how: str
+) -> None:
+    """Three seats: ada and bob ready, cyd not. Once cyd leaves the lobby (or stays away
+    past the lobby grace), the two left are all ready: the countdown begins, as a ready
+    would have begun it."""
+    async with running_node(clean_redis, lobby_grace=0.3) as node:
+        ada, bob, cyd = await racers(node.url, "ada", "bob", "cyd")
+        race = (await ada.request({"type": "create_race", "game": "treize", "seats": 3}))["race"]
+        for racer in (bob, cyd):
+            assert (await racer.request({"type": "join_race", "code": race["code"]}))["type"] == "race"
+        for racer in (ada, bob):
+            assert (await racer.request({"type": "ready", "race_id": race["race_id"]}))["type"] == "ok"
+        if how == "leaves":
+            left = await cyd.request({"type": "leave_race", "race_id": race["race_id"]})
+            assert left["type"] == "ok", left
+        else:
+            await cyd.ws.close()
+        for racer in (ada, bob):
+            countdown = await racer.event("race_countdown", timeout=5)
+            assert countdown["race_id"] == race["race_id"]
+            update = next(e for e in reversed(racer.events) if e["type"] == "race_update")
+            assert [r["name"] for r in update["race"]["racers"]] == ["ada", "bob"]
+            assert (await racer.event("race_started", timeout=5))["race_id"] == race["race_id"]
+        for racer in (ada, bob, cyd):
+            await racer.ws.close()
+
+
 async def test_list_join_by_code_leave_and_creator_start(arena: ArenaServer, connect: Connect) -> None:
     ada, bob, cyd = [await connect(arena.url) for _ in range(3)]
     for client, name in ((ada, "ada"), (bob, "bob"), (cyd, "cyd")):
