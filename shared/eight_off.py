@@ -167,7 +167,8 @@ class EightOff(FoundationGame):
                 raise RuleViolation(f"the top {count} cards of {src} are not a run down in suit")
         free = self._free_cells()
         if count > free + 1:
-            raise RuleViolation(f"a run of {count} needs {count - 1} free reserve cells; {free} are free")
+            cells = f"{count - 1} free reserve cell{'' if count == 2 else 's'}"
+            raise RuleViolation(f"a run of {count} needs {cells}; {free} {'is' if free == 1 else 'are'} free")
 
     def _resolve_foundation(self, card: str) -> str:
         if VALUE[card] != self._need[card[1]]:

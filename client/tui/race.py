@@ -178,11 +178,22 @@ def undo_note(result: MoveSummary) -> str:
 
     >>> undo_note(MoveSummary(move="undo", steps=[("TS", "f1", "t4")], score_delta=-1, score=0, won=False))
     '✓ undo: 10♠ f1>t4  -1 (score 0)'
+
+    Cards that all went the same way are counted (an Eagle Wing redeal taken back):
+
+    >>> undo_note(MoveSummary(move="undo", steps=[(None, "stock", "waste")] * 23, score_delta=0, score=4,
+    ...                       won=False))
+    '✓ undo: 23 cards stock>waste'
     """
-    shown = ", ".join(
-        f"{cards_in_words(card) if card else 'a card'} {src}>{dst}" for card, src, dst in result.steps[:4]
-    )
-    more = f" (+{len(result.steps) - 4})" if len(result.steps) > 4 else ""
+    ways = {(src, dst) for _card, src, dst in result.steps}
+    if len(result.steps) > 1 and len(ways) == 1:
+        (src, dst), count = ways.pop(), len(result.steps)
+        shown, more = f"{count} cards {src}>{dst}", ""
+    else:
+        shown = ", ".join(
+            f"{cards_in_words(card) if card else 'a card'} {src}>{dst}" for card, src, dst in result.steps[:4]
+        )
+        more = f" (+{len(result.steps) - 4})" if len(result.steps) > 4 else ""
     note = f"✓ undo: {shown}{more}" if shown else "✓ undo"
     if result.score_delta:
         note += f"  {result.score_delta:+d} (score {result.score})"
@@ -957,10 +968,10 @@ class RaceScreen(Screen[None]):
             if mine is None:
                 you = "waiting for everyone to be ready"
             elif mine.ready:
-                you = "you are ready (r: not ready); it starts once everyone is"
+                you = "you are ready (r: not ready); it starts once everyone seated is ready"
                 if self._told_share_left_out:  # kept while ready: a lobby update redraws this note
                     join = f"{join}\n{SHARE_LEFT_OUT}"
-            elif self.ready_when_full:
+            elif self.ready_when_full and len(state.racers) < state.seats:
                 you = "press r (or Enter) when ready, or wait for every seat"
             else:
                 you = "press r (or Enter) when ready"
@@ -1180,6 +1191,12 @@ class RaceScreen(Screen[None]):
     async def submit(self, text: str) -> None:
         """What was typed in the move field: a command word, else a move."""
         command = TYPED_COMMANDS.get(text.strip().lower())
+        if command in ("rematch", "accept", "decline") and not self.state.over:
+            said = text.strip()
+            self.status.say(
+                f"✗ {said}: not a move; rematches are offered and answered once the race is over", error=True
+            )
+            return
         if command == "hint":
             await self.ask_hint()
         elif command == "rematch":

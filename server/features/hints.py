@@ -41,7 +41,7 @@ def hints_off(meta: RaceMeta) -> str:
 
 
 #: A hint without a move: none is legal, or every one leads back to where the board was.
-NO_MOVE: Final = "no move is left: give up to keep your score"
+NO_MOVE: Final = "no move is left: your score stands as it is; give up to end your race now"
 NOTHING_NEW: Final = "every move left leads back to a position your board has had: undo, or give up"
 #: Seconds between two hints of one racer.
 HINT_COOLDOWN: Final = 1.0

@@ -305,7 +305,10 @@ async def test_a_three_seat_race_created_in_the_terminal_waits_for_its_three_rac
         )[1]
         await screen_with(r"r ready")  # the footer
         tmux("send-keys", "-t", SESSION, "r")  # ready, then not ready again
-        await screen_with(r"1/3 seated, 1 ready; you are ready \(r: not ready\)")
+        await screen_with(
+            r"1/3 seated, 1 ready; you are ready \(r: not ready\);"
+            r"\s+it\s+starts\s+once\s+everyone\s+seated\s+is\s+ready"
+        )
         await screen_with(r"r not ready")  # the footer follows
         tmux("send-keys", "-t", SESSION, "r")
         await screen_with(r"1/3 seated, 0 ready; press r")
@@ -315,6 +318,11 @@ async def test_a_three_seat_race_created_in_the_terminal_waits_for_its_three_rac
         await screen_with(r"2/3 seated, 1 ready")
         await cy.hello(name="cy")
         await cy.join_race(code)  # the last seat: ada is ready by herself
+        await screen_with(r"3/3 seated, 2 ready")
+        tmux("send-keys", "-t", SESSION, "r")  # not ready after all: no seat left to wait for
+        unready = await screen_with(r"3/3 seated, 1 ready; press r \(or Enter\) when ready(.*)")
+        assert unready[1].strip() == "", unready[0]
+        tmux("send-keys", "-t", SESSION, "r")
         await screen_with(r"3/3 seated, 2 ready")
         await cy.ready(race.race_id)
         await cy.wait_for(RaceStarted, timeout=15)

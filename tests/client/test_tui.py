@@ -781,6 +781,25 @@ def rendered(screen: RaceScreen, selector: str) -> str:
 OPENING = board_text(view_of(new_game("eight-off", WINNABLE_SEED)))
 
 
+@pytest.mark.parametrize("word", ["no", "yes", "rematch"])
+async def test_a_rematch_word_typed_while_the_race_runs_is_said_not_to_be_a_move_and_sends_nothing(
+    arena: ArenaServer, connect: Connect, word: str
+) -> None:
+    ada, _bob, race_id = await _race(arena, connect)
+    sent = sent_types(ada)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _type(pilot, word)
+        await wait_until(pilot, lambda: "not a move" in screen.status.last)
+        assert screen.status.last == (
+            f"✗ {word}: not a move; rematches are offered and answered once the race is over"
+        )
+        await pilot.pause(0.2)
+    assert not {"offer_rematch", "answer_rematch", "move"} & set(sent)
+
+
 async def test_u_and_the_word_undo_take_the_last_move_back(arena: ArenaServer, connect: Connect) -> None:
     ada, bob, race_id = await _race(arena, connect)
     game = new_game("eight-off", WINNABLE_SEED)

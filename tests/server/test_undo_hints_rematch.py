@@ -230,6 +230,30 @@ STUCK_LINE = [
 ]
 
 
+#: Eight Off's seed 2 played to a board with no legal move: every cell full, nothing fits.
+NO_MOVE_LINE = ["t3>r5", "t4>r7", "r1>r8", "r5>t5", "t6>r6", "t2>r5", "r8>r1", "t8>r8"]
+
+
+async def test_a_hint_on_a_board_with_no_move_left_says_the_score_stands_and_what_giving_up_does(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hints_feature, "HINT_COOLDOWN", 0.0)
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob, hints=True)
+        for seq, move in enumerate(NO_MOVE_LINE, start=1):
+            ack = await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+            assert ack["type"] == "move_ack", ack
+        assert ack["view"]["legal_moves"] == []
+        stuck = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert stuck == {
+            "type": "hint",
+            "id": stuck["id"],
+            "race_id": race_id,
+            "seq": len(NO_MOVE_LINE),
+            "message": "no move is left: your score stands as it is; give up to end your race now",
+        }
+
+
 async def test_a_hint_never_leads_back_to_a_position_the_board_had_and_says_when_every_move_would(
     clean_redis: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -152,14 +152,14 @@ def test_eight_off_run_longer_than_free_cells_plus_one_is_rejected() -> None:
     game = load(position(piles))
     assert game.position()["piles"]["t8"] == []
     assert "t1:3>t2" not in game.legal_moves()
-    assert "free" in rejected(game, "t1:3>t2")
+    assert rejected(game, "t1:3>t2") == "a run of 3 needs 2 free reserve cells; 1 is free"
 
 
 def test_eight_off_run_of_two_with_no_free_cell_is_rejected() -> None:
     piles = {**cells("QS", "JS", "TS", "9S", "8S", "7S", "6S", "5S"), "t1": ["QC", "7H", "6H"], "t2": ["8H"]}
     game = load(position(piles))
     assert "t1:2>t2" not in game.legal_moves()
-    rejected(game, "t1:2>t2")
+    assert rejected(game, "t1:2>t2") == "a run of 2 needs 1 free reserve cell; 0 are free"
     assert "t1>t2" not in game.legal_moves()  # 6H does not go on 8H
 
 
