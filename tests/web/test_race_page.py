@@ -104,6 +104,60 @@ async def test_treize_waste_of_one_or_two_cards_is_named_wb_and_wt_and_plays_by_
     assert errors == []
 
 
+#: Each visible name tag of Treize's board (pyramid and waste) with the card it names:
+#: [tag text, the tag's box, the box of the card under it].
+NAME_TAGS = """() => [
+  ...[...document.querySelectorAll('.pile[data-pile^="p"] > .label')].map((tag) =>
+    [tag, tag.parentElement.querySelector('.card')]),
+  ...[...document.querySelectorAll('.pile[data-pile="waste"] > .waste-name')].map((tag) =>
+    [tag, document.querySelector(`.pile[data-pile="waste"] .card[data-name="${tag.textContent}"]`)]),
+].filter(([tag]) => tag.checkVisibility()).map(([tag, card]) => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const at = box(tag);
+  tag.style.pointerEvents = "auto"; // clicks go through a name: not this look
+  const top = document.elementFromPoint((at[0] + at[2]) / 2, (at[1] + at[3]) / 2);
+  tag.style.pointerEvents = "";
+  return [tag.textContent, at, card ? box(card) : null, top === tag];
+})"""
+
+
+async def test_treizes_pyramid_and_waste_cards_show_their_names_in_the_notation(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The move box asks for p9+wt: every pyramid card shows its name (p1 to p28) in the
+    strip the row below leaves in sight, and the waste's named cards theirs (wb, wt) under
+    them; nothing covers a name. A phone's small cards have no room for them."""
+    errors: list[str] = []
+    page, bob = await running_race_page(
+        browser, arena.url, errors, "treize", viewport={"width": 1280, "height": 900}
+    )
+    stock = page.locator('.pile[data-pile="stock"]')
+    for dealt in (["5H"], ["5H", "KD"]):
+        await stock.click(position={"x": 5, "y": 5})
+        await until_waste(page, dealt)
+    await page.wait_for_timeout(300)  # the dealt cards' glide over
+    await page.screenshot(path=shot_path("treize-names"))
+    tags = await page.evaluate(NAME_TAGS)
+    assert [name for name, *_ in tags] == [f"p{n}" for n in range(1, 29)] + ["wb", "wt"]
+    for name, tag, card, in_sight in tags:
+        assert in_sight, f"{name} is covered"
+        left, _top, right, bottom = card
+        corner = (
+            await page.locator(f'.pile[data-pile="{name}"] .corner').bounding_box()
+            if name[0] == "p"
+            else None
+        )
+        if corner is not None:  # on its card, under its corner index
+            assert left <= tag[0] and tag[2] <= right and corner["y"] + corner["height"] <= tag[1], name
+        else:  # under its card, at its left edge
+            assert abs(tag[0] - left) < 1 and tag[1] >= bottom, name
+    await page.set_viewport_size({"width": 360, "height": 740})
+    on_a_phone = await page.evaluate(NAME_TAGS)
+    assert [(name, in_sight) for name, _tag, _card, in_sight in on_a_phone] == [("wb", True), ("wt", True)]
+    await bob.close()
+    assert errors == []
+
+
 @pytest.mark.parametrize("pace", ["at_once", "after_the_redraw"])
 async def test_a_double_click_on_treizes_king_removes_that_king_only(
     browser: Browser, arena: ArenaServer, pace: str

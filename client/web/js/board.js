@@ -498,6 +498,14 @@ export class Board {
         const count = slot.fan ? cards.length - index : 1;
         const x = treizeWaste ? offsets[index] : 0;
         if (treizeWaste) element.style.left = `${x}px`;
+        if (treizeWaste && name !== "waste") { // its name in the notation, under it (the card's label says it too)
+          const tag = document.createElement("span");
+          tag.className = "count waste-name";
+          tag.style.left = `${x}px`;
+          tag.textContent = name;
+          tag.setAttribute("aria-hidden", "true");
+          pileElement.append(tag);
+        }
         element.style.top = `${index * fanStep}px`;
         if (code) element.dataset.name = name;
         const lifted = this.selected && this.selected.name === name && (!slot.fan || count === this.selected.count);
