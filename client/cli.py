@@ -956,7 +956,9 @@ async def play(args: argparse.Namespace) -> int:
         racing = next((r for r in races if r.status != "open"), None)
         if racing is not None:
             # Printed, and said on the screen that takes the terminal at once.
-            note = f"you are still racing in {racing.game} race {racing.race_id} ({racing.status})"
+            # By its code, as friends know it; its id is what replay and export take.
+            name = f"{racing.code} ({racing.status}, id {racing.race_id})" if racing.code else racing.race_id
+            note = f"you are still racing in {racing.game} race {name}"
             note += ": resuming it"
             if args.join is not None:
                 note += f", not joining {args.join.strip().upper()}"

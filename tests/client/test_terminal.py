@@ -277,7 +277,7 @@ async def test_play_resumes_the_running_race_after_the_terminal_client_was_kille
         # that takes the terminal says so (what was printed before it cannot be seen).
         start_command(tmp_path, f"play --join ZZZZ99 --name ada --server {node.url}")
         await screen_with(r"t1 +t2 +t3")
-        said = f"you are still racing in eight-off race {race.race_id} (running)"
+        said = f"you are still racing in eight-off race {race.code} (running, id {race.race_id})"
         said += ": resuming it, not joining ZZZZ99"
         resuming = r"\s+".join(map(re.escape, said.split()))  # wrapped at 80 columns
         await screen_with(resuming + r"\s+go! type a move")
