@@ -108,8 +108,13 @@ async def race_to_the_end(
     await bob.fill("#code", code[1])
     await bob.click("#join")
     await expect(bob.locator("#status")).to_contain_text("share the code")
+    # Who sits and who is ready, as the terminal's lobby line says it.
+    await expect(ada.locator("#status")).to_have_text(
+        f"Race {code[1]}: 2 of 2 seated, 0 ready; share the code, everyone presses Ready"
+    )
     await ada.screenshot(path=shot_path(f"{tag}-lobby"))
     await ada.click("#ready")
+    await expect(bob.locator("#status")).to_contain_text("2 of 2 seated, 1 ready;")
     await bob.click("#ready")
     await expect(ada.locator("#status")).to_have_text("Go!", timeout=10_000)
     await expect(ada.locator("#race-game")).to_have_text("Eight Off")

@@ -383,7 +383,7 @@ const ANSWERS = { offered: "offered", pending: "not answered yet", accepted: "ac
 
 function statusText(info) {
   return {
-    open: `Race ${info.code}: share the code; everyone presses Ready`,
+    open: `Race ${info.code}: ${info.racers.length} of ${info.seats} seated, ${info.racers.filter((r) => r.ready).length} ready; share the code, everyone presses Ready`,
     countdown: "Get ready…",
     running: "Go!",
     finished: "The race is over",
