@@ -80,6 +80,18 @@ async def test_the_end_of_a_race_says_the_racers_place_and_result(
 # ----- A: a rematch offer and its outcome are read out ------------------------------------
 
 
+async def test_the_lobbys_news_are_gone_from_the_news_line_once_the_race_starts(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """bob's joining and getting ready were news in the lobby; a screen reader that reads
+    the page later in the race (or at its end) finds no such stale line."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    await expect(page.locator("#news")).to_have_text("")
+    await bob.close()
+    assert errors == []
+
+
 async def test_a_rematch_offer_is_read_out_once_and_so_is_its_outcome(
     browser: Browser, arena: ArenaServer
 ) -> None:

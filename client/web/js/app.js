@@ -1124,6 +1124,7 @@ function racePage(raceId, arrived = null) {
     arena.on("race_started", (e) => {
       if (e.race_id !== raceId || !race) return;
       const focused = document.activeElement; // before Ready goes
+      news.textContent = ""; // the lobby's news ("bob is ready") are over: none is left to be read later
       Object.assign(race, { status: "running", starts_at: e.starts_at, ends_at: e.ends_at });
       // Every racer starts from the same deal: Eagle Wing's has a card home already.
       for (const r of race.racers) {
