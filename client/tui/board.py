@@ -4,7 +4,9 @@ Click a card (or move the cursor with the arrow keys and press enter) to select 
 then click its target: legal targets light up. Clicking a card lower in a column
 selects it with the cards above it (a group move); enter on the selected pile again
 takes one more card. The stock deals. A hinted move is lit up in magenta until the board
-changes. The widget does not play anything itself: it posts
+changes. The board takes the width its area gives it, so that Treize's waste shows whole
+when the area holds it (a narrower area cuts it, saying how many cards are hidden). The
+widget does not play anything itself: it posts
 :class:`BoardWidget.MoveChosen` and :class:`BoardWidget.Note` messages.
 """
 
@@ -96,6 +98,8 @@ class BoardWidget(Widget, can_focus=True):
         #: A move to light up (a hint), in notation.
         self.hint: str | None = None
         self._drawing: Drawing | None = None
+        #: The area's width (:attr:`room`) the board was last drawn for.
+        self._drawn_room = 0
 
     # ----- state ------------------------------------------------------------------
 
@@ -105,10 +109,8 @@ class BoardWidget(Widget, can_focus=True):
         if self.view is None or view.move_count != self.view.move_count or view.game != self.view.game:
             self.selected = None
         if self.view is None or view.game != self.view.game:
-            # A fixed size: the area around scrolls rather than wrap a narrow board.
-            width, height = board_size(view.game)
-            self.styles.width = width + 2
-            self.styles.height = height
+            # A fixed height: the area around scrolls rather than wrap a narrow board.
+            self.styles.height = board_size(view.game)[1]
         self.view = view
         self.legal = list(legal)
         self.hint = hint
@@ -136,9 +138,32 @@ class BoardWidget(Widget, can_focus=True):
         """The board as plain text, as drawn now."""
         return self._drawing.plain if self._drawing else ""
 
+    @property
+    def room(self) -> int:
+        """The cells the board's area holds across, inside the board's padding (0 before
+        the area is laid out: the board then takes its narrowest width)."""
+        area = self.parent
+        if not isinstance(area, BoardArea) or area.size.width <= 0:
+            return 0
+        return area.scrollable_content_region.width - 2  # a column of padding each side
+
     def _redraw(self) -> None:
-        self._drawing = draw_board(self.view, self.marks) if self.view is not None else None
+        if self.view is None:
+            self._drawing = None
+        else:
+            self._drawn_room = self.room
+            self._drawing = draw_board(self.view, self.marks, self._drawn_room)
+            # At least the game's size, whatever it holds: the area scrolls rather than
+            # wrap a narrow board.
+            width = max(board_size(self.view.game)[0], self._drawing.width) + 2
+            if self.styles.width is None or self.styles.width.value != width:
+                self.styles.width = width
         self.refresh(layout=True)
+
+    def refit(self) -> None:
+        """Draw the board again for its area's width, once that changed."""
+        if self.view is not None and self._drawn_room != self.room:
+            self._redraw()
 
     def render(self) -> Text:
         if self._drawing is None:
@@ -195,6 +220,11 @@ class BoardArea(VerticalScroll, can_focus=False):
     """Scrolls a board that does not fit; the focus goes to the board, not here."""
 
     DEFAULT_CSS = "BoardArea { overflow-x: auto; }"
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A wider (or narrower) area: the board drawn again for its width."""
+        for board in self.query_children(BoardWidget):
+            board.refit()
 
     def width_beside(self, row_width: int, game: str, widest: int, narrowest: int) -> int:
         """How wide a panel beside the area gets in a row ``row_width`` wide: ``widest``,

@@ -4,7 +4,10 @@ Pure (rich text, no widget): :func:`draw_board` turns a :class:`BoardView` and t
 :class:`Marks` (selection, legal targets, keyboard cursor, a hinted move) into a :class:`Drawing`: the
 styled text, the cells a click may land on, and each pile's anchor for arrow keys.
 Face-down cards are drawn as backs (``[▒▒▒]``) and never named; counted piles print
-how many cards they hold under the card.
+how many cards they hold under the card. Eagle Wing's board says, between its top row and
+its wings, the redeals left (under the stock and waste) and the base rank (under the
+foundations). Treize's waste shows whole where the board has the room for it, else its
+newest cards after how many are hidden (``3 hidden``).
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from client.tui.cards import card_text, is_red
-from client.tui.layout import CARD_WIDTH, FAN_SHOWN, FAN_STEP, Slot, board_size, slots_for
+from client.tui.cards import card_text, is_red, rank_text
+from client.tui.layout import CARD_WIDTH, FAN_STEP, Slot, board_size, fan_shown, slots_for
 from client.tui.selection import Pick
 from shared.protocol import BoardView, PileView
 
@@ -35,6 +39,10 @@ STYLE_TARGET_LABEL: Final = Style.parse("bold black on green")
 STYLE_HINT_BG: Final = Style.parse("on magenta")
 STYLE_HINT_LABEL: Final = Style.parse("bold bright_white on magenta")
 STYLE_CURSOR: Final = Style.parse("bold reverse")
+STYLE_INFO: Final = Style.parse("cyan")
+#: The line of Eagle Wing's board (between its top row and its wings) that says its
+#: redeals left (at the stock's column) and its base rank (at ``f1``'s).
+EAGLE_INFO_LINE: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +89,11 @@ class Drawing:
     @property
     def plain(self) -> str:
         return self.text.plain
+
+    @property
+    def width(self) -> int:
+        """The cells its widest line takes."""
+        return max((cell_len(line) for line in self.plain.splitlines()), default=0)
 
 
 class _Canvas:
@@ -129,12 +142,32 @@ def _card_style(card: str, selected: bool, target: bool, hint: bool = False) -> 
     return style
 
 
+def redeals_words(left: int) -> str:
+    """Eagle Wing's redeals left, as its board says them.
+
+    >>> redeals_words(2), redeals_words(0)
+    ('redeals left: 2', 'no redeals left')
+    """
+    return f"redeals left: {left}" if left else "no redeals left"
+
+
+def base_words(rank: str) -> str:
+    """Eagle Wing's base rank, as its board says it (ranks as its cards show them).
+
+    >>> base_words("T"), base_words("Q")
+    ('base: 10', 'base: Q')
+    """
+    return f"base: {rank_text(rank)}"
+
+
 class _Painter:
-    def __init__(self, view: BoardView, marks: Marks) -> None:
-        width, height = board_size(view.game)
+    def __init__(self, view: BoardView, marks: Marks, width: int | None) -> None:
+        width_at_least, height = board_size(view.game)
+        #: The cells the board may take (``None``: as many as it needs).
+        self.width = None if width is None else max(width, width_at_least)
         self.view = view
         self.marks = marks
-        self.canvas = _Canvas(width, height)
+        self.canvas = _Canvas(width_at_least, height)
         self.drawing = Drawing(Text())
 
     def label(self, slot: Slot) -> None:
@@ -211,12 +244,16 @@ class _Painter:
         self.drawing.hits.append(Hit(slot.x, slot.y, CARD_WIDTH, Pick(slot.name)))
 
     def fan(self, slot: Slot, pile: PileView) -> None:
-        """Treize's waste after ``wb``: newer cards to the right, ``wu`` and ``wt`` named."""
+        """Treize's waste after ``wb``: newer cards to the right, ``wu`` and ``wt`` named;
+        the whole of it where the board has the room, else the newest ones after how many
+        older ones are hidden."""
         fanned = pile.cards[1:]
-        older = max(0, len(fanned) - FAN_SHOWN)
+        room = None if self.width is None else self.width - slot.x
+        older = len(fanned) - fan_shown(len(fanned), room)
         x = slot.x
         if older:
-            self.canvas.put(x, slot.y + 1, f"+{older}", STYLE_COUNT)
+            self.canvas.put(x, slot.y, f"{older} hidden", STYLE_COUNT)
+            self.canvas.put(x + 1, slot.y + 1, "…", STYLE_COUNT)
             x += FAN_STEP
         shown = fanned[older:]
         for index, card in enumerate(shown):
@@ -236,6 +273,16 @@ class _Painter:
                 self.drawing.hits.append(Hit(cell, slot.y, 3, Pick(name)))
                 self.drawing.anchors[name] = (cell + 1, slot.y + 1)
 
+    def eagle_info(self) -> None:
+        """Eagle Wing's redeals left under its stock and waste, its base rank under its
+        foundations."""
+        view = self.view
+        if view.redeals_left is not None:
+            self.canvas.put(0, EAGLE_INFO_LINE, redeals_words(view.redeals_left), STYLE_INFO)
+        if view.base_rank is not None:
+            f1 = next(slot for slot in slots_for(view.game) if slot.name == "f1")
+            self.canvas.put(f1.x, EAGLE_INFO_LINE, base_words(view.base_rank), STYLE_INFO)
+
     def _is_selected(self, name: str | None) -> bool:
         chosen = self.marks.selected
         return name is not None and chosen is not None and chosen.name == name
@@ -250,11 +297,16 @@ class _Painter:
         return STYLE_LABEL
 
 
-def draw_board(view: BoardView, marks: Marks | None = None) -> Drawing:
-    """Draw ``view`` as Aisleriot lays the game out (see :mod:`client.tui.layout`)."""
-    painter = _Painter(view, marks or Marks())
+def draw_board(view: BoardView, marks: Marks | None = None, width: int | None = None) -> Drawing:
+    """Draw ``view`` as Aisleriot lays the game out (see :mod:`client.tui.layout`), in
+    ``width`` cells (``None``: as many as it takes; never fewer than
+    :func:`~client.tui.layout.board_size` says): Treize's waste shows whole where they
+    are enough for it."""
+    painter = _Painter(view, marks or Marks(), width)
     for slot in slots_for(view.game):
         painter.slot(slot)
+    if view.game == "eagle-wing":
+        painter.eagle_info()
     painter.drawing.text = painter.canvas.text()
     return painter.drawing
 

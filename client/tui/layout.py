@@ -123,10 +123,24 @@ _LAYOUTS: Final[dict[str, tuple[Slot, ...]]] = {
 #: The most cards a ``down`` slot may show, per game (Eight Off: six dealt and a run
 #: from a King down to an Ace on top of them), used to size the board.
 _DOWN_DEPTH: Final[dict[str, int]] = {"eight-off": 19, "eagle-wing": 3, "treize": 0}
-#: Cards of Treize's waste fan shown (older ones are summed up as ``+k``).
+#: Cards of Treize's waste fan the board is sized for: a narrow board shows this many of
+#: the newest at least; a wider one shows the whole fan when it fits (:func:`fan_shown`).
 FAN_SHOWN: Final = 8
 #: Cells per card in the fan: three for the card and one apart.
 FAN_STEP: Final = 4
+
+
+def fan_shown(cards: int, room: int | None) -> int:
+    """How many of the ``cards`` newest of Treize's waste fan (after ``wb``) show in ``room``
+    cells (``None``: no limit): all when they fit, else as many as fit after the cells
+    (:data:`FAN_STEP`) that say how many are hidden, never fewer than :data:`FAN_SHOWN`.
+
+    >>> fan_shown(11, None), fan_shown(11, 43), fan_shown(11, 42), fan_shown(9, 35), fan_shown(23, 10)
+    (11, 11, 9, 9, 8)
+    """
+    if room is None or cards * FAN_STEP - 1 <= room:
+        return cards
+    return min(cards, max(FAN_SHOWN, (room + 1 - FAN_STEP) // FAN_STEP))
 
 
 def slots_for(game: GameName | str) -> tuple[Slot, ...]:

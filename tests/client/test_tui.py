@@ -29,7 +29,7 @@ from client.tui import app as app_module
 from client.tui import move_input as move_input_module
 from client.tui import race as race_module
 from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
-from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words
+from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words, rank_text
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
 from client.tui.panels import RacersPanel
@@ -141,6 +141,8 @@ def test_eagle_wing_hides_face_down_cards_and_shows_counts() -> None:
     assert card_text(game.piles["waste"][-1]) in text
     counts = lines[2].split()
     assert counts[:2] == ["29", "1"]  # stock, waste
+    # Between the top row and the wings: the redeals left (both, at the deal) and the base rank.
+    assert lines[3].split() == ["redeals", "left:", "2", "base:", rank_text(game.piles["f1"][0])]
     assert "13" in lines_of(text)[line_with(text, "reserve") + 2]
 
 
@@ -2685,3 +2687,55 @@ async def test_in_80x24_a_reopened_lobby_keeps_the_command_friends_join_with(
         # Every line of it shows, the join command last, as in a lobby opened afresh.
         await until_shown(pilot, app, f"others join with: solitaire-arena play --join {race.code}")
         await until_shown(pilot, app, "ws://arena.example:8765")  # the line it wraps to
+
+
+async def test_eagle_wing_says_its_base_rank_and_redeals_left_on_resume_and_after_a_move_and_an_undo(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """Both passes of the waste used (two redeals) before the screen opens the race under
+    way: the line between the board's top row and its wings says no redeals are left and
+    the base rank (seed 2 deals the ten of diamonds to f1); an undo of the last redeal
+    gives one back, and redealing again takes it."""
+    ada, _bob, race_id = await _race(arena, connect, game="eagle-wing")
+    passes = (["deal"] * 30 + ["redeal"]) * 2
+    for move in passes:
+        await ada.move(race_id, move)
+    assert replay("eagle-wing", WINNABLE_SEED, passes).view()["redeals_left"] == 0
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.state.view.move_count == 62)
+        await until_shown(pilot, app, "no redeals left   base: 10")
+        await _type(pilot, "undo")
+        await until_shown(pilot, app, "redeals left: 1   base: 10")
+        await _type(pilot, "redeal")
+        await until_shown(pilot, app, "no redeals left   base: 10")
+
+
+async def test_treize_shows_its_whole_waste_on_a_wide_terminal_and_says_how_many_a_narrow_one_hides(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """Twelve cards in the waste: 140 columns show them all on the waste's line, as the
+    browser does; cut down to 80 columns the board shows the newest eight after how many
+    older ones are hidden."""
+    ada, _bob, race_id = await _race(arena, connect, game="treize")
+    for _ in range(12):
+        await ada.move(race_id, "deal")
+    waste = replay("treize", WINNABLE_SEED, ["deal"] * 12).piles["waste"]
+    assert len(waste) == 12
+    oldest = f"[{card_text(waste[0])}]"
+
+    def waste_line() -> str:
+        return next(line for line in screen_lines(app) if oldest in line)
+
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and screen.state.view.move_count == 12)
+        await until_shown(pilot, app, f"{oldest} {' '.join(card_text(card) for card in waste[1:])}")
+        assert "hidden" not in " ".join(screen_lines(app))
+        await pilot.resize_terminal(*SMALL)
+        await until_shown(pilot, app, "3 hidden")
+        newest = " ".join(card_text(card) for card in waste[-8:])
+        assert f"{oldest}  …  {newest}" in waste_line()
+        assert not any(card_text(card) in waste_line() for card in waste[1:4])

@@ -184,7 +184,7 @@ async def test_eagle_wing_deals_and_plays_the_waste_with_the_keyboard(
     errors: list[str] = []
     page, sent = await racing_with_frames(browser, connect, arena.url, errors, hints=False, game="eagle-wing")
     await tab_to_board(page)
-    assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock"]
+    assert await page.evaluate(FOCUSED) == ["stock", "face-down card, stock, redeals left: 2"]
     for dealt in range(1, 6):
         await page.keyboard.press("Enter")  # the stock deals, as a click on it does
         await board_is(page, ["deal"] * dealt, "eagle-wing")

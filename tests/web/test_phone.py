@@ -226,3 +226,41 @@ async def test_a_tens_corner_label_fits_inside_a_phones_small_card(
         assert await page.evaluate(TENS_SPILLING) == [], (width, height)
     await bob.close()
     assert errors == []
+
+
+#: Eagle Wing's base rank and redeals left: what of the board they cover (cards, pile names,
+#: counts), whether they reach outside the board, and how far (px) a line runs past its box.
+BOARD_INFO_PLACE = """() => {
+  const info = document.querySelector("#board .board-info");
+  const box = info.getBoundingClientRect();
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const covered = [...document.querySelectorAll("#board .card, #board .pile > .label, #board .count")]
+    .filter((e) => e.getClientRects().length && meets(box, e.getBoundingClientRect()))
+    .map((e) => e.closest(".pile").dataset.pile);
+  const board = document.querySelector("#board").getBoundingClientRect();
+  const outside = box.left < board.left || box.right > board.right
+    || box.top < board.top || box.bottom > board.bottom;
+  return { covered, outside, spill: info.scrollWidth - info.clientWidth, lines: info.innerText.split("\\n") };
+}"""
+
+
+async def test_eagle_wings_base_rank_and_redeals_left_show_whole_beside_the_foundations_on_a_phone(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """On a 360 px phone (and 320 px, one held sideways, a desktop) Eagle Wing's base rank and
+    redeals left stand in the board's top row right of f4, whole, over no card, pile name or
+    count, and the page stays within the screen."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, "eagle-wing", **PHONE)
+    for width, height in ((360, 740), (320, 740), (740, 360), (1280, 800)):
+        await page.set_viewport_size({"width": width, "height": height})
+        await page.reload()
+        await expect(page.locator("#board .board-info")).to_be_visible()
+        place = await page.evaluate(BOARD_INFO_PLACE)
+        assert place["covered"] == [] and not place["outside"] and place["spill"] <= 0, (width, place)
+        assert " ".join(place["lines"]).split() == ["base:", "10", "redeals", "left:", "2"], (width, place)
+        await fits_the_screen(page)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.screenshot(path=shot_path("phone-eagle-wing-info"))
+    await bob.close()
+    assert errors == []

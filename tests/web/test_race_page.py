@@ -541,6 +541,35 @@ async def race_against_bob(
     await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
 
 
+async def test_eagle_wing_board_says_its_base_rank_and_redeals_left_on_resume_and_after_a_move_and_an_undo(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """Eagle Wing's board says its base rank (seed 2 deals the ten of diamonds to f1) and its
+    redeals left beside its foundations, as text (and the stock says its redeals left to a
+    screen reader): two at the start; none once both passes were used on another session
+    and the page is loaded again; one after an undo of the last redeal, none after a
+    redeal."""
+    errors: list[str] = []
+    page, _ = await racing_with_frames(browser, connect, arena.url, errors, hints=True, game="eagle-wing")
+    info = page.locator("#board .board-info > span")
+    stock = page.locator('#board .pile[data-pile="stock"]')
+    await expect(info).to_have_text(["base: 10", "redeals left: 2"])
+    await expect(stock).to_have_attribute("aria-label", "stock, 30 cards, redeals left: 2")
+    race_id = page_race_id(page.url)
+    elsewhere = await same_player(page, arena.url)
+    for move in (["deal"] * 30 + ["redeal"]) * 2:
+        await elsewhere.move(race_id, move)
+    await page.reload()
+    await expect(info).to_have_text(["base: 10", "no redeals left"])
+    for move, left in (("undo", "redeals left: 1"), ("redeal", "no redeals left")):
+        await page.fill("#move", move)
+        await page.press("#move", "Enter")
+        await expect(info).to_have_text(["base: 10", left])
+    await expect(stock).to_have_attribute("aria-label", "stock, 30 cards, no redeals left")
+    await elsewhere.close()
+    assert errors == []
+
+
 async def test_a_board_played_on_in_another_tab_is_read_again_when_the_server_refuses_its_move(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

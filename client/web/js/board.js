@@ -14,9 +14,31 @@ export function cardsInWords(text) {
   return text.replace(/\b([A2-9TJQK])([CDHS])\b/g, (_, rank, suit) => `${RANK_TEXT[rank] ?? rank}${SUITS[suit]}`);
 }
 
+// A rank as the page says it: "ace", "10", "7", "queen".
+function rankName(rank) {
+  return RANK_NAMES[rank] ?? RANK_TEXT[rank] ?? rank;
+}
+
 // A card as a screen reader says it: "ace of clubs", "10 of hearts".
 export function cardName(code) {
-  return `${RANK_NAMES[code[0]] ?? RANK_TEXT[code[0]] ?? code[0]} of ${SUIT_NAMES[code[1]]}`;
+  return `${rankName(code[0])} of ${SUIT_NAMES[code[1]]}`;
+}
+
+// Eagle Wing's redeals left (docs/rules.md), in words: "redeals left: 2", "no redeals left";
+// `glue` goes between the words and the count.
+function redealsWords(left, glue = " ") {
+  return left ? `redeals left:${glue}${left}` : "no redeals left";
+}
+
+// Eagle Wing's base rank and redeals left, as the board says them beside its foundations
+// (Aisleriot shows both too): the text of each line, or none for another game's view.
+function eagleInfo(view) {
+  const lines = [];
+  if (view.game !== "eagle-wing") return lines;
+  if (view.base_rank != null) lines.push(`base: ${rankName(view.base_rank)}`);
+  // The count stays with its words where a phone's narrow box wraps the line.
+  if (view.redeals_left != null) lines.push(redealsWords(view.redeals_left, "\u00a0"));
+  return lines;
 }
 
 // What the game did by itself after a move (its ack's steps past the move's own cards:
@@ -476,7 +498,9 @@ export class Board {
       pileElement.style.top = `${top}px`;
       // A pile with cards groups its cards (each a button); an empty one is the button.
       pileElement.setAttribute("role", data.count || !this.played ? "group" : "button");
-      pileElement.setAttribute("aria-label", data.count ? `${slot.pile}, ${data.count} card${data.count === 1 ? "" : "s"}` : `${slot.pile}, empty`);
+      // Eagle Wing's stock says its redeals left too, to whoever lands on it.
+      const redeals = slot.pile === "stock" && view.redeals_left != null ? `, ${redealsWords(view.redeals_left)}` : "";
+      pileElement.setAttribute("aria-label", `${data.count ? `${slot.pile}, ${data.count} card${data.count === 1 ? "" : "s"}` : `${slot.pile}, empty`}${redeals}`);
       const short = SHORT_LABELS[slot.pile];
       pileElement.innerHTML = short
         ? `<span class="label"><span class="full">${slot.pile}</span><span class="short">${short}</span></span>`
@@ -523,7 +547,7 @@ export class Board {
           const group = slot.fan && code && (this.selected ? lifted : this.legal.some((m) => m.from === name && m.count === count));
           if (treizeWaste ? name !== "waste" : top || group) {
             const target = this.selected && (targets.has(name) || targets.has(slot.pile));
-            const on = name === slot.pile ? slot.pile : `${slot.pile} ${name}`;
+            const on = `${name === slot.pile ? slot.pile : `${slot.pile} ${name}`}${redeals}`;
             const more = count > 1 ? `, and ${count - 1} card${count === 2 ? "" : "s"} on it` : "";
             const covered = this.coveredBy(name);
             const under = covered.length ? `, covered by ${covered.join(" and ")}` : "";
@@ -574,13 +598,25 @@ export class Board {
         });
       }
       if (this.played && !cards.length) { // an empty pile: the pile is the button, and the stop
-        if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty, legal target`);
+        if (targets.has(slot.pile)) pileElement.setAttribute("aria-label", `${slot.pile}, empty${redeals}, legal target`);
         this.stops.push({ pile: slot.pile, key: 1, name: aim, count: 1, element: pileElement, slot, empty: true });
       }
       pileElement.style.minHeight = `${h + Math.max(0, cards.length - 1) * fanStep}px`;
       inner.append(pileElement);
       width = Math.max(width, slot.x * step + w + (offsets.at(-1) ?? 0));
       height = Math.max(height, slot.y * (h + rem * 0.9) + rem + h + Math.max(0, cards.length - 1) * fanStep);
+    }
+    const info = eagleInfo(view);
+    if (info.length) {
+      // In the top row's room right of the foundations (two slots, above t7 and t8), a line
+      // each: text, read out as it stands.
+      const box = document.createElement("p");
+      box.className = "board-info";
+      box.style.left = `${7 * step}px`;
+      box.style.top = `${rem}px`;
+      box.style.width = `${step + w}px`;
+      for (const line of info) box.append(Object.assign(document.createElement("span"), { textContent: line }));
+      inner.append(box);
     }
     inner.style.width = `${width}px`;
     inner.style.height = `${height + rem}px`;
