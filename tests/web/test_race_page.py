@@ -167,7 +167,8 @@ async def test_a_double_click_on_treizes_king_removes_that_king_only(
     redrawn board put under the pointer: the stock) and its dblclick play and pick up
     nothing."""
     errors: list[str] = []
-    page, bob = await running_race_page(browser, arena.url, errors, "treize")
+    # No glide: KD is where the pointer aims as soon as it is dealt.
+    page, bob = await running_race_page(browser, arena.url, errors, "treize", reduced_motion="reduce")
     stock = page.locator('.pile[data-pile="stock"]')
     for dealt in (["5H"], ["5H", "KD"]):
         await stock.click(position={"x": 5, "y": 5})
