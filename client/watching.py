@@ -41,6 +41,12 @@ CARDS: Final = 52
 #: The columns a ranking line keeps to (a terminal's 80).
 WIDTH: Final = 80
 
+#: What a featured watch says while no race it may show is on (it waits for the next).
+FEATURED_NONE: Final = (
+    "featured: no race you may watch is on now (your own races are never featured); "
+    "the next to start shows here"
+)
+
 
 class WatchedRace:
     """Every racer's board as the watch shows it, the race, its spectators and, at the
@@ -271,7 +277,7 @@ class WatchedRace:
         match event:
             case Watching():
                 if race is None:
-                    return ["featured: nobody is racing now; the next race to start shows here"]
+                    return [FEATURED_NONE]
                 racers = ", ".join(
                     f"{r.name}{' [bot]' if r.bot else ''} {self.rating(r.player_id)}".rstrip()
                     for r in race.racers

@@ -40,7 +40,7 @@ from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine, connection_trouble
-from client.watching import CARDS, WatchedRace, standing_rating
+from client.watching import CARDS, FEATURED_NONE, WatchedRace, standing_rating
 from client.wording import (
     DEAL_AT_START,
     PAUSED,
@@ -574,7 +574,7 @@ class WatchScreen(Screen[None]):
 
     def _opening_note(self) -> str:
         if self.watched.race is None:
-            return "featured: nobody is racing now; the next race to start shows here. q quits"
+            return f"{FEATURED_NONE}. q quits"
         count = len(self.order)
         keys = f"tab or 1-{min(count, NUMBER_KEYS)} switches the large board" if count > 1 else ""
         return "; ".join(part for part in (keys, "q quits") if part)

@@ -48,6 +48,7 @@ from client.tui.race_state import DailyRun, RaceState
 from client.tui.replay import ReplayScreen, Timeline
 from client.tui.selection import Pick, activate, hinted, targets
 from client.tui.watch import WatchScreen
+from client.watching import FEATURED_NONE
 from client.wording import DEAL_AT_START, LEFT_OUT, PAUSED, PAUSED_NOTE
 from server.app import ArenaServer
 from server.features import hints as hints_feature
@@ -1834,7 +1835,7 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
             screen.status, "say", lambda text, error=False: (said.append(text), say(text, error))
         )
         assert shown(screen, "#watch-title") == "Watching the featured race"  # "featured" once
-        assert screen.status.last.startswith("featured: nobody is racing now")
+        assert screen.status.last == f"{FEATURED_NONE}. q quits"
         assert screen.board.view is None
         ada, bob, race_id = await _race(arena, connect)
         await wait_until(pilot, lambda: screen.watched.race_id == race_id)
