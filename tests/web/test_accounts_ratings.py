@@ -79,6 +79,9 @@ async def test_a_guest_registers_and_logs_in_on_another_browser_as_the_same_play
     # (tests/web/test_forms.py has every form's checks).
     await guest.click("#nav-account")
     await expect(guest.locator("#register-intro")).to_contain_text("Keep this guest, ada,")
+    await guest.reload()  # drawn before the guest is resumed: named once it is
+    await expect(guest.locator("#who")).to_have_text("ada (guest)")
+    await expect(guest.locator("#register-intro")).to_contain_text("Keep this guest, ada,")
     await guest.fill("#register-username", "ada lovelace")
     await guest.fill("#register-password", PASSWORD)
     await guest.click("#register")

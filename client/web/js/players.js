@@ -70,9 +70,6 @@ export function accountPage({ app, arena, signIn }) {
       localStorage.removeItem(NAME_KEY);
       location.hash = "#/";
     });
-    const who = arena.playing
-      ? `Keep this guest, ${arena.player.name}, and every race of theirs: choose a username and a password.`
-      : "Choose a username and a password for a new player.";
     const register = form("register-form", [
       field("register-username", "New username", { autocomplete: "username", minlength: String(LIMITS.usernameMin),
         maxlength: String(LIMITS.usernameMax), required: true }, usernameProblem),
@@ -104,7 +101,7 @@ export function accountPage({ app, arena, signIn }) {
       element("section", { "aria-labelledby": "login-title" },
         element("h2", { id: "login-title" }, "Log in to your account"), login, loginError),
       element("section", { "aria-labelledby": "register-title" },
-        element("h2", { id: "register-title" }, "Register"), element("p", { id: "register-intro" }, who),
+        element("h2", { id: "register-title" }, "Register"), element("p", { id: "register-intro" }, registerIntro()),
         element("p", { class: "setting" }, `A username has ${LIMITS.usernameMin}–${LIMITS.usernameMax} letters, digits, _ or - (at least one letter, `
           + `of one alphabet); a password ${LIMITS.passwordMin}–${LIMITS.passwordMax} characters.`),
         register, registerError));
@@ -154,14 +151,26 @@ export function accountPage({ app, arena, signIn }) {
         logout, logoutError));
   }
 
+  // Whom a register makes an account of: the guest signed in here, else a new player.
+  function registerIntro() {
+    return arena.playing
+      ? `Keep this guest, ${arena.player.name}, and every race of theirs: choose a username and a password.`
+      : "Choose a username and a password for a new player.";
+  }
+
   function draw() {
     drawn = arena.username;
     if (drawn) accountForms(); else guestForms();
   }
 
-  // Redraw only when who is signed in changed (a resume must not wipe what is typed).
+  // Redraw only when who is signed in changed (a resume must not wipe what is typed); a
+  // guest resumed after the page was drawn (a reload) is named in the register's intro.
   let gone = false; // left: a sign-in that ends later draws nothing over the page shown then
-  const changed = () => { if (!gone && arena.username !== drawn) draw(); };
+  const changed = () => {
+    if (gone) return;
+    if (arena.username !== drawn) draw();
+    else if (!drawn) app.querySelector("#register-intro")?.replaceChildren(registerIntro());
+  };
   const stops = [arena.on("welcome", changed), arena.on("account", changed)];
   draw();
   signIn().then(changed).catch(() => {});
