@@ -49,6 +49,7 @@ from websockets.uri import parse_uri
 from client.columns import clipped, padded, split_to_fit, width
 from client.credentials import Credential, CredentialsError, TokenStore
 from client.errors import (
+    AlreadyQueuedError,
     AlreadyRacingError,
     ArenaError,
     BadLoginError,
@@ -450,6 +451,16 @@ def add_commands(commands: Any) -> None:
         ),
     )
     bot.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
+    bot.add_argument(
+        "--first",
+        type=int,
+        default=1,
+        metavar="NUMBER",
+        help=(
+            "the number of the first bot (default 1: bot-search-1, bot-search-2, ...); a bot "
+            "command run beside another takes others, e.g. --first 5"
+        ),
+    )
     bot.add_argument(
         "--strategy", choices=("random", "search"), default="search", help="how they choose (default search)"
     )
@@ -2343,12 +2354,15 @@ def daily_standings_text(standings: DailyStandings, me: str | None = None) -> st
 async def bots(args: argparse.Namespace) -> int:
     if args.count < 1:
         return fail("--count must be at least 1")
+    if args.first < 1:
+        return fail("--first must be at least 1")
     if args.races is not None and args.races < 1:
         return fail("--races must be at least 1 (leave it out: until interrupted)")
     if not 0 <= args.think <= MAX_THINK:
         return fail(f"--think is 0 to {MAX_THINK:g} seconds")
     store = TokenStore()
-    fleet = [asyncio.create_task(_run_bot(args, number, store)) for number in range(1, args.count + 1)]
+    numbers = range(args.first, args.first + args.count)
+    fleet = [asyncio.create_task(_run_bot(args, number, store)) for number in numbers]
     try:
         await asyncio.gather(*fleet)
     finally:
@@ -2381,7 +2395,15 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
             if left_behind:
                 summary = await bot.race_on(left_behind.pop(0))
             else:
-                summary = await bot.race()
+                try:
+                    summary = await bot.race()
+                except AlreadyQueuedError as exc:
+                    # The same bot (its saved player) waits for another game: another bot
+                    # command runs it.
+                    raise CommandError(
+                        f"{bot.name}: {exc.message}; a bot command beside another takes other bots: "
+                        f"--first {args.first + args.count}"
+                    ) from None
             played += 1
             _report(bot.name, client.player_id, summary, args.json)
         await bot.wind_down()

@@ -480,6 +480,38 @@ def test_two_bots_race_each_other_and_report_each_race(node: NodeProcess, tmp_pa
     assert sorted(line["rank"] for line in lines) in ([1, 2], [1, 1])
 
 
+def test_a_bot_command_beside_another_is_told_to_take_other_bots_and_does_with_first(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+
+    async def queue_bot_1_for_eight_off() -> ArenaClient:
+        """bot-random-1 (saved in ``config``) waits for an Eight Off match, as a bot command
+        running beside does."""
+        bot = await ArenaClient.connect(node.url)
+        await bot.sign_in("bot-random-1", TokenStore(config), bot=True)
+        await bot.quick_match("eight-off")
+        return bot
+
+    loop = asyncio.new_event_loop()
+    try:
+        other = loop.run_until_complete(queue_bot_1_for_eight_off())
+        args = ["bot", "--races", "1", "--strategy", "random", "--game", "treize", "--server", node.url]
+        refused = run(*args, config=config, timeout=60)
+        assert refused.returncode == 1
+        assert one_error_line(refused) == (
+            "solitaire-arena: bot-random-1: you are queued for eight-off: cancel that quick match before "
+            "queueing for treize; a bot command beside another takes other bots: --first 2"
+        )
+        beside = run(*args, "--count", "2", "--first", "2", "--json", config=config, timeout=120)
+        assert beside.returncode == 0, beside.stderr
+        names = sorted(json.loads(line)["name"] for line in beside.stdout.splitlines())
+        assert names == ["bot-random-2", "bot-random-3"]
+        loop.run_until_complete(other.close())
+    finally:
+        loop.close()
+
+
 def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
     node: NodeProcess, tmp_path: Path
 ) -> None:
