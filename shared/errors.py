@@ -7,7 +7,8 @@ class IllegalMove(ValueError):
     """A move was malformed or breaks a rule; the game is left exactly as it was.
 
     ``reason`` is readable by a player. ``move`` is the text that was rejected and
-    ``index`` its place in a move list when raised by :func:`shared.replay`.
+    ``index`` its place in a move list (from 0) when raised by :func:`shared.replay`; the
+    message counts moves from 1, as records and ``verify`` do.
     """
 
     def __init__(self, reason: str, move: str | None = None, index: int | None = None) -> None:
@@ -18,7 +19,7 @@ class IllegalMove(ValueError):
 
     def _message(self) -> str:
         if self.index is not None:
-            return f"move {self.index} ({self.move!r}): {self.reason}"
+            return f"move {self.index + 1} ({self.move!r}): {self.reason}"
         return self.reason
 
 

@@ -89,9 +89,11 @@ def test_replay_reraises_the_same_kind_with_the_index() -> None:
     with pytest.raises(BadNotation) as bad:
         replay("treize", 42, ["deal", "fly away"])
     assert bad.value.index == 1
+    assert str(bad.value).startswith("move 2 ('fly away'): ")  # counted from 1, as verify does
     with pytest.raises(RuleViolation) as broken:
         replay("eight-off", 3, ["t1>t1"])
     assert broken.value.index == 0 and broken.value.move == "t1>t1"
+    assert str(broken.value) == "move 1 ('t1>t1'): t1 cannot move onto itself"
 
 
 def test_from_position_takes_the_move_count_in_one_place() -> None:
