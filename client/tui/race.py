@@ -1526,6 +1526,10 @@ class RaceApp(App[None]):
     None: ``RaceApp(client, daily=DailyRun("treize"))``)."""
 
     TITLE = "Solitaire Arena"
+    #: The footer names the key that quits (it always applies), and offers no command
+    #: palette: its commands (themes, screenshots) are none of a race's.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "quit", priority=True)]
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(
         self,

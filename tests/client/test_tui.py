@@ -820,6 +820,8 @@ async def test_u_and_the_word_undo_take_the_last_move_back(arena: ArenaServer, c
         # Nothing to take back at the deal: the key is shown dimmed.
         await wait_until(pilot, lambda: "u" in footer_keys(app))
         assert footer_keys(app)["u"] == ("undo", False)
+        # The key that quits always applies; no command palette (none of its commands are a race's).
+        assert footer_keys(app)["ctrl+q"] == ("quit", True) and "ctrl+p" not in footer_keys(app)
 
         await _type(pilot, first)
         await wait_until(pilot, lambda: screen.state.seq == 1)
