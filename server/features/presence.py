@@ -76,13 +76,14 @@ class Presence:
         return Reply(Pong(id=message.id, server_time=self.time.now_ms()))
 
     async def hello(self, caller: Caller, message: Hello) -> Reply:
+        # A second hello is refused as one, whatever it says (its protocol too).
+        if caller.identity is not None:
+            raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
         if message.protocol != PROTOCOL_VERSION:
             raise ArenaError(
                 ErrorCode.UNSUPPORTED_PROTOCOL,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {message.protocol}",
             )
-        if caller.identity is not None:
-            raise ArenaError(ErrorCode.INVALID_MESSAGE, "this connection already said hello")
         if message.viewer:
             return self._viewer(message)
         if message.token is not None and message.name is not None:
