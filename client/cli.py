@@ -179,6 +179,14 @@ def add_commands(commands: Any) -> None:
         help="a created race changes its racers' ratings; accounts only, no hints (default: casual)",
     )
     play.add_argument(
+        "--casual",
+        action="store_true",
+        help=(
+            "an account's quick match waits in the casual queue, with guests and bots, for an "
+            "unrated race (default: rated, with accounts only)"
+        ),
+    )
+    play.add_argument(
         "--no-hints",
         dest="hints",
         action="store_false",
@@ -596,17 +604,20 @@ def unreachable(exc: OSError | InvalidHandshake) -> str:
     return str(exc)
 
 
-async def quick_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
-    """Wait in ``game``'s queue for up to ``wait`` seconds: the pairing, or why there is
-    none. A place that lapsed (the server lost its store for a while) is taken again. A
-    wait that ends otherwise (Ctrl+C, SIGTERM, a lost connection) leaves the queue first:
-    the server would keep the player queued while another of their sessions is connected."""
-    queued = await client.quick_match(game)
+async def quick_match(
+    client: ArenaClient, game: GameName, wait: float, casual: bool = False
+) -> MatchFound | str:
+    """Wait in ``game``'s queue (an account's rated one, unless ``casual``) for up to
+    ``wait`` seconds: the pairing, or why there is none. A place that lapsed (the server
+    lost its store for a while) is taken again. A wait that ends otherwise (Ctrl+C,
+    SIGTERM, a lost connection) leaves the queue first: the server would keep the player
+    queued while another of their sessions is connected."""
+    queued = await client.quick_match(game, casual=casual)
     kind = "rated" if queued.rated else "casual"
     print(f"waiting for someone to race at {game} ({kind}, up to {wait:g} s)…", flush=True)
     try:
         with _terminate_stops_waiting(), _saying_connection(client):
-            return await _wait_for_match(client, game, wait)
+            return await _wait_for_match(client, game, wait, casual)
     finally:
         if client.queued_for is not None:
             print(f"stopped waiting: {await _left_queue(client)}", flush=True)
@@ -650,7 +661,7 @@ def _saying_connection(client: ArenaClient) -> Iterator[None]:
         look()
 
 
-async def _wait_for_match(client: ArenaClient, game: GameName, wait: float) -> MatchFound | str:
+async def _wait_for_match(client: ArenaClient, game: GameName, wait: float, casual: bool) -> MatchFound | str:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     while True:
@@ -663,7 +674,7 @@ async def _wait_for_match(client: ArenaClient, game: GameName, wait: float) -> M
             if ended.left.reason is not QueueLeftReason.EXPIRED:
                 return f"no longer waiting for {game}: {ended.left.message}"
             print(f"your place in the {game} queue lapsed: queueing again", flush=True)
-            await client.quick_match(game)
+            await client.quick_match(game, casual=casual)
 
 
 #: Seconds a stopped quick match tries to leave its queue before the command exits anyway.
@@ -957,6 +968,8 @@ async def play(args: argparse.Namespace) -> int:
             "--rated is for --create: a joined race has its own setting, and a quick match "
             "is rated for accounts"
         )
+    if args.casual and (args.create or args.join is not None):
+        return fail("--casual is for a quick match: a created race is casual unless --rated")
     # With legal moves, every view also says whether an undo would be accepted (key u).
     client, welcome = await _sign_in(args, legal_moves=True)
     joining = functools.partial(join_command, server=args.server)  # the lobby says it
@@ -999,7 +1012,7 @@ async def play(args: argparse.Namespace) -> int:
             setting = ("rated, " if race.rated else "") + ("hints on" if race.hints else "hints off")
             _print_said(f"race {race.code} created ({setting}): others join with {glued(join)}")
         else:
-            found = await quick_match(client, args.game, args.wait)
+            found = await quick_match(client, args.game, args.wait, args.casual)
             if isinstance(found, str):
                 return fail(found)
             race_id = found.race.race_id

@@ -257,7 +257,8 @@ class ArenaClient:
         self._queue_shares: dict[str, str] = {}
         #: The game whose queue this client waits in (and whether with a seed share):
         #: queued again once a dropped connection is resumed, since disconnecting left it.
-        self._queued: tuple[GameName, bool] | None = None
+        #: The game, share and casual of the quick match this client waits for.
+        self._queued: tuple[GameName, bool, bool] | None = None
         #: The ticket of that stay in the queue (None until ``queued`` says it).
         self._queue_ticket: str | None = None
         #: The ``quick_match_left`` that ended this client's last stay in a queue.
@@ -489,9 +490,9 @@ class ArenaClient:
         the ``match_found`` lost with it is made again from the race they race in."""
         if self._queued is None:
             return
-        game, share = self._queued
+        game, share, casual = self._queued
         try:
-            await self.quick_match(game, share)
+            await self.quick_match(game, share, casual)
         except ConnectionLostError:
             pass  # dropped again: the next resume queues again
         except AlreadyRacingError:
@@ -1043,18 +1044,22 @@ class ArenaClient:
         """A finished race's record as text (docs/record.md)."""
         return (await self._expect(GetRecord(id=self.next_id(), race_id=race_id), RecordText)).text
 
-    async def quick_match(self, game: GameName, share: bool = True) -> Queued:
-        """Wait in ``game``'s queue. With ``share``, a random seed share goes into the deal:
-        its commitment now (the same one when asking again while queued), the share
-        itself as soon as ``match_found`` comes, during the countdown."""
+    async def quick_match(self, game: GameName, share: bool = True, casual: bool = False) -> Queued:
+        """Wait in ``game``'s queue (an account's: the rated one, unless ``casual``). With
+        ``share``, a random seed share goes into the deal: its commitment now (the same one
+        when asking again while queued), the share itself as soon as ``match_found``
+        comes, during the countdown."""
         before = self._queue_shares.pop(game, None)
         secret = (before or secrets.token_hex(32)) if share else None
         message = QuickMatch(
-            id=self.next_id(), game=game, share_commitment=share_commitment(secret) if secret else None
+            id=self.next_id(),
+            game=game,
+            share_commitment=share_commitment(secret) if secret else None,
+            casual=casual,
         )
         if secret:
             self._queue_shares[game] = secret  # before sending: match_found may overtake the reply
-        queued_before, self._queued = self._queued, (game, share)
+        queued_before, self._queued = self._queued, (game, share, casual)
         # Until the reply names the stay, no quick_match_left ends it (one of a stay that
         # ended before this request is not about it).
         ticket_before, self._queue_ticket = self._queue_ticket, None
@@ -1067,7 +1072,7 @@ class ArenaClient:
             else:
                 self._queue_shares[game] = before
             raise
-        if self._queued == (game, share):  # not paired already (match_found may overtake the reply)
+        if self._queued == (game, share, casual):  # not paired already (match_found may overtake the reply)
             self._queue_ticket = queued.ticket
         return queued
 

@@ -30,6 +30,7 @@ from server.features.race_rules import race_window, racer_info, view_of
 from server.features.ratings import current, provisional
 from server.metrics import Metrics
 from server.store import Answer, BoardRecord, PlayerRating, RaceMeta, RaceStatus, Seat, Store
+from server.store.queues import Marker
 from server.timesource import TimeSource
 from shared import from_position, new_game
 from shared.fairness import commitment, mixed_seed, share_commitment
@@ -146,6 +147,13 @@ RATED_FOR_ACCOUNTS = "rated races are for accounts: register or log in first"
 RATED_STARTS_READY = "a rated race starts with its ready racers"
 
 
+async def queue_stay(store: Store, marker: Marker, player: Identity) -> QueueStay:
+    """The quick-match stay the player's queue marker names: rated for an account, unless
+    it waits in the game's casual queue."""
+    rated = player.account and not await store.queues.in_casual_queue(marker.game, player.player_id)
+    return QueueStay(game=marker.game, ticket=marker.ticket, rated=rated)
+
+
 def not_enough_ready(ready: int) -> str:
     """The refusal of a rated start with fewer than 2 ready racers.
 
@@ -233,7 +241,7 @@ class Lobby:
         metas = await self.current_races(player.player_id)
         races = sorted(m.race_id for m in metas if not m.status.is_over)
         marker = await self.store.queues.queued(player.player_id)
-        queued = QueueStay(game=marker.game, ticket=marker.ticket, rated=player.account) if marker else None
+        queued = await queue_stay(self.store, marker, player) if marker else None
         return Reply(MyRaces(id=message.id, races=races, queued=queued))
 
     async def leave_race(self, caller: Caller, message: LeaveRace) -> Reply:

@@ -10,7 +10,7 @@ import secrets
 from server.admission import Admission
 from server.errors import ArenaError
 from server.features.context import Caller, Identity, Reply
-from server.features.lobby import Lobby
+from server.features.lobby import Lobby, queue_stay
 from server.features.node_watch import NodeWatch
 from server.features.quick_match import QuickMatchmaker
 from server.features.rematch import Rematches
@@ -19,7 +19,7 @@ from server.store import RaceStatus, Store
 from server.store.accounts import AccountStore
 from server.store.players import token_digest
 from server.timesource import TimeSource
-from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, QueueStay, RequestId, Welcome
+from shared.protocol import PROTOCOL_VERSION, ErrorCode, Hello, Ping, Pong, RequestId, Welcome
 from shared.protocol.base import name_fold
 from shared.usernames import name_keys
 
@@ -147,7 +147,7 @@ class Presence:
         over = [m for m in metas if m.status.is_over]
         missed = await self.results.news(over)
         marker = await self.store.queues.queued(player_id)
-        queued = QueueStay(game=marker.game, ticket=marker.ticket, rated=identity.account) if marker else None
+        queued = await queue_stay(self.store, marker, identity) if marker else None
         log.info(
             "hello",
             extra={

@@ -125,8 +125,10 @@ class QuickMatchmaker:
     # ----- handlers --------------------------------------------------------------------
 
     async def quick_match(self, caller: Caller, message: QuickMatch) -> Reply:
-        ticket = await self.enqueue(caller.player, message.game, message.share_commitment or "")
-        return Reply(Queued(id=message.id, game=message.game, rated=caller.player.account, ticket=ticket))
+        player = caller.player
+        ticket = await self.enqueue(player, message.game, message.share_commitment or "", message.casual)
+        rated = player.account and not message.casual
+        return Reply(Queued(id=message.id, game=message.game, rated=rated, ticket=ticket))
 
     async def cancel_quick_match(self, caller: Caller, message: CancelQuickMatch) -> Reply:
         await self.cancel(caller.player.player_id)
@@ -134,10 +136,13 @@ class QuickMatchmaker:
 
     # ----- queues ----------------------------------------------------------------------
 
-    async def enqueue(self, player: Identity, game: GameName, share_commitment: str = "") -> str:
+    async def enqueue(
+        self, player: Identity, game: GameName, share_commitment: str = "", casual: bool = False
+    ) -> str:
         """Queue the player (with the commitment to their seed share, if any), or pair them
         with a waiting one; the stay's ticket. Accounts wait in the game's rated queue and
-        pair by rating; guests in the casual one."""
+        pair by rating, unless ``casual``; guests (and casual accounts) in the casual one."""
+        rated = player.account and not casual
         player_id = player.player_id
         racing = await self.lobby.racing_in(player_id)
         if racing is not None:
@@ -146,6 +151,8 @@ class QuickMatchmaker:
                 f"you are racing in race {racing.race_id}: finish it before queueing again",
             )
         now = self.time.now_ms()
+        if player.account:
+            await self._refuse_the_other_queue(game, player_id, rated)
         claim = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment, self.node_id)
         if claim.other_game is not None:
             raise ArenaError(
@@ -154,7 +161,7 @@ class QuickMatchmaker:
             )
         rating: float | None = None
         other: str | Left | None
-        if player.account:
+        if rated:
             stored = (await self.store.ratings.ratings(game, [player_id]))[player_id]
             rating = current(stored, now).rating
             other = await self._try_rated(game, player_id, rating, stay=False)
@@ -166,11 +173,24 @@ class QuickMatchmaker:
             self.left_elsewhere.pop((game, player_id), None)
             log.info(
                 "queued for quick match",
-                extra={"player_id": player_id, "game": game, "rated": player.account},
+                extra={"player_id": player_id, "game": game, "rated": rated},
             )
         else:
-            await self._pair(game, other, player, rated=player.account)
+            await self._pair(game, other, player, rated=rated)
         return claim.ticket
+
+    async def _refuse_the_other_queue(self, game: str, player_id: str, rated: bool) -> None:
+        """An account asking again for ``game``'s quick match keeps its place in the queue
+        it waits in: the other one (rated, or casual) only once that one is cancelled."""
+        if await self.store.queues.in_rated_pool(game, player_id) == rated:
+            return
+        if rated and not await self.store.queues.in_casual_queue(game, player_id):
+            return  # in neither yet: a first ask
+        waiting, asked = ("rated", "casual") if not rated else ("casual", "rated")
+        raise ArenaError(
+            ErrorCode.ALREADY_QUEUED,
+            f"you wait in {game}'s {waiting} queue: cancel that quick match before a {asked} one",
+        )
 
     async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str:
         """Seat ``other`` (who waited) and ``player`` in a new race, each with the seed share

@@ -99,6 +99,14 @@ class QueueStore:
         """The player's queue marker, or None."""
         return _queued_of(await self.redis.get(keys.player_queue(player_id)))
 
+    async def in_rated_pool(self, game: str, player_id: str) -> bool:
+        """Whether the player waits in ``game``'s rated pool."""
+        return await self.redis.zscore(keys.rated_pool(game), player_id) is not None
+
+    async def in_casual_queue(self, game: str, player_id: str) -> bool:
+        """Whether the player waits in ``game``'s casual queue."""
+        return await self.redis.lpos(keys.queue(game), player_id) is not None
+
     async def match(self, game: str, player_id: str, now: int, lease_until: int) -> str | None:
         """The player waiting for ``game`` to pair with, or None (now queued until
         ``lease_until`` unless the lease is renewed)."""

@@ -17,6 +17,9 @@ class QuickMatch(Request):
     #: The racer's seed share commitment (docs/deals.md); once paired, reveal the share
     #: with ``reveal_share`` during the countdown.
     share_commitment: ShareCommitment | None = None
+    #: An account's quick match waits in the rated queue unless ``casual``: then in the
+    #: casual one, with guests and bots, for an unrated race. A guest's is always casual.
+    casual: bool = False
 
 
 class CancelQuickMatch(Request):
@@ -25,7 +28,8 @@ class CancelQuickMatch(Request):
 
 
 class Queued(Reply):
-    """The player waits: in the rated queue (an account) or the casual one (a guest).
+    """The player waits: in the rated queue (an account) or the casual one (a guest, or
+    an account that asked for a casual quick match).
     ``ticket`` names this stay in the queue: asking again for the same game while queued
     keeps it, queueing after leaving gets a new one (``quick_match_left`` names the one
     that ended)."""

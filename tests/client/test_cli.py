@@ -317,6 +317,14 @@ def test_no_hints_is_only_for_a_race_being_created(node: NodeProcess, tmp_path: 
         )
 
 
+def test_casual_is_only_for_a_quick_match(node: NodeProcess, tmp_path: Path) -> None:
+    for way in (["--join", "ABCDEF"], ["--create"]):
+        result = run("play", *way, "--casual", "--server", node.url, config=tmp_path / "c.json")
+        assert one_error_line(result) == (
+            "solitaire-arena: --casual is for a quick match: a created race is casual unless --rated"
+        )
+
+
 def test_a_quick_match_nobody_answers_gives_up_after_wait(node: NodeProcess, tmp_path: Path) -> None:
     result = run("play", "treize", "--wait", "0.5", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(result) == (

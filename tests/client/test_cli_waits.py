@@ -61,3 +61,28 @@ async def test_a_quick_match_wait_says_the_connection_dropped_and_came_back_and_
     ]
     await ada.close()
     await bob.close()
+
+
+async def test_an_accounts_casual_quick_match_stays_casual_over_a_dropped_connection_and_meets_a_guest(
+    arena: ArenaServer, link: Link, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """play --casual as an account: the wait says casual, the client queues it casual
+    again once the connection is back, and a guest (as the bots are) is paired with it."""
+    output = Output(capsys)
+    ada = await ArenaClient.connect(link.url, reconnect=True)
+    await ada.hello(name="ada")
+    await ada.register("ada_casual", "a long password")
+    waiting = asyncio.create_task(cli.quick_match(ada, "treize", 20, casual=True))
+    await output.until("waiting for someone to race at treize (casual, up to 20 s)…")
+    link.cut()  # the node takes ada out of the queue; her client puts her back, casual
+    await output.until("connection lost: reconnecting…")
+    link.mend()
+    await output.until("connected again")
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bot-search-1")
+    await bob.quick_match("treize")
+    found = await waiting
+    assert isinstance(found, MatchFound) and found.race.rated is False
+    assert sorted(r.name for r in found.race.racers) == ["ada_casual", "bot-search-1"]
+    await ada.close()
+    await bob.close()

@@ -49,6 +49,50 @@ async def queue(racer: Racer, game: str = "eight-off") -> dict[str, object]:
     return await racer.request({"type": "quick_match", "game": game})
 
 
+async def test_an_account_asking_for_a_casual_quick_match_waits_with_the_guests_and_races_unrated(
+    arena: ArenaServer,
+) -> None:
+    (ada,) = await accounts(arena.url, "ada")
+    (bot,) = await racers(arena.url, "bot-search-1")
+    queued = await ada.request({"type": "quick_match", "game": "treize", "casual": True})
+    assert queued == {
+        "type": "queued",
+        "id": queued["id"],
+        "game": "treize",
+        "rated": False,
+        "ticket": ANY_TICKET,
+    }
+    mine = await ada.request({"type": "list_my_races"})
+    assert mine["queued"] == {"game": "treize", "ticket": queued["ticket"], "rated": False}
+    await queue(bot, "treize")  # a guest (the bots are guests): the casual queue pairs them
+    found = await ada.event("match_found")
+    assert found["race"]["rated"] is False
+    assert sorted(r["name"] for r in found["race"]["racers"]) == ["ada_acct", "bot-search-1"]
+    assert (await bot.event("match_found"))["race"]["race_id"] == found["race"]["race_id"]
+    await close(ada, bot)
+
+
+async def test_an_account_waiting_in_one_queue_of_a_game_is_refused_the_other_until_it_cancels(
+    arena: ArenaServer,
+) -> None:
+    (ada,) = await accounts(arena.url, "ada")
+    casual = await ada.request({"type": "quick_match", "game": "treize", "casual": True})
+    again = await ada.request({"type": "quick_match", "game": "treize", "casual": True})
+    assert again["ticket"] == casual["ticket"]  # asking again keeps the place
+    rated = await ada.request({"type": "quick_match", "game": "treize"})
+    assert rated == {
+        "type": "error",
+        "id": rated["id"],
+        "code": "already_queued",
+        "message": "you wait in treize's casual queue: cancel that quick match before a rated one",
+    }
+    assert (await ada.request({"type": "cancel_quick_match"}))["type"] == "ok"
+    assert (await ada.request({"type": "quick_match", "game": "treize"}))["rated"] is True
+    back = await ada.request({"type": "quick_match", "game": "treize", "casual": True})
+    assert back["message"] == "you wait in treize's rated queue: cancel that quick match before a casual one"
+    await close(ada)
+
+
 async def test_a_rated_quick_match_pairs_two_accounts_and_updates_both_ratings(arena: ArenaServer) -> None:
     ada, bob = await accounts(arena.url, "ada", "bob")
     assert await queue(ada) == rated_queued(ada)
