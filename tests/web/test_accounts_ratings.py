@@ -16,6 +16,7 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features.glicko2 import Rating, rate
 from tests.redis_direct import async_redis
+from tests.server.conftest import Connect
 from tests.server.rawclient import Racer
 from tests.server.test_profiles import seed_ratings
 from tests.server.test_ratings import accounts as raw_accounts
@@ -397,6 +398,33 @@ async def test_an_accounts_quick_match_says_it_waits_for_another_account_in_the_
     await expect(guest.locator("#queue")).to_have_text(
         "Waiting for someone to race at Eagle Wing\N{HORIZONTAL ELLIPSIS} Cancel quick match"
     )
+    await ada.close()
+    assert errors == []
+
+
+async def test_an_account_ticking_casual_quick_matches_with_a_guest_in_an_unrated_race(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The casual box, offered to an account only, sends the quick match to the casual
+    queue: the lobby says it waits for someone, and a guest (as a bot is) pairs with it."""
+    errors: list[str] = []
+    guest_page = await open_page(browser, arena.url, errors)
+    await guest_page.fill("#name", "gus")
+    await expect(guest_page.locator("#quick-casual")).to_be_hidden()  # a guest's is casual anyway
+    ada = await account(arena.url, "ada_c")
+    page = await signed_in_page(browser, arena.url, "ada_c", errors)
+    await page.check("#quick-casual")
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_have_text(
+        "Waiting for someone to race at Treize\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+    )
+    bot = await connect(arena.url)
+    await bot.hello(name="bot-search-1")
+    await bot.quick_match("treize")
+    found = await bot.wait_for_match(timeout=10)
+    assert found.race.rated is False
+    assert sorted(r.name for r in found.race.racers) == ["ada_c", "bot-search-1"]
+    await expect(page.locator("#rated-setting")).to_have_text("Casual")
     await ada.close()
     assert errors == []
 

@@ -116,6 +116,11 @@ function lobbyPage() {
   const myHeading = element("h2", { tabindex: "-1" }, "Your races");
   const openHeading = element("h2", { tabindex: "-1" }, "Open races");
   const quickHeading = element("h2", { tabindex: "-1" }, "Quick match");
+  // An account's quick match is rated (accounts only) unless it asks for the casual queue,
+  // where guests and bots wait; a guest's is always casual: no box for one.
+  const casual = element("input", { id: "quick-casual", type: "checkbox" });
+  const casualChoice = element("label", { class: "check", for: "quick-casual", hidden: true }, casual,
+    "Casual: race guests and bots too, no rating change");
   const mySection = element("section", { id: "my-races", hidden: true }, myHeading,
     element("p", { class: "setting" }, "The races you sit in that are not over: open one to get ready, leave it, or race on."),
     element("table", { class: "races" }, tableHead("Code", "Game", "State", "Seats", unseen("Go to")), myList));
@@ -127,6 +132,7 @@ function lobbyPage() {
   // in it, and with it what they type next.
   let whoDrawn; // the username `who` shows (null: the name field), undefined before the first draw
   function drawWho() {
+    casualChoice.hidden = !arena.username;
     if (arena.username !== whoDrawn) {
       whoDrawn = arena.username;
       if (arena.username) {
@@ -315,7 +321,8 @@ function lobbyPage() {
   const quick = GAMES.map(([id, title]) => element("button", { class: "primary", onclick: () => act(async () => {
     const before = matchesFound;
     const mine = pendingShare(`queue.${id}`, true); // kept before asking: match_found may overtake the reply
-    const queued = await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment });
+    const queued = await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment,
+      casual: !!arena.username && casual.checked });
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
     queuedRated = queued.rated === true;
@@ -326,7 +333,7 @@ function lobbyPage() {
 
   app.replaceChildren(
     element("section", {}, element("h1", { "data-title": "Lobby" }, "Race the same deal"), who),
-    element("section", {}, quickHeading, element("div", { class: "row" }, ...quick), queueLine),
+    element("section", {}, quickHeading, element("div", { class: "row" }, ...quick, casualChoice), queueLine),
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
