@@ -125,9 +125,8 @@ class QuickMatchmaker:
     # ----- handlers --------------------------------------------------------------------
 
     async def quick_match(self, caller: Caller, message: QuickMatch) -> Reply:
-        player = caller.player
-        ticket = await self.enqueue(player, message.game, message.share_commitment or "", message.casual)
-        rated = player.account and not message.casual
+        share, casual = message.share_commitment or "", message.casual
+        ticket, rated = await self.enqueue(caller.player, message.game, share, casual)
         return Reply(Queued(id=message.id, game=message.game, rated=rated, ticket=ticket))
 
     async def cancel_quick_match(self, caller: Caller, message: CancelQuickMatch) -> Reply:
@@ -138,10 +137,11 @@ class QuickMatchmaker:
 
     async def enqueue(
         self, player: Identity, game: GameName, share_commitment: str = "", casual: bool = False
-    ) -> str:
+    ) -> tuple[str, bool]:
         """Queue the player (with the commitment to their seed share, if any), or pair them
-        with a waiting one; the stay's ticket. Accounts wait in the game's rated queue and
-        pair by rating, unless ``casual``; guests (and casual accounts) in the casual one."""
+        with a waiting one; the stay's ticket, and whether it is in the rated queue.
+        Accounts wait in the game's rated queue and pair by rating, unless ``casual``;
+        guests (and casual accounts) in the casual one."""
         rated = player.account and not casual
         player_id = player.player_id
         racing = await self.lobby.racing_in(player_id)
@@ -177,7 +177,7 @@ class QuickMatchmaker:
             )
         else:
             await self._pair(game, other, player, rated=rated)
-        return claim.ticket
+        return claim.ticket, rated
 
     async def _refuse_the_other_queue(self, game: str, player_id: str, rated: bool) -> None:
         """An account asking again for ``game``'s quick match keeps its place in the queue

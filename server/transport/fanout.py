@@ -158,8 +158,12 @@ class Fanout:
             await self._drop(channel)
 
     async def _attach(self, channel: str, session: Session) -> None:
-        self._sessions.setdefault(channel, set()).add(session)
+        self._join(channel, session)
         await self._ensure(channel)
+
+    def _join(self, channel: str, session: Session) -> None:
+        """The session gets the channel's events from now on (once it is subscribed)."""
+        self._sessions.setdefault(channel, set()).add(session)
 
     async def _ensure(self, channel: str) -> None:
         """Subscribe to ``channel`` unless subscribed, and wait for Redis to confirm."""
@@ -460,7 +464,7 @@ class Fanout:
         race_id, channel = race.race_id, keys.race_channel(race.race_id)
         started_here = race_id in self._started
         session.races.add(race_id)
-        self._sessions.setdefault(channel, set()).add(session)
+        self._join(channel, session)
         # Told at once, as it joins the race's sessions: whatever the race sends them from
         # now on comes after.
         self._send_to([session], msg)
