@@ -416,7 +416,8 @@ async def test_an_account_ticking_casual_quick_matches_with_a_guest_in_an_unrate
     await page.check("#quick-casual")
     await page.click("text=Quick match: Treize")
     await expect(page.locator("#queue")).to_have_text(
-        "Waiting for someone to race at Treize\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+        "Waiting for someone to race at Treize (casual: guests and bots too)\N{HORIZONTAL ELLIPSIS} "
+        "Cancel quick match"
     )
     bot = await connect(arena.url)
     await bot.hello(name="bot-search-1")

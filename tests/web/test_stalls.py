@@ -65,6 +65,12 @@ class StallingProxy:
     def mend(self) -> None:
         self.blackhole = False
 
+    def cut(self) -> None:
+        """Every connection open now is dropped at once, both ends (new ones go through)."""
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
     async def given_up(self, page: Page, count: int) -> None:
         """Until ``count`` connections were taken into the black hole (10 s at most): the
         page gave up on each but the last (it tries again only once one is given up)."""
@@ -233,5 +239,48 @@ async def test_an_idle_page_notices_a_stalled_connection_by_itself_and_reconnect
     proxy.mend()
     await expect(page.locator("#link")).to_have_text("connected again", timeout=10_000)
     await race_goes_on(page, winning_line(), 0)
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_page_waiting_for_a_quick_match_is_queued_again_after_its_connection_dropped(
+    browser: Browser, arena: ArenaServer, proxy: StallingProxy
+) -> None:
+    """The node takes a player whose connection closed out of the queue: the page, back,
+    queues again as it was, says it waits, and is paired."""
+    errors: list[str] = []
+    page = await quick_page(browser, proxy.url, errors)
+    await page.fill("#name", "gus")
+    await page.click("text=Quick match: Treize")
+    waiting = "Waiting for someone to race at Treize\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+    await expect(page.locator("#queue")).to_have_text(waiting)
+    proxy.cut()
+    await page.wait_for_timeout(1500)  # the node saw the close (gus out of the queue); the page is back
+    await expect(page.locator("#queue")).to_have_text(waiting)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")  # only a gus queued again pairs with bob
+    found = await bob.wait_for_match(timeout=10)
+    await page.wait_for_url(f"**/#/race/{found.race.race_id}")
+    await bob.close()
+    assert errors == []
+
+
+async def test_a_page_paired_while_its_connection_was_stalled_enters_the_race_once_back(
+    browser: Browser, arena: ArenaServer, proxy: StallingProxy
+) -> None:
+    errors: list[str] = []
+    page = await quick_page(browser, proxy.url, errors)
+    await page.fill("#name", "gus")
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Treize")
+    proxy.stall()  # the node still keeps gus waiting: it pairs him; the match_found is lost
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    found = await bob.wait_for_match(timeout=10)
+    proxy.cut()
+    proxy.mend()
+    await page.wait_for_url(f"**/#/race/{found.race.race_id}", timeout=15_000)
     await bob.close()
     assert errors == []

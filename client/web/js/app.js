@@ -25,6 +25,7 @@ const VISITOR_REFRESH_MS = 3000;
 // after a welcome, the one it names (another tab queued). An account's is the rated one.
 let queuedFor = null;
 let queuedRated = false;
+let queuedCasual = false; // an account's stay in the casual queue (it asked for it)
 // That stay's ticket, and why the last one ended unpaired (quick_match_left).
 let queueTicket = null;
 let queueLeftBecause = "";
@@ -307,7 +308,9 @@ function lobbyPage() {
       return;
     }
     const title = GAME_TITLES[queuedFor] ?? queuedFor;
+    if (arena.username) casual.checked = queuedCasual; // which queue this account waits in (another tab's too)
     redraw(queueLine, [queuedRated ? `Waiting for another account to race at ${title} (a rated quick match: accounts are paired with accounts only)… `
+      : queuedCasual ? `Waiting for someone to race at ${title} (casual: guests and bots too)… `
       : `Waiting for someone to race at ${title}… `,
       element("button", { id: "cancel-quick-match", type: "button", onclick: () => act(async () => {
         await arena.request({ type: "cancel_quick_match" });
@@ -326,6 +329,7 @@ function lobbyPage() {
     if (matchesFound !== before) return; // matched already: on the race's page
     queuedFor = id;
     queuedRated = queued.rated === true;
+    queuedCasual = !!arena.username && casual.checked;
     queueTicket = queued.ticket ?? null;
     queueLeftBecause = "";
     drawQueue();
@@ -352,6 +356,7 @@ function lobbyPage() {
     arena.on("welcome", () => { welcomed = true; drawWho(); showGuestName(); drawQueue(); refresh(); }),
     arena.on("account", () => { drawWho(); showGuestName(); }),
     arena.on("quick_match_left", (event) => { leftQueue(event); drawQueue(); }),
+    arena.on("queue", drawQueue), // queued again after a resume, or why not
   ];
   const timer = setInterval(refresh, 3000);
   // The open races are for anyone to see: a visitor who chose no name yet reads them with
@@ -1495,6 +1500,34 @@ arena.on("match_found", (event) => {
   enterRace(event.race);
 });
 
+// Back in the queue a dropped connection left (the same game, queue and seed share), unless
+// a pairing made meanwhile seated the player: then its race, among the welcome's.
+async function queueAgain({ game, casual }, races) {
+  const before = matchesFound;
+  try {
+    const share = pendingShare(`queue.${game}`, true);
+    const queued = await arena.request({ type: "quick_match", game, share_commitment: share?.commitment, casual });
+    if (matchesFound !== before || queuedFor) return; // matched, or queued by another tab, meanwhile
+    queuedFor = game;
+    queuedRated = queued.rated === true;
+    queuedCasual = casual;
+    queueTicket = queued.ticket ?? null;
+  } catch (failure) {
+    if (failure.code !== "already_racing") {
+      queueLeftBecause = failure.message ?? "the quick match could not be asked for again";
+    } else {
+      for (const id of races) {
+        const { race } = await arena.request({ type: "get_race", race_id: id }).catch(() => ({}));
+        if (race?.game === game && ["countdown", "running"].includes(race.status)) {
+          enterRace(race);
+          return;
+        }
+      }
+    }
+  }
+  arena.emit("queue", {});
+}
+
 // Our stay in a queue (its ticket) ended unpaired: no longer queued, and why.
 function leftQueue(event) {
   if (!queueTicket || event.ticket !== queueTicket) return;
@@ -1523,10 +1556,16 @@ function drawWho() {
 }
 arena.on("welcome", (welcome) => {
   drawWho();
+  const same = welcome.resumed && welcome.player_id === myRacesOf; // this page's player, back
+  const waited = queuedFor && same ? { game: queuedFor, casual: queuedCasual } : null;
   // A new connection waits in no queue of its own, but another tab's may hold one.
   queuedFor = welcome.queued?.game ?? null;
   queuedRated = welcome.queued?.rated === true;
+  queuedCasual = !!welcome.queued && !queuedRated && !!welcome.username;
   queueTicket = welcome.queued?.ticket ?? null;
+  // This page waited for a quick match, and the connection that dropped took it out of
+  // the queue: back in it, as it was; a match made meanwhile is entered.
+  if (waited && !queuedFor && !arena.watchOnly) queueAgain(waited, welcome.races ?? []);
   // A viewer's session, for a visitor's reading, leaves the header's word alone: it may be
   // telling them they were signed out.
   if (arena.watchOnly) return;
