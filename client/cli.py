@@ -969,7 +969,10 @@ async def play(args: argparse.Namespace) -> int:
             "is rated for accounts"
         )
     if args.casual and (args.create or args.join is not None):
-        return fail("--casual is for a quick match: a created race is casual unless --rated")
+        return fail(
+            "--casual is for a quick match: a joined race has its own setting, a created one is "
+            "casual unless --rated"
+        )
     # With legal moves, every view also says whether an undo would be accepted (key u).
     client, welcome = await _sign_in(args, legal_moves=True)
     joining = functools.partial(join_command, server=args.server)  # the lobby says it

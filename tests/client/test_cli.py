@@ -321,7 +321,8 @@ def test_casual_is_only_for_a_quick_match(node: NodeProcess, tmp_path: Path) -> 
     for way in (["--join", "ABCDEF"], ["--create"]):
         result = run("play", *way, "--casual", "--server", node.url, config=tmp_path / "c.json")
         assert one_error_line(result) == (
-            "solitaire-arena: --casual is for a quick match: a created race is casual unless --rated"
+            "solitaire-arena: --casual is for a quick match: a joined race has its own setting, "
+            "a created one is casual unless --rated"
         )
 
 
