@@ -40,18 +40,20 @@ def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the wor
 
 @contextlib.contextmanager
 def _spawned_ignoring_ctrl_c() -> Iterator[None]:
-    """A worker process spawned meanwhile ignores SIGINT (an ignored signal stays ignored
-    across the exec): Ctrl-C in a terminal reaches the whole process group, the node shuts
-    its pool down, and the worker's own KeyboardInterrupt would only print a traceback."""
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous is None:
+    """A worker process spawned meanwhile never sees SIGINT: Ctrl-C in a terminal reaches
+    the whole process group, the node shuts its pool down, and the worker's own
+    KeyboardInterrupt would only print a traceback. SIGINT is blocked meanwhile, and the
+    worker keeps the blocked mask across its exec; the node only holds a Ctrl-C pressed
+    meanwhile, which reaches it as the block lifts (ignoring it instead lost it: a node
+    told Ctrl-C while it spawned its worker ran on)."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 class WorkerDied(RuntimeError):

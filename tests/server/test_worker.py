@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from server import worker as worker_module
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: A process that starts a worker, prints the worker's pid and waits to be killed.
@@ -88,3 +90,18 @@ def test_a_node_stopping_its_worker_mid_call_exits_without_waiting_for_the_call(
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert node.stdout == "the call ended\n" and node.returncode == 0 and node.stderr == "", node.stderr
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_ctrl_c_while_the_worker_is_spawned_is_held_for_the_node_not_lost() -> None:
+    """The worker is spawned deaf to SIGINT; a Ctrl-C that comes meanwhile still reaches
+    the node once the spawn is done (it used to be ignored: the node never stopped)."""
+    told: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: told.append(signum))
+    try:
+        with worker_module._spawned_ignoring_ctrl_c():
+            os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs at the next look for signals
+        assert told == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
