@@ -18,6 +18,7 @@ from playwright.async_api import Browser, Page, expect
 from client.sdk import ArenaClient
 from server.app import ArenaServer
 from shared import replay
+from shared.protocol import MatchFound
 from tests.server.conftest import WINNABLE_SEED
 from tests.server.solver import solve
 from tests.web.test_browser import create_race_on, expected, page_race_id, until_shown
@@ -243,24 +244,38 @@ async def test_an_idle_page_notices_a_stalled_connection_by_itself_and_reconnect
     assert errors == []
 
 
+#: The lobby's line while gus waits for a Treize quick match.
+WAITING = "Waiting for someone to race at Treize\N{HORIZONTAL ELLIPSIS} Cancel quick match"
+
+
+async def waiting_through(browser: Browser, proxy: StallingProxy, errors: list[str]) -> Page:
+    """A page loaded through ``proxy`` whose guest gus waits for a Treize quick match."""
+    page = await quick_page(browser, proxy.url, errors)
+    await page.fill("#name", "gus")
+    await page.click("text=Quick match: Treize")
+    await expect(page.locator("#queue")).to_have_text(WAITING)
+    return page
+
+
+async def bob_paired(arena: ArenaServer) -> tuple[ArenaClient, MatchFound]:
+    """bob, asking for a Treize quick match on the node directly, once paired."""
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    await bob.quick_match("treize")
+    return bob, await bob.wait_for_match(timeout=10)
+
+
 async def test_a_page_waiting_for_a_quick_match_is_queued_again_after_its_connection_dropped(
     browser: Browser, arena: ArenaServer, proxy: StallingProxy
 ) -> None:
     """The node takes a player whose connection closed out of the queue: the page, back,
     queues again as it was, says it waits, and is paired."""
     errors: list[str] = []
-    page = await quick_page(browser, proxy.url, errors)
-    await page.fill("#name", "gus")
-    await page.click("text=Quick match: Treize")
-    waiting = "Waiting for someone to race at Treize\N{HORIZONTAL ELLIPSIS} Cancel quick match"
-    await expect(page.locator("#queue")).to_have_text(waiting)
+    page = await waiting_through(browser, proxy, errors)
     proxy.cut()
     await page.wait_for_timeout(1500)  # the node saw the close (gus out of the queue); the page is back
-    await expect(page.locator("#queue")).to_have_text(waiting)
-    bob = await ArenaClient.connect(arena.url)
-    await bob.hello(name="bob")
-    await bob.quick_match("treize")  # only a gus queued again pairs with bob
-    found = await bob.wait_for_match(timeout=10)
+    await expect(page.locator("#queue")).to_have_text(WAITING)
+    bob, found = await bob_paired(arena)  # only a gus queued again pairs with bob
     await page.wait_for_url(f"**/#/race/{found.race.race_id}")
     await bob.close()
     assert errors == []
@@ -270,15 +285,9 @@ async def test_a_page_paired_while_its_connection_was_stalled_enters_the_race_on
     browser: Browser, arena: ArenaServer, proxy: StallingProxy
 ) -> None:
     errors: list[str] = []
-    page = await quick_page(browser, proxy.url, errors)
-    await page.fill("#name", "gus")
-    await page.click("text=Quick match: Treize")
-    await expect(page.locator("#queue")).to_contain_text("Waiting for someone to race at Treize")
+    page = await waiting_through(browser, proxy, errors)
     proxy.stall()  # the node still keeps gus waiting: it pairs him; the match_found is lost
-    bob = await ArenaClient.connect(arena.url)
-    await bob.hello(name="bob")
-    await bob.quick_match("treize")
-    found = await bob.wait_for_match(timeout=10)
+    bob, found = await bob_paired(arena)
     proxy.cut()
     proxy.mend()
     await page.wait_for_url(f"**/#/race/{found.race.race_id}", timeout=15_000)

@@ -327,10 +327,7 @@ function lobbyPage() {
     const queued = await arena.request({ type: "quick_match", game: id, share_commitment: mine?.commitment,
       casual: !!arena.username && casual.checked });
     if (matchesFound !== before) return; // matched already: on the race's page
-    queuedFor = id;
-    queuedRated = queued.rated === true;
-    queuedCasual = !!arena.username && casual.checked;
-    queueTicket = queued.ticket ?? null;
+    waitIn(id, queued, !!arena.username && casual.checked);
     queueLeftBecause = "";
     drawQueue();
   }) }, `Quick match: ${title}`));
@@ -1500,6 +1497,14 @@ arena.on("match_found", (event) => {
   enterRace(event.race);
 });
 
+// The stay a `queued` reply (for `game`, an account's `casual` one or not) names.
+function waitIn(game, queued, casual) {
+  queuedFor = game;
+  queuedRated = queued.rated === true;
+  queuedCasual = casual;
+  queueTicket = queued.ticket ?? null;
+}
+
 // Back in the queue a dropped connection left (the same game, queue and seed share), unless
 // a pairing made meanwhile seated the player: then its race, among the welcome's.
 async function queueAgain({ game, casual }, races) {
@@ -1508,10 +1513,7 @@ async function queueAgain({ game, casual }, races) {
     const share = pendingShare(`queue.${game}`, true);
     const queued = await arena.request({ type: "quick_match", game, share_commitment: share?.commitment, casual });
     if (matchesFound !== before || queuedFor) return; // matched, or queued by another tab, meanwhile
-    queuedFor = game;
-    queuedRated = queued.rated === true;
-    queuedCasual = casual;
-    queueTicket = queued.ticket ?? null;
+    waitIn(game, queued, casual);
   } catch (failure) {
     if (failure.code !== "already_racing") {
       queueLeftBecause = failure.message ?? "the quick match could not be asked for again";
