@@ -65,6 +65,15 @@ LEFT_WORDS: Final = {
 }
 
 
+def _in_the_other_queue(game: str, waiting_rated: bool) -> ArenaError:
+    """The refusal of a quick match of ``game`` to an account waiting in its other queue."""
+    waiting, asked = ("rated", "casual") if waiting_rated else ("casual", "rated")
+    return ArenaError(
+        ErrorCode.ALREADY_QUEUED,
+        f"you wait in {game}'s {waiting} queue: cancel that quick match before a {asked} one",
+    )
+
+
 def left_event(game: str, ticket: str, reason: QueueLeftReason) -> QuickMatchLeft:
     """What a player is told of a stay in ``game``'s queue that ended for ``reason``."""
     return QuickMatchLeft(game=game, ticket=ticket, reason=reason, message=LEFT_WORDS[reason])  # type: ignore[arg-type]  # a GameName key
@@ -153,12 +162,16 @@ class QuickMatchmaker:
         now = self.time.now_ms()
         if player.account:
             await self._refuse_the_other_queue(game, player_id, rated)
-        claim = await self.store.queues.claim(player_id, game, LEASE_MS, share_commitment, self.node_id)
+        claim = await self.store.queues.claim(
+            player_id, game, LEASE_MS, share_commitment, self.node_id, rated=rated
+        )
         if claim.other_game is not None:
             raise ArenaError(
                 ErrorCode.ALREADY_QUEUED,
                 f"you are queued for {claim.other_game}: cancel that quick match before queueing for {game}",
             )
+        if claim.other_queue_rated is not None:
+            raise _in_the_other_queue(game, claim.other_queue_rated)
         rating: float | None = None
         other: str | Left | None
         if rated:
@@ -186,11 +199,7 @@ class QuickMatchmaker:
             return
         if rated and not await self.store.queues.in_casual_queue(game, player_id):
             return  # in neither yet: a first ask
-        waiting, asked = ("rated", "casual") if not rated else ("casual", "rated")
-        raise ArenaError(
-            ErrorCode.ALREADY_QUEUED,
-            f"you wait in {game}'s {waiting} queue: cancel that quick match before a {asked} one",
-        )
+        raise _in_the_other_queue(game, waiting_rated=not rated)
 
     async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str:
         """Seat ``other`` (who waited) and ``player`` in a new race, each with the seed share
@@ -361,7 +370,9 @@ class QuickMatchmaker:
                 entry.leased_until = now + LEASE_MS
                 if not renewed.marked:  # it lapsed, though nobody dropped them from the pool
                     await self.store.queues.mark_again(
-                        player_id, Marker(game, self.node_id, entry.ticket), LEASE_MS
+                        player_id,
+                        Marker(game, self.node_id, entry.ticket, entry.rating is not None),
+                        LEASE_MS,
                     )
             elif entry.rating is None:  # the rated pool's leavers are the sweep's
                 if entry.leased_until < now:
@@ -452,10 +463,15 @@ class QuickMatchmaker:
                 await self._tell_left(player_id, game, away.ticket, QueueLeftReason.EXPIRED)
                 continue
             claim = await self.store.queues.claim(
-                player_id, game, LEASE_MS, holder=self.node_id, ticket=away.ticket
+                player_id,
+                game,
+                LEASE_MS,
+                holder=self.node_id,
+                ticket=away.ticket,
+                rated=away.rating is not None,
             )
-            if claim.other_game is not None:
-                continue  # queued for another game since
+            if claim.other_game is not None or claim.other_queue_rated is not None:
+                continue  # queued for another game, or this game's other queue, since
             log.warning("a pairing made no race: queued again", extra={"player_id": player_id, "game": game})
             await self._queue_again(game, player_id, Waiting(away.rating, claim.ticket, now + LEASE_MS))
 

@@ -23,11 +23,13 @@ class Left(enum.Enum):
 
 class Marker(NamedTuple):
     """A player's queue marker: the game, the node that keeps them waiting ('' for none
-    named) and the ticket of this stay in the queue ('' for none)."""
+    named), the ticket of this stay in the queue ('' for none) and which of the game's
+    queues it is in (None: not said, a marker from before the two queues)."""
 
     game: str
     holder: str
     ticket: str
+    rated: bool | None = None
 
 
 class Claim(NamedTuple):
@@ -35,6 +37,9 @@ class Claim(NamedTuple):
     ticket: str
     #: The other game the player is already queued for (nothing changed), or None.
     other_game: str | None = None
+    #: Queued for this game's other queue already (nothing changed): whether that one is
+    #: the rated queue; None when not.
+    other_queue_rated: bool | None = None
 
 
 class Renewed(NamedTuple):
@@ -60,20 +65,25 @@ class QueueStore:
         share_commitment: str = "",
         holder: str = "",
         ticket: str = "",
+        rated: bool = False,
     ) -> Claim:
-        """Mark the player as queued for ``game`` by the node ``holder`` (which keeps them
-        waiting), with the seed share commitment they sent ('' for none; asking again
-        replaces it). A new stay gets ``ticket`` (a new one when ''); asking again for the
-        game keeps the running one. Queued for another game already: nothing changes."""
+        """Mark the player as queued for ``game``'s rated (or casual) queue by the node
+        ``holder`` (which keeps them waiting), with the seed share commitment they sent
+        ('' for none; asking again replaces it). A new stay gets ``ticket`` (a new one when
+        ''); asking again for the same queue keeps the running one. Queued for another game,
+        or for this game's other queue, already: nothing changes. The marker is the one
+        place both asks meet, so of two asks at once only one queue is ever claimed."""
         key = keys.player_queue(player_id)
         ticket = ticket or secrets.token_hex(6)
-        if not await self.redis.set(key, _marker(game, holder, ticket), nx=True, px=lease_ms):
+        if not await self.redis.set(key, _marker(game, holder, ticket, rated), nx=True, px=lease_ms):
             current = _queued_of(await self.redis.get(key))
             if current is not None and current.game != game:
                 return Claim(current.ticket, current.game)
+            if current is not None and current.rated is not None and current.rated != rated:
+                return Claim(current.ticket, other_queue_rated=current.rated)
             if current is not None and current.ticket:
                 ticket = current.ticket
-            await self.redis.set(key, _marker(game, holder, ticket), px=lease_ms)
+            await self.redis.set(key, _marker(game, holder, ticket, rated), px=lease_ms)
         share_key = keys.player_queue_share(player_id)
         if share_commitment:
             await self.redis.set(share_key, share_commitment, px=lease_ms)
@@ -84,7 +94,7 @@ class QueueStore:
     async def mark_again(self, player_id: str, marker: Marker, lease_ms: int) -> bool:
         """Put back a waiting player's marker that expired (their node could not renew it
         in time); False when the player has another by now."""
-        value = _marker(marker.game, marker.holder, marker.ticket)
+        value = _marker(marker.game, marker.holder, marker.ticket, marker.rated)
         return bool(await self.redis.set(keys.player_queue(player_id), value, nx=True, px=lease_ms))
 
     async def share_commitments(self, player_ids: list[str]) -> list[str]:
@@ -196,14 +206,20 @@ class QueueStore:
             await pipe.execute()
 
 
-def _marker(game: str, holder: str, ticket: str) -> str:
-    return f"{game} {holder} {ticket}"
+#: How a marker names each of a game's queues.
+_QUEUE_WORDS = {True: "rated", False: "casual"}
+
+
+def _marker(game: str, holder: str, ticket: str, rated: bool | None) -> str:
+    words = [game, holder, ticket] + ([] if rated is None else [_QUEUE_WORDS[rated]])
+    return " ".join(words)
 
 
 def _queued_of(marker: str | None) -> Marker | None:
-    """A player's queue marker as read (one from before tickets has none, one from before
-    holders neither)."""
+    """A player's queue marker as read (one from before the two queues does not say which,
+    one from before tickets has no ticket, one from before holders no holder)."""
     if marker is None:
         return None
-    game, holder, ticket = (*marker.split(" ", 2), "", "")[:3]
-    return Marker(game, holder, ticket)
+    game, holder, ticket, queue = (*marker.split(" ", 3), "", "", "")[:4]
+    rated = {"rated": True, "casual": False}.get(queue)
+    return Marker(game, holder, ticket, rated)

@@ -19,7 +19,7 @@ from server.features.quick_match import SWEEP_EVERY
 from server.store import keys
 from tests.redis_direct import async_redis
 from tests.server.conftest import running_node
-from tests.server.rawclient import Racer, racers
+from tests.server.rawclient import Racer, racers, resumed
 from tests.server.test_profiles import seed_ratings
 from tests.server.test_ratings import PASSWORD, accounts, close, foundation_moves, play
 
@@ -91,6 +91,26 @@ async def test_an_account_waiting_in_one_queue_of_a_game_is_refused_the_other_un
     back = await ada.request({"type": "quick_match", "game": "treize", "casual": True})
     assert back["message"] == "you wait in treize's rated queue: cancel that quick match before a casual one"
     await close(ada)
+
+
+async def test_an_account_asking_for_both_queues_of_a_game_at_once_waits_in_exactly_one(
+    arena: ArenaServer,
+) -> None:
+    (ada,) = await accounts(arena.url, "ada")
+    other = await resumed(arena.url, ada)
+    for _ in range(5):  # each time both asks come together, from two sessions
+        rated, casual = await asyncio.gather(
+            ada.request({"type": "quick_match", "game": "treize"}),
+            other.request({"type": "quick_match", "game": "treize", "casual": True}),
+        )
+        answers = sorted([rated["type"], casual["type"]])
+        assert answers == ["error", "queued"], (rated, casual)
+        refused = rated if rated["type"] == "error" else casual
+        assert refused["code"] == "already_queued"
+        mine = await ada.request({"type": "list_my_races"})
+        assert mine["queued"]["rated"] is (casual["type"] == "error")
+        assert (await ada.request({"type": "cancel_quick_match"}))["type"] == "ok"
+    await close(ada, other)
 
 
 async def test_a_rated_quick_match_pairs_two_accounts_and_updates_both_ratings(arena: ArenaServer) -> None:

@@ -265,15 +265,22 @@ async def test_a_player_claims_one_queue_at_a_time(store: Store) -> None:
     first = await store.queues.claim("ada", "treize", 30_000)
     assert first.other_game is None and len(first.ticket) == 12
     # The same queue again keeps the stay's ticket; another queue changes nothing.
-    assert await store.queues.claim("ada", "treize", 30_000) == (first.ticket, None)
-    assert await store.queues.claim("ada", "eight-off", 30_000) == (first.ticket, "treize")
+    assert await store.queues.claim("ada", "treize", 30_000) == (first.ticket, None, None)
+    assert await store.queues.claim("ada", "eight-off", 30_000) == (first.ticket, "treize", None)
+    # The game's other queue changes nothing either, and says which one she waits in.
+    assert await store.queues.claim("ada", "treize", 30_000, rated=True) == (first.ticket, None, False)
+    assert (await store.queues.queued("ada")).rated is False  # type: ignore[union-attr]
     await store.queues.unqueue("treize", "ada")
     second = await store.queues.claim("ada", "eight-off", 30_000, holder="node-a")
     assert second.other_game is None and second.ticket != first.ticket
-    assert await store.queues.queued("ada") == ("eight-off", "node-a", second.ticket)
+    assert await store.queues.queued("ada") == ("eight-off", "node-a", second.ticket, False)
     # Queueing again from another node: that node keeps the player waiting from now on.
-    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-b") == (second.ticket, None)
-    assert await store.queues.queued("ada") == ("eight-off", "node-b", second.ticket)
+    assert await store.queues.claim("ada", "eight-off", 30_000, holder="node-b") == (
+        second.ticket,
+        None,
+        None,
+    )
+    assert await store.queues.queued("ada") == ("eight-off", "node-b", second.ticket, False)
 
 
 async def test_a_renewal_says_what_it_found_of_each_waiting_entry(store: Store) -> None:
@@ -284,8 +291,8 @@ async def test_a_renewal_says_what_it_found_of_each_waiting_entry(store: Store) 
     assert await queues.renew(entries, 60_000, 30_000) == [(True, True), (False, False)]
     await store.redis.delete(keys.player_queue("ada"))  # her marker lapsed, her place did not
     assert await queues.renew(entries[:1], 90_000, 30_000) == [(True, False)]
-    assert await queues.mark_again("ada", Marker("treize", "node-a", "t1"), 30_000)
-    assert await queues.queued("ada") == ("treize", "node-a", "t1")
+    assert await queues.mark_again("ada", Marker("treize", "node-a", "t1", False), 30_000)
+    assert await queues.queued("ada") == ("treize", "node-a", "t1", False)
     assert not await queues.mark_again("ada", Marker("treize", "node-b", "t2"), 30_000)
 
 
@@ -293,10 +300,15 @@ async def test_a_queue_marker_from_before_tickets_reads_without_one(store: Store
     client = async_redis(clean_redis)
     try:
         await client.set(keys.player_queue("ada"), "treize node-a")
-        assert await store.queues.queued("ada") == ("treize", "node-a", "")
-        # Asking again for the game gives the stay a ticket from then on.
-        claimed = await store.queues.claim("ada", "treize", 30_000, holder="node-a")
-        assert claimed.ticket and await store.queues.queued("ada") == ("treize", "node-a", claimed.ticket)
+        assert await store.queues.queued("ada") == ("treize", "node-a", "", None)
+        # Asking again for the game gives the stay a ticket, and names its queue, from then on.
+        claimed = await store.queues.claim("ada", "treize", 30_000, holder="node-a", rated=True)
+        assert claimed.ticket and await store.queues.queued("ada") == (
+            "treize",
+            "node-a",
+            claimed.ticket,
+            True,
+        )
     finally:
         await client.aclose()
 
