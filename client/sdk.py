@@ -236,6 +236,9 @@ class ArenaClient:
         #: A session that only reads and watches (``hello`` with ``viewer``): resumed as a
         #: new viewer, having no token.
         self.viewer = False
+        #: Seconds the server keeps a gone racer's seat before a race starts, as its
+        #: ``welcome`` said (None: not said).
+        self.lobby_grace: float | None = None
         self.seqs: dict[str, int] = {}
         #: Per race, the seq and move of the last move sent whose ack never came: sent again
         #: (a retry), an ack ``resent`` for it is this client's own move.
@@ -469,6 +472,7 @@ class ArenaClient:
             if not isinstance(welcome, Welcome):
                 break
             # The reader took the welcome in already (``_resumed``).
+            self.lobby_grace = welcome.lobby_grace
             await self._queue_again(welcome)
             return
         self._resume_hello = None
@@ -679,7 +683,7 @@ class ArenaClient:
         )
         welcome = await self._expect(hello, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
-        self.viewer = welcome.viewer
+        self.viewer, self.lobby_grace = welcome.viewer, welcome.lobby_grace
         self._legal_moves = legal_moves
         return welcome
 
@@ -726,6 +730,7 @@ class ArenaClient:
         message = Login(id=self.next_id(), username=username, password=password, legal_moves=legal_moves)
         welcome = await self._expect(message, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
+        self.lobby_grace = welcome.lobby_grace
         self._legal_moves = legal_moves
         return welcome
 

@@ -278,29 +278,34 @@ def left_elsewhere_note(code: str, cancelled: bool) -> str:
 
 
 #: Seconds a server keeps the seat of a racer whose connection closed in a race not yet
-#: started, unless it is set otherwise (``SA_LOBBY_GRACE``; the server does not say its own).
+#: started, unless it is set otherwise (``SA_LOBBY_GRACE``), for a server that does not
+#: say its own in ``welcome``.
 LOBBY_GRACE: Final = 30
 
 
-def seat_lost_note(code: str, away: float | None, status: str) -> str:
+def seat_lost_note(code: str, away: float | None, status: str, grace: float | None = None) -> str:
     """The lobby of a race whose seat this racer lost while their connection was down:
-    away longer than the server keeps a seat, they left it (the last one out cancels it);
-    the race is at ``status`` now.
+    away longer than the server keeps a seat (``grace`` seconds, as its ``welcome`` said;
+    None: not said), they left it (the last one out cancels it); the race is at ``status``
+    now.
 
-    >>> seat_lost_note("5985RT", 41.3, "open")  # doctest: +NORMALIZE_WHITESPACE
-    'you lost your seat in race 5985RT: the connection was down 41 s, longer than a race
-    keeps the seat of a racer gone before its start (30 s by default). r joins it again, ctrl+q quits'
-    >>> seat_lost_note("5985RT", None, "cancelled")  # doctest: +NORMALIZE_WHITESPACE
-    'you lost your seat in race 5985RT: the connection was down longer than a race keeps the
-    seat of a racer gone before its start (30 s by default); nobody sat in it any more, so it is
+    >>> seat_lost_note("5985RT", 41.3, "open", 30.0)  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down 41 s, longer than this server
+    keeps the seat of a racer gone before a race starts (30 s). r joins it again, ctrl+q quits'
+    >>> seat_lost_note("5985RT", None, "cancelled", 12.5)  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down longer than this server keeps
+    the seat of a racer gone before a race starts (12.5 s); nobody sat in it any more, so it is
     cancelled. ctrl+q quits'
-    >>> seat_lost_note("5985RT", 41.3, "running")[-48:]
-    '; it started without you meanwhile. ctrl+q quits'
+    >>> seat_lost_note("5985RT", 41.3, "running")  # doctest: +NORMALIZE_WHITESPACE
+    'you lost your seat in race 5985RT: the connection was down 41 s, longer than this server
+    keeps the seat of a racer gone before a race starts (30 s by default); it started without
+    you meanwhile. ctrl+q quits'
     """
     down = "down" if away is None else f"down {max(1, round(away))} s,"
+    kept = f"{LOBBY_GRACE} s by default" if grace is None else f"{grace:g} s"
     why = (
-        f"you lost your seat in race {code}: the connection was {down} longer than a race keeps "
-        f"the seat of a racer gone before its start ({LOBBY_GRACE} s by default)"
+        f"you lost your seat in race {code}: the connection was {down} longer than this server "
+        f"keeps the seat of a racer gone before a race starts ({kept})"
     )
     if status == "open":
         return f"{why}. r joins it again, ctrl+q quits"
@@ -953,7 +958,9 @@ class RaceScreen(Screen[None]):
         if state.left_out and state.me not in state.racers:
             return f"{LEFT_OUT}. ctrl+q quits"
         if self.seat_lost:
-            return seat_lost_note(state.code or self.race_id, self._away, state.status)
+            return seat_lost_note(
+                state.code or self.race_id, self._away, state.status, self.client.lobby_grace
+            )
         if self.left_elsewhere:
             return left_elsewhere_note(state.code or self.race_id, cancelled=state.status == "cancelled")
         if state.over:

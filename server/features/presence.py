@@ -166,6 +166,7 @@ class Presence:
             server_time=self.time.now_ms(),
             username=identity.name if identity.account else None,
             queued=queued,
+            lobby_grace=self.lobby.settings.lobby_grace,
         )
         if over:
             await self.results.told_player(player_id, [m.race_id for m in over])

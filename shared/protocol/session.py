@@ -55,6 +55,9 @@ class Welcome(Reply):
     #: The quick match the player waits in as this session says hello (queued by another
     #: of their sessions: a connection of its own waits in none yet); absent for none.
     queued: QueueStay | None = None
+    #: Seconds this server keeps the seat of a player whose connection closed in a race
+    #: not yet started (``SA_LOBBY_GRACE``); absent for a viewer, and from older servers.
+    lobby_grace: float | None = None
 
 
 class QueueStay(Reply):

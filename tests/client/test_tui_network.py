@@ -383,8 +383,8 @@ async def test_a_lobby_back_after_a_drop_keeps_saying_who_sits_and_how_others_jo
 # ----- a seat lost while away ---------------------------------------------------------
 
 LOST = re.compile(
-    r"you lost your seat in race (\w+): the connection was down \d+ s, longer than a race keeps "
-    r"the seat of a racer gone before its start \(30 s by default\)(.*)"
+    r"you lost your seat in race (\w+): the connection was down \d+ s, longer than this server keeps "
+    r"the seat of a racer gone before a race starts \(0.2 s\)(.*)"
 )
 
 

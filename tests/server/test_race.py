@@ -477,6 +477,16 @@ async def test_a_player_gone_past_the_lobby_grace_leaves_the_open_race(
         assert await cyd.list_races("treize") == []  # the last one gone: cancelled
 
 
+async def test_a_players_welcome_says_how_long_this_server_keeps_a_gone_racers_seat(clean_redis: str) -> None:
+    async with running_node(clean_redis, lobby_grace=12.5) as node:
+        (ada,) = await racers(node.url, "ada")
+        async with ws_connect(node.url, compression=None) as ws:
+            await ws.send(json.dumps({"type": "hello", "id": 1, "token": ada.token}))
+            welcome = json.loads(await ws.recv())
+        assert welcome["type"] == "welcome" and welcome["lobby_grace"] == 12.5
+        await ada.ws.close()
+
+
 async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
     clean_redis: str, connect: Connect
 ) -> None:
