@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
@@ -604,6 +604,14 @@ def unreachable(exc: OSError | InvalidHandshake) -> str:
     return str(exc)
 
 
+#: How a player cancels a quick match another of their sessions waits in (the terminal has
+#: no command of its own for it: a session's wait ends with it).
+WAITING_ELSEWHERE: Final = (
+    "Another of your sessions waits in it: Ctrl+C in the terminal that waits, or Cancel quick "
+    "match on its page, cancels it"
+)
+
+
 async def quick_match(
     client: ArenaClient, game: GameName, wait: float, casual: bool = False
 ) -> MatchFound | str:
@@ -612,7 +620,10 @@ async def quick_match(
     lost its store for a while) is taken again. A wait that ends otherwise (Ctrl+C,
     SIGTERM, a lost connection) leaves the queue first: the server would keep the player
     queued while another of their sessions is connected."""
-    queued = await client.quick_match(game, casual=casual)
+    try:
+        queued = await client.quick_match(game, casual=casual)
+    except AlreadyQueuedError as exc:
+        raise CommandError(f"{exc.message}. {WAITING_ELSEWHERE}") from None
     kind = "rated" if queued.rated else "casual"
     print(f"waiting for someone to race at {game} ({kind}, up to {wait:g} s)…", flush=True)
     try:

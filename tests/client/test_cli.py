@@ -521,6 +521,32 @@ def test_a_bot_command_beside_another_is_told_to_take_other_bots_and_does_with_f
         loop.close()
 
 
+def test_play_refused_a_quick_match_while_another_session_waits_says_how_to_cancel_that_one(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+
+    async def queue_ada_for_treize() -> ArenaClient:
+        ada = await ArenaClient.connect(node.url)
+        await ada.sign_in("ada", TokenStore(config))
+        await ada.quick_match("treize")
+        return ada
+
+    loop = asyncio.new_event_loop()
+    try:
+        other = loop.run_until_complete(queue_ada_for_treize())
+        refused = run("play", "eight-off", "--name", "ada", "--server", node.url, config=config, timeout=60)
+        assert refused.returncode == 1
+        assert one_error_line(refused) == (
+            "solitaire-arena: you are queued for treize: cancel that quick match before queueing for "
+            "eight-off. Another of your sessions waits in it: Ctrl+C in the terminal that waits, or "
+            "Cancel quick match on its page, cancels it"
+        )
+        loop.run_until_complete(other.close())
+    finally:
+        loop.close()
+
+
 def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
     node: NodeProcess, tmp_path: Path
 ) -> None:
