@@ -607,7 +607,7 @@ class RematchPanel(Static):
             self.update(text.append("r offers one: same racers, new deal"))
             return
         # A name cut so that no word is wider than the panel ("name's", "name:").
-        text.append(rematch_note(rematch, state.me, most=self.columns - len("'s")) + "\n")
+        text.append(rematch_note(rematch, state.me, most=self.columns - len("'s"), rated=state.rated) + "\n")
         for racer in rematch.racers:
             marks = " (you)" if racer.player_id == state.me else ""
             lines = answer_lines(racer.name, marks, racer.answer, self.columns)

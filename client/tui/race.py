@@ -783,7 +783,7 @@ class RaceScreen(Screen[None]):
                 continue
             self.redraw()
             if isinstance(event, RematchUpdate) and self.state.rematch is not None:
-                self.status.say(rematch_note(self.state.rematch, self.state.me))
+                self.status.say(rematch_note(self.state.rematch, self.state.me, rated=self.state.rated))
             elif isinstance(event, RaceEnded):
                 await self._ended()
             elif isinstance(event, MoveAck):  # a move whose answer came after it timed out
@@ -1351,7 +1351,7 @@ class RaceScreen(Screen[None]):
         if not self.state.take_rematch(rematch):
             return  # the rematch started meanwhile (the screen follows it), or an update came first
         self.redraw()
-        self.status.say(rematch_note(rematch, self.state.me))
+        self.status.say(rematch_note(rematch, self.state.me, rated=self.state.rated))
 
     def action_toggle_ready(self) -> None:
         self.run_worker(self.toggle_ready(), group="ready", exit_on_error=False)

@@ -580,9 +580,10 @@ def newer_rematch(new: RematchInfo, old: RematchInfo | None) -> bool:
     return progress(new) >= progress(old)
 
 
-def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None) -> str:
+def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None, rated: bool = False) -> str:
     """One line on where a rematch offer stands, for this racer, each name cut to ``most``
-    columns (None: whole), so that a panel that wraps it does so between words.
+    columns (None: whole), so that a panel that wraps it does so between words. The
+    rematch of a ``rated`` race is rated too: an open offer says so.
 
     >>> from shared.protocol import RematchRacer
     >>> offer = RematchInfo(race_id="r1", offered_by="p_b", status="open", expires_at=0, racers=[
@@ -592,6 +593,8 @@ def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None) 
     'bob offers a rematch: y accepts, n declines'
     >>> rematch_note(offer, "p_b")
     'rematch offered: waiting for ada'
+    >>> rematch_note(offer, "p_a", rated=True), rematch_note(offer, "p_b", rated=True)
+    ('bob offers a rated rematch: y accepts, n declines', 'rated rematch offered: waiting for ada')
     >>> rematch_note(offer.model_copy(update={"status": "failed", "reason": "ada races elsewhere"}), "p_b")
     'no rematch: ada races elsewhere'
     >>> declined = offer.racers[1].model_copy(update={"answer": "declined"})
@@ -613,14 +616,15 @@ def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None) 
     if rematch.status == "failed":
         return f"no rematch: {rematch.reason or 'it could not start'}"
     waiting = [names[r.player_id] for r in rematch.racers if r.answer == "pending"]
+    kind = "rated rematch" if rated else "rematch"
     if mine == "pending":
-        return f"{offerer} offers a rematch: y accepts, n declines"
+        return f"{offerer} offers a {kind}: y accepts, n declines"
     if mine == "declined":
-        return "you declined the rematch"
+        return f"you declined the {kind}"
     who = ", ".join(waiting) or "the others"
     if offerer == "you":
-        return f"rematch offered: waiting for {who}"
-    return f"you accepted {offerer}'s rematch: waiting for {who}"
+        return f"{kind} offered: waiting for {who}"
+    return f"you accepted {offerer}'s {kind}: waiting for {who}"
 
 
 def _day_end_ms(day: str) -> int:

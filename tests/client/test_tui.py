@@ -1380,6 +1380,12 @@ async def _rated_race_raced_and_watched(arena: ArenaServer, connect: Connect) ->
         assert any(line.endswith(f" {loser}? {loser - 1500:+d}") for line in racers), racers
         assert any(line.endswith(f" {winner}? {winner - 1500:+d}") for line in racers), racers
         await until_shown(pilot, app, "\n".join(racers[:2]))  # the panel is cut to my own row here
+        # bob offers a rematch: rated, as the race was, and the screen says so.
+        await bob.offer_rematch(race.race_id)
+        offered = "bob_rated offers a rated rematch: y accepts, n declines"
+        await wait_until(pilot, lambda: screen.status.last == offered)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted bob_rated's offer")
     # What `play` prints once the screen is gone.
     assert (
         app.parting_note()

@@ -364,6 +364,17 @@ async def test_a_rated_race_between_two_signed_in_pages_ends_with_ratings_and_ch
     await expect(ada.locator(f'.racer[data-player="{ada_id}"] .rating')).to_have_text(f"{winner}?")
     await expect(ada.locator(f'.racer[data-player="{bob_id}"] .rating')).to_have_text(f"{loser}?")
     await ada.screenshot(path=shot_path("rated-results"), full_page=True)
+    # A rematch of a rated race is rated too, and both its invitation and offer say so.
+    await expect(ada.locator("#rematch p")).to_have_text(
+        "The same racers on a new deal, rated as this race was: everyone asked has 30 seconds to accept."
+    )
+    await bob.click("#offer-rematch")
+    await expect(ada.locator("#rematch-status")).to_contain_text(
+        "bob_r offered a rated rematch: waiting for answers"
+    )
+    await expect(bob.locator("#rematch-status")).to_contain_text(
+        "You offered a rated rematch: waiting for answers"
+    )
     # A name in the standings links to that player's profile.
     await ada.locator(f'#standings tr[data-player="{bob_id}"] a.player').click()
     await expect(ada.locator("#profile-name")).to_have_text("bob_r")

@@ -1066,18 +1066,20 @@ function racePage(raceId, arrived = null) {
     const offer = element("button", { id: "offer-rematch", type: "button", onclick: () => askRematch({ type: "offer_rematch" }) }, "Offer rematch");
     if (!rematch) {
       delete rematchBox.dataset.status;
-      redraw(rematchBox, [heading, element("p", {}, "The same racers on a new deal: everyone asked has 30 seconds to accept."), offer]);
+      const how = race.rated ? "The same racers on a new deal, rated as this race was" : "The same racers on a new deal";
+      redraw(rematchBox, [heading, element("p", {}, `${how}: everyone asked has 30 seconds to accept.`), offer]);
       rematchClock = null;
       return;
     }
     const me = arena.player?.player_id;
     const myAnswer = rematch.racers.find((r) => r.player_id === me)?.answer;
     const by = rematch.offered_by === me ? "You" : rematch.racers.find((r) => r.player_id === rematch.offered_by)?.name ?? "Someone";
+    const kind = race.rated ? "a rated rematch" : "a rematch";
     const line = element("p", { id: "rematch-status", tabindex: "-1" });
     if (rematch.status === "open") {
-      line.append(`${by} offered a rematch: waiting for answers, `, element("span", { id: "rematch-clock", "aria-live": "off" }, offerLeft()), " left.");
+      line.append(`${by} offered ${kind}: waiting for answers, `, element("span", { id: "rematch-clock", "aria-live": "off" }, offerLeft()), " left.");
     } else {
-      line.textContent = `${by} offered a rematch: ` + ({
+      line.textContent = `${by} offered ${kind}: ` + ({
         started: myAnswer === "declined" ? "it started without you." : "it is starting…",
         declined: "declined, nobody accepted.",
         expired: "expired, nobody answered in time.",
@@ -1114,8 +1116,9 @@ function racePage(raceId, arrived = null) {
     if (rematch.status !== "open") { tell(ended); return; }
     // Rounded down: the clock's offset, read with a reply's delay, errs on the long side.
     const left = clockText(Math.max(0, Math.floor((rematch.expires_at - Date.now() - offset) / 1000)));
-    tell(myAnswer === "pending" ? `${by} offered a rematch: accept or decline, ${left} left`
-      : `${by} offered a rematch: waiting for answers, ${left} left`);
+    const kind = race.rated ? "a rated rematch" : "a rematch";
+    tell(myAnswer === "pending" ? `${by} offered ${kind}: accept or decline, ${left} left`
+      : `${by} offered ${kind}: waiting for answers, ${left} left`);
   }
 
   const stops = [
