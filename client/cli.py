@@ -84,6 +84,7 @@ from client.wording import (
     place_words,
     refusal_words,
     result_words,
+    seconds_words,
     standing_words,
 )
 from shared.daily_words import reveal_words, utc_minute
@@ -1730,7 +1731,7 @@ def _plural(count: int, word: str) -> str:
 
 
 def _seconds(ms: int) -> str:
-    return f"{ms / 1000:.1f} s"
+    return f"{seconds_words(ms)} s"
 
 
 def _when(at_ms: int, now: datetime | None = None) -> str:
@@ -2177,9 +2178,9 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     ...                       time_ms=time_ms, race_id=race_id, gave_up=gave_up)
     >>> page = DailyBoard(date="2027-03-14", game="treize", total=14, next_offset=3,
     ...     entries=[entry(1, "zoe", True, 52, 95012, "a1b2c3d4e5f6"),
-    ...              entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a"),
+    ...              entry(2, "ada", True, 52, 101654, "0f1e2d3c4b5a"),
     ...              entry(3, "bob", False, 30, None, "9e8d7c6b5a4f", gave_up=True)],
-    ...     me=entry(2, "ada", True, 52, 101554, "0f1e2d3c4b5a"))
+    ...     me=entry(2, "ada", True, 52, 101654, "0f1e2d3c4b5a"))
     >>> print(daily_board_text(page))
     treize daily board of 2027-03-14 (UTC): 14 finished scored attempts
     rank  name                      result            race

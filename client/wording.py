@@ -67,6 +67,17 @@ def cards_scored(game: str, score: int) -> str:
     return f"{score} card{'' if score == 1 else 's'} {'removed' if game == 'treize' else 'home'}"
 
 
+def seconds_words(ms: int) -> str:
+    """A race time in seconds, to the tenth, cut as a stopwatch cuts it (never rounded up):
+    the same in every client, in standings as on a replay's clock.
+
+    >>> seconds_words(95_012), seconds_words(2_250), seconds_words(1_599), seconds_words(0)
+    ('95.0', '2.2', '1.5', '0.0')
+    """
+    tenths = max(0, ms) // 100
+    return f"{tenths // 10}.{tenths % 10}"
+
+
 def result_words(game: str, won: bool, score: int, time_ms: int | None, gave_up: bool = False) -> str:
     """A racer's result: the time of a win, else the cards scored (said to be where the
     racer gave up when they did, as the browser says it too).
@@ -79,7 +90,7 @@ def result_words(game: str, won: bool, score: int, time_ms: int | None, gave_up:
     'gave up with 1 card home'
     """
     if won:
-        return f"won in {time_ms / 1000:.1f} s" if time_ms is not None else "won"
+        return f"won in {seconds_words(time_ms)} s" if time_ms is not None else "won"
     return f"gave up with {cards_scored(game, score)}" if gave_up else cards_scored(game, score)
 
 

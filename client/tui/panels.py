@@ -15,7 +15,7 @@ from textual.widgets import Static
 from client.columns import clipped, padded, split_to_fit, width
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
-from client.wording import change_words, standing_words
+from client.wording import change_words, seconds_words, standing_words
 
 BAR_WIDTH = 16
 #: The columns a racer's counts line takes with how they ended on it, at most: a panel
@@ -266,7 +266,7 @@ def ghost_lines(
         return head, bar, f"moves {ghost.move_count:>3}"
     end = ""
     if ghost.won:
-        end = f"  won in {ghost.elapsed_ms / 1000:.1f} s"
+        end = f"  won in {seconds_words(ghost.elapsed_ms)} s"
     elif ghost.finished:
         end = "  gave up" if ghost.gave_up else "  finished"
     bar = f"{progress_bar(ghost.cards_left, bar_width)} {ghost.cards_left:>2} left"
@@ -552,7 +552,7 @@ class RankingPanel(Static):
             # Where a winner has the time of the win, a racer who gave up says so.
             tail = "gave up" if racer.player_id in gave_up else ""
             if racer.won:
-                tail = f"won {time_ms / 1000:.1f}s" if time_ms is not None else "won"
+                tail = f"won {seconds_words(time_ms)}s" if time_ms is not None else "won"
             tails.append(tail)
         place_width, pad = (0, 15) if state.daily is not None else (len("1. "), 12)
         room = self.columns - place_width - len(" 52")
@@ -629,7 +629,7 @@ def daily_text(state: RaceState, columns: int = SIDE_COLUMNS) -> str:
     >>> state = RaceState(race_id="r1", me="p_a", status="finished",
     ...                   daily=DailyRun("treize", "2027-03-14", scored=True))
     >>> state.place = DailyEntry(rank=2, player_id="p_a", name="ada", won=True, score=52,
-    ...                          time_ms=101554)
+    ...                          time_ms=101654)
     >>> state.board_total = 14
     >>> print(daily_text(state))
     Board of 2027-03-14

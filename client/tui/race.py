@@ -64,7 +64,14 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen, served_timeline
-from client.wording import LEFT_OUT, change_words, place_words, refusal_words, run_ending_words
+from client.wording import (
+    LEFT_OUT,
+    change_words,
+    place_words,
+    refusal_words,
+    run_ending_words,
+    seconds_words,
+)
 from shared.daily_words import reveal_words
 from shared.games import GameName
 from shared.protocol import (
@@ -213,7 +220,7 @@ def ghosts_note(ghosts: list[GhostInfo]) -> str:
     for ghost in ghosts:
         end = ""
         if ghost.won and ghost.time_ms is not None:
-            end = f", won in {ghost.time_ms / 1000:.1f} s"
+            end = f", won in {seconds_words(ghost.time_ms)} s"
         elif ghost.gave_up:
             end = ", gave up"
         shown.append(f"{ghost.name} (#{ghost.rank}{end})")

@@ -77,6 +77,7 @@ from tests.server.helpers import sdk_race, start_race
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
+from tests.timing import tenths_of_seconds
 
 SIZE = (120, 44)
 
@@ -1484,7 +1485,7 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
 
         summary = screen.state.summary
         assert summary is not None and summary.standings[0].won
-        seconds = f"{(summary.standings[0].time_ms or 0) / 1000:.1f}"
+        seconds = tenths_of_seconds(summary.standings[0].time_ms or 0)
         assert screen.status.last == (
             f"daily over: you won in {seconds} s, #1 of 2 on the eight-off board of {date}. "
             "p practice, ctrl+q quit"
@@ -1619,7 +1620,7 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
     ended = await leader.wait_for(RaceEnded, lambda e: e.race_id == leads.race.race_id)
     won_ms = ended.summary.standings[0].time_ms
     assert won_ms is not None and won_ms > paced * 150
-    won = f"won in {won_ms / 1000:.1f} s"
+    won = f"won in {tenths_of_seconds(won_ms)} s"
 
     ada = await connect(arena.url)
     await ada.hello(name="ada", legal_moves=True)

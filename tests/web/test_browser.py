@@ -11,6 +11,7 @@ import pytest
 from playwright.async_api import Browser, Page, WebSocketRoute, expect
 
 from client.sdk import ArenaClient
+from client.wording import result_words, seconds_words
 from server.app import ArenaServer
 from server.redis_embedded import free_port
 from shared import replay
@@ -631,6 +632,28 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
             await bob.ready(race.race_id)
             await expect(second.locator("#status")).to_have_text("Go!", timeout=10_000)
             await expect(second.locator("#share-note")).to_be_hidden()  # said till the start
+    assert errors == []
+
+
+async def test_the_page_writes_a_race_time_as_the_terminal_does_cut_to_the_tenth(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Two racers comparing a page with a terminal read the same time: 1,599 ms is 1.5 s in
+    both (cut, as the replay's clock cuts it), never 1.6 s in one of them."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    times = [0, 99, 1_599, 2_250, 3_250, 59_950, 95_012, 601_999]
+    written = await page.evaluate(
+        """async (times) => {
+            const { seconds } = await import("/static/js/dom.js");
+            return times.map(seconds);
+        }""",
+        times,
+    )
+    expected = ["0.0 s", "0.0 s", "1.5 s", "2.2 s", "3.2 s", "59.9 s", "95.0 s", "601.9 s"]
+    assert written == expected
+    assert [f"{seconds_words(ms)} s" for ms in times] == expected
+    assert [result_words("eight-off", True, 52, ms) for ms in times] == [f"won in {e}" for e in expected]
     assert errors == []
 
 

@@ -25,6 +25,7 @@ from shared.protocol import RaceEnded
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, node_settings
 from tests.server.helpers import start_race
+from tests.timing import tenths_of_seconds
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import click_move, expected, open_page, page_race_id, shown
@@ -200,7 +201,7 @@ async def test_an_account_plays_the_daily_to_a_win_tops_the_board_and_then_pract
         (mine,) = board.entries
         assert mine.player_id == ada.player_id and mine.won and mine.race_id == race_id
         assert mine.time_ms is not None
-        won = f"won in {mine.time_ms / 1000:.1f} s"
+        won = f"won in {tenths_of_seconds(mine.time_ms)} s"
         # The results: no seed before the day closes (reveals_at), and nothing of a race for several.
         await expect(page.locator("#standings")).to_contain_text(won)
         # A race of one tells no place (the day's board does): no Rank column, no "1."; and

@@ -17,6 +17,7 @@ from server.features.daily_rules import DAY_MS, day_start
 from shared import replay
 from shared.protocol import RaceEnded
 from tests.server.test_daily import crowd_the_tables
+from tests.timing import tenths_of_seconds
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_accounts_ratings import account, signed_in_page
 from tests.web.test_browser import fits_the_screen, open_page
@@ -78,7 +79,7 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
         log = await leader.move_log(leader_race)
         starts_at = (await leader.get_race(leader_race)).starts_at
         assert starts_at is not None and [m.move for m in log.moves] == line
-        won_in = f"won in {(log.moves[-1].at - starts_at) / 1000:.1f} s"
+        won_in = f"won in {tenths_of_seconds(log.moves[-1].at - starts_at)} s"
 
         # The second account plays the deal in the page: ghosts are off until asked for.
         chaser = await account(arena.url, "chaser_day")
@@ -98,7 +99,7 @@ async def test_a_scored_attempt_races_the_leaders_ghost_and_the_standings_count_
         await expect(ghost.locator(".racer-name")).to_contain_text("leader_day")
         await expect(ghost.locator(".ghost-tag")).to_have_text("ghost")
         await expect(ghost.locator(".ghost-info")).to_have_text(
-            f"rank 1 \N{MIDDLE DOT} won in {top.time_ms / 1000:.1f} s"
+            f"rank 1 \N{MIDDLE DOT} won in {tenths_of_seconds(top.time_ms)} s"
         )
         state = ghost.locator(".ghost-state")
         bar = ghost.get_by_role("progressbar", name="ghost leader_day's progress")

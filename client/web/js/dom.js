@@ -211,8 +211,11 @@ export function dealCardsLeft(game) {
   return 52 - (DEALT_HOME[game] ?? 0);
 }
 
+// A race time to the tenth, cut as a stopwatch cuts it (never rounded up): as the
+// terminal clients and the replay's clock give it.
 export function seconds(ms) {
-  return `${(ms / 1000).toFixed(1)} s`;
+  const tenths = Math.floor(Math.max(0, ms) / 100);
+  return `${Math.floor(tenths / 10)}.${tenths % 10} s`;
 }
 
 export function when(ms) {
