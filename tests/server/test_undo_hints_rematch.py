@@ -16,6 +16,7 @@ from shared import UndoRule, new_game, replay
 from tests.redis_direct import async_redis
 from tests.server.conftest import WINNABLE_SEED, node_settings
 from tests.server.rawclient import Racer, racers, resumed
+from tests.server.test_ratings import foundation_moves
 
 Frame = dict[str, Any]
 
@@ -79,6 +80,39 @@ async def test_an_undo_is_a_move_with_the_next_seq_logged_and_replayed(arena: Ar
         replayed = await ada.request({"type": "get_replay", "race_id": race_id, "player_id": ada.player_id})
         assert replayed["moves"] == ["", first, "undo"]
         assert replayed["views"][2] == replayed["views"][0]
+
+
+async def test_an_undo_that_lowers_the_score_times_the_score_it_returns_to_for_the_tie_break(
+    arena: ArenaServer,
+) -> None:
+    """ada reaches a score first, sends one more card home and takes it back: bob, who
+    reached that score between, ranks ahead of her (docs/rules.md, Undo)."""
+    line = foundation_moves(2)
+    prefix, scoring = line[:-1], line[-1]
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await running(ada, bob)
+        for racer in (ada, bob):
+            for seq, move in enumerate(prefix, start=1):
+                ack = await racer.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
+                assert ack["type"] == "move_ack", ack
+        score = ack["view"]["score"]
+        up = await ada.request({"type": "move", "race_id": race_id, "seq": len(prefix) + 1, "move": scoring})
+        assert up["view"]["score"] > score
+        back = await ada.request({"type": "move", "race_id": race_id, "seq": len(prefix) + 2, "move": "undo"})
+        assert back["view"]["score"] == score
+        for racer in (ada, bob):
+            await racer.request({"type": "finish", "race_id": race_id})
+        summary = (await ada.event("race_ended"))["summary"]
+        standings, started = summary["standings"], summary["started_at"]
+        log = (await ada.request({"type": "get_move_log", "race_id": race_id}))["moves"]
+        at = {(m["player_id"], m["seq"]): m["at"] - started for m in log}
+        assert [(s["player_id"], s["rank"], s["score"]) for s in standings] == [
+            (bob.player_id, 1, score),
+            (ada.player_id, 2, score),
+        ]
+        reached = {s["player_id"]: s["score_reached_ms"] for s in standings}
+        assert reached[ada.player_id] == at[(ada.player_id, len(prefix) + 2)]  # the undo's time
+        assert reached[bob.player_id] <= at[(bob.player_id, len(prefix))]
 
 
 async def test_in_a_race_a_deal_that_turned_up_a_card_cannot_be_undone(arena: ArenaServer) -> None:
