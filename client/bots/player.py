@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
 from collections import deque
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Awaitable, Callable
+from typing import Final, TypeVar
 
 from client.errors import (
     ArenaError,
@@ -57,6 +58,8 @@ from shared.protocol import (
 )
 from shared.strategies.strategy import Strategy
 
+T = TypeVar("T")
+
 #: Refusals after which the board is read again from the server.
 _OUT_OF_STEP: Final = (
     IllegalMoveError,
@@ -65,7 +68,7 @@ _OUT_OF_STEP: Final = (
     SeqConflictError,
     PlayedElsewhereError,
 )
-#: Refusals worth the same move again after a pause.
+#: Refusals worth the same request again after a pause.
 _TRY_AGAIN: Final = (RateLimitedError, UnavailableError)
 #: Refusals meaning this racer's race is over.
 _OVER: Final = (RaceOverError, RacerFinishedError)
@@ -153,7 +156,7 @@ class Bot:
         race_id = race.race_id
         if race.status == "open":
             with contextlib.suppress(ArenaError):
-                await self.client.leave(race_id)
+                await self._patiently(lambda: self.client.leave(race_id))
             return None
         if race.status == "countdown":
             started = await self.client.wait_for(
@@ -177,7 +180,7 @@ class Bot:
         """Queue until paired: a stay that ends otherwise (a place lapsed while the server
         lost its store, say) is taken again; a bot is there to race."""
         while True:
-            await self.client.quick_match(self.game)
+            await self._patiently(lambda: self.client.quick_match(self.game))
             try:
                 return (await self.client.wait_for_match(timeout=self.wait)).race
             except QueueLeftError:
@@ -195,7 +198,7 @@ class Bot:
             return None
         try:
             await self.client.wait_for(RematchUpdate, lambda e: _offered(e, race_id), self.rematch_window)
-            answered = await self.client.answer_rematch(race_id, accept)
+            answered = await self._patiently(lambda: self.client.answer_rematch(race_id, accept))
         except TimeoutError:
             self._lapsed.append(race_id)
             return None
@@ -218,7 +221,7 @@ class Bot:
 
     async def _decline(self, race_id: str) -> None:
         with contextlib.suppress(ArenaError, ConnectionError):
-            await self.client.answer_rematch(race_id, False)
+            await self._patiently(lambda: self.client.answer_rematch(race_id, False))
 
     async def _rematch_race(self, race_id: str) -> RaceInfo | None:
         """The rematch of ``race_id`` once it starts; None if it will not."""
@@ -251,15 +254,12 @@ class Bot:
                 break
             await self._take_time(seen)
             try:
-                ack = await self.client.move(race_id, move)
-            except _TRY_AGAIN:
-                await asyncio.sleep(self.pause)
-                continue
+                ack = await self._patiently(functools.partial(self.client.move, race_id, move))
             except _OVER:
                 return
             except _OUT_OF_STEP:
                 resyncs += 1
-                board = await self.client.board(race_id)
+                board = await self._patiently(lambda: self.client.board(race_id))
                 if board is None or board.finished or resyncs > MAX_RESYNCS:
                     break
                 view = board.view
@@ -281,7 +281,17 @@ class Bot:
 
     async def _give_up(self, race_id: str) -> None:
         with contextlib.suppress(*_OVER):
-            await self.client.finish(race_id)
+            await self._patiently(lambda: self.client.finish(race_id))
+
+    async def _patiently(self, request: Callable[[], Awaitable[T]]) -> T:
+        """``request``'s answer, asked again after :attr:`pause` each time it is refused as
+        one too many (or while the server cannot reach its store): a fast bot's finish,
+        board or queueing after a burst of moves is no reason to stop."""
+        while True:
+            try:
+                return await request()
+            except _TRY_AGAIN:
+                await asyncio.sleep(self.pause)
 
     async def _end_of(self, race_id: str, timeout: float) -> RaceEnded | RaceCancelled:
         """The event that ends ``race_id``: its results, or its cancellation."""

@@ -245,6 +245,38 @@ async def test_a_bot_whose_quick_match_ended_unpaired_queues_again_and_races(cle
         assert summary is not None and summary.race_id == race_id
 
 
+async def test_a_bot_refused_as_one_message_too_many_asks_again_and_races_to_the_end(
+    clean_redis: str,
+) -> None:
+    """Two messages a second per connection: the bot's moves come faster, and so does its
+    finish right after its last one; each refusal is waited out, the race runs to its end."""
+    async with running_node(
+        clean_redis, quick_match_time_limit=30, countdown=0.1, rate_limit=2, rate_burst=2
+    ) as node:
+        person, bot_client = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        try:
+            await person.hello(name="ada")
+            bot = Bot(bot_client, "eight-off", lambda: RandomStrategy(seed=6), max_moves=3, wait=10)
+            await bot.hello()
+
+            async def person_races() -> str:
+                await person.quick_match("eight-off")
+                race_id = (await person.wait_for(MatchFound)).race.race_id
+                await person.wait_for(RaceStarted, lambda e: e.race_id == race_id)
+                await asyncio.sleep(1.5)  # the person's own allowance refills meanwhile
+                await person.finish(race_id)
+                await person.wait_for(RaceEnded, lambda e: e.race_id == race_id, timeout=15)
+                return race_id
+
+            summary, race_id = await asyncio.wait_for(asyncio.gather(bot.race(), person_races()), 30)
+            log = await person.move_log(race_id)
+        finally:
+            await person.close()
+            await bot_client.close()
+    assert summary is not None and summary.race_id == race_id
+    assert len([m for m in log.moves if m.player_id == bot_client.player_id]) == 3
+
+
 async def test_a_bot_told_to_think_spaces_its_moves_by_at_least_half_its_mean(clean_redis: str) -> None:
     think = 0.3
     async with person_and_bot(clean_redis, seed=5, max_moves=4, think=think, rng=random.Random(5)) as (
