@@ -263,6 +263,29 @@ async def test_cancel_quick_match_keeps_the_focus_as_the_lobby_refreshes_and_can
     assert errors == []
 
 
+async def test_cancel_quick_match_answered_after_the_servers_word_that_the_wait_ended_still_focuses_the_heading(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The server's quick_match_left for the page's own cancel may come before the
+    cancel's ok: the line saying why takes the focus, and the ok then hides that line;
+    the focus goes on to the Quick match heading, not the page's body."""
+    errors: list[str] = []
+    page, held = await held_page(browser, arena.url, errors, "ok")
+    await page.fill("#name", "ada")
+    await page.click("text=Quick match: Treize")
+    cancel = page.locator("#cancel-quick-match")
+    await cancel.focus()
+    await page.keyboard.press("Enter")
+    await held.wait(page, "ok")
+    await expect(page.locator("#queue")).to_have_text(
+        "No longer waiting for a quick match: you cancelled the quick match."
+    )
+    held.release()
+    await expect(page.locator("#queue")).to_be_hidden()
+    await expect(page.get_by_role("heading", name="Quick match")).to_be_focused()
+    assert errors == []
+
+
 async def test_a_live_races_watch_link_is_named_by_its_game_and_racers_and_keeps_the_focus(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

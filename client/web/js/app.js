@@ -302,9 +302,13 @@ function lobbyPage() {
   // again at every refresh: Cancel keeps the focus; once it is gone (cancelled, or the stay
   // ended), the line saying why, else the section's heading, takes it.
   function drawQueue() {
+    // Hiding the line drops a focus it holds to the body at once (Chromium): kept here,
+    // to pass on once it is drawn.
+    const held = queueLine.contains(document.activeElement) ? document.activeElement : null;
     queueLine.hidden = !queuedFor && !queueLeftBecause;
     if (!queuedFor) {
       redraw(queueLine, queueLeftBecause ? [`No longer waiting for a quick match: ${queueLeftBecause}.`] : [], queueLine, quickHeading);
+      passFocus(held, queueLine, quickHeading);
       return;
     }
     const title = GAME_TITLES[queuedFor] ?? queuedFor;
