@@ -263,7 +263,7 @@ async def test_cancel_quick_match_keeps_the_focus_as_the_lobby_refreshes_and_can
     assert errors == []
 
 
-async def test_cancel_quick_match_answered_after_the_servers_word_that_the_wait_ended_still_focuses_the_heading(
+async def test_cancel_quick_match_answered_after_the_word_that_the_wait_ended_still_focuses_the_heading(
     browser: Browser, arena: ArenaServer
 ) -> None:
     """The server's quick_match_left for the page's own cancel may come before the
