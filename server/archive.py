@@ -1,10 +1,13 @@
 """The record archive: finished races' records (docs/record.md) kept as files, so they
 outlive the race's keys in Redis (``SA_RACE_TTL``).
 
-A record lives at ``<archive dir>/<first two characters of the race id>/<race id>.rec``.
-It is written once, atomically (a temporary file in the same folder, then
-``os.replace``), and never changed; every disk call runs in a thread, so the event loop
-never waits on the disk. With several nodes the directory must be storage they all mount.
+A record lives at ``<archive dir>/<first two characters of the race id>/<race id>.rec``,
+and the race's results as the server gave them (``RaceSummary`` as JSON: what the record
+does not say, such as who gave up and the ratings a race made) beside it, in
+``<race id>.results.json``, written first. Each is written once, atomically (a temporary
+file in the same folder, then ``os.replace``), and never changed; every disk call runs
+in a thread, so the event loop never waits on the disk. With several nodes the directory
+must be storage they all mount.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ log = logging.getLogger("arena.archive")
 
 #: A race id as docs/record.md allows it: nothing else ever names a file.
 _RACE_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
-#: The extension of an archived record.
+#: The extension of an archived record, and of the results kept beside it.
 SUFFIX: Final = ".rec"
+RESULTS_SUFFIX: Final = ".results.json"
 
 
 class Archive:
@@ -36,25 +40,28 @@ class Archive:
         self.directory = Path(directory)
         self.metrics = metrics
 
-    def path(self, race_id: str) -> Path | None:
-        """Where ``race_id``'s record is kept; None for an id that is not a race id."""
+    def path(self, race_id: str, suffix: str = SUFFIX) -> Path | None:
+        """Where ``race_id``'s record (or, with :data:`RESULTS_SUFFIX`, its results) is
+        kept; None for an id that is not a race id."""
         if not _RACE_ID.fullmatch(race_id):
             return None
-        return self.directory / race_id[:2] / f"{race_id}{SUFFIX}"
+        return self.directory / race_id[:2] / f"{race_id}{suffix}"
 
     async def has(self, race_id: str) -> bool:
         path = self.path(race_id)
         return path is not None and await asyncio.to_thread(path.exists)
 
-    async def write(self, race_id: str, text: str) -> bool:
-        """Keep ``text`` as ``race_id``'s record unless one is kept already: whether the
-        archive has it now (written now, or by another writer before). A failure
-        (permissions, a full disk) is logged with the race id, counted in
-        ``arena_archive_failures_total``, and answered False."""
-        path = self.path(race_id)
-        if path is None:
+    async def write(self, race_id: str, text: str, results: str | None = None) -> bool:
+        """Keep ``text`` as ``race_id``'s record, and ``results`` (its summary's JSON) beside
+        it first, each unless kept already: whether the archive has them now (written now,
+        or by another writer before). A failure (permissions, a full disk) is logged with
+        the race id, counted in ``arena_archive_failures_total``, and answered False."""
+        path, results_path = self.path(race_id), self.path(race_id, RESULTS_SUFFIX)
+        if path is None or results_path is None:
             raise ValueError(f"{race_id!r} is not a race id")
         try:
+            if results is not None:
+                await asyncio.to_thread(_write_once, results_path, results)
             await asyncio.to_thread(_write_once, path, text)
             return True
         except OSError as exc:
@@ -65,9 +72,10 @@ class Archive:
             )
             return False
 
-    async def read(self, race_id: str) -> str | None:
-        """``race_id``'s archived record, or None when there is none (or it cannot be read)."""
-        path = self.path(race_id)
+    async def read(self, race_id: str, suffix: str = SUFFIX) -> str | None:
+        """``race_id``'s archived record (or, with :data:`RESULTS_SUFFIX`, its results), or
+        None when there is none (or it cannot be read)."""
+        path = self.path(race_id, suffix)
         if path is None:
             return None
         try:

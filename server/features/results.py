@@ -10,6 +10,7 @@ from server.archive import Archive
 from server.background import Background
 from server.config import Settings
 from server.errors import ArenaError, race_not_found
+from server.features.archived_races import ArchivedRace, logged_moves, read_archived
 from server.features.context import Caller, Reply
 from server.features.daily_close import closes_at, is_closed, words
 from server.features.daily_rules import attempt_kind, board_score
@@ -91,15 +92,14 @@ class RaceResults:
     # ----- handlers --------------------------------------------------------------------
 
     async def get_results(self, caller: Caller, message: GetResults) -> Reply:
-        summary = await self.summary(message.race_id, caller.player.player_id)
+        try:
+            summary = await self.summary(message.race_id, caller.player.player_id)
+        except ArenaError as exc:
+            summary = (await self._archived(message.race_id, exc)).summary
         return Reply(Results(id=message.id, summary=summary))
 
     async def get_move_log(self, caller: Caller, message: GetMoveLog) -> Reply:
-        summary = await self.summary(message.race_id, caller.player.player_id)
-        moves = [
-            LoggedMove(player_id=m.player_id, seq=m.seq, move=m.move, at=m.at)
-            for m in await self.store.boards.move_log(message.race_id)
-        ]
+        summary, moves, _seed = await self._finished(message.race_id, caller.player.player_id)
         return Reply(
             MoveLog(
                 id=message.id,
@@ -114,21 +114,16 @@ class RaceResults:
 
     async def get_replay(self, caller: Caller, message: GetReplay) -> Reply:
         """A racer's views move by move, from the revealed seed and the move log."""
-        summary = await self.summary(message.race_id, caller.player.player_id)  # once it is over
+        summary, log, seed = await self._finished(message.race_id, caller.player.player_id)
         if all(s.player_id != message.player_id for s in summary.standings):
             raise ArenaError(
                 ErrorCode.NOT_A_RACER,
                 f"player {message.player_id!r} did not race in race {message.race_id!r}",
             )
-        logged = [
-            m for m in await self.store.boards.move_log(message.race_id) if m.player_id == message.player_id
-        ]
+        logged = [m for m in log if m.player_id == message.player_id]
         moves = [m.move for m in logged]
         first, last = message.offset, min(len(moves) + 1, message.offset + message.limit)
-        meta = await self.store.races.meta(message.race_id)
-        if meta is None:
-            raise race_not_found(message.race_id)
-        game = new_game(summary.game, meta.seed)
+        game = new_game(summary.game, seed)
         views: list[BoardView] = []
         for step in range(last):
             if step > 0:
@@ -151,6 +146,31 @@ class RaceResults:
                 ],
             )
         )
+
+    async def _finished(self, race_id: str, viewer: str) -> tuple[RaceSummary, list[LoggedMove], int]:
+        """A race that is over, as ``viewer`` may read it: its results, its move log and
+        its deal's seed; from the archive once Redis no longer has the race."""
+        try:
+            summary = await self.summary(race_id, viewer)  # once it is over
+        except ArenaError as exc:
+            archived = await self._archived(race_id, exc)
+            return archived.summary, logged_moves(archived.record), archived.record.seed
+        log = await self.store.boards.move_log(race_id)
+        meta = await self.store.races.meta(race_id)
+        if meta is None:
+            raise race_not_found(race_id)
+        moves = [LoggedMove(player_id=m.player_id, seq=m.seq, move=m.move, at=m.at) for m in log]
+        return summary, moves, meta.seed
+
+    async def _archived(self, race_id: str, missing: ArenaError) -> ArchivedRace:
+        """The race Redis let go (``missing``, its ``race_not_found``) from the archive;
+        ``missing`` raised again when the archive has not got it (or there is none)."""
+        if missing.code is not ErrorCode.RACE_NOT_FOUND or self.archive is None:
+            raise missing
+        archived = await read_archived(self.archive, race_id)
+        if archived is None:
+            raise missing
+        return archived
 
     async def get_record(self, caller: Caller, message: GetRecord) -> Reply:
         """The race's record (docs/record.md): once it is over and its seed revealed; from
@@ -201,7 +221,9 @@ class RaceResults:
         settled = await self.archive.has(race_id)
         if not settled:
             try:
-                settled = await self.archive.write(race_id, await self.record_text(race_id))
+                text = await self.record_text(race_id)  # once the seed is out
+                results = (await self.summary(race_id)).model_dump_json(exclude_none=True)
+                settled = await self.archive.write(race_id, text, results)
             except ArenaError as exc:
                 # Not over or not out yet (a daily attempt before its day's close): later.
                 settled = exc.code in (ErrorCode.RACE_NOT_FOUND, ErrorCode.RACE_CANCELLED)

@@ -60,7 +60,9 @@ async def test_a_finished_race_is_archived_once_as_get_record_gives_it(
         answer = await bob.request({"type": "get_record", "race_id": race_id})
         assert answer["type"] == "record" and answer["text"] == text
         assert path.name.endswith(".rec") and path.parent.name == race_id[:2]
-        assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [path.name]  # no temporary left
+        # The record, and the results beside it; no temporary file left.
+        files = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+        assert files == [path.name, f"{race_id}.results.json"]
         written = path.stat().st_mtime_ns
         assert node.features is not None and node.features.results.archive is not None
         # Kept already: another write (a second node, the sweep) changes nothing.
@@ -89,6 +91,42 @@ async def test_get_record_answers_from_the_archive_once_redis_let_the_race_go(
         unknown = await bob.request({"type": "get_record", "race_id": "no_such_race"})
         assert (unknown["type"], unknown["code"]) == ("error", "race_not_found")
         await close(ada, bob, carl)
+
+
+async def test_results_move_log_and_replay_answer_from_the_archive_once_redis_let_the_race_go(
+    clean_redis: str, tmp_path: Path
+) -> None:
+    """A profile's links to a race's results and replay outlive SA_RACE_TTL with an
+    archive: the same frames as before Redis let the race go."""
+    async with running_node(clean_redis, archive_dir=str(tmp_path)) as node:
+        ada, bob = await racers(node.url, "ada", "bob")
+        race_id, played = await race_with_shares(ada, bob, None)
+        await wait_for_file(archived(tmp_path, race_id))
+        asks = [
+            {"type": "get_results", "race_id": race_id},
+            {"type": "get_move_log", "race_id": race_id},
+            {"type": "get_replay", "race_id": race_id, "player_id": ada.player_id, "offset": 1, "limit": 3},
+            {"type": "get_replay", "race_id": race_id, "player_id": bob.player_id},
+        ]
+        before = [await bob.request(ask) for ask in asks]
+        assert [b["type"] for b in before] == ["results", "move_log", "replay", "replay"]
+        assert [m["move"] for m in before[1]["moves"]] == played
+        assert before[0]["summary"]["standings"][1]["gave_up"] is True  # not in the record
+        await forget_race(node, race_id)
+        after = [await bob.request(ask) for ask in asks]
+        assert [{k: v for k, v in a.items() if k != "id"} for a in after] == [
+            {k: v for k, v in b.items() if k != "id"} for b in before
+        ]
+        stranger = await bob.request(
+            {"type": "get_replay", "race_id": race_id, "player_id": "p_nobody", "offset": 0, "limit": 1}
+        )
+        assert (stranger["type"], stranger["code"]) == ("error", "not_a_racer")
+        # A race archived before its results were kept beside it has its record only.
+        (tmp_path / race_id[:2] / f"{race_id}.results.json").unlink()
+        gone = await bob.request(asks[0])
+        assert (gone["type"], gone["code"]) == ("error", "race_not_found")
+        assert (await bob.request({"type": "get_record", "race_id": race_id}))["type"] == "record"
+        await close(ada, bob)
 
 
 async def test_a_daily_attempt_is_archived_when_its_day_closes_and_not_before(

@@ -6,7 +6,9 @@ browser's seed shares at create, join and ready."""
 
 from __future__ import annotations
 
+import datetime
 import re
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, Page, expect
@@ -19,6 +21,7 @@ from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race
 from tests.server.rawclient import racers
 from tests.server.solver import solve
+from tests.server.test_archive import archived, forget_race, wait_for_file
 from tests.server.test_ratings import foundation_moves
 from tests.web.conftest import ROOT, HeldReplies, give_up, heading_is_focused, shot_path
 from tests.web.test_browser import (
@@ -426,6 +429,37 @@ async def test_the_replay_page_shows_the_racer_chosen_last_while_a_long_replay_s
         await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
         page = await open_page(browser, node.url, errors, **DESKTOP)
         await replay_switched_while_paging(page, race_id, ada.player_id, bob.player_id)
+    assert errors == []
+
+
+async def test_a_race_redis_let_go_shows_its_archived_results_and_replay_from_a_profiles_links(
+    browser: Browser, clean_redis: str, connect: Connect, tmp_path: Path
+) -> None:
+    errors: list[str] = []
+    async with running_node(clean_redis, archive_dir=str(tmp_path)) as node:
+        race_id, line, (ada, _bob) = await finished_race(connect, node.url)
+        await wait_for_file(archived(tmp_path, race_id))
+        await forget_race(node, race_id)
+        page = await open_page(browser, node.url, errors, **DESKTOP)
+        await go(page, f"#/profile/{ada.player_id}")
+        await page.click(f'#recent tr[data-race="{race_id}"] a[href="#/race/{race_id}"]')
+        started = (await ada.results(race_id)).started_at
+        day = datetime.datetime.fromtimestamp(started / 1000, datetime.UTC).date().isoformat()
+        await expect(page.locator("h1")).to_have_text(f"Eight Off race of {day}")
+        await expect(page.locator("#status")).to_have_text(
+            "This race is over and its board is no longer kept; its results and replay are."
+        )
+        rows = page.locator("#standings tbody tr")
+        await expect(rows).to_have_count(2)
+        await expect(rows.nth(0)).to_contain_text("1.ada")
+        await expect(rows.nth(1)).to_contain_text("2.bob")
+        await expect(rows.nth(1)).to_contain_text("gave up")
+        await page.screenshot(path=shot_path("archived-race"), full_page=True)
+        await page.click("#replay-link")
+        await page.click(f'#racer-buttons button[data-player="{ada.player_id}"]')
+        await expect(page.locator("#step-label")).to_have_text(f"the deal (of {len(line)} moves)")
+        await page.locator("#step").fill(str(len(line)))
+        await expect(page.locator("#step-label")).to_contain_text(f"move {len(line)}/{len(line)}: {line[-1]}")
     assert errors == []
 
 

@@ -1320,9 +1320,27 @@ function racePage(raceId, arrived = null) {
         showResults((await arena.request({ type: "get_results", race_id: raceId })).summary);
       }
     })
-    .catch(unread);
+    .catch(async (failure) => {
+      // A race the server no longer keeps may still have its results (and replay) in the
+      // server's archive, as a profile's links expect.
+      if (failure.code === "race_not_found") {
+        try {
+          const { summary: kept } = await arena.request({ type: "get_results", race_id: raceId });
+          if (left) return;
+          heading.textContent = `${GAME_TITLES[kept.game] ?? kept.game} race of ${new Date(kept.started_at).toISOString().slice(0, 10)}`;
+          say(ARCHIVED_RACE);
+          showResults(kept);
+          return;
+        } catch { /* nothing kept: said as a race nobody has */ }
+      }
+      unread(failure);
+    });
   return () => { left = true; racingHere = null; clearInterval(timer); clearInterval(visitorTimer); document.removeEventListener("keydown", shortcut); stops.forEach((stop) => stop()); };
 }
+
+// What a race's page says of a race whose board the server no longer keeps (SA_RACE_TTL)
+// but whose results and moves its archive does.
+const ARCHIVED_RACE = "This race is over and its board is no longer kept; its results and replay are.";
 
 // ----- replay --------------------------------------------------------------------------
 
