@@ -139,6 +139,44 @@ class CommandError(Exception):
     """A refusal of the command itself: its one line goes to stderr."""
 
 
+#: What a race id is made of (as the protocol's ``RaceId``), and a race's code.
+_RACE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_RACE_CODE = re.compile(r"[A-Z0-9]{6}")
+
+
+def race_id_argument(text: str) -> str:
+    """A command's race id, checked before anything is asked of the server.
+
+    >>> race_id_argument("7468094893ca")
+    '7468094893ca'
+    >>> race_id_argument("a/b")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'a/b' is not a race id: ids are letters, digits, _ and - (profile ...)
+    """
+    if not _RACE_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a race id: ids are letters, digits, _ and - "
+            "(profile lists your latest races with theirs)"
+        )
+    return text
+
+
+def race_not_found_words(race_id: str, message: str) -> str:
+    """The server's race_not_found, with a word on a race's code given for its id.
+
+    >>> race_not_found_words("WF7QH9", "there is no race 'WF7QH9'")  # doctest: +NORMALIZE_WHITESPACE
+    "there is no race 'WF7QH9'; WF7QH9 looks like a race's code (what friends join with):
+    this command takes the race's id, which the race's end and profile give"
+    """
+    if not _RACE_CODE.fullmatch(race_id):
+        return message
+    return (
+        f"{message}; {race_id} looks like a race's code (what friends join with): this command "
+        "takes the race's id, which the race's end and profile give"
+    )
+
+
 def add_commands(commands: Any) -> None:
     """Add the player's commands to the ``solitaire-arena`` sub-command parser."""
     play = commands.add_parser(
@@ -209,7 +247,7 @@ def add_commands(commands: Any) -> None:
             "from the server's boards (its seed comes out at the close)."
         ),
     )
-    replay.add_argument("race", help="the race id")
+    replay.add_argument("race", type=race_id_argument, help="the race id")
     replay.add_argument("--json", action="store_true", help="print results and moves as JSON and exit")
     _common(replay)
 
@@ -408,7 +446,13 @@ def add_commands(commands: Any) -> None:
             "race ends (the featured race: follows the next, until ctrl+c, unless --once)."
         ),
     )
-    watch.add_argument("race", nargs="?", metavar="RACE", help="the race id (default: the featured race)")
+    watch.add_argument(
+        "race",
+        nargs="?",
+        metavar="RACE",
+        type=race_id_argument,
+        help="the race id (default: the featured race)",
+    )
     watch.add_argument(
         "--plain", action="store_true", help="print a line per move and event instead of drawing the boards"
     )
@@ -429,7 +473,7 @@ def add_commands(commands: Any) -> None:
             "FILE. A daily challenge attempt's record waits for the end of its day."
         ),
     )
-    export.add_argument("race", metavar="RACE", help="the race id")
+    export.add_argument("race", metavar="RACE", type=race_id_argument, help="the race id")
     export.add_argument("-o", "--output", metavar="FILE", help="write the record to FILE (default: stdout)")
     _common(export)
 
@@ -1050,7 +1094,10 @@ async def play(args: argparse.Namespace) -> int:
 async def replay(args: argparse.Namespace) -> int:
     client = await _reader(args)
     try:
-        log = await client.move_log(args.race)
+        try:
+            log = await client.move_log(args.race)
+        except RaceNotFoundError as exc:
+            raise CommandError(race_not_found_words(args.race, exc.message)) from None
         summary = await client.results(args.race)
         if args.json:
             document = {
@@ -1229,6 +1276,8 @@ async def export(args: argparse.Namespace) -> int:
     client = await _reader(args)
     try:
         text = await client.record(args.race)
+    except RaceNotFoundError as exc:
+        raise CommandError(race_not_found_words(args.race, exc.message)) from None
     finally:
         await client.close()
     if args.output is None or args.output == "-":

@@ -166,6 +166,29 @@ def test_replay_of_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path
     assert one_error_line(result) == "solitaire-arena: there is no race '000000000000'"
 
 
+def test_replay_and_export_of_a_race_code_say_they_take_the_races_id(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    for command in ("replay", "export"):
+        result = run(command, "WF7QH9", "--server", node.url, config=tmp_path / "c.json")
+        assert result.returncode == 1
+        assert one_error_line(result) == (
+            "solitaire-arena: there is no race 'WF7QH9'; WF7QH9 looks like a race's code (what friends "
+            "join with): this command takes the race's id, which the race's end and profile give"
+        )
+
+
+def test_a_race_id_that_cannot_be_one_is_refused_before_connecting(tmp_path: Path) -> None:
+    for command in ("replay", "export", "watch"):
+        result = run(command, "a/b", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
+        assert result.returncode == 2
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"solitaire-arena {command}: argument {'RACE' if command != 'replay' else 'race'}: 'a/b' is not "
+            "a race id: ids are letters, digits, _ and - (profile lists your latest races with theirs) "
+            f"(see solitaire-arena {command} --help)"
+        )
+
+
 def _read_until(fd: int, text: str, timeout: float = 20) -> str:
     """What a terminal shows until ``text`` has come (or the timeout)."""
     seen, deadline = "", time.monotonic() + timeout
