@@ -367,13 +367,14 @@ FINISH: Final = LuaScript(
     "finish",
     keys=("meta", "board"),
     argv=("now", "event", "channel"),
-    answers="{ok, finished count, racer count} | {not_found} | {not_started} | {over} | "
-    "{not_a_racer} | {finished}. A racer gives up.",
+    answers="{ok, finished count, racer count} | {not_found} | {not_started} | {over} (also "
+    "past ends_at, as a move then is) | {not_a_racer} | {finished}. A racer gives up.",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found'} end
 if status == 'countdown' then return {'not_started'} end
 if status ~= 'running' then return {'over'} end
+if tonumber(ARGV[1]) > tonumber(redis.call('HGET', KEYS[1], 'ends_at')) then return {'over'} end
 local done = redis.call('HGET', KEYS[2], 'finished')
 if not done then return {'not_a_racer'} end
 if done == '1' then return {'finished'} end

@@ -208,6 +208,16 @@ async def test_a_won_move_finishes_the_racer_and_counts_toward_the_end(store: St
     assert (await store.boards.finish(race_id, "bob", 4_000, "{}")).answer is Answer.FINISHED
 
 
+async def test_giving_up_after_the_time_limit_is_refused_as_over_like_a_move(store: Store) -> None:
+    """A finish that comes once the time is up (before the clock ended the race) changes
+    nothing: the racer played to the time limit; they did not give up."""
+    race_id = await running_race(store, "ada", "bob")
+    assert (await store.boards.finish(race_id, "ada", 60_001, "{}")).answer is Answer.OVER
+    board = await store.boards.board(race_id, "ada")
+    assert board is not None and not board.finished
+    assert (await store.boards.finish(race_id, "ada", 60_000, "{}")).answer is Answer.OK  # at the limit
+
+
 async def test_a_move_is_published_only_when_another_node_follows(store: Store) -> None:
     race_id = await running_race(store, "ada", "bob")
     pubsub = store.redis.pubsub()
