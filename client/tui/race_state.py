@@ -25,6 +25,7 @@ False
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -216,12 +217,16 @@ class RaceState:
                 self.racers[racer.player_id] = rating
 
     def load(self, info: RaceInfo) -> None:
-        """Take in a whole race (``get_race``)."""
+        """Take in a whole race (``get_race``). The scores it changes (all of them, read
+        the first time) count as reached now, in the order the server's times put them
+        (those of one time, or from a server that gives none, together)."""
         before = {player_id: racer.score for player_id, racer in self.racers.items()}
         self._load(info)
-        self._changes += 1
-        for player_id, racer in self.racers.items():
-            if player_id in before and before[player_id] != racer.score:
+        told = {racer.player_id: racer.score_reached_ms or 0 for racer in info.racers}
+        changed = [p for p, racer in self.racers.items() if before.get(p, -1) != racer.score]
+        for _at, together in itertools.groupby(sorted(changed, key=told.__getitem__), key=told.__getitem__):
+            self._changes += 1
+            for player_id in together:
                 self.reached[player_id] = self._changes
 
     def _score_changed(self, player_id: str, before: int, after: int) -> None:
@@ -240,8 +245,10 @@ class RaceState:
         self.starts_at = info.starts_at
         self.ends_at = info.ends_at
         self.racers = {r.player_id: Racer.from_info(r) for r in info.racers}
-        for racer in self.racers.values():
-            self._note_win(racer)
+        # Winners this client did not see win, in the order the server's times say.
+        by_time = sorted(info.racers, key=lambda r: r.time_ms if r.time_ms is not None else 1 << 62)
+        for told in by_time:
+            self._note_win(self.racers[told.player_id])
         if info.board is not None:
             self.set_view(info.board.view, info.board.seq)
             self.i_finished = self.i_finished or info.board.finished

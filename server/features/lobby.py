@@ -116,7 +116,8 @@ def race_info(
     the seed at the end when ``seed_out`` (:func:`server.features.daily_close.seed_out`:
     a daily attempt's once its day is closed), and each racer's rating in the game when ``ratings`` has it (an
     account among ``accounts`` without one yet: 1500, provisional; a guest: none)."""
-    racers = [racer_info(s, boards.get(s.player_id), meta.game) for s in seats]
+    started_at = (meta.starts_at or 0) if meta.status.is_started else 0
+    racers = [racer_info(s, boards.get(s.player_id), meta.game, started_at) for s in seats]
     if ratings is not None:
         racers = [_rated(r, ratings.get(r.player_id), r.player_id in accounts, now) for r in racers]
     over = meta.status is RaceStatus.FINISHED and seed_out

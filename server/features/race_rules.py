@@ -128,9 +128,10 @@ def standings(seats: list[Seat], boards: list[BoardRecord], started_at: int) -> 
     ]
 
 
-def racer_info(seat: Seat, board: BoardRecord | None, game: GameName) -> RacerInfo:
+def racer_info(seat: Seat, board: BoardRecord | None, game: GameName, started_at: int = 0) -> RacerInfo:
     """What everyone may know of a racer: the seat, and the board's counters once dealt
-    (before that, the deal's: in Eagle Wing one card is home from the start)."""
+    (before that, the deal's: in Eagle Wing one card is home from the start), with the
+    times the results rank by, from ``started_at`` (0: not started)."""
     shares = {"share_committed": bool(seat.share_commitment), "share_revealed": bool(seat.share)}
     if board is None:
         start = dealt_home(game)
@@ -154,4 +155,6 @@ def racer_info(seat: Seat, board: BoardRecord | None, game: GameName) -> RacerIn
         move_count=board.move_count,
         finished=board.finished,
         won=board.won,
+        time_ms=board.finished_at - started_at if board.won and started_at else None,
+        score_reached_ms=max(0, board.score_at - started_at) if started_at else None,
     )

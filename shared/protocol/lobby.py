@@ -122,6 +122,11 @@ class RacerInfo(Reply):
     move_count: int = 0
     finished: bool = False
     won: bool = False
+    #: Once the race has started: a winner's time to win, and when the racer's score
+    #: became what it is (0: never changed), ms since the start, as the results have them;
+    #: so a client that opens a race under way ranks its racers as the results will.
+    time_ms: int | None = None
+    score_reached_ms: int | None = None
     #: Whether the racer committed to a seed share, and whether they revealed it.
     share_committed: bool = False
     share_revealed: bool = False

@@ -74,8 +74,9 @@ from shared.protocol.codec import load_frame
 from shared.solver import solve_deal
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race, start_race
+from tests.server.rawclient import racers
 from tests.server.solver import solve
-from tests.server.test_ratings import foundation_moves
+from tests.server.test_ratings import foundation_moves, play, seated
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
 from tests.timing import tenths_of_seconds
 
@@ -550,6 +551,30 @@ def test_an_undo_view_replaces_the_newer_looking_one() -> None:
     assert state.view == opening and state.seq == 2
     assert not state.set_view(view_of(replay("eight-off", WINNABLE_SEED, ["t4>f1"])), seq=1)
     assert state.view == opening
+
+
+async def test_a_race_opened_under_way_ranks_its_winners_in_the_order_they_won_not_by_seat(
+    arena: ArenaServer,
+) -> None:
+    """cy (third seat) wins before bob (second); ada, who sat first and has not won, opens
+    the race afresh (a restarted terminal): the ranking is cy, bob, ada, as the results
+    will be, from the times get_race gives each racer."""
+    ada, bob, cy = await racers(arena.url, "ada", "bob", "cy")
+    race_id = await seated(ada, [bob, cy])
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    for racer in (cy, bob):
+        await play(racer, race_id, line)
+    read = await ada.request({"type": "get_race", "race_id": race_id})
+    times = {r["name"]: (r.get("time_ms"), r.get("score_reached_ms")) for r in read["race"]["racers"]}
+    assert times["ada"] == (None, 0)
+    assert times["cy"][0] is not None and times["bob"][0] is not None
+    assert times["cy"][0] < times["bob"][0] and times["cy"] == (times["cy"][0], times["cy"][0])
+    state = RaceState(race_id=race_id, me=ada.player_id)
+    state.load(RaceInfo.model_validate(read["race"]))
+    assert [(rank, racer.name) for rank, racer in state.ranking()] == [(1, "cy"), (2, "bob"), (3, "ada")]
+    for racer in (ada, bob, cy):
+        await racer.ws.close()
 
 
 async def test_the_lobby_status_line_follows_the_racers_who_join(
