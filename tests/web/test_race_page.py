@@ -690,6 +690,11 @@ async def test_giving_up_clears_the_hint_and_a_refusal_from_the_status_line_and_
     await page.press("#move", "Enter")
     await expect(page.locator("#refusal")).to_have_text("t1 cannot move onto itself")
     await expect(page.locator("#status")).to_have_text("Go!")  # the hint's words went with that move
+    await expect(page.locator(".card.hinted")).to_have_count(0)  # and its outline
+    await expect(page.locator("#board .pile.target")).to_have_count(0)
+    await page.wait_for_timeout(1_100)  # one hint a second
+    await page.click("#hint")
+    await expect(page.locator(".card.hinted").first).to_be_visible()
     await page.click("#give-up")  # asks first: a stray tap gives nothing up
     await expect(page.locator("#give-up")).to_have_text("Give up? Press again")
     await expect(page.locator(".card.hinted").first).to_be_visible()

@@ -135,6 +135,18 @@ async def test_a_hint_outlines_a_legal_move_and_a_race_with_hints_off_has_no_hin
         style = await element.evaluate("e => getComputedStyle(e).outline")
         assert style == f"{ACCENT} solid 3px"
     await page.screenshot(path=shot_path("hint"), animations="disabled")
+    # Another card picked up shows its own legal targets only, never the hint's (which
+    # would pass for one of them); put down, the hint's outline is back.
+    other = next(
+        m.split(">")[0] for m in deal.legal_moves() if ":" not in m and m.split(">")[0] not in (pile, target)
+    )
+    targets = sorted({m.split(">")[1] for m in deal.legal_moves() if m.split(">")[0] == other})
+    cards = page.locator(f'.pile[data-pile="{other}"] .card[data-card]')
+    await cards.nth(await cards.count() - 1).click(position={"x": 10, "y": 5})
+    await expect(hinted).to_have_count(0)
+    assert sorted(await outlined.evaluate_all("piles => piles.map((p) => p.dataset.pile)")) == targets
+    await page.keyboard.press("Escape")
+    assert await outlined.evaluate_all("piles => piles.map((p) => p.dataset.pile)") == [target]
     # Played by clicks, the hint is done: the outlines go and the status line is back.
     await click_move(page, move)
     await until_shown(page, after([move]), f"after the hinted {move}")

@@ -478,7 +478,7 @@ function racePage(raceId, arrived = null) {
   let sending = Promise.resolve();
   let unacked = null; // "seq move" of the last move sent whose ack never came
   let lost = null; // a move sent on a connection that dropped before its answer (see play)
-  let hinting = false; // a hint is shown: its words in the status line (until another move is tried), its outline on the board
+  let hinting = false; // a hint is shown (until another move is tried): its words in the status line, its outline on the board
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
@@ -726,9 +726,11 @@ function racePage(raceId, arrived = null) {
     let again = null; // the resend's outcome, for a move lost with its connection
     sending = sending.then(async () => {
       showError(error, null);
-      // Another move tried: the hint's words go from the status line (its outline stays
-      // until the board changes), so a refusal never sits beside a stale "Hint: …".
+      // Another move tried: the hint goes, its words from the status line and its outline
+      // from the board, so a refusal never sits beside a stale "Hint: …".
       if (hinting && race) sayQuietly(statusNow(race));
+      if (hinting) board.hint(null);
+      hinting = false;
       const next = at ?? seq + 1;
       try {
         const sent = `${next} ${move}`;

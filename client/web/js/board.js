@@ -482,7 +482,8 @@ export class Board {
     const { rem, w, h, step, fan, key } = sizes;
     this.sized = key;
     const targets = this.targets();
-    const hint = this.hinted;
+    // A card picked up shows its own legal targets only: the hint's would pass for one.
+    const hint = this.selected ? null : this.hinted;
     // Each card's place in the board (face-up ones by card, and each pile's top card).
     const places = { cards: new Map(), tops: new Map() };
     let width = 0;
