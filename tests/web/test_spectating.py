@@ -617,6 +617,17 @@ async def test_a_pasted_record_is_checked_and_a_wrong_commitment_fails(
     await page.fill("#record-text", text)
     await page.click("#verify-pasted")
     await expect(page.locator("#download")).to_be_visible()
+    # The box emptied and Verify pressed: the field says what it needs, and no verdict of
+    # the record before stays beside it.
+    await page.fill("#record-text", "")
+    await page.click("#verify-pasted")
+    await expect(page.get_by_text("Paste a race record here, or open its file, first.")).to_be_visible()
+    await expect(checks.locator("li")).to_have_count(0)
+    await expect(page.locator("#verdict")).to_have_text("")
+    for gone in ("#download", "#deal-board"):
+        await expect(page.locator(gone)).to_be_hidden()
+    # Its file box offers the archive's records (.rec) as well as text files.
+    assert await page.locator("#record-file").get_attribute("accept") == ".rec,.txt,.pgn,text/plain"
     assert errors == []
 
 

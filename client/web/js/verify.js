@@ -181,7 +181,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     racerButtons, element("div", { class: "row" }, slider, label), stepBox);
   const pasted = element("textarea", { id: "record-text", rows: "8", "aria-label": "record text", placeholder: '[Event "Solitaire Arena race"]…' });
   const pastedNote = noteFor(pasted, (value) => (value.trim() ? null : "Paste a race record here, or open its file, first."));
-  const file = element("input", { id: "record-file", type: "file", accept: ".txt,.pgn,text/plain", "aria-label": "open a record file" });
+  const file = element("input", { id: "record-file", type: "file", accept: ".rec,.txt,.pgn,text/plain", "aria-label": "open a record file" });
   const downloadButton = element("button", { id: "download", type: "button", hidden: true }, "Download record");
   const dealBoard = new Board(dealBox);
   const stepBoard = new Board(stepBox);
@@ -203,6 +203,19 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     summaryLine.className = failed ? "fail" : "pass";
     const verdict = failed ? `${failed} check${failed === 1 ? "" : "s"} failed.` : "Every check made here passed.";
     summaryLine.replaceChildren(element("strong", {}, verdict), current ? ` ${scopeText(current, checks)}` : "");
+  }
+
+  // Nothing to verify (Verify pressed with the box emptied): no verdict of a record gone.
+  function clearChecks() {
+    runs++; // the replies of the record before are moot
+    loading++;
+    text = "";
+    current = null;
+    checks = [];
+    checksList.replaceChildren();
+    summaryLine.replaceChildren();
+    summaryLine.className = "";
+    for (const part of [steps, dealSection, downloadButton, kindLine]) part.hidden = true;
   }
 
   function setCheck(entry) {
@@ -327,7 +340,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   const intro = element("p", {}, "This page re-deals the race from its revealed seed in your browser and checks what it can without trusting the server: the commitment, the seed shares, the seed, and that the server's boards start from that deal. ",
     "It runs no game rules: the legality of every move is checked offline by ", element("code", {}, "solitaire-arena verify FILE"), " (the Python engine) on the downloaded record.");
   const input = raceId ? element("div", { class: "row" }, downloadButton)
-    : element("section", { id: "paste" }, element("div", { class: "row" }, file, element("button", { id: "verify-pasted", class: "primary", type: "button", onclick: () => { if (checkFields([pasted])) verify(pasted.value); } }, "Verify"), downloadButton), pasted, pastedNote);
+    : element("section", { id: "paste" }, element("div", { class: "row" }, file, element("button", { id: "verify-pasted", class: "primary", type: "button", onclick: () => { if (checkFields([pasted])) verify(pasted.value); else clearChecks(); } }, "Verify"), downloadButton), pasted, pastedNote);
   // The heading (so the tab's title) names a race of this server by its racers and game
   // once its record is read, as the Replay page does.
   const heading = element("h1", { id: "verify-title" }, raceId ? "Verify race" : "Verify a race record");
