@@ -104,6 +104,8 @@ async def test_a_guest_registers_and_logs_in_on_another_browser_as_the_same_play
     await guest.fill("#register-username", "Ada_L")
     await guest.click("#register")
     await expect(guest.locator("#account-name")).to_contain_text("Signed in as Ada_L.")
+    # The form gone with its focus, the account page's heading takes it (not the body).
+    await expect(guest.get_by_role("heading", level=1)).to_be_focused()
     await expect(guest.locator("#who")).to_have_text("Ada_L")
     await expect(guest.locator("#nav-account")).to_have_text("Account")
     await guest.screenshot(path=shot_path("account-registered"))

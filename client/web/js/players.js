@@ -95,6 +95,11 @@ export function accountPage({ app, arena, signIn }) {
       }
       localStorage.removeItem(NAME_KEY);
       draw();
+      // The form went with the focus: the account's page, as a navigation would, gives
+      // it to its heading.
+      const heading = app.querySelector("h1");
+      heading?.setAttribute("tabindex", "-1");
+      heading?.focus();
     });
     app.replaceChildren(
       element("h1", {}, "Sign in"),
