@@ -130,11 +130,19 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
   }
 
   function navigation(day, today) {
-    const picker = element("input", { id: "daily-pick", type: "date", value: day, max: today });
-    picker.addEventListener("change", () => {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(picker.value) || picker.value > today) return;
+    const picker = element("input", { id: "daily-pick", type: "date", value: day, max: today, title: "type a day, then Enter" });
+    const show = () => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(picker.value) || picker.value > today || picker.value === day) return;
       location.hash = dailyHref(picker.value === today ? null : picker.value, view);
+    };
+    // A day picked from the calendar shows at once; one typed (each key of which changes
+    // the value, and fires change) only on Enter, so a day is not left half typed.
+    let typed = false;
+    picker.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") show();
+      else typed = true;
     });
+    picker.addEventListener("change", () => { if (!typed) show(); });
     const links = [element("a", { href: dailyHref(shiftDay(day, -1), view), id: "previous-day" }, "← Previous day")];
     if (day < today) {
       const next = shiftDay(day, 1);
