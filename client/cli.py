@@ -337,7 +337,7 @@ def add_commands(commands: Any) -> None:
         help="a player's ratings, race counts and latest races",
         description=(
             "Print a player's profile: name, username (or guest), bot mark, each game's "
-            "rating ('1500?' while provisional) with the rated races behind it, races, wins "
+            "rating ('1500?' while provisional) with the rated races behind it, races, deals won "
             "and fastest win per game, and the latest races with their ids (for replay). "
             "Your own without USERNAME, once you have played here (it creates no guest)."
         ),
@@ -1826,7 +1826,7 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
       eight-off   1662?  1 rated race
       treize      1612   30 rated races
     races (practice runs of a daily deal not counted)
-      eight-off   2 races, 1 win, best 95.0 s
+      eight-off   2 races, 1 deal won, best 95.0 s
     latest races
       7468094893ca  eight-off   rated   1st of 2    won in 95.0 s     +162  ...
       0be1d2c3a4f5  treize      daily   2027-03-14  30 cards removed        ...
@@ -1861,7 +1861,10 @@ def profile_text(found: PlayerProfile, now: datetime | None = None) -> str:
         lines.append("  none yet" if found.username else "  none (rated races are for accounts)")
     lines.append("races (practice runs of a daily deal not counted)" if found.stats else "races")
     for stats in found.stats:
-        line = f"  {stats.game:<10}  {_plural(stats.races, 'race')}, {_plural(stats.wins, 'win')}"
+        # A racer who solves the deal wins it, first or not: a race's place is in the
+        # latest races below.
+        won = f"{stats.wins} deal{'' if stats.wins == 1 else 's'} won"
+        line = f"  {stats.game:<10}  {_plural(stats.races, 'race')}, {won}"
         if stats.best_ms is not None:
             line += f", best {_seconds(stats.best_ms)}"
         lines.append(line)

@@ -574,6 +574,7 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await expect(line.locator("svg.sparkline")).to_have_attribute(
         "aria-label", f"Eight Off ratings after the latest 1 rated races: {winner}"
     )
+    await expect(page.locator("#stats thead th")).to_have_text(["Game", "Races", "Deals won", "Fastest win"])
     await expect(page.locator('#stats tr[data-game="eight-off"]')).to_have_text(
         re.compile("^Eight Off\\s*2\\s*0\\s*\N{EN DASH}$")
     )

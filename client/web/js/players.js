@@ -274,7 +274,8 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       : element("p", { id: "ratings" }, "No rated races yet.");
     const stats = p.stats.length
       ? element("table", { id: "stats" },
-        element("thead", {}, element("tr", {}, ...["Game", "Races", "Wins", "Fastest win"].map((h) => element("th", { scope: "col" }, h)))),
+        // A racer who solves the deal wins it, first or not (a race's place is in the recent races).
+        element("thead", {}, element("tr", {}, ...["Game", "Races", "Deals won", "Fastest win"].map((h) => element("th", { scope: "col" }, h)))),
         element("tbody", {}, ...p.stats.map((s) => element("tr", { "data-game": s.game },
           element("td", {}, GAME_TITLES[s.game] ?? s.game),
           element("td", { class: "number" }, `${s.races}`),
