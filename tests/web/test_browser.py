@@ -15,7 +15,7 @@ from client.wording import result_words, seconds_words
 from server.app import ArenaServer
 from server.redis_embedded import free_port
 from shared import replay
-from tests.server.conftest import WINNABLE_SEED, running_node
+from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.solver import solve
 from tests.web.conftest import give_up, shot_path
 
@@ -636,6 +636,21 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
         # and its console says so.
         for page in (second, first):
             await page.close()
+    assert errors == []
+
+
+async def test_a_race_page_never_writes_a_time_limit_longer_than_it_is(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    errors: list[str] = []
+    bob = await connect(arena.url)
+    await bob.hello(name="bob")
+    page = await open_page(browser, arena.url, errors)
+    for limit, said in ((59.6, "59.6 s"), (90.5, "1:30 min"), (600, "10 min")):
+        race = await bob.create_race("eight-off", seats=2, time_limit=limit)
+        await page.evaluate("(h) => { location.hash = h; }", f"#/race/{race.race_id}")
+        await expect(page.locator("#race-game")).to_have_text(f"Eight Off · {said}")
+        await bob.leave(race.race_id)
     assert errors == []
 
 

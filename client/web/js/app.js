@@ -409,9 +409,11 @@ function clockText(seconds) {
 }
 
 // A race's time limit (seconds): "10 min", "1:30 min", "45 s".
+// A race's time limit, never longer than it is (59.6 s is not "1 min"): under a minute to
+// the tenth of a second, else in whole seconds.
 function limitText(limit) {
-  const total = Math.round(limit);
-  if (total < 60) return `${total} s`;
+  if (limit < 60) return `${Math.floor(limit * 10) / 10} s`;
+  const total = Math.floor(limit);
   return total % 60 ? `${clockText(total)} min` : `${total / 60} min`;
 }
 
