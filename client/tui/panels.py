@@ -72,6 +72,10 @@ def clock_text(state: RaceState, clock: ServerClock) -> str:
         return "waiting for racers"
     if state.status == "countdown" and state.starts_at is not None and clock.until(state.starts_at) > 0:
         return f"starts in {format_remaining(clock.until(state.starts_at))}"
+    if state.status == "countdown":
+        # Past its start time yet not started (the server was away): a late start gets the
+        # whole time limit, so no time runs down meanwhile.
+        return "starting…"
     if state.ends_at is not None:
         return f"⏱ {format_remaining(clock.until(state.ends_at))} left"
     return state.status

@@ -30,9 +30,10 @@ from client.tui import move_input as move_input_module
 from client.tui import race as race_module
 from client.tui.board import BoardArea, BoardWidget, Direction, neighbour
 from client.tui.cards import SUIT_SYMBOLS, card_text, cards_in_words, rank_text
+from client.tui.clock import ServerClock
 from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
-from client.tui.panels import RacersPanel
+from client.tui.panels import RacersPanel, clock_text
 from client.tui.race import (
     CLOCK_GONE,
     DONE_WAITING,
@@ -538,6 +539,20 @@ def test_a_hint_is_lit_up_on_the_cards_it_moves_and_where_they_go() -> None:
     for x, y in [*cells_of(drawing, Pick(src, 2)), *cells_of(drawing, Pick("t8"))]:
         assert "magenta" not in styles_at(drawing, x, y)
     assert "magenta" not in str([span.style for span in draw_board(view_of(game)).text.spans])
+
+
+def test_a_race_past_its_start_time_but_not_started_runs_down_no_clock() -> None:
+    """The server was away at the start: the race starts late with its whole time limit,
+    so the clock says it is starting, not a time left that would jump back up."""
+    clock = ServerClock()
+    now = round(clock.now())
+    state = RaceState(race_id="r1", me="p_a", status="countdown")
+    state.starts_at, state.ends_at = now + 2_500, now + 62_500  # mid-second: no edge to round at
+    assert clock_text(state, clock) == "starts in 0:03"
+    state.starts_at, state.ends_at = now - 11_500, now + 48_500
+    assert clock_text(state, clock) == "starting…"
+    state.status = "running"  # started at last
+    assert clock_text(state, clock) == "⏱ 0:49 left"
 
 
 def test_an_undo_view_replaces_the_newer_looking_one() -> None:
