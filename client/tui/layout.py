@@ -73,8 +73,9 @@ def _eight_off() -> tuple[Slot, ...]:
 
 #: Eagle Wing's wing shape: how many lines below the highest tableau label each of
 #: t1..t4, the reserve, t5..t8 sits (Aisleriot raises the inner piles by 20 and 40 px
-#: and drops the trunk by 50 px).
-_EAGLE_DROP: Final = (2, 1, 0, 1, 4, 1, 0, 1, 2)
+#: and drops the trunk by 50 px; here the trunk's label sits below the third card of a
+#: full t4 or t5, which it would run into beside it).
+_EAGLE_DROP: Final = (2, 1, 0, 1, 5, 1, 0, 1, 2)
 _EAGLE_TOP: Final = 4
 
 

@@ -128,6 +128,19 @@ def test_eight_off_has_its_foundations_on_the_left_and_its_tableau_under_the_res
     assert shown == [f"[{card_text(c)}]" for c in game.piles["t1"]]
 
 
+def test_eagle_wing_full_wings_beside_the_reserve_keep_clear_of_its_label() -> None:
+    """A wing holds three cards: t4's and t5's third, on either side of the trunk, end
+    above the reserve's label, which never runs into a card ("reserve[ Q♠]")."""
+    view = view_of(new_game("eagle-wing", 3)).model_dump()
+    for pile, cards in (("t4", ["QS", "JH", "TS"]), ("t5", ["QD", "JC", "TD"])):
+        view["piles"][pile] = {"count": 3, "cards": cards}
+    text = board_text(BoardView.model_validate(view))
+    label = line_with(text, "reserve")
+    for pile in ("t4", "t5"):
+        assert line_with(text, pile) + 3 < label
+    assert re.search(r"\S reserve|reserve\S", lines_of(text)[label]) is None
+
+
 def test_eagle_wing_hides_face_down_cards_and_shows_counts() -> None:
     game = new_game("eagle-wing", 3)
     game.play("deal")
