@@ -68,9 +68,11 @@ async def test_undo_takes_the_last_move_back_by_button_by_key_and_from_the_move_
     await until_shown(page, after([first]), f"after {first}")
     await expect(undo).to_be_enabled()
     await page.screenshot(path=shot_path("undo-enabled"), animations="disabled")
-    await undo.click()
+    await undo.focus()
+    await page.keyboard.press("Enter")
     await until_shown(page, after([]), "after Undo")
     await expect(undo).to_be_disabled()
+    await expect(undo).to_be_focused()  # not the page's body, with nothing left to undo
     ada = await same_player(page, arena.url)
     board = await ada.board(race_id)
     assert board is not None and board.seq == 2  # the move, then the undo: a seq each

@@ -714,7 +714,9 @@ function racePage(raceId, arrived = null) {
     giveUp.hidden = !on;
     moveInput.hidden = !on;
     undoButton.hidden = !on;
-    undoButton.disabled = !(on && board.view?.can_undo === true);
+    // Marked, not disabled: a disabled button drops its focus to the page's body, as an
+    // Undo pressed that takes the last move back would.
+    markBusy(undoButton, !(on && board.view?.can_undo === true));
     hintButton.hidden = !(on && race.hints === true);
     drawGhostsBar();
     if (playedHere) status.focus();
@@ -839,7 +841,7 @@ function racePage(raceId, arrived = null) {
     if (event.target instanceof Element && event.target.closest("input, textarea, select, [contenteditable]")) return;
     const key = event.key.toLowerCase();
     // Only while the button would do it: Undo enabled, Hint offered.
-    if (key === "u" && !undoButton.disabled) { event.preventDefault(); play("undo"); }
+    if (key === "u" && !isBusy(undoButton)) { event.preventDefault(); play("undo"); }
     if (key === "h" && race?.hints === true) { event.preventDefault(); askHint(); }
   }
 
@@ -1275,7 +1277,7 @@ function racePage(raceId, arrived = null) {
       await finishedElsewhere(failure);
     }
   });
-  undoButton.addEventListener("click", () => play("undo"));
+  undoButton.addEventListener("click", () => { if (!isBusy(undoButton)) play("undo"); });
   hintButton.addEventListener("click", () => askHint());
   ghostsToggle.addEventListener("click", () => setGhosts(ghosts === null));
   // The move box takes a move in notation, `undo` (a move too) or `hint` (as the key h;
