@@ -314,7 +314,9 @@ MOVE: Final = LuaScript(
     "event is published only when a node other than the caller follows the race (the "
     "caller delivers it to its own sessions). While anyone watches the race (a watchers "
     "entry exists), the move itself goes to the watch channel as "
-    '``{"p": player, "s": seq, "m": move, "at": ms}``.',
+    '``{"p": player, "s": seq, "m": move, "at": ms}``. A move is stamped ``now``, but never '
+    "before the racer's move before it nor before the start: nodes' clocks differ, and a "
+    "record's times only go forward (the limit is still judged by the caller's ``now``).",
     source="""
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'not_found'} end
@@ -329,23 +331,26 @@ seq = tonumber(seq)
 if new_seq == seq then return {'dup'} end
 if new_seq ~= seq + 1 then return {'seq', tostring(seq)} end
 if redis.call('HGET', KEYS[2], 'finished') == '1' then return {'finished'} end
+local at = ARGV[8]
+local floor = redis.call('HGET', KEYS[2], 'moved_at') or redis.call('HGET', KEYS[1], 'starts_at')
+if floor and tonumber(floor) > now then at = floor end
 local old_score = redis.call('HGET', KEYS[2], 'score')
 redis.call('HSET', KEYS[2], 'seq', new_seq, 'position', ARGV[4], 'move_count', ARGV[5],
-  'score', ARGV[6], 'ack', ARGV[9], 'sent', ARGV[13], 'can_undo', ARGV[14])
-if old_score ~= ARGV[6] then redis.call('HSET', KEYS[2], 'score_at', ARGV[8]) end
+  'score', ARGV[6], 'ack', ARGV[9], 'sent', ARGV[13], 'can_undo', ARGV[14], 'moved_at', at)
+if old_score ~= ARGV[6] then redis.call('HSET', KEYS[2], 'score_at', at) end
 local finished = redis.call('HGET', KEYS[1], 'finished_count')
 if ARGV[7] == '1' then
-  redis.call('HSET', KEYS[2], 'won', 1, 'finished', 1, 'finished_at', ARGV[8])
+  redis.call('HSET', KEYS[2], 'won', 1, 'finished', 1, 'finished_at', at)
   finished = redis.call('HINCRBY', KEYS[1], 'finished_count', 1)
 end
 redis.call('XADD', KEYS[3], '*', 'player', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3],
-  'at', ARGV[8])
+  'at', at)
 if redis.call('SCARD', KEYS[4]) > redis.call('SISMEMBER', KEYS[4], ARGV[12]) then
   redis.call('PUBLISH', ARGV[11], ARGV[10])
 end
 if redis.call('EXISTS', KEYS[5]) == 1 then
   redis.call('PUBLISH', ARGV[15], '{"p":' .. cjson.encode(ARGV[1]) .. ',"s":' .. ARGV[2] ..
-    ',"m":' .. cjson.encode(ARGV[3]) .. ',"at":' .. ARGV[8] .. '}')
+    ',"m":' .. cjson.encode(ARGV[3]) .. ',"at":' .. at .. '}')
 end
 return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
 """,

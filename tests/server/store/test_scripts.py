@@ -208,6 +208,22 @@ async def test_a_won_move_finishes_the_racer_and_counts_toward_the_end(store: St
     assert (await store.boards.finish(race_id, "bob", 4_000, "{}")).answer is Answer.FINISHED
 
 
+async def test_a_move_is_never_stamped_before_the_racers_last_one_nor_before_the_start(store: Store) -> None:
+    """Nodes' clocks differ: a node behind stamps its move at the racer's last move (or the
+    start), so a race's record never goes back in time; another racer has their own."""
+    race_id = await running_race(store, "ada", "bob")  # started at 2 000
+    assert await move(store, race_id, "ada", 1, now=1_500) is Answer.OK  # a node behind the start
+    assert await move(store, race_id, "ada", 2, now=3_000) is Answer.OK
+    assert await move(store, race_id, "ada", 3, now=2_900, won=True) is Answer.OK  # behind ada's last
+    assert await move(store, race_id, "bob", 1, now=2_500) is Answer.OK
+    log = await store.boards.move_log(race_id)
+    assert [(m.player_id, m.seq, m.at) for m in log] == [
+        ("ada", 1, 2_000), ("ada", 2, 3_000), ("ada", 3, 3_000), ("bob", 1, 2_500)
+    ]  # fmt: skip
+    board = await store.boards.board(race_id, "ada")
+    assert board is not None and (board.score_at, board.finished_at) == (3_000, 3_000)
+
+
 async def test_giving_up_after_the_time_limit_is_refused_as_over_like_a_move(store: Store) -> None:
     """A finish that comes once the time is up (before the clock ended the race) changes
     nothing: the racer played to the time limit; they did not give up."""
