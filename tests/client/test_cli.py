@@ -8,6 +8,7 @@ line, and a race's record exported and verified offline."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -512,22 +513,33 @@ def test_two_bots_race_each_other_and_report_each_race(node: NodeProcess, tmp_pa
     assert sorted(line["rank"] for line in lines) in ([1, 2], [1, 1])
 
 
+@contextlib.contextmanager
+def queued_elsewhere(url: str, config: Path, name: str, game: str, bot: bool = False) -> Iterator[None]:
+    """``name`` (saved in ``config``) waits in ``game``'s quick match from a session of its
+    own while the block runs, as another command running beside does."""
+    loop = asyncio.new_event_loop()
+
+    async def queue() -> ArenaClient:
+        client = await ArenaClient.connect(url)
+        await client.sign_in(name, TokenStore(config), bot=bot)
+        await client.quick_match(game)
+        return client
+
+    try:
+        other = loop.run_until_complete(queue())
+        try:
+            yield
+        finally:
+            loop.run_until_complete(other.close())
+    finally:
+        loop.close()
+
+
 def test_a_bot_command_beside_another_is_told_to_take_other_bots_and_does_with_first(
     node: NodeProcess, tmp_path: Path
 ) -> None:
     config = tmp_path / "c.json"
-
-    async def queue_bot_1_for_eight_off() -> ArenaClient:
-        """bot-random-1 (saved in ``config``) waits for an Eight Off match, as a bot command
-        running beside does."""
-        bot = await ArenaClient.connect(node.url)
-        await bot.sign_in("bot-random-1", TokenStore(config), bot=True)
-        await bot.quick_match("eight-off")
-        return bot
-
-    loop = asyncio.new_event_loop()
-    try:
-        other = loop.run_until_complete(queue_bot_1_for_eight_off())
+    with queued_elsewhere(node.url, config, "bot-random-1", "eight-off", bot=True):
         args = ["bot", "--races", "1", "--strategy", "random", "--game", "treize", "--server", node.url]
         refused = run(*args, config=config, timeout=60)
         assert refused.returncode == 1
@@ -539,25 +551,13 @@ def test_a_bot_command_beside_another_is_told_to_take_other_bots_and_does_with_f
         assert beside.returncode == 0, beside.stderr
         names = sorted(json.loads(line)["name"] for line in beside.stdout.splitlines())
         assert names == ["bot-random-2", "bot-random-3"]
-        loop.run_until_complete(other.close())
-    finally:
-        loop.close()
 
 
 def test_play_refused_a_quick_match_while_another_session_waits_says_how_to_cancel_that_one(
     node: NodeProcess, tmp_path: Path
 ) -> None:
     config = tmp_path / "c.json"
-
-    async def queue_ada_for_treize() -> ArenaClient:
-        ada = await ArenaClient.connect(node.url)
-        await ada.sign_in("ada", TokenStore(config))
-        await ada.quick_match("treize")
-        return ada
-
-    loop = asyncio.new_event_loop()
-    try:
-        other = loop.run_until_complete(queue_ada_for_treize())
+    with queued_elsewhere(node.url, config, "ada", "treize"):
         refused = run("play", "eight-off", "--name", "ada", "--server", node.url, config=config, timeout=60)
         assert refused.returncode == 1
         assert one_error_line(refused) == (
@@ -565,9 +565,6 @@ def test_play_refused_a_quick_match_while_another_session_waits_says_how_to_canc
             "eight-off. Another of your sessions waits in it: Ctrl+C in the terminal that waits, or "
             "Cancel quick match on its page, cancels it"
         )
-        loop.run_until_complete(other.close())
-    finally:
-        loop.close()
 
 
 def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
