@@ -19,7 +19,7 @@ of its label; the cards start on the line below. A slot is :data:`SLOT_WIDTH` ce
 >>> [s.name for s in slots_for("eight-off")][:3]
 ['f1', 'f2', 'f3']
 >>> board_size("eagle-wing")
-(53, 11)
+(53, 12)
 """
 
 from __future__ import annotations

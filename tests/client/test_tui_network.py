@@ -219,8 +219,11 @@ def followed_again(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def drop(pilot: Pilot[None], app: RaceApp, client: ArenaClient) -> None:
-    """The network drops (and stays down while the resume is held): the screen says so."""
+    """The network drops (and stays down while the resume is held): the screen says so. A
+    stall ends with its connection: the next one's requests get the usual time (a busy
+    machine's slow resume is no stall)."""
     client.ws.transport.abort()
+    client.request_timeout = REQUEST_TIMEOUT
     await wait_until(pilot, lambda: app.race_screen.status.last == RECONNECTING)
 
 
