@@ -99,7 +99,7 @@ class RaceResults:
         return Reply(Results(id=message.id, summary=summary))
 
     async def get_move_log(self, caller: Caller, message: GetMoveLog) -> Reply:
-        summary, moves, _seed = await self._finished(message.race_id, caller.player.player_id)
+        summary, moves = await self._finished(message.race_id, caller.player.player_id)
         return Reply(
             MoveLog(
                 id=message.id,
@@ -114,7 +114,7 @@ class RaceResults:
 
     async def get_replay(self, caller: Caller, message: GetReplay) -> Reply:
         """A racer's views move by move, from the revealed seed and the move log."""
-        summary, log, seed = await self._finished(message.race_id, caller.player.player_id)
+        summary, log = await self._finished(message.race_id, caller.player.player_id)
         if all(s.player_id != message.player_id for s in summary.standings):
             raise ArenaError(
                 ErrorCode.NOT_A_RACER,
@@ -123,7 +123,7 @@ class RaceResults:
         logged = [m for m in log if m.player_id == message.player_id]
         moves = [m.move for m in logged]
         first, last = message.offset, min(len(moves) + 1, message.offset + message.limit)
-        game = new_game(summary.game, seed)
+        game = new_game(summary.game, await self._deal_seed(message.race_id, summary))
         views: list[BoardView] = []
         for step in range(last):
             if step > 0:
@@ -147,20 +147,27 @@ class RaceResults:
             )
         )
 
-    async def _finished(self, race_id: str, viewer: str) -> tuple[RaceSummary, list[LoggedMove], int]:
-        """A race that is over, as ``viewer`` may read it: its results, its move log and
-        its deal's seed; from the archive once Redis no longer has the race."""
+    async def _finished(self, race_id: str, viewer: str) -> tuple[RaceSummary, list[LoggedMove]]:
+        """A race that is over, as ``viewer`` may read it: its results and its move log;
+        from the archive once Redis no longer has the race."""
         try:
             summary = await self.summary(race_id, viewer)  # once it is over
         except ArenaError as exc:
             archived = await self._archived(race_id, exc)
-            return archived.summary, logged_moves(archived.record), archived.record.seed
+            return archived.summary, logged_moves(archived.record)
         log = await self.store.boards.move_log(race_id)
+        return summary, [LoggedMove(player_id=m.player_id, seq=m.seq, move=m.move, at=m.at) for m in log]
+
+    async def _deal_seed(self, race_id: str, summary: RaceSummary) -> int:
+        """The seed of the deal ``summary``'s racers were dealt: its own, once revealed
+        (always, for an archived race), else the race's (one's own daily attempt before its
+        day closes, whose boards its player may replay)."""
+        if summary.seed is not None:
+            return summary.seed
         meta = await self.store.races.meta(race_id)
         if meta is None:
             raise race_not_found(race_id)
-        moves = [LoggedMove(player_id=m.player_id, seq=m.seq, move=m.move, at=m.at) for m in log]
-        return summary, moves, meta.seed
+        return meta.seed
 
     async def _archived(self, race_id: str, missing: ArenaError) -> ArchivedRace:
         """The race Redis let go (``missing``, its ``race_not_found``) from the archive;
