@@ -149,8 +149,11 @@ RATED_STARTS_READY = "a rated race starts with its ready racers"
 
 
 async def queue_stay(store: Store, marker: Marker, player: Identity) -> QueueStay:
-    """The quick-match stay the player's queue marker names: rated for an account, unless
-    it waits in the game's casual queue."""
+    """The quick-match stay the player's queue marker names: its queue as the marker says
+    it (one from before markers named their queue: rated for an account, unless it waits
+    in the game's casual queue)."""
+    if marker.rated is not None:
+        return QueueStay(game=marker.game, ticket=marker.ticket, rated=marker.rated)
     rated = player.account and not await store.queues.in_casual_queue(marker.game, player.player_id)
     return QueueStay(game=marker.game, ticket=marker.ticket, rated=rated)
 
