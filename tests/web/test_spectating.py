@@ -456,7 +456,10 @@ async def test_a_race_redis_let_go_shows_its_archived_results_and_replay_from_a_
         await expect(rows.nth(1)).to_contain_text("gave up")
         await page.screenshot(path=shot_path("archived-race"), full_page=True)
         await page.click("#replay-link")
-        await page.click(f'#racer-buttons button[data-player="{ada.player_id}"]')
+        # It opens on the winner, ada (a click on her button would load her moves again,
+        # and that load, ending late, would take the slider back to the deal).
+        pressed = page.locator('#racer-buttons button[aria-pressed="true"]')
+        await expect(pressed).to_have_attribute("data-player", ada.player_id)
         await expect(page.locator("#step-label")).to_have_text(f"the deal (of {len(line)} moves)")
         await page.locator("#step").fill(str(len(line)))
         await expect(page.locator("#step-label")).to_contain_text(f"move {len(line)}/{len(line)}: {line[-1]}")
