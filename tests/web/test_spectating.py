@@ -456,12 +456,15 @@ async def test_a_race_redis_let_go_shows_its_archived_results_and_replay_from_a_
         await expect(rows.nth(1)).to_contain_text("gave up")
         await page.screenshot(path=shot_path("archived-race"), full_page=True)
         await page.click("#replay-link")
-        # It opens on the winner, ada (a click on her button would load her moves again,
-        # and that load, ending late, would take the slider back to the deal).
+        # It opens on the winner, ada.
         pressed = page.locator('#racer-buttons button[aria-pressed="true"]')
         await expect(pressed).to_have_attribute("data-player", ada.player_id)
         await expect(page.locator("#step-label")).to_have_text(f"the deal (of {len(line)} moves)")
         await page.locator("#step").fill(str(len(line)))
+        await expect(page.locator("#step-label")).to_contain_text(f"move {len(line)}/{len(line)}: {line[-1]}")
+        # Her button pressed again keeps the step shown: nothing is loaded again.
+        await pressed.click()
+        await page.wait_for_timeout(500)
         await expect(page.locator("#step-label")).to_contain_text(f"move {len(line)}/{len(line)}: {line[-1]}")
         assert errors == []  # before the node stops: a page still open then fails to reconnect
 
@@ -531,6 +534,10 @@ async def test_the_verify_page_re_deals_a_finished_race_and_steps_through_its_mo
     # bob's moves: his button steps through his one move.
     await page.locator(f'#racer-buttons button[data-player="{bob.player_id}"]').click()
     await expect(page.locator("#step-label")).to_have_text("the deal (of 1 move)")
+    await page.locator("#step").fill("1")
+    await page.locator(f'#racer-buttons button[data-player="{bob.player_id}"]').click()  # pressed again
+    await page.wait_for_timeout(500)
+    await expect(page.locator("#step-label")).to_have_text(f"move 1/1: {line[0]}")
     bobs_moves = checks.locator(f'li[data-check="moves-{bob.player_id}"]')
     await expect(bobs_moves).to_have_class("pass")
     await expect(bobs_moves).to_contain_text("the record's 1 move")

@@ -1378,8 +1378,12 @@ function replayPage(raceId) {
 
   // The racer chosen last wins: a racer's pages still arriving after another was chosen
   // (a long replay comes 200 moves a page) are dropped, never mixed into the other's.
+  // Pressing the racer already chosen again keeps the step shown (it reloads nothing).
   let loading = 0;
+  let chosen = null;
   async function load(playerId) {
+    if (playerId === chosen) return;
+    chosen = playerId;
     const mine = ++loading;
     const got = { views: [], moves: [], times: [] };
     let total = 1;

@@ -304,7 +304,8 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     dealSection.hidden = false;
     if (!record.race || !record.racers.length) return;
     racerButtons.replaceChildren(...record.racers.map((r) => element("button", { type: "button", "data-player": r.player_id,
-      onclick: () => loadRacer(record, r).catch((f) => showError(error, f)) }, r.name)));
+      // The racer shown pressed again keeps the step shown.
+      onclick: (event) => { if (event.currentTarget.getAttribute("aria-pressed") !== "true") loadRacer(record, r).catch((f) => showError(error, f)); } }, r.name)));
     try {
       await readingSession();
       if (run !== runs) return;
