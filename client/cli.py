@@ -260,7 +260,8 @@ def add_commands(commands: Any) -> None:
             "credentials file then keeps the account's new token under the username (the "
             "guest's stops working), and play, "
             "replay, profile and leaderboard use this account. A username has 3-20 "
-            "letters and digits of one script, '_' and '-'; a password 8-128 characters. "
+            "letters and digits of one script (or Han with kana or Hangul), '_' and '-'; "
+            "a password 8-128 characters. "
             "Both are asked for (the password twice, not shown) unless given by "
             "--username and --password-stdin."
         ),

@@ -30,6 +30,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
+from shared.name_chars import invisible_problem, is_mark, mark_problem
+
 USERNAME_MIN: Final = 3
 USERNAME_MAX: Final = 20
 
@@ -74,12 +76,52 @@ _PHONETIC: Final = ((0x0250, 0x02FF), (0x1D00, 0x1DBF))
 _CASED_SCRIPTS: Final = frozenset({"LATIN", "GREEK", "CYRILLIC", "ARMENIAN"})
 
 
+#: Japanese writing's marks that are letters of no one script (modifier letters): the
+#: iteration marks and the long-vowel mark, with the script each belongs with.
+_JAPANESE_MARKS: Final = {
+    "\u3005": "CJK",  # 々, repeats the Han character before it
+    "\u309d": "HIRAGANA",
+    "\u309e": "HIRAGANA",
+    "\u30fc": "KATAKANA",  # ー, the long vowel (in hiragana words too)
+    "\u30fd": "KATAKANA",
+    "\u30fe": "KATAKANA",
+}
+#: The scripts written together in one language's words, as browsers allow them together
+#: in domain names (Unicode's "highly restrictive" level, UTS #39): Han with Japanese
+#: kana, with Korean Hangul, with Bopomofo; Latin may join any of these.
+_SCRIPTS_TOGETHER: Final = (
+    frozenset({"CJK", "HIRAGANA", "KATAKANA"}),
+    frozenset({"CJK", "HANGUL"}),
+    frozenset({"CJK", "BOPOMOFO"}),
+)
+#: How a script's name (the first word of its letters' Unicode names) is said.
+_SCRIPT_WORDS: Final = {"CJK": "han"}
+
+
 def _script(char: str) -> str | None:
     """The script of a letter (the first word of its Unicode name); None for a digit,
-    ``_`` or ``-``, which every script shares."""
+    ``_``, ``-`` or a combining mark of no one script (an accent), which scripts share.
+
+    >>> _script("a"), _script("\u30fc"), _script("\u0301"), _script("\u093e")
+    ('LATIN', 'KATAKANA', None, 'DEVANAGARI')
+    """
     if char in "_-" or unicodedata.category(char) == "Nd":
         return None
-    return unicodedata.name(char, "UNKNOWN").split(" ")[0]
+    if char in _JAPANESE_MARKS:
+        return _JAPANESE_MARKS[char]
+    script = unicodedata.name(char, "UNKNOWN").split(" ")[0]
+    return None if script == "COMBINING" else script
+
+
+def _mixed(scripts: set[str]) -> bool:
+    """Whether letters of ``scripts`` together are a mix no one writes a name in.
+
+    >>> _mixed({"LATIN"}), _mixed({"CJK", "HIRAGANA", "KATAKANA", "LATIN"}), _mixed({"CYRILLIC", "LATIN"})
+    (False, False, True)
+    """
+    if len(scripts) <= 1:
+        return False
+    return not any(scripts - {"LATIN"} <= together for together in _SCRIPTS_TOGETHER)
 
 
 def check_username(text: str) -> str:
@@ -88,13 +130,22 @@ def check_username(text: str) -> str:
     if not USERNAME_MIN <= len(name) <= USERNAME_MAX:
         raise ValueError(f"a username has {USERNAME_MIN} to {USERNAME_MAX} characters")
     for char in name:
-        if not (char in "_-" or unicodedata.category(char) in ("Lu", "Ll", "Lt", "Lo", "Nd")):
+        if not (
+            char in "_-"
+            or char in _JAPANESE_MARKS
+            or unicodedata.category(char) in ("Lu", "Ll", "Lt", "Lo", "Nd")
+            or is_mark(char)
+        ):
             raise ValueError(f"a username has letters, digits, _ and - only, not {char!r}")
         _refuse_a_look_alike(char)
+    problem = invisible_problem(name) or mark_problem(name)
+    if problem is not None:
+        raise ValueError(problem.replace("a name", "a username"))
     scripts = {s for s in map(_script, name) if s is not None}
-    if len(scripts) > 1:
-        raise ValueError(f"a username uses one script, not {' and '.join(sorted(scripts)).lower()} mixed")
-    if not scripts:
+    if _mixed(scripts):
+        words = sorted(_SCRIPT_WORDS.get(script, script.lower()) for script in scripts)
+        raise ValueError(f"a username uses one script, not {' and '.join(words)} mixed")
+    if not any(unicodedata.category(c) in ("Lu", "Ll", "Lt", "Lo") for c in name):
         raise ValueError("a username needs at least one letter")
     return name
 
@@ -173,8 +224,9 @@ def username_keys(name: str) -> tuple[str, ...]:
 
 def name_keys(name: str) -> set[str]:
     """The skeletons of the usernames a guest's ``name`` (which may hold spaces, ``.``
-    and other punctuation) is too like: the name with each run of spaces and punctuation
-    left out, and with each read as ``_`` (as in a username).
+    and other punctuation; its combining marks are part of its words) is too like: the
+    name with each run of spaces and punctuation left out, and with each read as ``_``
+    (as in a username).
 
     >>> sorted(name_keys("Alice.")), sorted(name_keys("a l i c e")), sorted(name_keys("al.ice"))
     (['allce'], ['a_l_l_c_e', 'allce'], ['al_lce', 'allce'])
@@ -182,6 +234,6 @@ def name_keys(name: str) -> set[str]:
     True
     """
     bare = unicodedata.normalize("NFKC", name.strip())
-    kept = [c if unicodedata.category(c)[0] in "LN" else " " for c in bare]
+    kept = [c if unicodedata.category(c)[0] in "LNM" else " " for c in bare]
     words = "".join(kept).split()
     return {username_key("".join(words)), username_key("_".join(words))}

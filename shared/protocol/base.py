@@ -12,6 +12,8 @@ from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from shared.name_chars import invisible_problem, is_mark, mark_problem
+
 #: Bumped on any incompatible change; exchanged in ``hello``/``welcome``.
 PROTOCOL_VERSION: Final = 1
 
@@ -22,11 +24,15 @@ _NAME_PUNCTUATION: Final = frozenset(" _.-")
 
 
 def check_name(name: str) -> str:
-    """A player name, NFC-normalized: letters (any script), digits, space and ``_ . -``,
-    starting with a letter or digit, not ending with a space.
+    """A player name, NFC-normalized: letters (any script, with the combining marks that
+    spell them), digits, space and ``_ . -``, starting with a letter or digit, not ending
+    with a space, and with no character that draws nothing.
 
     >>> check_name("Zoe\\u0308")  # e + combining diaeresis composes to one letter
     'Zoë'
+    >>> suresh = "\\u0938\\u0941\\u0930\\u0947\\u0936"  # Devanagari, vowel signs and all
+    >>> check_name(suresh) == suresh
+    True
     >>> check_name(" ada")
     Traceback (most recent call last):
     ...
@@ -38,11 +44,14 @@ def check_name(name: str) -> str:
     if (
         not name[0].isalnum()
         or name[-1] == " "
-        or any(not (c.isalnum() or c in _NAME_PUNCTUATION) for c in name)
+        or any(not (c.isalnum() or is_mark(c) or c in _NAME_PUNCTUATION) for c in name)
     ):
         raise ValueError(
             "a name starts with a letter or digit and uses only letters, digits, spaces, '_', '-' and '.'"
         )
+    problem = invisible_problem(name) or mark_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
     return name
 
 

@@ -130,13 +130,22 @@ async def test_hello_with_both_a_name_and_a_token_is_refused(arena: ArenaServer,
     assert "not both" in reply["message"]
 
 
-async def test_names_may_use_letters_of_any_script_normalized_to_nfc(arena: ArenaServer) -> None:
+async def test_names_may_use_letters_of_any_script_normalized_to_nfc_and_nothing_invisible(
+    arena: ArenaServer,
+) -> None:
     decomposed = "Zoe\u0308 Ærø-Łódź 李"
     (welcome,) = await json_exchange(arena.url, {"type": "hello", "id": 1, "name": decomposed})
     assert welcome["type"] == "welcome" and welcome["name"] == unicodedata.normalize("NFC", decomposed)
     assert welcome["name"].startswith("Zoë")
-    (refused,) = await json_exchange(arena.url, {"type": "hello", "id": 2, "name": "e\u0301\u0301x"})
-    assert refused["code"] == "invalid_message"  # a stray combining mark is not a letter
+    rahul = "\u0930\u093e\u0939\u0941\u0932"  # Devanagari: its vowel signs are combining marks
+    (welcome,) = await json_exchange(arena.url, {"type": "hello", "id": 2, "name": rahul})
+    assert welcome["type"] == "welcome" and welcome["name"] == rahul
+    (refused,) = await json_exchange(arena.url, {"type": "hello", "id": 3, "name": "1\u0301x"})
+    assert refused["code"] == "invalid_message"  # a stray combining mark is not part of a letter
+    assert "a combining mark goes after a letter" in refused["message"]
+    (refused,) = await json_exchange(arena.url, {"type": "hello", "id": 4, "name": "alice\u3164"})
+    assert refused["code"] == "invalid_message"  # HANGUL FILLER draws nothing: "alice" to the eye
+    assert "a name has no characters that draw nothing, such as U+3164" in refused["message"]
 
 
 async def test_a_non_racers_ready_in_a_running_race_is_not_a_racer(

@@ -99,11 +99,19 @@ async def test_the_lobby_says_what_is_wrong_with_the_name_seats_or_code_and_send
         ("", "Choose a name first."),
         ("-ada", "A name starts with a letter or digit and has only letters, digits, spaces, _ . and -."),
         ("ada!", "A name starts with a letter or digit and has only letters, digits, spaces, _ . and -."),
+        ("alice\u3164", "A name has no characters that draw nothing, such as U+3164."),  # HANGUL FILLER
+        (
+            "ada 7\u0301",
+            "A combining mark goes after a letter, not at the start or after a digit, space or sign.",
+        ),
+        ("adb\u0300\u0301\u0302\u0303", "A letter carries at most 3 combining marks."),
     ):
         await page.fill("#name", name)
         await page.click("#create")
         await refused_here(page, "name", note)
         await expect(page.locator("#status")).to_have_count(0)  # still the lobby
+    await page.fill("#name", "\u0930\u093e\u0939\u0941\u0932")  # Rahul: Devanagari's vowel signs are marks
+    await expect(page.locator("#name")).not_to_have_attribute("aria-invalid", "true")
     await page.fill("#name", "ada")
     await expect(page.locator("#name")).not_to_have_attribute(
         "aria-invalid", "true"
@@ -243,6 +251,7 @@ async def test_the_register_form_says_what_is_wrong_with_the_username_or_passwor
         ("ada lovelace", "A username has only letters, digits, _ and -: no spaces."),
         ("ada.l", "A username has only letters, digits, _ and -: not “.”."),
         ("1234", "A username needs at least one letter."),
+        ("ali\ufe0fce", "A username has no characters that draw nothing, such as U+FE0F."),
     ):
         await page.fill("#register-username", username)
         await page.click("#register")

@@ -28,9 +28,21 @@ export function nameProblem(value) {
   const name = value.trim().normalize("NFC");
   if (!name) return "Choose a name first.";
   if (length(name) > LIMITS.nameMax) return `A name has 1 to ${LIMITS.nameMax} characters.`;
-  if (!/^[\p{L}\p{N}][\p{L}\p{N} _.-]*$/u.test(name)) {
+  if (!/^[\p{L}\p{N}][\p{L}\p{N}\p{Mn}\p{Mc} _.-]*$/u.test(name)) {
     return "A name starts with a letter or digit and has only letters, digits, spaces, _ . and -.";
   }
+  return charactersProblem(name, "name");
+}
+
+// What a name and a username share (shared/name_chars.py): no character that draws
+// nothing, and each combining mark after a letter, at most three on one.
+function charactersProblem(name, what) {
+  const blank = name.match(/\p{Default_Ignorable_Code_Point}/u);
+  if (blank) return `A ${what} has no characters that draw nothing, such as U+${blank[0].codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}.`;
+  if (/(^|[^\p{L}\p{Mn}\p{Mc}])[\p{Mn}\p{Mc}]/u.test(name)) {
+    return "A combining mark goes after a letter, not at the start or after a digit, space or sign.";
+  }
+  if (/[\p{Mn}\p{Mc}]{4,}/u.test(name)) return "A letter carries at most 3 combining marks.";
   return null;
 }
 
@@ -42,12 +54,13 @@ export function usernameProblem(value) {
   if (length(name) < LIMITS.usernameMin || length(name) > LIMITS.usernameMax) {
     return `A username has ${LIMITS.usernameMin} to ${LIMITS.usernameMax} characters.`;
   }
-  const odd = [...name].find((c) => !/[\p{Lu}\p{Ll}\p{Lt}\p{Lo}\p{Nd}_-]/u.test(c));
+  // (々 ゝ ゞ ー ヽ ヾ: the marks of Japanese writing that are letters of no one script.)
+  const odd = [...name].find((c) => !/[\p{Lu}\p{Ll}\p{Lt}\p{Lo}\p{Nd}\p{Mn}\p{Mc}_\u3005\u309d\u309e\u30fc-\u30fe-]/u.test(c));
   if (odd !== undefined) {
     return `A username has only letters, digits, _ and -: ${odd === " " ? "no spaces" : `not “${odd}”`}.`;
   }
   if (!/[\p{Lu}\p{Ll}\p{Lt}\p{Lo}]/u.test(name)) return "A username needs at least one letter.";
-  return null;
+  return charactersProblem(name, "username");
 }
 
 // The username to log in with: any the server may know (it checks the rest).
