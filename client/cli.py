@@ -555,10 +555,39 @@ def _credentials(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def draws_the_screen(args: argparse.Namespace) -> bool:
+    """Whether the command, as given, opens the full-screen terminal UI."""
+    if args.command == "play":
+        return True
+    if args.command == "daily":
+        return args.game is not None and not (args.board or args.standings)
+    if args.command == "replay":
+        return not args.json and sys.stdout.isatty()
+    if args.command == "watch":
+        return not args.plain and sys.stdout.isatty()
+    return False
+
+
+def no_screen_here(args: argparse.Namespace) -> str | None:
+    """Why this terminal cannot show the command's screen (a ``dumb`` one: no cursor to
+    move, so the screen would redraw forever while a daily attempt's clock ran), said
+    before anything starts; None when it can or the command draws none."""
+    if os.environ.get("TERM") != "dumb" or not draws_the_screen(args):
+        return None
+    text = {"replay": ", or replay --json for text", "watch": ", or watch --plain for text"}
+    return (
+        "this terminal (TERM=dumb) cannot show the game's screen: run it in a terminal such as "
+        f"xterm{text.get(args.command, '')}"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one player command; its exit status."""
     if args.command == "verify":
         return verify(args)  # offline: no server, no event loop
+    unfit = no_screen_here(args)
+    if unfit is not None:
+        return fail(unfit)
     given = getattr(args, "name", None)
     if given is not None:  # not given: the default player
         try:

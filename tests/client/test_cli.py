@@ -241,6 +241,23 @@ def test_ctrl_c_at_a_login_question_stops_the_command_at_once(
         os.close(fd)
 
 
+def test_a_dumb_terminal_is_told_it_cannot_show_the_screen_before_anything_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TERM", "dumb")
+    config = tmp_path / "c.json"
+    for command in (["play", "eight-off"], ["daily", "eagle-wing"]):
+        # No server at that address: the refusal comes before connecting (no attempt started).
+        result = run(*command, "--server", "ws://127.0.0.1:9", config=config)
+        assert one_error_line(result) == (
+            "solitaire-arena: this terminal (TERM=dumb) cannot show the game's screen: run it in a "
+            "terminal such as xterm"
+        )
+    # What prints text runs as ever: the list of dailies, a replay into a pipe.
+    result = run("replay", "abc", "--server", "ws://127.0.0.1:9", config=config)
+    assert "cannot reach ws://127.0.0.1:9" in one_error_line(result)
+
+
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     result = run("replay", "abc", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
     # Said in words, not as an errno and a tuple.
