@@ -25,6 +25,7 @@ import datetime as dt
 import functools
 import getpass
 import hashlib
+import io
 import json
 import math
 import os
@@ -588,6 +589,11 @@ def run(args: argparse.Namespace) -> int:
     unfit = no_screen_here(args)
     if unfit is not None:
         return fail(unfit)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # An output that cannot encode a name's letters or a table's "…" (a Latin-1
+        # console, a redirect on Windows) shows "?" for them, as stderr escapes them,
+        # rather than end the command with a traceback.
+        sys.stdout.reconfigure(errors="replace")
     given = getattr(args, "name", None)
     if given is not None:  # not given: the default player
         try:

@@ -258,6 +258,18 @@ def test_a_dumb_terminal_is_told_it_cannot_show_the_screen_before_anything_start
     assert "cannot reach ws://127.0.0.1:9" in one_error_line(result)
 
 
+async def test_an_output_that_cannot_encode_every_character_gets_question_marks_not_a_traceback(
+    node: NodeProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await todays_dailies(node)
+    monkeypatch.setenv("PYTHONIOENCODING", "latin-1")
+    result = run("daily", "--server", node.url, config=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "eight-off" in result.stdout and "?" in result.stdout  # the commitment cut with "…"
+    assert "\u2026" not in result.stdout
+
+
 def test_an_unreachable_server_is_one_line(tmp_path: Path) -> None:
     result = run("replay", "abc", "--server", "ws://127.0.0.1:9", config=tmp_path / "c.json")
     # Said in words, not as an errno and a tuple.
