@@ -8,11 +8,14 @@ Move(kind='move', src='waste', dst='t3', count=1)
 Move(kind='remove', src='wt', dst='p9', count=1)
 >>> str(parse_move("p25"))
 'p25'
+>>> parse_move("\uff54\uff17\uff1e\uff54\uff11")  # full width, as an East Asian input method types it
+Move(kind='move', src='t7', dst='t1', count=1)
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
@@ -54,7 +57,9 @@ def parse_move(text: str) -> Move:
         raise BadNotation(f"a move is text, not {type(text).__name__}")
     if len(text) > _MAX_MOVE_TEXT:
         raise BadNotation("that move is too long to be a move")
-    norm = text.strip().lower()
+    # NFKC reads full-width letters, digits and signs (what a Chinese or Japanese input
+    # method types) as the plain ones they stand for.
+    norm = unicodedata.normalize("NFKC", text).strip().lower()
     if norm in _WORDS:
         return Move(norm)
     if ">" in norm:

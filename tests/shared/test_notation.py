@@ -132,6 +132,12 @@ def test_eight_off_move_is_read_case_and_space_insensitively() -> None:
     assert result.move == "t1>r5"
 
 
+def test_a_move_typed_in_full_width_characters_reads_as_the_plain_one() -> None:
+    game = new_game("eight-off", 0)
+    result = game.play("\uff34\uff11\uff1e\uff52\uff15")  # T1>r5 in full width
+    assert result.move == "t1>r5"
+
+
 def test_eight_off_shorthands_give_the_canonical_move() -> None:
     game = load(
         eo_position(

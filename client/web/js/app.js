@@ -1289,7 +1289,7 @@ function racePage(raceId, arrived = null) {
   let edits = 0;
   moveInput.addEventListener("input", () => { edits += 1; });
   moveInput.addEventListener("keydown", (event) => {
-    const typed = moveInput.value.trim();
+    const typed = moveInput.value.normalize("NFKC").trim(); // full width (an input method's) as plain
     if (event.key !== "Enter" || !typed) return;
     if (typed.toLowerCase() === "hint") {
       moveInput.value = "";
