@@ -219,11 +219,17 @@ class RaceState:
     def load(self, info: RaceInfo) -> None:
         """Take in a whole race (``get_race``). The scores it changes (all of them, read
         the first time) count as reached now, in the order the server's times put them
-        (those of one time, or from a server that gives none, together)."""
+        (those of one time, or from a server that gives none, together). A racer who has
+        not moved has reached nothing: one who sat down later is level with the others."""
         before = {player_id: racer.score for player_id, racer in self.racers.items()}
         self._load(info)
         told = {racer.player_id: racer.score_reached_ms or 0 for racer in info.racers}
-        changed = [p for p, racer in self.racers.items() if before.get(p, -1) != racer.score]
+        changed = []
+        for player_id, racer in self.racers.items():
+            if racer.move_count == 0:
+                self.reached.pop(player_id, None)
+            elif before.get(player_id, -1) != racer.score:
+                changed.append(player_id)
         for _at, together in itertools.groupby(sorted(changed, key=told.__getitem__), key=told.__getitem__):
             self._changes += 1
             for player_id in together:

@@ -605,6 +605,30 @@ async def test_a_race_opened_under_way_ranks_its_winners_in_the_order_they_won_n
         await racer.ws.close()
 
 
+@pytest.mark.parametrize("game", ["eight-off", "eagle-wing"])
+async def test_racers_who_sat_down_one_by_one_share_the_first_rank_until_someone_moves(
+    arena: ArenaServer, connect: Connect, game: str
+) -> None:
+    """Seen by ada's terminal: bob, then cy, join her lobby (each a race_update read
+    whole); the race starts (Eagle Wing's deal has a card home for everyone). Nobody has
+    reached anything, so nobody ranks below anybody, as the results would have it."""
+    ada, bob, cy = await connect(arena.url), await connect(arena.url), await connect(arena.url)
+    for client, name in ((ada, "ada"), (bob, "bob"), (cy, "cy")):
+        await client.hello(name=name)
+    race = await ada.create_race(game, seats=3, time_limit=60)
+    state = RaceState(race_id=race.race_id, me=ada.player_id)
+    state.load(await ada.get_race(race.race_id))
+    for joining in (bob, cy):
+        await joining.join_race(race.code)
+        state.load(await ada.get_race(race.race_id))
+    assert [(rank, racer.name) for rank, racer in state.ranking()] == [(1, "ada"), (1, "bob"), (1, "cy")]
+    for client in (ada, bob, cy):
+        await client.ready(race.race_id)
+    state.apply(await ada.wait_for(RaceStarted, lambda e: e.race_id == race.race_id))
+    assert [rank for rank, _racer in state.ranking()] == [1, 1, 1]
+    assert {racer.score for _rank, racer in state.ranking()} == {1 if game == "eagle-wing" else 0}
+
+
 async def test_the_lobby_status_line_follows_the_racers_who_join(
     arena: ArenaServer, connect: Connect
 ) -> None:
