@@ -81,6 +81,7 @@ from shared.protocol import (
     Hint,
     MoveAck,
     MoveSummary,
+    RaceCountdown,
     RaceEnded,
     RaceInfo,
     RaceStarted,
@@ -802,6 +803,8 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
                 self.status.say(self._opening_note())  # who sits in the lobby now
                 await self._ready_if_full()
+            elif isinstance(event, RaceCountdown):  # the lobby's note (who is ready) is over
+                self.status.say(self._opening_note())
         # The client gave up resuming the connection (or it was closed): nothing here can
         # reach the server again, so say how to come back rather than seem to go on.
         self.gone = True
@@ -990,6 +993,10 @@ class RaceScreen(Screen[None]):
             else:
                 you = "press r (or Enter) when ready"
             return f"{state.game} race {state.code}: {seated}; {you}\n{join}"
+        if state.status == "countdown":
+            code = f" {state.code}" if state.code else ""
+            racing = f"{len(state.racers)} racing"
+            return f"{state.game} race{code}: {racing}; the deal comes when the countdown ends"
         return f"{state.game} race: waiting for the start"
 
     def _ending_note(self) -> str:

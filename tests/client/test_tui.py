@@ -629,6 +629,32 @@ async def test_racers_who_sat_down_one_by_one_share_the_first_rank_until_someone
     assert {racer.score for _rank, racer in state.ranking()} == {1 if game == "eagle-wing" else 0}
 
 
+async def test_the_lobby_note_gives_way_to_the_countdowns_when_the_last_racer_gets_ready_elsewhere(
+    clean_redis: str, connect: Connect
+) -> None:
+    async with running_node(clean_redis, countdown=5) as node:
+        ada, bob = await connect(node.url), await connect(node.url)
+        await ada.hello(name="ada")
+        await bob.hello(name="bob")
+        race = await ada.create_race("treize", seats=2, time_limit=60)
+        await bob.join_race(race.code)
+        app = RaceApp(ada, race.race_id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: "2/2 seated, 0 ready" in screen.status.last)
+            await pilot.press("r")
+            await wait_until(pilot, lambda: "2/2 seated, 1 ready; you are ready" in screen.status.last)
+            await bob.ready(race.race_id)  # the last one, from another client
+            await wait_until(pilot, lambda: app.race_screen.state.status == "countdown")
+            await wait_until(
+                pilot,
+                lambda: (
+                    screen.status.last
+                    == f"treize race {race.code}: 2 racing; the deal comes when the countdown ends"
+                ),
+            )
+
+
 async def test_the_lobby_status_line_follows_the_racers_who_join(
     arena: ArenaServer, connect: Connect
 ) -> None:
