@@ -221,15 +221,19 @@ class WatchedRace:
         return True
 
     def _boards_so_far(self) -> list[str]:
-        """A line per racer who has moved or whose board is held back: where the
-        snapshot found their board."""
+        """A line per racer who has moved, gave up or whose board is held back: where the
+        snapshot found their board (and that its racer gave up, which the watch would
+        otherwise never say: that event came before it)."""
         lines = []
         for player_id, board in self.boards.items():
-            if board.view is None or (board.seq == 0 and not board.held):
+            racer = self._racer(player_id)
+            gave_up = (board.finished or (racer is not None and racer.finished)) and not board.won
+            if board.view is None or (board.seq == 0 and not board.held and not gave_up):
                 continue
             where = _board_words(board.view, board.last_move) if board.seq else "no move shown yet"
             held = f"; {HELD_NOTE}" if board.held else ""
-            lines.append(f"{self.name(player_id)}: {where}{held}")
+            ended = "gave up, " if gave_up else ""
+            lines.append(f"{self.name(player_id)}: {ended}{where}{held}")
         return lines
 
     def rating(self, player_id: str) -> str:

@@ -1641,6 +1641,23 @@ async def plain_watch(
     return watcher, first
 
 
+async def test_watch_plain_says_who_gave_up_before_it_began(node: NodeProcess, tmp_path: Path) -> None:
+    ada, bob, race_id = await racing(node)
+    (move,) = await play_moves(ada, race_id, 1)
+    await ada.finish(race_id)
+    watcher, first = await plain_watch(node, race_id, tmp_path)
+    assert first == f"watching race {race_id}: eight-off, casual, running; ada, bob; 1 spectator"
+    assert watcher.stdout is not None
+    board = (await asyncio.wait_for(watcher.stdout.readline(), 20)).decode().rstrip("\n")
+    said = rf"ada: gave up, last {re.escape(move)} \(1 move, score \d+, \d+ left\)"
+    assert re.fullmatch(said, board), board
+    await bob.finish(race_id)
+    await ada.close()
+    await bob.close()
+    _out, err = await asyncio.wait_for(watcher.communicate(), 20)
+    assert watcher.returncode == 0, err.decode()
+
+
 async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess, tmp_path: Path) -> None:
     ada, bob, race_id = await racing(node)
     watcher, first = await plain_watch(node, race_id, tmp_path)
