@@ -584,20 +584,21 @@ def no_screen_here(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Run one player command; its exit status."""
-    if args.command == "verify":
-        return verify(args)  # offline: no server, no event loop
-    unfit = no_screen_here(args)
-    if unfit is not None:
-        return fail(unfit)
     if isinstance(sys.stdout, io.TextIOWrapper):
         # An output that cannot encode a name's letters or a table's "…" (a Latin-1
         # console, a redirect on Windows) shows "?" for them, as stderr escapes them,
         # rather than end the command with a traceback.
         sys.stdout.reconfigure(errors="replace")
+    if args.command == "verify":
+        return verify(args)  # offline: no server, no event loop
+    unfit = no_screen_here(args)
+    if unfit is not None:
+        return fail(unfit)
     given = getattr(args, "name", None)
     if given is not None:  # not given: the default player
         try:
-            _checked_name(given, "--name")
+            # As the server keeps it (NFC): a decomposed "Zoë" is the same player.
+            args.name = _checked_name(given, "--name")
         except CommandError as exc:
             return fail(str(exc))  # before connecting, as the other options
     commands: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]]] = {

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,10 @@ class TokenStore:
         self.path = path or default_path()
 
     def get(self, server: str, name: str) -> Credential | None:
-        entry = self._read().get(_key(server, name))
+        data = self._read()
+        entry = data.get(_key(server, name))
+        if entry is None:  # kept before names were keyed in NFC: as typed then
+            entry = next((v for k, v in data.items() if _nfc(k) == _key(server, name)), None)
         if not isinstance(entry, dict):
             return None
         try:
@@ -247,4 +251,10 @@ def _server(server: str) -> str:
 
 
 def _key(server: str, name: str) -> str:
-    return f"{_server(server)} {name}"
+    """Where a player's credential is kept: one key for a name however its accents were
+    typed (NFC, as the server keeps names: a decomposed "Zoë" is the same player)."""
+    return f"{_server(server)} {_nfc(name)}"
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)

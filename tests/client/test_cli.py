@@ -464,6 +464,29 @@ def test_the_same_name_resumes_the_same_player_from_the_credentials_file(
     assert list(saved) == [f"{node.url} zoë"]
 
 
+def test_a_name_typed_with_its_accent_apart_is_the_same_player_as_the_one_typed_whole(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "credentials.json"
+    for typed in ("Zoe\u0308", "Zo\u00eb"):  # as macOS pastes it, as keyboards type it
+        run("play", "--join", "ZZZZZZ", "--server", node.url, "--name", typed, config=config)
+    assert list(json.loads(config.read_text())) == [f"{node.url} Zo\u00eb"]
+    profile = run("profile", "--name", "Zoe\u0308", "--server", node.url, config=config)
+    assert profile.returncode == 0, profile.stderr
+    assert profile.stdout.startswith("Zo\u00eb  guest")
+
+
+def test_a_credential_kept_under_a_decomposed_name_is_still_found(node: NodeProcess, tmp_path: Path) -> None:
+    """Kept by a version that keyed names as typed: found by the same name in NFC."""
+    config = tmp_path / "credentials.json"
+    run("play", "--join", "ZZZZZZ", "--server", node.url, "--name", "Zo\u00eb", config=config)
+    saved = json.loads(config.read_text())
+    config.write_text(json.dumps({f"{node.url} Zoe\u0308": saved[f"{node.url} Zo\u00eb"]}))
+    profile = run("profile", "--name", "Zo\u00eb", "--server", node.url, config=config)
+    assert profile.returncode == 0, profile.stderr
+    assert profile.stdout.startswith("Zo\u00eb  guest")
+
+
 def test_a_damaged_credentials_file_stops_the_commands_and_is_never_overwritten(
     node: NodeProcess, tmp_path: Path
 ) -> None:
@@ -1762,6 +1785,13 @@ async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
 
     verified = run("verify", str(record), config=config)  # no server: offline
     assert verified.returncode == 0, verified.stderr
+    renamed = short_tmp / "renamed.txt"  # a name no ASCII console can show (names are not signed)
+    renamed.write_text(text.replace(" ada human", " \u674e human"), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as ascii_console:  # "?" for what it cannot show, no traceback
+        ascii_console.setenv("PYTHONIOENCODING", "ascii")
+        on_ascii = run("verify", str(renamed), config=config)
+        assert on_ascii.returncode == 0 and "Traceback" not in on_ascii.stderr, on_ascii.stderr
+        assert on_ascii.stdout.isascii() and " ? " in on_ascii.stdout
     lines = verified.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines), verified.stdout
     assert lines[0] == f"eight-off race {race_id}, casual" and lines[1].startswith("started ")
