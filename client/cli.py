@@ -570,14 +570,15 @@ def draws_the_screen(args: argparse.Namespace) -> bool:
 
 
 def no_screen_here(args: argparse.Namespace) -> str | None:
-    """Why this terminal cannot show the command's screen (a ``dumb`` one: no cursor to
-    move, so the screen would redraw forever while a daily attempt's clock ran), said
+    """Why this terminal cannot show the command's screen (a ``dumb`` or ``unknown`` one:
+    no cursor to move, so the screen would redraw forever while a daily attempt's clock ran), said
     before anything starts; None when it can or the command draws none."""
-    if os.environ.get("TERM") != "dumb" or not draws_the_screen(args):
+    term = os.environ.get("TERM", "")
+    if term.lower() not in ("dumb", "unknown") or not draws_the_screen(args):
         return None
     text = {"replay": ", or replay --json for text", "watch": ", or watch --plain for text"}
     return (
-        "this terminal (TERM=dumb) cannot show the game's screen: run it in a terminal such as "
+        f"this terminal (TERM={term}) cannot show the game's screen: run it in a terminal such as "
         f"xterm{text.get(args.command, '')}"
     )
 

@@ -241,16 +241,17 @@ def test_ctrl_c_at_a_login_question_stops_the_command_at_once(
         os.close(fd)
 
 
+@pytest.mark.parametrize("term", ["dumb", "Dumb", "unknown"])
 def test_a_dumb_terminal_is_told_it_cannot_show_the_screen_before_anything_starts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, term: str
 ) -> None:
-    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setenv("TERM", term)
     config = tmp_path / "c.json"
     for command in (["play", "eight-off"], ["daily", "eagle-wing"]):
         # No server at that address: the refusal comes before connecting (no attempt started).
         result = run(*command, "--server", "ws://127.0.0.1:9", config=config)
         assert one_error_line(result) == (
-            "solitaire-arena: this terminal (TERM=dumb) cannot show the game's screen: run it in a "
+            f"solitaire-arena: this terminal (TERM={term}) cannot show the game's screen: run it in a "
             "terminal such as xterm"
         )
     # What prints text runs as ever: the list of dailies, a replay into a pipe.
