@@ -676,6 +676,10 @@ class Lobby:
 
     async def _keep_freeing_seats(self) -> None:
         every = min(GONE_LOOK_EVERY, max(self.settings.lobby_grace / 3, 0.1))
+        # A node just started frees no seat for a whole grace: players whose connections
+        # dropped because no node was up (a restart, an upgrade longer than the grace)
+        # get that grace to come back, counted from the start, as after a Redis outage.
+        await asyncio.sleep(self.settings.lobby_grace)
         while True:
             await asyncio.sleep(every)
             try:

@@ -477,6 +477,27 @@ async def test_a_player_gone_past_the_lobby_grace_leaves_the_open_race(
         assert await cyd.list_races("treize") == []  # the last one gone: cancelled
 
 
+async def test_seats_outlast_a_node_restart_longer_than_the_lobby_grace(
+    clean_redis: str, connect: Connect
+) -> None:
+    """The only node stops for longer than the grace and starts again: ada and bob, back
+    a second after the start, keep their seats (and the race stays open)."""
+    async with running_node(clean_redis, lobby_grace=2.0) as node:
+        ada, bob = await connect(node.url), await connect(node.url)
+        tokens = [(await ada.hello(name="ada")).token, (await bob.hello(name="bob")).token]
+        race = await ada.create_race("treize", seats=3, time_limit=60)
+        await bob.join_race(race.code)
+    await asyncio.sleep(2.5)  # down: past every due
+    async with running_node(clean_redis, lobby_grace=2.0) as node:
+        await asyncio.sleep(1.0)  # a node sweeping at once (every 0.67 s here) has freed them by now
+        back = [await connect(node.url) for _ in tokens]
+        for client, token in zip(back, tokens, strict=True):
+            await client.hello(token=token)
+        await asyncio.sleep(1.5)  # past the restarted node's first sweep
+        info = await back[0].get_race(race.race_id)
+        assert info.status == "open" and [r.name for r in info.racers] == ["ada", "bob"]
+
+
 async def test_a_players_welcome_says_how_long_this_server_keeps_a_gone_racers_seat(clean_redis: str) -> None:
     async with running_node(clean_redis, lobby_grace=12.5) as node:
         (ada,) = await racers(node.url, "ada")
