@@ -59,6 +59,8 @@ log = logging.getLogger("arena.app")
 STARTUP_PING_TIMEOUT = 10.0
 #: The reason connections are closed with (1001, going away) when the node stops.
 SHUTDOWN_REASON = "server shutting down"
+#: Seconds between looks at whether the embedded redis-server still runs.
+EMBEDDED_LOOK_EVERY = 1.0
 
 
 class StartupError(RuntimeError):
@@ -226,6 +228,7 @@ class ArenaServer:
         self.time: TimeSource = time or SystemTime()
         self.metrics = Metrics()
         self.embedded: EmbeddedRedis | None = None
+        self._embedded_watch: asyncio.Task[None] | None = None
         self.redis: aioredis.Redis | None = None
         self.server: Server | None = None
         self.store: Store | None = None
@@ -327,6 +330,8 @@ class ArenaServer:
         features.archive_sweep.start()
         if self.settings.daily_prepare:
             features.daily.start()
+        if self.embedded is not None:
+            self._embedded_watch = asyncio.create_task(self._keep_embedded_redis_up(self.embedded))
 
         async def connection(ws: ServerConnection) -> None:
             address = client_address(ws, ws.request, admission)
@@ -364,6 +369,25 @@ class ArenaServer:
             },
         )
 
+    async def _keep_embedded_redis_up(self, embedded: EmbeddedRedis) -> None:
+        """Start the embedded redis-server again whenever it ends by itself (killed, out of
+        memory): the node owns it, and no one else would, so without this the node would
+        answer ``unavailable`` for ever. It reloads its data from its append-only file."""
+        while True:
+            await asyncio.sleep(EMBEDDED_LOOK_EVERY)
+            status = embedded.exited()
+            if status is None:
+                continue
+            how = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+            log.error(
+                "embedded redis-server ended by itself: starting it again",
+                extra={"how": how, "log": str(embedded.data_dir / "redis.log")},
+            )
+            try:
+                embedded.revive()  # in the loop's thread, which outlives it (see start)
+            except OSError as exc:  # looked at again next time
+                log.error("embedded redis-server did not start again", extra={"reason": str(exc)})
+
     async def stop(self) -> None:
         """Close connections (1001 going away), stop the clock, Redis, the embedded server.
         Only a node that listened logs that it stopped: a start refused for a setting
@@ -398,6 +422,10 @@ class ArenaServer:
         if self.redis is not None:
             with contextlib.suppress(Exception):
                 await self.redis.aclose()
+        if self._embedded_watch is not None:
+            self._embedded_watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._embedded_watch
         if self.embedded is not None:
             self.embedded.stop()
         if listened:

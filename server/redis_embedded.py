@@ -123,6 +123,7 @@ class EmbeddedRedis:
         self.fsync = fsync
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
+        self._args: list[str] = []
         self._lock: int | None = None
 
     def start(self, timeout: float = 10.0) -> str:
@@ -160,6 +161,7 @@ class EmbeddedRedis:
             port = free_port()
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             self.url = f"redis://127.0.0.1:{port}/0"
+        self._args = args
         self._process = spawn_redis(args)
         (self.data_dir / _OWNER_PIDFILE).write_text(f"{os.getpid()}\n")
         self._wait_ready(timeout)
@@ -169,6 +171,18 @@ class EmbeddedRedis:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
+
+    def exited(self) -> int | None:
+        """How a redis-server that ended by itself exited (its status; minus the signal
+        that killed it), or None while it runs (or was stopped)."""
+        return None if self._process is None else self._process.poll()
+
+    def revive(self) -> None:
+        """Start redis-server again, as :meth:`start` did (the same address, the same data
+        directory: it loads its append-only file), without waiting for it: the node's
+        clients connect again once it answers. From the thread that started it."""
+        self._process = spawn_redis(self._args)
+        log.warning("embedded redis started again", extra={"redis_url": self.url, "pid": self.pid})
 
     def _take_lock(self) -> None:
         """Lock the data directory for this node's life, or refuse at once: a node holds

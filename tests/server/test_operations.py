@@ -98,6 +98,31 @@ def test_embedded_redis_keeps_its_aof_in_the_data_dir(tmp_path: Path) -> None:
     again.stop()
 
 
+async def test_a_node_starts_its_embedded_redis_again_when_it_is_killed_and_its_data_stays(
+    tmp_path: Path, connect: Connect
+) -> None:
+    async with running_node("", data_dir=str(tmp_path / "data"), redis_fsync="always") as node:
+        assert node.embedded is not None
+        ada = await connect(node.url)
+        await ada.hello(name="ada")
+        race = await ada.create_race("treize", seats=2, time_limit=60)
+        killed = node.embedded.pid
+        assert killed is not None
+        os.kill(killed, 9)
+        for _ in range(100):  # the node looks every second
+            if node.embedded.pid != killed:
+                break
+            await asyncio.sleep(0.1)
+        assert node.embedded.pid not in (None, killed)
+        for _ in range(100):  # unavailable until it answers again
+            try:
+                info = await ada.get_race(race.race_id)
+                break
+            except ArenaError:
+                await asyncio.sleep(0.1)
+        assert info.code == race.code and [r.name for r in info.racers] == ["ada"]
+
+
 def test_a_second_node_on_a_data_dir_in_use_is_refused_at_once(tmp_path: Path) -> None:
     from server.redis_embedded import EmbeddedRedis, EmbeddedRedisError
 
