@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import logging
+import os
 import sys
 import textwrap
 from collections.abc import Callable
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from client import cli as player_commands
 from server import logs
-from server.config import CHOICES, ENV_VARS, HELP, SettingError, Settings
+from server.config import CHOICES, ENV_VARS, HELP, SettingError, Settings, unknown_variables
 
 if TYPE_CHECKING:
     from server.app import ArenaServer
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"solitaire-arena: {exc}", file=sys.stderr)
         return 2
     logs.configure(settings.log_level, settings.log_format)
+    for variable in unknown_variables(os.environ):
+        logging.getLogger("arena.config").warning("not a setting: ignored", extra={"variable": variable})
     # Only a node needs the server (players' commands start faster without it).
     from server.app import ArenaServer, StartupError
     from server.redis_embedded import EmbeddedRedisError

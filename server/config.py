@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import math
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
 from urllib.parse import urlsplit
+
+#: Another name of REDIS_URL, as every other setting's variable starts with ``SA_``.
+REDIS_URL_ALIAS: Final = "SA_REDIS_URL"
+#: ``SA_`` variables read by the project's tools, not by a node.
+OTHER_VARIABLES: Final = frozenset({"SA_REDIS_7"})
 
 #: Environment variable of each setting.
 ENV_VARS: Final = {
@@ -196,6 +203,21 @@ class SettingError(ValueError):
     """A setting's value the node cannot run with; the message is one line naming it."""
 
 
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """Each ``SA_`` variable of ``environ`` that is no setting (a typo the node would
+    otherwise ignore without a word), with the setting it is nearest to, if any.
+
+    >>> unknown_variables({"SA_COUNTDWN": "5", "SA_PORT": "1", "SA_WHATEVER": "x", "HOME": "/"})
+    ['SA_COUNTDWN (SA_COUNTDOWN?)', 'SA_WHATEVER']
+    """
+    known = {*ENV_VARS.values(), REDIS_URL_ALIAS, *OTHER_VARIABLES}
+    unknown = []
+    for variable in sorted(v for v in environ if v.startswith("SA_") and v not in known):
+        near = difflib.get_close_matches(variable, sorted(known), n=1)
+        unknown.append(f"{variable} ({near[0]}?)" if near else variable)
+    return unknown
+
+
 def setting_name(name: str) -> str:
     """How an operator sets ``name``: its flag and its environment variable."""
     return f"--{name.replace('_', '-')} ({ENV_VARS[name]})"
@@ -317,6 +339,8 @@ class Settings:
         for name, var in ENV_VARS.items():
             if name not in values and env.get(var, "") != "":
                 values[name] = _convert(types[name], env[var], var)
+        if "redis_url" not in values and env.get(REDIS_URL_ALIAS, "") != "":
+            values["redis_url"] = env[REDIS_URL_ALIAS]  # as the other settings are named
         settings = replace(cls(), **values)
         settings.check()
         return settings

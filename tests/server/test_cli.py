@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -241,6 +242,18 @@ def test_the_defaults_pass_the_checks_and_log_levels_take_any_case() -> None:
     assert Settings.from_env({"SA_LOG_LEVEL": "debug", "SA_PORT": "0"}).log_level == "debug"
     proxies = Settings.from_env({"SA_TRUSTED_PROXIES": " 172.28.0.10, ::1 ,"}).trusted_proxies
     assert proxies == " 172.28.0.10, ::1 ,"
+
+
+def test_sa_redis_url_names_the_redis_too_and_a_misspelt_setting_is_warned_of() -> None:
+    unanswered = f"redis://127.0.0.1:{free_port()}/0"  # taken, not the embedded Redis started
+    result = run("serve", "--port", "0", env={"SA_REDIS_URL": unanswered, "SA_COUNTDWN": "5"})
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    warned = json.loads(lines[0])  # the default log format
+    assert (warned["level"], warned["msg"]) == ("warning", "not a setting: ignored")
+    assert warned["variable"] == "SA_COUNTDWN (SA_COUNTDOWN?)"
+    assert lines[-1].startswith("solitaire-arena: Redis at redis://127.0.0.1:")
+    assert "does not answer" in lines[-1]
 
 
 def test_a_redis_that_does_not_answer_at_start_is_one_line_without_its_password() -> None:
