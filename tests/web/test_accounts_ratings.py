@@ -583,6 +583,8 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     )
     recent = page.locator("#recent tbody tr")
     await expect(recent).to_have_count(2)
+    # The end is the browser's local time, the daily column a UTC day: the header says which.
+    await expect(page.locator("#recent thead th").first).to_have_text("Ended (your time)")
     await expect(recent.nth(0)).to_have_attribute("data-race", casual.race_id)
     await expect(recent.nth(0).locator("td:nth-child(3)")).to_have_text("Casual")
     # Nobody scored in it: a tie for 1st, not a win.

@@ -114,6 +114,17 @@ async def until_board(page: Page, line: list[str], game: str, seed: int, moves: 
     assert await shown(page) == want, await page.locator("#refusal").inner_text()
 
 
+async def test_the_days_weekday_is_in_english_as_the_page_in_a_german_browser(
+    browser: Browser, clean_redis: str
+) -> None:
+    errors: list[str] = []
+    async with daily_node(clean_redis) as (arena, _clock):
+        page = await open_page(browser, arena.url, errors, locale="de-DE", timezone_id="Pacific/Kiritimati")
+        await open_daily(page)
+        await expect(page.locator("#daily-date")).to_have_text("Sunday 2027-03-14 (UTC)")
+        assert errors == []
+
+
 # ----- an account's day ---------------------------------------------------------------------
 
 

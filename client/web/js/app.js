@@ -521,6 +521,10 @@ function racePage(raceId, arrived = null) {
   const solo = () => race?.seats === 1;
 
   function statusNow(info) {
+    // Why, when the server said so (a race void after downtime): the race read after the
+    // welcome that brought the news keeps it.
+    const why = info.status === "cancelled" ? arena.cancelled.get(info.race_id) : undefined;
+    if (why) return `This race was cancelled: ${why}`;
     if (leftOut && !mine()) return LEFT_OUT;
     if (info.status === "open" && !mine() && info.seats !== 1) { // a visitor: not seated here
       return info.racers.length < info.seats ? `Race ${info.code}: ${info.racers.length} of ${info.seats} seats taken; join to race`
@@ -1179,7 +1183,7 @@ function racePage(raceId, arrived = null) {
       if (race) race.spectators = e.count;
       drawWatchers();
     }),
-    arena.on("race_cancelled", (e) => { if (e.race_id === raceId) say(e.message); }),
+    arena.on("race_cancelled", (e) => { if (e.race_id === raceId) say(`This race was cancelled: ${e.message}`); }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back

@@ -38,6 +38,9 @@ export class Arena {
     this.pending = new Map(); // id -> { resolve, reject, ws }
     this.listeners = new Map();
     this.player = null; // the welcome, kept up to date by register
+    // Why each race this page heard of was cancelled (race_cancelled's message): a page
+    // drawn after the news (it comes right after a welcome) still says it.
+    this.cancelled = new Map();
     this.ready = null;
     this.closing = false;
     this.pause = 250;
@@ -378,6 +381,7 @@ export class Arena {
       this.player = { ...this.player, name: message.name, ...(message.username ? { username: message.username } : {}) };
       this.emit("account", this.player);
     }
+    if (message.type === "race_cancelled") this.cancelled.set(message.race_id, message.message);
     this.emit(message.type, message);
   }
 

@@ -30,7 +30,7 @@ function shiftDay(date, days) {
 }
 
 function weekday(date) {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { weekday: "long", timeZone: "UTC" });
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString("en", { weekday: "long", timeZone: "UTC" }); // in the page's language
 }
 
 function hms(ms) {

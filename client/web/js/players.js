@@ -284,7 +284,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       : element("p", { id: "stats" }, "No races yet.");
     const recent = p.recent.length
       ? element("table", { id: "recent" },
-        element("thead", {}, element("tr", {}, ...["Ended", "Game", "Kind", "Place", "Result", "Rating", "See"].map((h) => element("th", { scope: "col" }, h)))),
+        element("thead", {}, element("tr", {}, ...["Ended (your time)", "Game", "Kind", "Place", "Result", "Rating", "See"].map((h) => element("th", { scope: "col" }, h)))),
         element("tbody", {}, ...p.recent.map((r) => {
           const what = `the ${GAME_TITLES[r.game] ?? r.game} race ended ${when(r.ended_at)}`;
           // Another's daily run comes without its race id until its day is closed: no links.
