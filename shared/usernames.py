@@ -233,7 +233,25 @@ def name_keys(name: str) -> set[str]:
     >>> username_key("alice") in name_keys("_alice-") and username_key("a_b") in name_keys("a. b")
     True
     """
+    words = _words(name)
+    return {username_key("".join(words)), username_key("_".join(words))}
+
+
+def seat_key(name: str) -> str:
+    """What two seats of one race must not share, so that a racer who only looks like
+    another is numbered apart from them (``root (2)``): the name's skeleton, its spaces and
+    punctuation left out.
+
+    >>> seat_key("root") == seat_key("r\u043e\u043et") == seat_key("ROOT") == seat_key("r.o o-t")
+    True
+    >>> seat_key("root") == seat_key("roots")
+    False
+    """
+    return username_key("".join(_words(name)))
+
+
+def _words(name: str) -> list[str]:
+    """A guest name's runs of letters, digits and marks (NFKC), without what is between."""
     bare = unicodedata.normalize("NFKC", name.strip())
     kept = [c if unicodedata.category(c)[0] in "LNM" else " " for c in bare]
-    words = "".join(kept).split()
-    return {username_key("".join(words)), username_key("_".join(words))}
+    return "".join(kept).split()

@@ -11,8 +11,9 @@ import orjson
 from server.store import keys, scripts
 from server.store.once import OnceWrite, OnceWriter
 from server.store.records import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat
-from shared.protocol.base import name_fold, numbered_name
+from shared.protocol.base import numbered_name
 from shared.protocol.lobby import SEATS_MAX
+from shared.usernames import seat_key
 
 log = logging.getLogger("arena.store")
 
@@ -427,13 +428,13 @@ def _seat_names(name: str) -> list[str]:
     """The names a seat may take, the first free first (ARGV of the scripts that name one):
     enough that one is free however many seats the race has."""
     names = [name, *(numbered_name(name, number) for number in range(2, SEATS_MAX + 1))]
-    return [part for each in names for part in (each, name_fold(each))]
+    return [part for each in names for part in (each, seat_key(each))]
 
 
 def _seat_json(seat: Seat) -> str:
     data: dict[str, Any] = {
         "name": seat.name,
-        "fold": name_fold(seat.name),
+        "fold": seat_key(seat.name),
         "ready": seat.ready,
         "joined_at": seat.joined_at,
     }

@@ -355,6 +355,17 @@ async def test_a_joiner_or_leaver_never_gets_the_race_update_of_its_own_move(are
     assert [e for e in bob.events if e["type"] == "race_update"] == []
 
 
+async def test_a_racer_whose_name_only_looks_like_anothers_is_numbered_apart(arena: ArenaServer) -> None:
+    """A name with two Cyrillic o's (U+043E) beside "root": spectators could not tell them apart."""
+    root, lookalike, spaced = await racers(arena.url, "root", "r\u043e\u043et", "r.o o-t")
+    race = (await root.request({"type": "create_race", "game": "treize", "seats": 3}))["race"]
+    for racer in (lookalike, spaced):
+        assert (await racer.request({"type": "join_race", "code": race["code"]}))["type"] == "race"
+    info = await root.request({"type": "get_race", "race_id": race["race_id"]})
+    names = [r["name"] for r in info["race"]["racers"]]
+    assert names == ["root", "r\u043e\u043et (2)", "r.o o-t (3)"]
+
+
 async def test_racers_of_one_name_are_told_apart_by_a_number_in_the_race_and_its_results(
     arena: ArenaServer,
 ) -> None:
