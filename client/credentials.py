@@ -110,10 +110,10 @@ class TokenStore:
         self.path = path or default_path()
 
     def get(self, server: str, name: str) -> Credential | None:
-        data = self._read()
-        entry = data.get(_key(server, name))
+        data, key = self._read(), _key(server, name)
+        entry = data.get(key)
         if entry is None:  # kept before names were keyed in NFC: as typed then
-            entry = next((v for k, v in data.items() if _nfc(k) == _key(server, name)), None)
+            entry = next((v for k, v in data.items() if _nfc(k) == key), None)
         if not isinstance(entry, dict):
             return None
         try:

@@ -67,9 +67,10 @@ def mark_problem(name: str) -> str | None:
     return None
 
 
-def invisible_problem(name: str) -> str | None:
-    """Why ``name`` holds a character that draws nothing, or None."""
+def invisible_problem(name: str, what: str = "name") -> str | None:
+    """Why ``name`` (a ``what``: a name, a username) holds a character that draws
+    nothing, or None."""
     for char in name:
         if invisible(char):
-            return f"a name has no characters that draw nothing, such as U+{ord(char):04X}"
+            return f"a {what} has no characters that draw nothing, such as U+{ord(char):04X}"
     return None

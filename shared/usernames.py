@@ -138,9 +138,9 @@ def check_username(text: str) -> str:
         ):
             raise ValueError(f"a username has letters, digits, _ and - only, not {char!r}")
         _refuse_a_look_alike(char)
-    problem = invisible_problem(name) or mark_problem(name)
+    problem = invisible_problem(name, "username") or mark_problem(name)
     if problem is not None:
-        raise ValueError(problem.replace("a name", "a username"))
+        raise ValueError(problem)
     scripts = {s for s in map(_script, name) if s is not None}
     if _mixed(scripts):
         words = sorted(_SCRIPT_WORDS.get(script, script.lower()) for script in scripts)

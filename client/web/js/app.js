@@ -394,15 +394,19 @@ const FINISHED_ELSEWHERE = "You finished this race in another tab or on another 
 const RACE_STATES = { open: "waiting to start", countdown: "starting", running: "racing", ending: "ending" };
 const ANSWERS = { offered: "offered", pending: "not answered yet", accepted: "accepted", declined: "declined" };
 
+const CANCELLED = "This race was cancelled";
 function statusText(info) {
   return {
     open: `Race ${info.code}: ${info.racers.length} of ${info.seats} seated, ${info.racers.filter((r) => r.ready).length} ready; share the code, everyone presses Ready`,
     countdown: "Get ready…",
     running: "Go!",
     finished: "The race is over",
-    cancelled: "This race was cancelled",
+    cancelled: CANCELLED,
   }[info.status] ?? info.status;
 }
+
+// A cancelled race's status line with the server's reason.
+const cancelledText = (why) => `${CANCELLED}: ${why}`;
 
 function clockText(seconds) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
@@ -524,7 +528,7 @@ function racePage(raceId, arrived = null) {
     // Why, when the server said so (a race void after downtime): the race read after the
     // welcome that brought the news keeps it.
     const why = info.status === "cancelled" ? arena.cancelled.get(info.race_id) : undefined;
-    if (why) return `This race was cancelled: ${why}`;
+    if (why) return cancelledText(why);
     if (leftOut && !mine()) return LEFT_OUT;
     if (info.status === "open" && !mine() && info.seats !== 1) { // a visitor: not seated here
       return info.racers.length < info.seats ? `Race ${info.code}: ${info.racers.length} of ${info.seats} seats taken; join to race`
@@ -1183,7 +1187,7 @@ function racePage(raceId, arrived = null) {
       if (race) race.spectators = e.count;
       drawWatchers();
     }),
-    arena.on("race_cancelled", (e) => { if (e.race_id === raceId) say(`This race was cancelled: ${e.message}`); }),
+    arena.on("race_cancelled", (e) => { if (e.race_id === raceId) say(cancelledText(e.message)); }),
     arena.on("rematch_update", (e) => takeRematch(e.rematch)),
     arena.on("welcome", async () => {
       if (error.dataset.code === "connection_lost") showError(error, null); // the connection is back
@@ -1426,7 +1430,7 @@ function replayPage(raceId) {
         ? element("a", { href: `#/verify/${raceId}`, id: "verify-link" }, "Verify this race")
         : element("span", { id: "verify-later", class: "setting" }, `Verify it ${revealWords(summary.reveals_at)}.`));
       racerButtons.replaceChildren(...summary.standings.map((s) =>
-        element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => showError(error, f)), "data-player": s.player_id,
+        element("button", { type: "button", onclick: () => load(s.player_id).catch((f) => { chosen = null; showError(error, f); }), "data-player": s.player_id,
           "aria-pressed": "false", title: `show ${s.name}'s moves` }, `${s.rank}. ${s.name}${s.gave_up ? " (gave up)" : ""}`)));
       await load(summary.standings[0].player_id);
     })

@@ -231,8 +231,12 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
   }
 
   // One racer's views from the server (the replay page's get_replay), the first checked
-  // against this page's deal and the moves against the record's.
+  // against this page's deal and the moves against the record's. The racer chosen last
+  // pressed again keeps the step shown (it reloads nothing), as on the replay page.
+  let chosen = null;
   async function loadRacer(record, racer) {
+    if (racer === chosen) return;
+    chosen = racer;
     const mine = ++loading;
     const got = [];
     const said = [];
@@ -304,8 +308,7 @@ export function verifyPage({ app, arena, readingSession }, raceId) {
     dealSection.hidden = false;
     if (!record.race || !record.racers.length) return;
     racerButtons.replaceChildren(...record.racers.map((r) => element("button", { type: "button", "data-player": r.player_id,
-      // The racer shown pressed again keeps the step shown.
-      onclick: (event) => { if (event.currentTarget.getAttribute("aria-pressed") !== "true") loadRacer(record, r).catch((f) => showError(error, f)); } }, r.name)));
+      onclick: () => loadRacer(record, r).catch((f) => { chosen = null; showError(error, f); }) }, r.name)));
     try {
       await readingSession();
       if (run !== runs) return;
