@@ -118,7 +118,8 @@ class NodeWatch:
         """Record the players of every node found dead as gone, then take the node off
         the list; how many nodes this node took off. Two nodes doing it at once record
         the players twice, which frees no seat twice; a node that dies halfway leaves
-        the dead one listed, for the next look to deal with."""
+        the dead one listed, for the next look to deal with. The dead node's spectators
+        leave the counts of the races they watched."""
         now = _now_ms()
         heard_since = self.health.back_at_ms
         dead = await self.store.nodes.silent(now, self.silent_ms, heard_since)
@@ -133,6 +134,8 @@ class NodeWatch:
             await self.store.players.went_away([p for p in players if p not in elsewhere], now, due)
             if not await self.store.nodes.forget(node_id):
                 continue  # another node took it off first
+            # Its spectators' entries would only expire unseen: the racers' count must drop.
+            await self.store.watching.forget_node(node_id, now)
             buried += 1
             self.metrics.dead_nodes.inc()
             log.warning(

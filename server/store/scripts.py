@@ -901,7 +901,8 @@ WATCHERS: Final = LuaScript(
     keys=("watchers",),
     argv=("node id", "this node's spectators", "now", "valid for (ms)", "channel", "race id"),
     answers="the race's spectators on every node. Each node's entry is "
-    "``<count>:<valid until ms>``; entries past their time (a node that died) are dropped. "
+    "``<count>:<valid until ms>``; entries past their time (a node that died) are dropped, "
+    "and count in the total before (it was published with them). "
     "A changed total is published to the race's channel as a ``spectators`` event, its "
     'envelope also holding every node\'s count (``"n": {node id: count}``): a node adds '
     "its own spectators of the moment to the others' instead of waiting for its own write.",
@@ -912,8 +913,8 @@ local nodes = {}
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
   local count, until_ms = string.match(entries[i + 1], '^(%d+):(%d+)$')
+  if count then before = before + tonumber(count) end
   if count and tonumber(until_ms) > now then
-    before = before + tonumber(count)
     if entries[i] ~= ARGV[1] then
       total = total + tonumber(count)
       nodes[entries[i]] = tonumber(count)

@@ -21,6 +21,21 @@ class WatchStore:
         )
         return int(total)
 
+    async def forget_node(self, node_id: str, now: int) -> int:
+        """Take a dead node's spectators out of every live race's count (each change is
+        published as :meth:`set_spectators` does); how many races it was watching."""
+        race_ids: list[str] = await self.redis.zrange(keys.LIVE_RACES, 0, -1)
+        if not race_ids:
+            return 0
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_id in race_ids:
+                pipe.hexists(keys.race_watchers(race_id), node_id)
+            present: list[bool] = await pipe.execute()
+        watched = [race_id for race_id, there in zip(race_ids, present, strict=True) if there]
+        for race_id in watched:
+            await self.set_spectators(race_id, node_id, 0, now, 0)
+        return len(watched)
+
     async def spectators(self, race_ids: list[str], now: int) -> list[int]:
         """How many people watch each race now, on every node."""
         if not race_ids:

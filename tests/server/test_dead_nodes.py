@@ -18,6 +18,7 @@ from server.redis_embedded import EmbeddedRedis
 from tests.redis_direct import sync_redis
 from tests.server.conftest import NodeProcess, running_node, start_node
 from tests.server.rawclient import Frame, Racer, racers
+from tests.server.test_spectating import raw_race
 
 BEAT = 0.1
 GRACE = 1.0
@@ -101,6 +102,25 @@ async def test_a_sigkilled_nodes_player_leaves_the_open_race_after_the_grace(cle
             assert "arena_dead_nodes_total 1.0" in live.metrics.render().decode()
             probe.close()
             await ada.ws.close()
+        finally:
+            doomed.kill()
+
+
+async def test_the_racers_count_of_spectators_drops_those_of_a_sigkilled_node(clean_redis: str) -> None:
+    async with running_node(clean_redis, node_beat=BEAT, lobby_grace=GRACE, node_id="alive") as live:
+        doomed = await asyncio.to_thread(start_node, None, clean_redis, None, FAST_ENV)
+        try:
+            ada, bob = await racers(live.url, "ada", "bob")
+            (sam,) = await racers(doomed.url, "sam")
+            race_id, _ = await raw_race(ada, bob)
+            assert (await sam.request({"type": "watch", "race_id": race_id}))["type"] == "watching"
+            assert (await ada.event("spectators"))["count"] == 1
+            await killed(doomed)  # sam's node never says he left
+            assert await ada.event("spectators") == {"type": "spectators", "race_id": race_id, "count": 0}
+            info = await bob.request({"type": "get_race", "race_id": race_id})
+            assert info["race"]["spectators"] == 0
+            await ada.ws.close()
+            await bob.ws.close()
         finally:
             doomed.kill()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -246,6 +247,49 @@ async def test_a_move_is_published_only_when_another_node_follows(store: Store) 
     await move(store, race_id, "ada", 2)
     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
     assert message is not None and message["data"] == "{}"
+    await pubsub.aclose()
+
+
+async def published_counts(pubsub: Any) -> list[int]:
+    """The spectator counts published on a subscribed channel so far."""
+    counts = []
+    while (message := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)) is not None:
+        counts.append(json.loads(message["data"])["msg"]["count"])
+    return counts
+
+
+async def test_a_spectator_count_that_expired_is_published_gone_at_the_next_write(store: Store) -> None:
+    """A dead node's entry expires: the next write of any node drops it and publishes the
+    lower total, even when the writer's own count is unchanged."""
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(keys.race_channel("r1"))
+    await pubsub.get_message(timeout=1.0)
+    assert await store.watching.set_spectators("r1", "dead", 2, 1_000, 1_000) == 2
+    assert await store.watching.set_spectators("r1", "live", 1, 1_500, 30_000) == 3
+    assert await published_counts(pubsub) == [2, 3]
+    assert await store.watching.set_spectators("r1", "live", 1, 5_000, 30_000) == 1  # dead's expired
+    assert await published_counts(pubsub) == [1]
+    assert await store.watching.set_spectators("r1", "live", 1, 6_000, 30_000) == 1
+    assert await published_counts(pubsub) == []
+    await pubsub.aclose()
+
+
+async def test_forgetting_a_dead_node_takes_its_spectators_out_of_each_live_races_count(store: Store) -> None:
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(keys.race_channel("r1"), keys.race_channel("r2"))
+    await pubsub.get_message(timeout=1.0)
+    await pubsub.get_message(timeout=1.0)
+    for race_id in ("r1", "r2", "r3"):
+        await store.watching.add_live(race_id, 1_000)
+    await store.watching.set_spectators("r1", "dead", 2, 1_000, 30_000)
+    await store.watching.set_spectators("r1", "live", 1, 1_000, 30_000)
+    await store.watching.set_spectators("r2", "dead", 4, 1_000, 30_000)
+    await store.watching.set_spectators("r3", "live", 5, 1_000, 30_000)
+    assert await published_counts(pubsub) == [2, 3, 4]
+    assert await store.watching.forget_node("dead", 2_000) == 2
+    assert sorted(await published_counts(pubsub)) == [0, 1]
+    assert await store.watching.spectators(["r1", "r2", "r3"], 2_000) == [1, 0, 5]
+    assert await store.watching.forget_node("dead", 2_000) == 0
     await pubsub.aclose()
 
 
