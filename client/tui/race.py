@@ -64,6 +64,7 @@ from client.tui.panels import (
 )
 from client.tui.race_state import DailyRun, RaceState, rematch_note
 from client.tui.replay import ReplayScreen, served_timeline
+from client.tui.too_small import TooSmallNotice
 from client.wording import (
     LEFT_OUT,
     change_words,
@@ -486,6 +487,7 @@ class RaceScreen(Screen[None]):
         self._status_most = STATUS_MOST
 
     def compose(self) -> ComposeResult:
+        yield TooSmallNotice(id="too-small")
         with Horizontal(id="main"):
             with BoardArea(id="board-area"):
                 yield BoardWidget(id="board")
@@ -516,6 +518,7 @@ class RaceScreen(Screen[None]):
         return self.query_one("#move", MoveInput)
 
     def on_mount(self) -> None:
+        self.query_one(TooSmallNotice).fit(self.app.size)
         self.move_input.command_key = self.command_key
         self.move_input.dimmed_key = self.dimmed_key
         self.move_input.to_board = self.to_board
@@ -525,6 +528,7 @@ class RaceScreen(Screen[None]):
         self.run_worker(self._follow(), name="follow", group="race", exit_on_error=False)
 
     def on_resize(self, event: events.Resize) -> None:
+        self.query_one(TooSmallNotice).fit(self.app.size)
         self.call_after_refresh(self._fit_side)
 
     def _fit_side(self) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static
 from client.columns import clipped, width
 from client.sdk import ArenaClient
 from client.tui.board import BoardArea, BoardWidget
+from client.tui.too_small import TooSmallNotice
 from shared import IllegalMove, MoveResult, new_game
 from shared.games import GameName
 from shared.protocol import BoardView, MoveLog
@@ -203,6 +204,7 @@ class ReplayScreen(Screen[None]):
         self._moves_width = MOVES_WIDTH
 
     def compose(self) -> ComposeResult:
+        yield TooSmallNotice(id="too-small")
         yield Static(id="replay-title")
         with Horizontal(id="replay-main"):
             with BoardArea(id="replay-board-area"):
@@ -220,9 +222,11 @@ class ReplayScreen(Screen[None]):
         return self.timelines[self.racer]
 
     def on_mount(self) -> None:
+        self.query_one(TooSmallNotice).fit(self.app.size)
         self.redraw()
 
     def on_resize(self, event: events.Resize) -> None:
+        self.query_one(TooSmallNotice).fit(self.app.size)
         self.redraw()  # the title fits the new width
         self.call_after_refresh(self._fit_moves)
 

@@ -40,6 +40,7 @@ from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine, connection_trouble
+from client.tui.too_small import TooSmallNotice
 from client.watching import CARDS, FEATURED_NONE, WatchedRace, standing_rating
 from client.wording import (
     DEAL_AT_START,
@@ -364,6 +365,7 @@ class WatchScreen(Screen[None]):
         self.last_results: RaceSummary | None = None
 
     def compose(self) -> ComposeResult:
+        yield TooSmallNotice(id="too-small")
         yield Static(id="watch-title")
         with Horizontal(id="watch-main"):
             with Vertical(id="watch-left"):
@@ -395,12 +397,14 @@ class WatchScreen(Screen[None]):
         return racer_order(self.watched)
 
     def on_mount(self) -> None:
+        self.query_one(TooSmallNotice).fit(self.app.size)
         self.set_interval(0.25, self._tick)
         self.redraw()
         self.status.say(self._opening_note())
         self.run_worker(self._follow(), name="follow", group="watch", exit_on_error=False)
 
     def on_resize(self, event: events.Resize) -> None:
+        self.query_one(TooSmallNotice).fit(self.app.size)
         self.call_after_refresh(self._fit_side)
 
     def _fit_side(self) -> None:

@@ -326,6 +326,22 @@ async def test_a_viewer_who_did_not_race_replays_only_the_racers() -> None:
         assert "racer ada (1/2)" in str(screen.query_one("#replay-title").render())
 
 
+async def test_a_terminal_smaller_than_80x24_is_told_so_and_the_notice_goes_once_it_is_large_enough() -> None:
+    app = ReplayApp(_log("eight-off", 4, {"p_a": []}), {"p_a": "ada"})
+    async with app.run_test(size=(70, 20)) as pilot:
+        notice = app.replay_screen.query_one("#too-small")
+        assert notice.display
+        assert str(notice.render()) == (
+            "Terminal 70x20 is too small: make it at least 80x24, or part of the board may not show."
+        )
+        await pilot.resize_terminal(80, 23)
+        await pilot.pause()
+        assert notice.display and "Terminal 80x23 is too small" in str(notice.render())
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not notice.display
+
+
 @pytest.mark.parametrize("game_name", GAMES)
 async def test_every_game_draws_in_the_app(game_name: GameName) -> None:
     first = new_game(game_name, 4).legal_moves()[0]
@@ -886,6 +902,20 @@ def rendered(screen: RaceScreen, selector: str) -> str:
 
 
 OPENING = board_text(view_of(new_game("eight-off", WINNABLE_SEED)))
+
+
+async def test_the_race_screen_in_a_terminal_too_narrow_for_its_board_says_so(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, _bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=(72, 30)) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        assert rendered(screen, "#too-small").startswith("Terminal 72x30 is too small")
+        await pilot.resize_terminal(*SMALL)
+        await pilot.pause()
+        assert not screen.query_one("#too-small").display
 
 
 @pytest.mark.parametrize("word", ["no", "yes", "rematch"])
@@ -1810,6 +1840,20 @@ def away_until_set(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
 
     monkeypatch.setattr(ArenaClient, "_resume", resume_once_back)
     return back
+
+
+async def test_the_watch_screen_in_a_terminal_too_short_for_its_boards_says_so(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    _ada, _bob, race_id = await _race(arena, connect)
+    app = await sam_watching(arena.url, connect, race_id)
+    async with app.run_test(size=(100, 22)) as pilot:
+        screen = app.watch_screen
+        await wait_until(pilot, lambda: "left" in shown(screen, "#watch-clock"))
+        assert shown(screen, "#too-small").startswith("Terminal 100x22 is too small")
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert not screen.query_one("#too-small").display
 
 
 async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_and_last_boards(
