@@ -11,11 +11,14 @@ it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
 #: Where a text was cut.
 ELLIPSIS = "…"
+#: Where :func:`wrapped` may break a line (not at a no-break space).
+_SPACES = re.compile(r"([ \t\n\r\f\v]+)")
 
 
 @lru_cache(maxsize=4096)
@@ -83,3 +86,36 @@ def split_to_fit(head: str, tail: str, columns: int, gap: str = " ", indent: str
     """
     line = f"{head}{gap}{tail}"
     return [line] if width(line) <= columns else [head, f"{indent}{tail}"]
+
+
+def wrapped(text: str, columns: int, first: str = "", under: str = "") -> list[str]:
+    """``text`` in lines of at most ``columns`` terminal columns, broken at spaces only
+    (a no-break space holds), the first line after ``first`` and the others after
+    ``under``; a word longer than a line gets a line of its own. ``textwrap`` counts one
+    column a character, so its lines of Chinese, Japanese or Korean names ran over.
+
+    >>> for line in wrapped("play --name 李小龍李小龍李小龍 resumes your race now", 24, under="  "):
+    ...     print(line + "|")
+    play --name|
+      李小龍李小龍李小龍|
+      resumes your race now|
+    """
+    lines: list[str] = []
+    line, used, empty, gap = first, width(first), True, ""
+    for index, piece in enumerate(_SPACES.split(text)):
+        if index % 2:  # the spaces between two words, kept within a line
+            gap = " " * len(piece)
+            continue
+        if not piece:
+            continue
+        size = width(piece)
+        if not empty and used + len(gap) + size > columns:
+            lines.append(line)
+            line, used, empty = under, width(under), True
+        if empty:
+            line, used, empty = line + piece, used + size, False
+        else:
+            line, used = line + gap + piece, used + len(gap) + size
+    if not empty:
+        lines.append(line)
+    return lines

@@ -9,8 +9,8 @@ import getpass
 import os
 import re
 import shlex
-import textwrap
 
+from client.columns import width, wrapped
 from client.credentials import TokenStore
 
 #: Where the commands connect unless told otherwise.
@@ -106,10 +106,8 @@ def fitted(head: str, text: str, indent: int | None = None) -> list[str]:
                                        daily eight-off resumes it)
     """
     kept = _GLUED.sub(lambda found: found.group(1) + NBSP, text)
-    under = " " * (len(head) if indent is None else indent)
-    wrapper = textwrap.TextWrapper(WIDTH, head, under, break_long_words=False, break_on_hyphens=False)
-    lines = wrapper.wrap(kept)
-    return [line.replace(NBSP, " ") for line in lines] or [head.rstrip()]
+    under = " " * (width(head) if indent is None else indent)
+    return [line.replace(NBSP, " ") for line in wrapped(kept, WIDTH, head, under)] or [head.rstrip()]
 
 
 def said_lines(sentence: str) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from client.cli import WIDTH, report_text
 from client.columns import width
+from client.suggestions import fitted, said_lines
 from client.tui.panels import ghosts_lines
 from client.tui.race_state import GhostRacer
 from client.tui.watch import card_text, focus_text
@@ -104,3 +105,27 @@ def test_the_watch_cards_and_focus_cut_a_long_cjk_name_by_columns() -> None:
         assert len({width(first[: first.index("  150")]) for first in firsts}) == 1
     over_board = focus_text(watched, "p_1", 1).plain.splitlines()[0]
     assert over_board.startswith("1/2 李小龍") and width(over_board) <= len("1/2 ") + 24 + len(" 1501")
+
+
+def test_a_suggested_command_naming_a_cjk_player_keeps_to_80_columns_and_its_options_whole() -> None:
+    """The parting notes and hints the CLI prints wrap in terminal columns: a line with a
+    Chinese name once ran to 92 columns, as wrapping counted one a character."""
+    name = "李小龍" * 4  # 24 columns in 12 characters
+    sentence = (
+        "you left race 6f15c8cf590b while it runs: solitaire-arena play "
+        f"--server ws://arena.example:8765 --name {name} resumes it, and solitaire-arena replay "
+        f"6f15c8cf590b --server ws://arena.example:8765 --name {name} shows it once it is over"
+    )
+    lines = said_lines(sentence)
+    assert all(width(line) <= WIDTH for line in lines), [(width(line), line) for line in lines]
+    assert " ".join(line.strip() for line in lines) == sentence
+    assert [line for line in lines if f"--name {name}" in line] != []
+    assert all(line.count("--server") == line.count("--server ws://arena.example:8765") for line in lines)
+
+
+def test_a_table_row_with_cjk_text_wraps_under_its_head_within_80_columns() -> None:
+    head = "eight-off   6c32bb015d0c…  yes     "
+    lines = fitted(head, "unscored: " + "龍 " * 40 + "done")
+    assert lines[0].startswith(head)
+    assert all(width(line) <= WIDTH for line in lines)
+    assert all(line.startswith(" " * len(head)) for line in lines[1:])
