@@ -77,7 +77,6 @@ from client.suggestions import (
     login_command,
     player_options,
     said_lines,
-    signed_out_words,
 )
 from client.watching import WatchedRace, ranking_lines
 from client.wording import (
@@ -1304,9 +1303,11 @@ async def _watch_plain(client: ArenaClient, race_id: str | None, once: bool) -> 
         if once and isinstance(event, RaceEnded | RaceCancelled):
             return 0
     ended = client.ended
+    if ended is not None and ended.guest_gone:
+        raise CommandError(f"{ended.words}: the same command watches again")
     if ended is not None and ended.signed_out:
         login = login_command(client.url)
-        raise CommandError(f"{signed_out_words(ended.reason)}: {login} signs you in again")
+        raise CommandError(f"{ended.words}: {login} signs you in again")
     raise CommandError("the server closed the connection")
 
 
@@ -2530,6 +2531,10 @@ async def _run_bot(args: argparse.Namespace, number: int, store: TokenStore) -> 
         # a run of the same command races each bot's race on, which keeps its seat.
         why = GAVE_UP if client.gave_up else getattr(exc, "message", str(exc))
         again = shlex.join(["solitaire-arena", *sys.argv[1:]])
+        ended = client.ended
+        if ended is not None and ended.signed_out:
+            # A bot is a guest: one the server no longer knows is made again by the run.
+            raise CommandError(f"{ended.words}: {again} races as new bots") from None
         raise CommandError(f"{why}: {again} resumes the bots' races") from None
     finally:
         await client.close()

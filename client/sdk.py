@@ -148,6 +148,11 @@ CLOSE_TIMEOUT = 5.0
 LINK_CHECK_TIMEOUT = 5.0
 #: What a request raises (:class:`ConnectionLostError`) once the client gave up resuming.
 GAVE_UP = "the connection is down, and the client gave up reconnecting"
+#: Why a guest's resume was refused when nothing had signed it out: the server has no
+#: such guest any more, and no login brings one back (a new hello makes a new guest).
+GUEST_GONE = "this server no longer knows your guest (unused too long, or its data was reset)"
+#: Why an account's resume was refused when the close said nothing of it.
+SIGN_IN_GONE = "signed out: this server no longer knows your sign-in (ended elsewhere, or its data was reset)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +169,32 @@ class ConnectionEnded:
     #: (the token was revoked by a logout, a password change or too many logins, here or
     #: on another device). Only a new login (or hello) comes back.
     signed_out: bool = False
+    #: The server's words refusing the resume (with :attr:`signed_out`).
+    refusal: str = ""
+    #: Whether the player was a guest (no account) when the connection dropped.
+    guest: bool = False
+
+    @property
+    def guest_gone(self) -> bool:
+        """A guest's token refused though nothing signed it out (the close said nothing
+        of it): the server no longer knows the guest, its races are lost to it, and only
+        a new guest plays on."""
+        return self.signed_out and self.guest and not self.reason.startswith("signed out")
+
+    @property
+    def words(self) -> str:
+        """Why the player could not be resumed, for a person (with :attr:`signed_out`).
+
+        >>> ConnectionEnded(1000, "signed out: logged out", signed_out=True).words
+        'signed out: logged out'
+        >>> ConnectionEnded(1001, "server shutting down", True, "token refused").words == SIGN_IN_GONE
+        True
+        >>> ConnectionEnded(1006, "", True, "token refused", guest=True).words
+        'this server no longer knows your guest (unused too long, or its data was reset)'
+        """
+        if self.reason.startswith("signed out"):
+            return self.reason
+        return GUEST_GONE if self.guest else SIGN_IN_GONE
 
     @classmethod
     def of(cls, ws: ClientConnection) -> ConnectionEnded:
@@ -233,6 +264,8 @@ class ArenaClient:
         self.player_id: str | None = None
         self.token: str | None = None
         self.name: str | None = None
+        #: The account's username (None: a guest, or no hello said yet).
+        self.username: str | None = None
         #: A session that only reads and watches (``hello`` with ``viewer``): resumed as a
         #: new viewer, having no token.
         self.viewer = False
@@ -426,6 +459,7 @@ class ArenaClient:
         that the event is queued before whatever the server sent after it)."""
         self._resume_hello = None
         self.resumes += 1
+        self.username = welcome.username
         self._connected.set()
         if self.on_event is not None:
             self.on_event(welcome)
@@ -458,10 +492,11 @@ class ArenaClient:
             self._resume_hello = hello.id
             try:
                 welcome = await self._send_and_wait(hello, self.request_timeout)
-            except BadTokenError:
+            except BadTokenError as refused:
                 # Signed out (the token was revoked) or gone (an expired guest): nothing
                 # to resume.
-                dropped = replace(dropped, signed_out=True)
+                guest = self.username is None
+                dropped = replace(dropped, signed_out=True, refusal=refused.message, guest=guest)
                 break
             except (ArenaError, TimeoutError, ConnectionClosed):
                 # A server still starting (``unavailable``), or a drop mid-hello: again.
@@ -552,7 +587,9 @@ class ArenaClient:
         while not self._connected.is_set():
             resuming = self._resuming
             if self.gave_up or resuming is None:
-                raise ConnectionLostError("connection_lost", GAVE_UP)
+                ended = self.ended
+                why = ended.words if ended is not None and ended.signed_out else GAVE_UP
+                raise ConnectionLostError("connection_lost", why)
             back = asyncio.ensure_future(self._connected.wait())
             try:
                 await asyncio.wait({back, resuming}, return_when=asyncio.FIRST_COMPLETED)
@@ -683,7 +720,7 @@ class ArenaClient:
         )
         welcome = await self._expect(hello, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
-        self.viewer, self.lobby_grace = welcome.viewer, welcome.lobby_grace
+        self.viewer, self.lobby_grace, self.username = welcome.viewer, welcome.lobby_grace, welcome.username
         self._legal_moves = legal_moves
         return welcome
 
@@ -712,7 +749,7 @@ class ArenaClient:
         account = await self._expect(
             Register(id=self.next_id(), username=username, password=password), Account
         )
-        self.name = account.username
+        self.name = self.username = account.username
         if account.token is not None:
             self.token = account.token
         return account
@@ -730,7 +767,7 @@ class ArenaClient:
         message = Login(id=self.next_id(), username=username, password=password, legal_moves=legal_moves)
         welcome = await self._expect(message, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
-        self.lobby_grace = welcome.lobby_grace
+        self.lobby_grace, self.username = welcome.lobby_grace, welcome.username
         self._legal_moves = legal_moves
         return welcome
 

@@ -76,18 +76,6 @@ def login_command(server: str | None) -> str:
     return "solitaire-arena login" + ("" if server is None else player_options(server))
 
 
-def signed_out_words(reason: str) -> str:
-    """Why a player was signed out, from the server's close reason (which says "signed
-    out: …" itself when it gives one).
-
-    >>> signed_out_words("signed out: the account's password was changed"), signed_out_words("")
-    ("signed out: the account's password was changed", 'signed out')
-    """
-    if reason.startswith("signed out"):
-        return reason
-    return f"signed out: {reason}" if reason else "signed out"
-
-
 def glued(words: str) -> str:
     """``words`` kept on one line by :func:`fitted`."""
     return words.replace(" ", NBSP)

@@ -45,7 +45,7 @@ from textual.worker import Worker
 
 from client.errors import ArenaError, ConnectionLostError, UnavailableError
 from client.sdk import ArenaClient
-from client.suggestions import login_command, player_options, signed_out_words
+from client.suggestions import login_command, player_options
 from client.tui.board import BoardArea, BoardWidget, Direction
 from client.tui.cards import cards_in_words
 from client.tui.clock import ServerClock, local_ms
@@ -868,7 +868,13 @@ class RaceScreen(Screen[None]):
         """Why the player was signed out (the server's reason, in words) when that ended
         the connection for good; None otherwise."""
         ended = self.client.ended
-        return signed_out_words(ended.reason) if ended is not None and ended.signed_out else None
+        return ended.words if ended is not None and ended.signed_out else None
+
+    @property
+    def guest_gone(self) -> bool:
+        """Whether the server no longer knows the player, a guest: no login brings it back."""
+        ended = self.client.ended
+        return ended is not None and ended.guest_gone
 
     def _gone_note(self) -> str:
         """What the status line says once the connection is lost for good: how to come back
@@ -878,9 +884,11 @@ class RaceScreen(Screen[None]):
 
     def _way_back(self) -> str:
         """How to come back to this race once the connection is lost for good."""
+        state, race_id, options = self.state, self.race_id, self.options()
+        if self.guest_gone:
+            return f"{self.signed_out}. ctrl+q, then solitaire-arena play{options} plays as a new guest"
         if self.signed_out is not None:
             return f"{self.signed_out}. ctrl+q, then {login_command(self.client.url)} signs you in again"
-        state, race_id, options = self.state, self.race_id, self.options()
         then = ""
         if state.status == "finished":
             then = f"solitaire-arena replay {race_id}{options} plays the race back"
@@ -1646,6 +1654,9 @@ class RaceApp(App[None]):
         """The parting note of a player signed out before the race was over: log in
         again, and ``play`` (as the account logged in) comes back to it."""
         state, url = screen.state, self.client.url
+        if screen.guest_gone:
+            lost = f", and race {screen.race_id} with it" if state.status != "finished" else ""
+            return f"{screen.signed_out}{lost}: solitaire-arena play{self.options()} plays as a new guest"
         login = login_command(url)
         where = "" if url is None else player_options(url)  # no --name: the account logs in
         if state.status in ("countdown", "running") and not state.i_finished:

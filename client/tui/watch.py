@@ -35,7 +35,7 @@ from textual.widgets import Footer, Static
 from client.columns import clipped, padded, split_to_fit, width
 from client.errors import ArenaError
 from client.sdk import ArenaClient
-from client.suggestions import login_command, signed_out_words
+from client.suggestions import login_command
 from client.tui.board import BoardArea, BoardWidget
 from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
@@ -524,8 +524,10 @@ class WatchScreen(Screen[None]):
         ended = self.client.ended
         if ended is None or not ended.signed_out:
             return "connection closed"
+        if ended.guest_gone:
+            return f"{ended.words}. q, then the same command watches again"
         login = login_command(self.client.url)
-        return f"{signed_out_words(ended.reason)}. q, then {login} signs you in again"
+        return f"{ended.words}. q, then {login} signs you in again"
 
     async def _sync_clock(self) -> None:
         sent = local_ms()

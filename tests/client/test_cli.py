@@ -42,6 +42,7 @@ from server import cli as server_cli
 from server.features.daily import CATCH_UP_DAYS
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store, keys
+from server.store.players import token_digest
 from server.store.records import DailyDeal
 from shared.fairness import commitment, mixed_seed, share_commitment
 from shared.games import GAMES
@@ -644,15 +645,38 @@ def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
     assert (line["name"], line["race_id"], line["gave_up"] or line["won"]) == ("bot-random-1", race_id, True)
 
 
-def test_a_bot_whose_node_stays_away_says_how_to_resume_its_races(
-    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("data_lost", "said"),
+    [
+        (
+            False,
+            "the connection is down, and the client gave up reconnecting: {again} resumes the bots' races",
+        ),
+        (
+            True,
+            "this server no longer knows your guest (unused too long, or its data was reset): "
+            "{again} races as new bots",
+        ),
+    ],
+    ids=["node-stays-away", "node-back-without-the-bot"],
+)
+def test_a_bot_whose_node_goes_away_says_what_running_it_again_does(
+    redis_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    data_lost: bool,
+    said: str,
 ) -> None:
+    """The node is killed while the bot waits in a queue: it stays away, or it comes back
+    on data that lost the bot (a guest no login brings back)."""
     node = start_node(redis_url=redis_url)
     config = tmp_path / "c.json"
     monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(config))
-    monkeypatch.setattr(sdk, "RESUME_PATIENCE", 1.0)
+    monkeypatch.setattr(sdk, "RESUME_PATIENCE", 20.0 if data_lost else 1.0)
     args = ["bot", "--strategy", "random", "--game", "treize", "--server", node.url]
     monkeypatch.setattr(sys, "argv", ["solitaire-arena", *args])
+    restarted: list[NodeProcess] = []
 
     def stop_node_once_the_bot_waits() -> None:
         redis = sync_redis(redis_url, decode_responses=True)
@@ -663,6 +687,10 @@ def test_a_bot_whose_node_stays_away_says_how_to_resume_its_races(
             time.sleep(0.02)
         time.sleep(0.5)  # the queue's reply on its way: the bot waits for a match
         node.kill()
+        if data_lost:
+            assert saved is not None
+            redis.delete(keys.token(token_digest(saved.token)))
+            restarted.append(start_node(node.port, redis_url))
 
     stopper = threading.Thread(target=stop_node_once_the_bot_waits)
     stopper.start()
@@ -670,12 +698,11 @@ def test_a_bot_whose_node_stays_away_says_how_to_resume_its_races(
         status = server_cli.main(args)
     finally:
         stopper.join()
-        node.terminate()
+        for process in (node, *restarted):
+            process.terminate()
     assert status == 1
-    assert capsys.readouterr().err.splitlines() == [
-        "solitaire-arena: the connection is down, and the client gave up reconnecting: "
-        f"solitaire-arena bot --strategy random --game treize --server {node.url} resumes the bots' races"
-    ]
+    again = f"solitaire-arena bot --strategy random --game treize --server {node.url}"
+    assert capsys.readouterr().err.splitlines() == ["solitaire-arena: " + said.format(again=again)]
 
 
 # ----- accounts, profiles, leaderboards ---------------------------------------------------------

@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import pytest
 
-from client.errors import BadLoginError, BadTokenError, BadUsernameError, UsernameTakenError
+from client.errors import (
+    BadLoginError,
+    BadTokenError,
+    BadUsernameError,
+    ConnectionLostError,
+    UsernameTakenError,
+)
 from client.sdk import ConnectionEnded
 from server.app import ArenaServer
+from server.store import keys
+from server.store.players import token_digest
 from shared.protocol import Welcome
+from tests.redis_direct import sync_redis
 from tests.server.conftest import Connect
+
+GUEST_GONE = "this server no longer knows your guest (unused too long, or its data was reset)"
+#: The server's refusal of a token it does not know.
+TOKEN_REFUSED = (
+    "that token no longer works (revoked, lapsed unused, or never given): log in, or say hello with a name"
+)
 
 
 async def test_register_then_login_elsewhere_then_logout(arena: ArenaServer, connect: Connect) -> None:
@@ -56,7 +71,7 @@ async def test_change_password_keeps_this_device_and_drops_the_others(
     # The other device's connection closes; resuming it is refused, and it says why.
     assert [event async for event in other.events()] == []
     reason = "signed out: the account's password was changed"
-    assert other.ended == ConnectionEnded(1000, reason, signed_out=True)
+    assert other.ended == ConnectionEnded(1000, reason, signed_out=True, refusal=TOKEN_REFUSED)
     assert not other.reconnecting
     again = await connect(arena.url)
     with pytest.raises(BadTokenError):
@@ -96,7 +111,7 @@ async def test_change_password_keeps_the_new_token_and_a_drop_resumes_with_it(
     # The copy of the old token is signed out, and cannot resume.
     assert [event async for event in copy.events()] == []
     reason = "signed out: the account's password was changed"
-    assert copy.ended == ConnectionEnded(1000, reason, signed_out=True)
+    assert copy.ended == ConnectionEnded(1000, reason, signed_out=True, refusal=TOKEN_REFUSED)
     probe = await connect(arena.url)
     with pytest.raises(BadTokenError):
         await probe.hello(token=before)
@@ -107,3 +122,44 @@ async def test_change_password_keeps_the_new_token_and_a_drop_resumes_with_it(
     assert resumed.resumed and resumed.username == "eve_sdk"
     assert eve.resumes == 1 and eve.ended is None and eve.token == token
     assert (await eve.ping()).type == "pong"
+
+
+def forget_token(arena: ArenaServer, token: str | None) -> None:
+    """The server loses the player's sign-in, as a reset of its data would."""
+    assert token is not None
+    redis = sync_redis(arena.settings.redis_url)
+    assert redis.delete(keys.token(token_digest(token))) == 1
+    redis.close()
+
+
+async def test_a_guest_the_server_no_longer_knows_ends_as_gone_not_as_signed_out_by_the_drop(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """The drop was a restart ("server shutting down"): that is not why the resume failed,
+    and no login brings a guest back."""
+    gus = await connect(arena.url, reconnect=True)
+    await gus.hello(name="gus")
+    forget_token(arena, gus.token)
+    await gus.ws.close(1001, "server shutting down")
+    assert [event async for event in gus.events()] == []
+    assert gus.ended == ConnectionEnded(1001, "server shutting down", True, TOKEN_REFUSED, guest=True)
+    assert gus.ended.guest_gone
+    assert gus.ended.words == GUEST_GONE
+    with pytest.raises(ConnectionLostError) as lost:
+        await gus.ping()
+    assert lost.value.message == gus.ended.words
+
+
+async def test_an_account_the_server_no_longer_knows_is_signed_out_for_that_not_for_the_drop(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ivy = await connect(arena.url, reconnect=True)
+    await ivy.hello(name="ivy")
+    await ivy.register("ivy_sdk", "a long password")
+    forget_token(arena, ivy.token)
+    ivy.ws.transport.abort()
+    assert [event.type async for event in ivy.events()] == ["renamed"]  # the register's own
+    assert ivy.ended is not None and ivy.ended.signed_out and not ivy.ended.guest_gone
+    assert ivy.ended.words == (
+        "signed out: this server no longer knows your sign-in (ended elsewhere, or its data was reset)"
+    )

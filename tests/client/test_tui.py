@@ -73,6 +73,7 @@ from shared.protocol import (
 )
 from shared.protocol.codec import load_frame
 from shared.solver import solve_deal
+from tests.client.test_sdk_accounts import forget_token
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race, start_race
 from tests.server.rawclient import racers
@@ -2159,6 +2160,30 @@ async def test_a_racer_signed_out_elsewhere_is_told_why_and_to_log_in_again(
     )
 
 
+async def test_a_guest_racer_the_server_no_longer_knows_is_told_to_play_as_a_new_guest_not_to_log_in(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(tmp_path / "credentials.json"))
+    monkeypatch.delenv("SOLITAIRE_ARENA_SERVER", raising=False)
+    ada, bob = await connect(arena.url, reconnect=True), await connect(arena.url)
+    await ada.hello(name="ada")
+    race = await start_race(ada, bob)
+    app = RaceApp(ada, race.race_id, options=app_module._options(ada))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+        forget_token(arena, ada.token)  # the server's data was reset
+        ada.ws.transport.abort()
+        gone = "this server no longer knows your guest (unused too long, or its data was reset)"
+        again = f"solitaire-arena play --server {arena.url} --name ada"
+        note = f"{gone}. ctrl+q, then {again} plays as a new guest"
+        await wait_until(pilot, lambda: screen.status.last == note)
+        assert "login" not in screen_words(app)
+    assert " ".join(parting_in_80_columns(app).split()) == (
+        f"{gone}, and race {race.race_id} with it: {again} plays as a new guest"
+    )
+
+
 async def test_a_spectator_signed_out_elsewhere_is_told_why_and_to_log_in_again(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2174,6 +2199,24 @@ async def test_a_spectator_signed_out_elsewhere_is_told_why_and_to_log_in_again(
         note = f"{reason}. q, then solitaire-arena login --server {arena.url} signs you in again"
         await wait_until(pilot, lambda: screen.status.last == note)
         await wait_until(pilot, lambda: note in screen_words(app))
+
+
+async def test_a_guest_spectator_the_server_no_longer_knows_is_told_so_not_to_log_in(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    _ada, _bob, race_id = await _race(arena, connect, bot=True)
+    sam = await connect(arena.url, reconnect=True)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch(race_id), target=race_id)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.watch_screen
+        forget_token(arena, sam.token)
+        sam.ws.transport.abort()
+        note = (
+            "this server no longer knows your guest (unused too long, or its data was reset). "
+            "q, then the same command watches again"
+        )
+        await wait_until(pilot, lambda: screen.status.last == note)
 
 
 async def same_player(arena: ArenaServer, connect: Connect, player: ArenaClient) -> ArenaClient:
