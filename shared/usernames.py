@@ -59,8 +59,9 @@ _LATIN: Final = {
         "\ua731": "s", "\u1d1b": "t", "\u1d1c": "u", "\u028b": "u", "\u1d20": "v", "\u028c": "v",
         "\u1d21": "w", "\u028f": "y", "\u1d22": "z", "\u01c1": "ll",
 }  # fmt: skip
-#: Characters people confuse among themselves, once case is folded.
-_CONFUSED: Final = {"0": "o", "1": "l", "i": "l", "-": "_"}
+#: Characters people confuse among themselves, once case is folded (the katakana middle
+#: dot is a Japanese name's separator, as ``_`` and ``-`` are a username's).
+_CONFUSED: Final = {"0": "o", "1": "l", "i": "l", "-": "_", "\u30fb": "_"}
 _LOOKALIKES: Final = str.maketrans(
     {
         **{char: _CONFUSED.get(latin, latin) for char, latin in _FOREIGN.items()},
@@ -86,6 +87,10 @@ _JAPANESE_MARKS: Final = {
     "\u30fd": "KATAKANA",
     "\u30fe": "KATAKANA",
 }
+#: The katakana middle dot, which parts the words of a Japanese name (``ジョン・スミス``).
+_MIDDLE_DOT: Final = "\u30fb"
+#: The scripts whose words it may part.
+_DOTTED_SCRIPTS: Final = frozenset({"CJK", "HIRAGANA", "KATAKANA"})
 #: The scripts written together in one language's words, as browsers allow them together
 #: in domain names (Unicode's "highly restrictive" level, UTS #39): Han with Japanese
 #: kana, with Korean Hangul, with Bopomofo; Latin may join any of these.
@@ -105,7 +110,7 @@ def _script(char: str) -> str | None:
     >>> _script("a"), _script("\u30fc"), _script("\u0301"), _script("\u093e")
     ('LATIN', 'KATAKANA', None, 'DEVANAGARI')
     """
-    if char in "_-" or unicodedata.category(char) == "Nd":
+    if char in "_-" or char == _MIDDLE_DOT or unicodedata.category(char) == "Nd":
         return None
     if char in _JAPANESE_MARKS:
         return _JAPANESE_MARKS[char]
@@ -132,13 +137,14 @@ def check_username(text: str) -> str:
     for char in name:
         if not (
             char in "_-"
+            or char == _MIDDLE_DOT
             or char in _JAPANESE_MARKS
             or unicodedata.category(char) in ("Lu", "Ll", "Lt", "Lo", "Nd")
             or is_mark(char)
         ):
             raise ValueError(f"a username has letters, digits, _ and - only, not {char!r}")
         _refuse_a_look_alike(char)
-    problem = invisible_problem(name, "username") or mark_problem(name)
+    problem = invisible_problem(name, "username") or mark_problem(name) or _dot_problem(name)
     if problem is not None:
         raise ValueError(problem)
     scripts = {s for s in map(_script, name) if s is not None}
@@ -148,6 +154,24 @@ def check_username(text: str) -> str:
     if not any(unicodedata.category(c) in ("Lu", "Ll", "Lt", "Lo") for c in name):
         raise ValueError("a username needs at least one letter")
     return name
+
+
+def _dot_problem(name: str) -> str | None:
+    """What is wrong with the katakana middle dots of ``name``: each must stand between
+    two Japanese letters (kana or han), as it parts a name's words.
+
+    >>> _dot_problem("\u30b8\u30e7\u30f3\u30fb\u30b9\u30df\u30b9") is None  # John Smith in katakana
+    True
+    >>> _dot_problem("ab\u30fbcd")
+    "a username's \u30fb goes between two Japanese words"
+    """
+    for index, char in enumerate(name):
+        if char != _MIDDLE_DOT:
+            continue
+        around = name[index - 1 : index] + name[index + 1 : index + 2]
+        if index == 0 or len(around) < 2 or any(_script(c) not in _DOTTED_SCRIPTS for c in around):
+            return f"a username's {_MIDDLE_DOT} goes between two Japanese words"
+    return None
 
 
 def _refuse_a_look_alike(char: str) -> None:

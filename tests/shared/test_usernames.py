@@ -27,6 +27,7 @@ STRAY = "a combining mark goes after a letter, not at the start or after a digit
         "\u30e4\u30de\u30c0\u30bf\u30ed\u30fc",  # katakana with the long-vowel mark
         "\uae40\ubbfc\uc900",  # Korean Hangul
         "Taro_\u5c71\u7530",  # Latin with Han
+        "\u30b8\u30e7\u30f3\u30fb\u30b9\u30df\u30b9",  # John Smith in katakana, parted by a middle dot
     ],
 )
 def test_names_of_real_alphabets_are_usernames(username: str) -> None:
@@ -49,6 +50,9 @@ def test_names_of_real_alphabets_are_usernames(username: str) -> None:
         ("\u0430\u5c71\u7530", "a username uses one script, not cyrillic and han mixed"),
         ("\u5c71\u7530\uae40\u305f", "a username uses one script, not han and hangul and hiragana mixed"),
         ("\u30fc\u30fc\u30fc", "a username needs at least one letter"),
+        ("\u30fb\u30b8\u30e7\u30f3", "a username's \u30fb goes between two Japanese words"),
+        ("\u30b8\u30e7\u30f3\u30fb\u30fb\u30b9", "a username's \u30fb goes between two Japanese words"),
+        ("abc\u30fbdef", "a username's \u30fb goes between two Japanese words"),
     ],
 )
 def test_look_alike_letters_and_digits_are_refused_in_a_username(username: str, reason: str) -> None:
@@ -91,3 +95,10 @@ def test_a_guest_names_combining_marks_stay_in_its_words() -> None:
 
 def test_a_guest_name_reads_its_spaces_and_dots_as_a_usernames_underscores() -> None:
     assert username_key("ada_l") in name_keys("Ada L.") and username_key("ada_l") in name_keys("ada.l")
+
+
+def test_a_japanese_names_middle_dot_reads_as_an_underscore() -> None:
+    dotted = "\u30b8\u30e7\u30f3\u30fb\u30b9\u30df\u30b9"
+    assert username_key(dotted) == username_key("\u30b8\u30e7\u30f3_\u30b9\u30df\u30b9")
+    assert username_key(dotted) == username_key("\u30b8\u30e7\u30f3-\u30b9\u30df\u30b9")
+    assert username_key(dotted) != username_key("\u30b8\u30e7\u30f3\u30b9\u30df\u30b9")

@@ -21,7 +21,7 @@ from shared.protocol.accounts import PASSWORD_MAX, PASSWORD_MIN, Login
 from shared.protocol.base import NAME_MAX
 from shared.protocol.lobby import CreateRace, JoinRace
 from shared.protocol.racing import MakeMove
-from shared.usernames import USERNAME_MAX, USERNAME_MIN
+from shared.usernames import USERNAME_MAX, USERNAME_MIN, check_username
 from tests.web.conftest import shot_path
 from tests.web.test_accounts_ratings import PASSWORD, TOKEN, account, signed_in_page
 from tests.web.test_browser import open_page
@@ -350,4 +350,45 @@ async def test_the_change_password_form_checks_the_new_password_and_sends_nothin
     assert (await again.login("dee_d", "staple 2 horses")).player_id == dee.player_id
     for client in (dee, again):
         await client.close()
+    assert errors == []
+
+
+#: Usernames the page and the server must judge alike (none mixes scripts: that rule is
+#: the server's alone).
+JUDGED_ALIKE = [
+    "ada_l",
+    "\u4f50\u3005\u6728",  # Sasaki, with the iteration mark
+    "\u30b8\u30e7\u30f3\u30fb\u30b9\u30df\u30b9",  # John Smith in katakana, its words parted by a middle dot
+    "\u5c71\u7530\u30fb\u305f\u308d\u3046",  # Han, dot, hiragana
+    "\u30b8\u30e7\u30fc\u30fb\u30b9",  # the long-vowel mark before the dot
+    "\u30fb\u30b8\u30e7\u30f3",  # a dot first
+    "\u30b8\u30e7\u30f3\u30fb",  # a dot last
+    "\u30b8\u30e7\u30f3\u30fb\u30fb\u30b9",  # two dots
+    "abc\u30fbdef",  # a dot between Latin words
+    "\u30b8\u30e7\u30f3\u30fb1",  # a dot before a digit
+]
+
+
+async def test_the_page_takes_the_usernames_the_server_takes_and_refuses_the_others(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    problems = await page.evaluate(
+        """async (names) => {
+            const { usernameProblem } = await import("/static/js/forms.js");
+            return names.map(usernameProblem);
+        }""",
+        JUDGED_ALIKE,
+    )
+    judged = {}
+    for name, problem in zip(JUDGED_ALIKE, problems, strict=True):
+        try:
+            check_username(name)
+        except ValueError as refused:
+            judged[name] = (problem is not None, str(refused))
+        else:
+            judged[name] = (problem is None, "")
+    assert {name: verdict for name, verdict in judged.items() if not verdict[0]} == {}
+    assert problems[5] == "A username's \u30fb goes between two Japanese words."
     assert errors == []

@@ -54,13 +54,22 @@ export function usernameProblem(value) {
   if (length(name) < LIMITS.usernameMin || length(name) > LIMITS.usernameMax) {
     return `A username has ${LIMITS.usernameMin} to ${LIMITS.usernameMax} characters.`;
   }
-  // (々 ゝ ゞ ー ヽ ヾ: the marks of Japanese writing that are letters of no one script.)
-  const odd = [...name].find((c) => !/[\p{Lu}\p{Ll}\p{Lt}\p{Lo}\p{Nd}\p{Mn}\p{Mc}_\u3005\u309d\u309e\u30fc-\u30fe-]/u.test(c));
+  // (々 ゝ ゞ ー ヽ ヾ: the marks of Japanese writing that are letters of no one script;
+  // ・, the middle dot that parts a Japanese name's words.)
+  const odd = [...name].find((c) => !/[\p{Lu}\p{Ll}\p{Lt}\p{Lo}\p{Nd}\p{Mn}\p{Mc}_\u3005\u309d\u309e\u30fb-\u30fe-]/u.test(c));
   if (odd !== undefined) {
     return `A username has only letters, digits, _ and -: ${odd === " " ? "no spaces" : `not “${odd}”`}.`;
   }
   if (!/[\p{Lu}\p{Ll}\p{Lt}\p{Lo}]/u.test(name)) return "A username needs at least one letter.";
-  return charactersProblem(name, "username");
+  return dotProblem(name) ?? charactersProblem(name, "username");
+}
+
+// Each ・ of a username stands between two Japanese letters (kana or han).
+function dotProblem(name) {
+  const chars = [...name];
+  const japanese = (c) => c !== undefined && c !== "\u30fb" && /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}]/u.test(c);
+  const stray = chars.some((c, i) => c === "\u30fb" && !(japanese(chars[i - 1]) && japanese(chars[i + 1])));
+  return stray ? "A username's ・ goes between two Japanese words." : null;
 }
 
 // The username to log in with: any the server may know (it checks the rest).
