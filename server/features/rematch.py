@@ -21,7 +21,7 @@ from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.node_watch import NodeWatch
-from server.store import RaceStatus, RematchRecord, Seat, Store
+from server.store import RaceMeta, RaceStatus, RematchRecord, Seat, Store
 from server.timesource import TimeSource
 from shared.protocol import (
     REMATCH_WAIT,
@@ -203,6 +203,7 @@ class Rematches:
             for p in players
             if p in by_id
         ]
+        new: RaceMeta | None = None
         try:
             new = await self.lobby.create(
                 identities[0],
@@ -219,6 +220,8 @@ class Rematches:
                 await self.lobby.join(identity, new.code, ready=True, share_commitment=commitment)
             await self.lobby.begin_countdown(new.race_id)
         except ArenaError as exc:
+            if new is not None:
+                await self._abandon(new.race_id, [i.player_id for i in identities])
             await self.store.rematches.failed(race_id, exc.message)
             log.info("rematch could not start", extra={"race_id": race_id, "reason": exc.message})
             return
@@ -228,6 +231,16 @@ class Rematches:
             info = await self.lobby.info(new.race_id, identity.player_id)
             event = RematchStarted(race_id=race_id, race=info)
             await self.store.events.publish_player(identity.player_id, pack_event(EventKind.SEATED, event))
+
+    async def _abandon(self, race_id: str, player_ids: list[str]) -> None:
+        """Unseat everyone from the new race of a rematch that could not start (one of
+        them races elsewhere): the last one out cancels it, so that no open race nobody
+        asked for stays behind, seated, ready and joinable by anyone."""
+        for player_id in reversed(player_ids):
+            try:
+                await self.lobby.leave(player_id, race_id)
+            except ArenaError as exc:  # seated in part: the others still leave
+                log.warning("unseating a failed rematch", extra={"race_id": race_id, "reason": exc.message})
 
     async def _told(self, race_id: str, seats: list[Seat]) -> RematchInfo:
         """The offer as it stands, sent to every racer it invited."""

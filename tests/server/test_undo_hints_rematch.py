@@ -409,6 +409,26 @@ async def test_a_rematch_accepted_seats_both_racers_in_a_new_deal_counting_down(
         assert twice["code"] == "rematch_not_open"
 
 
+async def test_a_rematch_that_cannot_start_as_a_racer_races_elsewhere_leaves_no_race_behind(
+    arena: ArenaServer,
+) -> None:
+    async with two_racers(arena.url) as (ada, bob):
+        (cat,) = await racers(arena.url, "cat")
+        race_id = await ended(ada, bob)
+        assert (await ada.request({"type": "offer_rematch", "race_id": race_id}))["type"] == "rematch"
+        elsewhere = await running(ada, cat)  # ada races cat meanwhile
+        answer = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert answer["rematch"]["status"] == "failed" and "new_race_id" not in answer["rematch"]
+        reason = "ada is racing in another race: a player races one race at a time"
+        assert answer["rematch"]["reason"] == reason
+        for racer, races in ((ada, [elsewhere]), (bob, [])):
+            mine = await racer.request({"type": "list_my_races"})
+            assert mine["races"] == races
+        listed = await cat.request({"type": "list_races"})
+        assert listed["races"] == []
+        await cat.ws.close()
+
+
 async def test_a_rematch_seats_a_guest_who_renamed_after_the_race_by_their_new_name(
     arena: ArenaServer,
 ) -> None:
