@@ -220,13 +220,16 @@ class RaceState:
         """Take in a whole race (``get_race``). The scores it changes (all of them, read
         the first time) count as reached now, in the order the server's times put them
         (those of one time, or from a server that gives none, together). A racer who has
-        not moved has reached nothing: one who sat down later is level with the others."""
+        not moved has reached nothing: one who sat down later is level with the others; so
+        has one whose moves never changed their score (the server's time for it is the
+        start's, 0)."""
         before = {player_id: racer.score for player_id, racer in self.racers.items()}
         self._load(info)
         told = {racer.player_id: racer.score_reached_ms or 0 for racer in info.racers}
+        at_start = {racer.player_id for racer in info.racers if racer.score_reached_ms == 0}
         changed = []
         for player_id, racer in self.racers.items():
-            if racer.move_count == 0:
+            if racer.move_count == 0 or player_id in at_start:
                 self.reached.pop(player_id, None)
             elif before.get(player_id, -1) != racer.score:
                 changed.append(player_id)

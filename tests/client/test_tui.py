@@ -672,6 +672,21 @@ async def test_the_lobby_note_gives_way_to_the_countdowns_when_the_last_racer_ge
             )
 
 
+async def test_a_racer_whose_moves_never_scored_stays_level_with_one_who_has_not_moved_when_read_whole(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """A terminal that opens the race under way (a resume, a second device) reads ada's
+    deal from Treize's stock (no card home) and bob's nothing as the tie the results make."""
+    ada, _bob, race_id = await _race(arena, connect, game="treize")
+    assert (await ada.move(race_id, "deal")).result.score == 0
+    state = RaceState(race_id=race_id, me=ada.player_id)
+    state.load(await ada.get_race(race_id))
+    assert [(rank, racer.name, racer.move_count) for rank, racer in state.ranking()] == [
+        (1, "ada", 1),
+        (1, "bob", 0),
+    ]
+
+
 async def test_the_lobby_status_line_follows_the_racers_who_join(
     arena: ArenaServer, connect: Connect
 ) -> None:
