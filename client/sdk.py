@@ -100,6 +100,7 @@ from shared.protocol import (
     QuickMatch,
     QuickMatchLeft,
     Race,
+    RaceCountdown,
     RaceInfo,
     RaceList,
     RaceSummary,
@@ -304,6 +305,8 @@ class ArenaClient:
         self._rematch_shares: dict[str, str] = {}
         #: Seed shares being revealed in the background (a quick match's countdown).
         self._reveals: set[asyncio.Task[None]] = set()
+        #: The races whose seed share this client revealed (or is revealing).
+        self._revealed: set[str] = set()
         self.stray_errors: list[Error] = []
         #: Called with each event as it arrives, before it is queued for :meth:`events`
         #: (whoever reads the queue may skip it): from the connection's reader, so it must
@@ -431,6 +434,8 @@ class ArenaClient:
             self._seated(event.race, self._queue_shares.pop(event.race.game, None))
         if isinstance(event, RematchStarted):
             self._seated(event.race, self._rematch_shares.pop(event.race_id, None))
+        if isinstance(event, RaceCountdown):
+            self._reveal_kept(event.race_id)
         if isinstance(event, Renamed):  # renamed on another connection
             self.name = event.name
         if isinstance(event, QuickMatchLeft):
@@ -654,7 +659,18 @@ class ArenaClient:
         if share is None or mine is None or not mine.share_committed or mine.share_revealed:
             return
         self._keep_share(race.race_id, share)
-        task = asyncio.create_task(self._reveal_quietly(race.race_id))
+        self._start_reveal(race.race_id)
+
+    def _reveal_kept(self, race_id: str) -> None:
+        """A race this client sits in counts down: when it keeps the race's share and has
+        not revealed it (the player got ready on another device or page, which has none),
+        reveal it now, before the start, rather than leave it out of the deal."""
+        if race_id not in self._revealed and self.share_of(race_id) is not None:
+            self._start_reveal(race_id)
+
+    def _start_reveal(self, race_id: str) -> None:
+        self._revealed.add(race_id)
+        task = asyncio.create_task(self._reveal_quietly(race_id))
         self._reveals.add(task)
         task.add_done_callback(self._reveals.discard)
 
@@ -893,6 +909,8 @@ class ArenaClient:
         the racer is ready all the same, and the deal is mixed without that share."""
         share = self.share_of(race_id) if ready else None
         await self._expect(Ready(id=self.next_id(), race_id=race_id, ready=ready, share=share), Ok)
+        if share is not None:
+            self._revealed.add(race_id)
 
     async def reveal_share(self, race_id: str) -> None:
         """Reveal this client's seed share of a race before its start (a quick match's is
@@ -901,6 +919,7 @@ class ArenaClient:
         if share is None:
             raise KeyError(f"no seed share of race {race_id} is kept here")
         await self._expect(RevealShare(id=self.next_id(), race_id=race_id, share=share), Ok)
+        self._revealed.add(race_id)
 
     def share_of(self, race_id: str) -> str | None:
         """This client's seed share of ``race_id``: committed by this client, or by an

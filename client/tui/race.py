@@ -336,7 +336,8 @@ STATUS_MOST: Final = 4
 LOBBY_STATUS_MOST: Final = STATUS_MOST + 2
 #: Said once a racer got ready without the seed share they committed.
 SHARE_LEFT_OUT: Final = (
-    "your seed share for this race was committed on another device: the deal is mixed without it"
+    "your seed share for this race was committed on another device: the deal is mixed without it, "
+    "unless that device is still in this lobby when the countdown begins"
 )
 
 

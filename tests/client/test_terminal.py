@@ -406,7 +406,10 @@ async def race_from_a_reopened_lobby(node: NodeProcess, config_dir: Path, reveal
     code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated, 0 ready"))[1]
     await screen_with(r"r ready")  # the footer: the lobby takes keys
     tmux("send-keys", "-t", SESSION, "r")
-    said = "your seed share for this race was committed on another device: the deal is mixed without it"
+    said = (
+        "your seed share for this race was committed on another device: the deal is mixed without it, "
+        "unless that device is still in this lobby when the countdown begins"
+    )
     note = r"\s+".join(map(re.escape, said.split()))
     if not revealed:
         await screen_with(note)

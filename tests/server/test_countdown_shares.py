@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect as ws_connect
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
@@ -193,6 +194,39 @@ async def test_the_sdk_commits_and_reveals_quick_match_and_rematch_shares_by_its
         assert dealt_from(to_wire(started), record.seed)
     finally:
         await ada.close()
+        await bob.close()
+
+
+async def test_the_session_that_kept_the_share_reveals_it_when_another_got_the_racer_ready(
+    mixing: ArenaServer,
+) -> None:
+    """ada's terminal created the race (its share kept there) and stays in the lobby; she
+    gets ready on the page, which has no share. The terminal hears the countdown and
+    reveals the share before the start: the deal is mixed with it."""
+    terminal, bob = await ArenaClient.connect(mixing.url), await ArenaClient.connect(mixing.url)
+    try:
+        welcome = await terminal.hello(name="ada")
+        await bob.hello(name="bob")
+        race = await terminal.create_race("treize", time_limit=60)
+        page = Racer(await ws_connect(mixing.url, compression=None))
+        page_welcome = await page.request({"type": "hello", "token": welcome.token})
+        assert page_welcome["player_id"] == terminal.player_id
+        assert (await page.request({"type": "ready", "race_id": race.race_id}))["type"] == "ok"
+        await bob.join_race(race.code)
+        await bob.ready(race.race_id)
+        await terminal.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+        for client in (terminal, bob):
+            await client.finish(race.race_id)
+        await terminal.wait_for(RaceEnded, lambda e: e.race_id == race.race_id)
+        record = read_record(await bob.record(race.race_id))
+        verify_record(record)
+        assert {s.player_id: s.share for s in record.shares} == {
+            terminal.player_id: terminal.shares[race.race_id],
+            bob.player_id: bob.shares[race.race_id],
+        }
+        await page.ws.close()
+    finally:
+        await terminal.close()
         await bob.close()
 
 

@@ -15,6 +15,8 @@ from client.wording import result_words, seconds_words
 from server.app import ArenaServer
 from server.redis_embedded import free_port
 from shared import replay
+from shared.protocol import RaceEnded
+from shared.record import read_record
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.solver import solve
 from tests.web.conftest import give_up, shot_path
@@ -617,7 +619,8 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
         else:
             await expect(second.locator("#share-note")).to_have_text(
                 "Your seed share for this race was committed in another browser or on another"
-                " device: the deal is mixed without it."
+                " device: the deal is mixed without it, unless that one is still in this lobby when"
+                " the countdown begins."
             )
             await expect(second.locator("#share-note")).to_be_visible()
         async with await ArenaClient.connect(node.url) as bob:
@@ -636,6 +639,38 @@ async def test_a_race_created_in_one_page_is_readied_from_another_page_of_the_sa
         # and its console says so.
         for page in (second, first):
             await page.close()
+    assert errors == []
+
+
+async def test_a_page_that_keeps_the_share_reveals_it_when_a_terminal_got_the_racer_ready(
+    browser: Browser, clean_redis: str
+) -> None:
+    """ada created the race on the page (its share kept there), then got ready in her
+    terminal, which has none; the page, still on the lobby, reveals the share as the
+    countdown begins, and the deal is mixed with it."""
+    errors: list[str] = []
+    async with running_node(clean_redis, mix_shares=True, countdown=1.5) as node:
+        page = await open_page(browser, node.url, errors)
+        code = await create_race_on(page)
+        token = await page.evaluate("() => localStorage.getItem('solitaire-arena.token')")
+        terminal, bob = await ArenaClient.connect(node.url), await ArenaClient.connect(node.url)
+        async with terminal, bob:
+            await terminal.hello(token=token)
+            await bob.hello(name="bob")
+            race = await bob.join_race(code)
+            await terminal.ready(race.race_id)
+            await bob.ready(race.race_id)
+            await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+            for client in (terminal, bob):
+                await client.finish(race.race_id)
+            await bob.wait_for(RaceEnded, lambda e: e.race_id == race.race_id)
+            record = read_record(await bob.record(race.race_id))
+            kept = await page.evaluate(f"() => localStorage.getItem('solitaire-arena.share.{race.race_id}')")
+            assert {s.player_id: s.share for s in record.shares} == {
+                terminal.player_id: kept,
+                bob.player_id: bob.shares[race.race_id],
+            }
+        await page.close()
     assert errors == []
 
 

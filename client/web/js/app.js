@@ -457,7 +457,7 @@ function racePage(raceId, arrived = null) {
   // Said once this racer gets ready without the seed share they committed (kept by another
   // browser), until the race starts.
   const shareNote = element("p", { id: "share-note", class: "setting", hidden: true },
-    "Your seed share for this race was committed in another browser or on another device: the deal is mixed without it.");
+    "Your seed share for this race was committed in another browser or on another device: the deal is mixed without it, unless that one is still in this lobby when the countdown begins.");
   let toldShareLeftOut = false;
   const drawShareNote = () => { shareNote.hidden = !toldShareLeftOut || !["open", "countdown"].includes(race?.status); };
   const giveUp = element("button", { id: "give-up" }, "Give up");
@@ -1149,6 +1149,7 @@ function racePage(raceId, arrived = null) {
       if (e.race_id !== raceId || !race) return;
       Object.assign(race, { status: "countdown", starts_at: e.starts_at, ends_at: e.ends_at });
       offset = e.server_time - Date.now();
+      revealKeptShare();
       load(race, false);
     }),
     arena.on("race_started", (e) => {
@@ -1209,12 +1210,23 @@ function racePage(raceId, arrived = null) {
     readyButton.classList.toggle("primary", !ready);
     readyButton.title = ready ? "wait: the race does not start until you are ready again" : "";
   }
+  // The share this page keeps, when the racer got ready elsewhere (a terminal, another
+  // browser) without it: revealed as the countdown begins, so that the deal has it.
+  let revealedHere = false;
+  function revealKeptShare() {
+    const share = shareOf(raceId);
+    const me = mine();
+    if (revealedHere || !share || !me?.share_committed || me.share_revealed) return;
+    revealedHere = true;
+    arena.request({ type: "reveal_share", race_id: raceId, share }).catch(() => {}); // too late: left out
+  }
   readyButton.addEventListener("click", async () => {
     const me = mine();
     const ready = !(me?.ready === true);
     try {
       const share = shareOf(raceId);
       await arena.request(ready ? { type: "ready", race_id: raceId, ready, share } : { type: "ready", race_id: raceId, ready });
+      if (ready && share) revealedHere = true;
       if (me) { me.ready = ready; drawRacers(); drawReady(); }
       // Ready without the share this seat committed to: the deal leaves it out (unless the
       // browser that keeps it reveals it before the start). Said once.
