@@ -857,7 +857,7 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
             try:
                 welcome = await client.hello(token=account.token, legal_moves=legal_moves)
             except BadTokenError:
-                store.forget(args.server, account.name)
+                # Kept: the next command says so again, rather than play as a new guest.
                 raise _login_gone(account.name, args.server) from None
     except BaseException:
         await client.close()
@@ -911,9 +911,13 @@ async def _reader(args: argparse.Namespace) -> ArenaClient:
 
 
 def _login_gone(username: str, server: str) -> CommandError:
+    """The saved login of ``username`` no longer works: it stays saved, so that every
+    command says so until the player logs in again (or out, to play as a guest)."""
+    options = player_options(server)
     return CommandError(
         f"the saved login of {username} no longer works (logged out, the password changed on "
-        f"another device, or unused for too long): solitaire-arena login{player_options(server)}"
+        f"another device, or unused for too long): solitaire-arena login{options} signs you in "
+        f"again, or solitaire-arena logout{options} plays as a guest here"
     )
 
 
@@ -931,9 +935,9 @@ async def _saved_player(args: argparse.Namespace) -> ArenaClient:
         await client.hello(token=saved.token)
     except BadTokenError:
         await client.close()
-        store.forget(args.server, saved.name)
-        if saved.account:
+        if saved.account:  # kept, as _sign_in keeps it
             raise _login_gone(saved.name, args.server) from None
+        store.forget(args.server, saved.name)
         raise CommandError(f"the guest {name} is gone (it was not used for too long)") from None
     except BaseException:
         await client.close()
@@ -1643,16 +1647,18 @@ def _saved_account(args: argparse.Namespace, store: TokenStore) -> Credential:
 
 @contextlib.asynccontextmanager
 async def _signed_in_as(
-    args: argparse.Namespace, store: TokenStore, saved: Credential
+    args: argparse.Namespace, store: TokenStore, saved: Credential, forget: bool = True
 ) -> AsyncIterator[ArenaClient | None]:
     """A connection that said hello with the saved account's token, or None when the
-    server no longer knows the token (it is then forgotten here)."""
+    server no longer knows the token (it is then forgotten here, with ``forget``: a
+    logout's, a rename's)."""
     client = await ArenaClient.connect(args.server, open_timeout=10)
     try:
         try:
             await client.hello(token=saved.token)
         except BadTokenError:
-            store.forget(args.server, saved.name)
+            if forget:
+                store.forget(args.server, saved.name)
             yield None
         else:
             yield client
@@ -1667,7 +1673,7 @@ async def change_password(args: argparse.Namespace) -> int:
     if not args.password_stdin:  # a person: the old one is checked before the new one is asked
         await _check_old_password(args, store, saved, old)
     new = _ask_password(args, new=True, what="new password", username=saved.name)
-    async with _signed_in_as(args, store, saved) as client:
+    async with _signed_in_as(args, store, saved, forget=False) as client:
         if client is None:
             raise _logged_out_here(saved)
         token = await client.change_password(old, new)
@@ -1700,7 +1706,7 @@ async def _check_old_password(
     with the new): a login on a connection of its own, its new token revoked at once by a
     logout. The saved token is tried first, so a device logged out says so now as well.
     Connections are not held open meanwhile: the questions block the event loop."""
-    async with _signed_in_as(args, store, saved) as client:
+    async with _signed_in_as(args, store, saved, forget=False) as client:
         if client is None:
             raise _logged_out_here(saved)
     checker = await ArenaClient.connect(args.server, open_timeout=10)

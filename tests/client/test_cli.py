@@ -661,7 +661,7 @@ def test_a_bot_stopped_mid_race_races_that_race_to_its_end_when_run_again(
     ids=["node-stays-away", "node-back-without-the-bot"],
 )
 def test_a_bot_whose_node_goes_away_says_what_running_it_again_does(
-    redis_url: str,
+    clean_redis: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -669,7 +669,9 @@ def test_a_bot_whose_node_goes_away_says_what_running_it_again_does(
     said: str,
 ) -> None:
     """The node is killed while the bot waits in a queue: it stays away, or it comes back
-    on data that lost the bot (a guest no login brings back)."""
+    on data that lost the bot (a guest no login brings back). On a Redis of its own: a
+    place left in a queue by an earlier run would pair the bot."""
+    redis_url = clean_redis
     node = start_node(redis_url=redis_url)
     config = tmp_path / "c.json"
     monkeypatch.setenv("SOLITAIRE_ARENA_CONFIG", str(config))
@@ -982,13 +984,21 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
             await probe.hello(token=token)
     again = run("logout", "--server", node.url, config=config)
     assert one_error_line(again) == f"solitaire-arena: no account is logged in on {node.url} here"
-    # Where the same token was kept, it no longer works: said so, never a guest of that name.
-    stale = run("profile", "--server", node.url, config=copy)
-    assert one_error_line(stale) == (
+    # Where the same token was kept, it no longer works: said so, never a guest of that name,
+    # by every command until the player logs in again, or out.
+    gone = (
         f"solitaire-arena: the saved login of {username} no longer works (logged out, the "
         f"password changed on another device, or unused for too long): solitaire-arena login "
-        f"--server {node.url}"
+        f"--server {node.url} signs you in again, or solitaire-arena logout --server {node.url} "
+        "plays as a guest here"
     )
+    for command in ("profile", "daily", "profile"):
+        assert one_error_line(run(command, "--server", node.url, config=copy)) == gone
+    assert key in json.loads(copy.read_text())
+    forgotten = run("logout", "--server", node.url, config=copy)
+    assert unwrapped(forgotten.stdout) == [
+        f"{username} was logged out already; the token kept here is forgotten"
+    ]
     assert key not in json.loads(copy.read_text())
     # Logged out, nobody is saved: profile says so rather than make a guest to show.
     nobody = run("profile", "--server", node.url, config=config)
@@ -1044,7 +1054,7 @@ async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
     assert one_error_line(stale) == (
         f"solitaire-arena: {username} is logged out here (its token no longer works): log in again"
     )
-    assert key not in json.loads(elsewhere.read_text())
+    assert key in json.loads(elsewhere.read_text())  # kept: a play here is refused too, not a guest's
     async with await ArenaClient.connect(node.url) as probe:
         with pytest.raises(BadLoginError):
             await probe.login(username, PASSWORD)
