@@ -192,6 +192,14 @@ class MoveInput(Input):
             if applies is None:  # its binding does not run
                 self.dimmed_key(event.key)
 
+    async def action_submit(self) -> None:
+        """Send what was typed and empty the field at once, as Enter is taken: the keys of
+        the next move, typed before the screen takes the submitted one, land in an empty
+        field (they were wiped, or glued to the move before, when the screen emptied it)."""
+        typed = self.value
+        self.value = ""
+        self.post_message(self.Submitted(self, typed, None))
+
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if self.command_key(key) is not False:
             return False  # the screen's binding stays in the chain (and in the footer)

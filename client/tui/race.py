@@ -1245,7 +1245,8 @@ class RaceScreen(Screen[None]):
             await self.play(text)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.input.value = ""
+        # The field emptied itself as Enter was pressed (MoveInput.action_submit): what it
+        # holds now was typed since, the next move.
         self.run_worker(self.submit(event.value), group="moves", exit_on_error=False)
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -934,6 +934,29 @@ async def test_the_race_screen_in_a_terminal_too_narrow_for_its_board_says_so(
         assert not screen.query_one("#too-small").display
 
 
+async def test_keys_typed_before_the_screen_takes_a_submitted_move_stay_for_the_next_one(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """Two moves typed fast: Enter empties the field at once, so the next move's first
+    keys, typed while the screen had not yet taken the first, are neither wiped nor glued
+    onto it (``t4>f4deal``)."""
+    ada, _bob, race_id = await _race(arena, connect)
+    sent = sent_types(ada)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        field = screen.move_input
+        first, second = new_game("eight-off", WINNABLE_SEED).legal_moves()[:2]
+        field.value = first
+        await field.action_submit()
+        assert field.value == ""  # at once, before the screen runs
+        field.insert_text_at_cursor(second[:2])
+        await wait_until(pilot, lambda: screen.state.seq == 1)
+        assert field.value == second[:2]
+        assert sent.count("move") == 1
+
+
 @pytest.mark.parametrize("word", ["no", "yes", "rematch"])
 async def test_a_rematch_word_typed_while_the_race_runs_is_said_not_to_be_a_move_and_sends_nothing(
     arena: ArenaServer, connect: Connect, word: str
