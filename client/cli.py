@@ -711,9 +711,27 @@ async def quick_match(
     try:
         with _terminate_stops_waiting(), _saying_connection(client):
             return await _wait_for_match(client, game, wait, casual)
+    except ConnectionError:
+        signed_out = _signed_out_error(client)
+        if signed_out is not None:  # not a server out of reach: a session ended elsewhere
+            raise signed_out from None
+        raise
     finally:
-        if client.queued_for is not None:
+        if client.queued_for is not None and _signed_out_error(client) is None:
             print(f"stopped waiting: {await _left_queue(client)}", flush=True)
+
+
+def _signed_out_error(client: ArenaClient) -> CommandError | None:
+    """Why the client's connection ended for good when the server refused to resume its
+    player (signed out elsewhere, or a guest it no longer knows), and what to type next;
+    None when it ended otherwise."""
+    ended = client.ended
+    if ended is None or not ended.signed_out:
+        return None
+    if ended.guest_gone:
+        options = "" if client.url is None else player_options(client.url, client.name)
+        return CommandError(f"{ended.words}: solitaire-arena play{options} plays as a new guest")
+    return CommandError(f"{ended.words}: {login_command(client.url)} signs you in again")
 
 
 #: Said while a wait goes on over a dropped connection that the client resumes, and once

@@ -1006,6 +1006,34 @@ async def test_logout_makes_the_saved_token_useless(node: NodeProcess, tmp_path:
     assert json.loads(config.read_text()) == {"accounts": {}}
 
 
+async def test_a_quick_match_wait_signed_out_elsewhere_says_so_and_to_log_in_not_that_the_server_is_away(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.json"
+    username = unique("quin")
+    register(node, config, username)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    waiting = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "play", "treize", "--wait", "60", "--server", node.url],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert waiting.stdout is not None
+        assert waiting.stdout.readline().startswith("waiting for someone to race at treize (rated")
+        async with await ArenaClient.connect(node.url) as elsewhere:
+            await elsewhere.login(username, PASSWORD)
+            await elsewhere.change_password(PASSWORD, "a much newer secret")
+        _out, err = await asyncio.to_thread(waiting.communicate, timeout=30)
+    finally:
+        waiting.kill()
+    assert waiting.returncode == 1
+    assert err.splitlines() == [
+        "solitaire-arena: signed out: the account's password was changed: "
+        f"solitaire-arena login --server {node.url} signs you in again"
+    ]
+
+
 async def test_password_changes_it_keeps_this_devices_token_and_ends_the_others(
     node: NodeProcess, tmp_path: Path
 ) -> None:
