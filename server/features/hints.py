@@ -42,6 +42,8 @@ def hints_off(meta: RaceMeta) -> str:
 
 #: A hint without a move: none is legal, or every one leads back to where the board was.
 NO_MOVE: Final = "no move is left: your score stands as it is; give up to end your race now"
+#: The same, where the racer may still take moves back.
+NO_MOVE_BUT_UNDO: Final = "no move is left but undo: undo to try another way, or give up to end your race now"
 NOTHING_NEW: Final = "every move left leads back to a position your board has had: undo, or give up"
 #: Seconds between two hints of one racer.
 HINT_COOLDOWN: Final = 1.0
@@ -87,7 +89,15 @@ class Hints:
         moves = [m.move for m in await self.store.boards.move_log(race_id) if m.player_id == player_id]
         move = await self._search(game.view(), legal, meta.game, meta.seed, moves) if legal else None
         self._last[player_id] = time.monotonic()
-        why = None if move is not None else NOTHING_NEW if legal else NO_MOVE
+        why = (
+            None
+            if move is not None
+            else NOTHING_NEW
+            if legal
+            else NO_MOVE_BUT_UNDO
+            if record.can_undo
+            else NO_MOVE
+        )
         return Reply(Hint(id=message.id, race_id=race_id, seq=record.seq, move=move, message=why))
 
     def _pace(self, player_id: str) -> None:

@@ -268,7 +268,7 @@ STUCK_LINE = [
 NO_MOVE_LINE = ["t3>r5", "t4>r7", "r1>r8", "r5>t5", "t6>r6", "t2>r5", "r8>r1", "t8>r8"]
 
 
-async def test_a_hint_on_a_board_with_no_move_left_says_the_score_stands_and_what_giving_up_does(
+async def test_a_hint_on_a_board_with_no_move_left_but_undo_says_to_undo_or_give_up(
     arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(hints_feature, "HINT_COOLDOWN", 0.0)
@@ -277,14 +277,14 @@ async def test_a_hint_on_a_board_with_no_move_left_says_the_score_stands_and_wha
         for seq, move in enumerate(NO_MOVE_LINE, start=1):
             ack = await ada.request({"type": "move", "race_id": race_id, "seq": seq, "move": move})
             assert ack["type"] == "move_ack", ack
-        assert ack["view"]["legal_moves"] == []
+        assert ack["view"]["legal_moves"] == [] and ack["view"]["can_undo"] is True
         stuck = await ada.request({"type": "get_hint", "race_id": race_id})
         assert stuck == {
             "type": "hint",
             "id": stuck["id"],
             "race_id": race_id,
             "seq": len(NO_MOVE_LINE),
-            "message": "no move is left: your score stands as it is; give up to end your race now",
+            "message": "no move is left but undo: undo to try another way, or give up to end your race now",
         }
 
 
