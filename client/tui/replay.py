@@ -269,7 +269,7 @@ class ReplayScreen(Screen[None]):
                 note += f" at {clock_time(timeline.times[self.index - 1])}"
         else:
             result = timeline.results[self.index - 1]
-            moved = len(result.steps)
+            moved = len({step.card for step in result.steps})  # a card moved, then played home: one
             note = f"{where}: {result.move} ({moved} card{'s' if moved != 1 else ''} moved)"
             if self.index <= len(timeline.times):
                 note += f" at {clock_time(timeline.times[self.index - 1])}"

@@ -318,6 +318,23 @@ async def test_the_replay_screen_steps_through_each_racer() -> None:
         assert board.view == view_of(new_game("eight-off", WINNABLE_SEED))
 
 
+async def test_the_replay_counts_a_card_moved_then_played_home_once() -> None:
+    """Move 39 of the line moves six cards, and autoplay then sends cards home, some of
+    them among those six: each card is counted once."""
+    line = solve("eight-off", WINNABLE_SEED)
+    assert line is not None
+    game = new_game("eight-off", WINNABLE_SEED)
+    results = [game.play(move) for move in line[:39]]
+    steps = results[-1].steps
+    assert len(steps) > len({step.card for step in steps})
+    app = ReplayApp(_log("eight-off", WINNABLE_SEED, {"p_a": line}), {"p_a": "ada"})
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(39):
+            await pilot.press("right")
+        status = str(app.replay_screen.query_one("#replay-status").render())
+        assert f"move 39/{len(line)}: {line[38]} ({len({step.card for step in steps})} cards moved)" in status
+
+
 async def test_a_viewer_who_did_not_race_replays_only_the_racers() -> None:
     log = _log("treize", 7, {"p_a": [], "p_b": []})
     app = ReplayApp(log, {"p_a": "ada", "p_b": "bob"}, me="p_watcher")
