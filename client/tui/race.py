@@ -188,6 +188,13 @@ def undo_note(result: MoveSummary) -> str:
     >>> undo_note(MoveSummary(move="undo", steps=[("TS", "f1", "t4")], score_delta=-1, score=0, won=False))
     '✓ undo: 10♠ f1>t4  -1 (score 0)'
 
+    Past four cards, the first three and the last (the racer's own, autoplay's taken back
+    before it) are shown:
+
+    >>> undo_note(MoveSummary(move="undo", steps=[("AC", "f2", "t7"), ("2C", "f2", "t1"), ("AD", "f1", "t5"),
+    ...                       ("2D", "f1", "t2"), ("9H", "r1", "t4")], score_delta=-4, score=0, won=False))
+    '✓ undo: A♣ f2>t7, 2♣ f2>t1, A♦ f1>t5, 1 more card, 9♥ r1>t4  -4 (score 0)'
+
     Cards that all went the same way are counted (an Eagle Wing redeal taken back):
 
     >>> undo_note(MoveSummary(move="undo", steps=[(None, "stock", "waste")] * 23, score_delta=0, score=4,
@@ -199,10 +206,13 @@ def undo_note(result: MoveSummary) -> str:
         (src, dst), count = ways.pop(), len(result.steps)
         shown, more = f"{count} cards {src}>{dst}", ""
     else:
-        shown = ", ".join(
-            f"{cards_in_words(card) if card else 'a card'} {src}>{dst}" for card, src, dst in result.steps[:4]
-        )
-        more = f" (+{len(result.steps) - 4})" if len(result.steps) > 4 else ""
+        words = [
+            f"{cards_in_words(card) if card else 'a card'} {src}>{dst}" for card, src, dst in result.steps
+        ]
+        if len(words) > 4:  # the last is the racer's own card, after those autoplay sent home
+            hidden = len(words) - 4
+            words = [*words[:3], f"{hidden} more card{'s' if hidden > 1 else ''}", words[-1]]
+        shown, more = ", ".join(words), ""
     note = f"✓ undo: {shown}{more}" if shown else "✓ undo"
     if result.score_delta:
         note += f"  {result.score_delta:+d} (score {result.score})"
