@@ -1327,10 +1327,7 @@ async def _watch_plain(client: ArenaClient, race_id: str | None, once: bool) -> 
     ended = client.ended
     if ended is not None and ended.guest_gone:
         raise CommandError(f"{ended.words}: the same command watches again")
-    if ended is not None and ended.signed_out:
-        login = login_command(client.url)
-        raise CommandError(f"{ended.words}: {login} signs you in again")
-    raise CommandError("the server closed the connection")
+    raise _signed_out_error(client) or CommandError("the server closed the connection")
 
 
 async def export(args: argparse.Namespace) -> int:

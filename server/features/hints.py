@@ -89,15 +89,7 @@ class Hints:
         moves = [m.move for m in await self.store.boards.move_log(race_id) if m.player_id == player_id]
         move = await self._search(game.view(), legal, meta.game, meta.seed, moves) if legal else None
         self._last[player_id] = time.monotonic()
-        why = (
-            None
-            if move is not None
-            else NOTHING_NEW
-            if legal
-            else NO_MOVE_BUT_UNDO
-            if record.can_undo
-            else NO_MOVE
-        )
+        why = None if move is not None else _no_hint(bool(legal), record.can_undo)
         return Reply(Hint(id=message.id, race_id=race_id, seq=record.seq, move=move, message=why))
 
     def _pace(self, player_id: str) -> None:
@@ -129,3 +121,15 @@ def hint_after(view: GameView, legal: list[str], game: GameName, seed: int, move
     worker: replaying the moves is the search's work too)."""
     reached: set[Hashable] = reached_keys(game, seed, moves)
     return hint(view, legal, reached)
+
+
+def _no_hint(legal: bool, can_undo: bool) -> str:
+    """Why a hint has no move: every ``legal`` move leads back, or none is legal (and
+    whether the racer ``can_undo`` the last one).
+
+    >>> _no_hint(True, True) == NOTHING_NEW, _no_hint(False, True) == NO_MOVE_BUT_UNDO
+    (True, True)
+    """
+    if legal:
+        return NOTHING_NEW
+    return NO_MOVE_BUT_UNDO if can_undo else NO_MOVE
