@@ -342,8 +342,9 @@ def default_join_command(code: str) -> str:
 #: command friends join with, which in 80 columns, with a server address, takes four.
 STATUS_MOST: Final = 4
 #: The most it takes while no board shows (a lobby): a note that the lobby was reopened
-#: (two lines in 80 columns) above the lobby's own.
-LOBBY_STATUS_MOST: Final = STATUS_MOST + 2
+#: (two lines in 80 columns) above the lobby's own, and under it the note that the seed
+#: share was left out (:data:`SHARE_LEFT_OUT`, three lines).
+LOBBY_STATUS_MOST: Final = STATUS_MOST + 2 + 3
 #: Said once a racer got ready without the seed share they committed.
 SHARE_LEFT_OUT: Final = (
     "your seed share for this race was committed on another device: the deal is mixed without it, "

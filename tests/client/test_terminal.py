@@ -411,9 +411,9 @@ async def race_from_a_reopened_lobby(node: NodeProcess, config_dir: Path, reveal
         "unless that device is still in this lobby when the countdown begins"
     )
     note = r"\s+".join(map(re.escape, said.split()))
-    if not revealed:
-        await screen_with(note)
     await screen_with(r"1/2 seated, 1 ready; you are ready")
+    if not revealed:  # whole below the lobby's own note, in 80x24
+        await screen_with(note)
     assert "✗" not in tmux("capture-pane", "-p", "-t", SESSION)
     async with await ArenaClient.connect(node.url) as bob:
         await bob.hello(name="bob")
