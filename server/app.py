@@ -326,6 +326,7 @@ class ArenaServer:
         features.clock.start()
         features.lobby.start()
         features.quick_match.start()
+        features.rematches.start()
         features.leaderboard_sweep.start()
         features.archive_sweep.start()
         if self.settings.daily_prepare:

@@ -844,6 +844,7 @@ class RaceScreen(Screen[None]):
         says more (a move's answer, the race's end, which may come before the welcome or
         after it), and a lobby keeps its own note (who sits, how others join)."""
         before, self._away = self.state.status, self.status.away_for()
+        offer_before = self.state.rematch
         await self._resync()
         state, telling_drop = self.state, self.status.telling_drop
         if self.seat_lost:  # away longer than the race kept the seat
@@ -856,6 +857,10 @@ class RaceScreen(Screen[None]):
             note = self._opening_note()
             self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
             await self._ready_if_full()
+        elif state.over and state.rematch is not None and state.rematch != offer_before:
+            # An offer made or answered while away: its events were missed, get_race told.
+            note = rematch_note(state.rematch, state.me, rated=state.rated)
+            self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
         elif telling_drop:
             self.status.say(RECONNECTED)  # a race's end still to come says more, after it
 

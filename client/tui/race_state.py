@@ -261,6 +261,8 @@ class RaceState:
         if info.board is not None:
             self.set_view(info.board.view, info.board.seq)
             self.i_finished = self.i_finished or info.board.finished
+        if info.rematch is not None:
+            self.take_rematch(info.rematch)
 
     def set_view(self, view: BoardView, seq: int) -> bool:
         """Show ``view``, the board after move ``seq``, unless the one shown is newer."""

@@ -28,6 +28,7 @@ from server.features.node_watch import NodeWatch
 from server.features.one_race import RacingClaims, racing
 from server.features.race_rules import race_window, racer_info, view_of
 from server.features.ratings import current, provisional
+from server.features.rematch_info import rematch_info
 from server.metrics import Metrics
 from server.store import Answer, BoardRecord, PlayerRating, RaceMeta, RaceStatus, Seat, Store
 from server.store.queues import Marker
@@ -404,7 +405,18 @@ class Lobby:
         info = await self.info(message.race_id, player_id, caller.player.legal_moves)
         racing = any(r.player_id == player_id for r in info.racers)
         follow = (message.race_id,) if racing and info.status not in ("finished", "cancelled") else ()
+        if racing and info.status == "finished":
+            info = await self._with_rematch(info, player_id)
         return Reply(Race(id=message.id, race=info), follow=follow)
+
+    async def _with_rematch(self, info: RaceInfo, player_id: str) -> RaceInfo:
+        """``info`` of a finished race with its latest rematch offer, if one invited
+        ``player_id``: a client that opens the race after the offer was made sees it."""
+        record = await self.store.rematches.get(info.race_id)
+        if record is None or player_id not in record.answers:
+            return info
+        names = {r.player_id: r.name for r in info.racers}
+        return info.model_copy(update={"rematch": rematch_info(record, names)})
 
     # ----- setting races up ------------------------------------------------------------
 

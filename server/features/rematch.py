@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 
-from server.background import Background
+from server.background import Background, cancel_and_wait
 from server.config import Settings
 from server.errors import ArenaError, not_a_racer, race_not_found
 from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
 from server.features.lobby import Lobby
 from server.features.node_watch import NodeWatch
-from server.store import RaceMeta, RaceStatus, RematchRecord, Seat, Store
+from server.features.rematch_info import rematch_info
+from server.store import RaceMeta, RaceStatus, Seat, Store
 from server.timesource import TimeSource
 from shared.protocol import (
     REMATCH_WAIT,
@@ -30,7 +32,6 @@ from shared.protocol import (
     OfferRematch,
     Rematch,
     RematchInfo,
-    RematchRacer,
     RematchStarted,
     RematchUpdate,
 )
@@ -40,6 +41,9 @@ log = logging.getLogger("arena.rematch")
 #: Seconds a racer invited to a rematch (or offering one) may be away before leaving
 #: counts as declining (or withdrawing) it: a dropped connection resumed meanwhile does not.
 LEAVE_GRACE = 5.0
+
+#: Seconds between a node's looks for offers whose wait is over (about: nodes spread out).
+SWEEP_EVERY = 1.0
 
 #: What a refused answer's script word means for the racer.
 _CLOSED = {
@@ -61,9 +65,16 @@ class Rematches:
         self.time = time
         self.wait = REMATCH_WAIT
         self.leave_grace = LEAVE_GRACE
+        self.sweep_every = SWEEP_EVERY
         self.background = Background()
+        self._sweep: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._sweep = asyncio.create_task(self._keep_sweeping(), name="rematch-sweep")
 
     async def stop(self) -> None:
+        if self._sweep is not None:
+            await cancel_and_wait([self._sweep])
         await self.background.stop()
 
     # ----- handlers --------------------------------------------------------------------
@@ -172,6 +183,18 @@ class Rematches:
         await asyncio.sleep(self.wait + 0.05)
         await self._decide_expired(race_id)
 
+    async def _keep_sweeping(self) -> None:
+        """Decide the offers whose wait is over that no timer of this node decided: their
+        node stopped during the wait (the timers of :meth:`_expire_later` die with it)."""
+        while True:
+            await asyncio.sleep(self.sweep_every * (0.5 + random.random()))  # nodes spread out
+            try:
+                for entry in await self.store.rematches.due(self.time.now_ms()):
+                    await self._decide_expired(entry.rpartition(":")[0])
+                    await self.store.rematches.drop_due(entry)
+            except Exception as exc:  # Redis away: the offers stay due for the next sweep
+                log.warning("the rematch sweep failed", extra={"reason": repr(exc)})
+
     async def _decide_expired(self, race_id: str) -> None:
         word = await self.store.rematches.expire(race_id, self.time.now_ms())
         if word == "no":
@@ -247,26 +270,8 @@ class Rematches:
         record = await self.store.rematches.get(race_id)
         if record is None:
             raise ArenaError(ErrorCode.REMATCH_NOT_OPEN, _CLOSED["none"])
-        info = rematch_info(record, seats)
+        info = rematch_info(record, {s.player_id: s.name for s in seats})
         payload = pack_event(EventKind.BROADCAST, RematchUpdate(rematch=info))
         for player_id in record.answers:
             await self.store.events.publish_player(player_id, payload)
         return info
-
-
-def rematch_info(record: RematchRecord, seats: list[Seat]) -> RematchInfo:
-    """The wire form of an offer (``starting`` shows as ``open`` until the race exists)."""
-    names = {s.player_id: s.name for s in seats}
-    status = "open" if record.status == "starting" else record.status
-    return RematchInfo(
-        race_id=record.race_id,
-        offered_by=record.offered_by,
-        status=status,  # type: ignore[arg-type]  # the store writes only these words
-        expires_at=record.expires_at,
-        racers=[
-            RematchRacer(player_id=p, name=names.get(p, "?"), answer=a)  # type: ignore[arg-type]
-            for p, a in record.answers.items()
-        ],
-        new_race_id=record.new_race_id,
-        reason=record.reason,
-    )

@@ -24,6 +24,7 @@ key's slot: ``<key>:applied`` when the key has a hash tag, else ``{<key>}:applie
 | ``races:live`` | sorted set | races counting down or running (not daily attempts) by start |
 | ``deadlines`` | sorted set | race id -> ms when the clock must look at it |
 | ``archive:due`` | sorted set | race id -> ms when its record is to be archived (``SA_ARCHIVE_DIR``) |
+| ``rematches:due`` | sorted set | ``<race id>:<expires ms>`` -> ms a rematch offer's wait is over |
 | ``lobby:gone`` | sorted set | ``<player>:<ms gone>`` -> ms the lobby grace ends of a player gone |
 | ``nodes`` | sorted set | node id -> ms of its latest heartbeat (a node silent too long is dead) |
 | ``node:<id>:players`` | set | the players with a connection on that node |
@@ -79,6 +80,7 @@ LIVE_RACES: Final = "races:live"
 DAILY_SECRET: Final = "daily:secret"
 DEADLINES: Final = "deadlines"
 ARCHIVE_DUE: Final = "archive:due"
+REMATCHES_DUE: Final = "rematches:due"
 LOBBY_GONE: Final = "lobby:gone"
 NODES: Final = "nodes"
 #: Each node's own allowance of silence (ms) before the others take it for dead.

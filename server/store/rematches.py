@@ -31,7 +31,21 @@ class RematchStore:
         answer: str = await self._offer(
             keys=[keys.race_rematch(race_id)], args=[offerer, now, expires_at, ttl, share_commitment, *racers]
         )
-        return answer == "ok"
+        if answer != "ok":
+            return False
+        await self.redis.zadd(keys.REMATCHES_DUE, {f"{race_id}:{expires_at}": expires_at})
+        return True
+
+    async def due(self, now: int, limit: int = 100) -> list[str]:
+        """The offers whose wait was over by ``now`` (the oldest first), decided or not:
+        each as ``<race id>:<expires ms>``, to :meth:`drop_due` once decided. Kept in
+        Redis, so that an offer whose node stopped during its wait is decided by another."""
+        due: list[str] = await self.redis.zrangebyscore(keys.REMATCHES_DUE, "-inf", now, 0, limit)
+        return due
+
+    async def drop_due(self, entry: str) -> None:
+        """An entry of :meth:`due` decided (a later offer of the same race has its own)."""
+        await self.redis.zrem(keys.REMATCHES_DUE, entry)
 
     async def answer(
         self, race_id: str, player_id: str, accept: bool, now: int, share_commitment: str = ""

@@ -121,16 +121,8 @@ from shared.protocol.quick_match import (
     QuickMatchLeft,
 )
 from shared.protocol.racing import Finish, MakeMove, MoveAck, Progress, RaceStarted
-from shared.protocol.rematch import (
-    REMATCH_WAIT,
-    AnswerRematch,
-    OfferRematch,
-    Rematch,
-    RematchInfo,
-    RematchRacer,
-    RematchStarted,
-    RematchUpdate,
-)
+from shared.protocol.rematch import AnswerRematch, OfferRematch, Rematch, RematchStarted, RematchUpdate
+from shared.protocol.rematch_offer import REMATCH_WAIT, RematchInfo, RematchRacer
 from shared.protocol.results import (
     GetMoveLog,
     GetReplay,

@@ -9,6 +9,7 @@ from pydantic import Field
 from shared.fairness import DIGEST_PATTERN, SHARE_PATTERN
 from shared.game import GameName
 from shared.protocol.base import RaceId, Reply, Request, RequestId
+from shared.protocol.rematch_offer import RematchInfo
 from shared.protocol.session import QueueStay
 from shared.protocol.views import BoardView
 
@@ -173,6 +174,9 @@ class RaceInfo(Reply):
     #: for other races.
     daily: str | None = None
     attempt: Literal["scored", "unscored", "practice"] | None = None
+    #: In ``get_race`` of a finished race, to one of its racers: the latest rematch offer
+    #: of it, if any was made (``rematch_update`` tells its steps as they come).
+    rematch: RematchInfo | None = None
 
 
 class Race(Reply):

@@ -7,12 +7,7 @@ from typing import Literal
 
 from shared.protocol.base import RaceId, Reply, Request, RequestId
 from shared.protocol.lobby import RaceInfo, ShareCommitment
-
-#: How long an offer waits for answers, in seconds.
-REMATCH_WAIT = 30.0
-
-RematchStatus = Literal["open", "started", "declined", "expired", "failed"]
-RematchAnswer = Literal["offered", "pending", "accepted", "declined"]
+from shared.protocol.rematch_offer import RematchInfo
 
 
 class OfferRematch(Request):
@@ -31,25 +26,6 @@ class AnswerRematch(Request):
     accept: bool
     #: With an acceptance: the racer's seed share commitment, as in ``offer_rematch``.
     share_commitment: ShareCommitment | None = None
-
-
-class RematchRacer(Reply):
-    player_id: str
-    name: str
-    answer: RematchAnswer
-
-
-class RematchInfo(Reply):
-    """An offer and its answers. ``race_id`` is the race that ended; once ``started``,
-    ``new_race_id`` is the rematch; ``reason`` says why a ``failed`` one could not start."""
-
-    race_id: str
-    offered_by: str
-    status: RematchStatus
-    expires_at: int
-    racers: list[RematchRacer]
-    new_race_id: str | None = None
-    reason: str | None = None
 
 
 class Rematch(Reply):

@@ -40,6 +40,7 @@ from client.tui.race import (
     GIVE_UP_ASK,
     GIVE_UP_LAPSED,
     GO,
+    RECONNECTED,
     RECONNECTING,
     STORE_BACK,
     RaceScreen,
@@ -896,11 +897,17 @@ async def test_a_rename_on_another_session_shows_in_the_racers_panel_at_once(
 
 
 async def _counting_race(
-    url: str, connect: Connect, hints: bool = True, game: GameName = "eight-off", bot: bool = False
+    url: str,
+    connect: Connect,
+    hints: bool = True,
+    game: GameName = "eight-off",
+    bot: bool = False,
+    reconnect: bool = False,
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob (a bot with ``bot``), both
-    ready to race Eight Off (or ``game``), seed 2: its countdown has begun."""
-    ada, bob = await connect(url), await connect(url)
+    """ada (who asks for legal moves and, with ``reconnect``, resumes a dropped connection,
+    as ``play`` does) and bob (a bot with ``bot``), both ready to race Eight Off (or
+    ``game``), seed 2: its countdown has begun."""
+    ada, bob = await connect(url, reconnect=reconnect), await connect(url)
     await ada.hello(name="ada", legal_moves=True)
     await bob.hello(name="bob", bot=bot)
     race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
@@ -911,11 +918,16 @@ async def _counting_race(
 
 
 async def _race(
-    arena: ArenaServer, connect: Connect, hints: bool = True, game: GameName = "eight-off", bot: bool = False
+    arena: ArenaServer,
+    connect: Connect,
+    hints: bool = True,
+    game: GameName = "eight-off",
+    bot: bool = False,
+    reconnect: bool = False,
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves, as ``play`` does) and bob (a bot with ``bot``) race
-    Eight Off (or ``game``), seed 2."""
-    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game, bot)
+    """ada (who asks for legal moves and resumes with ``reconnect``, as ``play`` does) and
+    bob (a bot with ``bot``) race Eight Off (or ``game``), seed 2."""
+    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game, bot, reconnect)
     await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     await bob.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     return ada, bob, race_id
@@ -1423,6 +1435,36 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
         seen = await bob.wait_for(Progress, lambda p: p.race_id == answered.new_race_id)
         assert seen.player_id == ada.player_id and seen.move_count == 1
         await wait_until(pilot, lambda: screen.state.seq == 1)
+
+
+async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_is_back(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob offers while ada's network is down: the server declines for her at once (she is
+    connected nowhere) and its events never reach her. Back, the screen reads the offer
+    from the race and says where it stands, and r may offer again."""
+    ada, bob, race_id = await _race(arena, connect, reconnect=True)
+    app = RaceApp(ada, race_id)
+    away = away_until_set(monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+        ada.ws.transport.abort()  # the network drops, and stays down a while
+        await wait_until(pilot, lambda: ada.reconnecting)
+        assert arena.store is not None
+        for _ in range(200):  # the server saw her go
+            if ada.player_id not in await arena.store.nodes.players(arena.settings.node_id):
+                break
+            await asyncio.sleep(0.01)
+        offered = await bob.offer_rematch(race_id)
+        assert offered.status == "declined"
+        away.set()
+        said = f"{RECONNECTED}\nno rematch: nobody accepted bob's offer"
+        await wait_until(pilot, lambda: screen.status.last == said)
+        assert screen.state.rematch is not None and screen.state.rematch.status == "declined"
+        assert "nobody accepted" in rendered(screen, "#rematch")
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("rematch", True))
 
 
 async def test_an_offer_from_another_racer_is_answered_with_n_and_y(

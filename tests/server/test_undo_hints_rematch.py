@@ -14,7 +14,7 @@ from server.app import ArenaServer
 from server.features import hints as hints_feature
 from shared import UndoRule, new_game, replay
 from tests.redis_direct import async_redis
-from tests.server.conftest import WINNABLE_SEED, node_settings
+from tests.server.conftest import WINNABLE_SEED, node_settings, running_node
 from tests.server.rawclient import Racer, racers, resumed
 from tests.server.test_ratings import foundation_moves
 
@@ -554,6 +554,71 @@ async def test_an_unanswered_rematch_expires(arena: ArenaServer) -> None:
         assert (await decided(ada))["status"] == "expired"
         late = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
         assert late["code"] == "rematch_not_open"
+
+
+async def test_get_race_of_a_finished_race_carries_its_rematch_offer_to_its_racers_only(
+    arena: ArenaServer,
+) -> None:
+    """A page reloaded (a new connection of bob) after ada offered sees the offer, and can
+    answer it; a stranger reading the race sees no offer."""
+    eve = (await racers(arena.url, "eve"))[0]
+    try:
+        async with two_racers(arena.url) as (ada, bob):
+            race_id = await ended(ada, bob)
+            before = (await bob.request({"type": "get_race", "race_id": race_id}))["race"]
+            assert before["status"] == "finished" and "rematch" not in before
+            await ada.request({"type": "offer_rematch", "race_id": race_id})
+            reloaded = await resumed(arena.url, bob)
+            try:
+                race = (await reloaded.request({"type": "get_race", "race_id": race_id}))["race"]
+                offer = race["rematch"]
+                told = (offer["race_id"], offer["offered_by"], offer["status"])
+                assert told == (race_id, ada.player_id, "open")
+                answers = {(r["name"], r["answer"]) for r in offer["racers"]}
+                assert answers == {("ada", "offered"), ("bob", "pending")}
+                assert offer["expires_at"] > race["server_time"]
+                answer = {"type": "answer_rematch", "race_id": race_id, "accept": True}
+                accepted = await reloaded.request(answer)
+                assert accepted["rematch"]["status"] == "started"
+                after = (await ada.request({"type": "get_race", "race_id": race_id}))["race"]["rematch"]
+                new_race_id = accepted["rematch"]["new_race_id"]
+                assert (after["status"], after["new_race_id"]) == ("started", new_race_id)
+            finally:
+                await close(reloaded)
+            seen = (await eve.request({"type": "get_race", "race_id": race_id}))["race"]
+            assert seen["status"] == "finished" and "rematch" not in seen
+    finally:
+        await close(eve)
+
+
+async def test_an_offer_whose_node_stopped_during_its_wait_is_decided_by_another_nodes_sweep(
+    clean_redis: str,
+) -> None:
+    """ada offers on node A, which stops before the wait is over (its timer goes with it):
+    node B, where bob is, finds the offer due and decides it, and bob is told it expired."""
+    async with running_node(clean_redis) as node_b:
+        assert node_b.features is not None
+        node_b.features.rematches.sweep_every = 0.1
+        async with running_node(clean_redis) as node_a:
+            assert node_a.features is not None
+            node_a.features.rematches.wait = 1.5
+            ada = (await racers(node_a.url, "ada"))[0]
+            bob = (await racers(node_b.url, "bob"))[0]
+            race_id = await ended(ada, bob)
+            offered = await ada.request({"type": "offer_rematch", "race_id": race_id})
+            assert offered["rematch"]["status"] == "open"
+            await close(ada)
+        try:
+            assert (await bob.event("rematch_update"))["rematch"]["status"] == "open"
+            update = await bob.event("rematch_update", timeout=5.0)
+            assert (update["rematch"]["race_id"], update["rematch"]["status"]) == (race_id, "expired")
+            answers = {r["player_id"]: r["answer"] for r in update["rematch"]["racers"]}
+            assert answers == {ada.player_id: "offered", bob.player_id: "pending"}
+            # A new offer may follow it (declined for ada at once: she is connected nowhere).
+            again = (await bob.request({"type": "offer_rematch", "race_id": race_id}))["rematch"]
+            assert (again["offered_by"], again["status"]) == (bob.player_id, "declined")
+        finally:
+            await close(bob)
 
 
 async def test_hints_still_work_where_no_worker_process_can_start(

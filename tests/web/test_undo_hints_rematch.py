@@ -334,3 +334,30 @@ async def test_a_declined_and_an_expired_rematch_show_their_status(
     assert page_race_id(page.url) == race_id  # no race started
     await bob.close()
     assert errors == []
+
+
+async def test_a_rematch_offer_made_before_the_page_was_reloaded_shows_and_can_be_accepted(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The offer comes to an open page as an event only: a page reloaded after it (or a
+    second tab) reads it from the race, with its clock and the buttons to answer."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors)
+    race_id = page_race_id(page.url)
+    await give_up(page)
+    await bob.finish(race_id)
+    await expect(page.locator("#offer-rematch")).to_be_visible()
+    await bob.offer_rematch(race_id)
+    await page.reload()
+    status = page.locator("#rematch-status")
+    await expect(status).to_contain_text("bob offered a rematch: waiting for answers")
+    await expect(page.locator("#rematch-clock")).to_have_text(re.compile(r"0:(1\d|2\d|30)"))
+    answers = ["ada (you): not answered yet", "bob: offered"]
+    await expect(page.locator("#rematch-racers li")).to_have_text(answers)
+    await expect(page.locator("#offer-rematch")).to_have_count(0)
+    await page.click("#accept-rematch")
+    await expect(page).to_have_url(re.compile(rf"#/race/(?!{race_id}$)[0-9a-f]+$"))  # on to the new race
+    new_race = await bob.get_race(page_race_id(page.url))
+    assert sorted(r.name for r in new_race.racers) == ["ada", "bob"]
+    await bob.close()
+    assert errors == []

@@ -965,10 +965,12 @@ function racePage(raceId, arrived = null) {
     watchers.textContent = race?.status === "cancelled" ? "" : watchersText(over ? watchersAtEnd : watcherCount, over);
   }
 
-  // A get_race reply: events may have moved the race on since the server answered.
+  // A get_race reply: events may have moved the race on since the server answered. A
+  // finished race's carries its rematch offer, made maybe before this page opened.
   function fetched(info) {
     if (left || (race && STAGES[info.status] < STAGES[race.status])) return false;
     load(info);
+    if (info.rematch) takeRematch(info.rematch);
     return true;
   }
 
