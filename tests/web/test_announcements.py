@@ -19,6 +19,7 @@ from tests.server.solver import solve
 from tests.web.conftest import give_up
 from tests.web.test_accessibility import LIVE_REGION
 from tests.web.test_browser import Outage, create_race_on, open_page, page_race_id, running_race_page
+from tests.web.test_undo_hints_rematch import ended_race_page
 
 #: Every text the status line took, with its aria-live then (null: its role's, polite).
 RECORD_STATUS = """() => {
@@ -96,11 +97,7 @@ async def test_a_rematch_offer_is_read_out_once_and_so_is_its_outcome(
     browser: Browser, arena: ArenaServer
 ) -> None:
     errors: list[str] = []
-    page, bob = await running_race_page(browser, arena.url, errors)
-    race_id = page_race_id(page.url)
-    await give_up(page)
-    await bob.finish(race_id)
-    await expect(page.locator("#offer-rematch")).to_be_visible()
+    page, bob, race_id = await ended_race_page(browser, arena.url, errors)
     assert await page.evaluate(LIVE_REGION, "#news") == "news"
     news = page.locator("#news")
     await bob.offer_rematch(race_id)

@@ -302,6 +302,17 @@ async def test_a_rematch_offered_in_one_browser_and_accepted_in_another_starts_a
         assert errors == []  # before the node stops: a page still open then fails to reconnect
 
 
+async def ended_race_page(browser: Browser, url: str, errors: list[str]) -> tuple[Page, ArenaClient, str]:
+    """A page (ada) and bob who raced on the node at ``url``, both given up: the race is
+    over, and the page offers a rematch. The page, bob and the race's id."""
+    page, bob = await running_race_page(browser, url, errors)
+    race_id = page_race_id(page.url)
+    await give_up(page)
+    await bob.finish(race_id)
+    await expect(page.locator("#offer-rematch")).to_be_visible()
+    return page, bob, race_id
+
+
 async def test_a_declined_and_an_expired_rematch_show_their_status(
     browser: Browser, arena: ArenaServer
 ) -> None:
@@ -342,11 +353,7 @@ async def test_a_rematch_offer_made_before_the_page_was_reloaded_shows_and_can_b
     """The offer comes to an open page as an event only: a page reloaded after it (or a
     second tab) reads it from the race, with its clock and the buttons to answer."""
     errors: list[str] = []
-    page, bob = await running_race_page(browser, arena.url, errors)
-    race_id = page_race_id(page.url)
-    await give_up(page)
-    await bob.finish(race_id)
-    await expect(page.locator("#offer-rematch")).to_be_visible()
+    page, bob, race_id = await ended_race_page(browser, arena.url, errors)
     await bob.offer_rematch(race_id)
     await page.reload()
     status = page.locator("#rematch-status")
