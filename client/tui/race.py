@@ -1328,8 +1328,13 @@ class RaceScreen(Screen[None]):
         return None
 
     async def ask_hint(self) -> None:
-        """Ask the server for a hint; it is shown and lit up until the board changes."""
+        """Ask the server for a hint; it is shown and lit up until the board changes. Asked
+        again before then, the hint shown is said again (the server would refuse a second
+        one so soon, and its refusal would hide the hint's text)."""
         race_id = self.race_id
+        if self.hint is not None and self.hint.move is not None and self.hint.seq == self.state.seq:
+            self.status.say(f"hint: {self.hint.move}  (lit up on the board)")
+            return
         self.status.say("looking for a hint…")
         hint = await self._asked("hint", self.client.hint(race_id))
         if hint is None or race_id != self.race_id:

@@ -1099,6 +1099,13 @@ async def test_h_shows_a_hint_and_lights_it_up(arena: ArenaServer, connect: Conn
         assert move in legal
         assert screen.move_input.value == ""  # the key was not typed
         assert board.hint == move
+        # h again at once: the hint is said again, not asked for (the server allows one a
+        # second, and its refusal used to replace the hint's text).
+        said = screen.status.last
+        await pilot.press("h")
+        await asyncio.sleep(0.5)
+        await pilot.pause()
+        assert screen.status.last == said == f"hint: {move}  (lit up on the board)"
         drawing = board.drawing
         assert drawing is not None
         picks, _ = hinted(move)

@@ -137,6 +137,12 @@ async def test_a_hint_outlines_a_legal_move_and_a_race_with_hints_off_has_no_hin
         style = await element.evaluate("e => getComputedStyle(e).outline")
         assert style == f"{ACCENT} solid 3px"
     await page.screenshot(path=shot_path("hint"), animations="disabled")
+    # Hint again at once: the same hint said again, not a refusal (one hint a second).
+    await hint.click()
+    await page.wait_for_timeout(400)
+    await expect(page.locator("#refusal")).to_be_empty()
+    await expect(page.locator("#status")).to_have_text(f"Hint: {move}")
+    await expect(hinted).to_have_count(len(taken))
     # Another card picked up shows its own legal targets only, never the hint's (which
     # would pass for one of them); put down, the hint's outline is back.
     other = next(

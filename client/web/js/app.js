@@ -485,6 +485,7 @@ function racePage(raceId, arrived = null) {
   let unacked = null; // "seq move" of the last move sent whose ack never came
   let lost = null; // a move sent on a connection that dropped before its answer (see play)
   let hinting = false; // a hint is shown (until another move is tried): its words in the status line, its outline on the board
+  let hintSaid = ""; // the words of the hint shown last
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
   let summary = null; // the results, once the race is over
@@ -827,15 +828,19 @@ function racePage(raceId, arrived = null) {
 
   // A hint for the board as it is once the moves sent so far are in: its cards and target
   // outlined, the move in notation in the status line; a refusal shows the server's word.
+  // Asked again while one is shown, the hint is said again (the server would refuse a
+  // second one so soon).
   async function askHint() {
     await sending;
     showError(error, null);
+    if (hinting && hintSaid) { say(hintSaid); return; }
     try {
       const reply = await arena.request({ type: "get_hint", race_id: raceId });
       if (reply.seq > seq) await resync(); // moves made elsewhere: the board as it is, then its hint
       if (reply.seq !== seq) return; // a move went in meanwhile: the hint was for a board gone
       board.hint(reply.move ?? null);
-      say(`Hint: ${reply.move ?? reply.message ?? "no move is left"}`);
+      hintSaid = `Hint: ${reply.move ?? reply.message ?? "no move is left"}`;
+      say(hintSaid);
       hinting = true;
     } catch (failure) {
       showError(error, failure);
