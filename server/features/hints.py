@@ -34,10 +34,9 @@ def hints_off(meta: RaceMeta) -> str:
         return "hints are off in a scored daily attempt (practise the deal for hints)"
     if meta.rated:
         return "hints are off in this race: rated races never have them"
-    return (
-        "hints are off in this race: its creator turned them off, or it is a quick match "
-        "(those never have them)"
-    )
+    if meta.quick:
+        return "hints are off in this race: quick matches (and their rematches) never have them"
+    return "hints are off in this race: its creator turned them off"
 
 
 #: A hint without a move: none is legal, or every one leads back to where the board was.

@@ -435,6 +435,7 @@ class Lobby:
         daily_scored: bool = False,
         practice: bool = False,
         share_commitment: str = "",
+        quick: bool = False,
     ) -> RaceMeta:
         if rated and not player.account:
             raise ArenaError(ErrorCode.NOT_REGISTERED, RATED_FOR_ACCOUNTS)
@@ -462,6 +463,7 @@ class Lobby:
                 daily=daily,
                 daily_scored=daily_scored,
                 practice=practice,
+                quick=quick,
                 server_seed=seed,
             )
             seat = Seat(player.player_id, player.name, ready, now, player.bot, share_commitment)

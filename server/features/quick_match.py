@@ -216,6 +216,7 @@ class QuickMatchmaker:
             ready=True,
             rated=rated,
             share_commitment=other_share,
+            quick=True,
         )
         await self.lobby.join(player, meta.code, ready=True, share_commitment=player_share)
         await self.lobby.begin_countdown(meta.race_id)

@@ -237,6 +237,7 @@ class Rematches:
                 hints=meta.hints,
                 rated=meta.rated,
                 share_commitment=record.commitments.get(identities[0].player_id, ""),
+                quick=meta.quick,
             )
             for identity in identities[1:]:
                 commitment = record.commitments.get(identity.player_id, "")

@@ -62,6 +62,7 @@ class RaceStore:
             "daily": meta.daily,
             "daily_scored": "1" if meta.daily_scored else "0",
             "practice": "1" if meta.practice else "0",
+            "quick": "1" if meta.quick else "0",
         }
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(keys.race_meta(meta.race_id), mapping=fields)
@@ -489,6 +490,7 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         daily=raw.get("daily", ""),
         daily_scored=raw.get("daily_scored") == "1",
         practice=raw.get("practice") == "1",
+        quick=raw.get("quick") == "1",
         server_seed=int(raw.get("server_seed") or raw["seed"]),
     )
 

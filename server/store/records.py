@@ -110,6 +110,8 @@ class RaceMeta:
     #: A practice of a day's deal after the attempt: neither scored nor the attempt, kept
     #: out of the racer's counts and marked so among their recent races.
     practice: bool = False
+    #: A quick match, or a rematch of one: set up by the server, never with hints.
+    quick: bool = False
     #: The server's own secret seed, the one ``commitment`` promises; ``seed`` (the deal's)
     #: mixes it with the racers' seed shares at the start (shared/fairness.py).
     server_seed: int = 0

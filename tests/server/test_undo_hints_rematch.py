@@ -343,21 +343,30 @@ async def test_hints_are_refused_in_a_race_whose_setting_is_off(arena: ArenaServ
         assert info["race"]["hints"] is False  # every racer sees the setting
         refused = await ada.request({"type": "get_hint", "race_id": race_id})
         assert refused["type"] == "error" and refused["code"] == "hints_off"
-        assert refused["message"] == (
-            "hints are off in this race: its creator turned them off, or it is a quick match "
-            "(those never have them)"
-        )
+        assert refused["message"] == "hints are off in this race: its creator turned them off"
 
 
-async def test_quick_matches_have_no_hints(arena: ArenaServer) -> None:
+async def test_quick_matches_and_their_rematches_have_no_hints_and_say_so(arena: ArenaServer) -> None:
+    quick = "hints are off in this race: quick matches (and their rematches) never have them"
     async with two_racers(arena.url) as (ada, bob):
         await ada.request({"type": "quick_match", "game": "treize"})
         await bob.request({"type": "quick_match", "game": "treize"})
         found = await ada.event("match_found")
+        race_id = found["race"]["race_id"]
         assert found["race"]["hints"] is False
         await ada.event("race_started")
-        refused = await ada.request({"type": "get_hint", "race_id": found["race"]["race_id"]})
-        assert refused["code"] == "hints_off"
+        await bob.event("race_started")
+        refused = await ada.request({"type": "get_hint", "race_id": race_id})
+        assert (refused["code"], refused["message"]) == ("hints_off", quick)
+        for racer in (ada, bob):
+            await racer.request({"type": "finish", "race_id": race_id})
+        await ada.event("race_ended")
+        await ada.request({"type": "offer_rematch", "race_id": race_id})
+        started = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        rematch = started["rematch"]["new_race_id"]
+        await ada.event("race_started")
+        refused = await ada.request({"type": "get_hint", "race_id": rematch})
+        assert (refused["code"], refused["message"]) == ("hints_off", quick)
 
 
 # ----- rematch --------------------------------------------------------------------------
