@@ -147,6 +147,14 @@ TYPED_COMMANDS: Final = {
     "ghosts": "ghosts",
 }
 AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
+#: The move field of a race that was cancelled (left by everyone, or void).
+CANCELLED_FIELD: Final = "race cancelled: nothing to play here (ctrl+q quits)"
+#: The move field where this racer sits no more (left on another session, seat lost).
+NO_MOVES_HERE: Final = "no moves here: you are not racing in this race now (ctrl+q quits)"
+#: The move field once the connection is gone for good (the status line says why).
+CUT_OFF_FIELD: Final = "nothing is sent from here any more (ctrl+q quits)"
+#: The move field before the start.
+BEFORE_THE_START: Final = "moves go here once the race starts"
 #: The move field of a racer who is done while others still race.
 DONE_WAITING: Final = "you are done: the results show once everyone is (ctrl+q quits)"
 AFTER_THE_DAILY: Final = "daily over: p or practice plays the deal again, unscored"
@@ -634,16 +642,7 @@ class RaceScreen(Screen[None]):
         self._show_move_hints(self.move_input.value)
         self.redraw_side()
         self.move_input.disabled = not self.typing
-        after = AFTER_THE_END
-        if self.state.daily is not None:
-            after = AFTER_THE_DAY if self.state.day_over else AFTER_THE_DAILY
-        playing = playing_placeholder(self.state.hints, self.state.game)
-        if self.state.status == "finished":
-            self.move_input.placeholder = after
-        elif self.state.i_finished:
-            self.move_input.placeholder = DONE_WAITING
-        else:
-            self.move_input.placeholder = playing
+        self.move_input.placeholder = self._field_placeholder()
         if self.typing and self.focused is None:
             self.move_input.focus()
         self._tick()
@@ -655,6 +654,25 @@ class RaceScreen(Screen[None]):
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()  # the footer shows the keys that apply now
+
+    def _field_placeholder(self) -> str:
+        """What the move field says it takes now: moves only while they can be played."""
+        state = self.state
+        if self.gone:
+            return CUT_OFF_FIELD
+        if state.status == "finished":
+            if state.daily is not None:
+                return AFTER_THE_DAY if state.day_over else AFTER_THE_DAILY
+            return AFTER_THE_END
+        if state.status == "cancelled":
+            return CANCELLED_FIELD
+        if self.seat_lost or (self._seated and state.me not in state.racers):
+            return NO_MOVES_HERE
+        if state.i_finished:
+            return DONE_WAITING
+        if state.status in ("open", "countdown"):
+            return BEFORE_THE_START
+        return playing_placeholder(state.hints, state.game)
 
     def redraw_side(self) -> None:
         """Bring the side panels up to date with :attr:`state` (the clock and the

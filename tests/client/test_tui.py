@@ -35,11 +35,14 @@ from client.tui.drawing import Drawing, Marks, board_text, draw_board
 from client.tui.legal import legal_moves
 from client.tui.panels import RacersPanel, clock_text
 from client.tui.race import (
+    BEFORE_THE_START,
+    CANCELLED_FIELD,
     CLOCK_GONE,
     DONE_WAITING,
     GIVE_UP_ASK,
     GIVE_UP_LAPSED,
     GO,
+    NO_MOVES_HERE,
     RECONNECTED,
     RECONNECTING,
     STORE_BACK,
@@ -750,6 +753,7 @@ async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
         screen = app.race_screen
         await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("ready", True))
+        assert screen.move_input.placeholder == BEFORE_THE_START  # not an invitation to type moves
         await pilot.press("r")
         await wait_until(pilot, lambda: "(r: not ready)" in screen.status.last)
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("not ready", True))
@@ -768,6 +772,7 @@ async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
         left = left_elsewhere_note(race.code, cancelled=True)
         await wait_until(pilot, lambda: screen.status.last == left)
         assert "r" not in footer_keys(app) and "others join with" not in "\n".join(screen_lines(app))
+        assert screen.move_input.placeholder == CANCELLED_FIELD and screen.move_input.disabled
 
 
 async def test_a_lobby_left_on_another_session_says_so_by_itself(
@@ -790,6 +795,7 @@ async def test_a_lobby_left_on_another_session_says_so_by_itself(
         await wait_until(pilot, lambda: screen.status.last == left)
         assert left == f"you left race {race.code} on another session: it goes on without you. ctrl+q quits"
         await wait_until(pilot, lambda: "r" not in footer_keys(app))  # the footer redraws after the status
+        assert screen.move_input.placeholder == NO_MOVES_HERE and screen.move_input.disabled
 
 
 async def test_a_lobby_left_out_of_a_rated_start_says_the_race_started_without_you(
