@@ -3,6 +3,7 @@ counts depends on the game (cards on the foundations, or in Treize cards removed
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 #: What a spectator is shown instead of the boards while the race counts down (the
@@ -117,6 +118,31 @@ def standing_words(game: str, standing: Result) -> str:
     'gave up with 30 cards removed'
     """
     return result_words(game, standing.won, standing.score, standing.time_ms, standing.gave_up)
+
+
+class Results(Protocol):
+    """A race's results: its standings."""
+
+    @property
+    def standings(self) -> Sequence[Result]: ...
+
+
+def time_ran_out(results: Results) -> bool:
+    """Whether a race of several ended at its time limit: someone was still playing
+    (neither won nor gave up). A race otherwise ends once every racer is done.
+
+    >>> from shared.protocol import RaceSummary, Standing
+    >>> def race(*gave_up):
+    ...     standings = [Standing(rank=1, player_id="p_a", name="ada", won=True, score=52,
+    ...                           move_count=80, time_ms=95012)]
+    ...     standings += [Standing(rank=2, player_id=f"p_{n}", name="bob", won=False, score=9,
+    ...                            move_count=40, gave_up=g) for n, g in enumerate(gave_up)]
+    ...     return RaceSummary(race_id="r1", game="treize", started_at=0, ended_at=1,
+    ...                        commitment="c", standings=standings)
+    >>> time_ran_out(race(True)), time_ran_out(race(True, False)), time_ran_out(race())
+    (False, True, False)
+    """
+    return any(not s.won and not s.gave_up for s in results.standings)
 
 
 def run_ending_words(game: str, standing: Result) -> str:

@@ -72,6 +72,7 @@ from client.wording import (
     refusal_words,
     run_ending_words,
     seconds_words,
+    time_ran_out,
 )
 from shared.daily_words import reveal_words
 from shared.games import GameName
@@ -1052,6 +1053,8 @@ class RaceScreen(Screen[None]):
         if self.state.daily is not None:
             return self._daily_note(self.state.daily)
         keys = "r rematch, ctrl+r replay, ctrl+q quit"
+        summary = self.state.summary
+        over = "race over (time ran out)" if summary is not None and time_ran_out(summary) else "race over"
         ranking = self.state.ranking()
         for rank, racer in ranking:
             if racer.player_id == self.state.me:
@@ -1060,8 +1063,8 @@ class RaceScreen(Screen[None]):
                 if racer.rating is not None and racer.rating_change is not None:
                     rating = f", rating {rating_text(racer, True)} {change_words(racer.rating_change)}"
                 placed = "" if tied else "placed "  # "you tied 1st of 2"
-                return f"race over: you {placed}{place_words(rank, len(ranking), tied)}{rating}. {keys}"
-        return f"race over. {keys}"
+                return f"{over}: you {placed}{place_words(rank, len(ranking), tied)}{rating}. {keys}"
+        return f"{over}. {keys}"
 
     def _daily_note(self, daily: DailyRun) -> str:
         """How a daily attempt ended: its result, and its place on the day's board."""

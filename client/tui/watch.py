@@ -50,6 +50,7 @@ from client.wording import (
     refusal_words,
     result_words,
     standing_words,
+    time_ran_out,
 )
 from shared.protocol import (
     ErrorCode,
@@ -586,7 +587,9 @@ class WatchScreen(Screen[None]):
         return "; ".join(part for part in (keys, "q quits") if part)
 
     def _ending_note(self) -> str:
-        note = f"race over{winner_text(self.watched.summary)}"
+        summary = self.watched.summary
+        over = "race over (time ran out)" if summary is not None and time_ran_out(summary) else "race over"
+        note = f"{over}{winner_text(summary)}"
         if self.watched.featured:
             return f"{note}; the next featured race follows. q quits"
         return f"{note}. q quits"

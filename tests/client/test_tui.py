@@ -1480,6 +1480,23 @@ async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_i
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("rematch", True))
 
 
+async def test_a_race_ended_by_its_time_limit_says_time_ran_out(arena: ArenaServer, connect: Connect) -> None:
+    ada, bob = await connect(arena.url), await connect(arena.url)
+    await ada.hello(name="ada", legal_moves=True)
+    await bob.hello(name="bob")
+    race = await ada.create_race("eight-off", seats=2, time_limit=2.0)
+    await bob.join_race(race.code)
+    await ada.ready(race.race_id)
+    await bob.ready(race.race_id)
+    app = RaceApp(ada, race.race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.summary is not None, timeout=10.0)
+        assert screen.status.last == (
+            "race over (time ran out): you tied 1st of 2. r rematch, ctrl+r replay, ctrl+q quit"
+        )
+
+
 async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:

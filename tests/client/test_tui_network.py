@@ -291,8 +291,10 @@ def events_in_order(monkeypatch: pytest.MonkeyPatch, first: type[ServerMessage])
     monkeypatch.setattr(ArenaClient, "events", ordered)
 
 
-#: ada's note once a race of two she did not score in ended.
-TIED = "race over: you tied 1st of 2. r rematch, ctrl+r replay, ctrl+q quit"
+#: ada's note once a race of two she did not score in ended at its time limit.
+TIED = "race over (time ran out): you tied 1st of 2. r rematch, ctrl+r replay, ctrl+q quit"
+#: The same once both gave up (no time ran out).
+BOTH_GAVE_UP = "race over: you tied 1st of 2. r rematch, ctrl+r replay, ctrl+q quit"
 
 
 @pytest.mark.parametrize("first", [Welcome, RaceEnded])
@@ -337,7 +339,7 @@ async def test_a_race_ended_while_away_on_another_device_shows_its_results_once_
         await elsewhere.wait_for(RaceEnded, lambda e: e.race_id == race_id)
         back.set()
         await wait_until(pilot, lambda: race_id in read_again and screen.status.last != RECONNECTING)
-        assert screen.status.last == TIED
+        assert screen.status.last == BOTH_GAVE_UP
         await wait_until(pilot, lambda: rendered(screen, "#ranking").startswith("Results"))
 
 

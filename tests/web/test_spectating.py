@@ -275,7 +275,7 @@ async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_
     await bob.finish(race_id)
     outage.end()
     await expect(page.locator("#watch-status")).to_have_text(
-        "The race is over: it ended while the connection was down", timeout=15_000
+        "The race is over (it ended while the connection was down)", timeout=15_000
     )
     await expect(page.locator("#watch-results")).to_contain_text("1.")
     await expect(page.locator("#watch-clock")).to_have_text("")

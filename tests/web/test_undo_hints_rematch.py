@@ -374,3 +374,24 @@ async def test_a_rematch_offer_made_before_the_page_was_reloaded_shows_and_can_b
     assert sorted(r.name for r in new_race.racers) == ["ada", "bob"]
     await bob.close()
     assert errors == []
+
+
+async def test_a_race_ended_by_its_time_limit_says_time_ran_out(browser: Browser, arena: ArenaServer) -> None:
+    """bob's race of 2 s: nobody finishes, so its time limit ends it, and the page says so
+    (a race ended by everyone giving up does not: test_announcements)."""
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    race = await bob.create_race("eight-off", seats=2, time_limit=2.0)
+    await page.fill("#name", "ada")
+    await page.fill("#code", race.code)
+    await page.click("#join")
+    await expect(page.locator("#status")).to_contain_text("share the code")
+    await bob.ready(race.race_id)
+    await page.click("#ready")
+    await expect(page.locator("#status")).to_have_text(
+        "The race is over: time ran out; you are tied 1st of 2, 0 cards home", timeout=10_000
+    )
+    await bob.close()
+    assert errors == []

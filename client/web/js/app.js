@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, autoplayWords, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, attemptText, cardsScored, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, attemptText, cardsScored, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, raceOverWords, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -540,7 +540,7 @@ function racePage(raceId, arrived = null) {
     if (info.status === "running" && me?.finished && info.seats !== 1) {
       return me.won ? "You won! Waiting for the others…" : "You gave up: waiting for the others…";
     }
-    if (info.status === "finished" && info.seats !== 1) return raceOverText(info);
+    if (info.status === "finished" && info.seats !== 1) return raceOverText();
     if (info.seats !== 1 || info.status !== "finished") return statusText(info);
     if (daily?.watching || !mine()) return "This attempt is over";
     return attemptOverText();
@@ -551,12 +551,14 @@ function racePage(raceId, arrived = null) {
 
   // The end of a race, with this racer's place once the results say it: "The race is
   // over: you are 2nd of 2, 14 cards home" ("tied 1st of 2" when the place is shared).
-  function raceOverText(info) {
+  // "The race is over: time ran out; you are 2nd of 2, ..." when its time limit ended it.
+  function raceOverText() {
+    const over = raceOverWords(summary);
     const standing = myStanding();
-    if (!standing) return statusText(info);
+    if (!standing) return over;
     const tied = sharesRank(standing.rank, summary.standings.map((s) => s.rank));
     const place = placeText(standing.rank, summary.standings.length, tied);
-    return `${statusText(info)}: you are ${place}, ${standingResult(summary.game, standing)}`;
+    return `${over}${over.includes(":") ? ";" : ":"} you are ${place}, ${standingResult(summary.game, standing)}`;
   }
 
   // The end of one's own daily attempt, with its result once the results say it, and its

@@ -180,6 +180,13 @@ export function standingResult(game, s) {
   return resultText(game, s.won, s.time_ms, s.score, s.gave_up);
 }
 
+// "The race is over", and why when its time limit ended it: someone was still playing
+// (neither won nor gave up); a race otherwise ends once every racer is done.
+export function raceOverWords(summary) {
+  const timeUp = summary?.standings.some((s) => !s.won && !s.gave_up);
+  return timeUp ? "The race is over: time ran out" : "The race is over";
+}
+
 // A count of moves: "1 move", "0 moves", "12 moves".
 export function movesText(count) {
   return `${count} ${count === 1 ? "move" : "moves"}`;

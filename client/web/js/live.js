@@ -6,7 +6,7 @@
 // board's held): a note over it says so until it goes on.
 
 import { Board } from "./board.js";
-import { GAME_TITLES, changeText, element, playerLink, racersText, ratingCell, ratingText, redraw, showError, standingResult, standingsHead, watchersText } from "./dom.js";
+import { GAME_TITLES, changeText, element, playerLink, raceOverWords, racersText, ratingCell, ratingText, redraw, showError, standingResult, standingsHead, watchersText } from "./dom.js";
 
 let unwatching = Promise.resolve(); // a left watch page's unwatch, sent before the next watch
 
@@ -293,7 +293,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
   // the results, and after a rated race the new ratings.
   function raceEnded(e) {
     race.status = "finished";
-    status.textContent = statusText();
+    status.textContent = raceOverWords(e.summary);
     tick();
     drawWatchers();
     showResults(e.summary);
@@ -337,7 +337,7 @@ export function watchPage({ app, arena, readingSession }, raceId) {
       }
       showError(error, null);
       raceEnded({ race_id: raceId, summary });
-      status.textContent = `${statusText()}: it ended while the connection was down`;
+      status.textContent = `${raceOverWords(summary)} (it ended while the connection was down)`;
       return true;
     } catch {
       return false;
