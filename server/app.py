@@ -146,6 +146,7 @@ def build_features(
     nodes = NodeWatch(store, metrics, health, settings.node_id, settings.node_beat, settings.lobby_grace)
     lobby = Lobby(store, settings, time, metrics, nodes, seed_source, mix_shares)
     quick_match = QuickMatchmaker(store, lobby, settings, time)
+    lobby.racers_leave_queues = quick_match.started_racing
     rematches = Rematches(store, lobby, settings, time, nodes)
     presence = Presence(
         store,

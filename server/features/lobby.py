@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 from server.background import cancel_and_wait
@@ -194,6 +194,9 @@ class Lobby:
         self.time = time
         self.seed_source = seed_source
         self.claims = RacingClaims(store)
+        #: Called with the racers of a race that began (not a quick match): the quick
+        #: match's, which takes those still waiting in a queue out of it (set at wiring).
+        self.racers_leave_queues: Callable[[list[str]], Awaitable[None]] | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -635,6 +638,8 @@ class Lobby:
                 await self.claims.hold(race_id, player_ids, ends_at, now)
                 self.metrics.races_started.inc()
                 log.info("race countdown", extra={"race_id": race_id})
+                if not meta.quick and self.racers_leave_queues is not None:
+                    await self._leave_queues(player_ids)
                 return True
             await self.claims.release(race_id, player_ids)
             if all_ready and answer in (Answer.NOT_READY, Answer.NOT_OPEN):
@@ -642,6 +647,14 @@ class Lobby:
             if answer is not Answer.CHANGED:
                 raise answer_error(answer)
         raise ArenaError(ErrorCode.RACE_NOT_OPEN, "the seats kept changing: try again")
+
+    async def _leave_queues(self, player_ids: list[str]) -> None:
+        """Racers of a race that began still waiting for a quick match leave its queue."""
+        assert self.racers_leave_queues is not None
+        try:
+            await self.racers_leave_queues(player_ids)
+        except Exception as exc:  # the race began all the same; a pairing then finds them racing
+            log.warning("racers were not taken out of the queues", extra={"reason": repr(exc)})
 
     # ----- reading ---------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from server.config import Settings
 from server.errors import ArenaError
 from server.features.context import Caller, Identity, Reply
 from server.features.events import EventKind, pack_event
-from server.features.lobby import Lobby
+from server.features.lobby import Lobby, RacingElsewhere
 from server.features.ratings import current
 from server.store import Store
 from server.store.queues import Left, Marker
@@ -62,6 +62,7 @@ LEFT_WORDS: Final = {
     QueueLeftReason.CANCELLED: "you cancelled the quick match",
     QueueLeftReason.DISCONNECTED: "your connection to the server that kept you waiting closed",
     QueueLeftReason.EXPIRED: "your place lapsed while the server could not reach its store: queue again",
+    QueueLeftReason.RACING: "a race of yours began elsewhere: queue again once it is over",
 }
 
 
@@ -181,6 +182,18 @@ class QuickMatchmaker:
         else:
             other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
         assert not isinstance(other, Left)  # only trying again (``stay``) answers why one left
+        while other is not None and await self._pair(game, other, player, rated=rated) is None:
+            # The one who waited races elsewhere by now (told so, out of the queue): the next.
+            await self.store.queues.mark_again(
+                player_id, Marker(game, self.node_id, claim.ticket, rated), LEASE_MS
+            )
+            now = self.time.now_ms()
+            if rated:
+                assert rating is not None
+                other = await self._try_rated(game, player_id, rating, stay=False)
+            else:
+                other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
+            assert not isinstance(other, Left)
         if other is None:
             self.waiting[(game, player_id)] = Waiting(rating, claim.ticket, now + LEASE_MS)
             self.left_elsewhere.pop((game, player_id), None)
@@ -188,8 +201,6 @@ class QuickMatchmaker:
                 "queued for quick match",
                 extra={"player_id": player_id, "game": game, "rated": rated},
             )
-        else:
-            await self._pair(game, other, player, rated=rated)
         return claim.ticket, rated
 
     async def _refuse_the_other_queue(self, game: str, player_id: str, rated: bool) -> None:
@@ -201,10 +212,16 @@ class QuickMatchmaker:
             return  # in neither yet: a first ask
         raise _in_the_other_queue(game, waiting_rated=not rated)
 
-    async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str:
+    async def _pair(self, game: GameName, other: str, player: Identity, rated: bool) -> str | None:
         """Seat ``other`` (who waited) and ``player`` in a new race, each with the seed share
         commitment they queued with, and count it down: they reveal their shares during
-        the countdown, and the start mixes those revealed by then."""
+        the countdown, and the start mixes those revealed by then. None when ``other``
+        turned out to race elsewhere (a lobby race begun while they waited): they leave the
+        queue, told why, and ``player`` is paired with nobody yet. A pairing that fails
+        midway unseats both from its race (cancelled): nothing half-made stays open."""
+        if await self.lobby.racing_in(other) is not None:
+            await self._left_racing(game, other)
+            return None
         other_share, player_share = await self.store.queues.share_commitments([other, player.player_id])
         await self.store.queues.release([other, player.player_id])
         other_name, other_bot = await self.store.players.profile(other) or ("?", False)
@@ -218,8 +235,18 @@ class QuickMatchmaker:
             share_commitment=other_share,
             quick=True,
         )
-        await self.lobby.join(player, meta.code, ready=True, share_commitment=player_share)
-        await self.lobby.begin_countdown(meta.race_id)
+        try:
+            await self.lobby.join(player, meta.code, ready=True, share_commitment=player_share)
+            await self.lobby.begin_countdown(meta.race_id)
+        except BaseException as exc:
+            await self._unmake(meta.race_id, [player.player_id, other])
+            if not isinstance(exc, RacingElsewhere):
+                raise
+            busy = {seat.player_id for seat in exc.seats}
+            if player.player_id in busy:
+                raise  # the asker races elsewhere: their quick match is refused so
+            await self._left_racing(game, other)
+            return None
         log.info(
             "quick match", extra={"race_id": meta.race_id, "player_id": player.player_id, "rated": rated}
         )
@@ -229,6 +256,36 @@ class QuickMatchmaker:
                 racer, pack_event(EventKind.MATCH_FOUND, MatchFound(race=info))
             )
         return meta.race_id
+
+    async def _unmake(self, race_id: str, player_ids: list[str]) -> None:
+        """Unseat everyone from the race of a pairing that failed midway: the last one out
+        cancels it (best effort: a store that fails here leaves it to the lobby's grace)."""
+        for player_id in player_ids:
+            try:
+                await self.lobby.leave(player_id, race_id)
+            except Exception as exc:  # not seated (the join failed), or the store away
+                log.info("unseating a failed pairing", extra={"race_id": race_id, "reason": repr(exc)})
+
+    async def _left_racing(self, game: str, player_id: str) -> None:
+        """A player a pairing took out of ``game``'s queue races elsewhere: their stay is
+        over, and every session of theirs is told why."""
+        marker = await self.store.queues.queued(player_id)
+        ticket = marker.ticket if marker is not None and marker.game == game else ""
+        stays = [entry for key, entry in self.waiting.items() if key == (game, player_id)]
+        self._forget(player_id)
+        await self.store.queues.unqueue(game, player_id)
+        log.info("a paired player races elsewhere", extra={"player_id": player_id, "game": game})
+        if not ticket and stays:
+            ticket = stays[0].ticket
+        await self._tell_left(player_id, game, ticket, QueueLeftReason.RACING)
+
+    async def started_racing(self, player_ids: list[str]) -> None:
+        """A race of these players began (not a quick match): any of them still waiting in
+        a queue leaves it, told why (a player races one race at a time)."""
+        for player_id in player_ids:
+            marker = await self.store.queues.queued(player_id)
+            if marker is not None or any(who == player_id for _game, who in self.waiting):
+                await self._leave(player_id, marker, QueueLeftReason.RACING)
 
     def waiting_games(self, player_id: str) -> set[str]:
         """The games this node keeps ``player_id`` waiting for."""
@@ -402,7 +459,7 @@ class QuickMatchmaker:
             elif other is Left.GONE:
                 await self._gone_from_pool(game, player_id, entry, self.time.now_ms())
             elif isinstance(other, str):
-                await self._pair_waiting(game, player_id, other, rated=True)
+                await self._pair_waiting(game, player_id, other, entry)
 
     async def _gone_from_pool(self, game: str, player_id: str, entry: Waiting, now: int) -> None:
         """A player this node keeps waiting is no longer in the pool, and no pairing took
@@ -434,14 +491,20 @@ class QuickMatchmaker:
         else:
             other = await self._try_rated(game, player_id, entry.rating, stay=False)
         if isinstance(other, str):
-            await self._pair_waiting(game, player_id, other, rated=entry.rating is not None)
+            await self._pair_waiting(game, player_id, other, entry)
 
-    async def _pair_waiting(self, game: str, player_id: str, other: str, rated: bool) -> None:
-        """Pair ``player_id``, a player this node kept waiting, with ``other``."""
+    async def _pair_waiting(self, game: str, player_id: str, other: str, entry: Waiting) -> None:
+        """Pair ``player_id``, a player this node kept waiting (``entry``), with ``other``;
+        back in the pool if ``other`` turned out to race elsewhere."""
         self.waiting.pop((game, player_id), None)
+        rated = entry.rating is not None
         name, bot = await self.store.players.profile(player_id) or ("?", False)
         identity = Identity(player_id, name, bot=bot, account=rated)
-        await self._pair(game, other, identity, rated=rated)  # type: ignore[arg-type]  # a GameName key
+        if await self._pair(game, other, identity, rated=rated) is None:  # type: ignore[arg-type]  # a GameName key
+            await self.store.queues.mark_again(
+                player_id, Marker(game, self.node_id, entry.ticket, rated), LEASE_MS
+            )
+            await self._queue_again(game, player_id, entry)
 
     async def _look_for_paired_races(self) -> None:
         """A player who left the pool without this node hearing why is looked for in a race

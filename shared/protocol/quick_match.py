@@ -49,6 +49,9 @@ class QueueLeftReason(StrEnum):
     #: Their place lapsed while their server could not reach its store for longer than a
     #: lease (30 s): queue again to wait on.
     EXPIRED = "expired"
+    #: A race of theirs began (a lobby race, a daily attempt): a player races one race at a
+    #: time, and queues again once it is over.
+    RACING = "racing"
 
 
 class QuickMatchLeft(Reply):

@@ -11,7 +11,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from server.app import ArenaServer
 from server.features import quick_match as matchmaking
-from tests.server.rawclient import Racer, racers
+from tests.server.rawclient import Racer, racers, resumed
 from tests.server.test_rated_quick_match import (
     AFTER_A_SWEEP,
     ANY_TICKET,
@@ -165,3 +165,77 @@ async def test_a_guest_whose_pairing_failed_before_its_race_was_made_is_queued_a
     assert (await bob.event("match_found"))["race"]["race_id"] == found["race"]["race_id"]
     assert waiting["ticket"] == ANY_TICKET
     await close(bob, ada, cleo)
+
+
+RACING_LEFT = "a race of yours began elsewhere: queue again once it is over"
+
+
+async def xena_queued_then_racing(arena: ArenaServer) -> tuple[Racer, Racer, Racer, str]:
+    """xena waits for a Treize quick match in one tab, and in another races a lobby race
+    of Treize with zed: her two tabs, zed, and her queued stay's ticket."""
+    (xena, zed) = await racers(arena.url, "xena", "zed")
+    other_tab = await resumed(arena.url, xena)
+    ticket = str((await queue(xena, "treize"))["ticket"])
+    created = await other_tab.request({"type": "create_race", "game": "treize", "seats": 2})
+    race_id = created["race"]["race_id"]
+    await zed.request({"type": "join_race", "code": created["race"]["code"]})
+    await other_tab.request({"type": "ready", "race_id": race_id})
+    await zed.request({"type": "ready", "race_id": race_id})
+    await zed.event("race_countdown")
+    return xena, other_tab, zed, ticket
+
+
+async def nothing_half_made(arena: ArenaServer, yuri: Racer) -> None:
+    """No race of yuri's, and no open race listed: a failed pairing left nothing behind."""
+    assert (await yuri.request({"type": "list_my_races"}))["races"] == []
+    listed = await yuri.request({"type": "list_races"})
+    assert listed["races"] == []
+
+
+async def test_a_player_waiting_for_a_quick_match_whose_lobby_race_begins_leaves_the_queue_told_why(
+    arena: ArenaServer,
+) -> None:
+    assert arena.store is not None
+    xena, other_tab, zed, ticket = await xena_queued_then_racing(arena)
+    told = {"type": "quick_match_left", "game": "treize", "ticket": ticket, "reason": "racing"}
+    assert await xena.event("quick_match_left") == {**told, "message": RACING_LEFT}
+    assert await arena.store.queues.queued(xena.player_id) is None
+    (yuri,) = await racers(arena.url, "yuri")
+    assert (await queue(yuri, "treize"))["type"] == "queued"  # nobody to pair with: xena races
+    await nothing_half_made(arena, yuri)
+    await close(xena, other_tab, zed, yuri)
+
+
+@pytest.mark.parametrize("seen", ["before the race is made", "as its countdown begins"])
+async def test_a_pairing_with_a_waiting_player_who_races_elsewhere_leaves_no_race_and_queues_the_asker(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, seen: str
+) -> None:
+    """xena's lobby race began in the moment before it took her out of the queue, so the
+    pairing with yuri finds her racing: before the race is made (she is seen racing), or
+    only as its countdown begins (she began racing after the look). Either way she leaves
+    the queue told why, yuri waits on, and no half-made race stays open."""
+    assert arena.features is not None and arena.store is not None
+    monkeypatch.setattr(arena.features.lobby, "racers_leave_queues", None)
+    xena, other_tab, zed, ticket = await xena_queued_then_racing(arena)
+    if seen == "as its countdown begins":
+        monkeypatch.setattr(arena.features.lobby, "racing_in", _not_racing)
+    (yuri,) = await racers(arena.url, "yuri")
+    assert (await queue(yuri, "treize"))["type"] == "queued"
+    left = await xena.event("quick_match_left")
+    assert (left["ticket"], left["reason"], left["message"]) == (ticket, "racing", RACING_LEFT)
+    assert await arena.store.queues.queued(xena.player_id) is None
+    marker = await arena.store.queues.queued(yuri.player_id)
+    assert marker is not None and marker.game == "treize"
+    await nothing_half_made(arena, yuri)
+    assert not any(e["type"] == "match_found" for e in yuri.events)
+    # yuri still waits: the next player is paired with him.
+    (abe,) = await racers(arena.url, "abe")
+    await queue(abe, "treize")
+    found = await yuri.event("match_found")
+    assert {r["name"] for r in found["race"]["racers"]} == {"yuri", "abe"}
+    await close(xena, other_tab, zed, yuri, abe)
+
+
+async def _not_racing(player_id: str, but: str | None = None) -> None:
+    """What the lobby's look answers for a player whose race began just after it."""
+    return None
