@@ -23,7 +23,7 @@ class ClockAction(Enum):
     DROP = "drop"
     #: The countdown is over: the race runs.
     GO = "go"
-    #: The time limit passed, or an end was interrupted: end it.
+    #: The time limit passed, everyone is done, or an end was interrupted: end it.
     END = "end"
     #: Running, not yet at its limit (a start interrupted before its limit was set).
     RESCHEDULE = "reschedule"
@@ -51,6 +51,8 @@ def clock_action(meta: RaceMeta | None, now: int, due_at: int | None = None) -> 
         return ClockAction.GO
     if meta.status is RaceStatus.ENDING or (meta.ends_at is not None and now >= meta.ends_at):
         return ClockAction.END
+    if 0 < meta.racer_count <= meta.finished_count:
+        return ClockAction.END  # everyone is done: the node ending it did not get to
     return ClockAction.RESCHEDULE
 
 

@@ -491,6 +491,8 @@ def _parse_meta(raw: dict[str, str]) -> RaceMeta:
         daily_scored=raw.get("daily_scored") == "1",
         practice=raw.get("practice") == "1",
         quick=raw.get("quick") == "1",
+        racer_count=int(raw.get("racer_count") or 0),
+        finished_count=int(raw.get("finished_count") or 0),
         server_seed=int(raw.get("server_seed") or raw["seed"]),
     )
 

@@ -112,6 +112,9 @@ class RaceMeta:
     practice: bool = False
     #: A quick match, or a rematch of one: set up by the server, never with hints.
     quick: bool = False
+    #: Once dealt: how many racers it has, and how many are done (won or gave up).
+    racer_count: int = 0
+    finished_count: int = 0
     #: The server's own secret seed, the one ``commitment`` promises; ``seed`` (the deal's)
     #: mixes it with the racers' seed shares at the start (shared/fairness.py).
     server_seed: int = 0

@@ -145,6 +145,30 @@ async def test_time_limit_ends_the_race_with_nobody_sending_anything(
     assert late.value.code == "race_over"
 
 
+async def test_a_race_everyone_finished_ends_at_once_even_when_the_first_try_to_end_it_fails(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The node that saw the last racer finish fails to end the race (its store call
+    failed): the clock, finding everyone done, ends it then, not at its time limit."""
+    assert arena.store is not None
+    races = arena.store.races
+    begin_end = races.begin_end
+    failures = [ConnectionError("the store went away for a moment")]
+
+    async def fails_once(race_id: str, now: int) -> bool:
+        if failures:
+            raise failures.pop()
+        return await begin_end(race_id, now)
+
+    race = await start_race(await connect(arena.url), await connect(arena.url), time_limit=600.0)
+    monkeypatch.setattr(races, "begin_end", fails_once)
+    await race.ada.finish(race.race_id)
+    await race.bob.finish(race.race_id)
+    ended = await race.ada.wait_for(RaceEnded, timeout=5)
+    assert not failures  # the first try did fail
+    assert ended.summary.ended_at < race.ends_at - 500_000
+
+
 async def test_the_results_say_who_gave_up_apart_from_who_played_to_the_time_limit(
     arena: ArenaServer,
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from server.features.race_rules import (
     START_GRACE_MS,
@@ -90,6 +91,12 @@ def test_the_clock_starts_a_race_in_countdown_and_ends_one_past_its_limit() -> N
 
 def test_the_clock_reschedules_a_running_race_whose_limit_is_still_ahead() -> None:
     assert clock_action(meta(RaceStatus.RUNNING), 9_999) is ClockAction.RESCHEDULE
+
+
+def test_the_clock_ends_a_running_race_whose_racers_are_all_done_before_its_limit() -> None:
+    done = replace(meta(RaceStatus.RUNNING), racer_count=2, finished_count=2)
+    assert clock_action(done, 5_000) is ClockAction.END
+    assert clock_action(replace(done, finished_count=1), 5_000) is ClockAction.RESCHEDULE
 
 
 def test_the_clock_forgets_races_that_are_open_over_or_gone() -> None:
