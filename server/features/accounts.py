@@ -173,7 +173,14 @@ class Accounts:
     async def _register(self, player_id: str, username: str, password: str) -> str:
         """The store's answer to the register (see ``AccountStore.register``), while the
         player's claim is held; refusals known from the store come before the hash."""
-        if await self.store.accounts.username(player_id) is not None:  # a register that came first
+        registered = await self.store.accounts.username(player_id)
+        if registered is not None:  # a register that came first
+            if username_key(registered) == username_key(username):
+                stored = await self.store.accounts.password_hash(player_id)
+                if stored is not None and await self._hashing(verify_password, password, stored):
+                    # Its own retry: a step after the account was made failed (the
+                    # store away a moment), and the name's claim would lapse. Finish it.
+                    return await self.store.accounts.keep_name(player_id, username_key(registered))
             raise ArenaError(ErrorCode.ALREADY_REGISTERED, ALREADY_REGISTERED)
         if await self.store.accounts.find(*username_keys(username)) is not None:
             raise ArenaError(ErrorCode.USERNAME_TAKEN, _taken(username))

@@ -68,6 +68,17 @@ class AccountStore:
             await self.redis.delete(name_key)
         return word
 
+    async def keep_name(self, player_id: str, skeleton: str) -> str:
+        """Finish a register of the player that stopped after making them an account: the
+        name's claim (lapsed, or about to) is made theirs for good. ``ok``, or ``taken``
+        when someone else claimed the name once it lapsed."""
+        name_key = keys.account(skeleton)
+        await self.redis.set(name_key, player_id, nx=True)
+        if await self.redis.get(name_key) != player_id:
+            return "taken"
+        await self.redis.persist(name_key)
+        return "ok"
+
     async def claim_register(self, player_id: str) -> bool:
         """Whether this is now the player's one register under way, on every node
         together (held for :data:`CLAIM_MS` at most, in case a node dies midway; given

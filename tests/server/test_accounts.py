@@ -887,3 +887,38 @@ async def test_an_account_stored_under_the_skeleton_of_before_the_look_alikes_gr
     assert profile["type"] == "profile" and profile["profile"]["player_id"] == welcome["player_id"]
     for conn in (ws, other):
         await conn.close()
+
+
+async def test_a_register_whose_last_step_failed_is_finished_by_its_retry_so_the_name_stays_the_accounts(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store fails the step that keeps the name's claim (30 s) for good: the guest is an
+    account already, but its name would lapse, its login fail, and a stranger take it. The
+    client retries, as ``unavailable`` asks: the register is finished."""
+    assert arena.store is not None
+    client = arena.store.accounts.redis
+    persist = client.persist
+    failures = [ConnectionError("the store went away for a moment")]
+
+    async def fails_once(name: str) -> bool:
+        if name.startswith("account:") and failures:
+            raise failures.pop()
+        return bool(await persist(name))
+
+    monkeypatch.setattr(client, "persist", fails_once)
+    ws, welcome = await guest(arena.url, "carl")
+    register = {"type": "register", "id": 1, "username": "carlos", "password": PASSWORD}
+    first = await ask(ws, register)
+    assert (first["type"], first["code"]) == ("error", "unavailable")
+    again = await ask(ws, {**register, "id": 2})
+    finished = (again["type"], again["username"], again["player_id"])
+    assert finished == ("account", "carlos", welcome["player_id"])
+    assert await client.pttl(keys.account("carlos")) == -1  # kept for good: it never lapses
+    other, logged_in = await login(arena.url, "carlos")
+    assert (logged_in["type"], logged_in["player_id"]) == ("welcome", welcome["player_id"])
+    # The name is the account's: a stranger cannot register it.
+    stranger, _ = await guest(arena.url, "mallory")
+    taken = await ask(stranger, {**register, "id": 3})
+    assert taken["code"] == "username_taken"
+    for connection in (ws, other, stranger):
+        await connection.close()
