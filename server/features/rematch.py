@@ -42,6 +42,12 @@ log = logging.getLogger("arena.rematch")
 #: counts as declining (or withdrawing) it: a dropped connection resumed meanwhile does not.
 LEAVE_GRACE = 5.0
 
+#: How long past its wait an offer may stay ``starting`` (its new race being made) before
+#: it counts as failed: the node making the race failed midway.
+STARTING_STUCK_MS = 10_000
+#: Why a rematch whose start failed for want of the store did not start.
+NOT_STARTED = "the server lost its store while starting it: offer again"
+
 #: Seconds between a node's looks for offers whose wait is over (about: nodes spread out).
 SWEEP_EVERY = 1.0
 
@@ -190,19 +196,22 @@ class Rematches:
             await asyncio.sleep(self.sweep_every * (0.5 + random.random()))  # nodes spread out
             try:
                 for entry in await self.store.rematches.due(self.time.now_ms()):
-                    await self._decide_expired(entry.rpartition(":")[0])
-                    await self.store.rematches.drop_due(entry)
+                    if await self._decide_expired(entry.rpartition(":")[0]) != "starting":
+                        await self.store.rematches.drop_due(entry)
             except Exception as exc:  # Redis away: the offers stay due for the next sweep
                 log.warning("the rematch sweep failed", extra={"reason": repr(exc)})
 
-    async def _decide_expired(self, race_id: str) -> None:
-        word = await self.store.rematches.expire(race_id, self.time.now_ms())
-        if word == "no":
-            return
+    async def _decide_expired(self, race_id: str) -> str:
+        """Decide an offer whose wait is over; the store's word (``starting``: a start is
+        under way, to be looked at again)."""
+        word = await self.store.rematches.expire(race_id, self.time.now_ms(), STARTING_STUCK_MS, NOT_STARTED)
+        if word in ("no", "starting"):
+            return word
         seats = await self.store.races.seats(race_id)
         if word == "start":
             await self._start(race_id, seats)
         await self._told(race_id, seats)
+        return word
 
     async def _start(self, race_id: str, seats: list[Seat]) -> None:
         """Seat the offerer and everyone who accepted in a new race, each with the seed
@@ -243,11 +252,12 @@ class Rematches:
                 commitment = record.commitments.get(identity.player_id, "")
                 await self.lobby.join(identity, new.code, ready=True, share_commitment=commitment)
             await self.lobby.begin_countdown(new.race_id)
-        except ArenaError as exc:
+        except Exception as exc:
+            reason = exc.message if isinstance(exc, ArenaError) else NOT_STARTED
             if new is not None:
                 await self._abandon(new.race_id, [i.player_id for i in identities])
-            await self.store.rematches.failed(race_id, exc.message)
-            log.info("rematch could not start", extra={"race_id": race_id, "reason": exc.message})
+            await self.store.rematches.failed(race_id, reason)
+            log.info("rematch could not start", extra={"race_id": race_id, "reason": reason})
             return
         await self.store.rematches.started(race_id, new.race_id)
         log.info("rematch started", extra={"race_id": race_id, "new_race_id": new.race_id})
@@ -263,8 +273,8 @@ class Rematches:
         for player_id in reversed(player_ids):
             try:
                 await self.lobby.leave(player_id, race_id)
-            except ArenaError as exc:  # seated in part: the others still leave
-                log.warning("unseating a failed rematch", extra={"race_id": race_id, "reason": exc.message})
+            except Exception as exc:  # seated in part, or the store away: the others still leave
+                log.warning("unseating a failed rematch", extra={"race_id": race_id, "reason": repr(exc)})
 
     async def _told(self, race_id: str, seats: list[Seat]) -> RematchInfo:
         """The offer as it stands, sent to every racer it invited."""

@@ -58,9 +58,10 @@ class RematchStore:
         )
         return word
 
-    async def expire(self, race_id: str, now: int) -> str:
-        """Decide an offer whose wait is over (see :data:`scripts.REMATCH_EXPIRE`)."""
-        word: str = await self._expire(keys=[keys.race_rematch(race_id)], args=[now])
+    async def expire(self, race_id: str, now: int, stuck_ms: int, stuck_reason: str) -> str:
+        """Decide an offer whose wait is over (see :data:`scripts.REMATCH_EXPIRE`); one
+        still starting ``stuck_ms`` past it fails with ``stuck_reason``."""
+        word: str = await self._expire(keys=[keys.race_rematch(race_id)], args=[now, stuck_ms, stuck_reason])
         return word
 
     async def withdraw(self, race_id: str, reason: str) -> bool:

@@ -698,12 +698,21 @@ return decide(false)
 REMATCH_EXPIRE: Final = LuaScript(
     "rematch_expire",
     keys=("rematch",),
-    argv=("now",),
-    answers="start | expired | declined | no (not open, or not yet time). The wait is over: "
-    "those who accepted race.",
+    argv=("now", "ms a start may take past the wait", "the reason a start that took longer failed"),
+    answers="start | expired | declined | no (not open, or not yet time) | starting (a start "
+    "under way) | failed (a start stuck past its time: its node failed midway). The wait "
+    "is over: those who accepted race.",
     source=_REMATCH_DECIDE
     + """
-if redis.call('HGET', KEYS[1], 'status') ~= 'open' then return 'no' end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'starting' then
+  if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'expires_at')) + tonumber(ARGV[2]) then
+    return 'starting'
+  end
+  redis.call('HSET', KEYS[1], 'status', 'failed', 'reason', ARGV[3])
+  return 'failed'
+end
+if status ~= 'open' then return 'no' end
 if tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then return 'no' end
 return decide(true)
 """,

@@ -12,6 +12,7 @@ import pytest
 
 from server.app import ArenaServer
 from server.features import hints as hints_feature
+from server.features import rematch as rematch_feature
 from shared import UndoRule, new_game, replay
 from tests.redis_direct import async_redis
 from tests.server.conftest import WINNABLE_SEED, node_settings, running_node
@@ -641,3 +642,63 @@ async def test_hints_still_work_where_no_worker_process_can_start(
         race_id = await running(ada, bob, hints=True)
         hint = await ada.request({"type": "get_hint", "race_id": race_id})
         assert hint["type"] == "hint" and hint["move"] in new_game("eight-off", WINNABLE_SEED).legal_moves()
+
+
+def store_fails(
+    monkeypatch: pytest.MonkeyPatch, target: object, name: str, times: int = 1
+) -> list[Exception]:
+    """``target.name`` (a store call) raises ConnectionError ``times`` times, then works:
+    the failures still to come."""
+    real = getattr(target, name)
+    failures: list[Exception] = [ConnectionError("the store went away for a moment")] * times
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, failing)
+    return failures
+
+
+async def test_a_rematch_whose_start_loses_the_store_fails_in_words_and_leaves_no_race(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.store is not None
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob)
+        await ada.request({"type": "offer_rematch", "race_id": race_id})
+        left = store_fails(monkeypatch, arena.store.races, "start_countdown")
+        accepted = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert not left
+        rematch = accepted["rematch"]
+        assert (rematch["status"], rematch["reason"]) == ("failed", rematch_feature.NOT_STARTED)
+        assert (await decided(ada))["status"] == "failed"  # told too
+        assert (await ada.request({"type": "list_my_races"}))["races"] == []
+        assert (await ada.request({"type": "list_races"}))["races"] == []
+        again = await ada.request({"type": "offer_rematch", "race_id": race_id})
+        assert again["rematch"]["status"] == "open"
+
+
+async def test_a_rematch_left_starting_by_a_node_that_failed_midway_is_failed_by_the_sweep(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store fails the start and the failing of it too (as if its node died midway):
+    the offer stays ``starting`` until the sweep finds it past its wait and fails it."""
+    assert arena.store is not None and arena.features is not None
+    arena.features.rematches.wait = 0.5
+    arena.features.rematches.sweep_every = 0.1
+    monkeypatch.setattr(rematch_feature, "STARTING_STUCK_MS", 300)
+    async with two_racers(arena.url) as (ada, bob):
+        race_id = await ended(ada, bob)
+        await ada.request({"type": "offer_rematch", "race_id": race_id})
+        store_fails(monkeypatch, arena.store.races, "start_countdown")
+        store_fails(monkeypatch, arena.store.rematches, "failed")
+        accepted = await bob.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        assert (accepted["type"], accepted["code"]) == ("error", "unavailable")
+        record = await arena.store.rematches.get(race_id)
+        assert record is not None and record.status == "starting"
+        told = await decided(bob)
+        assert (told["status"], told["reason"]) == ("failed", rematch_feature.NOT_STARTED)
+        again = await bob.request({"type": "offer_rematch", "race_id": race_id})
+        assert again["rematch"]["status"] == "open"
