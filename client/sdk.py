@@ -303,6 +303,9 @@ class ArenaClient:
         #: The seed share committed with a rematch offer or acceptance, by the race that
         #: ended, until the rematch starts.
         self._rematch_shares: dict[str, str] = {}
+        #: The races that ended whose rematch this client offered or accepted, until its
+        #: ``rematch_started`` comes (made again after a resume, if it was lost).
+        self._rematch_asked: set[str] = set()
         #: Seed shares being revealed in the background (a quick match's countdown).
         self._reveals: set[asyncio.Task[None]] = set()
         #: The races whose seed share this client revealed (or is revealing).
@@ -433,6 +436,7 @@ class ArenaClient:
             self._queued = self._queue_ticket = None
             self._seated(event.race, self._queue_shares.pop(event.race.game, None))
         if isinstance(event, RematchStarted):
+            self._rematch_asked.discard(event.race_id)
             self._seated(event.race, self._rematch_shares.pop(event.race_id, None))
         if isinstance(event, RaceCountdown):
             self._reveal_kept(event.race_id)
@@ -465,6 +469,7 @@ class ArenaClient:
         self._resume_hello = None
         self.resumes += 1
         self.username = welcome.username
+        self.name = welcome.name  # renamed while away, maybe
         self._connected.set()
         if self.on_event is not None:
             self.on_event(welcome)
@@ -514,6 +519,7 @@ class ArenaClient:
             # The reader took the welcome in already (``_resumed``).
             self.lobby_grace = welcome.lobby_grace
             await self._queue_again(welcome)
+            await self._rematches_meanwhile(welcome)
             return
         self._resume_hello = None
         self.ended = dropped
@@ -545,6 +551,23 @@ class ArenaClient:
                 await self._found_meanwhile(game, welcome.races)
         except ArenaError:
             self._queued = None
+
+    async def _rematches_meanwhile(self, welcome: Welcome) -> None:
+        """After a resume: a rematch this client offered or accepted that started while the
+        connection was down (its ``rematch_started`` lost with it) is delivered, made from
+        the races, and its seed share revealed as the event would have."""
+        for ended in sorted(self._rematch_asked):
+            try:
+                offer = (await self.get_race(ended)).rematch
+                if offer is None or offer.status != "started" or offer.new_race_id not in welcome.races:
+                    if offer is not None and offer.status in ("declined", "expired", "failed"):
+                        self._rematch_asked.discard(ended)
+                    continue
+                race = await self.get_race(offer.new_race_id)
+            except (ArenaError, TimeoutError, ConnectionLostError):
+                continue  # asked again at the next resume
+            if ended in self._rematch_asked:  # its rematch_started did not come meanwhile
+                self._deliver(RematchStarted(race_id=ended, race=race))
 
     async def _found_meanwhile(self, game: GameName, race_ids: list[str]) -> None:
         """Deliver a ``match_found`` for the race of ``game`` among ``race_ids`` that this
@@ -1064,11 +1087,20 @@ class ArenaClient:
         return secret
 
     async def _rematch_request(self, race_id: str, message: OfferRematch | AnswerRematch) -> Rematch:
+        joins = isinstance(message, OfferRematch) or message.accept
+        if joins:
+            self._rematch_asked.add(race_id)  # before sending: rematch_started may overtake the reply
         try:
-            return await self._expect(message, Rematch)
+            reply = await self._expect(message, Rematch)
+        except ConnectionLostError:
+            raise  # maybe made before the drop: a resume looks for its rematch
         except ArenaError:
             self._rematch_shares.pop(race_id, None)
+            self._rematch_asked.discard(race_id)
             raise
+        if not joins or reply.rematch.status in ("declined", "expired", "failed"):
+            self._rematch_asked.discard(race_id)
+        return reply
 
     async def finish(self, race_id: str) -> None:
         await self._expect(Finish(id=self.next_id(), race_id=race_id), Ok)

@@ -1480,6 +1480,36 @@ async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_i
         await wait_until(pilot, lambda: footer_keys(app).get("r") == ("rematch", True))
 
 
+async def test_a_rematch_that_started_while_the_connection_was_down_is_followed_once_it_is_back(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ada offers; her network drops; bob accepts within the 5 s an invited racer may be
+    away, so the rematch starts while she is away and its rematch_started never reaches
+    her. Back, the screen follows the new race (the client makes the lost event again,
+    revealing her seed share while the race still counts down)."""
+    ada, bob, race_id = await _race(arena, connect, reconnect=True)
+    app = RaceApp(ada, race_id)
+    away = away_until_set(monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+        await pilot.press("r")
+        await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+        ada.ws.transport.abort()  # the network drops, and stays down a while
+        await wait_until(pilot, lambda: ada.reconnecting)
+        started = await bob.answer_rematch(race_id, accept=True)
+        assert started.status == "started" and started.new_race_id is not None
+        away.set()
+        await wait_until(pilot, lambda: screen.race_id == started.new_race_id, timeout=10.0)
+        await wait_until(pilot, lambda: screen.state.status == "running" and screen.state.view is not None)
+        assert screen.board.plain == OPENING and screen.state.summary is None
+        # Moves now go to the new race.
+        await _type(pilot, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+        seen = await bob.wait_for(Progress, lambda p: p.race_id == started.new_race_id)
+        assert seen.player_id == ada.player_id and seen.move_count == 1
+
+
 async def test_a_race_ended_by_its_time_limit_says_time_ran_out(arena: ArenaServer, connect: Connect) -> None:
     ada, bob = await connect(arena.url), await connect(arena.url)
     await ada.hello(name="ada", legal_moves=True)

@@ -12,12 +12,15 @@ from client.sdk import ArenaClient
 from server.app import ArenaServer
 from server.features import hints as hints_feature
 from shared import new_game, replay
+from shared.protocol import RematchUpdate
 from tests.server.conftest import WINNABLE_SEED, running_node
 from tests.server.solver import solve
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_browser import (
+    Outage,
     click_move,
+    create_race_on,
     expected,
     open_page,
     page_race_id,
@@ -394,4 +397,40 @@ async def test_a_race_ended_by_its_time_limit_says_time_ran_out(browser: Browser
         "The race is over: time ran out; you are tied 1st of 2, 0 cards home", timeout=10_000
     )
     await bob.close()
+    assert errors == []
+
+
+async def test_a_rematch_offered_here_that_started_while_the_connection_was_down_is_entered_once_back(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """The page offers; its connection drops; bob accepts within the 5 s an offerer may be
+    away, so the rematch starts and its rematch_started is lost. Back, the page reads the
+    race, finds the rematch started, and goes to it as the event would have taken it."""
+    errors: list[str] = []
+    context = await browser.new_context()
+    outage = Outage()
+    await context.route_web_socket(re.compile("^ws://"), outage.route)
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    code = await create_race_on(page)
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    race_id = (await bob.join_race(code)).race_id
+    await bob.ready(race_id)
+    await page.click("#ready")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    await give_up(page)
+    await bob.finish(race_id)
+    await page.click("#offer-rematch")
+    await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+    await outage.begin()
+    await expect(page.locator("#link")).to_have_text("reconnecting…")
+    started = await bob.answer_rematch(race_id, accept=True)
+    assert started.status == "started" and started.new_race_id is not None
+    outage.end()
+    await expect(page).to_have_url(re.compile(f"#/race/{started.new_race_id}$"), timeout=10_000)
+    await expect(page.locator("#racers")).to_contain_text("(you)")
+    await bob.close()
+    await context.close()
     assert errors == []

@@ -488,6 +488,7 @@ function racePage(raceId, arrived = null) {
   let hintSaid = ""; // the words of the hint shown last
   let rematch = null; // the latest word on a rematch of this race (RematchInfo)
   let rematchClock = null; // the time its offer has left, kept by tick()
+  let rematchAsked = false; // this page offered or accepted a rematch not yet entered
   let summary = null; // the results, once the race is over
   let dayPlace = null; // a scored daily attempt's place on the day's board ({ rank, total }), once read
   // A daily attempt: { date, scored, practice } (or { date, watching } for another's),
@@ -978,7 +979,25 @@ function racePage(raceId, arrived = null) {
     if (left || (race && STAGES[info.status] < STAGES[race.status])) return false;
     load(info);
     if (info.rematch) takeRematch(info.rematch);
+    if (info.rematch) followStartedRematch(info.rematch);
     return true;
+  }
+
+  // A rematch this page offered or accepted that started while the connection was down
+  // (its rematch_started lost with it): entered as that event would have, share and all.
+  async function followStartedRematch(info) {
+    if (!rematchAsked || info.status !== "started" || !info.new_race_id) return;
+    const mine = info.racers.find((r) => r.player_id === arena.playing?.player_id)?.answer;
+    if (mine !== "offered" && mine !== "accepted") return;
+    rematchAsked = false;
+    try {
+      const { race: started } = await arena.request({ type: "get_race", race_id: info.new_race_id });
+      if (left) return; // its rematch_started came after all, and took the page there
+      revealShare(started, seatPendingShare(`rematch.${raceId}`, started.race_id));
+      enterRace(started);
+    } catch {
+      rematchAsked = true; // looked for again with the next read of the race
+    }
   }
 
   function tick() {
@@ -1072,6 +1091,7 @@ function racePage(raceId, arrived = null) {
     showError(error, null);
     const joins = message.type === "offer_rematch" || message.accept;
     const share = joins ? pendingShare(`rematch.${raceId}`) : null;
+    rematchAsked = joins;
     try {
       takeRematch((await arena.request({ ...message, race_id: raceId, share_commitment: share?.commitment })).rematch);
     } catch (failure) {
