@@ -1450,12 +1450,13 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
         await wait_until(pilot, lambda: screen.state.seq == 1)
 
 
-async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_is_back(
+@contextlib.asynccontextmanager
+async def race_over_on_adas_screen(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """bob offers while ada's network is down: the server declines for her at once (she is
-    connected nowhere) and its events never reach her. Back, the screen reads the offer
-    from the race and says where it stands, and r may offer again."""
+) -> AsyncIterator[tuple[ArenaClient, ArenaClient, str, RaceApp, Pilot[None], asyncio.Event]]:
+    """ada (who resumes a drop) and bob both gave up the race ada's screen shows: ada, bob,
+    the race's id, the app, its pilot, and the event that lets a drop of ada's from now on
+    be resumed (:func:`away_until_set`)."""
     ada, bob, race_id = await _race(arena, connect, reconnect=True)
     app = RaceApp(ada, race_id)
     away = away_until_set(monkeypatch)
@@ -1463,6 +1464,17 @@ async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_i
         screen = app.race_screen
         await wait_until(pilot, lambda: screen.state.view is not None)
         await _both_finish(pilot, screen, bob, race_id)
+        yield ada, bob, race_id, app, pilot, away
+
+
+async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_is_back(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bob offers while ada's network is down: the server declines for her at once (she is
+    connected nowhere) and its events never reach her. Back, the screen reads the offer
+    from the race and says where it stands, and r may offer again."""
+    async with race_over_on_adas_screen(arena, connect, monkeypatch) as (ada, bob, race_id, app, pilot, away):
+        screen = app.race_screen
         ada.ws.transport.abort()  # the network drops, and stays down a while
         await wait_until(pilot, lambda: ada.reconnecting)
         assert arena.store is not None
@@ -1487,13 +1499,8 @@ async def test_a_rematch_that_started_while_the_connection_was_down_is_followed_
     away, so the rematch starts while she is away and its rematch_started never reaches
     her. Back, the screen follows the new race (the client makes the lost event again,
     revealing her seed share while the race still counts down)."""
-    ada, bob, race_id = await _race(arena, connect, reconnect=True)
-    app = RaceApp(ada, race_id)
-    away = away_until_set(monkeypatch)
-    async with app.run_test(size=SIZE) as pilot:
+    async with race_over_on_adas_screen(arena, connect, monkeypatch) as (ada, bob, race_id, app, pilot, away):
         screen = app.race_screen
-        await wait_until(pilot, lambda: screen.state.view is not None)
-        await _both_finish(pilot, screen, bob, race_id)
         await pilot.press("r")
         await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
         ada.ws.transport.abort()  # the network drops, and stays down a while

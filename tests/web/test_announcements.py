@@ -18,7 +18,13 @@ from tests.server.helpers import sdk_race
 from tests.server.solver import solve
 from tests.web.conftest import give_up
 from tests.web.test_accessibility import LIVE_REGION
-from tests.web.test_browser import Outage, create_race_on, open_page, page_race_id, running_race_page
+from tests.web.test_browser import (
+    create_race_on,
+    open_page,
+    page_race_id,
+    page_with_outage,
+    running_race_page,
+)
 from tests.web.test_undo_hints_rematch import ended_race_page
 
 #: Every text the status line took, with its aria-live then (null: its role's, polite).
@@ -164,12 +170,7 @@ async def test_the_move_after_a_hint_puts_go_back_without_reading_it_out(
 
 async def test_the_connection_back_is_said_in_the_header(browser: Browser, arena: ArenaServer) -> None:
     errors: list[str] = []
-    context = await browser.new_context()
-    outage = Outage()
-    await context.route_web_socket(re.compile("^ws://"), outage.route)
-    page = await context.new_page()
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    page, outage = await page_with_outage(browser, arena.url, errors)
     await page.fill("#name", "ada")
     await page.press("#name", "Enter")
     await expect(page.locator("#who")).to_have_text("ada (guest)")

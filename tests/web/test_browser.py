@@ -321,6 +321,18 @@ class Outage:
         self.down = False
 
 
+async def page_with_outage(browser: Browser, url: str, errors: list[str]) -> tuple[Page, Outage]:
+    """A page of the node at ``url`` (its errors kept in ``errors``) whose connections an
+    :class:`Outage` routes, at the home page."""
+    context = await browser.new_context()
+    outage = Outage()
+    await context.route_web_socket(re.compile("^ws://"), outage.route)
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(url.replace("ws://", "http://") + "/")
+    return page, outage
+
+
 async def test_the_leaderboard_profile_and_daily_pages_opened_offline_load_once_the_connection_is_back(
     browser: Browser, arena: ArenaServer
 ) -> None:

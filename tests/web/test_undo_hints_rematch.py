@@ -18,12 +18,12 @@ from tests.server.solver import solve
 from tests.server.test_undo_hints_rematch import STUCK_LINE, STUCK_SEED
 from tests.web.conftest import give_up, shot_path
 from tests.web.test_browser import (
-    Outage,
     click_move,
     create_race_on,
     expected,
     open_page,
     page_race_id,
+    page_with_outage,
     running_race_page,
     shown,
     until_shown,
@@ -407,12 +407,7 @@ async def test_a_rematch_offered_here_that_started_while_the_connection_was_down
     away, so the rematch starts and its rematch_started is lost. Back, the page reads the
     race, finds the rematch started, and goes to it as the event would have taken it."""
     errors: list[str] = []
-    context = await browser.new_context()
-    outage = Outage()
-    await context.route_web_socket(re.compile("^ws://"), outage.route)
-    page = await context.new_page()
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(arena.url.replace("ws://", "http://") + "/")
+    page, outage = await page_with_outage(browser, arena.url, errors)
     code = await create_race_on(page)
     bob = await ArenaClient.connect(arena.url)
     await bob.hello(name="bob")
@@ -432,5 +427,5 @@ async def test_a_rematch_offered_here_that_started_while_the_connection_was_down
     await expect(page).to_have_url(re.compile(f"#/race/{started.new_race_id}$"), timeout=10_000)
     await expect(page.locator("#racers")).to_contain_text("(you)")
     await bob.close()
-    await context.close()
+    await page.context.close()
     assert errors == []
