@@ -148,6 +148,8 @@ TYPED_COMMANDS: Final = {
     "ghosts": "ghosts",
 }
 AFTER_THE_END: Final = "race over: r or rematch offers a rematch, y/yes or n/no answers one"
+#: Seconds quitting a lobby tries to leave it before the command ends anyway.
+LEAVE_PATIENCE: Final = 5.0
 #: The move field of a race that was cancelled (left by everyone, or void).
 CANCELLED_FIELD: Final = "race cancelled: nothing to play here (ctrl+q quits)"
 #: The move field where this racer sits no more (left on another session, seat lost).
@@ -469,6 +471,8 @@ class RaceScreen(Screen[None]):
         #: Whether the connection is lost for good (the client gave up resuming it):
         #: nothing that needs the server is offered any more.
         self.gone = False
+        #: Whether quitting the lobby could not tell the server (out of reach).
+        self.leave_unsent = False
         #: The move that waited for the connection when the client gave up resuming it.
         self.unsent: str | None = None
         #: Reads the board again once the server reaches its store again (after a move
@@ -1517,9 +1521,13 @@ class RaceScreen(Screen[None]):
         if state.status != "open" or state.me not in state.racers or state.daily is not None:
             return False
         try:
-            await self.client.leave(self.race_id)
-        except (ArenaError, ConnectionError, TimeoutError):
-            return False  # started, cancelled or unreachable meanwhile: nothing left here
+            async with asyncio.timeout(LEAVE_PATIENCE):  # not the whole resume's wait
+                await self.client.leave(self.race_id)
+        except ArenaError:
+            return False  # started or cancelled meanwhile: nothing left here
+        except (ConnectionError, TimeoutError):
+            self.leave_unsent = True
+            return False
         return True
 
     def action_give_up(self) -> None:
@@ -1667,6 +1675,13 @@ class RaceApp(App[None]):
             return (
                 f"you lost your seat in race {state.code} while the connection was down: "
                 f"{self.join_command(state.code)} joins it again"
+            )
+        if screen.leave_unsent and state.status == "open":
+            grace = self.client.lobby_grace
+            kept = f"{LOBBY_GRACE} s by default" if grace is None else f"{grace:g} s"
+            return (
+                f"you quit race {state.code or race_id}'s lobby while the server was out of reach: it frees "
+                f"your seat once you have been away as long as it keeps one ({kept})"
             )
         if self.left_lobby:
             code = state.code or race_id

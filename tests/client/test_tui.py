@@ -775,6 +775,35 @@ async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
         assert screen.move_input.placeholder == CANCELLED_FIELD and screen.move_input.disabled
 
 
+async def test_quitting_a_lobby_while_the_server_is_out_of_reach_ends_soon_and_says_the_seat_waits(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+q in a lobby while the connection is down: the leave is tried a few seconds,
+    not for the client's whole resume (a minute of a blank terminal), and the parting note
+    says the server frees the seat after its grace."""
+    monkeypatch.setattr(race_module, "LEAVE_PATIENCE", 0.5)
+    ada = await connect(arena.url, reconnect=True)
+    await ada.hello(name="ada")
+    race = await ada.create_race("eight-off", seats=3, time_limit=60)
+    app = RaceApp(ada, race.race_id)
+    away = away_until_set(monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: "1/3 seated" in screen.status.last)
+        ada.ws.transport.abort()  # the network drops, and stays down
+        await wait_until(pilot, lambda: ada.reconnecting)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    await app.leave_if_open()
+    assert loop.time() - began < 3.0
+    assert ada.lobby_grace is not None
+    assert app.parting_note() == (
+        f"you quit race {race.code}'s lobby while the server was out of reach: it frees your seat "
+        f"once you have been away as long as it keeps one ({ada.lobby_grace:g} s)"
+    )
+    away.set()
+
+
 async def test_a_lobby_left_on_another_session_says_so_by_itself(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
