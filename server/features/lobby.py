@@ -495,6 +495,20 @@ class Lobby:
         await self.announce(race_id, mover=player.player_id)
         return race_id
 
+    async def unseat_all(self, race_id: str, player_ids: list[str]) -> None:
+        """Unseat ``player_ids`` (in the order they were seated, the last first) from a race
+        the server set up that could not start (a quick match's or a rematch's: one of them
+        races elsewhere, or the store failed midway): the last one out cancels it, so no
+        open race nobody asked for stays behind, seated, ready and joinable by anyone. Best
+        effort: one not seated, or the store away, does not keep the others seated."""
+        for player_id in reversed(player_ids):
+            try:
+                await self.leave(player_id, race_id)
+            except Exception as exc:
+                log.warning(
+                    "unseating a race that could not start", extra={"race_id": race_id, "reason": repr(exc)}
+                )
+
     async def leave(self, player_id: str, race_id: str, tell_them: bool = False) -> None:
         """The player leaves the open race; its followers are told, the player only with
         ``tell_them`` (no reply of theirs says it: the lobby's sweep unseated them)."""

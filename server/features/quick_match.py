@@ -174,26 +174,15 @@ class QuickMatchmaker:
         if claim.other_queue_rated is not None:
             raise _in_the_other_queue(game, claim.other_queue_rated)
         rating: float | None = None
-        other: str | Left | None
         if rated:
             stored = (await self.store.ratings.ratings(game, [player_id]))[player_id]
             rating = current(stored, now).rating
-            other = await self._try_rated(game, player_id, rating, stay=False)
-        else:
-            other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
-        assert not isinstance(other, Left)  # only trying again (``stay``) answers why one left
+        other = await self._match_now(game, player_id, rating)
         while other is not None and await self._pair(game, other, player, rated=rated) is None:
             # The one who waited races elsewhere by now (told so, out of the queue): the next.
-            await self.store.queues.mark_again(
-                player_id, Marker(game, self.node_id, claim.ticket, rated), LEASE_MS
-            )
-            now = self.time.now_ms()
-            if rated:
-                assert rating is not None
-                other = await self._try_rated(game, player_id, rating, stay=False)
-            else:
-                other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
-            assert not isinstance(other, Left)
+            await self._mark_again(game, player_id, claim.ticket, rated)
+            other = await self._match_now(game, player_id, rating)
+        now = self.time.now_ms()
         if other is None:
             self.waiting[(game, player_id)] = Waiting(rating, claim.ticket, now + LEASE_MS)
             self.left_elsewhere.pop((game, player_id), None)
@@ -202,6 +191,22 @@ class QuickMatchmaker:
                 extra={"player_id": player_id, "game": game, "rated": rated},
             )
         return claim.ticket, rated
+
+    async def _match_now(self, game: str, player_id: str, rating: float | None) -> str | None:
+        """The player waiting in ``game``'s queue that ``player_id`` pairs with now (in the
+        rated pool by ``rating``, or the casual queue without one), or None: then
+        ``player_id`` waits in it."""
+        now = self.time.now_ms()
+        if rating is None:
+            return await self.store.queues.match(game, player_id, now, now + LEASE_MS)
+        other = await self._try_rated(game, player_id, rating, stay=False)
+        assert not isinstance(other, Left)  # only trying again (``stay``) answers why one left
+        return other
+
+    async def _mark_again(self, game: str, player_id: str, ticket: str, rated: bool) -> None:
+        """Put back the queue marker of a player this node keeps waiting (it lapsed, or a
+        pairing that made no race released it)."""
+        await self.store.queues.mark_again(player_id, Marker(game, self.node_id, ticket, rated), LEASE_MS)
 
     async def _refuse_the_other_queue(self, game: str, player_id: str, rated: bool) -> None:
         """An account asking again for ``game``'s quick match keeps its place in the queue
@@ -239,7 +244,7 @@ class QuickMatchmaker:
             await self.lobby.join(player, meta.code, ready=True, share_commitment=player_share)
             await self.lobby.begin_countdown(meta.race_id)
         except BaseException as exc:
-            await self._unmake(meta.race_id, [player.player_id, other])
+            await self.lobby.unseat_all(meta.race_id, [other, player.player_id])
             if not isinstance(exc, RacingElsewhere):
                 raise
             busy = {seat.player_id for seat in exc.seats}
@@ -257,26 +262,15 @@ class QuickMatchmaker:
             )
         return meta.race_id
 
-    async def _unmake(self, race_id: str, player_ids: list[str]) -> None:
-        """Unseat everyone from the race of a pairing that failed midway: the last one out
-        cancels it (best effort: a store that fails here leaves it to the lobby's grace)."""
-        for player_id in player_ids:
-            try:
-                await self.lobby.leave(player_id, race_id)
-            except Exception as exc:  # not seated (the join failed), or the store away
-                log.info("unseating a failed pairing", extra={"race_id": race_id, "reason": repr(exc)})
-
     async def _left_racing(self, game: str, player_id: str) -> None:
         """A player a pairing took out of ``game``'s queue races elsewhere: their stay is
         over, and every session of theirs is told why."""
         marker = await self.store.queues.queued(player_id)
-        ticket = marker.ticket if marker is not None and marker.game == game else ""
-        stays = [entry for key, entry in self.waiting.items() if key == (game, player_id)]
+        kept = self.waiting.get((game, player_id))
+        ticket = marker.ticket if marker is not None and marker.game == game else kept.ticket if kept else ""
         self._forget(player_id)
         await self.store.queues.unqueue(game, player_id)
         log.info("a paired player races elsewhere", extra={"player_id": player_id, "game": game})
-        if not ticket and stays:
-            ticket = stays[0].ticket
         await self._tell_left(player_id, game, ticket, QueueLeftReason.RACING)
 
     async def started_racing(self, player_ids: list[str]) -> None:
@@ -427,11 +421,7 @@ class QuickMatchmaker:
             if renewed.in_pool:
                 entry.leased_until = now + LEASE_MS
                 if not renewed.marked:  # it lapsed, though nobody dropped them from the pool
-                    await self.store.queues.mark_again(
-                        player_id,
-                        Marker(game, self.node_id, entry.ticket, entry.rating is not None),
-                        LEASE_MS,
-                    )
+                    await self._mark_again(game, player_id, entry.ticket, entry.rating is not None)
             elif entry.rating is None:  # the rated pool's leavers are the sweep's
                 if entry.leased_until < now:
                     await self._gone_from_pool(game, player_id, entry, now)
@@ -485,12 +475,8 @@ class QuickMatchmaker:
         now = self.time.now_ms()
         entry.leased_until = now + LEASE_MS
         self.waiting[(game, player_id)] = entry
-        other: str | Left | None
-        if entry.rating is None:
-            other = await self.store.queues.match(game, player_id, now, now + LEASE_MS)
-        else:
-            other = await self._try_rated(game, player_id, entry.rating, stay=False)
-        if isinstance(other, str):
+        other = await self._match_now(game, player_id, entry.rating)
+        if other is not None:
             await self._pair_waiting(game, player_id, other, entry)
 
     async def _pair_waiting(self, game: str, player_id: str, other: str, entry: Waiting) -> None:
@@ -501,9 +487,7 @@ class QuickMatchmaker:
         name, bot = await self.store.players.profile(player_id) or ("?", False)
         identity = Identity(player_id, name, bot=bot, account=rated)
         if await self._pair(game, other, identity, rated=rated) is None:  # type: ignore[arg-type]  # a GameName key
-            await self.store.queues.mark_again(
-                player_id, Marker(game, self.node_id, entry.ticket, rated), LEASE_MS
-            )
+            await self._mark_again(game, player_id, entry.ticket, rated)
             await self._queue_again(game, player_id, entry)
 
     async def _look_for_paired_races(self) -> None:

@@ -255,7 +255,7 @@ class Rematches:
         except Exception as exc:
             reason = exc.message if isinstance(exc, ArenaError) else NOT_STARTED
             if new is not None:
-                await self._abandon(new.race_id, [i.player_id for i in identities])
+                await self.lobby.unseat_all(new.race_id, [i.player_id for i in identities])
             await self.store.rematches.failed(race_id, reason)
             log.info("rematch could not start", extra={"race_id": race_id, "reason": reason})
             return
@@ -265,16 +265,6 @@ class Rematches:
             info = await self.lobby.info(new.race_id, identity.player_id)
             event = RematchStarted(race_id=race_id, race=info)
             await self.store.events.publish_player(identity.player_id, pack_event(EventKind.SEATED, event))
-
-    async def _abandon(self, race_id: str, player_ids: list[str]) -> None:
-        """Unseat everyone from the new race of a rematch that could not start (one of
-        them races elsewhere): the last one out cancels it, so that no open race nobody
-        asked for stays behind, seated, ready and joinable by anyone."""
-        for player_id in reversed(player_ids):
-            try:
-                await self.lobby.leave(player_id, race_id)
-            except Exception as exc:  # seated in part, or the store away: the others still leave
-                log.warning("unseating a failed rematch", extra={"race_id": race_id, "reason": repr(exc)})
 
     async def _told(self, race_id: str, seats: list[Seat]) -> RematchInfo:
         """The offer as it stands, sent to every racer it invited."""
