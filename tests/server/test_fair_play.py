@@ -170,14 +170,16 @@ async def test_a_start_interrupted_by_a_crash_is_finished_by_the_clock(
     await bob.join_race(race.code)
     # What a node that died right after the start script leaves: a race in countdown,
     # its deadline written before the script, and still listed among the open races.
+    # Its countdown ends a second later: a clock starting it before the listing below is
+    # written back would unlist it first, and the listing would then outlive the start.
     game = new_game("treize", WINNABLE_SEED)
     now = arena.time.now_ms()
     await arena.store.races.start_countdown(
         race.race_id,
         "treize",
         [ada.player_id or "", bob.player_id or ""],
-        now,
-        now + 30_000,
+        now + 1_000,
+        now + 31_000,
         dict(game.position()),
         0,
         "{}",
