@@ -171,6 +171,12 @@ class AlreadyQueuedError(ArenaError):
     code_of_class = ErrorCode.ALREADY_QUEUED.value
 
 
+class QuickMatchCancelledError(ArenaError):
+    """Another session cancelled the quick match while this one was being queued."""
+
+    code_of_class = ErrorCode.QUICK_MATCH_CANCELLED.value
+
+
 class AlreadyRacingError(ArenaError):
     """You (or a racer of that race) race elsewhere."""
 
@@ -345,6 +351,7 @@ ERROR_CLASSES: Final[dict[ErrorCode, type[ArenaError]]] = {
     ErrorCode.NOT_ENOUGH_RACERS: NotEnoughRacersError,
     ErrorCode.TOO_MANY_RACES: TooManyRacesError,
     ErrorCode.ALREADY_QUEUED: AlreadyQueuedError,
+    ErrorCode.QUICK_MATCH_CANCELLED: QuickMatchCancelledError,
     ErrorCode.ALREADY_RACING: AlreadyRacingError,
     ErrorCode.ILLEGAL_MOVE: IllegalMoveError,
     ErrorCode.HINTS_OFF: HintsOffError,

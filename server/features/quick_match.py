@@ -66,6 +66,12 @@ LEFT_WORDS: Final = {
 }
 
 
+#: Why a quick match that another session cancelled while it was being queued is refused.
+CANCELLED_WHILE_QUEUEING: Final = (
+    "you cancelled this quick match from another session before it was queued: ask again to wait"
+)
+
+
 def _in_the_other_queue(game: str, waiting_rated: bool) -> ArenaError:
     """The refusal of a quick match of ``game`` to an account waiting in its other queue."""
     waiting, asked = ("rated", "casual") if waiting_rated else ("casual", "rated")
@@ -178,10 +184,12 @@ class QuickMatchmaker:
             stored = (await self.store.ratings.ratings(game, [player_id]))[player_id]
             rating = current(stored, now).rating
         other = await self._match_now(game, player_id, rating)
+        await self._refuse_if_cancelled(game, player_id, claim.ticket)
         while other is not None and await self._pair(game, other, player, rated=rated) is None:
             # The one who waited races elsewhere by now (told so, out of the queue): the next.
             await self._mark_again(game, player_id, claim.ticket, rated)
             other = await self._match_now(game, player_id, rating)
+            await self._refuse_if_cancelled(game, player_id, claim.ticket)
         now = self.time.now_ms()
         if other is None:
             self.waiting[(game, player_id)] = Waiting(rating, claim.ticket, now + LEASE_MS)
@@ -191,6 +199,21 @@ class QuickMatchmaker:
                 extra={"player_id": player_id, "game": game, "rated": rated},
             )
         return claim.ticket, rated
+
+    async def _refuse_if_cancelled(self, game: str, player_id: str, ticket: str) -> None:
+        """Refuse a quick match whose stay (``ticket``) a cancel from another session ended
+        while it was being queued: the cancel took the marker before the queue script put
+        the player in the pool (the two keys live in different slots, so no one script
+        sees both). The player leaves the pool again (unless another ask queued them since),
+        and a player the script paired them with is left out of the pool as if that
+        pairing's race had failed: their node queues them again after its grace."""
+        marker = await self.store.queues.queued(player_id)
+        if marker is not None and marker.ticket == ticket:
+            return
+        if marker is None:
+            await self.store.queues.unqueue(game, player_id)
+        log.info("a quick match was cancelled while it was queued", extra={"player_id": player_id})
+        raise ArenaError(ErrorCode.QUICK_MATCH_CANCELLED, CANCELLED_WHILE_QUEUEING)
 
     async def _match_now(self, game: str, player_id: str, rating: float | None) -> str | None:
         """The player waiting in ``game``'s queue that ``player_id`` pairs with now (in the

@@ -107,6 +107,7 @@ class ErrorCode(StrEnum):
     NOT_ENOUGH_RACERS = "not_enough_racers"
     TOO_MANY_RACES = "too_many_races"
     ALREADY_QUEUED = "already_queued"
+    QUICK_MATCH_CANCELLED = "quick_match_cancelled"
     ALREADY_RACING = "already_racing"
     ILLEGAL_MOVE = "illegal_move"
     HINTS_OFF = "hints_off"

@@ -239,3 +239,79 @@ async def test_a_pairing_with_a_waiting_player_who_races_elsewhere_leaves_no_rac
 async def _not_racing(player_id: str, but: str | None = None) -> None:
     """What the lobby's look answers for a player whose race began just after it."""
     return None
+
+
+CANCELLED_WHILE_QUEUEING = (
+    "you cancelled this quick match from another session before it was queued: ask again to wait"
+)
+
+
+def cancel_before_the_queue_script(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch, asker: Racer, cancelling: Racer
+) -> list[dict[str, Any]]:
+    """The next time ``asker``'s quick match reaches its queue script (its marker already
+    written), ``cancelling`` (another session of the same player) cancels first: the
+    frames that cancel was answered with."""
+    assert arena.store is not None
+    queues = arena.store.queues
+    match = queues.match
+    answered: list[dict[str, Any]] = []
+
+    async def cancelled_first(game: str, player_id: str, *args: Any) -> str | None:
+        if player_id == asker.player_id and not answered:
+            answered.append(await cancelling.request({"type": "cancel_quick_match"}))
+        return await match(game, player_id, *args)
+
+    monkeypatch.setattr(queues, "match", cancelled_first)
+    return answered
+
+
+async def test_a_cancel_from_another_tab_while_a_quick_match_is_being_queued_wins_and_leaves_no_one_queued(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert arena.store is not None
+    (ada, bob) = await racers(arena.url, "ada", "bob")
+    other_tab = await resumed(arena.url, ada)
+    answered = cancel_before_the_queue_script(arena, monkeypatch, ada, other_tab)
+    refused = await queue(ada, "treize")
+    assert answered == [{"type": "ok", "id": other_tab._next}]
+    assert refused == {
+        "type": "error",
+        "id": ada._next,
+        "code": "quick_match_cancelled",
+        "message": CANCELLED_WHILE_QUEUEING,
+    }
+    left = await ada.event("quick_match_left")
+    assert (left["reason"], left["ticket"]) == ("cancelled", ANY_TICKET)
+    assert await other_tab.event("quick_match_left") == left
+    assert await arena.store.queues.queued(ada.player_id) is None
+    assert not await arena.store.queues.in_casual_queue("treize", ada.player_id)
+    # Bob, asking next, waits: nobody is paired with the player who cancelled.
+    assert (await queue(bob, "treize"))["type"] == "queued"
+    with pytest.raises(TimeoutError):
+        await ada.event("match_found", timeout=0.5)
+    assert not any(e["type"] == "match_found" for e in bob.events)
+    await close(ada, other_tab, bob)
+
+
+async def test_a_cancel_while_a_quick_match_is_being_queued_makes_no_race_and_the_player_who_waited_waits_on(
+    arena: ArenaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ada's queue script pairs her with Bob, who waited, though her other tab cancelled
+    just before it: no race is made, and Bob's node puts him back in the queue."""
+    monkeypatch.setattr(matchmaking, "RENEW_EVERY", 0.2)
+    monkeypatch.setattr(matchmaking, "PAIRED_GRACE_MS", 500)
+    (ada, bob, cleo) = await racers(arena.url, "ada", "bob", "cleo")
+    other_tab = await resumed(arena.url, ada)
+    await queue(bob, "treize")
+    cancel_before_the_queue_script(arena, monkeypatch, ada, other_tab)
+    refused = await queue(ada, "treize")
+    assert (refused["type"], refused["code"]) == ("error", "quick_match_cancelled")
+    assert (await ada.request({"type": "list_my_races"}))["races"] == []
+    with pytest.raises(TimeoutError):
+        await bob.event("match_found", timeout=0.5)
+    await asyncio.sleep(0.2 + 0.5 + AFTER_A_SWEEP)
+    await queue(cleo, "treize")
+    found = await cleo.event("match_found", timeout=AFTER_A_SWEEP + 2)
+    assert {r["name"] for r in found["race"]["racers"]} == {"bob", "cleo"}
+    await close(ada, other_tab, bob, cleo)
