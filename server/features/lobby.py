@@ -742,18 +742,29 @@ class Lobby:
                 return freed
 
     async def _free_seats(self, due: list[tuple[str, int]]) -> int:
+        """Free the open seats of the gone players ``due``; each one looked at is dropped
+        from the gone list, and the others, should this fail midway, are taken again later."""
         freed = 0
-        here = await self.store.nodes.connected_elsewhere([p for p, _ in due], await self.nodes.live_nodes())
-        for player_id, since in due:
-            if player_id in here or await self.store.players.last_hello(player_id) > since:
-                continue  # back, or never gone from another node
-            for meta in await self.active_races(player_id, (RaceStatus.OPEN,)):
-                try:
-                    await self.leave(player_id, meta.race_id, tell_them=True)
-                except ArenaError:
-                    continue  # left, started or cancelled meanwhile
-                freed += 1
-                log.info(
-                    "gone player left an open race", extra={"race_id": meta.race_id, "player_id": player_id}
-                )
+        seen: list[tuple[str, int]] = []
+        try:
+            live = await self.nodes.live_nodes()
+            here = await self.store.nodes.connected_elsewhere([p for p, _ in due], live)
+            for player_id, since in due:
+                if player_id not in here and await self.store.players.last_hello(player_id) <= since:
+                    freed += await self._leave_open_races(player_id)
+                seen.append((player_id, since))  # else back, or never gone from another node
+        finally:
+            await self.store.players.gone_seen(seen)
+        return freed
+
+    async def _leave_open_races(self, player_id: str) -> int:
+        """A gone player leaves every open race they sit in: how many."""
+        freed = 0
+        for meta in await self.active_races(player_id, (RaceStatus.OPEN,)):
+            try:
+                await self.leave(player_id, meta.race_id, tell_them=True)
+            except ArenaError:
+                continue  # left, started or cancelled meanwhile
+            freed += 1
+            log.info("gone player left an open race", extra={"race_id": meta.race_id, "player_id": player_id})
         return freed

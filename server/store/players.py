@@ -16,6 +16,9 @@ def token_digest(token: str) -> str:
 
 #: How long a guest's renames are counted, seconds from the first.
 RENAME_WINDOW = 60 * 60
+#: How long a gone player taken from the gone list by a node that then failed to look at
+#: them (it lost Redis, or died) waits before any node takes them again (ms).
+GONE_RETRY_MS = 30_000
 
 
 class PlayerStore:
@@ -25,6 +28,7 @@ class PlayerStore:
         self._count = client.register_script(scripts.COUNT.source)
         self._claim_racing = client.register_script(scripts.CLAIM_RACING.source)
         self._release_racing = client.register_script(scripts.RELEASE_RACING.source)
+        self._take_due = client.register_script(scripts.TAKE_DUE.source)
 
     async def create(
         self, player_id: str, name: str, token: str, now: int, ttl: int, bot: bool = False
@@ -145,20 +149,24 @@ class PlayerStore:
 
     async def gone_due(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
         """(player id, when gone) of the players whose lobby grace ended by ``now``, each
-        taken off the list here: only the node that takes one looks at it."""
-        due: list[str] = await self.redis.zrangebyscore(keys.LOBBY_GONE, "-inf", now, 0, limit)
-        if not due:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for member in due:
-                pipe.zrem(keys.LOBBY_GONE, member)
-            taken = await pipe.execute()
-        found = []
-        for member, took in zip(due, taken, strict=True):
+        taken for :data:`GONE_RETRY_MS`: only the node that takes one looks at it, and drops
+        it once done (:meth:`gone_seen`); one it never drops is due again after that."""
+        due: list[str] = await self._take_due(keys=[keys.LOBBY_GONE], args=[now, limit, GONE_RETRY_MS])
+        found, unreadable = [], []
+        for member in due:
             player_id, _, since = member.rpartition(":")
-            if took and since.isdigit():
+            if since.isdigit():
                 found.append((player_id, int(since)))
+            else:
+                unreadable.append(member)
+        if unreadable:
+            await self.redis.zrem(keys.LOBBY_GONE, *unreadable)
         return found
+
+    async def gone_seen(self, seen: list[tuple[str, int]]) -> None:
+        """These players taken from the gone list were looked at: off it."""
+        if seen:
+            await self.redis.zrem(keys.LOBBY_GONE, *(f"{p}:{since}" for p, since in seen))
 
     async def last_hello(self, player_id: str) -> int:
         """When the player last said hello (ms; 0 if never recorded)."""

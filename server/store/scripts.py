@@ -970,6 +970,23 @@ return last
 """,
 )
 
+TAKE_DUE: Final = LuaScript(
+    "take_due",
+    keys=("the due list",),
+    argv=("now", "how many at most", "looked at again after (ms)"),
+    answers="the members due by ``now`` (at most that many), each put off until ``now`` plus "
+    "the delay in the same step: only the node that takes one looks at it, and one it never "
+    "drops (its node lost Redis or died midway) is due again after the delay.",
+    source="""
+local now = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), member)
+end
+return due
+""",
+)
+
 ALL: Final = (
     JOIN,
     READY,
@@ -1002,4 +1019,5 @@ ALL: Final = (
     UNLIST,
     WATCHERS,
     DAILY_ATTEMPT_ENDS,
+    TAKE_DUE,
 )

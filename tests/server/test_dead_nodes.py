@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import redis.exceptions
 from websockets.asyncio.client import connect as ws_connect
 
 from server.app import ArenaServer
@@ -287,3 +288,34 @@ async def test_one_look_frees_every_player_due_not_only_the_first_batch(arena: A
     assert probe.zrangebyscore("lobby:gone", "-inf", now) == []
     probe.close()
     await ada.ws.close()
+
+
+async def test_a_look_that_loses_redis_midway_leaves_the_players_it_did_not_free_due_again(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob and Dan leave, and the lobby's look at them once their grace ends fails on the
+    first seat's leave (Redis lost for a moment): neither is dropped from the gone list,
+    and a look after the retry delay frees both seats."""
+    monkeypatch.setattr("server.store.players.GONE_RETRY_MS", 200)
+    async with running_node(clean_redis, lobby_grace=0.3) as node:
+        assert node.store is not None
+        ada, bob, cy, dan = await racers(node.url, "ada", "bob", "cy", "dan")
+        races = [await open_race(ada, bob), await open_race(cy, dan)]
+        leave = node.store.races.leave
+        failed: list[str] = []
+
+        async def lost_once(*args: object, **kwargs: object) -> object:
+            if not failed:
+                failed.append("leave")
+                raise redis.exceptions.ConnectionError("Redis went away")
+            return await leave(*args, **kwargs)
+
+        monkeypatch.setattr(node.store.races, "leave", lost_once)
+        await asyncio.gather(bob.ws.close(), dan.ws.close())
+        for creator in (ada, cy):
+            assert await racers_once(creator, 1, timeout=5.0) == [creator.player_id]
+        assert failed == ["leave"]
+        for creator, race in zip((ada, cy), races, strict=True):
+            listed = await creator.request({"type": "get_race", "race_id": race["race_id"]})
+            assert [r["player_id"] for r in listed["race"]["racers"]] == [creator.player_id]
+        await asyncio.gather(ada.ws.close(), cy.ws.close())
