@@ -235,8 +235,8 @@ class Lobby:
         return Reply(Race(id=message.id, race=info), follow=(race_id,))
 
     async def list_races(self, caller: Caller, message: ListRaces) -> Reply:
-        page, more = await self.store.races.open_page(message.game, message.offset, message.limit)
         now = self.time.now_ms()
+        page, more = await self.store.races.open_page(message.game, message.offset, message.limit, now)
         # Open races: none is finished, no seed is out.
         infos = [race_info(meta, seats, {}, None, now, seed_out=False) for meta, seats in page]
         next_offset = message.offset + message.limit if more else None

@@ -158,7 +158,9 @@ def player(player_id: str) -> str:
     return f"player:{player_id}"
 
 
-def player_races(player_id: str) -> str:
+def legacy_player_races(player_id: str) -> str:
+    """Every race the player ever sat in, as earlier versions kept it: nothing reads it, so
+    it is no longer written, and a player's next visit deletes it."""
     return f"player:{player_id}:races"
 
 

@@ -67,7 +67,6 @@ class PlayerStore:
         counted = [keys.player_recent(player_id), *(keys.player_stats(player_id, game) for game in GAMES)]
         names = [
             keys.player(player_id),
-            keys.player_races(player_id),
             keys.player_active(player_id),
             *counted,
         ]
@@ -76,6 +75,7 @@ class PlayerStore:
         if username:
             ttl = 0
         async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(keys.legacy_player_races(player_id))
             for name in names:
                 if ttl > 0:
                     pipe.expire(name, ttl)
@@ -204,8 +204,3 @@ class PlayerStore:
                 for player_id in player_ids:
                     pipe.srem(keys.player_active(player_id), race_id)
                 await pipe.execute()
-
-    async def races(self, player_id: str) -> list[str]:
-        """Every race the player sat in (open, running or over), sorted by id."""
-        races: set[str] = await self.redis.smembers(keys.player_races(player_id))
-        return sorted(races)

@@ -20,6 +20,10 @@ log = logging.getLogger("arena.store")
 #: Ratings after rated races kept per player and game, and recent races kept per player.
 HISTORY = 50
 RECENT = 30
+#: How long a listed race may have no keys before a page of open races unlists it (ms):
+#: its keys and its listing are written in one round trip that a cluster may apply in any
+#: order, so a race being made is not taken for one that is gone.
+LISTED_UNMADE_MS = 60_000
 
 
 class RaceStore:
@@ -69,7 +73,6 @@ class RaceStore:
             pipe.hset(keys.race_racers(meta.race_id), seat.player_id, _seat_json(seat))
             pipe.zadd(keys.OPEN_RACES, {meta.race_id: meta.created_at})
             pipe.zadd(keys.open_races(meta.game), {meta.race_id: meta.created_at})
-            pipe.sadd(keys.player_races(seat.player_id), meta.race_id)
             pipe.sadd(keys.player_active(seat.player_id), meta.race_id)
             await pipe.execute()
         return True
@@ -83,14 +86,30 @@ class RaceStore:
         return races
 
     async def open_page(
-        self, game: str | None, offset: int, limit: int
+        self, game: str | None, offset: int, limit: int, now: int
     ) -> tuple[list[tuple[RaceMeta, list[Seat]]], bool]:
         """A page of open races (of ``game``, or of all), oldest first, and whether more
-        follow: two round trips whatever the page size."""
+        follow: two round trips whatever the page size. A listed race found no longer open,
+        or gone for good (listed over :data:`LISTED_UNMADE_MS` ago, with no keys), is left
+        out and unlisted: its unlisting was lost with the store midway."""
         key = keys.OPEN_RACES if game is None else keys.open_races(game)
-        race_ids: list[str] = await self.redis.zrange(key, offset, offset + limit)  # one extra: more?
-        more = len(race_ids) > limit
-        return await self.races(race_ids[:limit]), more
+        listed: list[tuple[str, float]] = await self.redis.zrange(
+            key, offset, offset + limit, withscores=True
+        )  # one extra: more?
+        more = len(listed) > limit
+        found = await self.races([race_id for race_id, _ in listed[:limit]])
+        page = [(meta, seats) for meta, seats in found if meta.status is RaceStatus.OPEN]
+        have = {meta.race_id for meta, _ in found}
+        gone = [r for r, at in listed[:limit] if r not in have and at < now - LISTED_UNMADE_MS]
+        if gone or len(page) < len(found):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for meta, _ in found:
+                    if meta.status is not RaceStatus.OPEN:
+                        self._unlist(pipe, meta.race_id, meta.game)
+                for race_id in gone:
+                    self._unlist(pipe, race_id, game or "")
+                await pipe.execute()
+        return page, more
 
     async def races(self, race_ids: list[str]) -> list[tuple[RaceMeta, list[Seat]]]:
         """The races that exist among ``race_ids``, each with its seats, in one round trip."""
@@ -128,11 +147,10 @@ class RaceStore:
             args=[seat.player_id, _seat_json(seat), *_seat_names(seat.name)],
         )
         answer, status = Answer(reply), RaceStatus(found) if found else None
-        if answer is Answer.OK:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.sadd(keys.player_races(seat.player_id), race_id)
-                pipe.sadd(keys.player_active(seat.player_id), race_id)
-                await pipe.execute()
+        if answer in (Answer.OK, Answer.ALREADY):
+            # Already seated too: a join retried after its seat was taken but before this
+            # write (the store lost midway) writes it now.
+            await self.redis.sadd(keys.player_active(seat.player_id), race_id)
         return answer, status
 
     async def set_ready(self, race_id: str, player_id: str, ready: bool, share: str = "") -> Answer:
@@ -168,19 +186,29 @@ class RaceStore:
             args=[player_id, "1" if only_unready else "0"],
         )
         answer = Answer(reply)
-        if answer in (Answer.OK, Answer.CANCELLED):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.srem(keys.player_races(player_id), race_id)
-                pipe.srem(keys.player_active(player_id), race_id)
-                await pipe.execute()
-        if answer is Answer.CANCELLED:
-            code, game = await self.redis.hmget(keys.race_meta(race_id), ["code", "game"])
-            async with self.redis.pipeline(transaction=False) as pipe:
-                self._unlist(pipe, race_id, game or "")
-                await pipe.execute()
-            if ttl > 0:
-                await self.expire(race_id, code, [], ttl)
+        if answer in (Answer.OK, Answer.CANCELLED, Answer.NOT_A_RACER):
+            # Not a racer too: a leave retried after its seat went but before this write.
+            await self.redis.srem(keys.player_active(player_id), race_id)
+        if answer in (Answer.CANCELLED, Answer.NOT_OPEN):
+            await self._put_away_if_cancelled(race_id, player_id, ttl)
         return answer
+
+    async def _put_away_if_cancelled(self, race_id: str, player_id: str, ttl: int) -> None:
+        """A cancelled race is unlisted and its keys set to expire after ``ttl`` seconds
+        (0: kept), and it leaves the leaver's races: again for a leave retried after the
+        store failed between the cancelling script and these writes."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(keys.race_meta(race_id), ["status", "code", "game"])
+            pipe.ttl(keys.race_meta(race_id))
+            (status, code, game), expires_in = await pipe.execute()
+        if status != RaceStatus.CANCELLED:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            self._unlist(pipe, race_id, game or "")
+            pipe.srem(keys.player_active(player_id), race_id)
+            await pipe.execute()
+        if ttl > 0 and expires_in < 0:
+            await self.expire(race_id, code, [], ttl)
 
     async def start_countdown(
         self,

@@ -200,13 +200,13 @@ async def test_a_guest_expires_after_the_idle_time_and_their_results_stay(clean_
         await ada.close()
         await asyncio.sleep(0.2)
         # Disconnected: every key of the guest counts down from their last connection.
-        guest_keys = [keys.player(player_id), keys.player_races(player_id), keys.token(token_digest(token))]
+        guest_keys = [keys.player(player_id), keys.token(token_digest(token))]
         # Their counts too, and the markers of what the race's end wrote to them.
         counted = [keys.player_recent(player_id), keys.player_stats(player_id, "eight-off")]
         guest_keys += [*counted, *(keys.applied(k) for k in counted)]
-        assert [probe.ttl(k) for k in guest_keys] == [1] * 7
+        assert [probe.ttl(k) for k in guest_keys] == [1] * 6
         await asyncio.sleep(1.3)
-        assert [probe.exists(k) for k in guest_keys] == [0] * 7
+        assert [probe.exists(k) for k in guest_keys] == [0] * 6
         async with opened(node.url) as ws:
             gone = await request(ws, {"type": "hello", "id": 3, "token": token})
             assert gone["type"] == "error" and gone["code"] == "bad_token"

@@ -319,3 +319,36 @@ async def test_a_look_that_loses_redis_midway_leaves_the_players_it_did_not_free
             listed = await creator.request({"type": "get_race", "race_id": race["race_id"]})
             assert [r["player_id"] for r in listed["race"]["racers"]] == [creator.player_id]
         await asyncio.gather(ada.ws.close(), cy.ws.close())
+
+
+async def test_a_join_retried_after_the_store_failed_midway_counts_the_seat_as_the_players(
+    clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gina's join takes her seat, then the store fails before it is written among her
+    races (she is answered ``unavailable``); her retry writes it: her races list it, and
+    her seat is freed after her lobby grace like any other."""
+    async with running_node(clean_redis, lobby_grace=0.3) as node:
+        assert node.store is not None
+        hana, gina = await racers(node.url, "hana", "gina")
+        created = await hana.request({"type": "create_race", "game": "treize", "seats": 2})
+        race = created["race"]
+        seat = node.store.races._join
+        failed: list[str] = []
+
+        async def lost_after_the_seat(**call: object) -> object:
+            answer = await seat(**call)
+            if not failed:
+                failed.append("join")
+                raise redis.exceptions.ConnectionError("Redis went away")
+            return answer
+
+        monkeypatch.setattr(node.store.races, "_join", lost_after_the_seat)
+        refused = await gina.request({"type": "join_race", "code": race["code"]})
+        assert (refused["type"], refused["code"]) == ("error", "unavailable")
+        joined = await gina.request({"type": "join_race", "code": race["code"]})
+        assert joined["type"] == "race"
+        mine = await gina.request({"type": "list_my_races"})
+        assert mine["races"] == [race["race_id"]]
+        await gina.ws.close()
+        assert await racers_once(hana, 1, timeout=5.0) == [hana.player_id]
+        await hana.ws.close()

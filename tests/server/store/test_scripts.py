@@ -70,7 +70,7 @@ async def test_join_seats_a_player_once_and_refuses_a_full_race(store: Store) ->
     assert await store.races.join(race_id, Seat("bob", "bob", False, 5)) == (Answer.ALREADY, RaceStatus.OPEN)
     assert await store.races.join(race_id, Seat("cy", "cy", False, 5)) == (Answer.FULL, RaceStatus.OPEN)
     assert await store.races.join("nope", Seat("cy", "cy", False, 5)) == (Answer.NOT_FOUND, None)
-    assert await store.players.races("bob") == [race_id]
+    assert await store.players.active_races("bob") == [race_id]
 
 
 async def test_ready_answers_all_ready_when_every_seat_is_ready(store: Store) -> None:
@@ -93,7 +93,7 @@ async def test_a_leave_of_the_unready_only_keeps_a_ready_seat(store: Store) -> N
     assert await store.races.leave(race_id, "bob", ttl=60, only_unready=True) is Answer.READY
     assert await store.races.leave(race_id, "cy", ttl=60, only_unready=True) is Answer.OK
     assert [s.player_id for s in await store.races.seats(race_id)] == ["ada", "bob"]
-    assert await store.players.races("cy") == []
+    assert await store.players.active_races("cy") == []
 
 
 async def test_leave_passes_the_creator_on_and_the_last_one_out_cancels(store: Store) -> None:
@@ -513,3 +513,64 @@ async def test_a_guess_refused_counts_nothing_and_one_given_back_leaves_no_count
     await store.accounts.not_a_guess_at("p_1", "10.0.0.1")
     await store.accounts.not_a_guess_at("p_1", "10.0.0.1")
     assert await store.redis.exists(pair, account) == 0
+
+
+async def test_a_join_retried_after_its_seat_was_taken_writes_the_players_races_it_missed(
+    store: Store,
+) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    await store.redis.srem(keys.player_active("bob"), race_id)  # the write the store lost
+    assert await store.races.join(race_id, Seat("bob", "bob", False, 5)) == (Answer.ALREADY, RaceStatus.OPEN)
+    assert await store.players.active_races("bob") == [race_id]
+
+
+async def test_a_leave_retried_after_its_seat_went_drops_the_race_from_the_players_races(
+    store: Store,
+) -> None:
+    race_id = await open_race(store, "ada", "bob")
+    assert await store.races.leave(race_id, "bob", ttl=60) is Answer.OK
+    await store.redis.sadd(keys.player_active("bob"), race_id)  # the write the store lost
+    assert await store.races.leave(race_id, "bob", ttl=60) is Answer.NOT_A_RACER
+    assert await store.players.active_races("bob") == []
+
+
+async def test_a_leave_retried_after_the_last_one_out_cancelled_unlists_the_race_and_sets_it_to_expire(
+    store: Store,
+) -> None:
+    race_id = await open_race(store, "ada")
+    assert await store.races.leave(race_id, "ada", ttl=60) is Answer.CANCELLED
+    # The writes after the cancelling script, as if the store was lost before them.
+    await store.redis.zadd(keys.OPEN_RACES, {race_id: 1_000})
+    await store.redis.zadd(keys.open_races("eight-off"), {race_id: 1_000})
+    await store.redis.sadd(keys.player_active("ada"), race_id)
+    await store.redis.persist(keys.race_meta(race_id))
+    assert await store.races.leave(race_id, "ada", ttl=60) is Answer.NOT_OPEN
+    assert await store.redis.zrange(keys.OPEN_RACES, 0, -1) == []
+    assert await store.redis.zrange(keys.open_races("eight-off"), 0, -1) == []
+    assert await store.players.active_races("ada") == []
+    assert 0 < await store.redis.ttl(keys.race_meta(race_id)) <= 60
+
+
+async def test_a_page_of_open_races_leaves_out_and_unlists_those_no_longer_open_or_long_gone(
+    store: Store,
+) -> None:
+    await open_race(store, "ada", race_id="r1")
+    cancelled = await open_race(store, "bob", race_id="r2")
+    await store.redis.hset(keys.race_meta(cancelled), "status", "cancelled")  # its unlisting lost
+    # Listed without keys: one made a minute ago and gone since, and one being made now.
+    await store.redis.zadd(keys.OPEN_RACES, {"gone": 1_000, "unmade": 61_500})
+    page, more = await store.races.open_page(None, 0, 10, now=62_000)
+    assert [meta.race_id for meta, _ in page] == ["r1"] and not more
+    assert await store.redis.zrange(keys.OPEN_RACES, 0, -1) == ["r1", "unmade"]
+    assert await store.redis.zrange(keys.open_races("eight-off"), 0, -1) == ["r1"]
+
+
+async def test_races_no_longer_go_into_a_players_every_race_set_and_a_visit_deletes_the_old_one(
+    store: Store,
+) -> None:
+    await open_race(store, "ada", "bob")
+    await store.races.leave("r1", "bob", ttl=60)
+    assert await store.redis.exists(keys.legacy_player_races("ada"), keys.legacy_player_races("bob")) == 0
+    await store.redis.sadd(keys.legacy_player_races("ada"), "r0", "r1")  # as earlier versions kept it
+    await store.players.keep("ada", ttl=0)
+    assert await store.redis.exists(keys.legacy_player_races("ada")) == 0
