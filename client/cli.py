@@ -2083,7 +2083,7 @@ async def _daily_board(args: argparse.Namespace) -> int:
             await client.dailies(board.date)
     finally:
         await client.close()
-    print(daily_board_text(board, over=past))
+    print(daily_board_text(board, over=past, viewer=client.viewer))
     return 0
 
 
@@ -2281,7 +2281,7 @@ def dailies_text(found: Dailies, attempts: dict[str, str], options: str = "") ->
     return "\n".join(lines)
 
 
-def daily_board_text(board: DailyBoard, over: bool = False) -> str:
+def daily_board_text(board: DailyBoard, over: bool = False, viewer: bool = False) -> str:
     """A page of a day's board as ``daily GAME --board`` prints it.
 
     >>> from shared.protocol import DailyEntry
@@ -2314,6 +2314,11 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
     >>> given_up = hidden.model_copy(update={"me": entry(9, "me", False, 2, gave_up=True)})
     >>> print(daily_board_text(given_up).splitlines()[3])
     you: #9  gave up with 2 cards removed
+
+    Read by a viewer (no player saved here), the board has no line of "you":
+
+    >>> print(daily_board_text(hidden, viewer=True).splitlines()[3])
+    others' race ids show
     """
     if board.total == 0:
         if over:
@@ -2334,7 +2339,7 @@ def daily_board_text(board: DailyBoard, over: bool = False) -> str:
         lines.append("  (no one this far down)")
     if board.me is not None:
         lines.append(f"you: #{board.me.rank}  {standing_words(board.game, board.me)}")
-    else:
+    elif not viewer:
         lines.append("you: not on this board (it lists finished scored attempts)")
     if any(entry.race_id is None for entry in board.entries):  # the day is not closed
         lines += split_to_fit("others' race ids show", reveal_words(board.reveals_at), WIDTH, indent="  ")

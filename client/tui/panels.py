@@ -542,8 +542,8 @@ class RankingPanel(Static):
 
     def show(self, state: RaceState) -> None:
         title = "Results" if state.summary is not None else "Ranking"
-        if state.daily is not None:
-            title = "Your attempt"  # a race of one: its place is on the day's board
+        if state.daily is not None:  # a race of one: its place is on the day's board, or none
+            title = "Your practice" if state.daily.practice else "Your attempt"
         text = Text(f"{title}\n", style="bold")
         times, gave_up = {}, set()
         if state.summary is not None:

@@ -1349,6 +1349,7 @@ async def test_quitting_a_daily_run_under_way_says_how_to_come_back_to_it(
             f"daily over: you gave up with {removed} card{'' if removed == 1 else 's'} removed, "
             "not on the board (practice). p practice, ctrl+q quit"
         )
+        assert lines_of(rendered(screen, "#ranking"))[0] == "Your practice"
     # Quit then, it says how to replay it, as after a race (now, from the server's boards:
     # the daily deal's seed comes out once its day closes, 30 min and a minute after
     # midnight UTC).
