@@ -510,6 +510,8 @@ class RaceScreen(Screen[None]):
         self._away: float | None = None
         #: The most lines the status line takes now (:meth:`_fit_status`).
         self._status_most = STATUS_MOST
+        #: Said before the start of a rematch that closed the replay (:meth:`_follow_rematch`).
+        self._replay_closed = ""
 
     def compose(self) -> ComposeResult:
         yield TooSmallNotice(id="too-small")
@@ -971,11 +973,13 @@ class RaceScreen(Screen[None]):
         self.clock = ServerClock.from_sample(pong.server_time, sent, local_ms())
 
     def _go_note(self) -> str:
-        """The start, said on the status line: a daily attempt says which one."""
+        """The start, said on the status line: a daily attempt says which one, a rematch
+        that closed the replay says so (once)."""
         daily = self.state.daily
         if daily is not None:
             return f"{daily.label}, {daily.game} of {daily.date}: {GO}"
-        return GO
+        closed, self._replay_closed = self._replay_closed, ""
+        return f"{closed}\n{GO}" if closed else GO
 
     @property
     def seat_lost(self) -> bool:
@@ -1155,11 +1159,24 @@ class RaceScreen(Screen[None]):
         self.board.reset()
         self.move_input.value = ""
         self.redraw()
-        self.status.say(f"rematch of race {old}: {self.state.game} race {race.race_id}, counting down")
+        # The replay of the race before may be open over this screen: the new race's clock
+        # runs, so it comes to the front, saying why the replay went.
+        closed = await self._to_front()
+        self._replay_closed = f"replay of race {old} closed: your rematch started" if closed else ""
+        counting = f"rematch of race {old}: {self.state.game} race {race.race_id}, counting down"
+        self.status.say(f"{self._replay_closed}\n{counting}" if self._replay_closed else counting)
         # The session follows the new race already; in case its start went by unseen:
         await self._resync()
         if self.state.status == "running":
-            self.status.say(GO)
+            self.status.say(self._go_note())
+
+    async def _to_front(self) -> bool:
+        """Close every screen opened over this one (a replay); whether one was."""
+        closed = False
+        while self.app.screen is not self and len(self.app.screen_stack) > 1:
+            await self.app.pop_screen()
+            closed = True
+        return closed
 
     # ----- playing -----------------------------------------------------------------
 

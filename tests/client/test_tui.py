@@ -1479,6 +1479,39 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
         await wait_until(pilot, lambda: screen.state.seq == 1)
 
 
+async def test_a_rematch_that_starts_during_the_replay_closes_it_and_shows_the_new_race(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """ada offers a rematch, then opens the replay of the race that ended; bob accepts:
+    the replay closes by itself and the new race shows, saying why (it used to start
+    unseen under the replay, its clock running)."""
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+        await pilot.press("r")
+        await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+        await wait_until(pilot, lambda: screen.status.last == "rematch offered: waiting for bob")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await until_shown(pilot, app, f"Replay  race {race_id}")
+
+        answered = await bob.answer_rematch(race_id, accept=True)
+        assert answered.status == "started" and answered.new_race_id is not None
+        closed = f"replay of race {race_id} closed: your rematch started"
+        await wait_until(pilot, lambda: app.screen is screen and screen.status.last.startswith(closed))
+        await wait_until(pilot, lambda: screen.state.status == "running" and screen.state.view is not None)
+        await wait_until(pilot, lambda: screen.status.last == f"{closed}\n{GO}")
+        await until_shown(pilot, app, closed)
+        assert not unseen(app, OPENING)  # the new race's board, in view
+        assert not any(line.startswith("Replay  race") for line in screen_lines(app))
+        await _type(pilot, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+        seen = await bob.wait_for(Progress, lambda p: p.race_id == answered.new_race_id)
+        assert seen.player_id == ada.player_id and seen.move_count == 1
+
+
 @contextlib.asynccontextmanager
 async def race_over_on_adas_screen(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
