@@ -888,6 +888,29 @@ class RaceScreen(Screen[None]):
             self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
         elif telling_drop:
             self.status.say(RECONNECTED)  # a race's end still to come says more, after it
+        await self._ghosts_again()
+
+    async def _ghosts_again(self) -> None:
+        """After a resume: ghosts raced before the drop are asked for again. Their progress
+        came from a task on the node that served ``daily_ghosts`` (gone with a node that
+        went down), and what it sent while the connection was down was lost."""
+        state, race_id = self.state, self.race_id
+        if not state.ghosts_on or not state.can_race_ghosts:
+            return
+        try:
+            reply = await self.client.daily_ghosts(race_id, on=True)
+        except (ArenaError, ConnectionError, TimeoutError):
+            reply = None
+        if state is not self.state or not state.ghosts_on:
+            return  # the screen moved on, or g turned them off meanwhile
+        if reply is None or not reply.ghosts:
+            state.ghosts_on = False
+            state.set_ghosts([])
+            self.redraw()
+            self.status.say("the ghosts were lost with the connection: g calls them again", error=True)
+            return
+        state.set_ghosts(reply.ghosts)
+        self.redraw()
 
     async def _read_own_end(self) -> bool:
         """After a resume: the results of the race, which ended while away, taken as its end

@@ -2036,6 +2036,52 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
         assert ghost_row(screen) == (0, len(line), won)  # the last positions stay on the panel
 
 
+async def test_ghosts_raced_when_the_node_went_down_race_on_once_the_connection_is_back(
+    clean_redis: str, connect: Connect
+) -> None:
+    """ada races the day's leader as a ghost; the node goes down (and the ghost's feed
+    with it) and comes back: the ghost races on to its end (it used to stay frozen where
+    the drop found it, the screen still saying it raced it)."""
+    port, paced = free_port(), 10
+    async with contextlib.AsyncExitStack() as first_node:
+        node = await first_node.enter_async_context(running_node(clean_redis, port=port))
+        assert node.features is not None and node.store is not None
+        today = day_of(node.time.now_ms())
+        await node.features.daily.prepare(today)
+        deal = await node.store.dailies.deal(today.isoformat(), "eight-off")
+        assert deal is not None
+        line = solve_deal("eight-off", deal.seed).line
+        assert line is not None and len(line) > paced
+        leader = await connect(node.url)
+        await leader.hello(name="leader")
+        await leader.register("leader_daily", "a long password")
+        leads = await leader.start_daily("eight-off")
+        for move in line[:paced]:  # half a second apart: the ghost takes 5 s to give up
+            await leader.move(leads.race.race_id, move)
+            await asyncio.sleep(0.5)
+        await leader.finish(leads.race.race_id)
+        await leader.wait_for(RaceEnded, lambda e: e.race_id == leads.race.race_id)
+
+        ada = await connect(node.url, reconnect=True, resume_patience=30)
+        await ada.hello(name="ada", legal_moves=True)
+        app = await scored_attempt(ada, "ada_daily", "eight-off")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.status.last.endswith(GO))
+            await pilot.press("g")
+            await wait_until(pilot, lambda: ghost_row(screen) is not None)
+            row = ghost_row(screen)
+            assert row is not None and row[1] < paced and row[2] == "", row  # partway
+            await first_node.aclose()  # the node goes down, the ghost's feed with it
+            await wait_until(pilot, lambda: screen.status.last == RECONNECTING)
+            async with running_node(clean_redis, port=port):
+                await wait_until(pilot, lambda: screen.status.last == RECONNECTED, timeout=15)
+                await wait_until(pilot, lambda: (ghost_row(screen) or (0, 0, ""))[2] == "gave up", timeout=15)
+                left, moves, _ = ghost_row(screen) or (0, 0, "")
+                assert moves == paced and left == 52 - replay("eight-off", deal.seed, line[:paced]).score
+                assert "leader_daily  ghost #1" in rendered(screen, "#racers")
+
+
 # ----- spectators ------------------------------------------------------------------------------
 
 
