@@ -80,6 +80,7 @@ from shared.solver import solve_deal
 from tests.client.test_sdk_accounts import forget_token
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race, start_race
+from tests.server.link import Link
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves, play, seated
@@ -2295,6 +2296,44 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         _ada, _bob, next_id = await _race(arena, connect)
         await wait_until(pilot, lambda: screen.watched.race_id == next_id and screen.board.view is not None)
         assert not screen.query_one("#watch-results").display
+
+
+async def test_a_featured_watch_back_after_its_race_ended_meanwhile_shows_its_results_and_waits_for_the_next(
+    arena: ArenaServer, connect: Connect, link: Link
+) -> None:
+    """sam's featured watch loses its connection; the race ends meanwhile: back, it says so
+    and keeps that race's results in view ("Last race's results") while it waits for the
+    next race, as when the end comes in sight (it used to say only "reconnected")."""
+    sam = await connect(link.url, reconnect=True)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.watch_screen
+        ada, bob, race_id = await _race(arena, connect)
+        await wait_until(pilot, lambda: screen.watched.race_id == race_id and screen.board.view is not None)
+        link.cut()  # the network drops, and stays down a while
+        await wait_until(pilot, lambda: sam.reconnecting)
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        link.mend()
+        said = "reconnected: the race ended meanwhile; "
+        await wait_until(pilot, lambda: screen.status.last.startswith(said), timeout=15)
+        first, second = ended.summary.standings
+        assert screen.status.last == (
+            f"{said}race {race_id} over: {first.name} first, gave up with 0 cards home; "
+            "featured: waiting for the next race to start"
+        )
+        assert shown(screen, "#watch-title") == "Watching the featured race"
+        assert screen.query_one("#watch-results").display
+        assert shown(screen, "#watch-results").splitlines() == [
+            "Last race's results",
+            f"{first.rank}. {first.name}          0 cards home",
+            "   gave up",
+            f"{second.rank}. {second.name}          0 cards home",
+            "   gave up",
+        ]
+        await until_shown(pilot, app, "Last race's results")
 
 
 async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_the_start(
