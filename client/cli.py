@@ -78,7 +78,7 @@ from client.suggestions import (
     player_options,
     said_lines,
 )
-from client.watching import WatchedRace, ranking_lines
+from client.watching import WatchedRace, ended_unseen, ranking_lines
 from client.wording import (
     change_words,
     place_words,
@@ -1316,8 +1316,16 @@ async def _watch_plain(client: ArenaClient, race_id: str | None, once: bool) -> 
                 summary = await client.results(race_id)
                 _say([f"race {race_id} over while the connection was down", *ranking_lines(summary)])
                 return 0
+            over_meanwhile = await ended_unseen(client, watched, watching)
+            over = []
+            if over_meanwhile is not None:  # a featured race followed until the drop, over since
+                over = [f"race {over_meanwhile.race_id} over while the connection was down"]
+                over += ranking_lines(over_meanwhile)
+                if once:
+                    _say(["reconnected", *over])
+                    return 0
             watched.reset(watching)
-            _say(["reconnected", *watched.describe(watching)])
+            _say(["reconnected", *over, *watched.describe(watching)])
             continue
         if not watched.apply(event):
             continue

@@ -11,9 +11,10 @@ async for event in client.events():
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from client.columns import clipped, padded, width
+from client.errors import ArenaError
 from client.wording import DEAL_AT_START, HELD_NOTE, change_words, standing_words
 from shared.protocol import (
     BoardView,
@@ -35,6 +36,9 @@ from shared.protocol import (
     WatchMove,
 )
 from shared.protocol.base import NAME_MAX
+
+if TYPE_CHECKING:
+    from client.sdk import ArenaClient
 
 #: Cards in a deal: a racer with a score of ``s`` has ``CARDS - s`` left to play.
 CARDS: Final = 52
@@ -321,6 +325,22 @@ class WatchedRace:
                 rating = self.rating(event.player_id) if event.rating is not None else ""
                 return [f"{line} ({rating})" if rating else line]
         return []
+
+
+async def ended_unseen(client: ArenaClient, watched: WatchedRace, watching: Watching) -> RaceSummary | None:
+    """A featured watch that watched again after its connection came back (``watching``,
+    the reply): the results of the race it followed when it moved on from that race
+    without having seen its end (it ended while the connection was down). None otherwise,
+    or when they cannot be read (the race goes on, no longer featured)."""
+    race = watched.race
+    if not watched.featured or race is None or watched.summary is not None or watched.cancelled:
+        return None
+    if watching.race is not None and watching.race.race_id == race.race_id:
+        return None
+    try:
+        return await client.results(race.race_id)
+    except (ArenaError, ConnectionError, TimeoutError):
+        return None
 
 
 def _board_words(view: BoardView, last_move: str | None) -> str:

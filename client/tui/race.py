@@ -510,6 +510,8 @@ class RaceScreen(Screen[None]):
         self._away: float | None = None
         #: The most lines the status line takes now (:meth:`_fit_status`).
         self._status_most = STATUS_MOST
+        #: Said before the start of a rematch that closed the replay (:meth:`_follow_rematch`).
+        self._replay_closed = ""
 
     def compose(self) -> ComposeResult:
         yield TooSmallNotice(id="too-small")
@@ -886,6 +888,29 @@ class RaceScreen(Screen[None]):
             self.status.say(f"{RECONNECTED}\n{note}" if telling_drop else note)
         elif telling_drop:
             self.status.say(RECONNECTED)  # a race's end still to come says more, after it
+        await self._ghosts_again()
+
+    async def _ghosts_again(self) -> None:
+        """After a resume: ghosts raced before the drop are asked for again. Their progress
+        came from a task on the node that served ``daily_ghosts`` (gone with a node that
+        went down), and what it sent while the connection was down was lost."""
+        state, race_id = self.state, self.race_id
+        if not state.ghosts_on or not state.can_race_ghosts:
+            return
+        try:
+            reply = await self.client.daily_ghosts(race_id, on=True)
+        except (ArenaError, ConnectionError, TimeoutError):
+            reply = None
+        if state is not self.state or not state.ghosts_on:
+            return  # the screen moved on, or g turned them off meanwhile
+        if reply is None or not reply.ghosts:
+            state.ghosts_on = False
+            state.set_ghosts([])
+            self.redraw()
+            self.status.say("the ghosts were lost with the connection: g calls them again", error=True)
+            return
+        state.set_ghosts(reply.ghosts)
+        self.redraw()
 
     async def _read_own_end(self) -> bool:
         """After a resume: the results of the race, which ended while away, taken as its end
@@ -971,11 +996,13 @@ class RaceScreen(Screen[None]):
         self.clock = ServerClock.from_sample(pong.server_time, sent, local_ms())
 
     def _go_note(self) -> str:
-        """The start, said on the status line: a daily attempt says which one."""
+        """The start, said on the status line: a daily attempt says which one, a rematch
+        that closed the replay says so (once)."""
         daily = self.state.daily
         if daily is not None:
             return f"{daily.label}, {daily.game} of {daily.date}: {GO}"
-        return GO
+        closed, self._replay_closed = self._replay_closed, ""
+        return f"{closed}\n{GO}" if closed else GO
 
     @property
     def seat_lost(self) -> bool:
@@ -1155,11 +1182,24 @@ class RaceScreen(Screen[None]):
         self.board.reset()
         self.move_input.value = ""
         self.redraw()
-        self.status.say(f"rematch of race {old}: {self.state.game} race {race.race_id}, counting down")
+        # The replay of the race before may be open over this screen: the new race's clock
+        # runs, so it comes to the front, saying why the replay went.
+        closed = await self._to_front()
+        self._replay_closed = f"replay of race {old} closed: your rematch started" if closed else ""
+        counting = f"rematch of race {old}: {self.state.game} race {race.race_id}, counting down"
+        self.status.say(f"{self._replay_closed}\n{counting}" if self._replay_closed else counting)
         # The session follows the new race already; in case its start went by unseen:
         await self._resync()
         if self.state.status == "running":
-            self.status.say(GO)
+            self.status.say(self._go_note())
+
+    async def _to_front(self) -> bool:
+        """Close every screen opened over this one (a replay); whether one was."""
+        closed = False
+        while self.app.screen is not self and len(self.app.screen_stack) > 1:
+            await self.app.pop_screen()
+            closed = True
+        return closed
 
     # ----- playing -----------------------------------------------------------------
 

@@ -41,7 +41,7 @@ from client.tui.clock import ServerClock, format_remaining, local_ms
 from client.tui.panels import TAIL_NAME_MIN, bar_width_in, progress_bar, room_for, spectators_text
 from client.tui.race import StatusLine, connection_trouble
 from client.tui.too_small import TooSmallNotice
-from client.watching import CARDS, FEATURED_NONE, WatchedRace, standing_rating
+from client.watching import CARDS, FEATURED_NONE, WatchedRace, ended_unseen, standing_rating
 from client.wording import (
     DEAL_AT_START,
     PAUSED,
@@ -550,9 +550,16 @@ class WatchScreen(Screen[None]):
         except (ConnectionError, TimeoutError) as exc:
             self.status.say(f"reconnected, but cannot watch again: {connection_trouble(exc)}", error=True)
             return
+        before, ended = self.watched.race_id, await ended_unseen(self.client, self.watched, watching)
         self.watched.reset(watching)
+        if ended is not None:  # as if it had ended in sight: its results stay until the next start
+            started = self.watched.race is not None and not self.watched.deal_hidden
+            self.last_results = None if started else ended
         self.redraw()
-        self.status.say("reconnected")
+        if ended is None:
+            self.status.say("reconnected")
+            return
+        self.status.say(f"reconnected: the race ended meanwhile; {self._moved_on_note(before, ended)}")
 
     async def _catch_up_on_the_end(self) -> bool:
         """The race ended while the connection was down: show its results and each racer's

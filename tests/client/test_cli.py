@@ -38,7 +38,9 @@ from client.errors import BadLoginError, BadTokenError, DailyNotAttemptedError, 
 from client.sdk import ArenaClient
 from client.shares import ShareFile
 from client.suggestions import default_name
+from client.watching import FEATURED_NONE, ranking_lines
 from server import cli as server_cli
+from server.app import ArenaServer
 from server.features.daily import CATCH_UP_DAYS
 from server.redis_embedded import EmbeddedRedis
 from server.store import Store, keys
@@ -52,6 +54,7 @@ from shared.solver import solve_deal
 from tests.redis_direct import async_redis, sync_redis
 from tests.server.conftest import NodeProcess, start_node
 from tests.server.helpers import start_race
+from tests.server.link import Link
 from tests.server.test_profiles import seed_ratings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -1768,6 +1771,51 @@ async def test_watch_plain_prints_every_move_then_the_ranking(node: NodeProcess,
     ]
     # Both gave up, and the ranking says so where a winner's time would be.
     assert all("  gave up with " in line and len(line) <= 80 for line in lines[end + 1 :])
+
+
+async def test_watch_plain_of_the_featured_race_back_after_it_ended_prints_its_ranking_then_the_next(
+    arena: ArenaServer, link: Link, tmp_path: Path
+) -> None:
+    """A plain featured watch loses its connection while its race ends: back, it prints that
+    race's end and ranking before what it watches now (it used to print "reconnected" and
+    the next featured race only)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")}
+    env.pop("SOLITAIRE_ARENA_SERVER", None)
+    watcher = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "watch", "--plain", "--server", link.url,
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert watcher.stdout is not None
+    stdout = watcher.stdout
+
+    async def line() -> str:
+        return (await asyncio.wait_for(stdout.readline(), 30)).decode().rstrip("\n")
+
+    try:
+        assert await line() == FEATURED_NONE
+        ada, bob = await ArenaClient.connect(arena.url), await ArenaClient.connect(arena.url)
+        await ada.hello(name="ada")
+        await bob.hello(name="bob")
+        race_id = (await start_race(ada, bob, time_limit=60)).race_id
+        while not (await line()).startswith(f"featured race {race_id}: eight-off, casual"):
+            pass
+        link.cut()  # the network drops, and stays down while the race ends
+        ended = await finish_race(ada, bob, race_id)
+        link.mend()
+        while await line() != "reconnected":
+            pass
+        printed = [await line()]
+        while printed[-1] != FEATURED_NONE:  # up to what it watches now
+            printed.append(await line())
+        assert printed == [
+            f"race {race_id} over while the connection was down",
+            *ranking_lines(ended.summary),
+            FEATURED_NONE,
+        ]
+        assert [words.split()[1] for words in printed[1:3]] == [s.name for s in ended.summary.standings]
+    finally:
+        watcher.terminate()
+        await watcher.wait()
 
 
 async def test_watch_plain_of_an_account_signed_out_elsewhere_says_why_and_to_log_in_again(

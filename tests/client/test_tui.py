@@ -80,6 +80,7 @@ from shared.solver import solve_deal
 from tests.client.test_sdk_accounts import forget_token
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import sdk_race, start_race
+from tests.server.link import Link
 from tests.server.rawclient import racers
 from tests.server.solver import solve
 from tests.server.test_ratings import foundation_moves, play, seated
@@ -1480,6 +1481,39 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
         await wait_until(pilot, lambda: screen.state.seq == 1)
 
 
+async def test_a_rematch_that_starts_during_the_replay_closes_it_and_shows_the_new_race(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    """ada offers a rematch, then opens the replay of the race that ended; bob accepts:
+    the replay closes by itself and the new race shows, saying why (it used to start
+    unseen under the replay, its clock running)."""
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+        await pilot.press("r")
+        await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+        await wait_until(pilot, lambda: screen.status.last == "rematch offered: waiting for bob")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await until_shown(pilot, app, f"Replay  race {race_id}")
+
+        answered = await bob.answer_rematch(race_id, accept=True)
+        assert answered.status == "started" and answered.new_race_id is not None
+        closed = f"replay of race {race_id} closed: your rematch started"
+        await wait_until(pilot, lambda: app.screen is screen and screen.status.last.startswith(closed))
+        await wait_until(pilot, lambda: screen.state.status == "running" and screen.state.view is not None)
+        await wait_until(pilot, lambda: screen.status.last == f"{closed}\n{GO}")
+        await until_shown(pilot, app, closed)
+        assert not unseen(app, OPENING)  # the new race's board, in view
+        assert not any(line.startswith("Replay  race") for line in screen_lines(app))
+        await _type(pilot, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
+        seen = await bob.wait_for(Progress, lambda p: p.race_id == answered.new_race_id)
+        assert seen.player_id == ada.player_id and seen.move_count == 1
+
+
 @contextlib.asynccontextmanager
 async def race_over_on_adas_screen(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
@@ -2004,6 +2038,52 @@ async def test_g_races_the_days_best_attempt_as_a_ghost_that_advances_beside_min
         assert ghost_row(screen) == (0, len(line), won)  # the last positions stay on the panel
 
 
+async def test_ghosts_raced_when_the_node_went_down_race_on_once_the_connection_is_back(
+    clean_redis: str, connect: Connect
+) -> None:
+    """ada races the day's leader as a ghost; the node goes down (and the ghost's feed
+    with it) and comes back: the ghost races on to its end (it used to stay frozen where
+    the drop found it, the screen still saying it raced it)."""
+    port, paced = free_port(), 10
+    async with contextlib.AsyncExitStack() as first_node:
+        node = await first_node.enter_async_context(running_node(clean_redis, port=port))
+        assert node.features is not None and node.store is not None
+        today = day_of(node.time.now_ms())
+        await node.features.daily.prepare(today)
+        deal = await node.store.dailies.deal(today.isoformat(), "eight-off")
+        assert deal is not None
+        line = solve_deal("eight-off", deal.seed).line
+        assert line is not None and len(line) > paced
+        leader = await connect(node.url)
+        await leader.hello(name="leader")
+        await leader.register("leader_daily", "a long password")
+        leads = await leader.start_daily("eight-off")
+        for move in line[:paced]:  # half a second apart: the ghost takes 5 s to give up
+            await leader.move(leads.race.race_id, move)
+            await asyncio.sleep(0.5)
+        await leader.finish(leads.race.race_id)
+        await leader.wait_for(RaceEnded, lambda e: e.race_id == leads.race.race_id)
+
+        ada = await connect(node.url, reconnect=True, resume_patience=30)
+        await ada.hello(name="ada", legal_moves=True)
+        app = await scored_attempt(ada, "ada_daily", "eight-off")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.race_screen
+            await wait_until(pilot, lambda: screen.status.last.endswith(GO))
+            await pilot.press("g")
+            await wait_until(pilot, lambda: ghost_row(screen) is not None)
+            row = ghost_row(screen)
+            assert row is not None and row[1] < paced and row[2] == "", row  # partway
+            await first_node.aclose()  # the node goes down, the ghost's feed with it
+            await wait_until(pilot, lambda: screen.status.last == RECONNECTING)
+            async with running_node(clean_redis, port=port):
+                await wait_until(pilot, lambda: screen.status.last == RECONNECTED, timeout=15)
+                await wait_until(pilot, lambda: (ghost_row(screen) or (0, 0, ""))[2] == "gave up", timeout=15)
+                left, moves, _ = ghost_row(screen) or (0, 0, "")
+                assert moves == paced and left == 52 - replay("eight-off", deal.seed, line[:paced]).score
+                assert "leader_daily  ghost #1" in rendered(screen, "#racers")
+
+
 # ----- spectators ------------------------------------------------------------------------------
 
 
@@ -2217,6 +2297,44 @@ async def test_a_featured_watch_waits_for_a_race_and_follows_it(
         _ada, _bob, next_id = await _race(arena, connect)
         await wait_until(pilot, lambda: screen.watched.race_id == next_id and screen.board.view is not None)
         assert not screen.query_one("#watch-results").display
+
+
+async def test_a_featured_watch_back_after_its_race_ended_meanwhile_shows_its_results_and_waits_for_the_next(
+    arena: ArenaServer, connect: Connect, link: Link
+) -> None:
+    """sam's featured watch loses its connection; the race ends meanwhile: back, it says so
+    and keeps that race's results in view ("Last race's results") while it waits for the
+    next race, as when the end comes in sight (it used to say only "reconnected")."""
+    sam = await connect(link.url, reconnect=True)
+    await sam.hello(name="sam")
+    app = WatchApp(sam, await sam.watch())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.watch_screen
+        ada, bob, race_id = await _race(arena, connect)
+        await wait_until(pilot, lambda: screen.watched.race_id == race_id and screen.board.view is not None)
+        link.cut()  # the network drops, and stays down a while
+        await wait_until(pilot, lambda: sam.reconnecting)
+        await ada.finish(race_id)
+        await bob.finish(race_id)
+        ended = await ada.wait_for(RaceEnded, lambda e: e.race_id == race_id)
+        link.mend()
+        said = "reconnected: the race ended meanwhile; "
+        await wait_until(pilot, lambda: screen.status.last.startswith(said), timeout=15)
+        first, second = ended.summary.standings
+        assert screen.status.last == (
+            f"{said}race {race_id} over: {first.name} first, gave up with 0 cards home; "
+            "featured: waiting for the next race to start"
+        )
+        assert shown(screen, "#watch-title") == "Watching the featured race"
+        assert screen.query_one("#watch-results").display
+        assert shown(screen, "#watch-results").splitlines() == [
+            "Last race's results",
+            f"{first.rank}. {first.name}          0 cards home",
+            "   gave up",
+            f"{second.rank}. {second.name}          0 cards home",
+            "   gave up",
+        ]
+        await until_shown(pilot, app, "Last race's results")
 
 
 async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_the_start(

@@ -321,6 +321,41 @@ async def test_the_featured_watch_follows_a_race_and_moves_on_when_it_ends(
     assert errors == []
 
 
+async def test_the_featured_watch_back_after_its_race_ended_meanwhile_keeps_its_results_and_shows_the_next(
+    browser: Browser, arena: ArenaServer, connect: Connect
+) -> None:
+    """The featured race ends while the page's connection is down: back, the page watches
+    the next race and keeps the one that ended's results as the last race's, saying it
+    ended meanwhile (it used to show the next race alone, the end never seen)."""
+    errors: list[str] = []
+    first, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
+    context = await browser.new_context(**DESKTOP)
+    outage = Outage()
+    await context.route_web_socket(re.compile("^ws://"), outage.route)
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(arena.url.replace("ws://", "http://") + "/#/watch")
+    await expect(page.locator("#thumbs")).to_contain_text("ada")
+    await expect(page.locator("#watch-status")).to_have_text("Racing")
+    _second, _others = await sdk_race(connect, arena.url, "cat", "dan")
+    await outage.begin()
+    await expect(page.locator("#link")).to_have_text("reconnecting…")
+    await ada.finish(first)
+    await bob.finish(first)
+    await ada.wait_for(RaceEnded, lambda e: e.race_id == first)
+    outage.end()
+    await expect(page.locator("#thumbs")).to_contain_text("cat", timeout=15_000)
+    await expect(page.locator("#thumbs")).not_to_contain_text("ada")
+    await expect(page.locator("#watch-results h2")).to_have_text("The last race's results")
+    await expect(page.locator("#ended-away")).to_have_text("It ended while the connection was down.")
+    await expect(page.locator("#watch-standings")).to_contain_text("ada")
+    await expect(page.locator("#watch-standings")).to_contain_text("bob")
+    assert await page.locator("#verify-link").get_attribute("href") == f"#/verify/{first}"
+    await expect(page.locator("#watch-status")).to_have_text("Racing")  # the next race's
+    await expect(page.locator("#watch-error")).to_have_text("")
+    assert errors == []
+
+
 async def test_a_spectator_sees_each_racers_new_rating_and_change_after_a_rated_race(
     browser: Browser, clean_redis: str, connect: Connect
 ) -> None:

@@ -263,7 +263,17 @@ export function watchPage({ app, arena, readingSession }, raceId) {
     await unwatching;
     try {
       const reply = await arena.request(featuredMode ? { type: "watch" } : { type: "watch", race_id: raceId });
-      if (!gone) { showError(error, null); load(reply); }
+      // A featured watch back after a drop, moved on from a race whose end it did not see:
+      // that race's results first, kept as the last race's (as when it ends in sight).
+      const left = featuredMode && race && !over() && reply.race?.race_id !== race.race_id ? race.race_id : null;
+      const missed = left && (await resultsOf(left));
+      if (gone) return;
+      if (missed) raceEnded({ race_id: left, summary: missed });
+      showError(error, null);
+      load(reply);
+      if (missed) {
+        results.querySelector("h2").after(element("p", { class: "setting", id: "ended-away" }, "It ended while the connection was down."));
+      }
     } catch (failure) {
       if (gone) return;
       // A race still in its lobby: asked again every few seconds, so it shows here by
@@ -316,6 +326,15 @@ export function watchPage({ app, arena, readingSession }, raceId) {
           for (const id of boards.keys()) drawRacer(id);
         })
         .catch(() => {}); // the changes alone stay
+    }
+  }
+
+  // A race's results, or null when they cannot be read (it goes on, say).
+  async function resultsOf(id) {
+    try {
+      return (await arena.request({ type: "get_results", race_id: id })).summary;
+    } catch {
+      return null;
     }
   }
 
