@@ -868,6 +868,7 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
     # reveals the one its first run committed (docs/deals.md).
     shares = ShareFile(store.path, args.server)
     client = await ArenaClient.connect(args.server, reconnect=True, kept_shares=shares, open_timeout=10)
+    client.token_source = lambda: _token_kept_for(store, args.server, client.player_id)
     try:
         if account is None:
             welcome = await _guest_signed_in(client, name, store, args.server, legal_moves)
@@ -881,6 +882,19 @@ async def _sign_in(args: argparse.Namespace, legal_moves: bool = False) -> tuple
         await client.close()
         raise
     return client, welcome
+
+
+def _token_kept_for(store: TokenStore, server: str, player_id: str | None) -> str | None:
+    """The token this machine keeps now for the player ``player_id`` on ``server``: the
+    one a register or password change in another terminal wrote, after it revoked the
+    one a running command resumes with (None: none kept, or the file cannot be read)."""
+    if player_id is None:
+        return None
+    try:
+        saved = store.of_player(server, player_id)
+    except OSError:
+        return None
+    return saved.token if saved is not None else None
 
 
 async def _guest_signed_in(

@@ -127,6 +127,15 @@ class TokenStore:
         prefix = _key(server, "")
         return sorted(key.removeprefix(prefix) for key in self._read() if key.startswith(prefix))
 
+    def of_player(self, server: str, player_id: str) -> Credential | None:
+        """The credential kept for ``server`` of the player ``player_id`` (whatever name
+        it is kept under: a guest that became an account is kept under its username)."""
+        for name in self.names(server):
+            saved = self.get(server, name)
+            if saved is not None and saved.player_id == player_id:
+                return saved
+        return None
+
     def put(self, server: str, credential: Credential) -> None:
         data = self._read()
         data[_key(server, credential.name)] = asdict(credential)

@@ -134,6 +134,8 @@ _MAYBE_PLAYED = frozenset({"connection_lost", "unavailable", "internal_error"})
 
 #: Seconds a dropped connection is retried before the client gives up.
 RESUME_PATIENCE = 60.0
+#: Seconds a resume refused for its token waits for a newer one from ``token_source``.
+NEWER_TOKEN_WAIT = 3.0
 #: Seconds a request sent waits for its reply.
 REQUEST_TIMEOUT = 10.0
 #: Seconds between the keepalive pings the client sends (``ping_interval`` of
@@ -270,6 +272,11 @@ class ArenaClient:
         #: A session that only reads and watches (``hello`` with ``viewer``): resumed as a
         #: new viewer, having no token.
         self.viewer = False
+        #: Where a resume refused for its token looks for a newer one of the same player
+        #: (None: nowhere). The command line reads its credentials file, which a register
+        #: or password change made in another terminal of this machine wrote: the screen
+        #: that runs here goes on as the account instead of being signed out.
+        self.token_source: Callable[[], str | None] | None = None
         #: Seconds the server keeps a gone racer's seat before a race starts, as its
         #: ``welcome`` said (None: not said).
         self.lobby_grace: float | None = None
@@ -484,6 +491,7 @@ class ArenaClient:
         patience = RESUME_PATIENCE if self.resume_patience is None else self.resume_patience
         deadline = loop.time() + patience
         pause = 0.1
+        refused_tokens: set[str] = set()
         while not self._closing and loop.time() < deadline:
             try:
                 ws = await connect(self.url, compression=None, **self._options)
@@ -503,6 +511,13 @@ class ArenaClient:
             try:
                 welcome = await self._send_and_wait(hello, self.request_timeout)
             except BadTokenError as refused:
+                if self.token is not None:
+                    refused_tokens.add(self.token)
+                newer = await self._newer_token(refused_tokens)
+                if newer is not None:
+                    self.token = newer  # the player's token was replaced here: resumed with it
+                    await ws.close()
+                    continue
                 # Signed out (the token was revoked) or gone (an expired guest): nothing
                 # to resume.
                 guest = self.username is None
@@ -524,6 +539,23 @@ class ArenaClient:
         self._resume_hello = None
         self.ended = dropped
         await self._events.put(None)
+
+    async def _newer_token(self, refused: set[str]) -> str | None:
+        """A token of this player from :attr:`token_source` that was not ``refused``,
+        looked for during :data:`NEWER_TOKEN_WAIT` seconds (what revoked the token, a
+        register in another terminal, say, writes the new one just after); None when
+        there is no source, or it gives none."""
+        if self.token_source is None:
+            return None
+        loop = asyncio.get_running_loop()
+        until = loop.time() + NEWER_TOKEN_WAIT
+        while True:
+            newer = self.token_source()
+            if newer is not None and newer not in refused:
+                return newer
+            if loop.time() >= until or self._closing:
+                return None
+            await asyncio.sleep(0.1)
 
     def _left_queue(self, left: QuickMatchLeft) -> None:
         """A stay in a queue ended (cancelled from another session, say): no longer queued,

@@ -294,6 +294,46 @@ async def test_play_resumes_the_running_race_after_the_terminal_client_was_kille
         tmux("kill-session", "-t", SESSION)
 
 
+async def test_a_race_screen_whose_guest_registers_in_another_terminal_goes_on_as_the_account(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    """The register revokes the guest's token and signs out its other sessions; the race
+    screen resumes with the account's token, which the register kept in the same
+    credentials file, instead of sending the player to log in."""
+    start_play(node, tmp_path)
+    bob = await ArenaClient.connect(node.url)
+    try:
+        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+        await bob.hello(name="bob")
+        race = await bob.join_race(code)
+        await bob.ready(race.race_id)
+        started = await bob.wait_for(RaceStarted, timeout=15)
+        await screen_with(r"go! type a move")
+        username = f"ada_{secrets.token_hex(4)}"
+        register = [sys.executable, "-m", "server.cli", "register", "--name", "ada", "--server", node.url]
+        registered = await asyncio.to_thread(
+            subprocess.run,
+            [*register, "--username", username, "--password-stdin"],
+            input="a long password\n",
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(tmp_path / "c.json")},
+            check=False,
+        )
+        assert registered.returncode == 0, registered.stderr
+        await screen_with(re.escape(f"{username} (you)"))
+        move = (started.view.legal_moves or [])[0]
+        type_line(move)
+        progress = await bob.wait_for(Progress, lambda p: p.player_id != bob.player_id, timeout=15)
+        assert progress.move_count == 1
+        shown = tmux("capture-pane", "-p", "-t", SESSION)
+        assert "signed out" not in shown and "login" not in shown, shown
+        await quit_play()
+    finally:
+        await bob.close()
+        tmux("kill-session", "-t", SESSION)
+
+
 async def test_a_three_seat_race_created_in_the_terminal_waits_for_its_three_racers(
     node: NodeProcess, tmp_path: Path
 ) -> None:
