@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from client.sdk import ArenaClient
-from shared.protocol import Progress, RaceStarted
+from shared.protocol import Progress, RaceInfo, RaceStarted
 from tests.server.conftest import NodeProcess, start_node
 from tests.server.helpers import start_race
 
@@ -103,17 +103,23 @@ async def quit_play(key: str = "C-q") -> None:
     assert command_exited()
 
 
+async def bob_races_adas_terminal(bob: ArenaClient) -> tuple[RaceInfo, RaceStarted]:
+    """Bob joins the race ``play`` created in the terminal and readies: the race, and its
+    start as Bob sees it."""
+    code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
+    await bob.hello(name="bob")
+    race = await bob.join_race(code)
+    await bob.ready(race.race_id)
+    return race, await bob.wait_for(RaceStarted, timeout=15)
+
+
 async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
     node: NodeProcess, tmp_path: Path
 ) -> None:
     start_play(node, tmp_path)
     try:
-        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
         bob = await ArenaClient.connect(node.url)
-        await bob.hello(name="bob")
-        race = await bob.join_race(code)
-        await bob.ready(race.race_id)
-        started = await bob.wait_for(RaceStarted, timeout=15)
+        race, started = await bob_races_adas_terminal(bob)
         await screen_with(r"t1 +t2 +t3")  # the Eight Off tableau is drawn
         await screen_with(r"bob")  # the other racer's progress
         move = (started.view.legal_moves or [])[0]
@@ -262,11 +268,7 @@ async def test_play_resumes_the_running_race_after_the_terminal_client_was_kille
     start_play(node, tmp_path)
     bob = await ArenaClient.connect(node.url)
     try:
-        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
-        await bob.hello(name="bob")
-        race = await bob.join_race(code)
-        await bob.ready(race.race_id)
-        started = await bob.wait_for(RaceStarted, timeout=15)
+        race, started = await bob_races_adas_terminal(bob)
         await screen_with(r"t1 +t2 +t3")
         move = (started.view.legal_moves or [])[0]
         type_line(move)
@@ -303,11 +305,7 @@ async def test_a_race_screen_whose_guest_registers_in_another_terminal_goes_on_a
     start_play(node, tmp_path)
     bob = await ArenaClient.connect(node.url)
     try:
-        code = (await screen_with(r"race ([A-Z0-9]{6}): 1/2 seated"))[1]
-        await bob.hello(name="bob")
-        race = await bob.join_race(code)
-        await bob.ready(race.race_id)
-        started = await bob.wait_for(RaceStarted, timeout=15)
+        _race, started = await bob_races_adas_terminal(bob)
         await screen_with(r"go! type a move")
         username = f"ada_{secrets.token_hex(4)}"
         register = [sys.executable, "-m", "server.cli", "register", "--name", "ada", "--server", node.url]
