@@ -546,6 +546,15 @@ async def test_a_guests_attempt_is_labelled_unscored_and_is_not_on_the_board(
         await expect(page.locator("#board-treize tbody")).to_have_text("No finished scored attempts yet.")
         assert (await guest.daily_board("treize")).total == 0
         await page.screenshot(path=shot_path("daily-guest-played"), full_page=True)
+        # A practice begun elsewhere (in a terminal) and left running: Practice plays it on.
+        practice = await guest.start_daily("treize", practice=True)
+        seed = (await deal_of(arena, "treize")).seed
+        move = replay("treize", seed, []).legal_moves()[0]
+        await guest.move(practice.race.race_id, move)
+        await box.get_by_role("button", name="Practice Treize").click()
+        await expect(page.locator("#daily-kind")).to_have_text("Daily \N{EM DASH} practice (unscored)")
+        assert page_race_id(page.url) == practice.race.race_id
+        await until_board(page, [move], "treize", seed, 1)
         await guest.close()
         assert errors == []
 

@@ -106,12 +106,31 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
       enterRace({ ...reply.race, daily: { date: reply.date, scored: reply.scored, practice } });
     } catch (failure) {
       markBusy(button, false);
+      const running = practice && failure.code === "already_racing" ? await practiceRunning(game, failure) : null;
+      if (running) { // this deal's practice, left running elsewhere (a terminal): played on here
+        enterRace({ ...running, daily: { date: running.daily, scored: false, practice: true } });
+        return;
+      }
       // Said under the button pressed, in sight on a phone scrolled down to its deal (the
       // page's next drawing puts the line back at the top).
       button.after(error);
       showError(error, failure);
       error.scrollIntoView({ block: "nearest" });
       if (failure.code === "already_racing") await linkRacingRace(arena, error, failure);
+    }
+  }
+
+  // The race an `already_racing` refusal names, when it is the player's practice of
+  // `game`'s daily deal that still runs (null otherwise, or when it cannot be read).
+  async function practiceRunning(game, failure) {
+    const raceId = (failure.reason ?? "").match(/\b[0-9a-f]{12}\b/)?.[0];
+    if (!raceId) return null;
+    try {
+      const { race } = await arena.request({ type: "get_race", race_id: raceId });
+      const running = ["countdown", "running"].includes(race.status);
+      return race.game === game && race.attempt === "practice" && race.daily && running ? race : null;
+    } catch {
+      return null;
     }
   }
 
