@@ -273,3 +273,32 @@ async def test_a_watch_thumbnail_is_named_by_its_racer_and_game(
     await expect(thumb).to_have_accessible_name("bob's Eight Off board")
     await expect(page.get_by_role("button", name="ada's Eight Off board")).to_have_count(1)
     assert errors == []
+
+
+#: Every text the news line took since it was recorded from.
+RECORD_NEWS = """() => {
+  window.newsSaid = [];
+  const news = document.getElementById('news');
+  new MutationObserver(() => window.newsSaid.push(news.textContent))
+    .observe(news, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+async def test_a_treize_pair_removed_is_not_read_out_as_a_card_the_game_moved(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Both cards of a pair go to the removed pile by the racer's own move: nothing happened
+    by itself, so the news line says nothing of it."""
+    errors: list[str] = []
+    page, bob = await running_race_page(browser, arena.url, errors, game="treize")
+    game, before = new_game("treize", WINNABLE_SEED), []
+    while not (pairs := [move for move in game.legal_moves() if "+" in move]):
+        before.append(game.legal_moves()[0])  # a deal from the stock, say
+        game.play(before[-1])
+    await play_in_box(page, before)
+    await page.evaluate(RECORD_NEWS)
+    await play_in_box(page, pairs[:1])
+    await page.wait_for_timeout(500)
+    assert not [said for said in await page.evaluate("window.newsSaid") if "moved from" in said]
+    await bob.close()
+    assert errors == []

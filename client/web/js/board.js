@@ -46,7 +46,7 @@ function eagleInfo(view) {
 // screen reader: "3 cards went home: ace of clubs, 2 of clubs, 3 of clubs"; "" if nothing.
 export function autoplayWords(result) {
   const move = parseMove(result.move);
-  if (!move.to) return ""; // a deal, a redeal, Treize's removals: every step is the move's own
+  if (!move.to || move.pair) return ""; // a deal, a redeal, Treize's removals: every step is the move's own
   const more = result.steps.slice(move.count).filter(([card]) => card);
   const home = more.filter(([, , to]) => to.startsWith("f"));
   const said = home.length ? [`${home.length} ${home.length === 1 ? "card" : "cards"} went home: ${home.map(([card]) => cardName(card)).join(", ")}`] : [];
