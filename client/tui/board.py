@@ -108,9 +108,6 @@ class BoardWidget(Widget, can_focus=True):
         ``hint`` a move to light up."""
         if self.view is None or view.move_count != self.view.move_count or view.game != self.view.game:
             self.selected = None
-        if self.view is None or view.game != self.view.game:
-            # A fixed height: the area around scrolls rather than wrap a narrow board.
-            self.styles.height = board_size(view.game)[1]
         self.view = view
         self.legal = list(legal)
         self.hint = hint
@@ -158,6 +155,10 @@ class BoardWidget(Widget, can_focus=True):
             width = max(board_size(self.view.game)[0], self._drawing.width) + 2
             if self.styles.width is None or self.styles.width.value != width:
                 self.styles.width = width
+            # As tall as drawn: the area around scrolls once a long Eight Off column
+            # outgrows it, not before.
+            if self.styles.height is None or self.styles.height.value != self._drawing.height:
+                self.styles.height = self._drawing.height
         self.refresh(layout=True)
 
     def refit(self) -> None:
@@ -231,6 +232,8 @@ class BoardArea(VerticalScroll, can_focus=False):
         or less, down to ``narrowest``, so that ``game``'s whole board shows here (with
         the area's vertical scrollbar when the board is taller than the area)."""
         board_width, board_height = board_size(game)
+        drawn = [board.drawing.height for board in self.query_children(BoardWidget) if board.drawing]
+        board_height = max(drawn, default=board_height)
         scrollbar = self.styles.scrollbar_size_vertical if board_height > self.outer_size.height else 0
         room = row_width - (board_width + 2) - scrollbar  # the board's padding: a column each side
         return max(narrowest, min(widest, room))

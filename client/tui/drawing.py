@@ -91,6 +91,11 @@ class Drawing:
         return self.text.plain
 
     @property
+    def height(self) -> int:
+        """The rows it takes."""
+        return self.plain.count("\n") + 1
+
+    @property
     def width(self) -> int:
         """The cells its widest line takes."""
         return max((cell_len(line) for line in self.plain.splitlines()), default=0)
@@ -112,8 +117,13 @@ class _Canvas:
                 row[x + i] = (char, style)
 
     def text(self) -> Text:
+        """The rows down to the last that holds anything: an Eight Off board is as tall as
+        its longest column needs, not as tall as one may grow."""
         out = Text(no_wrap=True, overflow="crop")
-        for index, row in enumerate(self.cells):
+        rows = len(self.cells)
+        while rows > 1 and all(cell == (" ", None) for cell in self.cells[rows - 1]):
+            rows -= 1
+        for index, row in enumerate(self.cells[:rows]):
             if index:
                 out.append("\n")
             end = len(row)

@@ -2809,6 +2809,17 @@ async def test_in_80x24_the_whole_board_and_the_ranking_show_during_and_after_th
         assert any(line.startswith(opening) for line in shown)
         area = screen.query_one("#board-area", BoardArea)
         await wait_until(pilot, lambda: not area.show_horizontal_scrollbar)  # once the side panel narrowed
+        # Nothing scrolls up and down either: no column has grown long yet.
+        assert not area.show_vertical_scrollbar
+        view = screen.state.view
+        assert view is not None
+        if game_name == "eight-off":  # a column grown long (t1 holding t2's cards too): it scrolls
+            piles = dict(view.piles)
+            piles["t1"] = piles["t1"].model_copy(update={"cards": [*piles["t1"].cards, *piles["t2"].cards]})
+            screen.board.show(view.model_copy(update={"piles": piles}))
+            await wait_until(pilot, lambda: area.show_vertical_scrollbar)
+            screen.board.show(view)
+            await wait_until(pilot, lambda: not area.show_vertical_scrollbar)
         # The racers panel beside it, each racer's bar and cards left on one line.
         shown = screen_lines(app)
         assert sum(" 52 left" in line or " 51 left" in line for line in shown) == 2
@@ -2871,15 +2882,15 @@ async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_
         ranking = rendered(screen, "#ranking")
         assert lines_of(ranking) == [
             "Ranking",
-            "1. ada             0",
-            "1. bob             0",
-            "1. cyd             0",
-            "1. Hank the Tank   0",
-            "1. Ivy Verylongn…  0",
+            "1. ada              0",
+            "1. bob              0",
+            "1. cyd              0",
+            "1. Hank the Tank    0",
+            "1. Ivy Verylongna…  0",
         ]
         await until_shown(pilot, app, ranking)
         # The player's own row keeps to one line, the long name cut.
-        await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "Ivy Verylongn… (you)")
+        await wait_until(pilot, lambda: lines_of(rendered(screen, "#racers"))[0] == "Ivy Verylongna… (you)")
         await until_shown(pilot, app, rendered(screen, "#racers"))
         # bob takes a card home, then ada: an equal score ranks first whoever reached it
         # first, live as in the results.
@@ -2889,11 +2900,11 @@ async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_
                 await mover.move(race.race_id, move)
             await wait_until(pilot, lambda mover=mover: screen.state.racers[mover.player_id or ""].score == 1)
         assert lines_of(rendered(screen, "#ranking"))[1:] == [
-            "1. bob             1",
-            "2. ada             1",
-            "3. cyd             0",
-            "3. Hank the Tank   0",
-            "3. Ivy Verylongn…  0",
+            "1. bob              1",
+            "2. ada              1",
+            "3. cyd              0",
+            "3. Hank the Tank    0",
+            "3. Ivy Verylongna…  0",
         ]
         await pilot.press("ctrl+g", "ctrl+g")
         for client in racers[:-1]:
@@ -2902,11 +2913,11 @@ async def test_in_80x24_five_racers_keep_the_ranking_and_the_players_own_row_in_
         results = rendered(screen, "#ranking")
         # Then a tie (the others gave up with nothing home), listed in player id order:
         # names cut alike for every result to stay on its line.
-        assert lines_of(results)[:3] == ["Results", "1. bob    1  gave up", "2. ada    1  gave up"]
+        assert lines_of(results)[:3] == ["Results", "1. bob     1  gave up", "2. ada     1  gave up"]
         assert sorted(lines_of(results)[3:]) == [
-            "3. Hank…  0  gave up",
-            "3. Ivy …  0  gave up",
-            "3. cyd    0  gave up",
+            "3. Hank …  0  gave up",
+            "3. Ivy V…  0  gave up",
+            "3. cyd     0  gave up",
         ]
         await until_shown(pilot, app, results)
 
@@ -3084,9 +3095,9 @@ async def test_in_80x24_a_spectator_sees_a_long_name_cut_in_the_results_as_in_th
         results = shown(screen, "#watch-results")
         # Cut as the race screen's ranking cuts it, its result kept on its line (a tie: both
         # gave up with nothing home, in either order).
-        assert screen.side_columns == 21
+        assert screen.side_columns == 23
         assert sorted(lines_of(results)) == sorted(
-            ["Results", "1. fill… 0 cards home", "   gave up", "1. bob   0 cards home", "   gave up"]
+            ["Results", "1. filler… 0 cards home", "   gave up", "1. bob     0 cards home", "   gave up"]
         )
         await until_shown(pilot, app, results)
 
