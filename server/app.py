@@ -349,7 +349,11 @@ class ArenaServer:
                     self.metrics,
                     admission,
                     WebFiles(),
-                    OriginPolicy(settings.allowed_origins.split(","), admission.trusted_proxies),
+                    OriginPolicy(
+                        settings.allowed_origins.split(","),
+                        admission.trusted_proxies,
+                        settings.public_host_names,
+                    ),
                 ),
                 create_connection=gated_connection(admission, self.metrics),
                 compression=None,

@@ -6,6 +6,7 @@ import difflib
 import ipaddress
 import math
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -40,6 +41,7 @@ ENV_VARS: Final = {
     "new_player_burst": "SA_NEW_PLAYER_BURST",
     "trusted_proxies": "SA_TRUSTED_PROXIES",
     "allowed_origins": "SA_ALLOWED_ORIGINS",
+    "public_hosts": "SA_PUBLIC_HOSTS",
     "abuse_ban": "SA_ABUSE_BAN",
     "login_failures_per_address": "SA_LOGIN_FAILURES_PER_ADDRESS",
     "login_failures_per_account": "SA_LOGIN_FAILURES_PER_ACCOUNT",
@@ -92,6 +94,9 @@ HELP: Final = {
     "trusted_proxies": "comma-separated addresses of reverse proxies whose X-Forwarded-For is believed",
     "allowed_origins": "comma-separated origins (https://host[:port]) of pages elsewhere that may open "
     "WebSockets here, besides the server's own page and clients that send no Origin; * allows any",
+    "public_hosts": "comma-separated host names the server's own page is reached by (arena.example); "
+    "when set, a page counts as the server's own only on one of them, which shuts out DNS rebinding "
+    "(unset: on any name that reaches it)",
     "guest_ttl": "seconds a guest is kept after their last connection ends (0: forever)",
     "sign_in_ttl": "seconds an account's sign-in on a device (its token) lasts after its last connection "
     "ends (0: until logout or a password change)",
@@ -170,6 +175,19 @@ REDIS_SCHEMES: Final = ("redis", "rediss", "unix", *CLUSTER_SCHEMES)
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 #: (scheme, host, port), the port filled in from the scheme when the origin leaves it out.
 Site = tuple[str, str, int]
+
+
+def _is_host_name(name: str) -> bool:
+    """Whether ``name`` is a host name (letters, digits, dots and hyphens) or an IP address.
+
+    >>> [_is_host_name(n) for n in ("arena.example", "::1", "10.0.0.7", "a.example:80", "a b", "")]
+    [True, True, True, False, False, False]
+    """
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?", name) is not None
+    return True
 
 
 def parse_origin(origin: str) -> Site | None:
@@ -286,6 +304,10 @@ class Settings:
     #: elsewhere whose WebSocket handshakes are accepted, besides this server's own page
     #: and clients that send no ``Origin`` (``server/transport/origins.py``).
     allowed_origins: str = ""
+    #: Host names (comma-separated) the server's own page is reached by; when set, a
+    #: page's origin is this server's own only with one of them (DNS rebinding: another
+    #: site's name that resolves here is not). Empty: any name that reaches it.
+    public_hosts: str = ""
     #: Seconds an idle guest (no connection) is kept; their finished races stay readable.
     guest_ttl: int = 30 * 24 * 3600
     #: Seconds an account's sign-in on a device (its token) lasts unused: from the end of
@@ -379,6 +401,20 @@ class Settings:
                     f"http:// or https:// with a host and maybe a port (https://arena.example:8443), "
                     f"or *, separated by commas, not {origin!r}"
                 )
+        for name in filter(None, (h.strip() for h in self.public_hosts.split(","))):
+            if not _is_host_name(name.strip("[]")):
+                raise SettingError(
+                    f"{setting_name('public_hosts')} takes host names (arena.example) or addresses, "
+                    f"without a scheme or a port, separated by commas, not {name!r}"
+                )
+
+    @property
+    def public_host_names(self) -> frozenset[str] | None:
+        """:attr:`public_hosts` as the names a page's origin is compared with (lower case,
+        an IPv6 address without brackets); None when unset (any name)."""
+        names = {h.strip().lower().strip("[]") for h in self.public_hosts.split(",")}
+        names.discard("")
+        return frozenset(names) if names else None
 
     def _check_redis_url(self) -> None:
         """A URL of a scheme no client opens would only fail at start, in redis-py's words.

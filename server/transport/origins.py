@@ -9,6 +9,10 @@ has no ``Origin`` (the SDK, the terminal client and bots send none), when its or
 this server's own (the page it serves itself, see :func:`same_origin`), or when it is
 among ``SA_ALLOWED_ORIGINS`` (``*``: any). Anything else is answered 403 before the
 handshake, and before the address's limits are consulted, so it spends none of them.
+
+A site whose name resolves to this server's address (DNS rebinding) sends a ``Host`` that
+matches its own origin. With ``SA_PUBLIC_HOSTS`` set, only an origin on one of those names
+counts as the server's own, which tells such a page apart.
 """
 
 from __future__ import annotations
@@ -67,7 +71,14 @@ class OriginPolicy:
     ``Host``. A page cannot set that header, so it cannot name its own site there.
     """
 
-    def __init__(self, allowed: Iterable[str], trusted_proxies: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        allowed: Iterable[str],
+        trusted_proxies: Iterable[str] = (),
+        public_hosts: frozenset[str] | None = None,
+    ) -> None:
+        #: The names this server's own page is reached by (None: any that reaches it).
+        self.public_hosts = public_hosts
         entries = [a.strip() for a in allowed if a.strip()]
         self.any = "*" in entries
         self.allowed = frozenset(site for site in map(parse_origin, entries) if site is not None)
@@ -91,6 +102,8 @@ class OriginPolicy:
             return False
         if site in self.allowed:
             return True
+        if self.public_hosts is not None and site[1] not in self.public_hosts:
+            return False  # another site's name that resolves to this server (DNS rebinding)
         hosts = headers.get_all("Host")
         if len(hosts) == 1 and same_origin(site, hosts[0]):
             return True
@@ -113,6 +126,7 @@ class OriginPolicy:
         self._logged[origin] = now
         log.warning(
             "refused a WebSocket handshake from a page of another site "
-            f"(if the page is yours, add its origin to {setting_name('allowed_origins')})",
+            f"(if the page is yours, add its origin to {setting_name('allowed_origins')}, "
+            f"or its host to {setting_name('public_hosts')} when that is set)",
             extra={"origin": origin[:_LOGGED_CHARS]},
         )

@@ -19,6 +19,7 @@ from websockets.exceptions import InvalidStatus
 
 from client.sdk import ArenaClient
 from server.app import ArenaServer
+from server.config import SettingError, Settings
 from tests.server.conftest import running_node
 
 FOREIGN = "https://games.example"
@@ -163,3 +164,36 @@ async def test_a_refused_origin_is_logged_once_not_at_every_attempt(
                 await refusal(node, origin)
     logged = [getattr(r, "origin", None) for r in caplog.records if r.name == "arena.origins"]
     assert logged == [FOREIGN, "https://other.example"]
+
+
+async def test_with_public_hosts_set_a_page_on_another_name_that_reaches_the_server_is_refused(
+    clean_redis: str,
+) -> None:
+    """DNS rebinding: ``rebound.example`` made to resolve to the server's address sends a
+    ``Host`` that matches its own origin. With the server's names set, only a page on one
+    of them is its own; unset, such a page cannot be told apart (and connects)."""
+    async with running_node(clean_redis, public_hosts="arena.example, 127.0.0.1") as node:
+        rebound = f"rebound.example:{node.port}"
+        assert await refusal(node, f"http://{rebound}", host=rebound) == (
+            403,
+            "WebSocket connections from pages of other sites are refused (Origin not allowed)\n",
+        )
+        async with opened(node, "https://arena.example", host="arena.example") as ws:
+            assert await ping(ws) == "pong"
+        async with opened(node, own_origin(node)) as ws:
+            assert await ping(ws) == "pong"
+    async with running_node(clean_redis) as node:
+        rebound = f"rebound.example:{node.port}"
+        async with opened(node, f"http://{rebound}", host=rebound) as ws:
+            assert await ping(ws) == "pong"
+
+
+@pytest.mark.parametrize("bad", ["arena.example:443", "https://arena.example", "two words"])
+def test_public_hosts_take_bare_host_names(bad: str) -> None:
+    with pytest.raises(SettingError) as refused:
+        Settings.from_env({"SA_PUBLIC_HOSTS": f"ok.example, {bad}"})
+    assert str(refused.value) == (
+        "--public-hosts (SA_PUBLIC_HOSTS) takes host names (arena.example) or addresses, without a "
+        "scheme or a port, "
+        f"separated by commas, not {bad!r}"
+    )
