@@ -252,6 +252,20 @@ async def test_a_racer_sees_how_many_watch_and_cannot_watch_their_own_race(
     assert errors == []
 
 
+async def watch_page_with_outage(
+    browser: Browser, arena: ArenaServer, errors: list[str], fragment: str
+) -> tuple[Page, Outage]:
+    """The page at ``fragment`` (a watch) on a desktop, its WebSockets through an
+    :class:`Outage` the test cuts and mends; its script errors go to ``errors``."""
+    context = await browser.new_context(**DESKTOP)
+    outage = Outage()
+    await context.route_web_socket(re.compile("^ws://"), outage.route)
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(arena.url.replace("ws://", "http://") + f"/{fragment}")
+    return page, outage
+
+
 async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_and_last_boards(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:
@@ -260,12 +274,7 @@ async def test_a_spectator_back_after_the_race_ended_meanwhile_sees_its_results_
     the clock running down, with only the refusal to watch a race that is over)."""
     errors: list[str] = []
     race_id, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
-    context = await browser.new_context(**DESKTOP)
-    outage = Outage()
-    await context.route_web_socket(re.compile("^ws://"), outage.route)
-    page = await context.new_page()
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(arena.url.replace("ws://", "http://") + f"/#/watch/{race_id}")
+    page, outage = await watch_page_with_outage(browser, arena, errors, f"#/watch/{race_id}")
     await expect(page.locator("#watch-status")).to_have_text("Racing")
     await expect(page.locator("#watch-clock")).to_contain_text("left")
     await outage.begin()
@@ -329,12 +338,7 @@ async def test_the_featured_watch_back_after_its_race_ended_meanwhile_keeps_its_
     ended meanwhile (it used to show the next race alone, the end never seen)."""
     errors: list[str] = []
     first, (ada, bob) = await sdk_race(connect, arena.url, "ada", "bob")
-    context = await browser.new_context(**DESKTOP)
-    outage = Outage()
-    await context.route_web_socket(re.compile("^ws://"), outage.route)
-    page = await context.new_page()
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(arena.url.replace("ws://", "http://") + "/#/watch")
+    page, outage = await watch_page_with_outage(browser, arena, errors, "#/watch")
     await expect(page.locator("#thumbs")).to_contain_text("ada")
     await expect(page.locator("#watch-status")).to_have_text("Racing")
     _second, _others = await sdk_race(connect, arena.url, "cat", "dan")

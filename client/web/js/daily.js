@@ -3,7 +3,7 @@
 // board, and a past day's seeds to check. Its Standings tab (#/daily/standings[/<day>]) is
 // standings.js.
 
-import { GAMES, GAME_TITLES, element, isBusy, linkRacingRace, markBusy, playerLink, showError, standingResult } from "./dom.js";
+import { GAMES, GAME_TITLES, element, isBusy, linkRacingRace, markBusy, playerLink, racingRaceId, showError, standingResult } from "./dom.js";
 import { LIMITS, checkFields, nameProblem, noteFor } from "./forms.js";
 import { NAME_KEY } from "./players.js";
 import { standingsParts } from "./standings.js";
@@ -123,7 +123,7 @@ export function dailyPage({ app, arena, readingSession, enterRace }, date, view 
   // The race an `already_racing` refusal names, when it is the player's practice of
   // `game`'s daily deal that still runs (null otherwise, or when it cannot be read).
   async function practiceRunning(game, failure) {
-    const raceId = (failure.reason ?? "").match(/\b[0-9a-f]{12}\b/)?.[0];
+    const raceId = racingRaceId(failure);
     if (!raceId) return null;
     try {
       const { race } = await arena.request({ type: "get_race", race_id: raceId });

@@ -112,12 +112,17 @@ export function showRaceError(target, error) {
   if (error?.code === "race_not_found") target.textContent = NO_SUCH_RACE;
 }
 
+// The race an `already_racing` refusal names by its id, or null.
+export function racingRaceId(failure) {
+  return (failure.reason ?? "").match(/\b[0-9a-f]{12}\b/)?.[0] ?? null;
+}
+
 // An `already_racing` refusal shown in `target` names the race by its id: pages name races
 // by their codes (as "Your races" does), so the race's code replaces the id, linked to the
 // race. The race's id, once named (null when the refusal names none or cannot be read).
 export async function linkRacingRace(arena, target, failure) {
   const words = failure.reason ?? "";
-  const raceId = words.match(/\b[0-9a-f]{12}\b/)?.[0];
+  const raceId = racingRaceId(failure);
   if (!raceId) return null;
   try {
     const { race } = await arena.request({ type: "get_race", race_id: raceId });
