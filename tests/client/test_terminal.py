@@ -307,7 +307,7 @@ async def test_a_race_screen_whose_guest_registers_in_another_terminal_goes_on_a
     try:
         _race, started = await bob_races_adas_terminal(bob)
         await screen_with(r"go! type a move")
-        username = f"ada_{secrets.token_hex(4)}"
+        username = f"a{secrets.token_hex(2)}"  # short enough that the panel shows it whole beside "(you)"
         register = [sys.executable, "-m", "server.cli", "register", "--name", "ada", "--server", node.url]
         registered = await asyncio.to_thread(
             subprocess.run,
