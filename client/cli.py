@@ -86,6 +86,7 @@ from client.wording import (
     result_words,
     seconds_words,
     standing_words,
+    validation_line,
 )
 from shared.daily_words import reveal_words, utc_minute
 from shared.games import GAMES, GameName
@@ -648,23 +649,6 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot reach {args.server}: {unreachable(exc)}")
     except TimeoutError:
         return fail("timed out waiting for the server")
-
-
-def validation_line(exc: ValidationError) -> str:
-    """A value the protocol cannot carry, in one line: where, and the validator's own words
-    (without pydantic's ``Value error, ``).
-
-    >>> from shared.protocol import Hello
-    >>> try:
-    ...     Hello(id=1, name="x" * 30)
-    ... except ValidationError as exc:
-    ...     print(validation_line(exc))
-    name: a name has 1 to 24 characters
-    """
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    words = str(error["msg"]).removeprefix("Value error, ")
-    return f"{where}: {words}" if where else words
 
 
 def unreachable(exc: OSError | InvalidHandshake) -> str:

@@ -1039,8 +1039,8 @@ class ArenaClient:
                 await self._settle(race_id, move)
             next_seq = self.seqs.get(race_id, 0) + 1 if seq is None else seq
             sent_before = self._unacked.get(race_id) == (next_seq, move)
-        self._unacked[race_id] = (next_seq, move)
         message = MakeMove(id=self.next_id(), race_id=race_id, seq=next_seq, move=move)
+        self._unacked[race_id] = (next_seq, move)
         try:
             try:
                 ack = await self._expect(message, MoveAck)

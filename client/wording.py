@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from pydantic import ValidationError
+
 #: What a spectator is shown instead of the boards while the race counts down (the
 #: browser's watch page says it too): nobody sees the deal before the race starts.
 DEAL_AT_START = "the deal is shown when the race starts"
@@ -193,3 +195,20 @@ def change_words(change: int) -> str:
     ('+12', '-8', '±0')
     """
     return f"{change:+d}" if change else "±0"
+
+
+def validation_line(exc: ValidationError) -> str:
+    """A value the protocol cannot carry, in one line: where, and the validator's own words
+    (without pydantic's ``Value error, ``).
+
+    >>> from shared.protocol import Hello
+    >>> try:
+    ...     Hello(id=1, name="x" * 30)
+    ... except ValidationError as exc:
+    ...     print(validation_line(exc))
+    name: a name has 1 to 24 characters
+    """
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    words = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {words}" if where else words

@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import ClassVar, Final, TypeVar
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
@@ -43,6 +44,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
+from client.columns import clipped
 from client.errors import ArenaError, ConnectionLostError, UnavailableError
 from client.sdk import ArenaClient
 from client.suggestions import login_command, player_options
@@ -73,6 +75,7 @@ from client.wording import (
     run_ending_words,
     seconds_words,
     time_ran_out,
+    validation_line,
 )
 from shared.daily_words import reveal_words
 from shared.games import GameName
@@ -115,6 +118,8 @@ RESYNC_CODES: Final = OUT_OF_STEP_CODES | {"internal_error"}
 #: The server's word that this racer has finished: a give-up whose answer was lost on the
 #: way (it went through), or one made on another session of the player's.
 FINISHED_CODE: Final = "racer_finished"
+#: How much of a move the protocol refused is shown back (a paste of several moves is long).
+MOVE_SHOWN: Final = 24
 #: Said once the server answers again after a request refused as ``unavailable`` (a move
 #: it may have stored all the same): the board read again shows whether it did.
 STORE_BACK: Final = "the server is back: the board is shown as it is now"
@@ -1221,6 +1226,9 @@ class RaceScreen(Screen[None]):
                 ack = await self.client.move(self.race_id, move)
             except ArenaError as exc:
                 await self._refused(move, exc)
+                return
+            except ValidationError as exc:  # one the protocol cannot carry (a paste of many moves)
+                self.status.say(f"✗ {clipped(move, MOVE_SHOWN)}: {validation_line(exc)}", error=True)
                 return
             except (ConnectionError, TimeoutError) as exc:
                 self.status.say(f"✗ {move}: {connection_trouble(exc)}; it is safe to retry", error=True)

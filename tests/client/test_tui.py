@@ -540,6 +540,13 @@ async def test_a_refused_move_shows_the_servers_reason(arena: ArenaServer, conne
         await _type(pilot, "t9>f1")
         await wait_until(pilot, lambda: "t9" in screen.status.last)
         assert "eight-off has no pile 't9'" in screen.status.last
+        # Several moves pasted at once are more than the protocol carries: said, not sent.
+        pasted = " ".join(["t1>r5", "t2>r6", "t3>r7", "t4>r8", "t5>t6", "t6>t7"])
+        await _type(pilot, pasted)
+        await wait_until(pilot, lambda: "✗" in screen.status.last and "t1>r5" in screen.status.last)
+        assert screen.status.last == (
+            "✗ t1>r5 t2>r6 t3>r7 t4>r8…: move: String should have at most 32 characters"
+        )
         # A refusal naming cards writes them as the board does.
         deal = new_game("eight-off", WINNABLE_SEED)
         pairs = [(f"t{a}", f"t{b}") for a in range(1, 9) for b in range(1, 9) if a != b]
