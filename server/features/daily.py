@@ -364,6 +364,8 @@ class Daily:
         looking = self.time.now_ms() >= reveals_at
         mine = await self.store.dailies.board_place(date, game, viewer)
         total, rows, entries = await self._page(date, game, message.offset, message.limit, looking)
+        if total == 0:
+            await self._deal(day, game)  # a day that had no deal of this game is said so, not shown empty
         if mine is not None and _misses(viewer, mine[1], rows, total, message.offset, message.limit):
             # A page kept from before the reader's own attempt ended: they would not find
             # themselves on it (or be placed beyond its count), so it is read again.

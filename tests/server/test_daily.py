@@ -792,6 +792,8 @@ async def test_an_attempt_carries_the_days_commitment_and_its_results_read_witho
         )
         with pytest.raises(NoDailyError, match="there were no daily challenges on 2027-03-10"):
             await client.dailies("2027-03-10")
+        with pytest.raises(NoDailyError, match="there was no treize daily on 2027-03-10"):
+            await client.daily_board("treize", "2027-03-10")
         await client.close()
 
 
