@@ -2082,14 +2082,11 @@ async def _daily_board(args: argparse.Namespace) -> int:
         raise CommandError("--offset is 0 or more")
     client = await _reader(args)
     try:
+        # A past day that had no deal of the game is refused (no_daily) by the server.
         board = await client.daily_board(args.game, date=args.date, offset=args.offset, limit=args.limit)
-        past = _past_day(args.date)
-        if board.total == 0 and past:
-            # A past day may have had no dailies at all: said as the list of the day says it.
-            await client.dailies(board.date)
     finally:
         await client.close()
-    print(daily_board_text(board, over=past, viewer=client.viewer))
+    print(daily_board_text(board, over=_past_day(args.date), viewer=client.viewer))
     return 0
 
 

@@ -1480,11 +1480,11 @@ async def test_a_past_day_lists_its_seeds_and_salts_checked_against_the_commitme
         "daily", "eight-off", "--board", "--date", past_day, "--server", node.url, config=tmp_path / "c.json"
     )
     assert empty.stdout.strip() == f"nobody finished a scored eight-off attempt of {past_day}"  # it is over
-    # A past day without dailies is said so, as the day's list says it.
+    # A past day without dailies is said so.
     none = run(
         "daily", "treize", "--board", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"
     )
-    assert one_error_line(none) == "solitaire-arena: there were no daily challenges on 2001-01-01"
+    assert one_error_line(none) == "solitaire-arena: there was no treize daily on 2001-01-01"
     # And so is its tournament (no "final: counted", no one who has not finished "yet").
     standings = run(
         "daily", "--standings", "--date", "2001-01-01", "--server", node.url, config=tmp_path / "c.json"

@@ -355,8 +355,8 @@ async def test_the_leaderboard_profile_and_daily_pages_opened_offline_load_once_
     leaderboard, profile, daily = tabs
     for tab, address in zip(tabs, ("#/leaderboard", "#/profile", "#/daily/standings"), strict=True):
         await tab.evaluate(f"location.hash = '{address}'")
-    for tab in tabs:  # what they cannot read they say so...
-        await expect(tab.locator("p.error")).not_to_have_text("")
+    for tab in tabs:  # what they cannot read they say so (once the request is overdue)...
+        await expect(tab.locator("p.error")).not_to_have_text("", timeout=15_000)
     outage.end()
     # ...and read it once the connection is back, the error gone.
     await expect(leaderboard.locator("#leaderboard tbody")).to_have_text("Nobody is listed at Eight Off yet.")
