@@ -332,12 +332,13 @@ async def test_a_move_made_while_the_node_is_down_waits_for_it_longer_than_its_r
 ) -> None:
     port = free_port()
     async with running_node(clean_redis, port=port) as first:
-        # A short request timeout: the node stays down longer than twice it (a move is
-        # sent once more after a drop), yet well within the client's reconnect window.
-        ada = await ArenaClient.connect(first.url, reconnect=True, request_timeout=1.0, resume_patience=30)
+        ada = await ArenaClient.connect(first.url, reconnect=True, resume_patience=30)
         bob = await ArenaClient.connect(first.url)
         race = await start_race(ada, bob, time_limit=120)
         await bob.close()
+        # A short request timeout once the race is set up: the node stays down longer than
+        # twice it (a move is sent once more after a drop), well within the reconnect window.
+        ada.request_timeout = 1.0
     await until_reconnecting(ada)
     move = asyncio.create_task(ada.move(race.race_id, new_game("eight-off", WINNABLE_SEED).legal_moves()[0]))
     await asyncio.sleep(3.0)

@@ -229,7 +229,7 @@ async def test_the_live_list_shows_each_races_racers_boards_and_spectators_best_
 
 
 async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis: str) -> None:
-    delay_ms = 750
+    delay_ms = 2000  # long enough for three moves and the watch, on a loaded machine too
     async with running_node(clean_redis, spectator_delay=delay_ms / 1000) as node:
         ada, bob, sam = await racers(node.url, "ada", "bob", "sam")
         await register(ada, "ada_rated")
@@ -238,9 +238,9 @@ async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis:
         legal = started["view"]["legal_moves"]
         played_at: list[float] = []
         for seq in range(1, 4):
+            played_at.append(time.time() * 1000)  # before the move is sent: no later than its time
             ack = await play(ada, race_id, seq, legal)
             legal = ack["view"]["legal_moves"]
-            played_at.append(time.time() * 1000)
         watching = await sam.request({"type": "watch", "race_id": race_id})
         assert watching["delay_ms"] == delay_ms and watching["race"]["delay_ms"] == delay_ms
         # The moves just played are not in the snapshot: it is as of the delay ago.
@@ -250,7 +250,7 @@ async def test_a_rated_race_reaches_spectators_only_after_the_delay(clean_redis:
             received = time.time() * 1000
             assert seen["seq"] == seq
             assert received >= seen["at"] + delay_ms
-            assert received >= played_at[seq - 1] + delay_ms - 50  # the test's own clock, 50 ms slack
+            assert received >= played_at[seq - 1] + delay_ms  # by the test's own clock too
 
 
 async def test_a_delayed_snapshot_names_the_last_move_as_of_the_delay_not_a_newer_one(
@@ -362,7 +362,8 @@ async def test_a_watcher_is_counted_at_once_by_itself_and_everyone_watching_on_e
         assert (await tom.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 2
         assert (await sam.event("spectators", timeout=1.0))["count"] == 2
         assert [(await ada.event("spectators", timeout=1.0))["count"] for _ in range(2)] == [1, 2]
-        assert time.monotonic() - started < 0.5
+        # Counts go out at most every 0.25 s: "at once" is well within a second.
+        assert time.monotonic() - started < 1.0
         # Dee joins on another node: counted there with both of them, and here at once.
         assert (await dee.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 3
         assert (await sam.event("spectators", timeout=1.0))["count"] == 3
