@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from typing import Any
 
 import pytest
@@ -199,6 +200,28 @@ async def test_a_phone_sized_screen_races_too_and_the_page_does_not_overflow(
     # 360 px, a common narrow phone; bob's name is as long as names go (24, no space).
     phone = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
     await race_to_the_end(browser, arena, "phone", "bob" + "W" * 21, **phone)
+
+
+async def test_on_a_320_px_phone_short_names_show_whole_beside_you_and_the_progress_bar(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    phone = {"viewport": {"width": 320, "height": 700}, "is_mobile": True, "has_touch": True}
+    page = await open_page(browser, arena.url, errors, **phone)
+    code = await create_race_on(page)
+    bob = await ArenaClient.connect(arena.url, reconnect=True)
+    await bob.hello(name="bob")
+    await bob.register(f"bobby{secrets.token_hex(2)}", "a long password")  # shown with a rating
+    await bob.ready((await bob.join_race(code)).race_id)
+    await page.click("#ready")
+    await expect(page.locator("#status")).to_have_text("Go!", timeout=10_000)
+    names = page.locator(".racer-name.cut > .who")
+    await expect(names).to_have_count(2)
+    widths = await names.evaluate_all("els => els.map(e => [e.textContent, e.scrollWidth, e.clientWidth])")
+    assert sorted(name for name, _, _ in widths) == ["ada", bob.name], widths
+    assert all(needs <= has for _, needs, has in widths), widths  # neither cut
+    await bob.close()
+    assert errors == []
 
 
 async def running_race_page(
