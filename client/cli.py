@@ -1290,6 +1290,9 @@ async def watch(args: argparse.Namespace) -> int:
         from client.tui.app import run_watch  # textual loads only for the commands that draw
 
         await run_watch(client, args.race)
+    except RaceOverError:
+        replay = f"solitaire-arena replay {args.race}{player_options(args.server)}"
+        raise CommandError(f"race {args.race} is over: {replay} replays it") from None
     finally:
         await client.close()
     return 0

@@ -1871,6 +1871,20 @@ def test_watching_an_unknown_race_is_one_line(node: NodeProcess, tmp_path: Path)
     assert one_error_line(result) == "solitaire-arena: there is no race '000000000000'"
 
 
+async def test_watching_a_race_that_is_over_says_the_command_that_replays_it(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    ada, bob, race_id = await racing(node)
+    await finish_race(ada, bob, race_id)
+    await ada.close()
+    await bob.close()
+    result = await asyncio.to_thread(
+        run, "watch", race_id, "--plain", "--server", node.url, config=tmp_path / "c.json"
+    )
+    replay = f"solitaire-arena replay {race_id} --server {node.url}"
+    assert one_error_line(result) == f"solitaire-arena: race {race_id} is over: {replay} replays it"
+
+
 async def test_an_exported_record_verifies_offline_and_an_altered_one_does_not(
     node: NodeProcess, redis_url: str, tmp_path: Path, short_tmp: Path
 ) -> None:
