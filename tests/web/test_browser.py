@@ -224,6 +224,22 @@ async def test_on_a_320_px_phone_short_names_show_whole_beside_you_and_the_progr
     assert errors == []
 
 
+async def test_a_race_created_in_the_lobby_has_the_time_limit_chosen(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    errors: list[str] = []
+    page = await open_page(browser, arena.url, errors)
+    await expect(page.locator("#time-limit")).to_have_value("600")  # ten minutes unless chosen
+    await page.select_option("#time-limit", label="5 min")
+    code = await create_race_on(page)
+    await expect(page.locator("#race-game")).to_have_text("Eight Off · 5 min")
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(name="bob")
+    assert (await bob.join_race(code)).time_limit == 300
+    await bob.close()
+    assert errors == []
+
+
 async def running_race_page(
     browser: Browser, url: str, errors: list[str], game: str = "eight-off", rival: str = "bob", **options: Any
 ) -> tuple[Page, ArenaClient]:

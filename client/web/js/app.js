@@ -107,6 +107,9 @@ function lobbyPage() {
   const code = element("input", { id: "code", "aria-label": "race code", minlength: String(LIMITS.codeMin), maxlength: String(LIMITS.codeMax),
     pattern: `[A-Za-z0-9]{${LIMITS.codeMin},${LIMITS.codeMax}}`, placeholder: "CODE", autocomplete: "off" });
   const codeNote = noteFor(code, codeProblem);
+  // A race's clock, as the terminal's --time-limit sets it; ten minutes unless chosen.
+  const timeLimit = element("select", { id: "time-limit" }, ...[2, 5, 10, 15, 30, 60].map((minutes) =>
+    element("option", { value: String(minutes * 60), selected: minutes === 10 }, `${minutes} min`)));
   const hints = element("input", { id: "hints", type: "checkbox", checked: "" });
   const rated = element("input", { id: "rated", type: "checkbox", disabled: true, "aria-describedby": "rated-note" });
   const ratedNote = element("span", { id: "rated-note", class: "setting" });
@@ -289,7 +292,7 @@ function lobbyPage() {
   const joinByCode = () => act(() => join(code.value), [code]);
   const createRace = () => act(async () => {
     const mine = newShare(); // our seed share: committed now, revealed with ready
-    const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: 600, rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
+    const reply = await arena.request({ type: "create_race", game: gameSelect.value, seats: Number(seats.value), time_limit: Number(timeLimit.value), rated: rated.checked, hints: hints.checked && !rated.checked, share_commitment: mine?.commitment });
     keepShare(reply.race.race_id, mine?.share);
     myRaces.add(reply.race.race_id);
     location.hash = `#/race/${reply.race.race_id}`;
@@ -342,6 +345,7 @@ function lobbyPage() {
     mySection,
     element("section", {}, element("h2", {}, "With friends"),
       element("div", { class: "row" }, gameSelect, element("label", { for: "seats" }, "Seats"), seats, seatsNote,
+        element("label", { for: "time-limit" }, "Time"), timeLimit,
         element("label", { class: "check", for: "hints" }, hints, "Hints allowed"),
         element("label", { class: "check", for: "rated" }, rated, "Rated"), ratedNote,
         element("button", { id: "create", onclick: createRace }, "Create race")),
