@@ -608,6 +608,10 @@ async def test_the_profile_page_shows_ratings_and_recent_races_with_links(
     await page.goto(page.url.split("#")[0] + f"#/profile/{bob.player_id}")
     await expect(page.locator("#profile-name")).to_have_text("bob_p")
     await expect(page.locator("#profile-account")).to_have_text("Account bob_p")
+    # And by its username, as the terminal's profile command takes it.
+    await page.goto(page.url.split("#")[0] + "#/profile/bob_p")
+    await expect(page.locator("#profile-name")).to_have_text("bob_p")
+    await expect(page.locator("#profile-account")).to_have_text("Account bob_p")
     # On a phone the recent races' table scrolls in its own box: the page keeps its width.
     await page.set_viewport_size({"width": 375, "height": 740})
     overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")

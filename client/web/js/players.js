@@ -251,6 +251,13 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
 // A table wider than a phone's screen scrolls sideways in its own box, not the page.
 const scrolling = (content) => element("div", { class: "table-scroll" }, content);
 
+// Whose profile an address names: a player id (the page's own links), or an account's
+// username (typed or shared by hand, as the terminal's profile command takes it).
+function whose(named) {
+  if (!named) return {};
+  return /^p_[0-9a-f]{16}$/.test(named) ? { player_id: named } : { username: named };
+}
+
 export function profilePage({ app, arena, signIn, readingSession }, playerId) {
   const error = element("p", { class: "error", role: "alert" });
   const loading = element("p", { id: "profile-loading" }, "Loading…");
@@ -326,7 +333,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       .then(async (player) => {
         if (gone) return;
         if (!player) { needsSession(app, "Profile"); return; }
-        const reply = await arena.request(playerId ? { type: "get_profile", player_id: playerId } : { type: "get_profile" });
+        const reply = await arena.request({ type: "get_profile", ...whose(playerId) });
         if (!gone) draw(reply.profile);
       })
       .catch((failure) => { // nothing more is coming, unless the connection comes back
