@@ -1754,7 +1754,8 @@ class RaceApp(App[None]):
         if state.status in ("countdown", "running") and state.me in state.racers:
             if state.i_finished:
                 return f"race {race_id} goes on: solitaire-arena replay {race_id}{options} once it is over"
-            return f"you left race {race_id} while it runs: solitaire-arena play{options} resumes it"
+            code = state.code or race_id  # as the screen named it
+            return f"you left race {code} while it runs: solitaire-arena play{options} resumes it"
         return None
 
     def _signed_out_note(self, screen: RaceScreen) -> str:

@@ -130,7 +130,7 @@ async def test_play_draws_the_race_in_a_real_terminal_and_takes_a_typed_move(
         # The screen is gone; the terminal keeps how to come back to the race.
         # with the server it was given, as the note is in 80 columns
         await screen_with(
-            rf"you left race {race.race_id} while it runs: solitaire-arena play\s+"
+            rf"you left race {race.code} while it runs: solitaire-arena play\s+"
             rf"--server {re.escape(node.url)}\s+--name ada resumes it"
         )
         await bob.close()

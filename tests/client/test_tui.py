@@ -1411,8 +1411,9 @@ async def test_the_parting_notes_name_the_server_and_player_and_keep_to_80_colum
     text = await parting_after_the_board(
         RaceApp(ada2, race_id, options=app_module._options(ada2)), "ada byron"
     )
+    code = (await ada2.get_race(race_id)).code  # the race as the screen named it
     assert " ".join(text.split()) == (
-        f"you left race {race_id} while it runs: "
+        f"you left race {code} while it runs: "
         f"solitaire-arena play --server {arena.url} --name 'ada byron' resumes it"
     )
 
