@@ -833,6 +833,10 @@ class RaceScreen(Screen[None]):
                 if self.state.apply(event):
                     self.query_one("#racers", RacersPanel).show(self.state)
                 continue
+            # Who sat in the lobby before an update: to say who left.
+            seated = (
+                {p: r.name for p, r in self.state.racers.items()} if isinstance(event, RaceUpdate) else {}
+            )
             if not self.state.apply(event):
                 continue
             self.redraw()
@@ -847,7 +851,13 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
                 self.status.say(self._go_note())
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
-                self.status.say(self._opening_note())  # who sits in the lobby now
+                gone = [
+                    name
+                    for pid, name in seated.items()
+                    if pid not in self.state.racers and pid != self.state.me
+                ]
+                left = f"{', '.join(gone)} left; " if gone else ""
+                self.status.say(left + self._opening_note())  # who sits in the lobby now
                 await self._ready_if_full()
             elif isinstance(event, RaceCountdown):  # the lobby's note (who is ready) is over
                 self.status.say(self._opening_note())

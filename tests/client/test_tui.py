@@ -736,6 +736,10 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await wait_until(pilot, lambda: "3/3 seated" in screen.status.last)
         await bob.leave(race.race_id)
         await wait_until(pilot, lambda: "2/3 seated" in screen.status.last)
+        assert screen.status.last.startswith("bob left; eight-off race"), screen.status.last
+        await cy.ready(race.race_id)  # a lobby update that is no leave says no more
+        await wait_until(pilot, lambda: "2/3 seated, 1 ready" in screen.status.last)
+        assert screen.status.last.startswith("eight-off race"), screen.status.last
     # Quitting the lobby leaves the race, and the terminal is told.
     await app.leave_if_open()
     assert (
