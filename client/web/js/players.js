@@ -251,11 +251,20 @@ export function leaderboardPage({ app, arena, readingSession }, game) {
 // A table wider than a phone's screen scrolls sideways in its own box, not the page.
 const scrolling = (content) => element("div", { class: "table-scroll" }, content);
 
-// Whose profile an address names: a player id (the page's own links), or an account's
+// The profile an address names: a player id (the page's own links), else an account's
 // username (typed or shared by hand, as the terminal's profile command takes it).
-function whose(named) {
-  if (!named) return {};
-  return /^p_[0-9a-f]{16}$/.test(named) ? { player_id: named } : { username: named };
+async function profileOf(arena, named) {
+  if (!named) return arena.request({ type: "get_profile" });
+  try {
+    return await arena.request({ type: "get_profile", player_id: named });
+  } catch (failure) {
+    if (failure.code !== "player_not_found") throw failure;
+    try {
+      return await arena.request({ type: "get_profile", username: named });
+    } catch (again) {
+      throw again.code === "player_not_found" ? failure : again; // neither: "there is no player …"
+    }
+  }
 }
 
 export function profilePage({ app, arena, signIn, readingSession }, playerId) {
@@ -333,7 +342,7 @@ export function profilePage({ app, arena, signIn, readingSession }, playerId) {
       .then(async (player) => {
         if (gone) return;
         if (!player) { needsSession(app, "Profile"); return; }
-        const reply = await arena.request({ type: "get_profile", ...whose(playerId) });
+        const reply = await profileOf(arena, playerId);
         if (!gone) draw(reply.profile);
       })
       .catch((failure) => { // nothing more is coming, unless the connection comes back
