@@ -102,6 +102,17 @@ def _in_words(cause: OSError) -> str:
     return reason[:1].lower() + reason[1:]
 
 
+def _credential(entry: object) -> Credential | None:
+    """A credential as the file keeps it, or None for an entry that is not one."""
+    if not isinstance(entry, dict):
+        return None
+    try:
+        player_id, name, token = str(entry["player_id"]), str(entry["name"]), str(entry["token"])
+    except KeyError:
+        return None
+    return Credential(player_id, name, token, account=entry.get("account") is True)
+
+
 class TokenStore:
     """Read and write credentials, keyed by server URL and player name; and which
     account is logged in on each server."""
@@ -114,13 +125,7 @@ class TokenStore:
         entry = data.get(key)
         if entry is None:  # kept before names were keyed in NFC: as typed then
             entry = next((v for k, v in data.items() if _nfc(k) == key), None)
-        if not isinstance(entry, dict):
-            return None
-        try:
-            player_id, saved_name, token = str(entry["player_id"]), str(entry["name"]), str(entry["token"])
-        except KeyError:
-            return None
-        return Credential(player_id, saved_name, token, account=entry.get("account") is True)
+        return _credential(entry)
 
     def names(self, server: str) -> list[str]:
         """The names of the players kept for ``server``, in order."""
@@ -130,8 +135,9 @@ class TokenStore:
     def of_player(self, server: str, player_id: str) -> Credential | None:
         """The credential kept for ``server`` of the player ``player_id`` (whatever name
         it is kept under: a guest that became an account is kept under its username)."""
-        for name in self.names(server):
-            saved = self.get(server, name)
+        prefix, data = _key(server, ""), self._read()  # the file read once
+        for key in sorted(k for k in data if k.startswith(prefix)):
+            saved = _credential(data[key])
             if saved is not None and saved.player_id == player_id:
                 return saved
         return None
