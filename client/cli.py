@@ -12,7 +12,8 @@ logged in on the server (``register`` or ``login``), else a guest named after yo
 ``profile`` only reads, and creates no guest: someone else's without signing in, your own
 only once a player is saved.
 
-Every failure is one readable line on stderr and a non-zero exit status.
+Every failure is one readable line on stderr (wrapped between words on a terminal) and a
+non-zero exit status.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import signal
 import socket
 import sys
@@ -820,9 +822,32 @@ def _terminate_stops_waiting() -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-def fail(line: str) -> int:
-    print(f"solitaire-arena: {line}", file=sys.stderr)
-    return 1
+def fail(line: str, status: int = 1) -> int:
+    """Say why the command failed on stderr; its exit status. At a terminal the line is
+    wrapped between words to the terminal's width (the terminal would cut words apart);
+    to a file or a pipe it stays one line, for programs."""
+    text = f"solitaire-arena: {line}"
+    if sys.stderr.isatty():
+        text = wrapped_failure(text, shutil.get_terminal_size().columns)
+    print(text, file=sys.stderr)
+    return status
+
+
+def wrapped_failure(text: str, columns: int) -> str:
+    """``text`` in lines of at most ``columns`` (a word longer than that, such as an
+    address, keeps a line of its own), the further lines indented by two.
+
+    >>> print(wrapped_failure("solitaire-arena: you are racing in eight-off race QX4KDA: finish it", 40))
+    solitaire-arena: you are racing in
+      eight-off race QX4KDA: finish it
+    """
+    return textwrap.fill(
+        text,
+        max(columns, 20),
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _player(args: argparse.Namespace, store: TokenStore) -> tuple[str, Credential | None]:
@@ -1370,16 +1395,13 @@ def verify(args: argparse.Namespace) -> int:
         else:
             text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        print(f"solitaire-arena: {path} is not a race record: not UTF-8 text", file=sys.stderr)
-        return 2
+        return fail(f"{path} is not a race record: not UTF-8 text", 2)
     except OSError as exc:
-        print(f"solitaire-arena: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return fail(f"cannot read {path}: {exc.strerror or exc}", 2)
     try:
         record = read_record(text)
     except RecordSyntaxError as exc:
-        print(f"solitaire-arena: {path} is not a race record: {exc}", file=sys.stderr)
-        return 2
+        return fail(f"{path} is not a race record: {exc}", 2)
     try:
         verify_record(record)
     except RecordRejected as exc:
@@ -2141,7 +2163,8 @@ async def _play_daily(args: argparse.Namespace) -> int:
                 f"{exc.message}; your attempt: solitaire-arena daily {args.game}{where}"
             ) from None
         except AlreadyRacingError as exc:
-            raise CommandError(f"{exc.message} (solitaire-arena play{where} resumes it)") from None
+            refusal = await named_by_code(client, exc.message)
+            raise CommandError(f"{refusal} (solitaire-arena play{where} resumes it)") from None
         note = ""
         if started.resumed:
             race = started.race
@@ -2151,6 +2174,24 @@ async def _play_daily(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     return 0
+
+
+#: A race id as the server deals them, in a refusal's words.
+_DEALT_RACE_ID = re.compile(r"\b[0-9a-f]{12}\b")
+
+
+async def named_by_code(client: ArenaClient, refusal: str) -> str:
+    """An ``already_racing`` refusal with the race it names by id named as the screens
+    name it, by its game and code (``eight-off race QX4KDA``); as it was when it names no
+    race or the race cannot be read."""
+    found = _DEALT_RACE_ID.search(refusal)
+    if found is None:
+        return refusal
+    try:
+        race = await client.get_race(found.group())
+    except ArenaError:
+        return refusal
+    return refusal.replace(f"race {found.group()}", f"{race.game} race {race.code}", 1)
 
 
 def _until(ms: int) -> str:

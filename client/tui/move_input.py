@@ -24,6 +24,8 @@ from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
+from client.columns import clipped
+
 if TYPE_CHECKING:
     from client.tui.board import Direction
 
@@ -72,6 +74,16 @@ def matching(legal: Sequence[str], typed: str) -> list[str]:
     """
     prefix = typed.strip().lower()
     return [move for move in legal if move.startswith(prefix)]
+
+
+def nothing_starts_so(typed: str) -> str:
+    """What the hints line says when no legal move starts with what was typed.
+
+    >>> nothing_starts_so(" g ")
+    "no legal move starts with 'g': clear the field to see them all"
+    """
+    start = clipped(typed.strip().lower(), 12)
+    return f"no legal move starts with {start!r}: clear the field to see them all"
 
 
 def _priority(move: str) -> int:
@@ -248,4 +260,4 @@ class MoveHints(Static):
             return
         found = matching(ordered(legal), typed)
         more = f"  (+{len(found) - SHOWN_MOVES})" if len(found) > SHOWN_MOVES else ""
-        self.update("legal: " + "  ".join(found[:SHOWN_MOVES]) + more if found else "no legal move starts so")
+        self.update("legal: " + "  ".join(found[:SHOWN_MOVES]) + more if found else nothing_starts_so(typed))

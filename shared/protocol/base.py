@@ -37,18 +37,20 @@ def check_name(name: str) -> str:
     Traceback (most recent call last):
     ...
     ValueError: a name starts with a letter or digit and uses only letters, digits, spaces, '_', '-' and '.'
+    >>> check_name("bob ")
+    Traceback (most recent call last):
+    ...
+    ValueError: a name does not end with a space
     """
     name = unicodedata.normalize("NFC", name)
     if not 1 <= len(name) <= NAME_MAX:
         raise ValueError(f"a name has 1 to {NAME_MAX} characters")
-    if (
-        not name[0].isalnum()
-        or name[-1] == " "
-        or any(not (c.isalnum() or is_mark(c) or c in _NAME_PUNCTUATION) for c in name)
-    ):
+    if not name[0].isalnum() or any(not (c.isalnum() or is_mark(c) or c in _NAME_PUNCTUATION) for c in name):
         raise ValueError(
             "a name starts with a letter or digit and uses only letters, digits, spaces, '_', '-' and '.'"
         )
+    if name[-1] == " ":
+        raise ValueError("a name does not end with a space")
     problem = invisible_problem(name) or mark_problem(name)
     if problem is not None:
         raise ValueError(problem)

@@ -207,9 +207,11 @@ def _read_until(fd: int, text: str, timeout: float = 20) -> str:
     return seen
 
 
-def _on_a_terminal(args: list[str], config: Path) -> tuple[int, int]:
-    """A command started on a terminal of its own: its pid, and the terminal's fd."""
+def _on_a_terminal(args: list[str], config: Path, columns: int = 80) -> tuple[int, int]:
+    """A command started on a terminal of its own (``columns`` wide): its pid, and the
+    terminal's fd."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SOLITAIRE_ARENA_CONFIG": str(config)}
+    env["COLUMNS"] = str(columns)
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(ROOT)
@@ -1319,6 +1321,32 @@ async def test_daily_lists_the_days_three_deals_and_my_attempt(node: NodeProcess
         f"eagle-wing race {race_id}, seed revealed once the day's last attempts are over "
         f"({next_day} 00:31 UTC): 0 moves results 1. lister"
     ), replay.stdout
+
+
+async def test_a_daily_refused_while_racing_names_that_race_by_its_game_and_code(
+    node: NodeProcess, tmp_path: Path
+) -> None:
+    await todays_dailies(node)
+    config = tmp_path / "c.json"
+    me = await daily_account(node, config, "busy")
+    async with await ArenaClient.connect(node.url) as bob:
+        racing = await start_race(me, bob)
+        refused = run("daily", "treize", "--server", node.url, config=config)
+        # On a terminal 60 columns wide, the same refusal wraps between words.
+        pid, fd = _on_a_terminal(["daily", "treize", "--server", node.url], config, columns=60)
+        shown = _read_until(fd, "resumes it)")
+        os.waitpid(pid, 0)
+    await me.close()
+    said = (
+        f"solitaire-arena: you are racing in eight-off race {racing.code}: finish it before today's "
+        f"treize daily (solitaire-arena play --server {node.url} resumes it)"
+    )
+    assert one_error_line(refused) == said  # to a pipe: one line, for programs
+    lines = shown.replace("\r", "").strip().splitlines()
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines), shown
+    assert lines[0].startswith("solitaire-arena: you are racing in")
+    assert all(line.startswith("  ") for line in lines[1:])
+    assert " ".join(line.strip() for line in lines) == said
 
 
 async def test_the_daily_board_ranks_two_accounts_and_shows_my_place(

@@ -471,7 +471,9 @@ async def test_a_whole_race_played_in_the_tui(arena: ArenaServer, connect: Conne
                 field = screen.move_input
                 field.focus()
                 source = move.split(">")[0].split(":")[0]
-                await pilot.press(*source)
+                await pilot.press("z")  # no pile is called z: the hints say what to do
+                assert "no legal move starts with 'z': clear the field" in rendered(screen, "#hints")
+                await pilot.press("backspace", *source)
                 assert move in str(screen.query_one("#hints").render())
                 await pilot.press("tab")
                 assert field.value.startswith(source) and move.startswith(field.value)
@@ -1248,7 +1250,7 @@ async def test_u_pressed_while_undo_is_refused_says_why_and_types_nothing(
             await ada.move(race_id, "undo")
         assert screen.status.last == f"✗ undo: {refused.value.message}"  # as typing undo says
         assert screen.move_input.value == ""
-        assert "no legal move starts so" not in rendered(screen, "#hints")
+        assert "no legal move starts with" not in rendered(screen, "#hints")
         assert screen.state.seq == 1
 
         # ada plays on in another session (a browser tab): this screen is not told. The

@@ -40,6 +40,7 @@ NOT_A_NAME = "a name starts with a letter or digit and uses only letters, digits
         ("adb\u0300\u0301\u0302\u0303", "a letter carries at most 3 combining marks"),
         ("\u0301ada", NOT_A_NAME),
         ("ada\u20dd", NOT_A_NAME),
+        ("bob ", "a name does not end with a space"),
     ],
 )
 def test_a_name_refuses_invisible_characters_and_stray_or_piled_up_marks(name: str, reason: str) -> None:
