@@ -1093,6 +1093,22 @@ def _play_options_problem(args: argparse.Namespace) -> str:
     return ""
 
 
+def _rated_for_a_new_guest(args: argparse.Namespace) -> str | None:
+    """The refusal of a rated race for a player not saved yet, said before connecting: the
+    server would refuse a guest anyway, and the guest made to ask would stay saved. A saved
+    player asks the server, which knows whether it has become an account since."""
+    if not args.rated:
+        return None
+    store = TokenStore()
+    name, account = _player(args, store)
+    if account is not None or store.get(args.server, name) is not None:
+        return None
+    return (
+        "rated races are for accounts: register or log in first (solitaire-arena register"
+        f"{player_options(args.server)} makes one)"
+    )
+
+
 async def play(args: argparse.Namespace) -> int:
     from client.tui.app import run_play  # textual loads only for the commands that draw
 
@@ -1111,6 +1127,9 @@ async def play(args: argparse.Namespace) -> int:
             "--casual is for a quick match: a joined race has its own setting, a created one is "
             "casual unless --rated"
         )
+    unsaved = _rated_for_a_new_guest(args)
+    if unsaved is not None:
+        return fail(unsaved)
     # With legal moves, every view also says whether an undo would be accepted (key u).
     client, welcome = await _sign_in(args, legal_moves=True)
     joining = functools.partial(join_command, server=args.server)  # the lobby says it

@@ -923,13 +923,19 @@ async def test_refusals_are_the_servers_message_on_one_line(
     assert one_error_line(nobody) == "solitaire-arena: no account is named 'nobody_at_all'"
 
 
-def test_a_rated_race_is_for_accounts(node: NodeProcess, tmp_path: Path) -> None:
-    guest = run(
-        "play", "--create", "--rated", "--name", "casual", "--server", node.url, config=tmp_path / "c.json"
-    )
+async def test_a_rated_race_is_for_accounts(node: NodeProcess, tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    guest = run("play", "--create", "--rated", "--name", "casual", "--server", node.url, config=config)
     assert one_error_line(guest) == (
-        "solitaire-arena: rated races are for accounts: register or log in first"
+        "solitaire-arena: rated races are for accounts: register or log in first "
+        f"(solitaire-arena register --server {node.url} makes one)"
     )
+    assert not config.exists()  # refused before a guest was made for it
+    # A guest saved already is the server's to refuse (it may have registered elsewhere).
+    async with await ArenaClient.connect(node.url) as guest:
+        await guest.sign_in("casual", TokenStore(config))
+    saved = run("play", "--create", "--rated", "--name", "casual", "--server", node.url, config=config)
+    assert one_error_line(saved) == "solitaire-arena: rated races are for accounts: register or log in first"
     joined = run("play", "--rated", "--join", "ABCDEF", "--server", node.url, config=tmp_path / "c.json")
     assert one_error_line(joined).startswith("solitaire-arena: --rated is for --create")
 
