@@ -49,7 +49,7 @@ from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from websockets.uri import parse_uri
 
-from client.columns import clipped, padded, split_to_fit, width
+from client.columns import clipped, clipped_name, padded, split_to_fit, width
 from client.credentials import Credential, CredentialsError, TokenStore
 from client.errors import (
     AlreadyQueuedError,
@@ -1243,7 +1243,7 @@ def replay_text(log: MoveLog, summary: RaceSummary) -> str:
     ...     "reveals_at": 1_805_070_660_000})).splitlines()[0])
     treize race r1, seed revealed once the day's last attempts are over (2027-03-15
     """
-    names = {s.player_id: clipped(s.name, NAME_COLUMNS) for s in summary.standings}
+    names = {s.player_id: clipped_name(s.name, NAME_COLUMNS) for s in summary.standings}
     names |= {m.player_id: m.player_id for m in log.moves if m.player_id not in names}
     pad = max((width(name) for name in names.values()), default=0)
     # One's own daily attempt before its day is closed: no seed yet, said when it comes.
@@ -1541,7 +1541,7 @@ def racer_names(record: RaceRecord, most: int = 24) -> dict[str, str]:
     >>> racer_names(record, 12)
     {'p_1': 'Ada (p_1)', 'p_2': 'Ada (p_2)', 'p_3': 'Bartholomew…'}
     """
-    cut = {racer.player_id: clipped(racer.name, most) for racer in record.racers}
+    cut = {racer.player_id: clipped_name(racer.name, most) for racer in record.racers}
     alike = Counter(cut.values())
     names = {}
     for racer in record.racers:
@@ -2252,7 +2252,7 @@ def name_column(name: str, bot: bool = False) -> str:
     xxxxxxxxxxxxxxxxx… [bot]|
     """
     mark = " [bot]" if bot else ""
-    return padded(clipped(name, NAME_COLUMNS - len(mark)) + mark, NAME_COLUMNS)
+    return padded(clipped_name(name, NAME_COLUMNS - len(mark)) + mark, NAME_COLUMNS)
 
 
 #: The columns of a table's results ("won in 101.6 s", "30 cards removed"); a longer one
@@ -2669,7 +2669,7 @@ def report_text(name: str, player_id: str | None, summary: RaceSummary | None) -
     bot-random-1: race 98a8fd4224e2 (treize)
         tied rank 1/2, gave up with 0 cards removed
     """
-    shown = clipped(name, NAME_COLUMNS)
+    shown = clipped_name(name, NAME_COLUMNS)
     if summary is None:
         return f"{shown}: race cancelled"
     mine = next(s for s in summary.standings if s.player_id == player_id)

@@ -15,6 +15,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from shared.protocol.base import NUMBERED_NAME
+
 #: Where a text was cut.
 ELLIPSIS = "…"
 #: Where :func:`wrapped` may break a line (not at a no-break space).
@@ -61,6 +63,39 @@ def clipped(text: str, most: int) -> str:
             break
         kept.append(char)
     return "".join(kept) + ELLIPSIS if most > 0 else ""
+
+
+def clipped_name(name: str, most: int) -> str:
+    """A racer's ``name`` in at most ``most`` columns, as :func:`clipped`, except that a
+    number the server added to tell it from a same-named racer's (``alice (2)``) is kept
+    and the name before it cut: otherwise two such names would read alike.
+
+    >>> clipped_name("alice (2)", 7), clipped_name("alice (2)", 9), clipped_name("alice (2)", 4)
+    ('al… (2)', 'alice (2)', 'ali…')
+    >>> clipped_name("Adalbert", 4)
+    'Ada…'
+    """
+    numbered = NUMBERED_NAME.fullmatch(name)
+    if numbered is None or width(name) <= most:
+        return clipped(name, most)
+    base, number = numbered.groups()
+    room = most - len(number)
+    if room < 2:  # no letter of the name would be left beside its ellipsis
+        return clipped(name, most)
+    return clipped(base, room) + number
+
+
+def fewest_columns(name: str, least: int) -> int:
+    """The fewest columns a racer's ``name`` is cut to where ``least`` is the rule: as many
+    more as the number that tells it from a same-named racer's takes (it is kept whole),
+    and never more than the name takes whole.
+
+    >>> fewest_columns("alice (2)", 5), fewest_columns("alice", 5), fewest_columns("al", 5)
+    (9, 5, 2)
+    """
+    numbered = NUMBERED_NAME.fullmatch(name)
+    extra = len(numbered.group(2)) if numbered else 0
+    return min(width(name), least + extra)
 
 
 def padded(text: str, columns: int) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from client.columns import clipped, padded, width
+from client.columns import clipped_name, padded, width
 from client.errors import ArenaError
 from client.wording import DEAL_AT_START, HELD_NOTE, change_words, standing_words
 from shared.protocol import (
@@ -383,7 +383,7 @@ def ranking_lines(summary: RaceSummary) -> list[str]:
       1. 李小龍                   won in 95.0 s, 80 moves, rating 1662? +12
       2. 李小龍李小龍李小龍李小…  1 card removed, 3 moves
     """
-    names = [clipped(s.name, NAME_MAX) for s in summary.standings]
+    names = [clipped_name(s.name, NAME_MAX) for s in summary.standings]
     columns = max(map(width, names), default=0)
     lines = []
     for standing, name in zip(summary.standings, names, strict=True):

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from client.columns import clipped, padded, split_to_fit, width
+from client.columns import clipped, clipped_name, fewest_columns, padded, split_to_fit, width
 from client.tui.clock import ServerClock, format_remaining
 from client.tui.race_state import CARDS, GHOSTS_SHOWN, GhostRacer, Racer, RaceState, rematch_note
 from client.wording import change_words, seconds_words, standing_words
@@ -346,8 +346,10 @@ def fitted_rows(
             if moved and bar < BAR_MIN:
                 continue
             room = max(1, columns - width(rest))
-            choices.append((f"{clipped(name, room)}{rest}", f"{progress_bar(cards_left, bar)} {after}", room))
-    enough = min(width(name), least)
+            choices.append(
+                (f"{clipped_name(name, room)}{rest}", f"{progress_bar(cards_left, bar)} {after}", room)
+            )
+    enough = fewest_columns(name, least)
     if choices[0][2] < enough:
         whole = [choice for choice in choices if choice[2] >= width(name)]
         fair = [choice for choice in choices if choice[2] >= enough]
@@ -528,7 +530,7 @@ def ranked_name(name: str, columns: int) -> str:
     >>> ranked_name("ada", 6) + "|", ranked_name("filler-with-long-name-0", 14) + "|"
     ('ada   |', 'filler-with-l…|')
     """
-    return padded(clipped(name, columns), columns)
+    return padded(clipped_name(name, columns), columns)
 
 
 class RankingPanel(Static):
@@ -577,20 +579,25 @@ class RankingPanel(Static):
 def answer_lines(name: str, marks: str, answer: str, columns: int) -> list[str]:
     """A racer's answer to a rematch offer in ``columns``: name (and ``marks``: `` (you)``)
     padded to 16 columns, or fewer for the longest answer (``accepted``) to fit, the
-    name cut down to :data:`TAIL_NAME_MIN` columns; past that the answer goes under it.
+    name cut down to :data:`TAIL_NAME_MIN` columns; past that, one's own row says only
+    ``you`` (its answer kept in sight on a short terminal), another's answer goes under it.
 
     >>> answer_lines("bob", "", "accepted", 32), answer_lines("bob", "", "accepted", 20)
     (['  bob              accepted'], ['  bob       accepted'])
     >>> answer_lines("alice_with_a_long_name", "", "accepted", 20)
     ['  alice_wi… accepted']
-    >>> answer_lines("alice_with_a_long_name", " (you)", "offered", 20)
-    ['  alice_with_… (you)', '    offered']
+    >>> answer_lines("alice_with_a_long_name", " (you)", "offered", 21)
+    ['  you        offered']
+    >>> answer_lines("alice_with_a_long_name", "", "offered", 14)
+    ['  alice_with_…', '    offered']
     """
     pad = min(16, columns - len("   accepted"))  # the longest answer: all line up
     room = pad - width(marks)
-    if room >= min(width(name), TAIL_NAME_MIN):
-        return [f"  {padded(clipped(name, room) + marks, pad)} {answer}"]
-    return [f"  {clipped(name, columns - 2 - width(marks))}{marks}", f"    {answer}"]
+    if room >= fewest_columns(name, TAIL_NAME_MIN):
+        return [f"  {padded(clipped_name(name, room) + marks, pad)} {answer}"]
+    if marks and pad >= len("you"):
+        return [f"  {padded('you', pad)} {answer}"]
+    return [f"  {clipped_name(name, columns - 2 - width(marks))}{marks}", f"    {answer}"]
 
 
 class RematchPanel(Static):

@@ -29,7 +29,7 @@ import itertools
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from client.columns import clipped
+from client.columns import clipped_name
 from client.wording import left_out_of
 from shared import dealt_home
 from shared.games import GameName
@@ -621,7 +621,7 @@ def rematch_note(rematch: RematchInfo, me: str | None, most: int | None = None, 
     >>> rematch_note(offer.model_copy(update={"status": "declined"}), "p_a", most=2)
     "no rematch: nobody accepted b…'s offer"
     """
-    names = {r.player_id: r.name if most is None else clipped(r.name, most) for r in rematch.racers}
+    names = {r.player_id: r.name if most is None else clipped_name(r.name, most) for r in rematch.racers}
     offerer = "you" if rematch.offered_by == me else names.get(rematch.offered_by, "someone")
     mine = next((r.answer for r in rematch.racers if r.player_id == me), None)
     if rematch.status == "started":

@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from client.columns import clipped, padded, split_to_fit, width
+from client.columns import clipped_name, fewest_columns, padded, split_to_fit, width
 from client.errors import ArenaError
 from client.sdk import ArenaClient
 from client.suggestions import login_command
@@ -171,14 +171,14 @@ def shown_name(watched: WatchedRace, player_id: str, columns: int) -> str:
     ('bot-search-1 [bot]', 'bot-s… [bot]')
     """
     mark = BOT_MARK if watched.is_bot(player_id) else ""
-    return clipped(watched.name(player_id), max(columns - len(mark), 1)) + mark
+    return clipped_name(watched.name(player_id), max(columns - len(mark), 1)) + mark
 
 
 def focus_text(watched: WatchedRace, player_id: str, number: int) -> Text:
     """The two lines over the large board: whose it is (``number`` of how many; a name
     cut to :data:`FOCUS_NAME_COLUMNS` terminal columns), and how they stand."""
     order = racer_order(watched)
-    name = clipped(watched.name(player_id), FOCUS_NAME_COLUMNS) + (
+    name = clipped_name(watched.name(player_id), FOCUS_NAME_COLUMNS) + (
         BOT_MARK if watched.is_bot(player_id) else ""
     )
     text = Text(f"{number}/{len(order)} {name} {watched.rating(player_id)}".rstrip(), style="bold")
@@ -261,6 +261,12 @@ def results_text(
     Results
     1. bob   0 cards home
     2. fill… 0 cards home
+    >>> twins = summary.model_copy(update={"standings": [standing(1, "alice"), standing(2, "alice (2)")]})
+    >>> print(results_text(twins, 21))  # the number that tells them apart is never cut
+    Results
+    1. alice 0 cards home
+    2. alice (2)
+       0 cards home
     >>> print(results_text(summary, 17))
     Results
     1. bob
@@ -275,9 +281,9 @@ def results_text(
     for standing, result in zip(summary.standings, results, strict=True):
         place = f"{standing.rank}. "
         room = columns - len(place)
-        if room - width(f" {result}") >= TAIL_NAME_MIN:
+        if room - width(f" {result}") >= fewest_columns(standing.name, TAIL_NAME_MIN):
             room -= width(f" {result}")  # the name cut shorter: the result stays on its line
-        head = f"{place}{padded(clipped(standing.name, room), min(pad, room))}"
+        head = f"{place}{padded(clipped_name(standing.name, room), min(pad, room))}"
         text.append("\n".join(split_to_fit(head, result, columns)) + "\n")
         if standing.gave_up:
             text.append("   gave up\n", style="dim")

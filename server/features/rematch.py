@@ -35,6 +35,7 @@ from shared.protocol import (
     RematchStarted,
     RematchUpdate,
 )
+from shared.protocol.base import unnumbered_name
 
 log = logging.getLogger("arena.rematch")
 
@@ -58,6 +59,16 @@ _CLOSED = {
     "late": "that rematch offer expired",
     "answered": "you already answered that rematch offer",
 }
+
+
+def kept_seat_name(seat_name: str, name: str) -> str:
+    """The name a racer asks for in a rematch: their seat's, number and all, while they
+    still go by the name it numbered; else their ``name`` now (a rename drops the number).
+
+    >>> kept_seat_name("alice (2)", "alice"), kept_seat_name("alice (2)", "ally")
+    ('alice (2)', 'ally')
+    """
+    return seat_name if unnumbered_name(seat_name) == name else name
 
 
 class Rematches:
@@ -223,12 +234,13 @@ class Rematches:
             return
         by_id = {s.player_id: s for s in seats}
         players = [record.offered_by] + [p for p, a in record.answers.items() if a == "accepted"]
-        # Seated by the names they go by now: a guest may have renamed since the race.
+        # Seated by the names they go by now (a guest may have renamed since the race),
+        # each keeping the number that told them from a same-named racer.
         now_named = await self.store.players.profiles(players)
         identities = [
             Identity(
                 p,
-                now_named[p][0] if p in now_named else by_id[p].name,
+                kept_seat_name(by_id[p].name, now_named[p][0] if p in now_named else by_id[p].name),
                 bot=by_id[p].bot,
                 account=await self.store.accounts.username(p) is not None,
             )

@@ -11,7 +11,7 @@ import orjson
 from server.store import keys, scripts
 from server.store.once import OnceWrite, OnceWriter
 from server.store.records import Answer, Deal, RaceMeta, RacerRecord, RaceStatus, Seat
-from shared.protocol.base import numbered_name
+from shared.protocol.base import numbered_name, unnumbered_name
 from shared.protocol.lobby import SEATS_MAX
 from shared.usernames import seat_key
 
@@ -455,8 +455,12 @@ class RaceStore:
 
 def _seat_names(name: str) -> list[str]:
     """The names a seat may take, the first free first (ARGV of the scripts that name one):
-    enough that one is free however many seats the race has."""
-    names = [name, *(numbered_name(name, number) for number in range(2, SEATS_MAX + 1))]
+    enough that one is free however many seats the race has. A numbered ``name`` (a
+    rematch keeps a racer's number) comes first, then the name's own and its numbers."""
+    base = unnumbered_name(name)
+    names = [base, *(numbered_name(base, number) for number in range(2, SEATS_MAX + 1))]
+    if name != base:
+        names = [name, *(each for each in names if each != name)]
     return [part for each in names for part in (each, seat_key(each))]
 
 

@@ -6,6 +6,7 @@ client) ignores them, so an older client keeps working against a newer server.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from enum import StrEnum
 from typing import Annotated, Final, Literal
@@ -58,6 +59,20 @@ def check_name(name: str) -> str:
 
 
 PlayerName = Annotated[str, AfterValidator(check_name)]
+
+
+#: A name with the number :func:`numbered_name` adds: the name, and `` (N)``.
+NUMBERED_NAME: Final = re.compile(r"(.+)( \([0-9]+\))")
+
+
+def unnumbered_name(name: str) -> str:
+    """``name`` without the number :func:`numbered_name` added to it, if it has one.
+
+    >>> unnumbered_name("root (2)"), unnumbered_name("root")
+    ('root', 'root')
+    """
+    numbered = NUMBERED_NAME.fullmatch(name)
+    return numbered.group(1) if numbered else name
 
 
 def numbered_name(name: str, number: int) -> str:

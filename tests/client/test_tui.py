@@ -952,12 +952,13 @@ async def _counting_race(
     game: GameName = "eight-off",
     bot: bool = False,
     reconnect: bool = False,
+    name: str = "ada",
 ) -> tuple[ArenaClient, ArenaClient, str]:
     """ada (who asks for legal moves and, with ``reconnect``, resumes a dropped connection,
-    as ``play`` does) and bob (a bot with ``bot``), both ready to race Eight Off (or
-    ``game``), seed 2: its countdown has begun."""
+    as ``play`` does; named ``name``) and bob (a bot with ``bot``), both ready to race
+    Eight Off (or ``game``), seed 2: its countdown has begun."""
     ada, bob = await connect(url, reconnect=reconnect), await connect(url)
-    await ada.hello(name="ada", legal_moves=True)
+    await ada.hello(name=name, legal_moves=True)
     await bob.hello(name="bob", bot=bot)
     race = await ada.create_race(game, seats=2, time_limit=60, hints=hints)
     await bob.join_race(race.code)
@@ -973,10 +974,11 @@ async def _race(
     game: GameName = "eight-off",
     bot: bool = False,
     reconnect: bool = False,
+    name: str = "ada",
 ) -> tuple[ArenaClient, ArenaClient, str]:
-    """ada (who asks for legal moves and resumes with ``reconnect``, as ``play`` does) and
-    bob (a bot with ``bot``) race Eight Off (or ``game``), seed 2."""
-    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game, bot, reconnect)
+    """ada (who asks for legal moves and resumes with ``reconnect``, as ``play`` does;
+    named ``name``) and bob (a bot with ``bot``) race Eight Off (or ``game``), seed 2."""
+    ada, bob, race_id = await _counting_race(arena.url, connect, hints, game, bot, reconnect, name)
     await ada.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     await bob.wait_for(RaceStarted, lambda e: e.race_id == race_id)
     return ada, bob, race_id
@@ -1493,6 +1495,23 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
         seen = await bob.wait_for(Progress, lambda p: p.race_id == answered.new_race_id)
         assert seen.player_id == ada.player_id and seen.move_count == 1
         await wait_until(pilot, lambda: screen.state.seq == 1)
+
+
+async def test_on_a_small_terminal_my_rematch_row_keeps_its_answer_beside_a_long_name(
+    arena: ArenaServer, connect: Connect
+) -> None:
+    ada, bob, race_id = await _race(arena, connect, name="filler-with-long-name-xx")
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+        await pilot.press("r")
+        await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+        await bob.answer_rematch(race_id, accept=False)
+        await until_shown(pilot, app, "no rematch: nobody")
+        mine = [line for line in screen_lines(app) if re.search(r"\byou\b.* offered$", line)]
+        assert len(mine) == 1, "\n".join(screen_lines(app))
 
 
 async def test_a_rematch_that_starts_during_the_replay_closes_it_and_shows_the_new_race(

@@ -453,6 +453,23 @@ async def test_a_rematch_seats_a_guest_who_renamed_after_the_race_by_their_new_n
         assert names == {ada.player_id: "ada", bob.player_id: "robert"}
 
 
+async def test_a_rematch_keeps_each_racers_number_when_two_share_a_name(arena: ArenaServer) -> None:
+    """The first seated keeps a name another racer has too; in a rematch the offerer is
+    seated first, and used to take the bare name from the other racer."""
+    alice, twin = await racers(arena.url, "alice", "Alice")
+    try:
+        race_id = await ended(alice, twin)
+        first = await alice.request({"type": "get_race", "race_id": race_id})
+        names = {r["player_id"]: r["name"] for r in first["race"]["racers"]}
+        assert names == {alice.player_id: "alice", twin.player_id: "Alice (2)"}
+        await twin.request({"type": "offer_rematch", "race_id": race_id})  # seated first now
+        await alice.request({"type": "answer_rematch", "race_id": race_id, "accept": True})
+        started = await twin.event("rematch_started")
+        assert {r["player_id"]: r["name"] for r in started["race"]["racers"]} == names
+    finally:
+        await close(alice, twin)
+
+
 async def test_a_declined_rematch_starts_nothing(arena: ArenaServer) -> None:
     async with two_racers(arena.url) as (ada, bob):
         race_id = await ended(ada, bob)
