@@ -241,13 +241,19 @@ async def test_a_race_created_in_the_lobby_has_the_time_limit_chosen(
 
 
 async def running_race_page(
-    browser: Browser, url: str, errors: list[str], game: str = "eight-off", rival: str = "bob", **options: Any
+    browser: Browser,
+    url: str,
+    errors: list[str],
+    game: str = "eight-off",
+    rival: str = "bob",
+    name: str = "ada",
+    **options: Any,
 ) -> tuple[Page, ArenaClient]:
-    """ada in a browser (its context made with ``options``) and bob (named ``rival``)
-    through the SDK, in a race that has started."""
+    """ada (named ``name``) in a browser (its context made with ``options``) and bob
+    (named ``rival``) through the SDK, in a race that has started."""
     ada = await open_page(browser, url, errors, **options)
     await ada.select_option("#game", game)
-    code = await create_race_on(ada)
+    code = await create_race_on(ada, name)
     bob = await ArenaClient.connect(url, reconnect=True)
     await bob.hello(name=rival)
     await bob.ready((await bob.join_race(code)).race_id)

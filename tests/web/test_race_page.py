@@ -274,6 +274,33 @@ async def test_a_long_racer_name_keeps_to_one_line_cut_with_its_whole_text_kept(
     assert errors == []
 
 
+async def test_a_cut_racer_name_keeps_the_number_that_tells_it_from_a_same_named_racer(
+    browser: Browser, arena: ArenaServer
+) -> None:
+    """Two racers called alike: the second is numbered (``... (2)``). On a phone both long
+    names are cut, the number left whole in sight beside the cut one."""
+    errors: list[str] = []
+    long = "bob" + "W" * 21
+    page, bob = await running_race_page(
+        browser, arena.url, errors, rival=long.upper(), viewport={"width": 360, "height": 740}, name=long
+    )
+    await expect(page.locator("#racers .racer")).to_have_count(2)
+    numbered = long.upper()[:20] + " (2)"
+    rows = await page.evaluate(RACER_NAMES)
+    assert [(text, title, cut) for text, title, cut, _lines in rows] == [
+        (long, long, True),
+        (numbered[:-4], numbered, True),
+    ]
+    rival = page.locator(f'#racers .racer[data-player="{bob.player_id}"] .racer-name')
+    await expect(rival).to_have_text(numbered)
+    name_box, who_box = await rival.bounding_box(), await rival.locator(".who").bounding_box()
+    assert name_box is not None and who_box is not None
+    assert who_box["x"] + who_box["width"] < name_box["x"] + name_box["width"] - 10  # " (2)" after it
+    await fits_the_screen(page)
+    await bob.close()
+    assert errors == []
+
+
 async def test_a_visitor_on_an_open_races_page_is_offered_join_and_no_racer_controls(
     browser: Browser, arena: ArenaServer, connect: Connect
 ) -> None:

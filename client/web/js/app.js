@@ -7,7 +7,7 @@
 import { Arena } from "./arena.js";
 import { Board, MOVE_EXAMPLES, autoplayWords, cardsInWords, setAnimations } from "./board.js";
 import { dailyHref, dailyPage, dayOf, revealWords } from "./daily.js";
-import { GAMES, GAME_TITLES, attemptText, cardsScored, changeText, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, raceOverWords, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
+import { GAMES, GAME_TITLES, attemptText, cardsScored, changeText, cutName, dealCardsLeft, element, isBusy, linkRacingRace, markBusy, movesText, passFocus, placeText, playerLink, raceOverWords, racersText, ratingCell, ratingText, redraw, seconds, NO_SUCH_RACE, sharesRank, showError, showRaceError, standingResult, standingsHead, tableHead, unseen, watchersText } from "./dom.js";
 import { forgetPendingShares, keepShare, newShare, pendingShare, seatPendingShare, shareOf } from "./fairness.js";
 import { LIMITS, checkFields, clearFields, codeProblem, nameProblem, noteFor, seatsProblem } from "./forms.js";
 import { NAME_KEY, accountPage, leaderboardPage, profilePage } from "./players.js";
@@ -885,7 +885,7 @@ function racePage(raceId, arrived = null) {
   function drawRacers() {
     if (!race) return;
     racers.replaceChildren(...race.racers.map((r) => element("div", { class: "racer", "data-player": r.player_id },
-      element("span", { class: "racer-name cut" }, element("span", { class: "who", title: r.name }, `${r.name}${r.bot ? " 🤖" : ""}`),
+      element("span", { class: "racer-name cut" }, ...cutName(r.name, r.bot),
         r.player_id === arena.player?.player_id ? " (you)" : "",
         racerRating(r) ? element("span", { class: "rating", title: "rating" }, ` ${racerRating(r)}`) : ""),
       element("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(r.score),

@@ -238,6 +238,14 @@ export function profileHref(playerId) {
   return `#/profile/${encodeURIComponent(playerId)}`;
 }
 
+// A racer's name in a line that cuts it to fit (`.racer-name.cut`): the name in `.who`,
+// which the line cuts with an ellipsis, and the number the server adds to tell it from a
+// same-named racer's (`alice (2)`) beside it, never cut; then the bot mark.
+export function cutName(name, bot) {
+  const [, base, number] = name.match(/^(.+)( \(\d+\))$/) ?? [null, name, ""];
+  return [element("span", { class: "who", title: name }, base), number, bot ? " 🤖" : ""];
+}
+
 // A player's name linking to their profile, with the bot mark.
 export function playerLink(playerId, name, bot, attributes = {}) {
   return element("a", { href: profileHref(playerId), class: "player", ...attributes }, `${name}${bot ? " 🤖" : ""}`);
