@@ -95,6 +95,18 @@ def _flag(racer: Racer) -> str:
     return ""
 
 
+def lobby_flag(racer: Racer) -> str:
+    """How a racer stands in the lobby: ``away`` while they have no connection (ready or
+    not: they may not be back), else ``ready`` once they said so.
+
+    >>> lobby_flag(Racer("p_a", "ada", ready=True)), lobby_flag(Racer("p_b", "bob", ready=True, away=True))
+    ('ready', 'away')
+    """
+    if racer.away:
+        return "away"
+    return "ready" if racer.ready else ""
+
+
 def rating_text(racer: Racer, rated: bool) -> str:
     """A racer's rating as shown beside their name: ``1612``, or ``1500?`` while it is
     provisional; in a rated race, an account without one yet starts at 1500 (provisional).
@@ -486,7 +498,7 @@ class RacersPanel(Static):
 
     def _add_racer(self, text: Text, racer: Racer, state: RaceState) -> None:
         me = racer.player_id == state.me
-        flag = _flag(racer) or ("ready" if state.status == "open" and racer.ready else "")
+        flag = _flag(racer) or (lobby_flag(racer) if state.status == "open" else "")
         # A narrowed panel (an 80-column terminal) has 20 to 27 columns: the flag goes up
         # by the name, and the counts keep to them.
         narrow = self.bar_width < BAR_WIDTH or self.columns < WIDE_COUNTS

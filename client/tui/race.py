@@ -64,7 +64,7 @@ from client.tui.panels import (
     rating_text,
     room_for,
 )
-from client.tui.race_state import DailyRun, RaceState, rematch_note
+from client.tui.race_state import DailyRun, Racer, RaceState, rematch_note
 from client.tui.replay import ReplayScreen, served_timeline
 from client.tui.too_small import TooSmallNotice
 from client.wording import (
@@ -298,6 +298,30 @@ def connection_trouble(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return "no answer from the server"
     return f"connection problem ({exc})" if str(exc) else "connection problem"
+
+
+def lobby_news(before: dict[str, Racer], after: dict[str, Racer], me: str | None) -> str:
+    """What changed among the others in the lobby, to go before its note: who left, who
+    lost their connection (away) and who is back ("" when none of that).
+
+    >>> ada, bob, cy = Racer("p_a", "ada"), Racer("p_b", "bob"), Racer("p_c", "cy")
+    >>> away = Racer("p_b", "bob", away=True)
+    >>> lobby_news({"p_a": ada, "p_b": bob, "p_c": cy}, {"p_a": ada, "p_b": away}, "p_a")
+    'cy left; bob is away (their seat is kept for a while); '
+    >>> lobby_news({"p_a": ada, "p_b": away}, {"p_a": ada, "p_b": bob}, "p_a")
+    'bob is back; '
+    """
+    news = [f"{r.name} left" for p, r in before.items() if p not in after and p != me]
+    for player_id, racer in after.items():
+        was = before.get(player_id)
+        if player_id == me or was is None or was.away == racer.away:
+            continue
+        news.append(
+            f"{racer.name} is away (their seat is kept for a while)"
+            if racer.away
+            else f"{racer.name} is back"
+        )
+    return "".join(f"{line}; " for line in news)
 
 
 def left_elsewhere_note(code: str, cancelled: bool) -> str:
@@ -833,10 +857,8 @@ class RaceScreen(Screen[None]):
                 if self.state.apply(event):
                     self.query_one("#racers", RacersPanel).show(self.state)
                 continue
-            # Who sat in the lobby before an update: to say who left.
-            seated = (
-                {p: r.name for p, r in self.state.racers.items()} if isinstance(event, RaceUpdate) else {}
-            )
+            # Who sat in the lobby before an update: to say who left, went away or came back.
+            seated = dict(self.state.racers) if isinstance(event, RaceUpdate) else {}
             if not self.state.apply(event):
                 continue
             self.redraw()
@@ -851,13 +873,8 @@ class RaceScreen(Screen[None]):
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
                 self.status.say(self._go_note())
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
-                gone = [
-                    name
-                    for pid, name in seated.items()
-                    if pid not in self.state.racers and pid != self.state.me
-                ]
-                left = f"{', '.join(gone)} left; " if gone else ""
-                self.status.say(left + self._opening_note())  # who sits in the lobby now
+                news = lobby_news(seated, self.state.racers, self.state.me)
+                self.status.say(news + self._opening_note())  # who sits in the lobby now
                 await self._ready_if_full()
             elif isinstance(event, RaceCountdown):  # the lobby's note (who is ready) is over
                 self.status.say(self._opening_note())

@@ -83,6 +83,8 @@ class Racer:
     ready: bool = False
     #: Whether the racer committed to a seed share when seated (docs/deals.md).
     share_committed: bool = False
+    #: In the lobby: the racer has no connection now (their seat kept for the grace).
+    away: bool = False
 
     @classmethod
     def from_info(cls, info: RacerInfo) -> Racer:
@@ -99,6 +101,7 @@ class Racer:
             info.provisional,
             ready=info.ready,
             share_committed=info.share_committed,
+            away=info.away,
         )
 
 

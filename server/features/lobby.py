@@ -700,6 +700,8 @@ class Lobby:
         now = self.time.now_ms()
         out = await seed_out(self.store, meta, now, self.settings.daily_time_limit)
         info = race_info(meta, seats, boards, board, now, ratings, accounts, seed_out=out)
+        if meta.status is RaceStatus.OPEN:
+            info = await self._with_the_away(info)
         if meta.status.is_dealt:
             (watching,) = await self.store.watching.spectators([race_id], now)
             info = info.model_copy(update={"spectators": watching})
@@ -707,13 +709,32 @@ class Lobby:
 
     # ----- players who went away -------------------------------------------------------
 
+    async def _with_the_away(self, info: RaceInfo) -> RaceInfo:
+        """An open race's ``info`` with the racers who have no connection on a live node
+        marked away."""
+        ids = [r.player_id for r in info.racers]
+        here = await self.store.nodes.connected_elsewhere(ids, await self.nodes.live_nodes())
+        if all(p in here for p in ids):
+            return info
+        racers = [r if r.player_id in here else r.model_copy(update={"away": True}) for r in info.racers]
+        return info.model_copy(update={"racers": racers})
+
     async def went_away(self, player_id: str, race_ids: list[str]) -> None:
         """The player's last connection on this node closed; it followed ``race_ids``.
-        Kept in Redis, so any node frees their open races' seats once the grace is over."""
+        Kept in Redis, so any node frees their open races' seats once the grace is over;
+        the others in those still open are told the player is away meanwhile."""
         if race_ids:
             since = self.time.now_ms()
             due = since + round(self.settings.lobby_grace * 1000)
             await self.store.players.went_away([player_id], since, due)
+            await self.announce_open(race_ids)
+
+    async def announce_open(self, race_ids: list[str]) -> None:
+        """Tell the followers of those of ``race_ids`` still open who sits in them now (a
+        racer went away or came back)."""
+        for meta in await self.store.races.metas(race_ids):
+            if meta.status is RaceStatus.OPEN:
+                await self.announce(meta.race_id)
 
     async def _keep_freeing_seats(self) -> None:
         every = min(GONE_LOOK_EVERY, max(self.settings.lobby_grace / 3, 0.1))

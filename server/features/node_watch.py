@@ -79,11 +79,14 @@ class NodeWatch:
         except Exception as exc:  # Redis away: the others will take this node for dead
             log.warning("leaving the list of nodes failed", extra={"reason": repr(exc)})
 
-    async def arrived(self, player_id: str) -> None:
-        """A session of the player said who it is (written once, for the first)."""
-        if player_id not in self._here:
-            await self.store.nodes.arrived(self.node_id, [player_id])
-            self._here.add(player_id)  # once written: a failed write is tried again
+    async def arrived(self, player_id: str) -> bool:
+        """A session of the player said who it is (written once, for the first); whether
+        it is the player's first session on this node."""
+        if player_id in self._here:
+            return False
+        await self.store.nodes.arrived(self.node_id, [player_id])
+        self._here.add(player_id)  # once written: a failed write is tried again
+        return True
 
     async def left(self, player_id: str) -> None:
         self._here.discard(player_id)

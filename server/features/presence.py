@@ -196,8 +196,11 @@ class Presence:
             await self.store.accounts.touch_token(identity.token_sha, self.sign_in_ttl)
 
     async def arrived(self, player_id: str) -> None:
-        """A connection of the player on this node said who they are."""
-        await self.nodes.arrived(player_id)
+        """A connection of the player on this node said who they are: the others in their
+        open races, told they were away, are told they are back."""
+        if await self.nodes.arrived(player_id):
+            races = await self.lobby.current_races(player_id)
+            await self.lobby.announce_open([m.race_id for m in races if m.status is RaceStatus.OPEN])
 
     async def gone(self, player_id: str, followed: list[str], ended: list[str]) -> None:
         """The player's last connection on this node closed; it followed the races

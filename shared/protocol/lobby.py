@@ -136,6 +136,9 @@ class RacerInfo(Reply):
     #: ``?``).
     rating: int | None = None
     provisional: bool = False
+    #: In an open race (its lobby): the racer has no connection to the server now. Their
+    #: seat is kept for the server's lobby grace (``welcome.lobby_grace``), then freed.
+    away: bool = False
 
 
 class BoardState(Reply):

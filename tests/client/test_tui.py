@@ -742,13 +742,23 @@ async def test_the_lobby_status_line_follows_the_racers_who_join(
         await cy.ready(race.race_id)  # a lobby update that is no leave says no more
         await wait_until(pilot, lambda: "2/3 seated, 1 ready" in screen.status.last)
         assert screen.status.last.startswith("eight-off race"), screen.status.last
+        # cy's connection drops: cy is away (no longer shown ready) until back.
+        token = cy.token
+        await cy.close()
+        back = await connect(arena.url)
+        await wait_until(pilot, lambda: screen.status.last.startswith("cy is away (their seat is kept"))
+        cy_rows = "\ncy\n" + "░" * 16 + " 52 left\n  score  0  moves   0"
+        assert rendered(screen, "#racers").endswith(cy_rows + "  away")
+        await back.hello(token=token)
+        await wait_until(pilot, lambda: screen.status.last.startswith("cy is back; eight-off race"))
+        assert rendered(screen, "#racers").endswith(cy_rows + "  ready")
     # Quitting the lobby leaves the race, and the terminal is told.
     await app.leave_if_open()
     assert (
         app.parting_note()
         == f"you left race {race.code} before its start: the others sitting in it go on without you"
     )
-    assert [r.name for r in (await cy.get_race(race.race_id)).racers] == ["cy"]
+    assert [r.name for r in (await back.get_race(race.race_id)).racers] == ["cy"]
 
 
 async def lobby_of_ada(arena: ArenaServer, connect: Connect) -> tuple[ArenaClient, RaceInfo]:

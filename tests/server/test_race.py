@@ -30,7 +30,7 @@ from shared.record import read_record, verify_record
 from tests.redis_direct import listening, sync_redis
 from tests.server.conftest import WINNABLE_SEED, Connect, running_node
 from tests.server.helpers import start_race
-from tests.server.rawclient import racers
+from tests.server.rawclient import racers, resumed
 from tests.server.solver import solve
 
 
@@ -563,6 +563,32 @@ async def test_a_player_back_within_the_lobby_grace_keeps_the_seat(
         info = await back.get_race(race.race_id)
         assert {r.player_id for r in info.racers} == {ada.player_id, bob.player_id}
         assert info.status == "open"
+
+
+async def test_a_racer_whose_connection_dropped_shows_away_in_the_lobby_until_back(clean_redis: str) -> None:
+    """During the lobby grace the others see the gone racer marked ``away`` (a ready one
+    used to look present), and no longer once they are back."""
+    async with running_node(clean_redis, lobby_grace=30.0) as node:
+        ada, bob = await racers(node.url, "ada", "bob")
+        created = await ada.request({"type": "create_race", "game": "treize", "seats": 3, "time_limit": 60})
+        joined = await bob.request({"type": "join_race", "code": created["race"]["code"]})
+        assert {r["name"]: r["away"] for r in joined["race"]["racers"]} == {"ada": False, "bob": False}
+        await bob.request({"type": "ready", "race_id": created["race"]["race_id"], "ready": True})
+        while not all(r["ready"] for r in (await ada.event("race_update"))["race"]["racers"][1:]):
+            pass  # until ada is told bob is ready
+        await bob.ws.close()
+        gone = await ada.event("race_update")
+        assert [(r["name"], r["ready"], r["away"]) for r in gone["race"]["racers"]] == [
+            ("ada", False, False),
+            ("bob", True, True),
+        ]
+        back = await resumed(node.url, bob)
+        returned = await ada.event("race_update")
+        assert [r["away"] for r in returned["race"]["racers"]] == [False, False]
+        info = await back.request({"type": "get_race", "race_id": created["race"]["race_id"]})
+        assert [r["away"] for r in info["race"]["racers"]] == [False, False]
+        await ada.ws.close()
+        await back.ws.close()
 
 
 async def test_a_player_gone_when_the_node_stops_leaves_the_open_race_once_another_node_runs(

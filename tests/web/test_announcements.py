@@ -227,6 +227,16 @@ async def test_a_racers_progress_bar_reads_in_words_and_the_lobby_says_who_comes
     await expect(news).to_have_text("bob is ready")
     await bob.ready(race_id, ready=False)
     await expect(news).to_have_text("bob is not ready")
+    # bob's connection drops: he is away, his seat kept, until he says hello again.
+    token = bob.token
+    await bob.close()
+    await expect(news).to_have_text("bob is away (their seat is kept for a while)")
+    state = page.locator(f'#racers [data-player="{bob.player_id}"] .racer-state')
+    await expect(state).to_have_text("away")
+    bob = await ArenaClient.connect(arena.url)
+    await bob.hello(token=token)
+    await expect(news).to_have_text("bob is back")
+    await expect(state).to_have_text("not ready")
     await bob.leave(race_id)
     await expect(news).to_have_text("bob left")
     await bob.join_race(code)

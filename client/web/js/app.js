@@ -878,7 +878,7 @@ function racePage(raceId, arrived = null) {
   // Before the start, whether they pressed Ready; then how far they got.
   function racerState(r) {
     if (r.finished) return r.won ? "won" : "gave up";
-    if (race.status === "open") return r.ready ? "ready" : "not ready";
+    if (race.status === "open") return r.away ? "away" : r.ready ? "ready" : "not ready";
     return `${r.cards_left} left`;
   }
 
@@ -904,7 +904,8 @@ function racePage(raceId, arrived = null) {
   }
 
   // What changed among the others in an open race, read out: "bob joined", "bob is ready",
-  // "cy left" (one's own Ready, and anything once the race is under way, is not news).
+  // "bob is away" (no connection: his seat kept for the grace), "bob is back", "cy left"
+  // (one's own Ready, and anything once the race is under way, is not news).
   function lobbyNews(before, after) {
     if (!before || before === after || before.status !== "open" || after.status !== "open") return "";
     const me = arena.player?.player_id;
@@ -915,6 +916,7 @@ function racePage(raceId, arrived = null) {
       if (r.player_id === me) continue;
       const was = then.get(r.player_id);
       if (!was) news.push(`${r.name} joined`);
+      else if (!was.away !== !r.away) news.push(r.away ? `${r.name} is away (their seat is kept for a while)` : `${r.name} is back`);
       else if (was.ready !== r.ready) news.push(`${r.name} is ${r.ready ? "ready" : "not ready"}`);
     }
     for (const r of before.racers) if (r.player_id !== me && !now.has(r.player_id)) news.push(`${r.name} left`);
