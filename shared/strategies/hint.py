@@ -1,9 +1,10 @@
 """A hint: a good next move for a racer's board, chosen from what the racer sees.
 
 It runs the bots' :class:`~shared.strategies.search.SearchStrategy` on the view alone,
-with a fixed seed: the hint is a function of the view (and of the positions the racer
-has already been through), so two deals that differ only in face-down cards get the
-same hint, and asking twice gives the same answer.
+with a fixed seed and without its solver (a hint is the search's best-looking move, not
+a step of a winning line worked out in full): the hint is a function of the view (and
+of the positions the racer has already been through), so two deals that differ only in
+face-down cards get the same hint, and asking twice gives the same answer.
 
 A hint never leads back to a position reached before in the game (``reached``, from
 :func:`reached_keys`): following the hints never goes round in circles. When every legal
@@ -45,7 +46,7 @@ def hint(
     moves = view_legal_moves(view) if legal is None else legal
     if not moves:
         return None
-    search = SearchStrategy(seed=HINT_SEED, budget=HINT_BUDGET, samples=HINT_SAMPLES)
+    search = SearchStrategy(seed=HINT_SEED, budget=HINT_BUDGET, samples=HINT_SAMPLES, solver_budget=0)
     return search.choose(view, moves, reached=reached)
 
 

@@ -6,7 +6,12 @@ and searches those, scoring positions with :mod:`shared.strategies.heuristics`.
 
 - **Nothing hidden** (Eight Off, Treize once the stock is out): one exact game, searched
   best first for ``budget`` positions; each first move is worth the best position found
-  after it.
+  after it, and a move on a winning line the search meets is played at once. When the
+  search sees no win, the solver (:func:`shared.solver.solve`, within ``solver_budget``
+  positions) looks for one, and the strategy follows the line it finds move by move
+  (:class:`shared.strategies.plan.Plan`) to the win; only when it finds none does the
+  search's best-looking move go. Greedy, the search alone can walk into a dead end a few
+  moves ahead (every cell full, no move but back) and give a winnable Eight Off deal up.
 - **Cards hidden** (Eagle Wing, Treize): ``samples`` guessed games, each searched only
   ``depth`` moves deep (the ``width`` best-looking moves of each position); a move is
   worth its total over the samples. A deep search of one guess would plan around cards
@@ -15,8 +20,11 @@ and searches those, scoring positions with :mod:`shared.strategies.heuristics`.
 
 Loops: the positions the racer has stood on are remembered (by :func:`shared.knowledge.view_key`,
 which ignores the order of interchangeable piles), and a move back to one is never
-chosen. It gives up (``None``) when no other move is left, or when the score has not
-risen for ``patience`` moves.
+chosen (a solver's line through one is not followed). It gives up (``None``) when no
+other move is left, or when the score has not risen for ``patience`` moves, never while
+it sees a winning line. After the solver found no line, it is asked again only once the
+score has risen (fewer positions are left to search), and never again in a game it
+proved lost; after the board left a line (a move taken back, say), at once.
 
 >>> from shared import new_game
 >>> game = new_game("treize", 4)
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import random
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,17 +44,26 @@ from typing import Any, Final
 
 from shared import Game, GameView
 from shared.knowledge import hidden_count, rebuild, sample_game, view_key
+from shared.solver import solve
 from shared.strategies.heuristics import evaluate
 from shared.strategies.memory import Memory
+from shared.strategies.plan import Plan
 from shared.strategies.strategy import distinct_moves
 
 #: How much a gain is worth less for each move it takes to reach it.
 STEP_COST: Final = 0.5
+#: What the best-first search says a move is worth when a winning line starts with it.
+WINNING: Final = math.inf
+#: Positions the solver may expand for one move choice. It wins nearly every Eight Off
+#: deal within a few hundred; 5,000 take about 0.4 s at worst.
+SOLVER_BUDGET: Final = 5_000
 
 
 class SearchStrategy:
-    """Best-first search of the exact game when nothing is hidden; otherwise a short
-    lookahead averaged over several determinizations (see the module's docstring)."""
+    """Best-first search of the exact game, with the solver's winning line when the search
+    sees none, when nothing is hidden; otherwise a short lookahead averaged over several
+    determinizations (see the module's docstring). ``solver_budget`` 0 never asks the
+    solver."""
 
     name = "search"
 
@@ -57,21 +75,30 @@ class SearchStrategy:
         depth: int = 2,
         width: int = 4,
         patience: int = 120,
+        solver_budget: int = SOLVER_BUDGET,
     ) -> None:
         if min(budget, samples, depth, width) < 1:
             raise ValueError("budget, samples, depth and width are at least 1")
+        if solver_budget < 0:
+            raise ValueError("solver_budget is at least 0")
         self.rng = random.Random(seed)
         self.budget = budget
         self.samples = samples
         self.depth = depth
         self.width = width
         self.patience = patience
+        self.solver_budget = solver_budget
         self._game: str | None = None
         self._last_move_count = -1
         self._seen: set[Hashable] = set()
         self._memory = Memory()
         self._best_score = -1
         self._idle = 0
+        self._plan: Plan | None = None
+        #: The solver is asked only at a higher score than this (it found nothing at it).
+        self._unsolved_at = -1
+        #: The solver proved this game lost: it is not asked again.
+        self._lost = False
 
     # ----- memory of the game being played --------------------------------------------
 
@@ -83,6 +110,9 @@ class SearchStrategy:
         self._memory = Memory()
         self._best_score = -1
         self._idle = 0
+        self._plan = None
+        self._unsolved_at = -1
+        self._lost = False
 
     def _observe(self, view: Mapping[str, Any]) -> None:
         """Remember what ``view`` shows; a view of another game, or of an earlier move,
@@ -111,16 +141,45 @@ class SearchStrategy:
         gives up."""
         self._observe(view)
         self._seen.update(reached)
+        if self._plan is not None:
+            move = self._plan.next_move(view, legal)
+            if move is not None:
+                return move
+            self._plan = None
         candidates = distinct_moves(view, legal)
-        if not candidates or self._idle > self.patience:
+        if not candidates:
             return None
         if hidden_count(view) == 0:
-            totals = self._best_first(rebuild(view), candidates)
-        else:
+            game = rebuild(view)
+            totals = self._best_first(game, candidates)
+            if WINNING not in totals.values():
+                move = self._solved(game, view, legal)
+                if move is not None:
+                    return move
+        elif self._idle <= self.patience:
             totals = self._sampled_lookahead(view, candidates)
-        if not totals:
+        else:
             return None
-        return max(totals, key=lambda move: totals[move])
+        best = max(totals, key=lambda move: totals[move], default=None)
+        if best is None or (self._idle > self.patience and totals[best] != WINNING):
+            return None
+        return best
+
+    def _solved(self, game: Game, view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
+        """The first move of the solver's winning line from ``game`` (showing ``view``),
+        which the next choices follow; ``None`` when the solver is not asked (see the
+        module's docstring) or finds no line that keeps off the positions seen."""
+        score = int(view["score"])
+        if self.solver_budget < 1 or self._lost or score <= self._unsolved_at:
+            return None
+        solution = solve(game, self.solver_budget)
+        plan = None if solution.line is None else Plan.of_line(game, solution.line, avoid=self._seen)
+        move = None if plan is None else plan.next_move(view, legal)
+        if move is None:
+            self._unsolved_at, self._lost = score, solution.exhausted
+            return None
+        self._plan = plan
+        return move
 
     def _sampled_lookahead(self, view: Mapping[str, Any], candidates: list[str]) -> dict[str, float]:
         """Each candidate's total, over ``samples`` guesses of the hidden cards, of the best
@@ -157,7 +216,8 @@ class SearchStrategy:
 
     def _best_first(self, game: Game, candidates: list[str]) -> dict[str, float]:
         """For each candidate: the best value a best-first search of ``budget`` positions
-        reached after it (a winning line ends the search: its move alone is returned).
+        reached after it (a winning line ends the search: its move alone is returned, worth
+        :data:`WINNING`).
         Moves back to a seen position are out; a position met twice is searched once."""
         values: dict[str, float] = {}
         frontier: list[_Node] = []
@@ -181,14 +241,14 @@ class SearchStrategy:
 
         for move in candidates:
             if consider(root, move, move):
-                return {move: values[move]}
+                return {move: WINNING}
         for _ in range(self.budget):
             if not frontier:
                 break
             parent = heapq.heappop(frontier)
             for move in distinct_moves(parent.view, parent.legal):
                 if consider(parent, move, parent.first):
-                    return {parent.first: values[parent.first]}
+                    return {parent.first: WINNING}
         return values
 
 

@@ -1,5 +1,6 @@
-"""Bots: strategies play only legal moves from what a racer sees, search beats random, and
-two bots race each other to the end on a real server (client.bots)."""
+"""Bots: strategies play only legal moves from what a racer sees, search beats random and
+wins the Eight Off deals the solver wins, and two bots race each other to the end on a
+real server (client.bots)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from server.app import ArenaServer
 from shared import GAMES, new_game
 from shared.knowledge import view_key
 from shared.protocol import MatchFound, QuickMatchLeft, RaceEnded, RaceStarted, RematchStarted, RematchUpdate
+from shared.solver import solve_deal
 from tests.server.conftest import running_node
 from tests.shared.enginekit import played, with_hidden_shuffled
 
@@ -117,6 +119,44 @@ def test_search_gives_up_when_the_score_stalls_for_its_patience() -> None:
         moves += 1
         assert moves < 200
     assert not game.is_won and game.legal_moves()
+
+
+#: Eight Off deals the solver wins on which the search alone walked into a dead end (every
+#: cell full, each move left going back) and gave up: 16246751131658177113 after 25 moves.
+EIGHT_OFF_DEALS_THE_SEARCH_GAVE_UP = (4, 8, 13, 16246751131658177113)
+
+
+def test_search_wins_the_eight_off_deals_the_solver_wins_where_its_own_lookahead_gave_up() -> None:
+    for deal in EIGHT_OFF_DEALS_THE_SEARCH_GAVE_UP:
+        assert solve_deal("eight-off", deal).line is not None
+        game = new_game("eight-off", deal)
+        strategy = SearchStrategy(seed=1)
+        seen = {view_key(game.view())}
+        while not game.is_won:
+            move = strategy.choose(game.view(), game.legal_moves())
+            assert move is not None, f"gave deal {deal} up after {game.move_count} moves, {game.score} home"
+            game.play(move)
+            assert view_key(game.view()) not in seen, f"{move} went back to a position already played"
+            seen.add(view_key(game.view()))
+
+
+def test_search_off_its_winning_line_after_a_refused_or_undone_move_plans_again_and_wins() -> None:
+    game = new_game("eight-off", EIGHT_OFF_DEALS_THE_SEARCH_GAVE_UP[-1])
+    strategy = SearchStrategy(seed=1)
+    for _ in range(5):
+        move = strategy.choose(game.view(), game.legal_moves())
+        assert move is not None
+        game.play(move)
+    refused = strategy.choose(game.view(), game.legal_moves())
+    # The server refused it: the bot reads the same board again and asks again.
+    assert refused is not None and strategy.choose(game.view(), game.legal_moves()) == refused
+    game.play(refused)
+    game.play("undo")
+    while not game.is_won and game.move_count < 100:
+        move = strategy.choose(game.view(), game.legal_moves())
+        assert move is not None, f"gave up after {game.move_count} moves, {game.score} home"
+        game.play(move)
+    assert game.is_won
 
 
 def test_distinct_moves_drop_moves_that_only_rename_piles() -> None:
