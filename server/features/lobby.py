@@ -727,14 +727,14 @@ class Lobby:
             since = self.time.now_ms()
             due = since + round(self.settings.lobby_grace * 1000)
             await self.store.players.went_away([player_id], since, due)
-            await self.announce_open(race_ids)
+            await self.announce_open(race_ids, player_id)
 
-    async def announce_open(self, race_ids: list[str]) -> None:
-        """Tell the followers of those of ``race_ids`` still open who sits in them now (a
-        racer went away or came back)."""
+    async def announce_open(self, race_ids: list[str], player_id: str) -> None:
+        """Tell the others following those of ``race_ids`` still open who sits in them now:
+        ``player_id`` went away or came back (their own sessions are not told)."""
         for meta in await self.store.races.metas(race_ids):
             if meta.status is RaceStatus.OPEN:
-                await self.announce(meta.race_id)
+                await self.announce(meta.race_id, mover=player_id)
 
     async def _keep_freeing_seats(self) -> None:
         every = min(GONE_LOOK_EVERY, max(self.settings.lobby_grace / 3, 0.1))

@@ -200,7 +200,8 @@ class Presence:
         open races, told they were away, are told they are back."""
         if await self.nodes.arrived(player_id):
             races = await self.lobby.current_races(player_id)
-            await self.lobby.announce_open([m.race_id for m in races if m.status is RaceStatus.OPEN])
+            open_ids = [m.race_id for m in races if m.status is RaceStatus.OPEN]
+            await self.lobby.announce_open(open_ids, player_id)
 
     async def gone(self, player_id: str, followed: list[str], ended: list[str]) -> None:
         """The player's last connection on this node closed; it followed the races
