@@ -144,8 +144,8 @@ async def test_ones_own_attempt_replays_before_its_day_closes_from_the_servers_b
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
         replay_screen = app.screen
         assert isinstance(replay_screen, ReplayScreen)
-        title = str(replay_screen.query_one("#replay-title").render())
-        assert title == f"Replay  race {screen.race_id}  treize  racer ada_replays (1/1)"
+        title = f"Replay  race {screen.race_id}  treize  racer ada_replays (1/1)"
+        await wait_until(pilot, lambda: str(replay_screen.query_one("#replay-title").render()) == title)
         board = replay_screen.query_one("#replay-board", BoardWidget)
         assert board.plain == board_text(served.views[0])
         status = str(replay_screen.query_one("#replay-status").render())

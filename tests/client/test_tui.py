@@ -795,7 +795,8 @@ async def test_the_lobby_footer_says_what_r_does_now_ready_or_not_ready(
         await pilot.press("r")
         left = left_elsewhere_note(race.code, cancelled=True)
         await wait_until(pilot, lambda: screen.status.last == left)
-        assert "r" not in footer_keys(app) and "others join with" not in "\n".join(screen_lines(app))
+        await wait_until(pilot, lambda: "r" not in footer_keys(app))
+        assert "others join with" not in "\n".join(screen_lines(app))
         assert screen.move_input.placeholder == CANCELLED_FIELD and screen.move_input.disabled
 
 
@@ -1467,7 +1468,8 @@ async def _both_finish(pilot: Pilot[None], screen: RaceScreen, bob: ArenaClient,
     await pilot.press("ctrl+g")
     await wait_until(pilot, lambda: screen.state.i_finished)
     # Done while bob races: the field no longer offers moves, undo or hints.
-    assert screen.move_input.placeholder == DONE_WAITING and screen.move_input.disabled
+    await wait_until(pilot, lambda: screen.move_input.disabled)
+    assert screen.move_input.placeholder == DONE_WAITING
     await bob.finish(race_id)
     await wait_until(pilot, lambda: screen.state.summary is not None)
 
@@ -1490,7 +1492,7 @@ async def test_r_offers_a_rematch_and_the_screen_follows_the_new_race(
         assert offer.rematch.offered_by == ada.player_id and offer.rematch.status == "open"
         await wait_until(pilot, lambda: screen.status.last == "rematch offered: waiting for bob")
         assert "bob" in rendered(screen, "#rematch") and "pending" in rendered(screen, "#rematch")
-        assert "r" not in footer_keys(app)  # one offer at a time
+        await wait_until(pilot, lambda: "r" not in footer_keys(app))  # one offer at a time
 
         answered = await bob.answer_rematch(race_id, accept=True)
         assert answered.status == "started" and answered.new_race_id is not None
@@ -1683,7 +1685,7 @@ async def test_an_offer_from_another_racer_is_answered_with_n_and_y(
         await wait_until(pilot, lambda: screen.status.last == "no rematch: nobody accepted your offer")
         await wait_until(pilot, lambda: not any(w.is_running for w in screen.workers if w.group == "rematch"))
         assert screen.status.last == "no rematch: nobody accepted your offer"
-        assert footer_keys(app).get("r") == ("rematch", True)
+        await wait_until(pilot, lambda: footer_keys(app).get("r") == ("rematch", True))
 
         await bob.offer_rematch(race_id)  # again: this time ada accepts
         await wait_until(pilot, lambda: screen.status.last == offered)
@@ -2707,10 +2709,21 @@ async def test_a_move_refused_while_redis_is_down_is_said_in_words_and_the_board
     async with node_on_own_redis(tmp_path) as (store, node):
         ada, race_id = await _racing_ada(node.url, connect, resume_patience=30)
         second = new_game_after(first).legal_moves()[0]
+        # Another session's move stands for the refused move the store kept. A board read
+        # that gets through before it (Redis back, that move not yet played) is read again
+        # after it: the screen rightly showed seq 0 then, which is not what this test is about.
+        stored, read_board = asyncio.Event(), ada.get_race
+
+        async def board_read_once_stored(race_id: str) -> RaceInfo:
+            await read_board(race_id)  # unavailable while Redis is down
+            await stored.wait()
+            return await read_board(race_id)
+
         app = RaceApp(ada, race_id)
         async with app.run_test(size=SMALL) as pilot:
             screen = app.race_screen
             await wait_until(pilot, lambda: screen.state.view is not None and GO in screen.status.last)
+            monkeypatch.setattr(ada, "get_race", board_read_once_stored)
             store.stop()
             await _type(pilot, first)
             refused = f"✗ {first}: the server lost its store for a moment: try the move again shortly"
@@ -2720,6 +2733,7 @@ async def test_a_move_refused_while_redis_is_down_is_said_in_words_and_the_board
             elsewhere = await connect(node.url)  # the move stored all the same, under seq 1
             await elsewhere.hello(token=ada.token)
             await _until_stored(elsewhere, race_id, first)
+            stored.set()
             await wait_until(pilot, lambda: screen.state.seq == 1, timeout=10)
             assert screen.board.plain == board_text(view_of(replay("eight-off", WINNABLE_SEED, [first])))
             assert screen.status.last == "the server is back: the board is shown as it is now"
