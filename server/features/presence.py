@@ -195,13 +195,12 @@ class Presence:
         if identity.account and identity.token_sha:
             await self.store.accounts.touch_token(identity.token_sha, self.sign_in_ttl)
 
-    async def arrived(self, player_id: str) -> None:
-        """A connection of the player on this node said who they are: the others in their
-        open races, told they were away, are told they are back."""
+    async def arrived(self, player_id: str, followed: tuple[str, ...]) -> None:
+        """A connection of the player on this node said who they are, and follows the
+        races ``followed`` (those its welcome listed as not over): the others in the open
+        ones, told the player was away, are told they are back."""
         if await self.nodes.arrived(player_id):
-            races = await self.lobby.current_races(player_id)
-            open_ids = [m.race_id for m in races if m.status is RaceStatus.OPEN]
-            await self.lobby.announce_open(open_ids, player_id)
+            await self.lobby.announce_open(list(followed), player_id)
 
     async def gone(self, player_id: str, followed: list[str], ended: list[str]) -> None:
         """The player's last connection on this node closed; it followed the races

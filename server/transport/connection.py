@@ -175,7 +175,7 @@ class ConnectionHandler:
             session.caller.identity = reply.identify
             if not reply.identify.viewer:  # nothing is ever sent to a viewer as a player
                 await self.fanout.attach_player(reply.identify.player_id, session)
-                await self.presence.arrived(reply.identify.player_id)
+                await self.presence.arrived(reply.identify.player_id, reply.follow)
         for race_id in reply.follow:
             await self.fanout.attach_race(race_id, session)
         for race_id in reply.unfollow:
