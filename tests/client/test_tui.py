@@ -1522,8 +1522,13 @@ async def test_on_a_small_terminal_my_rematch_row_keeps_its_answer_beside_a_long
         await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
         await bob.answer_rematch(race_id, accept=False)
         await until_shown(pilot, app, "no rematch: nobody")
-        mine = [line for line in screen_lines(app) if re.search(r"\byou\b.* offered$", line)]
-        assert len(mine) == 1, "\n".join(screen_lines(app))
+
+        def my_rows() -> list[str]:
+            return [line for line in screen_lines(app) if re.search(r"\byou\b.* offered$", line)]
+
+        # The rows under the note can show a refresh of the screen after it.
+        await wait_until(pilot, lambda: bool(my_rows()))
+        assert len(my_rows()) == 1, "\n".join(screen_lines(app))
 
 
 async def test_a_rematch_that_starts_during_the_replay_closes_it_and_shows_the_new_race(
