@@ -15,12 +15,11 @@ from client.tui.board import BoardWidget
 from client.tui.drawing import board_text
 from client.tui.race import RaceScreen
 from client.tui.race_state import DailyRun
-from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from server.features.daily_rules import DAY_MS, day_start
 from server.timesource import ManualTime
 from shared.protocol import RaceEnded
-from tests.client.test_tui import SIZE, _type, footer_keys, lines_of, rendered, wait_until
+from tests.client.test_tui import SIZE, _type, footer_keys, lines_of, rendered, replay_opened, wait_until
 from tests.server.conftest import Connect
 from tests.server.test_daily import DAY, T0, daily_node
 
@@ -141,9 +140,7 @@ async def test_ones_own_attempt_replays_before_its_day_closes_from_the_servers_b
         served = await app.client.replay(screen.race_id, app.client.player_id or "")
         assert len(served.views) == 2 and served.moves == ["", move]
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        replay_screen = app.screen
-        assert isinstance(replay_screen, ReplayScreen)
+        replay_screen = await replay_opened(pilot, app)
         title = f"Replay  race {screen.race_id}  treize  racer ada_replays (1/1)"
         await wait_until(pilot, lambda: str(replay_screen.query_one("#replay-title").render()) == title)
         board = replay_screen.query_one("#replay-board", BoardWidget)

@@ -111,6 +111,15 @@ async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: flo
         await pilot.pause(0.01)
 
 
+async def replay_opened(pilot: Pilot[None], app: App[None]) -> ReplayScreen:
+    """The replay screen once mounted: ``app.screen`` is the new screen from the moment it
+    is pushed, and a test that ends before its widgets mount leaves the app exiting with
+    half a screen (its widgets are not mounted once the app exits)."""
+    await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.is_mounted)
+    assert isinstance(app.screen, ReplayScreen)
+    return app.screen
+
+
 # ----- drawing ------------------------------------------------------------------------
 
 
@@ -505,9 +514,7 @@ async def test_a_whole_race_played_in_the_tui(arena: ArenaServer, connect: Conne
 
         # The replay opens on the same race and steps to the final position.
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        replay_screen = app.screen
-        assert isinstance(replay_screen, ReplayScreen)
+        replay_screen = await replay_opened(pilot, app)
         await pilot.press("end")
         final = replay("eight-off", WINNABLE_SEED, line)
         replay_board = replay_screen.query_one("#replay-board", BoardWidget)
@@ -1547,7 +1554,7 @@ async def test_a_rematch_that_starts_during_the_replay_closes_it_and_shows_the_n
         await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
         await wait_until(pilot, lambda: screen.status.last == "rematch offered: waiting for bob")
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await replay_opened(pilot, app)
         await until_shown(pilot, app, f"Replay  race {race_id}")
 
         answered = await bob.answer_rematch(race_id, accept=True)
@@ -1919,7 +1926,7 @@ async def test_a_daily_attempt_played_to_a_win_shows_its_result_and_board_place(
         # server's boards (as in the browser): offered, and escape comes back.
         assert footer_keys(app)["ctrl+r"] == ("replay", True)
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await replay_opened(pilot, app)
         await pilot.press("escape")
         assert isinstance(app.screen, RaceScreen) and screen.status.last.startswith("daily over")
 

@@ -15,7 +15,6 @@ from textual.pilot import Pilot
 from client.sdk import REQUEST_TIMEOUT, ArenaClient
 from client.tui import RaceApp, WatchApp
 from client.tui.race import GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
-from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from shared import new_game
 from shared.protocol import Progress, RaceEnded, RaceStarted, RaceUpdate, ServerMessage, Welcome
@@ -25,6 +24,7 @@ from tests.client.test_tui import (
     away_until_set,
     footer_keys,
     rendered,
+    replay_opened,
     screen_words,
     until_shown,
     wait_until,
@@ -163,7 +163,7 @@ async def test_the_replay_asked_for_on_a_stalled_connection_says_no_answer_came_
         await said(pilot, app, "no replay: no answer from the server (ctrl+r asks again)")
         unstall(ada)
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await replay_opened(pilot, app)
 
 
 async def test_a_race_opened_on_a_stalled_connection_says_no_answer_came(
