@@ -15,10 +15,11 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(VENV)/bin/solitaire-arena serve
 
-# The suite mostly waits on sockets, servers and a browser: three workers, even on two
-# cores (7 minutes here against 8.5 with two), each test file whole on one of them (its
-# module fixtures, such as the browser, made once).
-TEST_WORKERS ?= 3
+# The suite mostly waits on sockets, servers, timers and a browser: four workers, even on
+# two cores (7 min 45 s here against 8 min 50 s with three; the cores are busy about
+# three quarters of the time), each test file whole on one of them (its module fixtures,
+# such as the browser, made once).
+TEST_WORKERS ?= 4
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test: $(STAMP)

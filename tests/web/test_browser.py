@@ -63,7 +63,10 @@ async def until_shown(page: Page, want: dict[str, list[str]], what: str = "", se
         if await shown(page) == want:
             return
         await page.wait_for_timeout(20)
-    assert await shown(page) == want, f"{what}: {await page.locator('#refusal').inner_text()}"
+    now = await shown(page)
+    differ = {pile: (cards, want.get(pile)) for pile, cards in now.items() if cards != want.get(pile)}
+    refusal = await page.locator("#refusal").inner_text()
+    assert now == want, f"{what}: {refusal!r}, shown (and wanted): {differ}"
 
 
 def expected(view: dict[str, Any]) -> dict[str, list[str]]:
@@ -79,6 +82,10 @@ async def click_move(page: Page, move: str) -> None:
     cards = page.locator(f'.pile[data-pile="{pile}"] .card[data-card]')
     # Near the top edge: all a fanned card shows of itself when others lie on it.
     await cards.nth(await cards.count() - int(count or 1)).click(position={"x": 10, "y": 5})
+    # Picked up before it is dropped, as a player sees it lift: a pick that did not take
+    # fails here, not as a board that never changes.
+    picked = page.locator(f'.pile[data-pile="{pile}"] .card.selected')
+    await expect(picked, f"{move}: {pile} picked up").to_have_count(1)
     await page.locator(f'.pile[data-pile="{target}"]').click(position={"x": 5, "y": 5})
 
 
