@@ -102,7 +102,7 @@ def line_with(text: str, word: str) -> int:
     return next(i for i, line in enumerate(lines_of(text)) if word in line.split())
 
 
-async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 5.0) -> None:
+async def wait_until(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not check():
@@ -2402,7 +2402,7 @@ async def test_a_featured_watch_back_after_its_race_ended_meanwhile_shows_its_re
 async def test_a_spectator_of_the_countdown_sees_the_racers_and_no_board_until_the_start(
     clean_redis: str, connect: Connect
 ) -> None:
-    async with running_node(clean_redis, countdown=1.2) as node:
+    async with running_node(clean_redis, countdown=2.5) as node:
         _ada, bob, race_id = await _counting_race(node.url, connect)
         app = await sam_watching(node.url, connect, race_id)
         async with app.run_test(size=SIZE) as pilot:
@@ -2858,7 +2858,7 @@ def unseen(app: App[None], text: str) -> list[str]:
 async def until_shown(pilot: Pilot[None], app: App[None], text: str) -> None:
     """Wait until every line of ``text`` shows whole on the terminal."""
     try:
-        await wait_until(pilot, lambda: not unseen(app, text), timeout=2)
+        await wait_until(pilot, lambda: not unseen(app, text), timeout=5)
     except AssertionError:
         screen = "\n".join(screen_lines(app))
         raise AssertionError(f"not shown: {unseen(app, text)}\n{screen}") from None

@@ -360,20 +360,21 @@ async def test_a_watcher_is_counted_at_once_by_itself_and_everyone_watching_on_e
         # hear of him within a moment.
         started = time.monotonic()
         assert (await tom.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 2
-        assert (await sam.event("spectators", timeout=1.0))["count"] == 2
-        assert [(await ada.event("spectators", timeout=1.0))["count"] for _ in range(2)] == [1, 2]
-        # Counts go out at most every 0.25 s: "at once" is well within a second.
-        assert time.monotonic() - started < 1.0
+        assert (await sam.event("spectators", timeout=3.0))["count"] == 2
+        assert [(await ada.event("spectators", timeout=3.0))["count"] for _ in range(2)] == [1, 2]
+        # Counts go out at most every 0.25 s: "at once" is well within three seconds, even
+        # on a loaded machine.
+        assert time.monotonic() - started < 3.0
         # Dee joins on another node: counted there with both of them, and here at once.
         assert (await dee.request({"type": "watch", "race_id": race_id}))["race"]["spectators"] == 3
-        assert (await sam.event("spectators", timeout=1.0))["count"] == 3
-        assert (await tom.event("spectators", timeout=1.0))["count"] == 3  # never a stale 2 first
-        assert (await ada.event("spectators", timeout=1.0))["count"] == 3
+        assert (await sam.event("spectators", timeout=3.0))["count"] == 3
+        assert (await tom.event("spectators", timeout=3.0))["count"] == 3  # never a stale 2 first
+        assert (await ada.event("spectators", timeout=3.0))["count"] == 3
         # A departure too: dee's node and sam's node both count tom out.
         assert (await tom.request({"type": "unwatch"}))["type"] == "ok"
-        assert (await sam.event("spectators", timeout=1.0))["count"] == 2
-        assert (await dee.event("spectators", timeout=1.0))["count"] == 2
-        while (await bob.event("spectators", timeout=1.0))["count"] != 2:
+        assert (await sam.event("spectators", timeout=3.0))["count"] == 2
+        assert (await dee.event("spectators", timeout=3.0))["count"] == 2
+        while (await bob.event("spectators", timeout=3.0))["count"] != 2:
             pass
         assert not [f for f in sam.events + dee.events if f["type"] == "spectators"]
 

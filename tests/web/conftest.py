@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
+# What a page shows is waited for up to 10 s, not Playwright's 5: four test workers share
+# two cores with the browser, and only a failing expectation ever waits that long.
+expect.set_options(timeout=10_000)
+
 
 # One Chromium for the whole session: starting Playwright's driver and the browser costs
 # about half a second, and each test's pages get contexts of their own (no cookies,

@@ -713,7 +713,7 @@ async def test_a_page_that_keeps_the_share_reveals_it_when_a_terminal_got_the_ra
     terminal, which has none; the page, still on the lobby, reveals the share as the
     countdown begins, and the deal is mixed with it."""
     errors: list[str] = []
-    async with running_node(clean_redis, mix_shares=True, countdown=1.5) as node:
+    async with running_node(clean_redis, mix_shares=True, countdown=3.0) as node:
         page = await open_page(browser, node.url, errors)
         code = await create_race_on(page)
         token = await page.evaluate("() => localStorage.getItem('solitaire-arena.token')")

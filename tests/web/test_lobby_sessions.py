@@ -144,7 +144,7 @@ async def test_the_pages_quick_match_commits_to_a_seed_share_and_reveals_it_in_t
             lambda payload: sent.append(json.loads(payload)) if isinstance(payload, str) else None,
         )
 
-    async with running_node(clean_redis, mix_shares=True, countdown=1.0) as node:
+    async with running_node(clean_redis, mix_shares=True, countdown=3.0) as node:
         page = await open_page(browser, node.url, errors)
         page.on("websocket", record_frames)
         await page.fill("#name", "ada")
