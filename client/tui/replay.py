@@ -221,11 +221,22 @@ class ReplayScreen(Screen[None]):
     def timeline(self) -> Timeline:
         return self.timelines[self.racer]
 
+    @property
+    def _composed(self) -> bool:
+        """Whether the screen's widgets are all there: an app told to exit (q pressed as
+        the replay opened) mounts no more widgets, and its screen is then left without
+        some or all of them (the board, nested deepest, comes last)."""
+        return bool(self.query("#replay-board"))
+
     def on_mount(self) -> None:
+        if not self._composed:
+            return
         self.query_one(TooSmallNotice).fit(self.app.size)
         self.redraw()
 
     def on_resize(self, event: events.Resize) -> None:
+        if not self._composed:
+            return
         self.query_one(TooSmallNotice).fit(self.app.size)
         self.redraw()  # the title fits the new width
         self.call_after_refresh(self._fit_moves)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -15,6 +16,7 @@ from textual.pilot import Pilot
 from client.sdk import REQUEST_TIMEOUT, ArenaClient
 from client.tui import RaceApp, WatchApp
 from client.tui.race import GIVE_UP_ASK, GO, RECONNECTING, RaceScreen
+from client.tui.replay import ReplayScreen
 from server.app import ArenaServer
 from shared import new_game
 from shared.protocol import Progress, RaceEnded, RaceStarted, RaceUpdate, ServerMessage, Welcome
@@ -485,3 +487,30 @@ async def test_a_seat_lost_while_away_in_a_race_that_started_meanwhile_says_it_s
             )
             assert GO not in screen_words(app)
             await wait_until(pilot, lambda: set(footer_keys(app)) <= {"ctrl+q", "ctrl+p"})
+
+
+async def test_quitting_as_the_replay_opens_exits_cleanly_without_a_half_mounted_screen_failing(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """q pressed in the moment between the replay's screen being pushed and its widgets
+    mounting: the app exits (nothing more mounts then) and the screen must not fail for
+    the board it was never given."""
+    ada, bob, race_id = await quick_to_give_up(arena, connect)
+    await ada.finish(race_id)
+    await bob.finish(race_id)
+    app = RaceApp(ada, race_id)
+    push_screen = RaceApp.push_screen
+
+    def push_then_quit(self: RaceApp, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        pushed = push_screen(self, screen, *args, **kwargs)
+        if isinstance(screen, ReplayScreen):
+            self.exit()  # as a q handled before the new screen's first message
+        return pushed
+
+    monkeypatch.setattr(RaceApp, "push_screen", push_then_quit)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = app.race_screen
+        await wait_until(pilot, lambda: screen.status.last.startswith("race over"))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+    assert app.return_code == 0
