@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: serve test test-on-cluster test-on-cluster-7 bench bench-engine bench-load bench-breakdown bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-pubsub bench-soak lint clean
+.PHONY: serve test test-on-cluster test-on-cluster-7 bench bench-engine bench-load bench-breakdown bench-frames bench-layers bench-live bench-attack bench-bots bench-browser bench-assists bench-accounts bench-ratings bench-daily bench-solver bench-spectators bench-scale bench-pubsub bench-soak lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ bench-engine: $(STAMP)
 
 bench-load: $(STAMP)
 	$(PY) bench/load.py --racers 1000 --seconds 10
+
+# What writing one frame costs: websockets' send against the node's own frames.
+bench-frames: $(STAMP)
+	$(PY) bench/frames.py --frames 200000
 
 # Where a move's time goes: nodes with parts of a move taken away, against the echo.
 bench-breakdown: $(STAMP)

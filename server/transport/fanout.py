@@ -23,7 +23,6 @@ from typing import Any, Final, assert_never
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
 from server.background import Background
@@ -35,6 +34,7 @@ from server.features.results import RaceResults
 from server.store import keys
 from server.store.events import EventStore
 from server.store.pubsub import Handlers, Subscriber, open_subscriber
+from server.transport.frames import broadcast_frame
 from server.transport.session import Session
 from shared.protocol import MatchFound, RaceInfo, RematchStarted, Renamed, encode_dict, to_wire
 
@@ -500,6 +500,6 @@ class Fanout:
         binary = [s.ws for s in targets if s.binary]
         text = [s.ws for s in targets if not s.binary]
         if binary:
-            broadcast(binary, encode_dict(msg, True))
+            broadcast_frame(binary, encode_dict(msg, True))
         if text:
-            broadcast(text, encode_dict(msg, False))
+            broadcast_frame(text, encode_dict(msg, False))

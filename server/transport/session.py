@@ -11,6 +11,7 @@ from websockets.asyncio.server import ServerConnection
 
 from server.features.context import Caller
 from server.ratelimit import RateLimiter
+from server.transport.frames import send_frame
 from shared.protocol import encode, encode_dict
 
 STRIKE_BURST = 50
@@ -48,9 +49,9 @@ class Session:
 
     async def send(self, message: BaseModel | dict[str, Any]) -> None:
         if isinstance(message, dict):
-            await self.ws.send(encode_dict(message, self.binary))
+            await send_frame(self.ws, encode_dict(message, self.binary))
         else:
-            await self.ws.send(encode(message, self.binary))
+            await send_frame(self.ws, encode(message, self.binary))
 
     @property
     def address(self) -> str:

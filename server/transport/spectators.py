@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from websockets.asyncio.server import broadcast
 from websockets.frames import CloseCode
 
 from server.background import Background, cancel_and_wait
@@ -35,6 +34,7 @@ from server.metrics import Metrics
 from server.store import Store, keys
 from server.timesource import TimeSource
 from server.transport.fanout import Fanout
+from server.transport.frames import broadcast_frame
 from server.transport.session import Session
 from shared.protocol import ErrorCode, encode_dict, to_wire
 
@@ -364,10 +364,10 @@ class Spectators:
             if connections:
                 if binary not in frames:
                     frames[binary] = encode_dict(message, binary)  # encoded once per format
-                broadcast(connections, frames[binary])
+                broadcast_frame(connections, frames[binary])
 
     def _send(self, session: Session, message: dict[str, Any]) -> None:
-        broadcast([session.ws], encode_dict(message, session.binary))
+        broadcast_frame([session.ws], encode_dict(message, session.binary))
 
     def _too_slow(self, session: Session, entry: _Hub) -> None:
         entry.members.discard(session)
