@@ -162,6 +162,9 @@ class Scenario:
     warmup: float
     #: Racers ask at hello for each view's legal moves.
     legal_moves: bool = False
+    #: Racers ask at hello for acks with only the piles their move changed (as every
+    #: client of the project does).
+    changed_piles: bool = True
 
 
 #: A node under load from one address: no per-address or per-connection limits, races
@@ -386,7 +389,12 @@ async def pair_loop(
     wires = [Wire(await connect(address, **connect_options())) for address in urls]
     try:
         for i, wire in enumerate(wires):
-            hello = {"type": "hello", "name": f"bot{index}-{i}", "legal_moves": scenario.legal_moves}
+            hello = {
+                "type": "hello",
+                "name": f"bot{index}-{i}",
+                "legal_moves": scenario.legal_moves,
+                "changed_piles": scenario.changed_piles,
+            }
             await wire.request(hello)
         rng = random.Random(index)
         # The first race is set up, and its first moves computed, before the clock runs.

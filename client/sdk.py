@@ -49,6 +49,7 @@ from shared.protocol import (
     Account,
     AnswerRematch,
     BoardState,
+    BoardView,
     CancelQuickMatch,
     ChangePassword,
     CreateRace,
@@ -101,8 +102,10 @@ from shared.protocol import (
     QuickMatchLeft,
     Race,
     RaceCountdown,
+    RaceEnded,
     RaceInfo,
     RaceList,
+    RaceStarted,
     RaceSummary,
     Ready,
     RecordText,
@@ -329,6 +332,10 @@ class ArenaClient:
         self.ended: ConnectionEnded | None = None
         self._options = options or {}
         self._legal_moves = False
+        #: The last whole view of this player's board in each race it plays, with its seq:
+        #: the server's acks carry only the piles a move changed (``changed_piles``), and
+        #: :meth:`move` lays them over it, so every ack it returns has the whole view.
+        self._views: dict[str, tuple[int, BoardView]] = {}
         self._closing = False
         self._connected = asyncio.Event()
         self._connected.set()
@@ -414,7 +421,7 @@ class ArenaClient:
                 else:
                     late = self._timed_out.pop(request_id, None) if request_id is not None else None
                     if late is not None:
-                        self._late_reply(late, message)
+                        message = self._late_reply(late, message)
                     self._deliver(message)
         except ConnectionClosed:
             pass
@@ -447,6 +454,10 @@ class ArenaClient:
             self._seated(event.race, self._rematch_shares.pop(event.race_id, None))
         if isinstance(event, RaceCountdown):
             self._reveal_kept(event.race_id)
+        if isinstance(event, RaceStarted):
+            self._views[event.race_id] = (0, event.view)
+        if isinstance(event, RaceEnded):
+            self._views.pop(event.race_id, None)
         if isinstance(event, Renamed):  # renamed on another connection
             self.name = event.name
         if isinstance(event, QuickMatchLeft):
@@ -455,20 +466,27 @@ class ArenaClient:
             self.on_event(event)
         self._events.put_nowait(event)
 
-    def _late_reply(self, sent: MakeMove, reply: ServerMessage) -> None:
+    def _late_reply(self, sent: MakeMove, reply: ServerMessage) -> ServerMessage:
         """The reply to a move whose request timed out: an ack says the move was played
         (``seqs`` follows it, and the same move asked again is its retry); a refusal
-        other than one after which it may still have been played says it was not."""
+        other than one after which it may still have been played says it was not. The
+        reply to deliver: an ack with its whole view when the view before it is known
+        here (else as it came, ``changed_only``)."""
         race_id = sent.race_id
         if isinstance(reply, MoveAck):
             self.seqs[race_id] = max(self.seqs.get(race_id, 0), reply.seq)
+            whole = self._laid_over(reply)
+            if whole is None:
+                self._views.pop(race_id, None)  # read whole with the next move's ack
+            reply = whole or reply
         if self._unacked.get(race_id) != (sent.seq, sent.move):
-            return  # another move was sent since: that one is in doubt, if any
+            return reply  # another move was sent since: that one is in doubt, if any
         if isinstance(reply, MoveAck):
             del self._unacked[race_id]
             self._acked_late[race_id] = (reply.seq, sent.move)
         elif isinstance(reply, Error) and reply.code.value not in _MAYBE_PLAYED:
             del self._unacked[race_id]
+        return reply
 
     def _resumed(self, welcome: Welcome) -> None:
         """The ``welcome`` of a resume came: the connection is back (from the reader, so
@@ -505,6 +523,7 @@ class ArenaClient:
                 id=self.next_id(),
                 token=None if self.viewer else self.token,
                 legal_moves=self._legal_moves,
+                changed_piles=True,
                 viewer=self.viewer,
             )
             self._resume_hello = hello.id
@@ -786,6 +805,7 @@ class ArenaClient:
             name=name,
             token=token,
             legal_moves=legal_moves,
+            changed_piles=True,
             bot=bot,
             viewer=viewer,
         )
@@ -835,7 +855,13 @@ class ArenaClient:
     async def login(self, username: str, password: str, legal_moves: bool = False) -> Welcome:
         """Instead of :meth:`hello`: the account's player here, with a new token for this
         device (kept in ``token``, and used to resume after a dropped connection)."""
-        message = Login(id=self.next_id(), username=username, password=password, legal_moves=legal_moves)
+        message = Login(
+            id=self.next_id(),
+            username=username,
+            password=password,
+            legal_moves=legal_moves,
+            changed_piles=True,
+        )
         welcome = await self._expect(message, Welcome)
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
         self.lobby_grace, self.username = welcome.lobby_grace, welcome.username
@@ -1004,6 +1030,7 @@ class ArenaClient:
         race = (await self._expect(GetRace(id=self.next_id(), race_id=race_id), Race)).race
         if race.board is not None:
             self.seqs[race_id] = race.board.seq
+            self._views[race_id] = (race.board.seq, race.board.view)
         return race
 
     async def races_in_play(self, race_ids: list[str]) -> list[RaceInfo]:
@@ -1056,6 +1083,7 @@ class ArenaClient:
             raise
         self._unacked.pop(race_id, None)
         self.seqs[race_id] = max(self.seqs.get(race_id, 0), ack.seq)
+        ack = await self._whole(ack)
         if ack.resent and seq is None and not sent_before:
             raise PlayedElsewhereError(
                 "played_elsewhere",
@@ -1064,6 +1092,31 @@ class ArenaClient:
                 ack,
             )
         return ack
+
+    def _laid_over(self, ack: MoveAck) -> MoveAck | None:
+        """``ack`` with its whole view (kept for the next one), or None when its view holds
+        only the changed piles and the view of the seq before it is not known here."""
+        race_id = ack.race_id
+        if ack.changed_only:
+            before = self._views.get(race_id)
+            if before is None or before[0] != ack.seq - 1:
+                return None
+            piles = {**before[1].piles, **ack.view.piles}
+            view = ack.view.model_copy(update={"piles": piles})
+            ack = ack.model_copy(update={"view": view, "changed_only": False})
+        self._views[race_id] = (ack.seq, ack.view)
+        return ack
+
+    async def _whole(self, ack: MoveAck) -> MoveAck:
+        """``ack`` with its whole view: laid over the one before, or the board as the server
+        has it now when that one is not known here (a move played after another session's)."""
+        whole = self._laid_over(ack)
+        if whole is not None:
+            return whole
+        board = await self.board(ack.race_id)
+        if board is None:
+            raise ArenaError("not_a_racer", f"the server has no board of this player in {ack.race_id}")
+        return ack.model_copy(update={"view": board.view, "changed_only": False})
 
     async def _settle(self, race_id: str, move: str) -> None:
         """Before ``move``: when the last move sent in the race is another one, left

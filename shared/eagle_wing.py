@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from typing import Any, Final, Self
 
 from shared.cards import RANKS, VALUE
@@ -257,6 +258,25 @@ class EagleWing(FoundationGame):
             "count": len(reserve),
             "cards": list(reserve) if len(reserve) == 1 else [],
         }
+        return self._view_of(piles)
+
+    def pile_views(self, names: Iterable[str]) -> dict[str, PileView]:
+        p = self.piles
+        views: dict[str, PileView] = {}
+        for name in names:
+            cards = p[name]
+            if name in _TABLEAU_SET:
+                shown = list(cards)
+            elif name == "stock":
+                shown = []
+            elif name == "reserve":
+                shown = list(cards) if len(cards) == 1 else []
+            else:  # the waste and the foundations show their top card
+                shown = cards[-1:]
+            views[name] = {"count": len(cards), "cards": shown}
+        return views
+
+    def _view_of(self, piles: dict[str, PileView]) -> GameView:
         # Eagle Wing's own fields come between the piles and the score (the wire order).
         return {
             "game": self.game_id,

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from typing import Any, Final, Self
 
 from shared.cards import ACE, KING, SUITS, VALUE
@@ -256,6 +257,13 @@ class EightOff(FoundationGame):
         for name in (*RESERVE, *TABLEAU):
             piles[name] = {"count": len(p[name]), "cards": list(p[name])}
         return self._view_of(piles)
+
+    def pile_views(self, names: Iterable[str]) -> dict[str, PileView]:
+        p = self.piles
+        return {
+            name: {"count": len(p[name]), "cards": p[name][-1:] if name in _FOUNDATION_SET else list(p[name])}
+            for name in names
+        }
 
     @classmethod
     def _check_layout(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Final, NamedTuple, Self
@@ -106,6 +106,8 @@ class Game(ABC):
         self.move_count = move_count
         self.undo_rule = UndoRule.UNLIMITED
         self._history: list[_Undo] = []
+        #: The piles the last move (or undo) changed, in the order its steps reached them.
+        self.last_changed: tuple[str, ...] = ()
         #: Every pile as a tuple, kept in step with ``piles`` once a move was played: an
         #: undo record shares these tuples instead of copying whole piles.
         self._frozen: dict[str, tuple[str, ...]] | None = None
@@ -143,6 +145,7 @@ class Game(ABC):
                     frozen[pile] = tuple(piles[pile])
         self._history.append(_Undo(before, extras, move_count, result, self._reveals(result)))
         self.move_count += 1
+        self.last_changed = tuple(before)
         return result
 
     def _freeze(self) -> dict[str, tuple[str, ...]]:
@@ -176,6 +179,7 @@ class Game(ABC):
         self._set_extras(record.extras)
         self._derive()
         self.move_count = record.move_count
+        self.last_changed = tuple(record.piles)
         undone = record.result
         steps = tuple(Step(s.card, s.dst, s.src) for s in reversed(undone.steps))
         return MoveResult("undo", steps, -undone.score_delta, self.score, self.is_won)
@@ -266,6 +270,15 @@ class Game(ABC):
     @abstractmethod
     def view(self) -> GameView:
         """What the player sees: no face-down card, counts for hidden ones."""
+
+    @abstractmethod
+    def pile_views(self, names: Iterable[str]) -> dict[str, PileView]:
+        """The piles ``names`` as :meth:`view` shows them."""
+
+    def changed_view(self) -> GameView:
+        """:meth:`view` with only the piles the last move (or undo) changed: laid over the
+        view before that move, pile by pile, it is the whole view after it."""
+        return self._view_of(self.pile_views(self.last_changed))
 
     def _view_of(self, piles: dict[str, PileView]) -> GameView:
         """The view dict around the visible ``piles``, with the fields every game shows."""

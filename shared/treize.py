@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final, Self
 
 from shared.cards import KING, VALUE
@@ -211,6 +212,12 @@ class Treize(Game):
         for name in PYRAMID:
             piles[name] = {"count": len(p[name]), "cards": list(p[name])}
         return self._view_of(piles)
+
+    def pile_views(self, names: Iterable[str]) -> dict[str, PileView]:
+        p = self.piles
+        return {
+            name: {"count": len(p[name]), "cards": [] if name == "stock" else list(p[name])} for name in names
+        }
 
     @classmethod
     def _check_layout(cls, piles: dict[str, list[str]], data: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ Keys are listed in the order the engine builds them, which is the order on the w
 
 # No ``from __future__ import annotations`` here: Python 3.11 reads NotRequired from
 # a TypedDict's real annotations only, and __optional_keys__ must be right at run time.
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from shared.games import GameName
 
@@ -46,3 +46,17 @@ class MoveResultDict(TypedDict):
     score_delta: int
     score: int
     won: bool
+
+
+def merged_view(before: GameView | dict[str, Any], changed: GameView | dict[str, Any]) -> dict[str, Any]:
+    """A changed view (``Game.changed_view``: only the piles a move changed) laid over the
+    whole view before that move: the whole view after it.
+
+    >>> before = {"game": "treize", "piles": {"stock": {"count": 2, "cards": []},
+    ...     "waste": {"count": 0, "cards": []}}, "score": 0, "won": False, "move_count": 0}
+    >>> after = merged_view(before, {"game": "treize", "piles": {"stock": {"count": 1, "cards": []},
+    ...     "waste": {"count": 1, "cards": ["7H"]}}, "score": 0, "won": False, "move_count": 1})
+    >>> after["piles"]["waste"], after["move_count"]
+    ({'count': 1, 'cards': ['7H']}, 1)
+    """
+    return {**changed, "piles": {**before["piles"], **changed["piles"]}}

@@ -342,7 +342,9 @@ class RaceState:
             )
             self._note_win(self.racers[event.player_id])
         elif isinstance(event, MoveAck):  # late: its request had timed out
-            if event.seq <= self.seq:
+            if event.seq <= self.seq or event.changed_only:
+                # changed_only: the client did not know the view to lay it over (it never
+                # does, but for a race it could not read); the next ack brings it whole.
                 return False
             self.acked(event)
         elif isinstance(event, RaceEnded):

@@ -294,6 +294,7 @@ class Accounts:
         identity = dataclasses.replace(
             await self.presence.identity_of(player_id, username, bot, token),
             legal_moves=message.legal_moves,
+            changed_piles=message.changed_piles,
         )
         log.info("logged in", extra={"player_id": player_id, "remote": caller.remote})
         return await self.presence.welcome(caller, message.id, identity, token, resumed=True)

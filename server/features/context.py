@@ -22,6 +22,8 @@ class Identity:
     bot: bool = False
     #: The session asked for legal moves with its views.
     legal_moves: bool = False
+    #: The session's acks carry only the piles their move changed.
+    changed_piles: bool = False
     #: The player has an account (a username and password), not only a guest's token.
     account: bool = False
     #: The SHA-256 of the token this connection said hello or logged in with.

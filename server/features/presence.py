@@ -116,8 +116,10 @@ class Presence:
             )
         else:
             raise ArenaError(ErrorCode.INVALID_MESSAGE, "hello needs a name (new) or a token")
-        if message.legal_moves:
-            identity = dataclasses.replace(identity, legal_moves=True)
+        if message.legal_moves or message.changed_piles:
+            identity = dataclasses.replace(
+                identity, legal_moves=message.legal_moves, changed_piles=message.changed_piles
+            )
         return await self.welcome(caller, message.id, identity, token, resumed=message.token is not None)
 
     def _viewer(self, message: Hello) -> Reply:

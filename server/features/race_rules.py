@@ -56,11 +56,13 @@ def clock_action(meta: RaceMeta | None, now: int, due_at: int | None = None) -> 
     return ClockAction.RESCHEDULE
 
 
-def view_of(game: Game, legal: bool, can_undo: bool | None = None) -> dict[str, Any]:
+def view_of(game: Game, legal: bool, can_undo: bool | None = None, changed: bool = False) -> dict[str, Any]:
     """A board's view as a wire dict, with its legal moves and whether it can undo when
     the session asked. ``can_undo`` is what the store says of a game loaded from a
-    position alone (it has no moves to take back, though the racer may have)."""
-    view: dict[str, Any] = game.view()  # type: ignore[assignment]  # a fresh dict per call
+    position alone (it has no moves to take back, though the racer may have). ``changed``:
+    only the piles the game's last move changed (``Game.changed_view``)."""
+    # A fresh dict per call, either way.
+    view: dict[str, Any] = game.changed_view() if changed else game.view()  # type: ignore[assignment]
     if legal:
         view["legal_moves"] = game.legal_moves()
         view["can_undo"] = game.can_undo() if can_undo is None else can_undo

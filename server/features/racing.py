@@ -122,7 +122,8 @@ class Racing:
         """Apply one move; the ack (a wire dict) echoes the request id."""
         started = time.perf_counter()
         try:
-            reply = await self._move(caller.player.player_id, message, caller.player.legal_moves)
+            player = caller.player
+            reply = await self._move(player.player_id, message, player.legal_moves, player.changed_piles)
         except ArenaError as exc:
             self.metrics.moves.labels(result=exc.code.value).inc()
             raise
@@ -219,7 +220,7 @@ class Racing:
         log.error("a racer's log does not rebuild their board", extra={"race_id": race_id, "reason": problem})
         return game
 
-    async def _move(self, player_id: str, request: MakeMove, legal: bool) -> Reply:
+    async def _move(self, player_id: str, request: MakeMove, legal: bool, changed: bool = False) -> Reply:
         race_id, seq = request.race_id, request.seq
         board = self._cache.get((race_id, player_id))
         if board is None or seq != board.seq + 1:
@@ -228,7 +229,7 @@ class Racing:
             if self._cache.get((race_id, player_id)) is not board:
                 board = await self._load(race_id, player_id)
             try:
-                return await self._locked_move(board, player_id, request, legal)
+                return await self._locked_move(board, player_id, request, legal, changed)
             except ArenaError:
                 raise
             except BaseException:
@@ -236,7 +237,9 @@ class Racing:
                 self._cache.pop((race_id, player_id), None)
                 raise
 
-    async def _locked_move(self, board: CachedBoard, player_id: str, request: MakeMove, legal: bool) -> Reply:
+    async def _locked_move(
+        self, board: CachedBoard, player_id: str, request: MakeMove, legal: bool, changed: bool
+    ) -> Reply:
         race_id, seq = request.race_id, request.seq
         if seq <= board.seq:
             return Reply(await self._resent(race_id, player_id, request, board.seq, legal))
@@ -295,9 +298,11 @@ class Racing:
             "race_id": race_id,
             "seq": seq,
             "result": result_dict,
-            "view": view_of(game, legal),
+            "view": view_of(game, legal, changed=changed),
             "finished": result.won,
         }
+        if changed:
+            ack["changed_only"] = True
         return Reply(ack, local=(LocalEvent(race_id, event, skip=player_id),))
 
     async def _resent(

@@ -38,6 +38,8 @@ class Login(Request):
     username: Username
     password: Annotated[str, Field(min_length=1, max_length=PASSWORD_MAX)]
     legal_moves: bool = False
+    #: As ``hello``'s: acks carry only the piles their move changed.
+    changed_piles: bool = False
 
 
 class Logout(Request):

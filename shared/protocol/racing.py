@@ -38,6 +38,11 @@ class MoveAck(Reply):
     result: MoveSummary
     view: BoardView
     finished: bool = False
+    #: ``view.piles`` holds only the piles this move changed (the session asked for that
+    #: with ``changed_piles``): laid over the board's view at ``seq - 1``, pile by pile,
+    #: they give the whole view (``shared.views.merged_view``). Every other field of the
+    #: view is whole.
+    changed_only: bool = False
     #: The stored ack of the seq sent again: nothing was played now (the move had been
     #: played under that seq before, by this request's earlier send or another session).
     resent: bool = False

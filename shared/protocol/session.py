@@ -23,6 +23,9 @@ class Hello(Request):
     #: Send the board's legal moves (canonical notation) with every view this session
     #: gets, for clients that do not run the rules themselves.
     legal_moves: bool = False
+    #: Acks of this session's moves carry in their view only the piles the move changed
+    #: (``changed_only``): the client lays them over the view it holds, and sends less.
+    changed_piles: bool = False
     #: A new guest that is a program: shown as a bot to everyone (kept on resume).
     bot: bool = False
     #: A session that only reads and watches, with no player: nothing is stored for it,

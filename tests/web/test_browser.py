@@ -109,6 +109,8 @@ async def race_to_the_end(
     errors: list[str] = []
     ada = await open_page(browser, arena.url, errors, **options)
     bob = await open_page(browser, arena.url, errors, **options)
+    acks: list[dict[str, Any]] = []  # ada's, as the server sent them
+    ada.on("websocket", lambda ws: ws.on("framereceived", lambda f: acks.append(json.loads(f))))
     await ada.fill("#name", "ada")
     await ada.click("#create")
     await expect(ada.locator("#status")).to_contain_text("share the code")
@@ -142,6 +144,10 @@ async def race_to_the_end(
         if index == 10:
             await ada.screenshot(path=shot_path(f"{tag}-mid-race"), animations="disabled")  # no glide
     await expect(ada.locator("#status")).to_contain_text("You won")
+    # Each board above was drawn from an ack holding only the piles its move changed.
+    acked = [f for f in acks if f["type"] == "move_ack"]
+    assert len(acked) == len(line) and all(f["changed_only"] for f in acked)
+    assert max(len(f["view"]["piles"]) for f in acked) < 20
     await give_up(bob)
     await expect(ada.locator("#results")).to_contain_text("1.")
     results = await ada.locator("#results").inner_text()

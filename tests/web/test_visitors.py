@@ -103,7 +103,7 @@ async def test_a_visitor_reads_the_daily_deals_boards_and_standings_and_names_th
         )
         await expect(page.locator("#who")).to_have_text("gus (guest)")
         sent = frames.sent[mark:]
-        assert hellos(sent) == [{"type": "hello", "name": "gus", "legal_moves": True}]
+        assert hellos(sent) == [{"type": "hello", "name": "gus", "legal_moves": True, "changed_piles": True}]
         started = [f for f in sent if f["type"] == "start_daily"]
         assert [(f["game"], f["practice"]) for f in started] == [("treize", False)]
         assert [f["type"] for f in sent].index("hello") < [f["type"] for f in sent].index("start_daily")
@@ -144,7 +144,7 @@ async def test_a_visitors_join_race_asks_for_the_name_on_the_race_page_and_joins
     await expect(page.locator("#who")).to_have_text("cleo (guest)")
     assert page.url.endswith(f"#/race/{race.race_id}")  # not sent back to the lobby
     sent = [f for f in frames.sent[mark:] if f["type"] != "get_race"]
-    assert hellos(sent) == [{"type": "hello", "name": "cleo", "legal_moves": True}]
+    assert hellos(sent) == [{"type": "hello", "name": "cleo", "legal_moves": True, "changed_piles": True}]
     joins = [f for f in sent if f["type"] == "join_race"]
     assert [f["code"] for f in joins] == [race.code]
     (reply,) = [f for f in frames.received if f.get("id") == joins[0]["id"] and f["type"] == "race"]

@@ -763,10 +763,15 @@ function racePage(raceId, arrived = null) {
           board.draw();
           return false;
         }
+        const view = wholeView(ack);
         seq = ack.seq;
+        if (!view) { // never expected: the board of the seq before was not the one shown
+          await resync();
+          return true;
+        }
         const me = mine();
-        if (me) Object.assign(me, { score: ack.view.score, cards_left: 52 - ack.view.score, move_count: ack.view.move_count, finished: ack.finished, won: ack.view.won });
-        showBoard(ack.view, ack.result.steps);
+        if (me) Object.assign(me, { score: view.score, cards_left: 52 - view.score, move_count: view.move_count, finished: ack.finished, won: view.won });
+        showBoard(view, ack.result.steps);
         drawRacers();
         hinting = false;
         tell(autoplayWords(ack.result));
@@ -790,6 +795,15 @@ function racePage(raceId, arrived = null) {
       }
     });
     return sending.then((taken) => again ?? taken);
+  }
+
+  // An ack's whole view: the session asked for acks with only the piles their move changed
+  // (changed_piles), laid here over the board shown, which is the one of the seq before;
+  // null when it is not (the race is read again instead).
+  function wholeView(ack) {
+    if (!ack.changed_only) return ack.view;
+    if (seq !== ack.seq - 1 || !board.view) return null;
+    return { ...ack.view, piles: { ...board.view.piles, ...ack.view.piles } };
   }
 
   // The move lost with a dropped connection (see play), sent again now it is back (by the

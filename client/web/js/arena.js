@@ -131,8 +131,8 @@ export class Arena {
         try {
           const token = this.sessionToken;
           const hello = this.watchOnly ? { type: "hello", viewer: true, legal_moves: true }
-            : token ? { type: "hello", token, legal_moves: true }
-            : { type: "hello", name, legal_moves: true };
+            : token ? { type: "hello", token, legal_moves: true, changed_piles: true }
+            : { type: "hello", name, legal_moves: true, changed_piles: true };
           let welcome;
           try {
             welcome = await this.sendOn(ws, hello);
@@ -153,7 +153,7 @@ export class Arena {
               this.signedOut("signed out");
               throw error;
             }
-            welcome = await this.sendOn(ws, { type: "hello", name, legal_moves: true }); // start again
+            welcome = await this.sendOn(ws, { type: "hello", name, legal_moves: true, changed_piles: true }); // start again
           }
           this.welcomed(welcome);
           resolve(welcome);
@@ -241,7 +241,7 @@ export class Arena {
       ws.onopen = async () => {
         this.heartbeat(ws);
         try {
-          const welcome = await this.sendOn(ws, { type: "login", username, password, legal_moves: true });
+          const welcome = await this.sendOn(ws, { type: "login", username, password, legal_moves: true, changed_piles: true });
           const old = this.ws;
           this.ws = ws;
           if (old && old !== ws) old.close(1000, "logged in elsewhere on this page");
