@@ -541,6 +541,9 @@ class RaceScreen(Screen[None]):
         self._status_most = STATUS_MOST
         #: Said before the start of a rematch that closed the replay (:meth:`_follow_rematch`).
         self._replay_closed = ""
+        #: The race whose start the status line told (once: its event and a read of the
+        #: race may both find it started, in either order).
+        self._go_told = ""
 
     def compose(self) -> ComposeResult:
         yield TooSmallNotice(id="too-small")
@@ -871,7 +874,8 @@ class RaceScreen(Screen[None]):
             elif self.state.status == "cancelled":
                 self.status.say(f"race cancelled: {self.state.cancelled}", error=True)
             elif isinstance(event, RaceStarted) and not self.state.i_finished:
-                self.status.say(self._go_note())
+                if self._go_told != event.race_id:  # told already, when a read of the race found it started
+                    self.status.say(self._go_note())
             elif isinstance(event, RaceUpdate) and self.state.status == "open":
                 news = lobby_news(seated, self.state.racers, self.state.me)
                 self.status.say(news + self._opening_note())  # who sits in the lobby now
@@ -1030,6 +1034,7 @@ class RaceScreen(Screen[None]):
     def _go_note(self) -> str:
         """The start, said on the status line: a daily attempt says which one, a rematch
         that closed the replay says so (once)."""
+        self._go_told = self.race_id
         daily = self.state.daily
         if daily is not None:
             return f"{daily.label}, {daily.game} of {daily.date}: {GO}"
@@ -1222,7 +1227,7 @@ class RaceScreen(Screen[None]):
         self.status.say(f"{self._replay_closed}\n{counting}" if self._replay_closed else counting)
         # The session follows the new race already; in case its start went by unseen:
         await self._resync()
-        if self.state.status == "running":
+        if self.state.status == "running" and self._go_told != self.race_id:
             self.status.say(self._go_note())
 
     async def _to_front(self) -> bool:

@@ -74,6 +74,7 @@ from shared.protocol import (
     RematchInfo,
     RematchStarted,
     RematchUpdate,
+    ServerMessage,
 )
 from shared.protocol.codec import load_frame
 from shared.solver import solve_deal
@@ -1573,6 +1574,51 @@ async def test_a_rematch_that_starts_during_the_replay_closes_it_and_shows_the_n
         await _type(pilot, new_game("eight-off", WINNABLE_SEED).legal_moves()[0])
         seen = await bob.wait_for(Progress, lambda p: p.race_id == answered.new_race_id)
         assert seen.player_id == ada.player_id and seen.move_count == 1
+
+
+async def test_a_rematch_read_after_its_start_says_go_once_with_the_replay_closed(
+    arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new race's start reaches the screen both ways: the read of the race made when
+    the rematch is followed, and the start's event after it. The read came after the
+    countdown (held here until bob saw the start): the status line keeps "replay …
+    closed" with "Go!", said once (the event's second "Go!" used to replace it, as CI saw
+    on a loaded machine)."""
+    ada, bob, race_id = await _race(arena, connect)
+    app = RaceApp(ada, race_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.race_screen
+        resync = screen._resync
+        applied: list[object] = []
+        apply = RaceState.apply
+
+        def noting(state: RaceState, event: ServerMessage) -> bool:
+            applied.append(event)
+            return apply(state, event)
+
+        monkeypatch.setattr(RaceState, "apply", noting)
+
+        async def after_the_start() -> None:
+            await bob.wait_for(RaceStarted, lambda e: e.race_id == screen.race_id)
+            await resync()
+
+        await wait_until(pilot, lambda: screen.state.view is not None)
+        await _both_finish(pilot, screen, bob, race_id)
+        await pilot.press("r")
+        await bob.wait_for(RematchUpdate, lambda u: u.rematch.race_id == race_id)
+        await pilot.press("ctrl+r")
+        await replay_opened(pilot, app)
+        monkeypatch.setattr(screen, "_resync", after_the_start)
+        answered = await bob.answer_rematch(race_id, accept=True)
+        closed = f"replay of race {race_id} closed: your rematch started"
+        await wait_until(pilot, lambda: screen.race_id == answered.new_race_id, timeout=15)
+        await wait_until(pilot, lambda: screen.state.status == "running")
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(e, RaceStarted) and e.race_id == answered.new_race_id for e in applied),
+        )
+        await pilot.pause()  # the screen took the start's event in too
+        assert screen.status.last == f"{closed}\n{GO}"
 
 
 @contextlib.asynccontextmanager
