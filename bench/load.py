@@ -37,8 +37,11 @@ first runs one race's two racers alone, then with N spectators watching it (from
 process of their own), and prints the racers' ack latency both ways and the server's
 memory per spectator (``--only-spectators``: that alone); ``--echo uvloop`` runs the
 echo server on uvloop, as the node runs, instead of asyncio's own loop, and ``--echo
-sans-io`` on websockets' Sans-I/O protocol (what a leaner transport could gain). ``BENCH_FSYNC``
-sets the private Redis's appendfsync (default everysec).
+sans-io`` on websockets' Sans-I/O protocol (what a leaner transport could gain);
+``--rounds N`` runs N - 1 more flat-out runs, each followed by an echo run of its own,
+and prints each round's ratio and their median (a machine whose speed drifts compares a
+node and an echo measured side by side). ``BENCH_FSYNC`` sets the private Redis's
+appendfsync (default everysec).
 """
 
 from __future__ import annotations
@@ -800,6 +803,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0.25,
         help="spectators scenario: a racer's mean pause between moves",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="flat-out runs, each beside an echo run of its own (the first: the usual runs); "
+        "prints each round's ratio and their median",
+    )
     parser.add_argument("--server-log", help="write the server's log here")
     parser.add_argument("--profile", help="write a cProfile of the server process here")
     parser.add_argument(
@@ -856,6 +866,15 @@ def main(argv: list[str] | None = None) -> int:
             paced, paced_time = run_client(
                 run_server_bench(url, racers, Scenario("paced", think, seconds, warmup), node.pid)
             )
+            # More flat-out rounds, each right before an echo run of its own: on a machine
+            # whose speed drifts, a node and an echo measured side by side compare fairly.
+            rounds: list[tuple[Row, Row]] = []
+            for _round in range(max(0, args.rounds - 1)):
+                again = run_client(
+                    run_server_bench(url, racers, Scenario("flat out", 0.0, seconds, warmup), node.pid)
+                )
+                echoed = measure_echo(racers, seconds, args.echo)
+                rounds.append((row("arena flat out", "max", *again), row("echo", "max", *echoed)))
             if args.bots:
                 bot_races, bot_moves, bot_latencies = run_client(run_bots(url, args.bots, seconds))
                 ordered = sorted(bot_latencies) or [0.0]
@@ -880,6 +899,9 @@ def main(argv: list[str] | None = None) -> int:
                 latest = probe.execute_command("LATENCY", "LATEST")  # type: ignore[no-untyped-call]
                 print("redis latency events:", latest)
                 print("redis slowlog:", probe.slowlog_get(5))
+                persistence = probe.info("persistence")
+                aof = ("aof_current_size", "aof_base_size", "aof_last_rewrite_time_sec", "aof_delayed_fsync")
+                print("redis AOF:", {name: persistence.get(name) for name in aof})
                 stats = probe.info("commandstats")
                 for name, value in sorted(stats.items(), key=lambda kv: -kv[1]["calls"])[:12]:
                     print(f"{name:28s} {value['calls']:>8}")
@@ -899,7 +921,24 @@ def main(argv: list[str] | None = None) -> int:
         row(f"bare websockets echo ({args.echo}), flat out", "max", baseline, echo_time),
     ]
     print_report(racers, seconds, warmup, rows, flat.rejected + paced.rejected, (flat.races, paced.races))
+    if rounds:
+        print_rounds([(rows[0], rows[-1]), *rounds])
     return 0
+
+
+def print_rounds(rounds: list[tuple[Row, Row]]) -> None:
+    """Each round's flat-out node against the echo run beside it, and their median ratio."""
+    print(f"\n{len(rounds)} rounds, each a flat-out run and an echo run after it (round 1: the runs above)\n")
+    print("| round | arena moves/s | arena CPU us/move | echo msgs/s | echo CPU us/msg | ratio |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    ratios = []
+    for number, (arena, echo) in enumerate(rounds, start=1):
+        ratio = arena.rate / echo.rate if echo.rate else 0.0
+        ratios.append(ratio)
+        cells = (f"{arena.rate:.0f}", arena.cpu_us, f"{echo.rate:.0f}", echo.cpu_us, f"{ratio:.2f}")
+        print(f"| {number} | " + " | ".join(cells) + " |")
+    print(f"\nratio to echo over the rounds: median {statistics.median(ratios):.2f}, "
+          f"from {min(ratios):.2f} to {max(ratios):.2f}")  # fmt: skip
 
 
 class TimedClient(ArenaClient):
