@@ -220,7 +220,7 @@ class Racing:
         log.error("a racer's log does not rebuild their board", extra={"race_id": race_id, "reason": problem})
         return game
 
-    async def _move(self, player_id: str, request: MakeMove, legal: bool, changed: bool = False) -> Reply:
+    async def _move(self, player_id: str, request: MakeMove, legal: bool, changed: bool) -> Reply:
         race_id, seq = request.race_id, request.seq
         board = self._cache.get((race_id, player_id))
         if board is None or seq != board.seq + 1:

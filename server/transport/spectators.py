@@ -34,7 +34,7 @@ from server.metrics import Metrics
 from server.store import Store, keys
 from server.timesource import TimeSource
 from server.transport.fanout import Fanout
-from server.transport.frames import broadcast_frame
+from server.transport.frames import broadcast_frame, server_frame, write_frame
 from server.transport.session import Session
 from shared.protocol import ErrorCode, encode_dict, to_wire
 
@@ -342,14 +342,14 @@ class Spectators:
     async def _send_out(self, entry: _Hub) -> None:
         while entry.outbox:
             message, targets = entry.outbox.popleft()
-            frames: dict[bool, bytes | str] = {}
+            frames: dict[bool, bytes] = {}
             for start in range(0, len(targets), _CHUNK):
                 if start:
                     await asyncio.sleep(_CHUNK_PAUSE)
                 self._write(entry, targets[start : start + _CHUNK], message, frames)
 
     def _write(
-        self, entry: _Hub, targets: list[Session], message: dict[str, Any], frames: dict[bool, bytes | str]
+        self, entry: _Hub, targets: list[Session], message: dict[str, Any], frames: dict[bool, bytes]
     ) -> None:
         by_format: dict[bool, list[Any]] = {True: [], False: []}
         for session in targets:
@@ -362,9 +362,10 @@ class Spectators:
             by_format[session.binary].append(session.ws)
         for binary, connections in by_format.items():
             if connections:
-                if binary not in frames:
-                    frames[binary] = encode_dict(message, binary)  # encoded once per format
-                broadcast_frame(connections, frames[binary])
+                if binary not in frames:  # built once per format, for every chunk
+                    frames[binary] = server_frame(encode_dict(message, binary))
+                for ws in connections:
+                    write_frame(ws, frames[binary])
 
     def _send(self, session: Session, message: dict[str, Any]) -> None:
         broadcast_frame([session.ws], encode_dict(message, session.binary))
