@@ -12,6 +12,7 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -47,6 +48,7 @@ from server.transport.fanout import Fanout
 from server.transport.gate import gated_connection
 from server.transport.http import client_address, http_routes
 from server.transport.origins import OriginPolicy
+from server.transport.reader import DirectReadConnection
 from server.transport.router import Router
 from server.transport.session import Session
 from server.transport.spectators import Spectators
@@ -337,7 +339,9 @@ class ArenaServer:
 
         async def connection(ws: ServerConnection) -> None:
             address = client_address(ws, ws.request, admission)
-            await handler.serve(Session(ws, settings.rate_limit, settings.rate_burst, address))
+            # gated_connection's class: every connection of the node reads directly.
+            direct = cast(DirectReadConnection, ws)
+            await handler.serve(Session(direct, settings.rate_limit, settings.rate_burst, address))
 
         try:
             self.server = await serve(

@@ -32,10 +32,6 @@ _UNAVAILABLE = (
 _ABORT_GRACE = 1.0
 
 
-def _stay_paused() -> None:
-    """Replaces websockets' resume-reading callback on a connection being shut."""
-
-
 class ConnectionHandler:
     """Serves the messages of every connection of a node."""
 
@@ -64,8 +60,9 @@ class ConnectionHandler:
         self.admission.opened(session.address)
         timer = asyncio.get_running_loop().call_later(self.hello_timeout, self._close_if_anonymous, session)
         try:
-            async for frame in session.ws:
-                await self.handle_frame(session, frame)
+            next_message = session.ws.next_message
+            while True:
+                await self.handle_frame(session, await next_message())
         except ConnectionClosed:
             pass
         finally:
@@ -108,12 +105,8 @@ class ConnectionHandler:
             self.admission.punish(session.address)
         self.metrics.shut_connections.labels(reason=label).inc()
         session.closing = asyncio.create_task(session.ws.close(CloseCode.POLICY_VIOLATION, reason))
-        transport = session.ws.transport
-        transport.pause_reading()
-        # websockets resumes reading once its queue of received frames drains; this
-        # connection must stay paused until it is dropped.
-        session.ws.recv_messages.resume = _stay_paused
-        asyncio.get_running_loop().call_later(_ABORT_GRACE, transport.abort)
+        session.ws.stop_reading()
+        asyncio.get_running_loop().call_later(_ABORT_GRACE, session.ws.transport.abort)
 
     async def handle_frame(self, session: Session, frame: bytes | str) -> None:
         if session.closing is not None:

@@ -14,10 +14,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
-from websockets.asyncio.server import ServerConnection
-
 from server.admission import Admission
 from server.metrics import Metrics
+from server.transport.reader import DirectReadConnection
 
 #: Seconds a connection is held unread at the door before it is closed.
 HOLD_SECONDS = 3.0
@@ -25,12 +24,12 @@ HOLD_SECONDS = 3.0
 HELD_MAX = 1024
 
 
-def gated_connection(admission: Admission, metrics: Metrics) -> type[ServerConnection]:
+def gated_connection(admission: Admission, metrics: Metrics) -> type[DirectReadConnection]:
     """A websockets connection class that consults ``admission`` when a socket is accepted."""
     dropped = metrics.refused_connections.labels(reason="dropped")
     held = [0]
 
-    class GatedConnection(ServerConnection):
+    class GatedConnection(DirectReadConnection):
         _dropped = False
         _held = False
 

@@ -12,6 +12,7 @@ from websockets.asyncio.server import ServerConnection
 from server.features.context import Caller
 from server.ratelimit import RateLimiter
 from server.transport.frames import send_frame
+from server.transport.reader import DirectReadConnection
 from shared.protocol import encode, encode_dict
 
 STRIKE_BURST = 50
@@ -21,7 +22,7 @@ STRIKE_RATE = 0.5
 class Session:
     """A connection's state. ``binary`` follows the last frame the client sent."""
 
-    def __init__(self, ws: ServerConnection, rate: float, burst: int, address: str = "") -> None:
+    def __init__(self, ws: DirectReadConnection, rate: float, burst: int, address: str = "") -> None:
         self.ws = ws
         self.binary = True
         self.caller = Caller(
