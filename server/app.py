@@ -10,9 +10,9 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -337,11 +337,13 @@ class ArenaServer:
         if self.embedded is not None:
             self._embedded_watch = asyncio.create_task(self._keep_embedded_redis_up(self.embedded))
 
-        async def connection(ws: ServerConnection) -> None:
+        def connection(ws: ServerConnection) -> Coroutine[Any, Any, None]:
+            # Not a coroutine of its own: every resumption of a connection's task passes
+            # through each coroutine it nests, and a move resumes it twice.
             address = client_address(ws, ws.request, admission)
             # gated_connection's class: every connection of the node reads directly.
             direct = cast(DirectReadConnection, ws)
-            await handler.serve(Session(direct, settings.rate_limit, settings.rate_burst, address))
+            return handler.serve(Session(direct, settings.rate_limit, settings.rate_burst, address))
 
         try:
             self.server = await serve(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
@@ -14,7 +15,7 @@ from redis.exceptions import AskError, ConnectionError, NoScriptError, ResponseE
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 #: One script call waiting for its batch: the script, its keys, its arguments, its answer.
-Call = tuple[Any, list[Any], list[Any], asyncio.Future[Any]]
+Call = tuple[Any, Sequence[Any], list[Any], asyncio.Future[Any]]
 
 #: How long a batch waits for its replicas (``WAIT``) before its calls fail as an outage.
 WAIT_MS = 1000
@@ -60,7 +61,7 @@ class ScriptBatcher:
         for connection in self._connections:
             await connection.disconnect()
 
-    async def call(self, script: Any, keys: list[Any], args: list[Any]) -> Any:
+    async def call(self, script: Any, keys: Sequence[Any], args: list[Any]) -> Any:
         try:
             return await self._batched(script, keys, args)
         except NoScriptError:
@@ -70,7 +71,7 @@ class ScriptBatcher:
             await self.client.script_load(script.script)
             return await self._batched(script, keys, args)
 
-    async def _batched(self, script: Any, keys: list[Any], args: list[Any]) -> Any:
+    async def _batched(self, script: Any, keys: Sequence[Any], args: list[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending.append((script, keys, args, future))
         self._kick()
@@ -257,7 +258,7 @@ def _number(value: Any) -> str:
     raise TypeError(f"cannot send {type(value).__name__} to Redis")
 
 
-def _pack_evalsha(sha: str, keys: list[Any], args: list[Any]) -> bytes:
+def _pack_evalsha(sha: str, keys: Sequence[Any], args: list[Any]) -> bytes:
     """``EVALSHA sha numkeys keys... args...`` in the Redis protocol (RESP).
 
     Built as text and encoded once: when every argument is ASCII text or a number, a

@@ -73,6 +73,7 @@ Channels: ``race:{id}:events``, ``race:{id}:watch`` (moves, for spectators),
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 OPEN_RACES: Final = "races:open"
@@ -385,16 +386,18 @@ def node_channel(node_id: str) -> str:
     return f"node:{node_id}:events"
 
 
-def move_keys(race_id: str, player_id: str) -> list[str]:
+@functools.lru_cache(maxsize=8192)
+def move_keys(race_id: str, player_id: str) -> tuple[str, ...]:
     """The KEYS of a MOVE call: the race's meta, the racer's board, the log, the nodes
-    following the race and its watchers."""
-    return [
+    following the race and its watchers. Kept for the node's latest racers (a few MB at
+    most): a racer makes every move with the same five names."""
+    return (
         race_meta(race_id),
         race_board(race_id, player_id),
         race_log(race_id),
         race_nodes(race_id),
         race_watchers(race_id),
-    ]
+    )
 
 
 def race_keys(race_id: str, code: str | None, player_ids: list[str]) -> list[str]:

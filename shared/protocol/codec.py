@@ -71,12 +71,16 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
 
 def _text_keys(value: Any) -> bool:
     """Whether every map in ``value`` (unpacked msgpack) has text keys only."""
+    # Plain loops: every move's frame passes here, and generators cost more than the check.
     if isinstance(value, dict):
-        return all(type(key) is str for key in value) and all(
-            _text_keys(item) for item in value.values() if isinstance(item, dict | list)
-        )
+        for key, item in value.items():
+            if type(key) is not str or (isinstance(item, dict | list) and not _text_keys(item)):
+                return False
+        return True
     if isinstance(value, list):
-        return all(_text_keys(item) for item in value if isinstance(item, dict | list))
+        for item in value:
+            if isinstance(item, dict | list) and not _text_keys(item):
+                return False
     return True
 
 
