@@ -643,6 +643,10 @@ class RaceScreen(Screen[None]):
             racers.fit(self.state, room_for(side, racers))
 
     def _tick(self) -> None:
+        # Fitted after each redraw too, but that fit may read the panels' heights before a
+        # layout has caught up with them (a loaded machine): checked again here, a cut
+        # ranking row shows within a tick.
+        self._fit_racers()
         if self.gone:
             self.query_one("#clock", ClockPanel).update(CLOCK_GONE)  # stopped: nothing counts here
             return

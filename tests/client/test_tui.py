@@ -1648,6 +1648,9 @@ async def test_a_rematch_offered_while_the_connection_was_down_is_said_once_it_i
         screen = app.race_screen
         ada.ws.transport.abort()  # the network drops, and stays down a while
         await wait_until(pilot, lambda: ada.reconnecting)
+        # Told on the screen's next tick (a quarter of a second): on a fast machine all that
+        # follows could be over before it, and "reconnected" replaces only that notice.
+        await wait_until(pilot, lambda: screen.status.last == RECONNECTING)
         assert arena.store is not None
         for _ in range(200):  # the server saw her go
             if ada.player_id not in await arena.store.nodes.players(arena.settings.node_id):
