@@ -52,7 +52,9 @@ class DirectReadConnection(ServerConnection):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inbox: deque[bytes | str] = deque()
-        self._rest = b""
+        #: The start of a frame not yet whole, and how many bytes it needs at least.
+        self._rest = bytearray()
+        self._needed = 0
         self._waiter: asyncio.Future[None] | None = None
         #: False once websockets reads this connection's frames (for good).
         self._direct = True
@@ -76,10 +78,16 @@ class DirectReadConnection(ServerConnection):
             super().data_received(data)
             return
         if state is not State.OPEN or self.protocol.reader.buffer:
-            self._hand_over(data)
+            self._hand_over(bytes(self._rest) + data)  # with the start of a frame kept here
             return
-        if self._rest:
-            data, self._rest = self._rest + data, b""
+        rest = self._rest
+        if rest:
+            # A frame arriving in many small pieces is gathered (each piece appended in
+            # place) and read once whole: never copied again per piece.
+            rest += data
+            if len(rest) < self._needed:
+                return
+            data, self._rest = bytes(rest), bytearray()
         self._read_frames(data)
 
     def _watch_request(self, data: bytes) -> None:
@@ -101,6 +109,7 @@ class DirectReadConnection(ServerConnection):
         size = len(data)
         limit = self.protocol.max_message_size
         start = 0
+        needed = 2
         queued = len(self._inbox)
         while start + 2 <= size:
             first, second = data[start], data[start + 1]
@@ -108,11 +117,13 @@ class DirectReadConnection(ServerConnection):
             head = start + 2
             if length == 126:
                 if head + 2 > size:
+                    needed = 4
                     break
                 length = int.from_bytes(data[head : head + 2], "big")
                 head += 2
             elif length == 127:
                 if head + 8 > size:
+                    needed = 10
                     break
                 length = int.from_bytes(data[head : head + 8], "big")
                 head += 8
@@ -127,6 +138,7 @@ class DirectReadConnection(ServerConnection):
                 break
             end = head + 4 + length
             if end > size:
+                needed = end - start
                 break
             if not whole_data:
                 super().data_received(data[start:end])
@@ -148,7 +160,8 @@ class DirectReadConnection(ServerConnection):
                 self._inbox.append(payload)
             start = end
         if start < size:
-            self._rest = data[start:]
+            self._rest = bytearray(data[start:])
+            self._needed = needed
         if len(self._inbox) > queued:
             self._wake()
             high = self.max_queue_high
@@ -159,7 +172,7 @@ class DirectReadConnection(ServerConnection):
     def _hand_over(self, data: bytes) -> None:
         """From now on websockets reads this connection, starting with ``data``."""
         self._direct = False
-        self._rest = b""
+        self._rest = bytearray()
         if data:
             super().data_received(data)
         self._wake()

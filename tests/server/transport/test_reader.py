@@ -42,6 +42,9 @@ class EchoServer:
             while True:
                 message = await connection.next_message()
                 self.received.append(message)
+                if message == "close now":
+                    await ws.close()
+                    continue
                 await ws.send(message)
         except ConnectionClosed as exc:
             self.closed.append(exc)
@@ -149,6 +152,30 @@ async def test_whole_frames_split_at_every_byte_arrive_as_the_messages_sent() ->
         writer.close()
 
 
+async def test_a_frame_in_many_pieces_is_read_once_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its pieces are gathered, not joined and parsed again each time one comes: a frame
+    trickled a byte at a time would otherwise cost its whole length per byte."""
+    reads: list[int] = []
+    read_frames = DirectReadConnection._read_frames
+
+    def counted(connection: DirectReadConnection, data: bytes) -> None:
+        reads.append(len(data))
+        read_frames(connection, data)
+
+    monkeypatch.setattr(DirectReadConnection, "_read_frames", counted)
+    frame = binary(b"p" * 60_000)
+    async with echo_server() as echo:
+        reader, writer = await opened(echo.port)
+        for start in range(0, len(frame), 500):
+            writer.write(frame[start : start + 500])
+            await writer.drain()
+            await asyncio.sleep(0.001)
+        assert await server_frame(reader) == (0x82, b"p" * 60_000)
+        assert echo.connections[0].reads_directly
+        assert len(reads) <= 2, f"the frame was parsed {len(reads)} times"
+        writer.close()
+
+
 async def test_many_frames_in_one_write_arrive_in_order() -> None:
     async with echo_server(max_queue=4) as echo:
         reader, writer = await opened(echo.port)
@@ -252,6 +279,22 @@ async def test_a_close_from_the_client_is_answered_and_ends_the_handler() -> Non
         assert isinstance(echo.closed[0], ConnectionClosed)
         assert echo.closed[0].rcvd is not None and echo.closed[0].rcvd.code == 1000
         assert echo.received == ["last"]  # nothing after the close frame is a message
+
+
+async def test_a_frame_begun_before_the_server_closes_is_ended_on_websockets_side() -> None:
+    """The start of a frame read here, its end after the server began to close: websockets
+    gets the whole frame, then the client's close, and the closing handshake completes."""
+    async with echo_server() as echo:
+        reader, writer = await opened(echo.port)
+        late = text("finished after the close began")
+        writer.write(text("close now") + late[:9])
+        assert await close_code(reader) == 1000
+        writer.write(late[9:] + client_frame(Opcode.CLOSE, struct.pack("!H", 1000)))
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # the handshake over, the server's end
+        writer.close()
+        await asyncio.wait_for(_handler_ended(echo), 5)
+        closed = echo.closed[0]
+        assert closed.rcvd is not None and closed.rcvd.code == 1000, closed
 
 
 async def test_a_connection_lost_mid_frame_ends_the_handler() -> None:
