@@ -51,7 +51,9 @@ class EchoServer:
 
 
 @asynccontextmanager
-async def echo_server(read_at_once: bool = True, max_queue: int = 16) -> AsyncIterator[EchoServer]:
+async def echo_server(
+    read_at_once: bool = True, max_queue: int = 16, ping_interval: float | None = None
+) -> AsyncIterator[EchoServer]:
     echo = EchoServer()
     if read_at_once:
         echo.start_reading.set()
@@ -63,6 +65,8 @@ async def echo_server(read_at_once: bool = True, max_queue: int = 16) -> AsyncIt
         create_connection=DirectReadConnection,
         max_size=MAX_SIZE,
         max_queue=max_queue,
+        ping_interval=ping_interval,
+        ping_timeout=0.3,
     ) as server:
         echo.port = server.sockets[0].getsockname()[1]
         yield echo
@@ -192,6 +196,28 @@ async def test_a_ping_between_messages_is_answered_and_reading_stays_direct() ->
         writer.write(text("before") + client_frame(Opcode.PING, b"are you there") + text("after"))
         got = {await server_frame(reader) for _ in range(3)}
         assert got == {(0x81, b"before"), (0x8A, b"are you there"), (0x81, b"after")}
+        assert echo.connections[0].reads_directly
+        writer.close()
+
+
+async def test_the_servers_keepalive_pings_are_answered_by_pongs_read_here() -> None:
+    """websockets pings every interval and closes (1011) a connection whose pong does not
+    come within its timeout: the pongs, read here among the messages, must reach it."""
+    async with echo_server(ping_interval=0.05) as echo:
+        reader, writer = await opened(echo.port)
+        loop = asyncio.get_running_loop()
+        until, pings, echoes = loop.time() + 1.0, 0, []
+        while loop.time() < until:
+            first, payload = await server_frame(reader)
+            if first == 0x89:
+                pings += 1
+                writer.write(client_frame(Opcode.PONG, payload) + text(f"after pong {pings}"))
+            else:
+                assert first == 0x81, f"expected a ping or an echo, got {first:#x} {payload[:40]!r}"
+                echoes.append(payload.decode())
+        assert pings >= 5
+        assert echoes == [f"after pong {n}" for n in range(1, len(echoes) + 1)]
+        assert len(echoes) >= pings - 1
         assert echo.connections[0].reads_directly
         writer.close()
 
