@@ -115,18 +115,13 @@ class DirectReadConnection(ServerConnection):
             first, second = data[start], data[start + 1]
             length = second & 0x7F
             head = start + 2
-            if length == 126:
-                if head + 2 > size:
-                    needed = 4
+            if length >= 126:  # the length follows: in 2 bytes (126) or 8 (127)
+                extra = 2 if length == 126 else 8
+                if head + extra > size:
+                    needed = 2 + extra
                     break
-                length = int.from_bytes(data[head : head + 2], "big")
-                head += 2
-            elif length == 127:
-                if head + 8 > size:
-                    needed = 10
-                    break
-                length = int.from_bytes(data[head : head + 8], "big")
-                head += 8
+                length = int.from_bytes(data[head : head + extra], "big")
+                head += extra
             whole_data = first in (_TEXT, _BINARY)
             if (
                 not second & _MASKED
