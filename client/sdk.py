@@ -809,10 +809,8 @@ class ArenaClient:
             bot=bot,
             viewer=viewer,
         )
-        welcome = await self._expect(hello, Welcome)
-        self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
-        self.viewer, self.lobby_grace, self.username = welcome.viewer, welcome.lobby_grace, welcome.username
-        self._legal_moves = legal_moves
+        welcome = self._welcomed(await self._expect(hello, Welcome), legal_moves)
+        self.viewer = welcome.viewer
         return welcome
 
     async def sign_in(
@@ -862,7 +860,10 @@ class ArenaClient:
             legal_moves=legal_moves,
             changed_piles=True,
         )
-        welcome = await self._expect(message, Welcome)
+        return self._welcomed(await self._expect(message, Welcome), legal_moves)
+
+    def _welcomed(self, welcome: Welcome, legal_moves: bool) -> Welcome:
+        """Who this session is now, as ``welcome`` says (after hello or login)."""
         self.player_id, self.token, self.name = welcome.player_id, welcome.token, welcome.name
         self.lobby_grace, self.username = welcome.lobby_grace, welcome.username
         self._legal_moves = legal_moves
