@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -264,16 +265,34 @@ def _pack_evalsha(sha: str, keys: Sequence[Any], args: list[Any]) -> bytes:
     Built as text and encoded once: when every argument is ASCII text or a number, a
     length in characters is the length in bytes. Anything else takes the exact path.
     """
-    items = [sha, str(len(keys)), *keys, *args]
-    parts = [f"*{len(items) + 1}\r\n$7\r\nEVALSHA\r\n"]
-    for item in items:
+    head = _call_head(sha, keys, len(args)) if type(keys) is tuple else _head(sha, keys, len(args))
+    if head is None:
+        return _pack_exact([sha, str(len(keys)), *keys, *args])
+    parts = [head]
+    for item in args:
         if type(item) is not str:
             if isinstance(item, bytes):
-                return _pack_exact(items)
+                return _pack_exact([sha, str(len(keys)), *keys, *args])
             item = _number(item)
         parts.append(f"${len(item)}\r\n{item}\r\n")
     text = "".join(parts)
-    return text.encode() if text.isascii() else _pack_exact(items)
+    return text.encode() if text.isascii() else _pack_exact([sha, str(len(keys)), *keys, *args])
+
+
+def _head(sha: str, keys: Sequence[Any], argc: int) -> str | None:
+    """The start of an ``EVALSHA`` command up to its first argument, as text; None when a
+    key is not text."""
+    items = [sha, str(len(keys)), *keys]
+    if any(type(item) is not str for item in items):
+        return None
+    return f"*{len(items) + argc + 1}\r\n$7\r\nEVALSHA\r\n" + "".join(
+        f"${len(item)}\r\n{item}\r\n" for item in items
+    )
+
+
+#: The heads of the latest calls made with a tuple of keys: a racer makes every move with
+#: the same script and keys (``keys.move_keys``), so its head is built once.
+_call_head = functools.lru_cache(maxsize=8192)(_head)
 
 
 def _pack_exact(items: list[Any]) -> bytes:

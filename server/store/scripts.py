@@ -318,27 +318,28 @@ MOVE: Final = LuaScript(
     "before the racer's move before it nor before the start: nodes' clocks differ, and a "
     "record's times only go forward (the limit is still judged by the caller's ``now``).",
     source="""
-local status = redis.call('HGET', KEYS[1], 'status')
+local race = redis.call('HMGET', KEYS[1], 'status', 'ends_at', 'starts_at', 'finished_count', 'racer_count')
+local status = race[1]
 if not status then return {'not_found'} end
 if status == 'countdown' then return {'not_started'} end
 if status ~= 'running' then return {'over'} end
 local now = tonumber(ARGV[8])
-if now > tonumber(redis.call('HGET', KEYS[1], 'ends_at')) then return {'over'} end
-local seq = redis.call('HGET', KEYS[2], 'seq')
+if now > tonumber(race[2]) then return {'over'} end
+local board = redis.call('HMGET', KEYS[2], 'seq', 'finished', 'moved_at', 'score')
+local seq = board[1]
 if not seq then return {'not_a_racer'} end
 local new_seq = tonumber(ARGV[2])
 seq = tonumber(seq)
 if new_seq == seq then return {'dup'} end
 if new_seq ~= seq + 1 then return {'seq', tostring(seq)} end
-if redis.call('HGET', KEYS[2], 'finished') == '1' then return {'finished'} end
+if board[2] == '1' then return {'finished'} end
 local at = ARGV[8]
-local floor = redis.call('HGET', KEYS[2], 'moved_at') or redis.call('HGET', KEYS[1], 'starts_at')
+local floor = board[3] or race[3]
 if floor and tonumber(floor) > now then at = floor end
-local old_score = redis.call('HGET', KEYS[2], 'score')
 redis.call('HSET', KEYS[2], 'seq', new_seq, 'position', ARGV[4], 'move_count', ARGV[5],
   'score', ARGV[6], 'ack', ARGV[9], 'sent', ARGV[13], 'can_undo', ARGV[14], 'moved_at', at)
-if old_score ~= ARGV[6] then redis.call('HSET', KEYS[2], 'score_at', at) end
-local finished = redis.call('HGET', KEYS[1], 'finished_count')
+if board[4] ~= ARGV[6] then redis.call('HSET', KEYS[2], 'score_at', at) end
+local finished = race[4]
 if ARGV[7] == '1' then
   redis.call('HSET', KEYS[2], 'won', 1, 'finished', 1, 'finished_at', at)
   finished = redis.call('HINCRBY', KEYS[1], 'finished_count', 1)
@@ -352,7 +353,7 @@ if redis.call('EXISTS', KEYS[5]) == 1 then
   redis.call('PUBLISH', ARGV[15], '{"p":' .. cjson.encode(ARGV[1]) .. ',"s":' .. ARGV[2] ..
     ',"m":' .. cjson.encode(ARGV[3]) .. ',"at":' .. at .. '}')
 end
-return {'ok', tostring(finished), redis.call('HGET', KEYS[1], 'racer_count')}
+return {'ok', tostring(finished), race[5]}
 """,
 )
 
