@@ -9,8 +9,12 @@ transport when websockets itself would write it: while the connection is open. A
 else (a closing connection, a closed one) takes websockets' own ``send``, which raises
 :class:`~websockets.exceptions.ConnectionClosed` as it always did.
 
-Frames go out in the order they are written, and websockets writes its own (pings,
-pongs, the close) at once too: the two never interleave within a frame.
+Frames go out in the order they are written. On the node's connections
+(:class:`~server.transport.writer.HeldWritesConnection`) a frame waits for the end of the
+moment, to leave in one write with the others made for that connection meanwhile, and
+websockets' own frames (pings, pongs, the close) go out after the frames held before
+them; on any other connection a frame is written at once, as websockets writes its own.
+The two never interleave within a frame.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections.abc import Iterable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
+
+from server.transport.writer import HeldWritesConnection
 
 _FIN_TEXT = 0x81
 _FIN_BINARY = 0x82
@@ -57,6 +63,9 @@ def write_frame(ws: ServerConnection, frame: bytes) -> bool:
     transport = ws.transport
     if transport.is_closing():
         return False
+    if isinstance(ws, HeldWritesConnection):
+        ws.write_soon(frame)
+        return True
     try:
         transport.write(frame)
     except Exception:  # as websockets' broadcast: a failed write is the connection's end

@@ -29,8 +29,9 @@ import asyncio
 from collections import deque
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
+
+from server.transport.writer import HeldWritesConnection
 
 try:  # websockets' compiled unmasking, as its own frame parser uses
     from websockets.speedups import apply_mask
@@ -45,7 +46,7 @@ _CONTROL_MAX = 125
 _END_OF_HEADERS = b"\r\n\r\n"
 
 
-class DirectReadConnection(ServerConnection):
+class DirectReadConnection(HeldWritesConnection):
     """A websockets server connection whose whole data frames are read without websockets'
     parser and queue. Read its messages with :meth:`next_message`, not ``recv``."""
 
