@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Iterable
 from typing import Any, Final, Self
 
-from shared.cards import ACE, KING, SUITS, VALUE
+from shared.cards import ACE, KING, RANKS, SUITS, VALUE
 from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
 from shared.moves import Move
@@ -54,6 +54,8 @@ class EightOff(FoundationGame):
             if pile:
                 self._need[pile[0][1]] = len(pile) + 1
                 self._home[pile[0][1]] = name
+        #: The cards the foundations take next (auto-play looks for these on top).
+        self._wanted: set[str] = {RANKS[v - 1] + suit for suit, v in self._need.items() if v <= KING}
 
     @classmethod
     def deal(cls, deck: list[str]) -> Self:
@@ -74,9 +76,12 @@ class EightOff(FoundationGame):
     def _to_foundation(self, card: str, src: str, dst: str, steps: list[Step]) -> None:
         self.piles[src].pop()
         self.piles[dst].append(card)
-        suit = card[1]
-        self._need[suit] = VALUE[card] + 1
+        suit, value = card[1], VALUE[card]
+        self._need[suit] = value + 1
         self._home[suit] = dst
+        self._wanted.discard(card)
+        if value < KING:
+            self._wanted.add(RANKS[value] + suit)
         steps.append(Step(card, src, dst))
 
     def _leftmost_empty(self, names: tuple[str, ...]) -> str | None:
@@ -87,11 +92,11 @@ class EightOff(FoundationGame):
         return None
 
     def _autoplay(self, steps: list[Step]) -> None:
-        piles, need = self.piles, self._need
+        piles, wanted = self.piles, self._wanted
         while True:
             for name in AUTOPLAY_SCAN:
                 pile = piles[name]
-                if pile and VALUE[pile[-1]] == need[pile[-1][1]]:
+                if pile and pile[-1] in wanted:
                     card = pile[-1]
                     home = self._home.get(card[1]) or self._leftmost_empty(FOUNDATIONS)
                     assert home is not None  # an unstarted suit always has an empty foundation
@@ -151,9 +156,8 @@ class EightOff(FoundationGame):
             steps.extend(Step(c, src, dst) for c in moving)
         self._autoplay(steps)
         score = self.score
-        return MoveResult(
-            str(Move("move", src, dst, count)), tuple(steps), score - before, score, score == 52
-        )
+        notation = f"{src}>{dst}" if count == 1 else f"{src}:{count}>{dst}"  # as str(Move) writes it
+        return MoveResult(notation, tuple(steps), score - before, score, score == 52)
 
     def _check_run(self, src: str, source: list[str], count: int, dst: str) -> None:
         if src not in _TABLEAU_SET:

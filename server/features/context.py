@@ -64,9 +64,11 @@ class WatchTarget:
     stop: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
     """A handler's answer: the message for the caller, and what the transport must do.
+    (Not frozen: a frozen dataclass sets each field through ``object.__setattr__``, and
+    every move builds a reply: 1.1 us more, measured.)
 
     ``message`` is a model, or a wire dict on the move path (built directly for speed).
     ``follow``/``unfollow`` are races whose events the connection starts/stops getting;

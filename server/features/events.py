@@ -64,9 +64,10 @@ class Event:
     deal: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LocalEvent:
-    """A race event this node delivers to its own sessions itself (the mover's node)."""
+    """A race event this node delivers to its own sessions itself (the mover's node).
+    Every move builds one: not frozen, as :class:`~server.features.context.Reply`."""
 
     race_id: str
     msg: dict[str, Any]

@@ -132,6 +132,28 @@ def test_eight_off_auto_play_after_a_foundation_move() -> None:
     assert result.score_delta == 3
 
 
+QUEEN_HIGH_SPADES = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS"]
+
+
+def test_eight_off_auto_plays_a_king_onto_a_foundation_loaded_up_to_its_queen() -> None:
+    """A foundation loaded from a position with Ace to Queen takes its King by auto-play
+    (the next card a suit needs is worked out from the foundations as loaded)."""
+    game = load(position({"f1": QUEEN_HIGH_SPADES, "t1": ["9D", "KS", "8H"]}, dump=("t1", "t2", "t3")))
+    result = game.play("t1>r1")
+    assert steps_of(result) == [("8H", "t1", "r1"), ("KS", "t1", "f1")]
+    assert game.position()["piles"]["f1"][-1] == "KS"
+
+
+def test_eight_off_auto_play_after_an_undo_takes_the_cards_the_foundations_need_again() -> None:
+    """An undo takes the foundations back: the cards they need are those of the position
+    restored, so the same move auto-plays the same cards again."""
+    game = load(position({"f1": QUEEN_HIGH_SPADES, "t1": ["9D", "KS", "8H"]}, dump=("t1", "t2", "t3")))
+    first = game.play("t1>r1")
+    game.undo()
+    assert game.position()["piles"]["f1"][-1] == "QS"
+    assert steps_of(game.play("t1>r1")) == steps_of(first) == [("8H", "t1", "r1"), ("KS", "t1", "f1")]
+
+
 # ----- runs ------------------------------------------------------------------------------
 
 
