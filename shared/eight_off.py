@@ -150,10 +150,14 @@ class EightOff(FoundationGame):
         if dst in _FOUNDATION_SET:
             self._to_foundation(card, src, dst, steps)
         else:
-            moving = source[-count:]
-            del source[-count:]
-            target.extend(moving)
-            steps.extend(Step(c, src, dst) for c in moving)
+            if count == 1:
+                target.append(source.pop())
+                steps.append(Step(card, src, dst))
+            else:
+                moving = source[-count:]
+                del source[-count:]
+                target.extend(moving)
+                steps.extend(Step(c, src, dst) for c in moving)
         self._autoplay(steps)
         score = self.score
         notation = f"{src}>{dst}" if count == 1 else f"{src}:{count}>{dst}"  # as str(Move) writes it
