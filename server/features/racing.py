@@ -7,16 +7,14 @@ disagreement drops the cache entry and reloads the board from Redis.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from server.errors import ArenaError, answer_error, not_a_racer, race_not_found
+from server.features.board_cache import BoardCache, CachedBoard
 from server.features.context import Caller, Reply
 from server.features.events import EventKind, LocalEvent, pack_event
 from server.features.race_rules import CARDS, view_of, window_from_go
@@ -35,14 +33,6 @@ log = logging.getLogger("arena.racing")
 _LOAD_TRIES = 3
 
 _CACHE_SIZE = 20_000
-
-
-@dataclass
-class CachedBoard:
-    game: Game
-    seq: int
-    finished: bool
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _same_move(sent: str, stored_sent: str | None, stored_canonical: str) -> bool:
@@ -68,12 +58,11 @@ class Racing:
         self._accepted = metrics.moves.labels(result="accepted")
         self._resends = metrics.moves.labels(result="resent")
         self._unavailable = metrics.moves.labels(result=ErrorCode.UNAVAILABLE.value)
-        self._cache: OrderedDict[tuple[str, str], CachedBoard] = OrderedDict()
+        self._cache = BoardCache(_CACHE_SIZE)
 
     def forget_race(self, race_id: str) -> None:
         """The race ended: its boards need no cache."""
-        for key in [k for k in self._cache if k[0] == race_id]:
-            del self._cache[key]
+        self._cache.drop_race(race_id)
 
     # ----- the start -------------------------------------------------------------------
 
@@ -158,7 +147,7 @@ class Racing:
         )
         if outcome.answer is not Answer.OK:
             raise answer_error(outcome.answer)
-        cached = self._cache.get((race_id, player_id))
+        cached = self._cache.get(race_id, player_id)
         if cached is not None:
             cached.finished = True
         log.info("racer finished", extra={"race_id": race_id, "player_id": player_id})
@@ -193,9 +182,7 @@ class Racing:
                     raise answer_error(Answer.NOT_STARTED)
             raise not_a_racer(race_id)
         board = CachedBoard(game, record.seq, record.finished)
-        self._cache[(race_id, player_id)] = board
-        if len(self._cache) > _CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self._cache.put(race_id, player_id, board)
         return board
 
     async def _with_history(self, race_id: str, player_id: str, game: Game, seq: int) -> Game | None:
@@ -222,11 +209,11 @@ class Racing:
 
     async def _move(self, player_id: str, request: MakeMove, legal: bool, changed: bool) -> Reply:
         race_id, seq = request.race_id, request.seq
-        board = self._cache.get((race_id, player_id))
+        board = self._cache.get(race_id, player_id)
         if board is None or seq != board.seq + 1:
             board = await self._load(race_id, player_id)
         async with board.lock:
-            if self._cache.get((race_id, player_id)) is not board:
+            if self._cache.get(race_id, player_id) is not board:
                 board = await self._load(race_id, player_id)
             try:
                 return await self._locked_move(board, player_id, request, legal, changed)
@@ -234,7 +221,7 @@ class Racing:
                 raise
             except BaseException:
                 # The engine may have applied a move the store never took: reload later.
-                self._cache.pop((race_id, player_id), None)
+                self._cache.drop(race_id, player_id)
                 raise
 
     async def _locked_move(
@@ -284,7 +271,7 @@ class Racing:
             can_undo=game.can_undo(),
         )
         if outcome.answer is not Answer.OK:
-            self._cache.pop((race_id, player_id), None)
+            self._cache.drop(race_id, player_id)
             return Reply(await self._rejected(race_id, player_id, request, outcome, legal))
         board.seq = seq
         board.finished = result.won
