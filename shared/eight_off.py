@@ -45,17 +45,17 @@ class EightOff(FoundationGame):
         self._derive()
 
     def _derive(self) -> None:
-        # Next value each suit needs on its foundation, and which foundation builds it.
-        self._need: dict[str, int] = dict.fromkeys(SUITS, ACE)
+        # Which foundation builds each suit, and the cards the foundations take next (the
+        # next value of each suit not yet complete).
+        need = dict.fromkeys(SUITS, ACE)
         self._home: dict[str, str] = {}
         piles = self.piles
         for name in FOUNDATIONS:
             pile = piles[name]
             if pile:
-                self._need[pile[0][1]] = len(pile) + 1
+                need[pile[0][1]] = len(pile) + 1
                 self._home[pile[0][1]] = name
-        #: The cards the foundations take next (auto-play looks for these on top).
-        self._wanted: set[str] = {RANKS[v - 1] + suit for suit, v in self._need.items() if v <= KING}
+        self._wanted: set[str] = {RANKS[value - 1] + suit for suit, value in need.items() if value <= KING}
 
     @classmethod
     def deal(cls, deck: list[str]) -> Self:
@@ -77,7 +77,6 @@ class EightOff(FoundationGame):
         self.piles[src].pop()
         self.piles[dst].append(card)
         suit, value = card[1], VALUE[card]
-        self._need[suit] = value + 1
         self._home[suit] = dst
         self._wanted.discard(card)
         if value < KING:
@@ -180,7 +179,7 @@ class EightOff(FoundationGame):
             raise RuleViolation(f"a run of {count} needs {cells}; {free} {'is' if free == 1 else 'are'} free")
 
     def _resolve_foundation(self, card: str) -> str:
-        if VALUE[card] != self._need[card[1]]:
+        if card not in self._wanted:
             raise RuleViolation(f"{card} fits no foundation")
         home = self._home.get(card[1]) or self._leftmost_empty(FOUNDATIONS)
         assert home is not None
@@ -207,7 +206,7 @@ class EightOff(FoundationGame):
             )
 
     def legal_moves(self) -> list[str]:
-        piles, need = self.piles, self._need
+        piles, wanted = self.piles, self._wanted
         moves: list[str] = []
         free = [name for name in RESERVE if not piles[name]]
         empty_foundations = [name for name in FOUNDATIONS if not piles[name]]
@@ -220,7 +219,7 @@ class EightOff(FoundationGame):
             card = pile[-1]
             value, suit = VALUE[card], card[1]
             moves.extend(f"{src}>{r}" for r in free if r != src)
-            if value == need[suit]:
+            if card in wanted:
                 if value == ACE:
                     moves.extend(f"{src}>{f}" for f in empty_foundations)
                 else:

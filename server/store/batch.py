@@ -266,17 +266,23 @@ def _pack_evalsha(sha: str, keys: Sequence[Any], args: list[Any]) -> bytes:
     length in characters is the length in bytes. Anything else takes the exact path.
     """
     head = _call_head(sha, keys, len(args)) if type(keys) is tuple else _head(sha, keys, len(args))
-    if head is None:
-        return _pack_exact([sha, str(len(keys)), *keys, *args])
+    text = _as_text(head, args) if head is not None else None
+    if text is not None and text.isascii():
+        return text.encode()
+    return _pack_exact([sha, str(len(keys)), *keys, *args])
+
+
+def _as_text(head: str, args: list[Any]) -> str | None:
+    """``head`` and then each argument as a bulk string, all as text; None when an
+    argument is bytes."""
     parts = [head]
     for item in args:
         if type(item) is not str:
             if isinstance(item, bytes):
-                return _pack_exact([sha, str(len(keys)), *keys, *args])
+                return None
             item = _number(item)
         parts.append(f"${len(item)}\r\n{item}\r\n")
-    text = "".join(parts)
-    return text.encode() if text.isascii() else _pack_exact([sha, str(len(keys)), *keys, *args])
+    return "".join(parts)
 
 
 def _head(sha: str, keys: Sequence[Any], argc: int) -> str | None:
