@@ -17,7 +17,7 @@ from typing import Any, Final, Self
 from shared.cards import RANKS, VALUE
 from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
-from shared.moves import Move
+from shared.moves import Move, move_text
 from shared.views import GameView, PileView
 
 FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
@@ -180,9 +180,7 @@ class EagleWing(FoundationGame):
             card = reserve.pop()
             source.append(card)
             steps.append(Step(card, "reserve", src))
-        return MoveResult(
-            str(Move("move", src, dst, count)), tuple(steps), score_delta, self.score, self.is_won
-        )
+        return MoveResult(move_text(src, dst, count), tuple(steps), score_delta, self.score, self.is_won)
 
     def _foundation_reason(self, card: str, dst: str, top: str | None) -> str:
         if top is None:

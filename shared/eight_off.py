@@ -15,7 +15,7 @@ from typing import Any, Final, Self
 from shared.cards import ACE, KING, RANKS, SUITS, VALUE
 from shared.errors import BadNotation, RuleViolation
 from shared.game import FoundationGame, MoveResult, Step, describe_top, pile_error
-from shared.moves import Move
+from shared.moves import Move, move_text
 from shared.views import GameView, PileView
 
 FOUNDATIONS: Final = ("f1", "f2", "f3", "f4")
@@ -159,8 +159,7 @@ class EightOff(FoundationGame):
                 steps.extend(Step(c, src, dst) for c in moving)
         self._autoplay(steps)
         score = self.score
-        notation = f"{src}>{dst}" if count == 1 else f"{src}:{count}>{dst}"  # as str(Move) writes it
-        return MoveResult(notation, tuple(steps), score - before, score, score == 52)
+        return MoveResult(move_text(src, dst, count), tuple(steps), score - before, score, score == 52)
 
     def _check_run(self, src: str, source: list[str], count: int, dst: str) -> None:
         if src not in _TABLEAU_SET:

@@ -46,9 +46,17 @@ class Move:
             return self.kind
         if self.kind == "remove":
             return f"{self.src}+{self.dst}" if self.dst else self.src
-        if self.count > 1:
-            return f"{self.src}:{self.count}>{self.dst}"
-        return f"{self.src}>{self.dst}"
+        return move_text(self.src, self.dst, self.count)
+
+
+def move_text(src: str, dst: str, count: int = 1) -> str:
+    """The notation of ``count`` cards moving from ``src`` to ``dst``: what a ``"move"``
+    :class:`Move` writes, without building one (a game's every move names itself).
+
+    >>> move_text("t3", "f1"), move_text("t7", "t1", 3)
+    ('t3>f1', 't7:3>t1')
+    """
+    return f"{src}:{count}>{dst}" if count > 1 else f"{src}>{dst}"
 
 
 def parse_move(text: str) -> Move:
