@@ -86,6 +86,10 @@ async def send_frame(ws: ServerConnection, data: bytes | str) -> None:
 def broadcast_frame(connections: Iterable[ServerConnection], data: bytes | str) -> None:
     """The same message to every open connection, built once (as ``websockets.broadcast``
     does it: no waiting on a full write buffer; a connection not open is skipped)."""
-    frame = server_frame(data)
+    write_to_all(connections, server_frame(data))
+
+
+def write_to_all(connections: Iterable[ServerConnection], frame: bytes) -> None:
+    """A built frame to every open connection (those not open are skipped)."""
     for ws in connections:
         write_frame(ws, frame)

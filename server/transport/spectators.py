@@ -34,7 +34,7 @@ from server.metrics import Metrics
 from server.store import Store, keys
 from server.timesource import TimeSource
 from server.transport.fanout import Fanout
-from server.transport.frames import broadcast_frame, server_frame, write_frame
+from server.transport.frames import broadcast_frame, server_frame, write_to_all
 from server.transport.session import Session
 from shared.protocol import ErrorCode, encode_dict, to_wire
 
@@ -364,8 +364,7 @@ class Spectators:
             if connections:
                 if binary not in frames:  # built once per format, for every chunk
                     frames[binary] = server_frame(encode_dict(message, binary))
-                for ws in connections:
-                    write_frame(ws, frames[binary])
+                write_to_all(connections, frames[binary])
 
     def _send(self, session: Session, message: dict[str, Any]) -> None:
         broadcast_frame([session.ws], encode_dict(message, session.binary))
