@@ -29,8 +29,22 @@ from tests.server.helpers import start_race
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = f"arena-test-{os.getpid()}"
+#: The tests' own tmux server (``tmux -L``), started without any user's configuration.
+SOCKET = SESSION
+#: The environment tmux and so every command in its panes get: this process's, without
+#: the COLUMNS and LINES that GNU readline, once imported here (pytest's capture plugin
+#: imports it), puts in the C environment as 80 and 24 when it finds no terminal. A command that
+#: inherited them laid itself out for 80x24 in a 120x40 pane (Textual, like
+#: ``shutil.get_terminal_size``, reads them before the terminal).
+TMUX_ENV = {name: value for name, value in os.environ.items() if name not in ("COLUMNS", "LINES", "TMUX")}
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux for a real terminal")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tmux_server() -> Iterator[None]:
+    yield
+    tmux("kill-server")
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +57,12 @@ def node(redis_url: str) -> Iterator[NodeProcess]:
 
 
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+    return run_tmux(*args).stdout
+
+
+def run_tmux(*args: str) -> subprocess.CompletedProcess[str]:
+    command = ["tmux", "-L", SOCKET, "-f", os.devnull, *args]
+    return subprocess.run(command, capture_output=True, text=True, check=False, env=TMUX_ENV)
 
 
 async def screen_with(pattern: str, timeout: float = 15.0) -> re.Match[str]:
@@ -65,12 +84,7 @@ def new_session(command: str) -> None:
     just before, the tmux server may still be exiting and refuse the new one: try again."""
     create = ["new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", command]
     for _ in range(50):
-        made = subprocess.run(
-            ["tmux", *create, ";", "set-option", "-t", SESSION, "remain-on-exit", "on"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        made = run_tmux(*create, ";", "set-option", "-t", SESSION, "remain-on-exit", "on")
         if made.returncode == 0:
             return
         time.sleep(0.1)
