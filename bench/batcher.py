@@ -3,12 +3,13 @@
     .venv/bin/python bench/batcher.py --seconds 5
 
 A node sends every move as one MOVE script call, and calls made in the same moment go to
-Redis together (``server/store/batch.py``). The store packs them itself (its own RESP
-packer, on connections of its own); redis-py's non-transactional pipeline does the same
-job with its general machinery. This drives both with ``--callers`` concurrent callers
-(each one move in flight, like racers flat out) against a private redis-server, one
-after the other in this one process, and prints calls/s and this process's CPU per call
-(Redis's share excluded): the client-side cost a node pays per move for each.
+Redis together (``server/store/batch.py``). The store packs them itself (one
+``hiredis.pack_command`` per call, on connections of its own); redis-py's
+non-transactional pipeline does the same job with its general machinery. This drives
+both with ``--callers`` concurrent callers (each one move in flight, like racers flat
+out) against a private redis-server, one after the other in this one process, and
+prints calls/s and this process's CPU per call (Redis's share excluded): the
+client-side cost a node pays per move for each.
 """
 
 from __future__ import annotations
@@ -84,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|")
     for kind, rate, cpu_us in rows:
         name = (
-            "store's own packer (ScriptBatcher)"
-            if kind == "packed"
-            else "redis-py pipeline (PipelineBatcher)"
+            "store's batcher (ScriptBatcher)" if kind == "packed" else "redis-py pipeline (PipelineBatcher)"
         )
         print(f"| {name} | {rate:.0f} | {cpu_us:.1f} |")
     return 0

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from collections.abc import Sequence
 from typing import Any
 
+import hiredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import AskError, ConnectionError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -31,8 +31,8 @@ class ScriptBatcher:
     """Runs the script calls made in the same moment as one batch: one round trip.
 
     Moves from many racers arrive together; writing their ``EVALSHA`` commands in one
-    packed write, then reading the replies in order, saves most of redis-py's
-    per-command cost (its pipeline object, command stack and per-argument encoder).
+    packed write (each packed by hiredis in C), then reading the replies in order, saves
+    most of redis-py's per-command cost (its pipeline object and command stack).
     At most ``max_inflight`` batches run at once, each on one of the batcher's own
     connections (made from the client's pool settings, outside its pool: no pool
     locking and checks per batch); calls made meanwhile wait and go together in the
@@ -147,7 +147,7 @@ class ScriptBatcher:
     def _packed(self, batch: list[Call]) -> bytes:
         packed = b"".join(_pack_evalsha(script.sha, keys, args) for script, keys, args, _f in batch)
         if self.ack_replicas:
-            packed += _pack_exact_command([b"WAIT", self.ack_replicas, WAIT_MS])
+            packed += _pack(("WAIT", self.ack_replicas, WAIT_MS))
         return packed
 
     @staticmethod
@@ -240,74 +240,14 @@ def batcher_for(client: Any, ack_replicas: int = 0) -> ScriptBatcher:
     return ScriptBatcher(client, ack_replicas=ack_replicas)
 
 
-def _arg(value: Any) -> bytes:
-    """One command argument as Redis protocol bytes (as redis-py's encoder does it)."""
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    return _number(value).encode()
-
-
-def _number(value: Any) -> str:
-    if isinstance(value, bool):
-        raise TypeError("a bool is not a Redis argument: pass '1' or '0'")
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    raise TypeError(f"cannot send {type(value).__name__} to Redis")
-
-
 def _pack_evalsha(sha: str, keys: Sequence[Any], args: list[Any]) -> bytes:
-    """``EVALSHA sha numkeys keys... args...`` in the Redis protocol (RESP).
-
-    Built as text and encoded once: when every argument is ASCII text or a number, a
-    length in characters is the length in bytes. Anything else takes the exact path.
-    """
-    head = _call_head(sha, keys, len(args)) if type(keys) is tuple else _head(sha, keys, len(args))
-    text = _as_text(head, args) if head is not None else None
-    if text is not None and text.isascii():
-        return text.encode()
-    return _pack_exact([sha, str(len(keys)), *keys, *args])
+    """``EVALSHA sha numkeys keys... args...`` in the Redis protocol (RESP): the bytes
+    redis-py's encoder writes (text as UTF-8, numbers as their decimal text), packed by
+    hiredis in C. A bool is refused (TypeError): the scripts take "1" or "0"."""
+    return _pack(("EVALSHA", sha, len(keys), *keys, *args))
 
 
-def _as_text(head: str, args: list[Any]) -> str | None:
-    """``head`` and then each argument as a bulk string, all as text; None when an
-    argument is bytes."""
-    parts = [head]
-    for item in args:
-        if type(item) is not str:
-            if isinstance(item, bytes):
-                return None
-            item = _number(item)
-        parts.append(f"${len(item)}\r\n{item}\r\n")
-    return "".join(parts)
-
-
-def _head(sha: str, keys: Sequence[Any], argc: int) -> str | None:
-    """The start of an ``EVALSHA`` command up to its first argument, as text; None when a
-    key is not text."""
-    items = [sha, str(len(keys)), *keys]
-    if any(type(item) is not str for item in items):
-        return None
-    return f"*{len(items) + argc + 1}\r\n$7\r\nEVALSHA\r\n" + "".join(
-        f"${len(item)}\r\n{item}\r\n" for item in items
-    )
-
-
-#: The heads of the latest calls made with a tuple of keys: a racer makes every move with
-#: the same script and keys (``keys.move_keys``), so its head is built once.
-_call_head = functools.lru_cache(maxsize=8192)(_head)
-
-
-def _pack_exact(items: list[Any]) -> bytes:
-    return _pack_exact_command([b"EVALSHA", *items])
-
-
-def _pack_exact_command(items: list[Any]) -> bytes:
-    encoded = [_arg(item) for item in items]
-    parts = [b"*%d\r\n" % len(encoded)]
-    for item in encoded:
-        parts.append(b"$%d\r\n%b\r\n" % (len(item), item))
-    return b"".join(parts)
+def _pack(command: tuple[Any, ...]) -> bytes:
+    """One command in RESP (hiredis's stub leaves its result untyped)."""
+    packed: bytes = hiredis.pack_command(command)
+    return packed

@@ -1,4 +1,5 @@
-"""The store's own EVALSHA packer writes exactly the bytes redis-py's encoder writes."""
+"""The store packs a batch's EVALSHA calls (with hiredis) into exactly the bytes redis-py's
+encoder writes for them."""
 
 from __future__ import annotations
 
@@ -44,14 +45,13 @@ def test_an_evalsha_call_packs_to_the_bytes_redis_py_sends(keys: Any, args: list
     assert _pack_evalsha(SHA, keys, args) == redis_py_bytes(list(keys), args)
 
 
-def test_the_same_keys_with_another_argument_count_get_their_own_head() -> None:
-    """The head caches the command's item count: a call with more arguments under the
-    same keys must not reuse a shorter call's count."""
+def test_the_same_keys_with_another_argument_count_get_their_own_item_count() -> None:
     keys = ("race:r9:meta",)
     assert _pack_evalsha(SHA, keys, ["a"]) == redis_py_bytes(list(keys), ["a"])
     assert _pack_evalsha(SHA, keys, ["a", "b", 3]) == redis_py_bytes(list(keys), ["a", "b", 3])
 
 
 def test_a_bool_argument_is_refused() -> None:
-    with pytest.raises(TypeError, match="bool"):
+    """The scripts take "1" or "0" (redis-py refuses a bool too)."""
+    with pytest.raises(TypeError, match="must be str, int, float or bytes"):
         _pack_evalsha(SHA, ("k",), [True])
