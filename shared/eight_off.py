@@ -45,6 +45,9 @@ class EightOff(FoundationGame):
         self._derive()
 
     def _derive(self) -> None:
+        #: Whether auto-play has run since the piles were set (dealt, loaded or undone):
+        #: then no top card is one the foundations want.
+        self._settled = False
         # Which foundation builds each suit, and the cards the foundations take next (the
         # next value of each suit not yet complete).
         need = dict.fromkeys(SUITS, ACE)
@@ -102,6 +105,7 @@ class EightOff(FoundationGame):
                     self._to_foundation(card, name, home, steps)
                     break
             else:
+                self._settled = True
                 return
 
     def _check_names(self, move: Move) -> None:
@@ -148,6 +152,7 @@ class EightOff(FoundationGame):
         before = self.score
         if dst in _FOUNDATION_SET:
             self._to_foundation(card, src, dst, steps)
+            self._autoplay(steps)
         else:
             if count == 1:
                 target.append(source.pop())
@@ -157,7 +162,10 @@ class EightOff(FoundationGame):
                 del source[-count:]
                 target.extend(moving)
                 steps.extend(Step(c, src, dst) for c in moving)
-        self._autoplay(steps)
+            # Settled before, and nothing went home: the foundations want what they wanted,
+            # which no top card was, so only the card this move uncovered may go now.
+            if not self._settled or (source and source[-1] in self._wanted):
+                self._autoplay(steps)
         score = self.score
         return MoveResult(move_text(src, dst, count), tuple(steps), score - before, score, score == 52)
 
