@@ -40,7 +40,9 @@ echo server on uvloop, as the node runs, instead of asyncio's own loop, and ``--
 sans-io`` on websockets' Sans-I/O protocol (what a leaner transport could gain);
 ``--rounds N`` runs N - 1 more flat-out runs, each followed by an echo run of its own,
 and prints each round's ratio and their median (a machine whose speed drifts compares a
-node and an echo measured side by side). ``BENCH_FSYNC`` sets the private Redis's
+node and an echo measured side by side); each of those runs waits until the node is idle
+(it takes a second or more over 1,000 racers leaving), and the table says how busy the
+node was during each echo run. ``BENCH_FSYNC`` sets the private Redis's
 appendfsync (default everysec).
 """
 
@@ -868,13 +870,25 @@ def main(argv: list[str] | None = None) -> int:
             )
             # More flat-out rounds, each right before an echo run of its own: on a machine
             # whose speed drifts, a node and an echo measured side by side compare fairly.
-            rounds: list[tuple[Row, Row]] = []
+            # Each run starts once the node has finished with the racers of the run before
+            # (1,000 disconnects keep it busy for a second or more): an echo run beside a
+            # node still at work would measure the echo on a shared core.
+            rounds: list[Round] = []
             for _round in range(max(0, args.rounds - 1)):
+                wait_quiet(node.pid)
                 again = run_client(
                     run_server_bench(url, racers, Scenario("flat out", 0.0, seconds, warmup), node.pid)
                 )
+                wait_quiet(node.pid)
+                node_before = process_cpu(node.pid)
                 echoed = measure_echo(racers, seconds, args.echo)
-                rounds.append((row("arena flat out", "max", *again), row("echo", "max", *echoed)))
+                node_after = process_cpu(node.pid)
+                node_busy = None
+                if node_before is not None and node_after is not None and echoed[1]:
+                    node_busy = (node_after - node_before) / echoed[1]
+                rounds.append(
+                    Round(row("arena flat out", "max", *again), row("echo", "max", *echoed), node_busy)
+                )
             if args.bots:
                 bot_races, bot_moves, bot_latencies = run_client(run_bots(url, args.bots, seconds))
                 ordered = sorted(bot_latencies) or [0.0]
@@ -922,20 +936,54 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print_report(racers, seconds, warmup, rows, flat.rejected + paced.rejected, (flat.races, paced.races))
     if rounds:
-        print_rounds([(rows[0], rows[-1]), *rounds])
+        print_rounds([Round(rows[0], rows[-1], None), *rounds])
     return 0
 
 
-def print_rounds(rounds: list[tuple[Row, Row]]) -> None:
+@dataclass(frozen=True)
+class Round:
+    """A flat-out run, the echo run after it, and the share of a core the node (idle
+    by then, its racers gone) used during that echo run (None: the node was stopped)."""
+
+    arena: Row
+    echo: Row
+    node_busy: float | None
+
+
+def wait_quiet(pid: int | None, busy: float = 0.05, window: float = 0.5, timeout: float = 30.0) -> float:
+    """Wait until process ``pid`` uses less than ``busy`` of a core over ``window``
+    seconds (at most ``timeout`` seconds); the seconds waited."""
+    began = time.perf_counter()
+    before = process_cpu(pid)
+    while before is not None and time.perf_counter() - began < timeout:
+        time.sleep(window)
+        after = process_cpu(pid)
+        if after is None or after - before < busy * window:
+            break
+        before = after
+    return time.perf_counter() - began
+
+
+def print_rounds(rounds: list[Round]) -> None:
     """Each round's flat-out node against the echo run beside it, and their median ratio."""
     print(f"\n{len(rounds)} rounds, each a flat-out run and an echo run after it (round 1: the runs above)\n")
-    print("| round | arena moves/s | arena CPU us/move | echo msgs/s | echo CPU us/msg | ratio |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    heads = (
+        "arena moves/s",
+        "arena CPU us/move",
+        "echo msgs/s",
+        "echo CPU us/msg",
+        "ratio",
+        "node CPU in echo",
+    )
+    print("| round | " + " | ".join(heads) + " |")
+    print("|---:" * (len(heads) + 1) + "|")
     ratios = []
-    for number, (arena, echo) in enumerate(rounds, start=1):
+    for number, run in enumerate(rounds, start=1):
+        arena, echo = run.arena, run.echo
         ratio = arena.rate / echo.rate if echo.rate else 0.0
         ratios.append(ratio)
-        cells = (f"{arena.rate:.0f}", arena.cpu_us, f"{echo.rate:.0f}", echo.cpu_us, f"{ratio:.2f}")
+        busy = "stopped" if run.node_busy is None else f"{run.node_busy:.1%}"
+        cells = (f"{arena.rate:.0f}", arena.cpu_us, f"{echo.rate:.0f}", echo.cpu_us, f"{ratio:.2f}", busy)
         print(f"| {number} | " + " | ".join(cells) + " |")
     print(f"\nratio to echo over the rounds: median {statistics.median(ratios):.2f}, "
           f"from {min(ratios):.2f} to {max(ratios):.2f}")  # fmt: skip
