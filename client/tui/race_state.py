@@ -303,7 +303,19 @@ class RaceState:
         return STATUS_STAGES.get(status, 0) < STATUS_STAGES.get(self.status, 0)
 
     def apply(self, event: ServerMessage) -> bool:
-        """Take in an event; ``False`` if it is not about this race."""
+        """Take in an event; ``False`` if it is not about this race, or if it tells of a
+        stage the race is known to be past (sent before, read after the race was read).
+
+        >>> from shared.protocol import RaceCountdown
+        >>> state = RaceState(race_id="r1", me="p_a", status="running")
+        >>> late = RaceCountdown(race_id="r1", starts_at=1, ends_at=2, commitment="c", server_time=0)
+        >>> state.apply(late), state.status
+        (False, 'running')
+        >>> from shared.protocol import RaceStarted
+        >>> over = RaceState(race_id="r1", me="p_a", status="finished")
+        >>> over.apply(RaceStarted.model_construct(race_id="r1", starts_at=1, ends_at=2)), over.status
+        (False, 'finished')
+        """
         if isinstance(event, RematchUpdate):
             if event.rematch.race_id != self.race_id:
                 return False
@@ -320,8 +332,12 @@ class RaceState:
         if getattr(event, "race_id", None) != self.race_id:
             return False
         if isinstance(event, RaceCountdown):
+            if self.behind("countdown"):
+                return False  # read after the race was found started: old news
             self.status, self.starts_at, self.ends_at = "countdown", event.starts_at, event.ends_at
         elif isinstance(event, RaceStarted):
+            if self.behind("running"):
+                return False  # read after the race was found over
             self.status, self.starts_at, self.ends_at = "running", event.starts_at, event.ends_at
             # Every racer starts from the same deal (Eagle Wing's has a card home already).
             start = event.view.score

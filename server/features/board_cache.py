@@ -2,8 +2,9 @@
 
 A racer's board (the engine's ``Game`` and the last acked seq) is a shortcut: the store's
 compare-and-set on seq is the truth, and a board not found here is loaded from Redis.
-The cache holds the latest ``size`` boards (the oldest loaded goes first) and drops a
-race's boards when the race ends, through an index by race: a node ending dozens of
+The cache holds ``size`` boards (past that, the one whose racer moved least recently
+goes: a board in play stays however long ago it was loaded) and drops a race's boards
+when the race ends, through an index by race: a node ending dozens of
 races a second never walks the whole cache to find them.
 """
 
@@ -25,7 +26,7 @@ class CachedBoard:
 
 
 class BoardCache:
-    """Boards by race and player, the oldest dropped past ``size``."""
+    """Boards by race and player, the least recently used dropped past ``size``."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -37,10 +38,16 @@ class BoardCache:
         return len(self._boards)
 
     def get(self, race_id: str, player_id: str) -> CachedBoard | None:
-        return self._boards.get((race_id, player_id))
+        key = (race_id, player_id)
+        board = self._boards.get(key)
+        if board is not None:
+            self._boards.move_to_end(key)
+        return board
 
     def put(self, race_id: str, player_id: str, board: CachedBoard) -> None:
-        self._boards[(race_id, player_id)] = board
+        key = (race_id, player_id)
+        self._boards[key] = board
+        self._boards.move_to_end(key)
         self._players.setdefault(race_id, set()).add(player_id)
         if len(self._boards) > self.size:
             (old_race, old_player), _ = self._boards.popitem(last=False)

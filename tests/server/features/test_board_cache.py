@@ -1,5 +1,5 @@
-"""The node's cache of racers' boards: a race's boards go when it ends, the oldest go past
-the size, and the index by race never keeps a race whose boards are gone."""
+"""The node's cache of racers' boards: a race's boards go when it ends, the least recently
+used go past the size, and the index by race never keeps a race whose boards are gone."""
 
 from __future__ import annotations
 
@@ -33,6 +33,29 @@ def test_past_its_size_the_cache_drops_the_oldest_board_and_its_race_once_empty(
     assert cache.races() == 2  # r1 had no board left: not kept in the index
     cache.drop_race("r1")  # nothing left of it: no error
     assert len(cache) == 3
+
+
+def test_past_its_size_the_cache_keeps_a_board_in_play_and_drops_the_least_recently_used() -> None:
+    """r1's racer, loaded first, keeps moving (each move reads the board): the board
+    dropped for a new one is r2's, untouched since it was loaded."""
+    cache = BoardCache(2)
+    cache.put("r1", "a", board())
+    cache.put("r2", "a", board())
+    assert cache.get("r1", "a") is not None
+    cache.put("r3", "a", board())
+    assert cache.get("r2", "a") is None
+    assert cache.get("r1", "a") is not None and cache.get("r3", "a") is not None
+
+
+def test_a_board_loaded_again_counts_as_just_used() -> None:
+    cache = BoardCache(2)
+    cache.put("r1", "a", board(seq=1))
+    cache.put("r2", "a", board())
+    cache.put("r1", "a", board(seq=2))  # reloaded (it disagreed with the store)
+    cache.put("r3", "a", board())
+    assert cache.get("r2", "a") is None
+    reloaded = cache.get("r1", "a")
+    assert reloaded is not None and reloaded.seq == 2
 
 
 def test_one_board_dropped_leaves_the_race_other_board() -> None:
