@@ -949,19 +949,13 @@ async def test_joining_the_last_seat_readies_once_and_a_lobby_update_read_late_s
 async def test_a_screen_opened_after_the_start_says_go_and_a_countdown_read_late_takes_nothing_back(
     arena: ArenaServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The race has started before alice's screen opens, and her session still holds the
+    """The race has started before ada's screen opens, and her session still holds the
     countdown event: read after the race (running), it is old news. It once set the race
     back to counting down and replaced go! with the countdown's note, for good."""
-    carol, alice = await connect(arena.url), await connect(arena.url)
-    await carol.hello(name="carol")
-    await alice.hello(name="alice")
-    race = await carol.create_race("eight-off", seats=2, time_limit=60)
-    await alice.join_race(race.code)
-    await carol.ready(race.race_id)
-    await alice.ready(race.race_id)
-    await carol.wait_for(RaceStarted, lambda e: e.race_id == race.race_id)
+    ada, bob, race_id = await _counting_race(arena.url, connect)
+    await bob.wait_for(RaceStarted, lambda e: e.race_id == race_id)  # ada's events stay queued
     said = said_lines(monkeypatch)
-    app = RaceApp(alice, race.race_id)
+    app = RaceApp(ada, race_id)
     async with app.run_test(size=SMALL) as pilot:
         screen = app.race_screen
         await wait_until(pilot, lambda: GO in screen.status.last)
