@@ -4,8 +4,8 @@ A racer's board (the engine's ``Game`` and the last acked seq) is a shortcut: th
 compare-and-set on seq is the truth, and a board not found here is loaded from Redis.
 The cache holds ``size`` boards (past that, the one whose racer moved least recently
 goes: a board in play stays however long ago it was loaded) and drops a race's boards
-when the race ends, through an index by race: a node ending dozens of
-races a second never walks the whole cache to find them.
+when the race ends, through an index by race: a node ending dozens of races a second
+never walks the whole cache to find them.
 """
 
 from __future__ import annotations
