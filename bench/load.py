@@ -950,18 +950,17 @@ class Round:
     node_busy: float | None
 
 
-def wait_quiet(pid: int | None, busy: float = 0.05, window: float = 0.5, timeout: float = 30.0) -> float:
+def wait_quiet(pid: int | None, busy: float = 0.05, window: float = 0.5, timeout: float = 30.0) -> None:
     """Wait until process ``pid`` uses less than ``busy`` of a core over ``window``
-    seconds (at most ``timeout`` seconds); the seconds waited."""
-    began = time.perf_counter()
+    seconds (at most ``timeout`` seconds)."""
+    deadline = time.perf_counter() + timeout
     before = process_cpu(pid)
-    while before is not None and time.perf_counter() - began < timeout:
+    while before is not None and time.perf_counter() < deadline:
         time.sleep(window)
         after = process_cpu(pid)
         if after is None or after - before < busy * window:
-            break
+            return
         before = after
-    return time.perf_counter() - began
 
 
 def print_rounds(rounds: list[Round]) -> None:

@@ -33,8 +33,8 @@ SESSION = f"arena-test-{os.getpid()}"
 SOCKET = SESSION
 #: The environment tmux and so every command in its panes get: this process's, without
 #: the COLUMNS and LINES that GNU readline, once imported here (pytest's capture plugin
-#: imports it), puts in the C environment as 80 and 24 when it finds no terminal. A command that
-#: inherited them laid itself out for 80x24 in a 120x40 pane (Textual, like
+#: imports it), puts in the C environment as 80 and 24 when it finds no terminal. A
+#: command that inherited them laid itself out for 80x24 in a 120x40 pane (Textual, like
 #: ``shutil.get_terminal_size``, reads them before the terminal).
 TMUX_ENV = {name: value for name, value in os.environ.items() if name not in ("COLUMNS", "LINES", "TMUX")}
 

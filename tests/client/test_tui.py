@@ -940,7 +940,7 @@ async def test_joining_the_last_seat_readies_once_and_a_lobby_update_read_late_s
         try:
             await wait_until(pilot, lambda: GO in screen.status.last)
         except AssertionError:
-            raise AssertionError(f"never said go: {said} (race {app.race_screen.state.status})") from None
+            raise AssertionError(f"never said go: {said} (race {screen.state.status})") from None
         await pilot.pause(0.2)  # the lobby's updates are all read by now
     assert [text for text in said if "✗" in text] == []
     assert sent.count("ready") == 1
