@@ -75,14 +75,58 @@ class UndoRule(StrEnum):
 
 
 class _Undo(NamedTuple):
-    """What taking one move back needs: the piles it changed as they were before it, the
-    game's own counters then, and the move itself. (A named tuple: one is built per move.)"""
+    """What taking one move back needs: the game's counters before it, the move itself,
+    and the piles it changed as they were before it.
 
-    piles: dict[str, tuple[str, ...]]
-    extras: tuple[int, ...]
+    The history keeps each record packed (:meth:`pack`) as one flat tuple of numbers,
+    text, booleans and None: the garbage collector stops tracking such a tuple the first
+    time it looks at it, so a long game's history is out of its way at once. Records of
+    named tuples, dicts, dataclasses or nested tuples would be walked again by later
+    collections (on a node flat out, records of those took its collections from about 5
+    to about 10 us per move, and each move's record to twice the memory).
+    """
+
     move_count: int
-    result: MoveResult
+    move: str
+    score_delta: int
     revealed: bool
+    extras: tuple[int, ...]
+    piles: dict[str, list[str]]
+    steps: tuple[Step, ...]
+
+    @staticmethod
+    def pack(
+        before: dict[str, tuple[str, ...]],
+        extras: tuple[int, ...],
+        move_count: int,
+        result: MoveResult,
+        revealed: bool,
+    ) -> tuple[Any, ...]:
+        """The flat record: the first four fields, the extras (counted), the piles
+        (counted, each as its name and its cards joined by spaces), then each step's
+        card, source and destination."""
+        flat: list[Any] = [move_count, result.move, result.score_delta, revealed, len(extras), *extras]
+        flat.append(len(before))
+        for name, cards in before.items():
+            flat += (name, " ".join(cards))
+        for step in result.steps:
+            flat += (step.card, step.src, step.dst)
+        return tuple(flat)
+
+    @classmethod
+    def unpack(cls, flat: tuple[Any, ...]) -> _Undo:
+        move_count, move, score_delta, revealed, extra_count = flat[:5]
+        at = 5 + extra_count
+        piles_end = at + 1 + 2 * flat[at]
+        names, texts = flat[at + 1 : piles_end : 2], flat[at + 2 : piles_end : 2]
+        piles = {name: text.split() for name, text in zip(names, texts, strict=True)}
+        steps = tuple(Step(*flat[i : i + 3]) for i in range(piles_end, len(flat), 3))
+        return cls(move_count, move, score_delta, revealed, flat[5:at], piles, steps)
+
+
+#: Where a packed record keeps ``move`` and ``revealed`` (read by every ``can_undo``).
+_MOVE: Final = _Undo._fields.index("move")
+_REVEALED: Final = _Undo._fields.index("revealed")
 
 
 class Game(ABC):
@@ -105,7 +149,7 @@ class Game(ABC):
         self.piles = piles
         self.move_count = move_count
         self.undo_rule = UndoRule.UNLIMITED
-        self._history: list[_Undo] = []
+        self._history: list[tuple[Any, ...]] = []
         #: The piles the last move (or undo) changed, in the order its steps reached them.
         self.last_changed: tuple[str, ...] = ()
         #: Every pile as a tuple, kept in step with ``piles`` once a move was played: an
@@ -143,7 +187,7 @@ class Game(ABC):
                 if pile is not None and pile not in before:
                     before[pile] = frozen[pile]
                     frozen[pile] = tuple(piles[pile])
-        self._history.append(_Undo(before, extras, move_count, result, self._reveals(result)))
+        self._history.append(_Undo.pack(before, extras, move_count, result, self._reveals(result)))
         self.move_count += 1
         self.last_changed = tuple(before)
         return result
@@ -170,19 +214,18 @@ class Game(ABC):
         refusal = self._undo_refusal()
         if refusal is not None:
             raise RuleViolation(refusal)
-        record = self._history.pop()
+        record = _Undo.unpack(self._history.pop())
         frozen = self._frozen
         assert frozen is not None  # a move was played, so the piles are frozen
         for name, cards in record.piles.items():
             self.piles[name][:] = cards
-            frozen[name] = cards
+            frozen[name] = tuple(cards)
         self._set_extras(record.extras)
         self._derive()
         self.move_count = record.move_count
         self.last_changed = tuple(record.piles)
-        undone = record.result
-        steps = tuple(Step(s.card, s.dst, s.src) for s in reversed(undone.steps))
-        return MoveResult("undo", steps, -undone.score_delta, self.score, self.is_won)
+        steps = tuple(Step(s.card, s.dst, s.src) for s in reversed(record.steps))
+        return MoveResult("undo", steps, -record.score_delta, self.score, self.is_won)
 
     def _undo_refusal(self) -> str | None:
         if not self._history:
@@ -194,8 +237,8 @@ class Game(ABC):
                 )
             return "there is no move to undo"
         last = self._history[-1]
-        if last.revealed and self.undo_rule is UndoRule.KEEP_REVEALS:
-            return f"{last.result.move} turned up a card nobody had seen, so it stays: {_KEEP_REVEALS_WHERE}"
+        if last[_REVEALED] and self.undo_rule is UndoRule.KEEP_REVEALS:
+            return f"{last[_MOVE]} turned up a card nobody had seen, so it stays: {_KEEP_REVEALS_WHERE}"
         return None
 
     def _reveals(self, result: MoveResult) -> bool:

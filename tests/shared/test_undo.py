@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -196,3 +197,22 @@ def test_in_a_race_an_auto_fill_from_a_hidden_reserve_stays_but_the_last_reserve
         if hidden_fill and last_card_fill:
             return
     pytest.fail(f"not both kinds of auto-fill met: hidden {hidden_fill}, last card {last_card_fill}")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_moves_kept_for_undo_leave_the_garbage_collector_at_its_first_look(game_id: str) -> None:
+    """A server holds a thousand games, each with every move kept for undo: records the
+    collector went on tracking would be walked again by every older collection."""
+    game, rng = new_game(game_id, 11), random.Random(5)
+    for _ in range(30):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        game.play(rng.choice(legal))
+    kept = list(game._history)
+    assert len(kept) >= 8
+    gc.collect(0)
+    assert [gc.is_tracked(record) for record in kept] == [False] * len(kept)
+    while game.can_undo():  # and they still take every move back
+        game.undo()
+    assert game.position() == new_game(game_id, 11).position()
