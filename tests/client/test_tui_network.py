@@ -47,12 +47,12 @@ async def quick_to_give_up(arena: ArenaServer, connect: Connect) -> tuple[ArenaC
     return ada, bob, (await start_race(ada, bob)).race_id
 
 
-def stall(client: ArenaClient) -> None:
+def stall(client: ArenaClient, answer_wait: float = ANSWER_WAIT) -> None:
     """The connection stalls: nothing the server sends reaches the client any more (the
     requests go out; no answer comes back), and nothing closes. Meanwhile its requests
-    give up after :data:`ANSWER_WAIT` s (before and after, a busy machine's slow answers
-    are not taken for a stall)."""
-    client.request_timeout = ANSWER_WAIT
+    give up after ``answer_wait`` s (before and after, a busy machine's slow answers are
+    not taken for a stall)."""
+    client.request_timeout = answer_wait
     client.ws.transport.pause_reading()
 
 
@@ -261,7 +261,9 @@ async def test_a_move_sent_as_the_connection_dropped_says_how_it_went_once_back_
         screen = app.race_screen
         await wait_until(pilot, lambda: GO in screen.status.last)
         back = away_until_set(monkeypatch)
-        stall(ada)  # the move goes out, its ack never comes back…
+        # The move goes out, its ack never comes back… (its request waits as long as ever:
+        # one that gave up before the drop would be another story, told above)
+        stall(ada, answer_wait=REQUEST_TIMEOUT)
         await _type(pilot, move)
         await bob.wait_for(Progress, lambda p: p.player_id == ada.player_id)
         await drop(pilot, app, ada)  # …and the connection drops
