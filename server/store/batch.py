@@ -15,6 +15,11 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import AskError, ConnectionError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+try:  # redis-py's marker for "no whole reply read yet", as it sets up hiredis's reader
+    from redis._parsers.hiredis import NOT_ENOUGH_DATA
+except ImportError:  # pragma: no cover (another redis-py: every reply is read its own way)
+    NOT_ENOUGH_DATA = None
+
 #: One script call waiting for its batch: the script, its keys, its arguments, its answer.
 Call = tuple[Any, Sequence[Any], list[Any], asyncio.Future[Any]]
 
@@ -154,11 +159,12 @@ class ScriptBatcher:
     async def _exchange(connection: Any, packed: bytes, count: int, ack_replicas: int) -> list[Any]:
         await connection.send_packed_command(packed)
         results: list[Any] = []
+        gets = _reply_reader(connection)
         for _ in range(count):
-            try:
-                results.append(await connection.read_response())
-            except ResponseError as exc:
-                results.append(exc)
+            reply = gets() if gets is not None else NOT_ENOUGH_DATA
+            if type(reply) is not list or (reply and isinstance(reply[0], ConnectionError)):
+                reply = await _settled(connection, reply)  # what is not a script's usual answer
+            results.append(reply)
         if ack_replicas:
             held = int(await connection.read_response())
             if held < ack_replicas:
@@ -238,6 +244,39 @@ def batcher_for(client: Any, ack_replicas: int = 0) -> ScriptBatcher:
     if isinstance(client, RedisCluster):
         return ClusterBatcher(client, ack_replicas=ack_replicas)
     return ScriptBatcher(client, ack_replicas=ack_replicas)
+
+
+def _reply_reader(connection: Any) -> Any:
+    """hiredis's ``gets`` on the reader redis-py keeps for ``connection``: the next reply
+    already read off the socket, with no read of the socket and no coroutine. A batch's
+    replies mostly arrive together, and ``read_response`` (three coroutines deep, with
+    its timeout checks) costs more than a move's own reply is worth. None: the parser is
+    not hiredis's, and every reply is read by ``read_response``."""
+    reader = getattr(getattr(connection, "_parser", None), "_reader", None)
+    return reader.gets if reader is not None and NOT_ENOUGH_DATA is not None else None
+
+
+async def _settled(connection: Any, reply: Any) -> Any:
+    """What ``read_response`` makes of ``reply`` (what :func:`_reply_reader` gave, when
+    not a plain list): read from the socket when no whole reply was there yet, raised
+    when a connection error (or a list starting with one), handed to redis-py's handler
+    when a push message (RESP3) and the next reply read instead; an error reply is
+    returned, never raised."""
+    if reply is NOT_ENOUGH_DATA:
+        try:
+            return await connection.read_response()
+        except ResponseError as exc:
+            return exc
+    if isinstance(reply, ConnectionError):
+        raise reply  # as read_response raises it (Redis still loading its data, say)
+    if type(reply) is list:
+        raise reply[0]
+    parser = connection._parser
+    push = getattr(parser, "_hiredis_PushNotificationType", None)
+    if push is not None and isinstance(reply, push):
+        await parser.handle_push_response(reply)
+        return await _settled(connection, parser._reader.gets())
+    return reply
 
 
 def _pack_evalsha(sha: str, keys: Sequence[Any], args: list[Any]) -> bytes:
