@@ -20,8 +20,9 @@ try:  # redis-py's marker for "no whole reply read yet", as it sets up hiredis's
 except ImportError:  # pragma: no cover (another redis-py: every reply is read its own way)
     NOT_ENOUGH_DATA = None
 
-#: One script call waiting for its batch: the script, its keys, its arguments, its answer.
-Call = tuple[Any, Sequence[Any], list[Any], asyncio.Future[Any]]
+#: One script call waiting for its batch: the script, its keys, its arguments, its answer,
+#: and whether it runs again after Redis had lost the script.
+Call = tuple[Any, Sequence[Any], list[Any], asyncio.Future[Any], bool]
 
 #: How long a batch waits for its replicas (``WAIT``) before its calls fail as an outage.
 WAIT_MS = 1000
@@ -67,21 +68,14 @@ class ScriptBatcher:
         for connection in self._connections:
             await connection.disconnect()
 
-    async def call(self, script: Any, keys: Sequence[Any], args: list[Any]) -> Any:
-        try:
-            return await self._batched(script, keys, args)
-        except NoScriptError:
-            # Redis lost its script cache (a restart; a promoted replica on Redis 7): the
-            # call did not run. Loaded again, it runs in a batch like any other, so its
-            # answer waits for the replicas as every answer does.
-            await self.client.script_load(script.script)
-            return await self._batched(script, keys, args)
-
-    async def _batched(self, script: Any, keys: Sequence[Any], args: list[Any]) -> Any:
+    def call(self, script: Any, keys: Sequence[Any], args: list[Any]) -> asyncio.Future[Any]:
+        """The script's answer once the batch it goes in has run: await it. A script Redis
+        lost from its cache (a restart; a promoted replica on Redis 7) is loaded again and
+        the call runs in a later batch, once more."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending.append((script, keys, args, future))
+        self._pending.append((script, keys, args, future, False))
         self._kick()
-        return await future
+        return future
 
     def _kick(self) -> None:
         while self._pending and self._inflight < self.max_inflight:
@@ -95,20 +89,34 @@ class ScriptBatcher:
     async def _flush(self, batch: list[Call]) -> None:
         try:
             results = await self._run(batch)
-            for (_script, _keys, _args, future), result in zip(batch, results, strict=True):
+            unloaded: list[Call] = []
+            for call, result in zip(batch, results, strict=True):
+                future = call[3]
                 if future.done():
                     continue
-                if isinstance(result, Exception):
+                if isinstance(result, NoScriptError) and not call[4]:
+                    unloaded.append(call)
+                elif isinstance(result, Exception):
                     future.set_exception(result)
                 else:
                     future.set_result(result)
+            if unloaded:
+                await self._load_again(unloaded)
         except Exception as exc:
-            for _script, _keys, _args, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
+            for call in batch:
+                if not call[3].done():
+                    call[3].set_exception(exc)
         finally:
             self._inflight -= 1
             self._kick()
+
+    async def _load_again(self, calls: list[Call]) -> None:
+        """The calls did not run (Redis had lost their scripts): load the scripts again,
+        and the calls wait for the next batch, where they run like any other (their
+        answers wait for the replicas as every answer does)."""
+        for script in {id(call[0]): call[0] for call in calls}.values():
+            await self.client.script_load(script.script)
+        self._pending.extend((script, keys, args, future, True) for script, keys, args, future, _ in calls)
 
     async def _run(self, batch: list[Call]) -> list[Any]:
         """Send every call of the batch in one write; the replies (or errors) in order."""
@@ -150,7 +158,7 @@ class ScriptBatcher:
             raise RedisTimeoutError(message) from None
 
     def _packed(self, batch: list[Call]) -> bytes:
-        packed = b"".join(_pack_evalsha(script.sha, keys, args) for script, keys, args, _f in batch)
+        packed = b"".join(_pack_evalsha(script.sha, keys, args) for script, keys, args, _f, _a in batch)
         if self.ack_replicas:
             packed += _pack(("WAIT", self.ack_replicas, WAIT_MS))
         return packed
@@ -183,7 +191,7 @@ class PipelineBatcher(ScriptBatcher):
 
     async def _run(self, batch: list[Call]) -> list[Any]:
         pipe = self.client.pipeline(transaction=False)
-        for script, keys, args, _future in batch:
+        for script, keys, args, _future, _again in batch:
             pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
         results: list[Any] = await pipe.execute(raise_on_error=False)
         return results
@@ -212,7 +220,7 @@ class ClusterBatcher(ScriptBatcher):
 
     async def _by_master(self, batch: list[Call]) -> list[Any]:
         groups: dict[str, tuple[Any, list[int]]] = {}
-        for index, (_script, keys, _args, _future) in enumerate(batch):
+        for index, (_script, keys, _args, _future, _again) in enumerate(batch):
             node = self.client.get_node_from_key(keys[0])
             groups.setdefault(node.name, (node, []))[1].append(index)
         results: list[Any] = [None] * len(batch)
