@@ -130,12 +130,15 @@ def main(argv: list[str] | None = None) -> int:
         browser = node.url.replace("ws://", "http://", 1) + "/"
         print(f"solitaire-arena listening on {node.url} (in a browser: {browser})", flush=True)
 
-    # The collector's pauses are the server's latency tail (bench/load.py). A young
-    # generation of 5,000 objects keeps each pause to a few milliseconds (a move waiting
-    # on Redis holds few objects, but a burst of new connections brings many); a middle
-    # generation collected every 5 young ones keeps those short too; full collections,
-    # which walk every board and connection, wait for 1,000 middle ones.
-    gc.set_threshold(5_000, 5, 1_000)
+    # The collector's pauses are the server's latency tail (bench/load.py), and its
+    # collections a few microseconds of every move: each young collection walks every
+    # move then waiting on Redis (a thousand racers flat out: some 20,000 objects),
+    # whatever the threshold, so the fewer the better. A young generation of 10,000
+    # objects keeps each pause to about 10 ms with a thousand racers flat out (a quarter
+    # of the collections of 5,000, and some 2 us per move less), and shorter at a paced
+    # load; a middle generation collected every 5 young ones keeps those short too; full
+    # collections, which walk every board and connection, wait for 1,000 middle ones.
+    gc.set_threshold(10_000, 5, 1_000)
 
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:
