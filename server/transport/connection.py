@@ -139,7 +139,9 @@ class ConnectionHandler:
             if reply.watch is not None:
                 await self.spectators.handle(session, reply.watch)
             if reply.message is not None:
-                await session.send(reply.message)
+                rest = session.start_send(reply.message)  # the ack of a move: mostly written at once
+                if rest is not None:
+                    await rest
             for extra in reply.after:
                 await session.send(extra)
             if reply.close is not None:

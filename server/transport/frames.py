@@ -20,7 +20,7 @@ The two never interleave within a frame.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
@@ -76,11 +76,21 @@ def write_frame(ws: ServerConnection, frame: bytes) -> bool:
 async def send_frame(ws: ServerConnection, data: bytes | str) -> None:
     """``ws.send(data)``, written at once while the connection is open, then waiting as
     websockets does while the socket's write buffer is over its high-water mark."""
+    rest = start_frame(ws, data)
+    if rest is not None:
+        await rest
+
+
+def start_frame(ws: ServerConnection, data: bytes | str) -> Awaitable[None] | None:
+    """:func:`send_frame` without a coroutine when it has nothing to wait for (the hot
+    path: most replies are written at once): None once written, else what is left to
+    await (websockets' own ``send`` for a connection not open, which raises
+    :class:`~websockets.exceptions.ConnectionClosed`, or the wait for the write buffer)."""
     if not write_frame(ws, server_frame(data)):
-        await ws.send(data)  # raises ConnectionClosed, as a send on a closed connection does
-        return
+        return ws.send(data)
     if ws.paused:
-        await ws.drain()
+        return ws.drain()
+    return None
 
 
 def broadcast_frame(connections: Iterable[ServerConnection], data: bytes | str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Awaitable
 from typing import Any
 
 from pydantic import BaseModel
@@ -11,7 +12,7 @@ from websockets.asyncio.server import ServerConnection
 
 from server.features.context import Caller
 from server.ratelimit import RateLimiter
-from server.transport.frames import send_frame
+from server.transport.frames import start_frame
 from server.transport.reader import DirectReadConnection
 from shared.protocol import encode, encode_dict
 
@@ -49,10 +50,16 @@ class Session:
         return identity.player_id if identity is not None else None
 
     async def send(self, message: BaseModel | dict[str, Any]) -> None:
+        rest = self.start_send(message)
+        if rest is not None:
+            await rest
+
+    def start_send(self, message: BaseModel | dict[str, Any]) -> Awaitable[None] | None:
+        """:meth:`send` without a coroutine while it has nothing to wait for: None once
+        written, else what is left to await (:func:`~server.transport.frames.start_frame`)."""
         if isinstance(message, dict):
-            await send_frame(self.ws, encode_dict(message, self.binary))
-        else:
-            await send_frame(self.ws, encode(message, self.binary))
+            return start_frame(self.ws, encode_dict(message, self.binary))
+        return start_frame(self.ws, encode(message, self.binary))
 
     @property
     def address(self) -> str:
