@@ -6,7 +6,8 @@ opponent's progress, made by two handlers resumed by the same reply from Redis. 
 frame is not written when it is made: :meth:`HeldWritesConnection.write_soon` keeps it,
 and the frames a connection got meanwhile go out together in one write once the event
 loop has run everything that was ready (``call_soon``: run before the loop next sleeps,
-so a frame is never held while the node is idle).
+so a frame is never held while the node is idle). One callback per moment writes every
+connection that holds frames (a reply from Redis resumes hundreds of moves at once).
 
 Order holds: websockets' own writes (a pong, a close) go through ``send_data``, which
 first writes the frames held before them. A frame too big to be worth holding, and
@@ -16,12 +17,43 @@ everything held with it, is written at once, as are the held frames once they re
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
 #: Held frames of one connection are written once they reach this many bytes.
 HOLD_MAX_BYTES = 16 * 1024
+
+
+class _Moment:
+    """The connections of one event loop holding frames in this moment, each written by
+    the one callback the moment's first frame scheduled."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.holding: list[HeldWritesConnection] = []
+
+    def hold(self, connection: HeldWritesConnection) -> None:
+        if not self.holding:
+            self.loop.call_soon(self.write_all)
+        self.holding.append(connection)
+
+    def write_all(self) -> None:
+        holding, self.holding = self.holding, []
+        for connection in holding:
+            connection.write_held()
+
+
+_MOMENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Moment] = weakref.WeakKeyDictionary()
+
+
+def _moment_of(loop: asyncio.AbstractEventLoop) -> _Moment:
+    moment = _MOMENTS.get(loop)
+    if moment is None:
+        moment = _MOMENTS[loop] = _Moment(loop)
+    return moment
 
 
 class HeldWritesConnection(ServerConnection):
@@ -32,12 +64,13 @@ class HeldWritesConnection(ServerConnection):
         super().__init__(*args, **kwargs)
         self._outgoing: list[bytes] = []
         self._outgoing_bytes = 0
+        self._moment = _moment_of(self.loop)
 
     def write_soon(self, frame: bytes) -> None:
         """Write ``frame`` (a whole frame) with the others of this moment."""
         outgoing = self._outgoing
         if not outgoing:
-            self.loop.call_soon(self.write_held)
+            self._moment.hold(self)
         outgoing.append(frame)
         self._outgoing_bytes += len(frame)
         if self._outgoing_bytes >= HOLD_MAX_BYTES:

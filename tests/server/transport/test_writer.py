@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from server.transport.frames import send_frame, server_frame
+from server.transport.frames import send_frame, server_frame, write_frame
 from server.transport.writer import HOLD_MAX_BYTES, HeldWritesConnection
 from tests.server.transport.test_reader import close_code, opened
 from tests.server.transport.test_reader import server_frame as read_frame
@@ -85,6 +85,33 @@ async def test_frames_from_two_handlers_resumed_together_share_one_write() -> No
         writer.close()
     assert got == [(0x82, b"my ack"), (0x82, b"their progress")]
     assert len(counted[0].data_writes) == 1
+
+
+async def test_frames_made_in_one_moment_for_several_connections_leave_in_one_write_each() -> None:
+    """One reply from Redis resumes many moves: each connection still gets one write,
+    with its own frames in the order they were made, a big frame among them included."""
+    opened_so_far: list[HeldWritesConnection] = []
+
+    async def handler(ws: HeldWritesConnection) -> None:
+        opened_so_far.append(ws)
+        if len(opened_so_far) < 2:
+            return
+        first, second = opened_so_far
+        for frame in (b"a1", b"b1", b"a2", b"x" * HOLD_MAX_BYTES, b"b2", b"a3"):
+            write_frame(first if frame[0] in b"ax" else second, server_frame(frame))
+
+    async with served(handler) as (port, counted):
+        first_reader, first_writer = await opened(port)
+        second_reader, second_writer = await opened(port)
+        got_first = [await asyncio.wait_for(read_frame(first_reader), 5) for _ in range(4)]
+        got_second = [await asyncio.wait_for(read_frame(second_reader), 5) for _ in range(2)]
+        first_writer.close()
+        second_writer.close()
+    assert [payload for _, payload in got_first] == [b"a1", b"a2", b"x" * HOLD_MAX_BYTES, b"a3"]
+    assert [payload for _, payload in got_second] == [b"b1", b"b2"]
+    big = server_frame(b"a1") + server_frame(b"a2") + server_frame(b"x" * HOLD_MAX_BYTES)
+    assert counted[0].data_writes == [big, server_frame(b"a3")]
+    assert counted[1].data_writes == [server_frame(b"b1") + server_frame(b"b2")]
 
 
 async def test_frames_made_in_different_moments_leave_in_their_own_writes() -> None:
