@@ -3,9 +3,58 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+#: The bounds (seconds) of the move latency histogram's buckets.
+MOVE_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+#: Their ``le`` labels, as prometheus_client writes them, and the last bucket's.
+_BUCKET_LABELS = (*(repr(bound) for bound in MOVE_LATENCY_BUCKETS), "+Inf")
+
+
+class MoveMetrics(Collector):
+    """The moves handled, by result, and how long each accepted one took from its arrival
+    to its ack (``arena_moves_total`` and ``arena_move_latency_seconds``).
+
+    Every move updates them, so they are kept as plain numbers (a move's update is a few
+    additions, where prometheus_client's own counter and histogram take a lock for each
+    change and search the buckets in Python) and handed to the registry as metric
+    families only when ``/metrics`` is read."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._buckets = [0] * (len(MOVE_LATENCY_BUCKETS) + 1)  # the last one: +Inf
+        self._sum = 0.0
+
+    def count(self, result: str) -> None:
+        """One more move handled with ``result`` (an error code, or ``resent``)."""
+        self._counts[result] = self._counts.get(result, 0) + 1
+
+    def accepted(self, seconds: float) -> None:
+        """One more move accepted, ``seconds`` after it arrived."""
+        self._counts["accepted"] = self._counts.get("accepted", 0) + 1
+        self._buckets[bisect_left(MOVE_LATENCY_BUCKETS, seconds)] += 1
+        self._sum += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        moves = CounterMetricFamily("arena_moves", "Moves handled", labels=["result"])
+        for result, count in sorted(self._counts.items()):
+            moves.add_metric([result], count)
+        yield moves
+        total, cumulative = 0, []
+        for label, count in zip(_BUCKET_LABELS, self._buckets, strict=True):
+            total += count
+            cumulative.append((label, total))
+        yield HistogramMetricFamily(
+            "arena_move_latency_seconds",
+            "From a move's arrival to its ack",
+            buckets=cumulative,
+            sum_value=self._sum,
+        )
 
 
 class Metrics:
@@ -21,13 +70,8 @@ class Metrics:
         self.races_watched = Gauge(
             "arena_races_subscribed", "Races with racers on this node", registry=self.registry
         )
-        self.moves = Counter("arena_moves", "Moves handled", ["result"], registry=self.registry)
-        self.move_latency = Histogram(
-            "arena_move_latency_seconds",
-            "From a move's arrival to its ack",
-            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
-            registry=self.registry,
-        )
+        self.moves = MoveMetrics()
+        self.registry.register(self.moves)
         self.errors = Counter("arena_errors", "Error replies sent", ["code"], registry=self.registry)
         self.store_outages = Counter(
             "arena_redis_outages", "Times Redis became unreachable", registry=self.registry

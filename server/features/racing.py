@@ -55,9 +55,6 @@ class Racing:
         self.time = time
         self.metrics = metrics
         self.results = results
-        self._accepted = metrics.moves.labels(result="accepted")
-        self._resends = metrics.moves.labels(result="resent")
-        self._unavailable = metrics.moves.labels(result=ErrorCode.UNAVAILABLE.value)
         self._cache = BoardCache(_CACHE_SIZE)
 
     def forget_race(self, race_id: str) -> None:
@@ -114,16 +111,15 @@ class Racing:
             player = caller.player
             reply = await self._move(player.player_id, message, player.legal_moves, player.changed_piles)
         except ArenaError as exc:
-            self.metrics.moves.labels(result=exc.code.value).inc()
+            self.metrics.moves.count(exc.code.value)
             raise
         except OUTAGE_ERRORS:
-            self._unavailable.inc()  # the connection answers it 'unavailable'
+            self.metrics.moves.count(ErrorCode.UNAVAILABLE.value)  # the connection answers it so
             raise
         if type(reply.message) is dict and reply.message.get("resent"):
-            self._resends.inc()  # answered with the ack it had: no move played now
+            self.metrics.moves.count("resent")  # answered with the ack it had: no move played now
             return reply
-        self._accepted.inc()
-        self.metrics.move_latency.observe(time.perf_counter() - started)
+        self.metrics.moves.accepted(time.perf_counter() - started)
         return reply
 
     async def finish(self, caller: Caller, message: Finish) -> Reply:
