@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import hiredis
@@ -21,8 +21,8 @@ except ImportError:  # pragma: no cover (another redis-py: every reply is read i
     NOT_ENOUGH_DATA = None
 
 #: One script call waiting for its batch: the script, its keys, its arguments, its answer,
-#: and whether it runs again after Redis had lost the script.
-Call = tuple[Any, Sequence[Any], list[Any], asyncio.Future[Any], bool]
+#: whether it runs again after Redis had lost the script, and what reads its reply.
+Call = tuple[Any, Sequence[Any], list[Any], asyncio.Future[Any], bool, Callable[[Any], Any] | None]
 
 #: How long a batch waits for its replicas (``WAIT``) before its calls fail as an outage.
 WAIT_MS = 1000
@@ -68,12 +68,15 @@ class ScriptBatcher:
         for connection in self._connections:
             await connection.disconnect()
 
-    def call(self, script: Any, keys: Sequence[Any], args: list[Any]) -> asyncio.Future[Any]:
-        """The script's answer once the batch it goes in has run: await it. A script Redis
-        lost from its cache (a restart; a promoted replica on Redis 7) is loaded again and
-        the call runs in a later batch, once more."""
+    def call(
+        self, script: Any, keys: Sequence[Any], args: list[Any], read: Callable[[Any], Any] | None = None
+    ) -> asyncio.Future[Any]:
+        """The script's answer once the batch it goes in has run (``read(reply)`` when
+        given: the caller needs no coroutine of its own to read it): await it. A script
+        Redis lost from its cache (a restart; a promoted replica on Redis 7) is loaded
+        again and the call runs in a later batch, once more."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending.append((script, keys, args, future, False))
+        self._pending.append((script, keys, args, future, False, read))
         self._kick()
         return future
 
@@ -99,7 +102,7 @@ class ScriptBatcher:
                 elif isinstance(result, Exception):
                     future.set_exception(result)
                 else:
-                    future.set_result(result)
+                    _answer(future, result, call[5])
             if unloaded:
                 await self._load_again(unloaded)
         except Exception as exc:
@@ -116,7 +119,9 @@ class ScriptBatcher:
         answers wait for the replicas as every answer does)."""
         for script in {id(call[0]): call[0] for call in calls}.values():
             await self.client.script_load(script.script)
-        self._pending.extend((script, keys, args, future, True) for script, keys, args, future, _ in calls)
+        self._pending.extend(
+            (script, keys, args, future, True, read) for script, keys, args, future, _, read in calls
+        )
 
     async def _run(self, batch: list[Call]) -> list[Any]:
         """Send every call of the batch in one write; the replies (or errors) in order."""
@@ -158,7 +163,7 @@ class ScriptBatcher:
             raise RedisTimeoutError(message) from None
 
     def _packed(self, batch: list[Call]) -> bytes:
-        packed = b"".join(_pack_evalsha(script.sha, keys, args) for script, keys, args, _f, _a in batch)
+        packed = b"".join(_pack_evalsha(script.sha, keys, args) for script, keys, args, *_ in batch)
         if self.ack_replicas:
             packed += _pack(("WAIT", self.ack_replicas, WAIT_MS))
         return packed
@@ -191,7 +196,7 @@ class PipelineBatcher(ScriptBatcher):
 
     async def _run(self, batch: list[Call]) -> list[Any]:
         pipe = self.client.pipeline(transaction=False)
-        for script, keys, args, _future, _again in batch:
+        for script, keys, args, *_ in batch:
             pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
         results: list[Any] = await pipe.execute(raise_on_error=False)
         return results
@@ -220,7 +225,7 @@ class ClusterBatcher(ScriptBatcher):
 
     async def _by_master(self, batch: list[Call]) -> list[Any]:
         groups: dict[str, tuple[Any, list[int]]] = {}
-        for index, (_script, keys, _args, _future, _again) in enumerate(batch):
+        for index, (_script, keys, *_) in enumerate(batch):
             node = self.client.get_node_from_key(keys[0])
             groups.setdefault(node.name, (node, []))[1].append(index)
         results: list[Any] = [None] * len(batch)
@@ -252,6 +257,18 @@ def batcher_for(client: Any, ack_replicas: int = 0) -> ScriptBatcher:
     if isinstance(client, RedisCluster):
         return ClusterBatcher(client, ack_replicas=ack_replicas)
     return ScriptBatcher(client, ack_replicas=ack_replicas)
+
+
+def _answer(future: asyncio.Future[Any], reply: Any, read: Callable[[Any], Any] | None) -> None:
+    """Settle ``future`` with ``reply``, read by ``read`` when given (what it raises is the
+    call's error)."""
+    if read is None:
+        future.set_result(reply)
+        return
+    try:
+        future.set_result(read(reply))
+    except Exception as exc:
+        future.set_exception(exc)
 
 
 def _reply_reader(connection: Any) -> Any:

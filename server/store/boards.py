@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -59,7 +60,7 @@ class BoardStore:
             LoggedMoveRecord(f["player"], int(f["seq"]), f["move"], int(f["at"])) for _entry_id, f in entries
         ]
 
-    async def apply_move(
+    def apply_move(
         self,
         race_id: str,
         player_id: str,
@@ -75,8 +76,9 @@ class BoardStore:
         event: str,
         node_id: str,
         can_undo: bool = False,
-    ) -> MoveOutcome:
-        """The one atomic call per move: CAS on seq, store, log, publish.
+    ) -> asyncio.Future[MoveOutcome]:
+        """The one atomic call per move: CAS on seq, store, log, publish. Its outcome, once
+        its batch has run: await it (a future, not a coroutine: one coroutine less per move).
 
         Everything is already encoded (``position``, ``result`` and ``event`` are JSON),
         so a move waiting on Redis holds strings, not the position's lists and dicts:
@@ -102,8 +104,7 @@ class BoardStore:
             "1" if can_undo else "0",
             keys.watch_channel(race_id),
         ]
-        reply: list[str] = await self._batcher.call(self._move, script_keys, args)
-        return _outcome(reply)
+        return self._batcher.call(self._move, script_keys, args, _outcome)
 
     async def confirm_replicated(self, race_id: str, player_id: str, now: int) -> None:
         """Before a resent move is acknowledged again: once the replicas hold its board
