@@ -105,8 +105,15 @@ class _Undo(NamedTuple):
         """The flat record: the first four fields, the extras (counted), the piles
         (counted, each as its name and its cards joined by spaces), then each step's
         card, source and destination."""
-        flat: list[Any] = [move_count, result.move, result.score_delta, revealed, len(extras), *extras]
-        flat.append(len(before))
+        flat: list[Any] = [
+            move_count,
+            result.move,
+            result.score_delta,
+            revealed,
+            len(extras),
+            *extras,
+            len(before),
+        ]
         for name, cards in before.items():
             flat += (name, " ".join(cards))
         for step in result.steps:

@@ -120,7 +120,9 @@ class ScriptBatcher:
         for script in {id(call[0]): call[0] for call in calls}.values():
             await self.client.script_load(script.script)
         self._pending.extend(
-            (script, keys, args, future, True, read) for script, keys, args, future, _, read in calls
+            (script, keys, args, future, True, read)
+            for script, keys, args, future, _, read in calls
+            if not future.done()  # its caller gave up meanwhile
         )
 
     async def _run(self, batch: list[Call]) -> list[Any]:

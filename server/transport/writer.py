@@ -29,15 +29,15 @@ HOLD_MAX_BYTES = 16 * 1024
 
 class _Moment:
     """The connections of one event loop holding frames in this moment, each written by
-    the one callback the moment's first frame scheduled."""
+    the one callback the moment's first frame scheduled. (It keeps no reference to its
+    loop: the registry of moments must not keep a closed loop alive.)"""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
         self.holding: list[HeldWritesConnection] = []
 
     def hold(self, connection: HeldWritesConnection) -> None:
         if not self.holding:
-            self.loop.call_soon(self.write_all)
+            connection.loop.call_soon(self.write_all)
         self.holding.append(connection)
 
     def write_all(self) -> None:
@@ -52,7 +52,7 @@ _MOMENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Moment] = weakre
 def _moment_of(loop: asyncio.AbstractEventLoop) -> _Moment:
     moment = _MOMENTS.get(loop)
     if moment is None:
-        moment = _MOMENTS[loop] = _Moment(loop)
+        moment = _MOMENTS[loop] = _Moment()
     return moment
 
 

@@ -5,6 +5,8 @@ and a big frame or a burst is not held."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -195,3 +197,22 @@ async def test_frames_held_when_the_connection_is_lost_are_dropped_without_an_er
         writer.close()
     assert failures == []
     assert counted[0].data_writes == []
+
+
+def test_a_closed_event_loop_is_not_kept_alive_by_the_frames_it_held() -> None:
+    async def one_frame() -> None:
+        async def handler(ws: HeldWritesConnection) -> None:
+            await send_frame(ws, b"ack")
+
+        async with served(handler) as (port, _counted):
+            reader, writer = await opened(port)
+            assert await read_frame(reader) == (0x82, b"ack")
+            writer.close()
+
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(one_frame())
+    loop.close()
+    closed = weakref.ref(loop)
+    del loop
+    gc.collect()
+    assert closed() is None
