@@ -80,9 +80,12 @@ from shared.protocol import MoveAck  # noqa: E402
 
 _RANKS = "A23456789TJQK"
 _RESERVE = tuple(f"r{i}" for i in range(1, 9))
-#: Moves per racer computed before the clock runs (more are computed when needed).
-_SCRIPT_AHEAD_FLAT = 100
-_SCRIPT_AHEAD_PACED = 30
+#: Moves per racer computed before the clock runs (more are computed when needed): enough
+#: for a whole run here (about 130 a racer flat out over warm-up and 8 s, 70 paced), as a
+#: move computed while the clock runs takes the load generator's CPU from the node on a
+#: small machine, and delays the acks it reads meanwhile.
+_SCRIPT_AHEAD_FLAT = 250
+_SCRIPT_AHEAD_PACED = 120
 
 ECHO_SERVER = """
 import asyncio, sys
