@@ -1564,7 +1564,9 @@ async def test_daily_standings_print_the_days_points_by_place_the_tables_and_my_
     fast = await daily_account(node, fast_config, "fast")
     slow = await daily_account(node, slow_config, "slow")
     ids = {}
-    for client, pause in ((fast, 0.0), (slow, 0.4)):
+    # slow waits 2 s: more than a busy machine's play takes (in a CI run, slow waiting
+    # 0.4 s still finished the same line first)
+    for client, pause in ((fast, 0.0), (slow, 2.0)):
         started = await client.start_daily(game)
         await asyncio.sleep(pause)  # slow's clock runs meanwhile: second on the board
         ended = await play_to_a_win(client, started.race.race_id, line)
