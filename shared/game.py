@@ -91,12 +91,13 @@ class _Undo(NamedTuple):
     score_delta: int
     revealed: bool
     extras: tuple[int, ...]
-    piles: dict[str, list[str]]
+    #: Each pile the move changed, as its cards joined by spaces.
+    piles: dict[str, str]
     steps: tuple[Step, ...]
 
     @staticmethod
     def pack(
-        before: dict[str, tuple[str, ...]],
+        before: dict[str, str],
         extras: tuple[int, ...],
         move_count: int,
         result: MoveResult,
@@ -115,7 +116,7 @@ class _Undo(NamedTuple):
             len(before),
         ]
         for name, cards in before.items():
-            flat += (name, " ".join(cards))
+            flat += (name, cards)
         for step in result.steps:
             flat += (step.card, step.src, step.dst)
         return tuple(flat)
@@ -126,7 +127,7 @@ class _Undo(NamedTuple):
         at = 5 + extra_count
         piles_end = at + 1 + 2 * flat[at]
         names, texts = flat[at + 1 : piles_end : 2], flat[at + 2 : piles_end : 2]
-        piles = {name: text.split() for name, text in zip(names, texts, strict=True)}
+        piles = dict(zip(names, texts, strict=True))
         steps = tuple(Step(*flat[i : i + 3]) for i in range(piles_end, len(flat), 3))
         return cls(move_count, move, score_delta, revealed, flat[5:at], piles, steps)
 
@@ -159,9 +160,9 @@ class Game(ABC):
         self._history: list[tuple[Any, ...]] = []
         #: The piles the last move (or undo) changed, in the order its steps reached them.
         self.last_changed: tuple[str, ...] = ()
-        #: Every pile as a tuple, kept in step with ``piles`` once a move was played: an
-        #: undo record shares these tuples instead of copying whole piles.
-        self._frozen: dict[str, tuple[str, ...]] | None = None
+        #: Every pile as its cards joined by spaces, kept in step with ``piles`` once a move
+        #: was played: what an undo record keeps of each pile a move changed.
+        self._frozen: dict[str, str] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -187,21 +188,21 @@ class Game(ABC):
         frozen = self._frozen if self._frozen is not None else self._freeze()
         extras, move_count = self._extras(), self.move_count
         result = self._apply(parsed)
-        before: dict[str, tuple[str, ...]] = {}
+        before: dict[str, str] = {}
         piles, pile_of = self.piles, self._step_piles
         for step in result.steps:
             for pile in (pile_of.get(step.src), pile_of.get(step.dst)):
                 if pile is not None and pile not in before:
                     before[pile] = frozen[pile]
-                    frozen[pile] = tuple(piles[pile])
+                    frozen[pile] = " ".join(piles[pile])
         self._history.append(_Undo.pack(before, extras, move_count, result, self._reveals(result)))
         self.move_count += 1
         self.last_changed = tuple(before)
         return result
 
-    def _freeze(self) -> dict[str, tuple[str, ...]]:
-        """Every pile as a tuple, kept from now on in step with the piles."""
-        self._frozen = {name: tuple(cards) for name, cards in self.piles.items()}
+    def _freeze(self) -> dict[str, str]:
+        """Every pile as its cards joined by spaces, kept from now on in step with the piles."""
+        self._frozen = {name: " ".join(cards) for name, cards in self.piles.items()}
         return self._frozen
 
     # ----- undo ---------------------------------------------------------------------
@@ -225,8 +226,8 @@ class Game(ABC):
         frozen = self._frozen
         assert frozen is not None  # a move was played, so the piles are frozen
         for name, cards in record.piles.items():
-            self.piles[name][:] = cards
-            frozen[name] = tuple(cards)
+            self.piles[name][:] = cards.split()
+            frozen[name] = cards
         self._set_extras(record.extras)
         self._derive()
         self.move_count = record.move_count
