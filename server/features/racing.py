@@ -255,7 +255,7 @@ class Racing:
             player_id,
             seq,
             sent=request.move,
-            position=orjson.dumps(game.borrowed_position()).decode(),
+            position=game.position_text(),
             move_count=game.move_count,
             result=orjson.dumps(result_dict).decode(),
             move=result.move,

@@ -168,6 +168,19 @@ def played(game_id: str, seed: int, moves: int) -> Game:
     return game
 
 
+def move_or_undo(game: Game, rng: random.Random, undo_odds: float) -> bool:
+    """One random legal move, or an undo (with ``undo_odds``, or when no move is left and
+    one is allowed); False when neither is possible."""
+    legal = game.legal_moves()
+    if game.can_undo() and (not legal or rng.random() < undo_odds):
+        game.undo()
+    elif legal:
+        game.play(rng.choice(legal))
+    else:
+        return False
+    return True
+
+
 def with_hidden_shuffled(game: Game, rng: random.Random) -> Game:
     """Another game with the same view: the cards in hidden slots trade places."""
     position = game.position()

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from enginekit import move_or_undo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,13 +23,8 @@ def playout(game: Game, rng: random.Random, moves: int) -> list[tuple[dict[str, 
     """(view before, changed view) of each move or undo of a random playout."""
     seen = []
     for _ in range(moves):
-        legal = game.legal_moves()
         before = dict(game.view())
-        if game.can_undo() and (not legal or rng.random() < 0.15):
-            game.undo()
-        elif legal:
-            game.play(rng.choice(legal))
-        else:
+        if not move_or_undo(game, rng, 0.15):
             break
         seen.append((before, dict(game.changed_view())))
         assert merged_view(before, seen[-1][1]) == game.view()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
+import random
 from typing import Any
 
 import pytest
-from enginekit import eo_position, ew_position
+from enginekit import eo_position, ew_position, move_or_undo
 
 from shared import GAMES, from_position, new_game, replay
 
@@ -34,12 +36,26 @@ def test_position_round_trips(game_id: str, moves: int) -> None:
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-@pytest.mark.parametrize("moves", [0, 5, 40])
-def test_the_borrowed_position_is_the_position_in_the_same_order(game_id: str, moves: int) -> None:
-    game = _played(game_id, 3, moves)
-    borrowed, position = game.borrowed_position(), game.position()
-    assert list(borrowed) == list(position) and borrowed == position
-    assert list(borrowed["piles"]) == list(position["piles"])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_position_text_follows_every_move_and_undo(game_id: str, seed: int) -> None:
+    """Asked for once early on, the text is then kept pile by pile: after each move and
+    each undo it must still read back as the whole position, piles in order."""
+    game = new_game(game_id, seed)
+    rng = random.Random(seed)
+    assert json.loads(game.position_text()) == game.position()
+    for _ in range(150):
+        if not move_or_undo(game, rng, 0.2):
+            break
+        text = game.position_text()
+        assert json.loads(text) == game.position()
+        assert list(json.loads(text)["piles"]) == list(game.position()["piles"])
+    assert game.move_count > 20
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_position_text_is_compact_json(game_id: str) -> None:
+    game = _played(game_id, 2, 10)
+    assert game.position_text() == json.dumps(game.position(), separators=(",", ":"))
 
 
 @pytest.mark.parametrize("game_id", GAMES)
