@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Final, NamedTuple, Self
 
-from shared.cards import CARD_SET, VALUE
+from shared.cards import CARD_SET, DECK_CARD, VALUE
 from shared.errors import BadNotation, IllegalMove, RuleViolation
 
 # Re-exported: the protocol and older callers import them from here.
@@ -232,7 +232,7 @@ class Game(ABC):
         frozen = self._frozen
         assert frozen is not None  # a move was played, so the piles are frozen
         for name, cards in record.piles.items():
-            self.piles[name][:] = cards.split()
+            self.piles[name][:] = [DECK_CARD[card] for card in cards.split()]
             frozen[name] = cards
         if self._piles_text is not None:
             self._piles_text = _spliced(self._piles_text, record.piles)
@@ -428,7 +428,7 @@ class Game(ABC):
                 if card in seen:
                     raise ValueError(f"{card} appears twice")
                 seen.add(card)
-            piles[name] = list(cards)
+            piles[name] = [DECK_CARD[card] for card in cards]
         return piles
 
     @classmethod

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from enginekit import eo_position, ew_position, move_or_undo
 
-from shared import GAMES, from_position, new_game, replay
+from shared import FULL_DECK, GAMES, from_position, new_game, replay
 
 
 def _played(game_id: str, seed: int, count: int) -> Any:
@@ -290,3 +290,22 @@ def test_move_result_to_dict_is_plain_data() -> None:
 
 def test_from_position_rejects_an_eagle_wing_position_without_redeals_used() -> None:
     assert "redeals_used" in _bad("eagle-wing", lambda d: d.pop("redeals_used"))
+
+
+def _cards_on(game: Any) -> list[str]:
+    return [card for cards in game.piles.values() for card in cards]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_game_from_stored_text_holds_the_decks_own_card_strings(game_id: str) -> None:
+    """A position read back from JSON (as a server loads a board) and the piles an undo
+    restores hold the deck's 52 strings, shared by every game, not copies of them."""
+    deck = {id(card) for card in FULL_DECK}
+    loaded = from_position(json.loads(json.dumps(_played(game_id, 4, 12).position())))
+    assert all(id(card) in deck for card in _cards_on(loaded))
+    rng = random.Random(4)
+    for _ in range(30):
+        if not move_or_undo(loaded, rng, 0.5):
+            break
+    assert loaded.move_count < 30  # some moves were taken back
+    assert all(id(card) in deck for card in _cards_on(loaded))
