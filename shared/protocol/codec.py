@@ -72,7 +72,7 @@ def load_frame(frame: bytes | str) -> dict[str, Any]:
 def _text_keys(value: Any) -> bool:
     """Whether every map in ``value`` (unpacked msgpack: plain dicts and lists, never
     subclasses) has text keys only."""
-    # Plain loops and exact types: every move's frame passes here (0.50 -> 0.2 us a move).
+    # Plain loops and exact types: every move's frame passes here (0.50 -> 0.26 us a move, timed alone).
     kind = type(value)
     if kind is dict:
         for key, item in value.items():
